@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "VoiceSDK",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "VoiceCore", targets: ["VoiceCore"]),
+        .library(name: "VoiceMedia", targets: ["VoiceMedia"]),
+        .executable(name: "voice-bench", targets: ["VoiceBench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+    ],
+    targets: [
+        // System libraries, found through pkg-config; apt names the Debian packages that provide them.
+        .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+        .systemLibrary(name: "CLibSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
+        // Typed C wrappers for what Swift cannot call: variadic ctl requests and macros.
+        .target(
+            name: "CVoiceShims",
+            dependencies: ["COpus", "CLibSRTP"],
+            linkerSettings: [.linkedLibrary("opus"), .linkedLibrary("srtp2")]
+        ),
+        .target(
+            name: "VoiceMedia",
+            dependencies: [
+                "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CVoiceShims",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "VoiceCore",
+            dependencies: ["VoiceMedia", .product(name: "Logging", package: "swift-log")]
+        ),
+        .executableTarget(
+            name: "VoiceBench",
+            dependencies: [
+                "VoiceMedia", "COpus", "CLibSRTP", "CVoiceShims",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "VoiceMediaTests", dependencies: ["VoiceMedia", "CLibSRTP", "COpus", "CVoiceShims"]),
+        .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

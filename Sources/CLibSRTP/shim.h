@@ -1,0 +1,3 @@
+#include <srtp2/srtp.h>
+#include <srtp2/cipher.h>
+#include <srtp2/auth.h>

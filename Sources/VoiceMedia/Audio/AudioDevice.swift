@@ -1,0 +1,72 @@
+/// The PCM format a device captures or renders: signed 16-bit, interleaved, native endian.
+public struct AudioFormat: Hashable, Sendable, CustomStringConvertible {
+    /// Samples per second per channel.
+    public var sampleRate: Int
+    /// 1 (mono) or 2 (stereo, interleaved).
+    public var channels: Int
+    /// Frames (samples per channel) in one device period, e.g. 480 for 10 ms at 48 kHz.
+    public var framesPerBuffer: Int
+
+    public init(sampleRate: Int = 48_000, channels: Int = 1, framesPerBuffer: Int = 480) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.framesPerBuffer = framesPerBuffer
+    }
+
+    /// 48 kHz mono, 10 ms periods: the format streams use unless told otherwise.
+    public static let voice = AudioFormat()
+
+    /// Interleaved samples in one period.
+    public var samplesPerBuffer: Int { framesPerBuffer * channels }
+    /// Duration of one period in nanoseconds.
+    public var bufferDuration: MediaTime {
+        MediaTime(nanoseconds: Int64(framesPerBuffer) * 1_000_000_000 / Int64(sampleRate))
+    }
+    public var description: String { "\(sampleRate) Hz × \(channels) ch, \(framesPerBuffer) frames/buffer" }
+}
+
+/// Something an audio device reports while running, delivered to its ``AudioDeviceContext``.
+public enum AudioDeviceEvent: Sendable, Equatable {
+    /// Capture or playback under/overran and the device recovered (ALSA xrun).
+    case xrunRecovered(capture: Bool)
+    /// The device failed and stopped; the stream keeps running without it.
+    case failed(AudioDeviceError)
+}
+
+/// What the media stream offers a running device. Modeled on Twilio's `TVOAudioDeviceContext`:
+/// the device pushes captured audio in and pulls audio to play out, on its own thread.
+///
+/// Implementations are called from the device's real-time thread: they never block on locks
+/// held elsewhere and never allocate.
+public protocol AudioDeviceContext: AnyObject, Sendable {
+    /// Hands one buffer of captured samples (in the device's `captureFormat`) to the stream.
+    func deliverCapturedAudio(_ samples: UnsafeBufferPointer<Int16>)
+    /// Fills `samples` (in the device's `renderFormat`) with audio to play; silence when there is none.
+    func readRenderAudio(into samples: UnsafeMutableBufferPointer<Int16>)
+    /// Reports a device event (xrun, failure).
+    func audioDevice(didReport event: AudioDeviceEvent)
+}
+
+/// An audio device, modeled on Twilio's `TVOAudioDevice`: a source of captured audio and a sink
+/// for rendered audio, each started and stopped separately.
+///
+/// Implementers guarantee: `start*` returns promptly (work runs on the device's own thread);
+/// `stop*` is idempotent and returns only when the device no longer calls the context;
+/// while ``isEnabled`` is false the device delivers silence and discards render audio but
+/// keeps its pacing.
+public protocol AudioDevice: AnyObject, Sendable {
+    /// Format of captured audio, or nil if the device cannot capture.
+    var captureFormat: AudioFormat? { get }
+    /// Format of rendered audio, or nil if the device cannot render.
+    var renderFormat: AudioFormat? { get }
+    /// When false the device captures silence and plays nothing, still paced in real time.
+    var isEnabled: Bool { get set }
+    /// Starts delivering captured audio to `context`.
+    func startCapturing(context: any AudioDeviceContext) throws(AudioDeviceError)
+    /// Stops capturing. Idempotent.
+    func stopCapturing()
+    /// Starts pulling audio to play from `context`.
+    func startRendering(context: any AudioDeviceContext) throws(AudioDeviceError)
+    /// Stops rendering. Idempotent.
+    func stopRendering()
+}
