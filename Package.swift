@@ -25,10 +25,12 @@ let package = Package(
             dependencies: ["COpus", "CLibSRTP"],
             linkerSettings: [.linkedLibrary("opus"), .linkedLibrary("srtp2")]
         ),
+        // Linux event APIs (epoll, eventfd, timerfd) that Glibc's Swift module does not export.
+        .target(name: "CVoiceSys"),
         .target(
             name: "VoiceMedia",
             dependencies: [
-                "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CVoiceShims",
+                "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CVoiceShims",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -36,14 +38,16 @@ let package = Package(
             name: "VoiceCore",
             dependencies: ["VoiceMedia", .product(name: "Logging", package: "swift-log")]
         ),
+        // Tools for tests, bots and benchmarks: user-space network impairment, test signals, audio comparison.
+        .target(name: "VoiceTestKit", dependencies: ["VoiceMedia"]),
         .executableTarget(
             name: "VoiceBench",
             dependencies: [
-                "VoiceMedia", "COpus", "CLibSRTP", "CVoiceShims",
+                "VoiceMedia", "VoiceTestKit", "COpus", "CLibSRTP", "CVoiceShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "VoiceMediaTests", dependencies: ["VoiceMedia", "CLibSRTP", "COpus", "CVoiceShims"]),
+        .testTarget(name: "VoiceMediaTests", dependencies: ["VoiceMedia", "VoiceTestKit", "CLibSRTP", "COpus", "CVoiceShims"]),
         .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore"]),
     ],
     swiftLanguageModes: [.v6]

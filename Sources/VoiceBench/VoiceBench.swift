@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import VoiceMedia
+
+/// The media benchmark and loopback demo.
+@main
+struct VoiceBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "voice-bench",
+        abstract: "Measures the media engine, or runs a loopback call demo.",
+        subcommands: [Measure.self, Demo.self],
+        defaultSubcommand: Measure.self)
+}
+
+struct Measure: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "measure", abstract: "Prints CPU ratio, real-time stream capacity, memory per stream and PESQ-WB figures.")
+
+    @Option(help: "Opus complexity used for every figure.") var complexity = 5
+    @Option(help: "Opus bitrate in bits/s.") var bitrate = 32_000
+    @Option(help: "Largest number of stream endpoints tried for max_realtime_streams.") var maxStreams = 600
+    @Option(help: "Step between stream counts tried.") var step = 50
+    @Option(help: "Seconds measured per stream count.") var seconds = 5.0
+    @Flag(help: "Skip the PESQ figures (they need espeak-ng and the pesq Python package).") var skipPesq = false
+    @Flag(help: "Skip the capacity ramp.") var skipCapacity = false
+
+    func run() throws {
+        var figures: [(String, String)] = []
+        let settings = OpusSettings.benchmark(complexity: complexity, bitrate: bitrate)
+
+        let cpu = try CPURatioBenchmark(settings: settings).run()
+        print(String(format: "cpu: bare libopus+libsrtp %.1f µs/frame, full media path %.1f µs/frame over %d frames",
+                     cpu.bareMicroseconds, cpu.fullMicroseconds, cpu.frames))
+        figures.append(("media_cpu_ratio", String(format: "%.3f", cpu.ratio)))
+
+        let memory = try MemoryBenchmark(settings: settings, endpoints: 300).run()
+        print(String(format: "memory: %d endpoints added %.0f KiB resident", memory.endpoints, memory.totalKiB))
+
+        if !skipCapacity {
+            let capacity = try CapacityBenchmark(settings: settings, maxEndpoints: maxStreams, step: step, seconds: seconds).run()
+            figures.append(("max_realtime_streams", "\(capacity)"))
+            figures.append(("opus_complexity", "\(complexity)"))
+        }
+        figures.append(("memory_per_stream_kib", String(format: "%.1f", memory.perEndpointKiB)))
+
+        if !skipPesq {
+            let pesq = try PESQBenchmark(settings: settings)
+            for loss in [0, 5, 10] {
+                let score = try pesq.run(lossPercent: loss)
+                figures.append(("pesq_wb_loss\(loss)", String(format: "%.2f", score)))
+            }
+        }
+        print("")
+        for (name, value) in figures { print("\(name): \(value)") }
+    }
+}
+
+extension OpusSettings {
+    /// The settings every benchmark figure uses.
+    static func benchmark(complexity: Int, bitrate: Int) -> OpusSettings {
+        var s = OpusSettings()
+        s.complexity = complexity
+        s.bitrate = bitrate
+        return s
+    }
+}

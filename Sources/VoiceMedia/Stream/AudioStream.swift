@@ -1,0 +1,121 @@
+import Synchronization
+
+/// One bidirectional audio stream over UDP: capture → encode → RTP → SRTP → send, and
+/// receive → SRTP → jitter buffer → decode → render, with RTCP alongside.
+///
+/// Threading: create, start, stop and control it from any thread. The real-time work runs on a
+/// ``MediaEngine`` worker and never waits on locks taken here: controls are atomics, and the
+/// stats snapshot is published with a try-lock.
+public final class AudioStream: Sendable {
+    /// The configuration the stream was created with.
+    public let configuration: AudioStreamConfiguration
+    /// Where the stream receives RTP (and RTCP with rtcp-mux).
+    public let localAddress: SocketAddress
+    /// Where the stream receives RTCP when rtcp-mux is off.
+    public let localRTCPAddress: SocketAddress?
+
+    let control: StreamControl
+    private let core: Mutex<StreamCoreBox?>
+    private let engine: MediaEngine
+    private let running = Mutex<RunningState?>(nil)
+
+    struct RunningState: @unchecked Sendable {  // only used under `running`'s lock
+        let handle: MediaTaskHandle
+        let device: (any AudioDevice)?
+        let context: StreamDeviceContext
+    }
+
+    /// Binds the sockets and sets up codec and SRTP; nothing is sent until ``start(remote:remoteRTCP:audioDevice:)``.
+    public init(configuration: AudioStreamConfiguration, engine: MediaEngine = .shared) throws(AudioStreamError) {
+        guard [10, 20, 40, 60].contains(configuration.ptime) else {
+            throw .invalidConfiguration("ptime \(configuration.ptime) ms (10, 20, 40 or 60)")
+        }
+        self.configuration = configuration
+        self.engine = engine
+        let control = StreamControl(events: nil)
+        self.control = control
+        let c: StreamCore
+        do throws(AudioStreamError) {
+            c = try StreamCore(configuration: configuration, control: control)
+        }
+        self.localAddress = c.rtpSocket.localAddress
+        self.localRTCPAddress = c.rtcpSocket?.localAddress
+        self.core = Mutex(StreamCoreBox(core: c))
+    }
+
+    deinit { stop() }
+
+    /// Starts sending to `remote` and playing what arrives, through `audioDevice` (nil: no audio I/O,
+    /// the stream still runs on the engine clock).
+    /// - Parameter onEvent: called on the media thread for device failures, RTCP BYE, DTMF; keep it short.
+    public func start(remote: SocketAddress, remoteRTCP: SocketAddress? = nil, audioDevice: (any AudioDevice)?,
+                      onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil) throws(AudioStreamError) {
+        guard let box = core.withLock({ b -> StreamCoreBox? in let x = b; b = nil; return x }) else {
+            throw .invalidState("a stream starts once")
+        }
+        let c = box.core
+        control.events.withLock { $0 = onEvent }
+        control.setRemote(rtp: remote, rtcp: remoteRTCP ?? (configuration.rtcpMux ? remote : nil))
+        let context = StreamDeviceContext(capture: c.captureRing, render: c.renderRing, control: control)
+        if let device = audioDevice {
+            do throws(AudioStreamError) {
+                try c.adopt(captureFormat: device.captureFormat, renderFormat: device.renderFormat)
+            }
+            context.configure(captureFormat: device.captureFormat, renderFormat: device.renderFormat)
+            c.renderDeviceActive = device.renderFormat != nil
+            c.captureDeviceActive = device.captureFormat != nil
+        }
+        let handle = engine.attach(c)
+        do {
+            if let device = audioDevice {
+                if device.captureFormat != nil { try device.startCapturing(context: context) }
+                if device.renderFormat != nil { try device.startRendering(context: context) }
+            }
+        } catch {
+            audioDevice?.stopCapturing()
+            audioDevice?.stopRendering()
+            engine.detach(handle)
+            throw .audioDevice(error)
+        }
+        running.withLock { $0 = RunningState(handle: handle, device: audioDevice, context: context) }
+    }
+
+    /// Stops the device, sends RTCP BYE, leaves the engine and closes the sockets. Idempotent.
+    public func stop() {
+        guard let state = running.withLock({ s -> RunningState? in let x = s; s = nil; return x }) else { return }
+        state.device?.stopCapturing()
+        state.device?.stopRendering()
+        control.byeRequested.store(true, ordering: .releasing)
+        control.waitForBye()
+        engine.detach(state.handle)
+        control.closeSockets()
+    }
+
+    /// Changes where media is sent (re-INVITE to a new address).
+    public func updateRemote(_ remote: SocketAddress, rtcp: SocketAddress? = nil) {
+        control.setRemote(rtp: remote, rtcp: rtcp ?? (configuration.rtcpMux ? remote : nil))
+    }
+
+    /// When true the stream keeps sending, but silent frames.
+    public var isMuted: Bool {
+        get { control.muted.load(ordering: .relaxed) }
+        set { control.muted.store(newValue, ordering: .relaxed) }
+    }
+
+    /// When true the stream sends silence and plays nothing.
+    public var isOnHold: Bool {
+        get { control.onHold.load(ordering: .relaxed) }
+        set { control.onHold.store(newValue, ordering: .relaxed) }
+    }
+
+    /// The DSCP value on the media socket (46 when EF marking is on), nil once closed.
+    public var dscp: UInt8? { control.sockets.withLock { $0.first.map { $0.dscp() } } }
+
+    /// The latest stats snapshot (a few times a second, and a final one when the stream stops).
+    public var stats: AudioStreamStats { control.snapshot.withLock { $0 } }
+}
+
+/// Carries the core across the init/start boundary.
+struct StreamCoreBox: @unchecked Sendable {  // moved to the engine thread once, never shared
+    let core: StreamCore
+}

@@ -1,0 +1,57 @@
+/// How a stream protects its media.
+public enum MediaEncryption: Sendable {
+    /// SRTP/SRTCP with SDES keys: `local` protects what we send, `remote` is the peer's key.
+    case srtp(local: SRTPKeyMaterial, remote: SRTPKeyMaterial)
+    /// Plain RTP. Only when the application opts in explicitly.
+    case unencrypted
+}
+
+/// Everything a media stream needs to run, fixed for its lifetime (the remote address can change).
+public struct AudioStreamConfiguration: Sendable {
+    /// Local address to bind the RTP socket to (port 0 picks one).
+    public var localAddress: SocketAddress
+    /// The negotiated codec.
+    public var codec: MediaCodec
+    /// RTP payload type of the codec (the SDP's number).
+    public var payloadType: UInt8
+    /// Packetization time in ms: 10, 20, 40 or 60.
+    public var ptime: Int
+    /// RTP payload type of telephone-event (RFC 4733), if negotiated.
+    public var telephoneEventPayloadType: UInt8?
+    /// SRTP keys, or `.unencrypted`.
+    public var encryption: MediaEncryption
+    /// RTCP on the RTP port (RFC 5761). When false a second socket on the next port carries RTCP.
+    public var rtcpMux: Bool
+    /// Mark packets DSCP EF (46).
+    public var enableDSCP: Bool
+    /// The jitter buffer's settings (its clock rate and frame duration are set from the codec).
+    public var jitterBuffer: JitterBufferConfiguration
+    /// Mean RTCP report interval (randomized ±50 % per RFC 3550; the first report comes sooner).
+    public var rtcpInterval: MediaTime
+    /// Switch Opus in-band FEC and the loss hint on and off from the loss the peer reports.
+    public var adaptiveFEC: Bool
+    /// Our SSRC.
+    public var ssrc: UInt32
+    /// Our RTCP CNAME.
+    public var cname: String
+
+    /// A configuration with voice defaults: Opus 20 ms, rtcp-mux, adaptive FEC, 5 s RTCP.
+    public init(localAddress: SocketAddress, codec: MediaCodec = .opus(OpusSettings()), payloadType: UInt8? = nil,
+                ptime: Int = 20, encryption: MediaEncryption) {
+        self.localAddress = localAddress
+        self.codec = codec
+        self.payloadType = payloadType ?? codec.defaultPayloadType
+        self.ptime = ptime
+        self.telephoneEventPayloadType = 101
+        self.encryption = encryption
+        self.rtcpMux = true
+        self.enableDSCP = false
+        var jb = JitterBufferConfiguration()
+        jb.minDelay = .milliseconds(40)
+        self.jitterBuffer = jb
+        self.rtcpInterval = .seconds(5)
+        self.adaptiveFEC = true
+        self.ssrc = UInt32.random(in: 1...UInt32.max)
+        self.cname = "voice-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
+    }
+}

@@ -1,0 +1,36 @@
+/// Why a stream could not be created or started.
+public enum AudioStreamError: Error, Sendable, CustomStringConvertible {
+    /// A socket could not be opened or bound.
+    case socket(SocketError)
+    /// The codec could not be set up.
+    case codec(MediaCodecError)
+    /// SRTP could not be set up (bad key, unsupported suite).
+    case srtp(SRTPError)
+    /// The audio device refused to start.
+    case audioDevice(AudioDeviceError)
+    /// The configuration is inconsistent (e.g. unsupported ptime or device format).
+    case invalidConfiguration(String)
+    /// The stream was already started or is stopped.
+    case invalidState(String)
+
+    public var description: String {
+        switch self {
+        case .socket(let e): return "media socket: \(e)"
+        case .codec(let e): return "codec: \(e)"
+        case .srtp(let e): return "SRTP: \(e)"
+        case .audioDevice(let e): return "\(e)"
+        case .invalidConfiguration(let s): return "invalid media configuration: \(s)"
+        case .invalidState(let s): return "invalid stream state: \(s)"
+        }
+    }
+}
+
+/// Something a running stream reports, delivered on the media thread (handlers must return quickly).
+public enum AudioStreamEvent: Sendable, Equatable {
+    /// The audio device reported an xrun or failed.
+    case audioDevice(AudioDeviceEvent)
+    /// The peer sent an RTCP BYE.
+    case remoteBye
+    /// A telephone-event (RFC 4733) ended: the digit or event code and its duration in RTP units.
+    case telephoneEvent(code: UInt8, duration: Int)
+}

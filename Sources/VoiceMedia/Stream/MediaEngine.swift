@@ -1,0 +1,241 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Synchronization
+import CVoiceSys
+
+/// Work the media engine runs: a stream's real-time side. Called only on its worker thread.
+protocol MediaTask: AnyObject {
+    /// Sockets whose readability wakes the worker.
+    var descriptors: [Int32] { get }
+    /// A watched socket (index into ``descriptors``) is readable; `now` is the wake-up time.
+    func readable(descriptorIndex: Int, now: MediaTime)
+    /// The engine's periodic tick.
+    func tick(now: MediaTime)
+}
+
+/// Figures about the engine's real-time behaviour.
+public struct MediaEngineStats: Sendable, Hashable {
+    /// Ticks whose work ended after the next tick was due, summed over workers.
+    public var overruns: Int
+    /// The longest time one tick's work took, in microseconds.
+    public var maxTickMicroseconds: Int
+    /// Ticks run, summed over workers.
+    public var ticks: Int
+    /// Tasks (stream endpoints) attached.
+    public var tasks: Int
+}
+
+/// Runs the real-time side of audio streams on a fixed pool of threads.
+///
+/// Each worker thread owns the streams attached to it: it waits in `epoll` for their sockets
+/// and for a periodic `timerfd` tick, receives and decodes packets, encodes captured audio,
+/// and sends. A stream's real-time state is touched only by its worker, so the media path
+/// takes no locks; signaling threads talk to streams through atomics and try-locks.
+public final class MediaEngine: Sendable {
+    /// A process-wide engine with one worker per core and a 5 ms tick.
+    public static let shared = MediaEngine()
+
+    private let workers: [MediaWorker]
+    /// The tick period.
+    public let tickInterval: MediaTime
+
+    /// Starts `workerCount` worker threads ticking every `tickInterval`.
+    public init(workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, tickInterval: MediaTime = .milliseconds(5)) {
+        self.tickInterval = tickInterval
+        self.workers = (0..<max(1, workerCount)).map { MediaWorker(index: $0, tickInterval: tickInterval) }
+    }
+
+    /// Engine figures, summed over workers.
+    public var stats: MediaEngineStats {
+        var s = MediaEngineStats(overruns: 0, maxTickMicroseconds: 0, ticks: 0, tasks: 0)
+        for w in workers {
+            s.overruns += w.overruns.load(ordering: .relaxed)
+            s.ticks += w.ticks.load(ordering: .relaxed)
+            s.maxTickMicroseconds = max(s.maxTickMicroseconds, w.maxTickMicroseconds.load(ordering: .relaxed))
+            s.tasks += w.taskCount.load(ordering: .relaxed)
+        }
+        return s
+    }
+
+    /// Resets the overrun and max-tick figures.
+    public func resetStats() {
+        for w in workers {
+            w.overruns.store(0, ordering: .relaxed)
+            w.maxTickMicroseconds.store(0, ordering: .relaxed)
+            w.ticks.store(0, ordering: .relaxed)
+        }
+    }
+
+    /// Attaches a task to the least loaded worker; returns when the worker runs it.
+    func attach(_ task: MediaTask) -> MediaTaskHandle {
+        let worker = workers.min { $0.taskCount.load(ordering: .relaxed) < $1.taskCount.load(ordering: .relaxed) } ?? workers[0]
+        let id = worker.enqueue(.attach(UncheckedTask(task: task)))
+        return MediaTaskHandle(worker: worker, id: id)
+    }
+
+    /// Detaches a task; returns once its worker will never call it again.
+    func detach(_ handle: MediaTaskHandle) {
+        _ = handle.worker.enqueue(.detach(handle.id))
+    }
+}
+
+struct UncheckedTask: @unchecked Sendable {  // handed once to the worker thread, then used only there
+    let task: MediaTask
+}
+
+/// Where an attached task lives.
+struct MediaTaskHandle: Sendable {
+    let worker: MediaWorker
+    let id: Int
+}
+
+final class MediaWorker: Sendable {
+    enum Command: Sendable {
+        case attach(UncheckedTask)
+        case detach(Int)
+    }
+
+    let overruns = Atomic<Int>(0)
+    let ticks = Atomic<Int>(0)
+    let maxTickMicroseconds = Atomic<Int>(0)
+    let taskCount = Atomic<Int>(0)
+    private let nextID = Atomic<Int>(1)
+    private let pending = Mutex<[(Int, Command, DispatchSemaphore)]>([])
+    private let epfd: Int32
+    private let eventfd: Int32
+
+    init(index: Int, tickInterval: MediaTime) {
+        epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
+        eventfd = CVoiceSys.eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        let timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+        var spec = itimerspec()
+        spec.it_interval.tv_sec = Int(tickInterval.nanoseconds / 1_000_000_000)
+        spec.it_interval.tv_nsec = Int(tickInterval.nanoseconds % 1_000_000_000)
+        spec.it_value = spec.it_interval
+        timerfd_settime(timer, 0, &spec, nil)
+        var ev = epoll_event()
+        ev.events = EPOLLIN.rawValue
+        ev.data.u64 = UInt64.max
+        epoll_ctl(epfd, EPOLL_CTL_ADD, timer, &ev)
+        ev.data.u64 = UInt64.max - 1
+        epoll_ctl(epfd, EPOLL_CTL_ADD, eventfd, &ev)
+        let context = WorkerLoop(epfd: epfd, timerfd: timer, eventfd: eventfd, interval: tickInterval, worker: self)
+        let thread = Thread { context.run() }
+        thread.name = "voice-media-\(index)"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Queues a command, wakes the worker, and waits until it has been applied.
+    func enqueue(_ command: Command) -> Int {
+        let id: Int
+        if case .detach(let existing) = command { id = existing } else { id = nextID.add(1, ordering: .relaxed).oldValue }
+        let done = DispatchSemaphore(value: 0)
+        pending.withLock { $0.append((id, command, done)) }
+        var one: UInt64 = 1
+        _ = write(eventfd, &one, 8)
+        done.wait()
+        return id
+    }
+
+    /// Takes queued commands without ever blocking the worker on the lock.
+    func takePending() -> [(Int, Command, DispatchSemaphore)]? {
+        pending.withLockIfAvailable { list -> [(Int, Command, DispatchSemaphore)]? in
+            if list.isEmpty { return nil }
+            let taken = list
+            list.removeAll(keepingCapacity: true)
+            return taken
+        } ?? nil
+    }
+}
+
+/// The worker thread's own state: only its thread touches it.
+private final class WorkerLoop: @unchecked Sendable {
+    struct Entry {
+        let id: Int
+        let task: MediaTask
+        let fds: [Int32]
+    }
+    let epfd: Int32
+    let timerfd: Int32
+    let eventfd: Int32
+    let interval: MediaTime
+    unowned let worker: MediaWorker
+    var entries: [Int: Entry] = [:]
+    var tickOrder: [MediaTask] = []
+    let clock = MonotonicMediaClock()
+
+    init(epfd: Int32, timerfd: Int32, eventfd: Int32, interval: MediaTime, worker: MediaWorker) {
+        self.epfd = epfd
+        self.timerfd = timerfd
+        self.eventfd = eventfd
+        self.interval = interval
+        self.worker = worker
+    }
+
+    func run() {
+        let maxEvents = 64
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: maxEvents)
+        defer { events.deallocate() }
+        var scratch: UInt64 = 0
+        while true {
+            let n = epoll_wait(epfd, events, Int32(maxEvents), -1)
+            if n < 0 { continue }  // EINTR
+            let now = clock.now()
+            var tickDue = false
+            for i in 0..<Int(n) {
+                let key = events[i].data.u64
+                if key == UInt64.max {
+                    _ = read(timerfd, &scratch, 8)
+                    tickDue = true
+                } else if key == UInt64.max - 1 {
+                    _ = read(eventfd, &scratch, 8)
+                    applyCommands()
+                } else {
+                    let id = Int(key >> 8)
+                    let index = Int(key & 0xFF)
+                    entries[id]?.task.readable(descriptorIndex: index, now: now)
+                }
+            }
+            if tickDue { runTick(now: now, expirations: scratch) }
+        }
+    }
+
+    func runTick(now: MediaTime, expirations: UInt64) {
+        for task in tickOrder { task.tick(now: now) }
+        let spent = clock.now() - now
+        let us = Int(spent.nanoseconds / 1_000)
+        if us > worker.maxTickMicroseconds.load(ordering: .relaxed) { worker.maxTickMicroseconds.store(us, ordering: .relaxed) }
+        if spent >= interval { worker.overruns.add(1, ordering: .relaxed) }
+        worker.ticks.add(1, ordering: .relaxed)
+        applyCommands()
+    }
+
+    func applyCommands() {
+        guard let commands = worker.takePending() else { return }
+        for (id, command, done) in commands {
+            switch command {
+            case .attach(let boxed):
+                let fds = boxed.task.descriptors
+                for (i, fd) in fds.enumerated() {
+                    var ev = epoll_event()
+                    ev.events = EPOLLIN.rawValue
+                    ev.data.u64 = UInt64(id) << 8 | UInt64(i)
+                    epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev)
+                }
+                entries[id] = Entry(id: id, task: boxed.task, fds: fds)
+                tickOrder.append(boxed.task)
+                worker.taskCount.add(1, ordering: .relaxed)
+            case .detach(let id):
+                if let entry = entries.removeValue(forKey: id) {
+                    for fd in entry.fds { epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nil) }
+                    tickOrder.removeAll { $0 === entry.task }
+                    worker.taskCount.add(-1, ordering: .relaxed)
+                }
+            }
+            done.signal()
+        }
+    }
+}

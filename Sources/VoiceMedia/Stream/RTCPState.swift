@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// RTCP bookkeeping for one stream: report timing, what the peer's last SR said, and what its
+/// reports say about us.
+struct RTCPState {
+    var interval: MediaTime
+    var nextReport: MediaTime = .zero
+    var byeSent = false
+    /// Middle 32 bits of the NTP timestamp of the peer's last SR (our LSR), and when it arrived.
+    var lastSRCompact: UInt32 = 0
+    var lastSRArrival: MediaTime?
+    var rtt: MediaTime?
+    var remoteFractionLost: Double = 0
+    var remoteJitterUnits: UInt32 = 0
+    var remoteCumulativeLost: Int64 = 0
+    var reportsReceived = 0
+    var sent: UInt64 = 0
+    var received: UInt64 = 0
+    private var rng = SystemRandomNumberGenerator()
+
+    init(interval: MediaTime) {
+        self.interval = interval
+    }
+
+    /// Schedules the first report sooner than the interval (RFC 3550 §6.2: half the minimum).
+    mutating func start(at now: MediaTime) {
+        nextReport = now + MediaTime(nanoseconds: interval.nanoseconds / 4 + Int64.random(in: 0...max(1, interval.nanoseconds / 4), using: &rng))
+    }
+
+    /// Schedules the next report at a random point in 0.5…1.5 × the interval.
+    mutating func scheduleNext(after now: MediaTime) {
+        let half = interval.nanoseconds / 2
+        nextReport = now + MediaTime(nanoseconds: half + Int64.random(in: 0...max(1, interval.nanoseconds), using: &rng))
+    }
+
+    /// Wall-clock time as NTP, for SR timestamps and RTT arithmetic.
+    static func wallClockNTP() -> NTPTimestamp {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return NTPTimestamp(unixSeconds: Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9)
+    }
+}

@@ -1,0 +1,50 @@
+import Synchronization
+import Dispatch
+
+/// The remote endpoints media goes to.
+struct RemoteEndpoints: Sendable {
+    var rtp: SocketAddress
+    var rtcp: SocketAddress?
+}
+
+/// State shared between the controlling threads and a stream's media thread. The media thread
+/// only reads atomics and uses try-locks here, so it never waits on a controlling thread.
+final class StreamControl: Sendable {
+    let muted = Atomic<Bool>(false)
+    let onHold = Atomic<Bool>(false)
+    let byeRequested = Atomic<Bool>(false)
+    let captureOverflows = Atomic<UInt64>(0)
+    let renderUnderruns = Atomic<UInt64>(0)
+    let snapshot = Mutex<AudioStreamStats>(AudioStreamStats())
+    let remote = Mutex<RemoteEndpoints?>(nil)
+    let remoteVersion = Atomic<Int>(0)
+    let events: Mutex<(@Sendable (AudioStreamEvent) -> Void)?>
+    let sockets = Mutex<[UDPSocket]>([])
+    private let byeDone = DispatchSemaphore(value: 0)
+
+    init(events: (@Sendable (AudioStreamEvent) -> Void)?) {
+        self.events = Mutex(events)
+    }
+
+    func setRemote(rtp: SocketAddress, rtcp: SocketAddress?) {
+        remote.withLock { $0 = RemoteEndpoints(rtp: rtp, rtcp: rtcp) }
+        remoteVersion.add(1, ordering: .releasing)
+    }
+
+    /// Reports an event without blocking: dropped if a controlling thread holds the handler lock.
+    func emit(_ event: AudioStreamEvent) {
+        if let handler = events.withLockIfAvailable({ $0 }) ?? nil { handler(event) }
+    }
+
+    func signalByeSent() { byeDone.signal() }
+
+    /// Waits (bounded) for the media thread to send the RTCP BYE.
+    func waitForBye() { _ = byeDone.wait(timeout: .now() + .milliseconds(100)) }
+
+    func closeSockets() {
+        sockets.withLock { list in
+            for s in list { s.close() }
+            list.removeAll()
+        }
+    }
+}

@@ -1,0 +1,69 @@
+extension StreamCore {
+    /// Keeps the render ring topped up from the jitter buffer. Without a render device, frames are
+    /// pulled and dropped on the engine clock so the jitter buffer still plays out in real time.
+    func playOut(now: MediaTime) {
+        if renderDeviceActive {
+            var guardCount = 8
+            while renderRing.availableToRead < renderTarget, guardCount > 0 {
+                let n = produceFrame(now: now)
+                renderRing.write(UnsafeBufferPointer(rebasing: decoded[0..<n]))
+                guardCount -= 1
+            }
+        } else {
+            if nextVirtualPlayout == nil { nextVirtualPlayout = now }
+            var guardCount = 8
+            while let due = nextVirtualPlayout, now >= due, guardCount > 0 {
+                let n = produceFrame(now: now)
+                nextVirtualPlayout = due + MediaTime(nanoseconds: Int64(max(n, 1)) * 1_000_000_000 / 48_000)
+                guardCount -= 1
+            }
+        }
+    }
+
+    /// Takes the next frame from the jitter buffer and decodes, recovers or conceals it into
+    /// `decoded`; returns the 48 kHz samples produced.
+    func produceFrame(now: MediaTime) -> Int {
+        let decision = jitterBuffer.nextFrame(at: now, into: playoutPayload)
+        var produced = 0
+        switch decision {
+        case .packet(let length, let duration):
+            produced = decode(length: length, duration: duration)
+        case .recoverFromNext(let length, let duration):
+            let frames = to48k(duration)
+            if let n = try? decoder.decodeFEC(
+                from: UnsafeRawBufferPointer(rebasing: playoutPayload[0..<length]), frames48k: frames, into: decoded), let n {
+                produced = n
+            } else {
+                produced = conceal(duration: duration)
+            }
+        case .conceal(let duration):
+            produced = conceal(duration: duration)
+        case .silence(let duration):
+            produced = min(to48k(duration), decoded.count)
+            UnsafeMutableBufferPointer(rebasing: decoded[0..<produced]).update(repeating: 0)
+        }
+        if control.onHold.load(ordering: .relaxed) {
+            UnsafeMutableBufferPointer(rebasing: decoded[0..<produced]).update(repeating: 0)
+        }
+        outputLevel = StreamCore.peak(UnsafeBufferPointer(rebasing: decoded[0..<produced]))
+        return produced
+    }
+
+    private func decode(length: Int, duration: Int) -> Int {
+        do throws(MediaCodecError) {
+            return try decoder.decode(UnsafeRawBufferPointer(rebasing: playoutPayload[0..<length]), into: decoded)
+        } catch {
+            malformedPackets += 1
+            return conceal(duration: duration)
+        }
+    }
+
+    private func conceal(duration: Int) -> Int {
+        let frames = min(to48k(duration), decoded.count)
+        if let n = try? decoder.conceal(frames48k: frames, into: decoded) { return n }
+        UnsafeMutableBufferPointer(rebasing: decoded[0..<frames]).update(repeating: 0)
+        return frames
+    }
+
+    @inline(__always) func to48k(_ rtpUnits: Int) -> Int { rtpUnits * 48_000 / rtpClockRate }
+}

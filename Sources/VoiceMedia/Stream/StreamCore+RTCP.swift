@@ -1,0 +1,147 @@
+extension StreamCore {
+    /// Sends a compound SR (or RR when we have sent nothing) + SDES CNAME, plus BYE on the way out.
+    func sendRTCP(now: MediaTime, bye: Bool) {
+        rtcp.scheduleNext(after: now)
+        guard let destination = remote?.rtcp ?? remote?.rtp else { return }
+        var blocks: [RTCPReportBlock] = []
+        if packetsReceived > 0 {
+            var dlsr: UInt32 = 0
+            if let arrival = rtcp.lastSRArrival { dlsr = NTPTimestamp.compact(duration: now - arrival) }
+            blocks.append(receiverStats.makeReportBlock(ssrc: remoteSSRC, lastSR: rtcp.lastSRCompact, delaySinceLastSR: dlsr))
+        }
+        let report: RTCPPacket
+        if packetsSent > 0 {
+            let elapsed = lastSendTime.map { now - $0 } ?? .zero
+            let rtpNow = rtpTimestamp &+ UInt32(truncatingIfNeeded: elapsed.nanoseconds * Int64(rtpClockRate) / 1_000_000_000)
+            report = .senderReport(RTCPSenderReport(
+                ssrc: configuration.ssrc, ntpTimestamp: RTCPState.wallClockNTP(), rtpTimestamp: rtpNow,
+                packetCount: UInt32(truncatingIfNeeded: packetsSent), octetCount: UInt32(truncatingIfNeeded: octetsSent),
+                reportBlocks: blocks))
+        } else {
+            report = .receiverReport(RTCPReceiverReport(ssrc: configuration.ssrc, reportBlocks: blocks))
+        }
+        let compound = RTCPCompoundPacket(
+            report: report, sourceDescription: RTCPSourceDescription(ssrc: configuration.ssrc, cname: configuration.cname),
+            goodbye: bye ? RTCPGoodbye(ssrcs: [configuration.ssrc]) : nil)
+        var writer = ByteWriter(UnsafeMutableRawBufferPointer(rebasing: sendBuffer[0..<(sendBuffer.count - SRTPSession.maxTrailerLength)]))
+        do throws(RTCPError) { try compound.write(into: &writer) } catch { return }
+        var length = writer.offset
+        if let srtp {
+            do throws(SRTPError) { length = try srtp.protectRTCP(sendBuffer, length: length) } catch { return }
+        }
+        let socket = rtcpSocket ?? rtpSocket
+        if socket.send(UnsafeRawBufferPointer(rebasing: sendBuffer[0..<length]), to: destination) {
+            rtcp.sent += 1
+        }
+    }
+
+    /// Unprotects and parses a compound RTCP packet in `receiveBuffer`.
+    func receiveRTCP(length n: Int, now: MediaTime) {
+        var length = n
+        if let srtp {
+            do throws(SRTPError) {
+                length = try srtp.unprotectRTCP(receiveBuffer, length: n)
+            } catch {
+                countSRTPFailure(error)
+                return
+            }
+        }
+        let compound: RTCPCompoundPacket
+        do throws(RTCPError) {
+            compound = try RTCPCompoundPacket(parsing: UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<length]))
+        } catch {
+            malformedPackets += 1
+            return
+        }
+        rtcp.received += 1
+        for packet in compound.packets {
+            switch packet {
+            case .senderReport(let sr):
+                rtcp.lastSRCompact = sr.ntpTimestamp.compact
+                rtcp.lastSRArrival = now
+                handleReportBlocks(sr.reportBlocks)
+            case .receiverReport(let rr):
+                handleReportBlocks(rr.reportBlocks)
+            case .goodbye:
+                control.emit(.remoteBye)
+            default:
+                break
+            }
+        }
+    }
+
+    private func handleReportBlocks(_ blocks: [RTCPReportBlock]) {
+        for block in blocks where block.ssrc == configuration.ssrc {
+            rtcp.reportsReceived += 1
+            rtcp.remoteFractionLost = Double(block.fractionLost) / 256
+            rtcp.remoteJitterUnits = block.jitter
+            rtcp.remoteCumulativeLost = Int64(block.cumulativeLost)
+            if let rtt = RTCPRoundTrip.compute(
+                arrivalCompactNTP: RTCPState.wallClockNTP().compact, lsr: block.lastSR, dlsr: block.delaySinceLastSR) {
+                rtcp.rtt = rtt
+            }
+            adaptFEC(remoteLoss: rtcp.remoteFractionLost)
+        }
+    }
+
+    /// No redundancy on a clean link; FEC and a loss hint as soon as the peer reports loss.
+    /// The hint rises at once with the reported loss and decays by half per clean report.
+    func adaptFEC(remoteLoss: Double) {
+        guard configuration.adaptiveFEC, configuration.codec.isOpus else { return }
+        let reported = Int((remoteLoss * 100).rounded(.up))
+        if reported > 0 {
+            lossHint = min(40, max(lossHint, reported + 2))
+        } else {
+            lossHint /= 2
+        }
+        let wantFEC = lossHint > 0
+        if wantFEC != fecEnabled {
+            fecEnabled = wantFEC
+            encoder.setFEC(wantFEC)
+        }
+        encoder.setPacketLossPercent(lossHint)
+    }
+
+    /// Publishes a stats snapshot without waiting: skipped if a reader holds the lock right now.
+    func publishStats(now: MediaTime, final: Bool) {
+        var s = AudioStreamStats()
+        s.timestamp = now
+        s.codec = configuration.codec.name
+        s.payloadType = configuration.payloadType
+        s.ssrc = configuration.ssrc
+        s.remoteSSRC = remoteSSRC
+        s.packetsSent = packetsSent
+        s.bytesSent = octetsSent
+        s.packetsReceived = packetsReceived
+        s.bytesReceived = octetsReceived
+        s.packetsLost = receiverStats.cumulativeLost
+        s.fractionLost = receiverStats.lastFractionLost
+        s.jitterMs = Double(receiverStats.jitter) * 1000 / Double(rtpClockRate)
+        s.rttMs = rtcp.rtt.map { $0.milliseconds }
+        s.remoteFractionLost = rtcp.remoteFractionLost
+        s.remoteJitterMs = Double(rtcp.remoteJitterUnits) * 1000 / Double(rtpClockRate)
+        s.remotePacketsLost = rtcp.remoteCumulativeLost
+        s.inputLevel = inputLevel
+        s.outputLevel = outputLevel
+        s.jitterBuffer = jitterBuffer.stats
+        s.srtpAuthFailures = srtpAuthFailures
+        s.srtpReplayFailures = srtpReplayFailures
+        s.malformedPackets = malformedPackets
+        s.fecEnabled = fecEnabled
+        s.packetLossHint = lossHint
+        s.captureOverflows = control.captureOverflows.load(ordering: .relaxed)
+        s.renderUnderruns = control.renderUnderruns.load(ordering: .relaxed)
+        s.rtcpSent = rtcp.sent
+        s.rtcpReceived = rtcp.received
+        s.lastPacketReceived = lastPacketArrival
+        // E-model: one-way delay ≈ RTT/2 + jitter-buffer delay + packetization; loss after concealment.
+        let oneWay = (s.rttMs ?? 0) / 2 + s.jitterBuffer.currentDelay.milliseconds + Double(configuration.ptime)
+        let lossPercent = max(s.fractionLost, 0) * 100
+        s.mos = EModel.forCodec(s.codec).mos(oneWayDelayMs: oneWay, packetLossPercent: lossPercent)
+        if final {
+            control.snapshot.withLock { $0 = s }  // the controlling thread is waiting for this one
+        } else {
+            _ = control.snapshot.withLockIfAvailable { $0 = s }
+        }
+    }
+}

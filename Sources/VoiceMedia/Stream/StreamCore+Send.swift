@@ -1,0 +1,72 @@
+extension StreamCore {
+    /// Encodes and sends every full frame the capture ring holds. Without a capture device the
+    /// stream sends silence on the engine clock, so the peer still sees media and RTCP.
+    func sendCaptured(now: MediaTime) {
+        if !captureDeviceActive {
+            if nextVirtualCapture == nil { nextVirtualCapture = now }
+            while let due = nextVirtualCapture, now >= due {
+                frame.update(repeating: 0)
+                sendFrame(now: now)
+                nextVirtualCapture = due + MediaTime.milliseconds(Int64(configuration.ptime))
+            }
+            return
+        }
+        while captureRing.availableToRead >= frameSamples48k {
+            captureRing.read(into: frame)
+            sendFrame(now: now)
+        }
+    }
+
+    /// Encodes `frame` (silenced when muted or on hold), wraps it in RTP, protects and sends it.
+    func sendFrame(now: MediaTime) {
+        if control.muted.load(ordering: .relaxed) || control.onHold.load(ordering: .relaxed) {
+            frame.update(repeating: 0)
+        }
+        inputLevel = StreamCore.peak(UnsafeBufferPointer(frame))
+        defer {
+            rtpTimestamp &+= UInt32(truncatingIfNeeded: frameRTPUnits)
+        }
+        guard let destination = remote?.rtp else { return }
+        let headerLength = RTPHeader.writeMinimal(
+            marker: markerNext, payloadType: configuration.payloadType, sequenceNumber: sequenceNumber,
+            timestamp: rtpTimestamp, ssrc: configuration.ssrc, into: sendBuffer)
+        let payloadArea = UnsafeMutableRawBufferPointer(
+            rebasing: sendBuffer[headerLength..<(sendBuffer.count - SRTPSession.maxTrailerLength)])
+        let payloadLength: Int
+        do throws(MediaCodecError) {
+            payloadLength = try encoder.encode(UnsafeBufferPointer(frame), into: payloadArea)
+        } catch {
+            return
+        }
+        if payloadLength <= 2, configuration.codec.isOpus {
+            // Opus DTX: a packet of two bytes or less need not be sent; the next one starts a talkspurt.
+            markerNext = true
+            return
+        }
+        var length = headerLength + payloadLength
+        if let srtp {
+            do throws(SRTPError) {
+                length = try srtp.protectRTP(sendBuffer, length: length)
+            } catch {
+                return
+            }
+        }
+        if rtpSocket.send(UnsafeRawBufferPointer(rebasing: sendBuffer[0..<length]), to: destination) {
+            packetsSent += 1
+            octetsSent += UInt64(payloadLength)
+            lastSendTime = now
+        }
+        sequenceNumber &+= 1
+        markerNext = false
+    }
+
+    /// Peak absolute sample value, 0…32767.
+    static func peak(_ samples: UnsafeBufferPointer<Int16>) -> Int {
+        var m: Int32 = 0
+        for s in samples {
+            let v = Int32(s)
+            m = max(m, v < 0 ? -v : v)
+        }
+        return Int(min(m, 32_767))
+    }
+}

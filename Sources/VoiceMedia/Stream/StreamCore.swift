@@ -1,0 +1,189 @@
+import Synchronization
+
+/// The real-time side of an ``AudioStream``. After it is attached to a ``MediaEngine`` worker,
+/// only that worker's thread touches it. Every buffer is allocated here, once.
+final class StreamCore: MediaTask {
+    let configuration: AudioStreamConfiguration
+    let control: StreamControl
+    let rtpSocket: UDPSocket
+    let rtcpSocket: UDPSocket?
+    let encoder: any MediaEncoder
+    let decoder: any MediaDecoder
+    let srtp: SRTPSession?
+    var jitterBuffer: JitterBuffer
+    var receiverStats = RTPReceiverStatistics()
+    let captureRing: AudioRingBuffer
+    let renderRing: AudioRingBuffer
+
+    // Buffers (allocated once)
+    let frame: UnsafeMutableBufferPointer<Int16>        // one ptime of 48 kHz capture
+    let decoded: UnsafeMutableBufferPointer<Int16>      // up to 120 ms of 48 kHz output
+    let sendBuffer: UnsafeMutableRawBufferPointer
+    let receiveBuffer: UnsafeMutableRawBufferPointer
+    let playoutPayload: UnsafeMutableRawBufferPointer
+
+    // Send state
+    let frameSamples48k: Int
+    let frameRTPUnits: Int
+    let rtpClockRate: Int
+    var sequenceNumber = UInt16.random(in: 0...UInt16.max)
+    var rtpTimestamp = UInt32.random(in: 0...UInt32.max)
+    var packetsSent: UInt64 = 0
+    var octetsSent: UInt64 = 0
+    var markerNext = true
+    var lastSendTime: MediaTime?
+
+    // Receive state
+    var packetsReceived: UInt64 = 0
+    var octetsReceived: UInt64 = 0
+    var remoteSSRC: UInt32 = 0
+    var lastPacketArrival: MediaTime?
+    var srtpAuthFailures: UInt64 = 0
+    var srtpReplayFailures: UInt64 = 0
+    var malformedPackets: UInt64 = 0
+    var inputLevel = 0
+    var outputLevel = 0
+    var lastTelephoneEventTimestamp: UInt32?
+
+    // Playout
+    var renderDeviceActive = false
+    var captureDeviceActive = false
+    var renderTarget = 960
+    var nextVirtualPlayout: MediaTime?
+    var nextVirtualCapture: MediaTime?
+
+    // RTCP and adaptation
+    var rtcp: RTCPState
+    var remote: RemoteEndpoints?
+    var remoteVersion = -1
+    var nextStatsPublish = MediaTime.zero
+    var fecEnabled = false
+    var lossHint = 0
+    var startTime: MediaTime?
+
+    init(configuration c: AudioStreamConfiguration, control: StreamControl) throws(AudioStreamError) {
+        configuration = c
+        self.control = control
+        do {
+            rtpSocket = try UDPSocket(bindTo: c.localAddress)
+            if c.rtcpMux {
+                rtcpSocket = nil
+            } else {
+                var next = c.localAddress
+                next = try SocketAddress(host: c.localAddress.host, port: rtpSocket.localAddress.port + 1)
+                rtcpSocket = try UDPSocket(bindTo: next)
+            }
+            if c.enableDSCP {
+                try rtpSocket.setDSCP(46)
+                try rtcpSocket?.setDSCP(46)
+            }
+        } catch let e as SocketError {
+            throw .socket(e)
+        } catch {
+            throw .invalidConfiguration("local address \(c.localAddress): \(error)")
+        }
+        control.sockets.withLock { $0 = [rtpSocket] + (rtcpSocket.map { [$0] } ?? []) }
+        do throws(MediaCodecError) {
+            encoder = try c.codec.makeEncoder(ptime: c.ptime)
+            decoder = try c.codec.makeDecoder()
+        } catch {
+            throw .codec(error)
+        }
+        switch c.encryption {
+        case .srtp(let local, let remote):
+            do throws(SRTPError) { srtp = try SRTPSession(outbound: local, inbound: remote) } catch { throw .srtp(error) }
+        case .unencrypted:
+            srtp = nil
+        }
+        rtpClockRate = c.codec.rtpClockRate
+        frameSamples48k = 48 * c.ptime
+        frameRTPUnits = rtpClockRate / 1000 * c.ptime
+        var jb = c.jitterBuffer
+        jb.clockRate = rtpClockRate
+        jb.frameDuration = frameRTPUnits
+        jitterBuffer = JitterBuffer(configuration: jb)
+        captureRing = AudioRingBuffer(minimumCapacity: 48 * 200)
+        renderRing = AudioRingBuffer(minimumCapacity: 48 * 300)
+        frame = .allocate(capacity: frameSamples48k)
+        frame.initialize(repeating: 0)
+        decoded = .allocate(capacity: 48 * 120)
+        decoded.initialize(repeating: 0)
+        let packetCapacity = 1500 + 256
+        sendBuffer = .allocate(byteCount: packetCapacity, alignment: 16)
+        receiveBuffer = .allocate(byteCount: packetCapacity, alignment: 16)
+        playoutPayload = .allocate(byteCount: packetCapacity, alignment: 16)
+        rtcp = RTCPState(interval: c.rtcpInterval)
+        fecEnabled = false
+        if c.adaptiveFEC {
+            encoder.setFEC(false)
+            encoder.setPacketLossPercent(0)
+        }
+    }
+
+    deinit {
+        frame.deallocate()
+        decoded.deallocate()
+        sendBuffer.deallocate()
+        receiveBuffer.deallocate()
+        playoutPayload.deallocate()
+    }
+
+    /// Adjusts buffering to the device's period.
+    func adopt(captureFormat: AudioFormat?, renderFormat: AudioFormat?) throws(AudioStreamError) {
+        if let f = renderFormat {
+            guard f.channels == 1 || f.channels == 2, f.sampleRate >= 8_000 else {
+                throw .invalidConfiguration("render format \(f)")
+            }
+            // Keep one device period plus one engine tick buffered ahead of the device.
+            renderTarget = f.framesPerBuffer * 48_000 / f.sampleRate + 240
+        }
+        if let f = captureFormat {
+            guard f.channels == 1 || f.channels == 2, f.sampleRate >= 8_000 else {
+                throw .invalidConfiguration("capture format \(f)")
+            }
+        }
+    }
+
+    var descriptors: [Int32] { [rtpSocket.fd] + (rtcpSocket.map { [$0.fd] } ?? []) }
+
+    func tick(now: MediaTime) {
+        if startTime == nil {
+            startTime = now
+            rtcp.start(at: now)
+        }
+        let version = control.remoteVersion.load(ordering: .acquiring)
+        if version != remoteVersion, let r = control.remote.withLockIfAvailable({ $0 }) {
+            remote = r
+            remoteVersion = version
+        }
+        sendCaptured(now: now)
+        playOut(now: now)
+        if control.byeRequested.load(ordering: .acquiring) {
+            if !rtcp.byeSent {
+                sendRTCP(now: now, bye: true)
+                rtcp.byeSent = true
+                publishStats(now: now, final: true)
+                control.signalByeSent()
+            }
+        } else if now >= rtcp.nextReport {
+            sendRTCP(now: now, bye: false)
+        }
+        if now >= nextStatsPublish {
+            publishStats(now: now, final: false)
+            nextStatsPublish = now + .milliseconds(200)
+        }
+    }
+
+    func readable(descriptorIndex: Int, now: MediaTime) {
+        let socket = descriptorIndex == 0 ? rtpSocket : (rtcpSocket ?? rtpSocket)
+        var budget = 64
+        while budget > 0, let n = socket.receive(into: receiveBuffer) {
+            budget -= 1
+            if descriptorIndex == 1 || RTPPacketView.isRTCP(UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<n])) {
+                receiveRTCP(length: n, now: now)
+            } else {
+                receiveRTP(length: n, now: now)
+            }
+        }
+    }
+}

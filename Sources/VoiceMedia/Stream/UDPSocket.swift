@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a socket operation failed: the call that failed and its `errno`.
+public struct SocketError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The system call that failed.
+    public var operation: String
+    /// The `errno` it set.
+    public var errno: Int32
+    public var description: String { "\(operation) failed: \(String(cString: strerror(errno))) (\(errno))" }
+}
+
+/// A non-blocking UDP socket for media. Sends and receives work on caller buffers and never
+/// allocate, so the media path can use it per packet.
+///
+/// Threading: owned by one stream; `send`/`receive` are called from the media engine thread
+/// that runs the stream; `close()` only after the stream has left the engine.
+public final class UDPSocket: @unchecked Sendable {
+    /// The file descriptor, or -1 once closed.
+    public private(set) var fd: Int32
+    /// The bound local address.
+    public let localAddress: SocketAddress
+
+    /// Opens a socket bound to `address` (port 0 picks a free port).
+    public init(bindTo address: SocketAddress) throws(SocketError) {
+        let family = address.isIPv6 ? AF_INET6 : AF_INET
+        let fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError(operation: "socket", errno: errno) }
+        var addr = address
+        let rc = withUnsafePointer(to: &addr.storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, address.length) }
+        }
+        guard rc == 0 else {
+            let e = errno
+            Glibc.close(fd)
+            throw SocketError(operation: "bind \(address)", errno: e)
+        }
+        var bound = sockaddr_storage()
+        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        self.fd = fd
+        self.localAddress = SocketAddress(storage: bound, length: len)
+        var size: Int32 = 256 * 1024
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    deinit { close() }
+
+    /// Marks outgoing packets with a DSCP value (46 = Expedited Forwarding).
+    public func setDSCP(_ dscp: UInt8) throws(SocketError) {
+        var tos = Int32(dscp) << 2
+        let rc: Int32
+        if localAddress.isIPv6 {
+            rc = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_TCLASS, &tos, socklen_t(MemoryLayout<Int32>.size))
+        } else {
+            rc = setsockopt(fd, Int32(IPPROTO_IP), IP_TOS, &tos, socklen_t(MemoryLayout<Int32>.size))
+        }
+        guard rc == 0 else { throw SocketError(operation: "setsockopt(DSCP)", errno: errno) }
+    }
+
+    /// The DSCP value currently set on the socket.
+    public func dscp() -> UInt8 {
+        var tos: Int32 = 0
+        var len = socklen_t(MemoryLayout<Int32>.size)
+        if localAddress.isIPv6 {
+            _ = getsockopt(fd, Int32(IPPROTO_IPV6), IPV6_TCLASS, &tos, &len)
+        } else {
+            _ = getsockopt(fd, Int32(IPPROTO_IP), IP_TOS, &tos, &len)
+        }
+        return UInt8(truncatingIfNeeded: tos >> 2)
+    }
+
+    /// Sends `length` bytes of `buffer` to `destination`. Returns false if the kernel refused
+    /// (would block, unreachable); media is lossy, so the caller counts and moves on.
+    @discardableResult
+    public func send(_ buffer: UnsafeRawBufferPointer, to destination: SocketAddress) -> Bool {
+        var dest = destination
+        let n = withUnsafePointer(to: &dest.storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT), $0, destination.length)
+            }
+        }
+        return n == buffer.count
+    }
+
+    /// Receives one datagram into `buffer`; nil when nothing is waiting. `source` receives the sender.
+    public func receive(into buffer: UnsafeMutableRawBufferPointer, source: inout SocketAddress?) -> Int? {
+        var from = sockaddr_storage()
+        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let n = withUnsafeMutablePointer(to: &from) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                recvfrom(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT), $0, &len)
+            }
+        }
+        guard n >= 0 else { return nil }
+        if source == nil || source?.length != len { source = SocketAddress(storage: from, length: len) } else {
+            source?.storage = from
+        }
+        return n
+    }
+
+    /// Receives one datagram; returns nil when nothing is waiting (no sender reported).
+    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        let n = recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
+        return n >= 0 ? n : nil
+    }
+
+    /// Closes the socket. Idempotent.
+    public func close() {
+        if fd >= 0 {
+            Glibc.close(fd)
+            fd = -1
+        }
+    }
+}

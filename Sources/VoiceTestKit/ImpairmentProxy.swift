@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Synchronization
+import VoiceMedia
+
+/// A UDP relay between two endpoints that impairs traffic in user space (loss, jitter, reorder),
+/// independently in each direction. Endpoint A sends to ``addressForA`` and receives from it;
+/// endpoint B likewise with ``addressForB``. Runs on its own thread until ``stop()``.
+public final class ImpairmentProxy: Sendable {
+    /// Where endpoint A should send (its "remote").
+    public let addressForA: SocketAddress
+    /// Where endpoint B should send.
+    public let addressForB: SocketAddress
+    private let socketA: UDPSocket
+    private let socketB: UDPSocket
+    private let running = Atomic<Bool>(true)
+    private let finished = DispatchSemaphore(value: 0)
+    private let counters = Mutex<(seen: Int, dropped: Int, reordered: Int)>((0, 0, 0))
+
+    /// Starts relaying between `a` and `b` with `aToB` and `bToA` impairments.
+    public init(endpointA a: SocketAddress, endpointB b: SocketAddress, aToB: NetworkImpairment, bToA: NetworkImpairment) throws {
+        let host = a.isIPv6 ? "::1" : "127.0.0.1"
+        socketA = try UDPSocket(bindTo: SocketAddress(host: host, port: 0))
+        socketB = try UDPSocket(bindTo: SocketAddress(host: host, port: 0))
+        addressForA = socketA.localAddress
+        addressForB = socketB.localAddress
+        let loop = ProxyLoop(socketA: socketA, socketB: socketB, a: a, b: b, aToB: ImpairmentModel(aToB),
+                             bToA: ImpairmentModel(bToA), running: running, finished: finished, counters: counters)
+        let thread = Thread { loop.run() }
+        thread.name = "impairment-proxy"
+        thread.start()
+    }
+
+    /// Packets seen, dropped and reordered, both directions together.
+    public var counts: (seen: Int, dropped: Int, reordered: Int) { counters.withLock { $0 } }
+
+    /// Stops relaying and closes the sockets. Idempotent.
+    public func stop() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        finished.wait()
+        socketA.close()
+        socketB.close()
+    }
+
+    deinit { stop() }
+}
+
+private final class ProxyLoop: @unchecked Sendable {  // used only by the proxy thread
+    struct Pending {
+        var due: MediaTime
+        var toB: Bool
+        var bytes: [UInt8]
+    }
+    let socketA: UDPSocket, socketB: UDPSocket
+    let a: SocketAddress, b: SocketAddress
+    var aToB: ImpairmentModel, bToA: ImpairmentModel
+    let running: Atomic<Bool>
+    let finished: DispatchSemaphore
+    let counters: Mutex<(seen: Int, dropped: Int, reordered: Int)>
+    var queue: [Pending] = []
+    let clock = MonotonicMediaClock()
+
+    init(socketA: UDPSocket, socketB: UDPSocket, a: SocketAddress, b: SocketAddress, aToB: ImpairmentModel,
+         bToA: ImpairmentModel, running: Atomic<Bool>, finished: DispatchSemaphore,
+         counters: Mutex<(seen: Int, dropped: Int, reordered: Int)>) {
+        self.socketA = socketA; self.socketB = socketB; self.a = a; self.b = b
+        self.aToB = aToB; self.bToA = bToA; self.running = running; self.finished = finished; self.counters = counters
+    }
+
+    func run() {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 8)
+        defer {
+            buffer.deallocate()
+            finished.signal()
+        }
+        var fds = [pollfd(fd: socketA.fd, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: socketB.fd, events: Int16(POLLIN), revents: 0)]
+        while running.load(ordering: .relaxed) {
+            let now = clock.now()
+            var timeout: Int32 = 20
+            if let first = queue.first { timeout = Int32(max(0, min(20, (first.due - now).nanoseconds / 1_000_000))) }
+            _ = poll(&fds, 2, timeout)
+            let t = clock.now()
+            for (i, socket) in [socketA, socketB].enumerated() where fds[i].revents & Int16(POLLIN) != 0 {
+                while let n = socket.receive(into: buffer) {
+                    let fromA = i == 0
+                    let due = fromA ? aToB.deliveryTime(forPacketAt: t) : bToA.deliveryTime(forPacketAt: t)
+                    guard let due else { continue }
+                    let p = Pending(due: due, toB: fromA, bytes: Array(UnsafeRawBufferPointer(rebasing: buffer[0..<n])))
+                    let index = queue.firstIndex { $0.due > due } ?? queue.endIndex
+                    queue.insert(p, at: index)
+                }
+            }
+            let now2 = clock.now()
+            while let first = queue.first, first.due <= now2 {
+                queue.removeFirst()
+                first.bytes.withUnsafeBytes { raw in
+                    if first.toB { socketB.send(raw, to: b) } else { socketA.send(raw, to: a) }
+                }
+            }
+            counters.withLock {
+                $0 = (aToB.seen + bToA.seen, aToB.dropped + bToA.dropped, aToB.reordered + bToA.reordered)
+            }
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import XCTest
+@testable import VoiceMedia
+import VoiceTestKit
+
+/// End-to-end tests: real streams on loopback UDP, SRTP, Opus/G.711, in-memory devices in real time.
+final class AudioStreamTests: XCTestCase {
+    let speech = TestSignals.speechLike(seconds: 3)
+    let tones = TestSignals.multiTone([(440, 5_000), (1_250, 3_000), (3_100, 2_000)], seconds: 3)
+
+    private func run(_ call: LoopbackCall, seconds: Double) throws {
+        try call.start()
+        Thread.sleep(forTimeInterval: seconds)
+        call.stop()
+    }
+
+    func testSRTPOpusCarriesAudioBothWaysAndStatsAgree() throws {
+        let call = try LoopbackCall(signalA: speech, signalB: tones)
+        try run(call, seconds: 3.6)
+        let atB = AudioComparison.align(reference: speech, output: call.deviceB.recordedSamples, maxLag: 24_000)
+        let atA = AudioComparison.align(reference: tones, output: call.deviceA.recordedSamples, maxLag: 24_000)
+        XCTAssertGreaterThan(atB.correlation, 0.8, "A→B: \(atB)")
+        XCTAssertGreaterThan(atA.correlation, 0.8, "B→A: \(atA)")
+        XCTAssertLessThan(atB.lag, 48 * 250, "latency on loopback should be well under 250 ms")
+        let a = call.a.stats, b = call.b.stats
+        XCTAssertGreaterThan(a.packetsSent, 150)
+        XCTAssertEqual(b.packetsReceived, a.packetsSent, "every packet sent on loopback arrives")
+        XCTAssertEqual(a.packetsReceived, b.packetsSent)
+        XCTAssertEqual(b.bytesReceived, a.bytesSent)
+        XCTAssertEqual(b.packetsLost, 0)
+        XCTAssertEqual(a.codec, "opus")
+        XCTAssertEqual(b.remoteSSRC, call.a.configuration.ssrc)
+        XCTAssertEqual(a.srtpAuthFailures + b.srtpAuthFailures, 0)
+        XCTAssertGreaterThan(a.mos, 4.0)
+    }
+
+    func testImpairedLinkStaysContinuousAndConcealsOrRecovers() throws {
+        let impairment = NetworkImpairment(lossRate: 0.05, jitter: .milliseconds(30), reorderRate: 0.03, seed: 42)
+        let call = try LoopbackCall(signalA: tones, signalB: tones, impairmentAToB: impairment, impairmentBToA: impairment,
+                                    rtcpInterval: .milliseconds(500))
+        try run(call, seconds: 3.6)
+        let out = call.deviceB.recordedSamples
+        let alignment = AudioComparison.align(reference: tones, output: out, maxLag: 24_000)
+        XCTAssertGreaterThan(alignment.correlation, 0.5, "\(alignment)")
+        // The reference is a continuous tone: once playout has started, any run of exact zeros is a gap.
+        let region = (alignment.lag + 4_800)..<(alignment.lag + tones.count - 4_800)
+        XCTAssertLessThan(AudioComparison.longestSilentRun(out, in: region), 48, "no gaps in the rendered timeline")
+        let b = call.b.stats
+        XCTAssertGreaterThan(b.packetsLost, 0)
+        XCTAssertGreaterThan(b.jitterBuffer.concealedFrames + b.jitterBuffer.recoveredFrames, 0)
+        XCTAssertGreaterThan(b.jitterMs, 1)
+        XCTAssertTrue(call.a.stats.fecEnabled, "the peer reported loss, so FEC is on")
+        XCTAssertGreaterThan(call.proxy?.counts.dropped ?? 0, 0)
+    }
+
+    func testWrongSRTPKeyIsRejectedCountedAndNeverPlayed() throws {
+        let call = try LoopbackCall(signalA: tones, signalB: tones) { config in
+            if case .srtp(let local, _) = config.encryption,
+               let wrong = try? SRTPKeyMaterial.random(suite: local.suite) {
+                config.encryption = .srtp(local: local, remote: wrong)
+            }
+        }
+        try run(call, seconds: 1.5)
+        let b = call.b.stats
+        XCTAssertGreaterThan(b.srtpAuthFailures, 20)
+        XCTAssertEqual(b.packetsReceived, 0)
+        XCTAssertEqual(call.deviceB.recordedSamples.map { abs(Int($0)) }.max() ?? 0, 0, "nothing played")
+    }
+
+    func testMuteKeepsSendingSilentFrames() throws {
+        let call = try LoopbackCall(signalA: tones, signalB: tones)
+        call.a.isMuted = true
+        try run(call, seconds: 1.5)
+        let b = call.b.stats
+        XCTAssertGreaterThan(b.packetsReceived, 50, "a muted stream still sends")
+        let out = call.deviceB.recordedSamples
+        XCTAssertLessThan(out.map { abs(Int($0)) }.max() ?? 0, 200, "what arrives is silence")
+        XCTAssertEqual(call.a.stats.inputLevel, 0)
+        let back = AudioComparison.align(reference: tones, output: call.deviceA.recordedSamples, maxLag: 24_000)
+        XCTAssertGreaterThan(back.correlation, 0.8, "the other direction is untouched")
+    }
+
+    func testHoldSendsSilenceAndStopsPlayback() throws {
+        let call = try LoopbackCall(signalA: tones, signalB: tones)
+        call.a.isOnHold = true
+        try run(call, seconds: 1.5)
+        XCTAssertLessThan(call.deviceB.recordedSamples.map { abs(Int($0)) }.max() ?? 0, 200)
+        XCTAssertEqual(call.deviceA.recordedSamples.map { abs(Int($0)) }.max() ?? 0, 0, "nothing played while on hold")
+        XCTAssertGreaterThan(call.a.stats.packetsReceived, 50, "media still arrives during hold")
+    }
+
+    func testRTCPMeasuresRoundTripAndReportsNoLoss() throws {
+        let call = try LoopbackCall(signalA: tones, signalB: tones, rtcpInterval: .milliseconds(300))
+        try run(call, seconds: 2)
+        let a = call.a.stats
+        let rtt = try XCTUnwrap(a.rttMs, "RTT from LSR/DLSR")
+        XCTAssertLessThan(rtt, 50)
+        XCTAssertGreaterThanOrEqual(rtt, 0)
+        XCTAssertGreaterThan(a.rtcpReceived, 2)
+        XCTAssertEqual(a.remoteFractionLost, 0)
+        XCTAssertFalse(a.fecEnabled, "no redundancy on a clean link")
+    }
+
+    func testPCMUCarriesAudio() throws {
+        let call = try LoopbackCall(codec: .pcmu, signalA: tones, signalB: speech)
+        try run(call, seconds: 3.6)
+        let atB = AudioComparison.align(reference: tones, output: call.deviceB.recordedSamples, maxLag: 24_000)
+        XCTAssertGreaterThan(atB.correlation, 0.9, "\(atB)")
+        XCTAssertEqual(call.b.stats.codec, "PCMU")
+        XCTAssertEqual(call.b.stats.payloadType, 0)
+    }
+
+    func testUnencryptedWhenOptedIn() throws {
+        let call = try LoopbackCall(encrypted: false, signalA: tones, signalB: tones)
+        try run(call, seconds: 1.5)
+        let atB = AudioComparison.align(reference: tones, output: call.deviceB.recordedSamples, maxLag: 24_000)
+        XCTAssertGreaterThan(atB.correlation, 0.8)
+    }
+
+    func testSeparateRTCPPortAndDSCP() throws {
+        let call = try LoopbackCall(signalA: tones, signalB: tones, rtcpInterval: .milliseconds(300)) { config in
+            config.rtcpMux = false
+            config.enableDSCP = true
+        }
+        XCTAssertNotNil(call.a.localRTCPAddress)
+        XCTAssertEqual(call.a.localRTCPAddress?.port, call.a.localAddress.port + 1)
+        try call.a.start(remote: call.b.localAddress, remoteRTCP: call.b.localRTCPAddress, audioDevice: call.deviceA)
+        try call.b.start(remote: call.a.localAddress, remoteRTCP: call.a.localRTCPAddress, audioDevice: call.deviceB)
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertEqual(call.a.dscp, 46)
+        call.stop()
+        XCTAssertGreaterThan(call.a.stats.rtcpReceived, 1)
+        XCTAssertNotNil(call.a.stats.rttMs)
+    }
+
+    func testStartTwiceIsAnErrorAndStopIsIdempotent() throws {
+        let call = try LoopbackCall(signalA: tones, signalB: tones)
+        try call.start()
+        XCTAssertThrowsError(try call.a.start(remote: call.b.localAddress, audioDevice: nil))
+        call.stop()
+        call.stop()
+    }
+
+    func testInvalidPtimeIsATypedError() throws {
+        var config = AudioStreamConfiguration(localAddress: try SocketAddress(host: "127.0.0.1", port: 0), encryption: .unencrypted)
+        config.ptime = 25
+        XCTAssertThrowsError(try AudioStream(configuration: config)) { error in
+            guard case AudioStreamError.invalidConfiguration = error else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testIPv6Loopback() throws {
+        let keyA = try SRTPKeyMaterial.random(suite: .aeadAES128GCM)
+        let keyB = try SRTPKeyMaterial.random(suite: .aeadAES128GCM)
+        let local = try SocketAddress(host: "::1", port: 0)
+        let a = try AudioStream(configuration: AudioStreamConfiguration(localAddress: local, encryption: .srtp(local: keyA, remote: keyB)))
+        let b = try AudioStream(configuration: AudioStreamConfiguration(localAddress: local, encryption: .srtp(local: keyB, remote: keyA)))
+        let devA = BufferAudioDevice(captureSamples: tones)
+        let devB = BufferAudioDevice(captureSamples: tones)
+        try a.start(remote: b.localAddress, audioDevice: devA)
+        try b.start(remote: a.localAddress, audioDevice: devB)
+        Thread.sleep(forTimeInterval: 1.5)
+        a.stop()
+        b.stop()
+        XCTAssertTrue(a.localAddress.isIPv6)
+        XCTAssertEqual(b.stats.packetsReceived, a.stats.packetsSent)
+        let atB = AudioComparison.align(reference: tones, output: devB.recordedSamples, maxLag: 24_000)
+        XCTAssertGreaterThan(atB.correlation, 0.8)
+    }
+}

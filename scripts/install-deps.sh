@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the system libraries and tools the package and its tests need (Debian).
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+need=""
+for pkg in libopus-dev libsrtp2-dev libasound2-dev libspeexdsp-dev pkg-config alsa-utils; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
+done
+if [ -n "$need" ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq $need
+fi

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Speech sample preparation and PESQ-WB scoring for the benchmark.
+
+  pesq_tool.py prepare OUT.wav      speak Harvard sentences with espeak-ng, write 48 kHz mono 16-bit
+  pesq_tool.py score REF.wav DEG.wav   resample both to 16 kHz and print the P.862.2 (wide-band) MOS-LQO
+"""
+import subprocess
+import sys
+import tempfile
+import wave
+
+import numpy as np
+from scipy.signal import resample_poly
+
+SENTENCES = (
+    "The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background. "
+    "It is easy to tell the depth of a well. These days a chicken leg is a rare dish. "
+    "Rice is often served in round bowls. The juice of lemons makes fine punch."
+)
+
+
+def read_wav(path):
+    with wave.open(path, "rb") as w:
+        rate, channels = w.getframerate(), w.getnchannels()
+        data = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float64)
+    if channels > 1:
+        data = data.reshape(-1, channels).mean(axis=1)
+    return rate, data
+
+
+def write_wav(path, rate, data):
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(np.clip(data, -32768, 32767).astype("<i2").tobytes())
+
+
+def prepare(out):
+    with tempfile.NamedTemporaryFile(suffix=".wav") as tmp:
+        subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", tmp.name, SENTENCES], check=True)
+        rate, data = read_wav(tmp.name)
+    from math import gcd
+    g = gcd(rate, 48000)
+    data = resample_poly(data, 48000 // g, rate // g)
+    data *= 0.5 * 32767 / max(1.0, np.abs(data).max())  # about -6 dBFS peak
+    write_wav(out, 48000, data)
+
+
+def score(ref_path, deg_path):
+    from pesq import pesq
+    _, ref = read_wav(ref_path)
+    _, deg = read_wav(deg_path)
+    n = min(len(ref), len(deg))
+    ref16 = resample_poly(ref[:n], 1, 3)
+    deg16 = resample_poly(deg[:n], 1, 3)
+    print("%.3f" % pesq(16000, ref16, deg16, "wb"))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "prepare":
+        prepare(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "score":
+        score(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit(__doc__)
