@@ -4,7 +4,7 @@
 /// Linear samples are 16-bit, left-justified (the full Int16 range); μ-law uses the 14 most
 /// significant bits and A-law the 13 most significant bits, as G.711 specifies. Buffer methods
 /// write into caller memory and allocate nothing. Stateless and thread-safe.
-public enum G711 {
+public enum G711: Sendable {
     /// μ-law code of one linear sample (G.711 §3, Table 2).
     @inlinable
     public static func ulaw(fromLinear sample: Int16) -> UInt8 {
