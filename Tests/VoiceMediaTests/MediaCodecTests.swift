@@ -162,9 +162,13 @@ final class MediaCodecTests: XCTestCase {
         }
         var pcm = [Int16](repeating: 0, count: 960)
         XCTAssertEqual(try pcm.withUnsafeMutableBufferPointer { try decoder.conceal(frames48k: 960, into: $0) }, 960)
-        // The first concealed samples repeat the last 10 ms received (at almost full gain).
-        XCTAssertEqual(Double(pcm[0]), Double(last[480]), accuracy: 20)
-        XCTAssertEqual(Double(pcm[100]), Double(last[580]) * Double(2_880 - 100) / 2_880, accuracy: 2)
+        // Concealment continues from the last sample heard, playing the last 10 ms backwards, then forwards.
+        XCTAssertEqual(pcm[0], last[959])
+        XCTAssertEqual(Double(pcm[100]), Double(last[859]) * Double(2_880 - 100) / 2_880, accuracy: 1)
+        XCTAssertEqual(Double(pcm[480]), Double(last[480]) * Double(2_880 - 480) / 2_880, accuracy: 1)
+        XCTAssertEqual(Double(pcm[600]), Double(last[600]) * Double(2_880 - 600) / 2_880, accuracy: 1)
+        let jumps = zip(pcm.dropFirst(), pcm).map { abs(Int($0) - Int($1)) }
+        XCTAssertLessThan(jumps.max() ?? 0, 2_000, "no discontinuity at the turning points (1 kHz at 48 kHz moves < 1 400 per sample)")
         let first = CodecTestSignal.rms(pcm[...])
         _ = try pcm.withUnsafeMutableBufferPointer { try decoder.conceal(frames48k: 960, into: $0) }
         let second = CodecTestSignal.rms(pcm[...])

@@ -1,8 +1,10 @@
 /// ``MediaDecoder`` for G.711: companded bytes → 8 kHz → 48 kHz through a band-limited
 /// ``Resampler``. Buffers are allocated once, at creation.
 ///
-/// Concealment is deliberately simple: the last 10 ms decoded are repeated with a linear fade
-/// that reaches silence 60 ms into a loss; the fade restarts after the next good packet.
+/// Concealment is deliberately simple: the last 10 ms decoded are played back and forth
+/// (backwards first, so the waveform continues from the last sample heard, with no jump at the
+/// turning points) under a linear fade that reaches silence 60 ms into a loss; the fade
+/// restarts after the next good packet.
 /// G.711 has no FEC.
 final class G711MediaDecoder: MediaDecoder {
     let codec: MediaCodec
@@ -86,7 +88,9 @@ final class G711MediaDecoder: MediaDecoder {
         for i in 0..<frames48k {
             let position = concealed + i
             let remaining = max(Self.fadeLength - position, 0)
-            let sample = Int(history[position % Self.historyLength])
+            let phase = position % (2 * Self.historyLength)
+            let index = phase < Self.historyLength ? Self.historyLength - 1 - phase : phase - Self.historyLength
+            let sample = Int(history[index])
             pcm48k[i] = Int16(truncatingIfNeeded: sample * remaining / Self.fadeLength)
         }
         concealed += frames48k
