@@ -64,7 +64,10 @@ public struct NTPTimestamp: Hashable, Comparable, Sendable, CustomStringConverti
         MediaTime(nanoseconds: Int64((UInt64(compact) * 1_000_000_000 + (1 << 15)) >> 16))
     }
 
+    /// Orders timestamps by wire value (within one NTP era).
     @inlinable public static func < (a: NTPTimestamp, b: NTPTimestamp) -> Bool { a.rawValue < b.rawValue }
 
+    /// A human-readable explanation.
+    /// The seconds and fraction fields, for logs.
     public var description: String { "NTP \(seconds).\(fraction)" }
 }

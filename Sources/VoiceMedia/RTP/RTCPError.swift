@@ -37,6 +37,7 @@ public struct RTCPError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The destination buffer is too small.
     public static let bufferTooSmall = RTCPError(.bufferTooSmall)
 
+    /// A human-readable explanation.
     public var description: String {
         switch code {
         case .truncated: "RTCP packet truncated"

@@ -1,5 +1,5 @@
 /// Round-trip time from an RTCP report block (RFC 3550 §6.4.1).
-public enum RTCPRoundTrip {
+public enum RTCPRoundTrip: Sendable {
     /// Computes RTT = A − LSR − DLSR in compact NTP units.
     ///
     /// - Parameters:

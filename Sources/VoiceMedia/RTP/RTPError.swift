@@ -34,6 +34,7 @@ public struct RTPError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The destination buffer is too small for what is being written.
     public static let bufferTooSmall = RTPError(.bufferTooSmall)
 
+    /// A human-readable explanation.
     public var description: String {
         switch code {
         case .truncated: "RTP packet truncated"

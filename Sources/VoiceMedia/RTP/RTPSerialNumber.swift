@@ -1,5 +1,5 @@
 /// Serial-number arithmetic (RFC 1982) for RTP sequence numbers and timestamps.
-public enum RTPSerialNumber {
+public enum RTPSerialNumber: Sendable {
     /// True when sequence number `a` comes after `b`, allowing for wrap-around.
     ///
     /// Values exactly half the space apart are ordered by plain comparison so the answer is

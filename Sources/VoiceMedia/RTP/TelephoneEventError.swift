@@ -11,6 +11,7 @@ public enum TelephoneEventError: Error, Hashable, Sendable, CustomStringConverti
     /// The destination buffer is smaller than 4 bytes.
     case bufferTooSmall
 
+    /// A human-readable explanation.
     public var description: String {
         switch self {
         case .truncated: "telephone-event payload shorter than 4 bytes"
