@@ -138,4 +138,23 @@ final class RTPReceiverStatisticsTests: XCTestCase {
         }
         XCTAssertEqual(stats.jitter, 0, "constant transit across both wraps is zero jitter")
     }
+
+    func testReportBlockSurvivesReceiverReportRoundTrip() throws {
+        var stats = RTPReceiverStatistics(clockRate: 8000)
+        for seq: UInt16 in [65000, 65001, 65003, 65004] {
+            stats.received(sequenceNumber: seq, timestamp: UInt32(seq) * 160, arrival: UInt32(seq) * 160 + UInt32(seq % 3) * 40)
+        }
+        let block = stats.makeReportBlock(ssrc: 0x5566_7788, lastSR: 0xB705_2000,
+                                          delaySinceLastSR: NTPTimestamp.compact(duration: .milliseconds(5250)))
+        XCTAssertEqual(block.cumulativeLost, 1)
+        XCTAssertEqual(block.fractionLost, 64)  // 1 of 4 expected (65001...65004)
+        let compound = RTCPCompoundPacket(
+            report: .receiverReport(RTCPReceiverReport(ssrc: 1, reportBlocks: [block])),
+            sourceDescription: RTCPSourceDescription(ssrc: 1, cname: "rx@host"))
+        let parsed = try RTCPCompoundPacket(parsing: try compound.serialized())
+        guard case .receiverReport(let rr) = parsed.packets.first else { return XCTFail("expected RR first") }
+        XCTAssertEqual(rr.reportBlocks, [block])
+        XCTAssertEqual(RTCPRoundTrip.compute(arrivalCompactNTP: 0xB710_8000, lsr: rr.reportBlocks[0].lastSR,
+                                             dlsr: rr.reportBlocks[0].delaySinceLastSR), .milliseconds(6125))
+    }
 }

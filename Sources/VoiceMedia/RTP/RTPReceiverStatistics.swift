@@ -3,7 +3,7 @@
 /// A pure value type: feed it every RTP packet of the source with its arrival time already
 /// expressed in RTP clock units; it validates the source (probation), tracks the extended
 /// highest sequence number, loss and interarrival jitter, and produces report blocks.
-/// Allocation-free; not thread-safe (own it from one thread or actor).
+/// Allocation-free; as a value type each owner mutates its own copy.
 public struct RTPReceiverStatistics: Hashable, Sendable {
     /// Consecutive packets needed before a new source counts as valid (A.1 `MIN_SEQUENTIAL`).
     public static let minSequential = 2
