@@ -1,0 +1,204 @@
+import CLibSRTP
+import CVoiceShims
+
+/// One SRTP/SRTCP crypto context pair over libsrtp: packets sent are protected with the
+/// outbound keys, packets received are checked and decrypted with the inbound keys, whatever
+/// their SSRC (libsrtp `ssrc_any_outbound` / `ssrc_any_inbound` streams).
+///
+/// The protect/unprotect calls work in place in caller-owned buffers and allocate nothing.
+///
+/// Threading: not thread-safe. Use one session from one thread at a time (the media send and
+/// receive paths of a stream normally share one queue); the type is deliberately not `Sendable`.
+public final class SRTPSession {
+    /// Session options.
+    public struct Configuration: Hashable, Sendable {
+        /// Replay window in packets, 64...32767 (libsrtp's limits). RFC 3711 requires at least 64.
+        public var replayWindowSize: Int
+        /// Accept re-sent outbound packets with an already used sequence number (libsrtp
+        /// `allow_repeat_tx`). Safe only if the payload is identical.
+        public var allowsRepeatedTransmission: Bool
+
+        /// Creates a configuration; the default window is 128 packets.
+        public init(replayWindowSize: Int = 128, allowsRepeatedTransmission: Bool = false) {
+            self.replayWindowSize = replayWindowSize
+            self.allowsRepeatedTransmission = allowsRepeatedTransmission
+        }
+
+        /// Window sizes libsrtp accepts.
+        public static let replayWindowRange = 64...0x7FFF
+    }
+
+    /// Most bytes libsrtp appends to any packet (`SRTP_MAX_TRAILER_LEN`): size buffers with
+    /// `packet length + maxTrailerLength` and they fit every suite and MKI.
+    public static let maxTrailerLength = Int(voice_srtp_max_trailer_len)
+
+    /// Suite used for packets sent.
+    public let outboundSuite: SRTPSuite
+    /// Suite used for packets received.
+    public let inboundSuite: SRTPSuite
+    /// Configuration the session was created with.
+    public let configuration: Configuration
+    /// Packet counters.
+    public private(set) var stats = SRTPSessionStats()
+
+    private let context: srtp_t
+    private let outboundMKI: UInt32
+    private let inboundMKI: UInt32
+    private let rtpTrailer: Int
+    private let rtcpTrailer: Int
+    private let minimumSRTPLength: Int
+    private let minimumSRTCPLength: Int
+
+    private static let rtpHeaderLength = 12
+    private static let rtcpHeaderLength = 8
+
+    /// Creates a session.
+    /// - Parameters:
+    ///   - outbound: keys for packets this side sends.
+    ///   - inbound: keys for packets the peer sends.
+    ///   - configuration: replay window and retransmission policy.
+    /// - Throws: ``SRTPError/unsupportedSuite`` if libsrtp lacks a suite, ``SRTPError/badParam``
+    ///   for a window outside ``Configuration/replayWindowRange``, or libsrtp's error.
+    public init(
+        outbound: SRTPKeyMaterial,
+        inbound: SRTPKeyMaterial,
+        configuration: Configuration = Configuration()
+    ) throws(SRTPError) {
+        try SRTPLibrary.initialize()
+        guard outbound.suite.isAvailable, inbound.suite.isAvailable else { throw .unsupportedSuite }
+        guard Configuration.replayWindowRange.contains(configuration.replayWindowSize) else { throw .badParam }
+
+        var created: srtp_t?
+        try SRTPError.check(SRTPLibrary.createContext(
+            &created, outbound: outbound, inbound: inbound, configuration: configuration))
+        guard let created else { throw .initFail }
+
+        context = created
+        outboundSuite = outbound.suite
+        inboundSuite = inbound.suite
+        self.configuration = configuration
+        outboundMKI = outbound.mki == nil ? 0 : 1
+        inboundMKI = inbound.mki == nil ? 0 : 1
+        let outboundMKILength = outbound.mki?.length ?? 0
+        let inboundMKILength = inbound.mki?.length ?? 0
+        rtpTrailer = outbound.suite.rtpTrailerLength(mkiLength: outboundMKILength)
+        rtcpTrailer = outbound.suite.rtcpTrailerLength(mkiLength: outboundMKILength)
+        minimumSRTPLength = Self.rtpHeaderLength + inbound.suite.rtpTrailerLength(mkiLength: inboundMKILength)
+        minimumSRTCPLength = Self.rtcpHeaderLength + inbound.suite.rtcpTrailerLength(mkiLength: inboundMKILength)
+    }
+
+    deinit {
+        srtp_dealloc(context)
+    }
+
+    /// Bytes ``protectRTP(_:length:)`` appends for this session's outbound keys.
+    public var rtpTrailerLength: Int { rtpTrailer }
+    /// Bytes ``protectRTCP(_:length:)`` appends for this session's outbound keys.
+    public var rtcpTrailerLength: Int { rtcpTrailer }
+
+    /// Encrypts and authenticates the RTP packet in `buffer[0..<length]` in place.
+    /// - Parameters:
+    ///   - buffer: holds the packet and at least ``rtpTrailerLength`` free bytes after it.
+    ///   - length: the RTP packet's length (header included).
+    /// - Returns: the SRTP packet's length.
+    /// - Throws: ``SRTPError/packetTooShort`` or ``SRTPError/bufferTooSmall`` (checked before
+    ///   libsrtp runs), or libsrtp's error.
+    ///   Counted in ``SRTPSessionStats/protectFailures``.
+    public func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
+        guard length >= Self.rtpHeaderLength else {
+            stats.protectFailures += 1
+            throw .packetTooShort
+        }
+        guard length <= buffer.count - rtpTrailer, let base = buffer.baseAddress, var size = Int32(exactly: length) else {
+            stats.protectFailures += 1
+            throw .bufferTooSmall
+        }
+        let status = srtp_protect_mki(context, base, &size, outboundMKI, 0)
+        guard status == srtp_err_status_ok else {
+            stats.protectFailures += 1
+            throw SRTPError(status: status)
+        }
+        stats.rtpPacketsProtected += 1
+        return Int(size)
+    }
+
+    /// Authenticates, replay-checks and decrypts the SRTP packet in `buffer[0..<length]` in place.
+    /// - Returns: the RTP packet's length. On failure no length is returned and the buffer's
+    ///   contents must be discarded.
+    /// - Throws: ``SRTPError/authFail``, ``SRTPError/replayFail``, ``SRTPError/replayOld``,
+    ///   ``SRTPError/packetTooShort``, ``SRTPError/bufferTooSmall`` or another libsrtp error;
+    ///   each is counted in ``stats``.
+    public func unprotectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
+        guard length >= minimumSRTPLength else {
+            stats.otherFailures += 1
+            throw .packetTooShort
+        }
+        guard length <= buffer.count, let base = buffer.baseAddress, var size = Int32(exactly: length) else {
+            stats.otherFailures += 1
+            throw .bufferTooSmall
+        }
+        let status = srtp_unprotect_mki(context, base, &size, inboundMKI)
+        guard status == srtp_err_status_ok else { throw rejected(status) }
+        stats.rtpPacketsUnprotected += 1
+        return Int(size)
+    }
+
+    /// Encrypts and authenticates the RTCP compound packet in `buffer[0..<length]` in place.
+    /// - Parameters:
+    ///   - buffer: holds the packet and at least ``rtcpTrailerLength`` free bytes after it.
+    ///   - length: the RTCP packet's length.
+    /// - Returns: the SRTCP packet's length.
+    /// - Throws: ``SRTPError/packetTooShort``, ``SRTPError/bufferTooSmall`` or libsrtp's error;
+    ///   counted in ``SRTPSessionStats/protectFailures``.
+    public func protectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
+        guard length >= Self.rtcpHeaderLength else {
+            stats.protectFailures += 1
+            throw .packetTooShort
+        }
+        guard length <= buffer.count - rtcpTrailer, let base = buffer.baseAddress, var size = Int32(exactly: length) else {
+            stats.protectFailures += 1
+            throw .bufferTooSmall
+        }
+        let status = srtp_protect_rtcp_mki(context, base, &size, outboundMKI, 0)
+        guard status == srtp_err_status_ok else {
+            stats.protectFailures += 1
+            throw SRTPError(status: status)
+        }
+        stats.rtcpPacketsProtected += 1
+        return Int(size)
+    }
+
+    /// Authenticates, replay-checks and decrypts the SRTCP packet in `buffer[0..<length]` in place.
+    /// - Returns: the RTCP packet's length. On failure the buffer's contents must be discarded.
+    /// - Throws: as ``unprotectRTP(_:length:)``; each failure is counted in ``stats``.
+    public func unprotectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
+        guard length >= minimumSRTCPLength else {
+            stats.otherFailures += 1
+            throw .packetTooShort
+        }
+        guard length <= buffer.count, let base = buffer.baseAddress, var size = Int32(exactly: length) else {
+            stats.otherFailures += 1
+            throw .bufferTooSmall
+        }
+        let status = srtp_unprotect_rtcp_mki(context, base, &size, inboundMKI)
+        guard status == srtp_err_status_ok else { throw rejected(status) }
+        stats.rtcpPacketsUnprotected += 1
+        return Int(size)
+    }
+
+    /// Counts a refused inbound packet under its reason and returns the error to throw.
+    private func rejected(_ status: srtp_err_status_t) -> SRTPError {
+        let error = SRTPError(status: status)
+        if error == .authFail {
+            stats.authenticationFailures += 1
+        } else if error.isReplay {
+            stats.replayFailures += 1
+        } else {
+            stats.otherFailures += 1
+        }
+        return error
+    }
+}
+
+@available(*, unavailable)
+extension SRTPSession: Sendable {}
