@@ -18,27 +18,25 @@ enum SRTPLibrary {
         for suite in SRTPSuite.allCases {
             let probe = SRTPKeyMaterial(unchecked: suite, keyAndSalt: [UInt8](repeating: 0, count: suite.keyMaterialLength))
             var context: srtp_t?
-            let status = createContext(&context, outbound: probe, inbound: probe, configuration: .init())
+            let status = createContext(&context, direction: ssrc_any_outbound, keys: probe, configuration: .init())
             if status == srtp_err_status_ok, context != nil { found.insert(suite) }
             if let context { srtp_dealloc(context) }
         }
         return found
     }()
 
-    /// Creates a libsrtp session holding two wildcard streams: `ssrc_any_outbound` keyed with
-    /// `outbound` and `ssrc_any_inbound` keyed with `inbound`. Key bytes are copied into
-    /// scratch memory that is wiped before returning; libsrtp keeps only derived keys.
+    /// Creates a libsrtp session holding one wildcard stream (`ssrc_any_outbound` or
+    /// `ssrc_any_inbound`; libsrtp allows one wildcard per session) keyed with `keys`. Key bytes
+    /// are copied into scratch memory that is wiped before returning; libsrtp keeps only the
+    /// derived session keys.
     static func createContext(
         _ context: inout srtp_t?,
-        outbound: SRTPKeyMaterial,
-        inbound: SRTPKeyMaterial,
+        direction: srtp_ssrc_type_t,
+        keys: SRTPKeyMaterial,
         configuration: SRTPSession.Configuration
     ) -> srtp_err_status_t {
-        withPolicy(outbound, ssrcType: ssrc_any_outbound, configuration) { outboundPolicy in
-            withPolicy(inbound, ssrcType: ssrc_any_inbound, configuration) { inboundPolicy in
-                outboundPolicy.pointee.next = inboundPolicy
-                return srtp_create(&context, outboundPolicy)
-            }
+        withPolicy(keys, ssrcType: direction, configuration) { policy in
+            srtp_create(&context, policy)
         }
     }
 

@@ -3,7 +3,8 @@ import CVoiceShims
 
 /// One SRTP/SRTCP crypto context pair over libsrtp: packets sent are protected with the
 /// outbound keys, packets received are checked and decrypted with the inbound keys, whatever
-/// their SSRC (libsrtp `ssrc_any_outbound` / `ssrc_any_inbound` streams).
+/// their SSRC (a libsrtp session with an `ssrc_any_outbound` stream and one with an
+/// `ssrc_any_inbound` stream).
 ///
 /// The protect/unprotect calls work in place in caller-owned buffers and allocate nothing.
 ///
@@ -41,7 +42,10 @@ public final class SRTPSession {
     /// Packet counters.
     public private(set) var stats = SRTPSessionStats()
 
-    private let context: srtp_t
+    /// libsrtp session with the `ssrc_any_outbound` stream (libsrtp allows one wildcard per session).
+    private let sender: srtp_t
+    /// libsrtp session with the `ssrc_any_inbound` stream.
+    private let receiver: srtp_t
     private let outboundMKI: UInt32
     private let inboundMKI: UInt32
     private let rtpTrailer: Int
@@ -68,12 +72,20 @@ public final class SRTPSession {
         guard outbound.suite.isAvailable, inbound.suite.isAvailable else { throw .unsupportedSuite }
         guard Configuration.replayWindowRange.contains(configuration.replayWindowSize) else { throw .badParam }
 
-        var created: srtp_t?
+        var sender: srtp_t?
         try SRTPError.check(SRTPLibrary.createContext(
-            &created, outbound: outbound, inbound: inbound, configuration: configuration))
-        guard let created else { throw .initFail }
+            &sender, direction: ssrc_any_outbound, keys: outbound, configuration: configuration))
+        guard let sender else { throw .initFail }
+        var receiver: srtp_t?
+        let status = SRTPLibrary.createContext(
+            &receiver, direction: ssrc_any_inbound, keys: inbound, configuration: configuration)
+        guard status == srtp_err_status_ok, let receiver else {
+            srtp_dealloc(sender)
+            throw status == srtp_err_status_ok ? .initFail : SRTPError(status: status)
+        }
 
-        context = created
+        self.sender = sender
+        self.receiver = receiver
         outboundSuite = outbound.suite
         inboundSuite = inbound.suite
         self.configuration = configuration
@@ -88,7 +100,8 @@ public final class SRTPSession {
     }
 
     deinit {
-        srtp_dealloc(context)
+        srtp_dealloc(sender)
+        srtp_dealloc(receiver)
     }
 
     /// Bytes ``protectRTP(_:length:)`` appends for this session's outbound keys.
@@ -113,7 +126,7 @@ public final class SRTPSession {
             stats.protectFailures += 1
             throw .bufferTooSmall
         }
-        let status = srtp_protect_mki(context, base, &size, outboundMKI, 0)
+        let status = srtp_protect_mki(sender, base, &size, outboundMKI, 0)
         guard status == srtp_err_status_ok else {
             stats.protectFailures += 1
             throw SRTPError(status: status)
@@ -137,7 +150,7 @@ public final class SRTPSession {
             stats.otherFailures += 1
             throw .bufferTooSmall
         }
-        let status = srtp_unprotect_mki(context, base, &size, inboundMKI)
+        let status = srtp_unprotect_mki(receiver, base, &size, inboundMKI)
         guard status == srtp_err_status_ok else { throw rejected(status) }
         stats.rtpPacketsUnprotected += 1
         return Int(size)
@@ -159,7 +172,7 @@ public final class SRTPSession {
             stats.protectFailures += 1
             throw .bufferTooSmall
         }
-        let status = srtp_protect_rtcp_mki(context, base, &size, outboundMKI, 0)
+        let status = srtp_protect_rtcp_mki(sender, base, &size, outboundMKI, 0)
         guard status == srtp_err_status_ok else {
             stats.protectFailures += 1
             throw SRTPError(status: status)
@@ -180,7 +193,7 @@ public final class SRTPSession {
             stats.otherFailures += 1
             throw .bufferTooSmall
         }
-        let status = srtp_unprotect_rtcp_mki(context, base, &size, inboundMKI)
+        let status = srtp_unprotect_rtcp_mki(receiver, base, &size, inboundMKI)
         guard status == srtp_err_status_ok else { throw rejected(status) }
         stats.rtcpPacketsUnprotected += 1
         return Int(size)
