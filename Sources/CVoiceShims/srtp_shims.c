@@ -7,8 +7,6 @@ extern srtp_err_status_t srtp_crypto_kernel_alloc_cipher(srtp_cipher_type_id_t i
                                                          int key_len,
                                                          int tag_len);
 
-const int voice_srtp_max_trailer_len = SRTP_MAX_TRAILER_LEN;
-
 srtp_err_status_t voice_srtp_cipher_alloc(srtp_cipher_type_id_t id,
                                           srtp_cipher_t **cipher,
                                           int key_len,

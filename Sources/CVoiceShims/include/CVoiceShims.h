@@ -15,12 +15,6 @@
 int voice_opus_encoder_set_bitrate(OpusEncoder *enc, int32_t bitrate);
 
 /*
- * libsrtp: SRTP_MAX_TRAILER_LEN is a compound macro; exported as a constant so
- * Swift sees the same value the library was built with.
- */
-extern const int voice_srtp_max_trailer_len;
-
-/*
  * libsrtp exports its crypto kernel (srtp_crypto_kernel_alloc_cipher) but only
  * declares it in a private header. This wrapper allocates a raw cipher of the
  * given type id (SRTP_AES_ICM_128, ...) from the kernel loaded by srtp_init(),

@@ -19,6 +19,7 @@ public enum SDESError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A known session parameter with an invalid value (e.g. `WSH` below 64).
     case invalidSessionParameter(String)
 
+    /// A human-readable explanation.
     public var description: String {
         switch self {
         case .malformedAttribute: "a=crypto: malformed attribute"

@@ -70,6 +70,7 @@ public struct SRTPError: Error, Hashable, Sendable, CustomStringConvertible {
     /// True for the two replay-protection rejections (``replayFail``, ``replayOld``).
     public var isReplay: Bool { self == .replayFail || self == .replayOld }
 
+    /// A human-readable explanation naming the libsrtp status or local check.
     public var description: String {
         switch code {
         case 1: "SRTP: unspecified failure"

@@ -14,6 +14,7 @@ public enum SRTPKeyMaterialError: Error, Hashable, Sendable, CustomStringConvert
     /// Extra or empty `|`-separated fields after the key.
     case malformedKeyParameter
 
+    /// A human-readable explanation (never includes key bytes).
     public var description: String {
         switch self {
         case let .wrongLength(suite, expected, actual):

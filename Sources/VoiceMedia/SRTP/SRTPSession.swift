@@ -1,5 +1,4 @@
 import CLibSRTP
-import CVoiceShims
 
 /// One SRTP/SRTCP crypto context pair over libsrtp: packets sent are protected with the
 /// outbound keys, packets received are checked and decrypted with the inbound keys, whatever
@@ -31,7 +30,7 @@ public final class SRTPSession {
 
     /// Most bytes libsrtp appends to any packet (`SRTP_MAX_TRAILER_LEN`): size buffers with
     /// `packet length + maxTrailerLength` and they fit every suite and MKI.
-    public static let maxTrailerLength = Int(voice_srtp_max_trailer_len)
+    public static let maxTrailerLength = Int(SRTP_MAX_TRAILER_LEN)
 
     /// Suite used for packets sent.
     public let outboundSuite: SRTPSuite

@@ -94,6 +94,7 @@ public enum SRTPSuite: Sendable, Hashable, CaseIterable, CustomStringConvertible
     /// The suites this process's libsrtp supports, in ``preferredOrder``.
     public static var available: [SRTPSuite] { preferredOrder.filter(\.isAvailable) }
 
+    /// The SDES name, e.g. `AEAD_AES_128_GCM`.
     public var description: String { sdesName }
 
     /// Fills libsrtp's RTP and RTCP crypto policies for this suite.
