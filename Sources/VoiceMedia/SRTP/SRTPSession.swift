@@ -114,24 +114,17 @@ public final class SRTPSession {
     ///   - length: the RTP packet's length (header included).
     /// - Returns: the SRTP packet's length.
     /// - Throws: ``SRTPError/packetTooShort`` or ``SRTPError/bufferTooSmall`` (checked before
-    ///   libsrtp runs), or libsrtp's error.
-    ///   Counted in ``SRTPSessionStats/protectFailures``.
+    ///   libsrtp runs), or libsrtp's error. Counted in ``SRTPSessionStats/protectFailures``.
     public func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
-        guard length >= Self.rtpHeaderLength else {
+        do {
+            var (base, size) = try Self.outboundPacket(buffer, length, header: Self.rtpHeaderLength, trailer: rtpTrailer)
+            try SRTPError.check(srtp_protect_mki(sender, base, &size, outboundMKI, 0))
+            stats.rtpPacketsProtected += 1
+            return Int(size)
+        } catch {
             stats.protectFailures += 1
-            throw .packetTooShort
+            throw error
         }
-        guard length <= buffer.count - rtpTrailer, let base = buffer.baseAddress, var size = Int32(exactly: length) else {
-            stats.protectFailures += 1
-            throw .bufferTooSmall
-        }
-        let status = srtp_protect_mki(sender, base, &size, outboundMKI, 0)
-        guard status == srtp_err_status_ok else {
-            stats.protectFailures += 1
-            throw SRTPError(status: status)
-        }
-        stats.rtpPacketsProtected += 1
-        return Int(size)
     }
 
     /// Authenticates, replay-checks and decrypts the SRTP packet in `buffer[0..<length]` in place.
@@ -141,18 +134,15 @@ public final class SRTPSession {
     ///   ``SRTPError/packetTooShort``, ``SRTPError/bufferTooSmall`` or another libsrtp error;
     ///   each is counted in ``stats``.
     public func unprotectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
-        guard length >= minimumSRTPLength else {
-            stats.otherFailures += 1
-            throw .packetTooShort
+        do {
+            var (base, size) = try Self.inboundPacket(buffer, length, minimum: minimumSRTPLength)
+            try SRTPError.check(srtp_unprotect_mki(receiver, base, &size, inboundMKI))
+            stats.rtpPacketsUnprotected += 1
+            return Int(size)
+        } catch {
+            countRejection(error)
+            throw error
         }
-        guard length <= buffer.count, let base = buffer.baseAddress, var size = Int32(exactly: length) else {
-            stats.otherFailures += 1
-            throw .bufferTooSmall
-        }
-        let status = srtp_unprotect_mki(receiver, base, &size, inboundMKI)
-        guard status == srtp_err_status_ok else { throw rejected(status) }
-        stats.rtpPacketsUnprotected += 1
-        return Int(size)
     }
 
     /// Encrypts and authenticates the RTCP compound packet in `buffer[0..<length]` in place.
@@ -163,44 +153,58 @@ public final class SRTPSession {
     /// - Throws: ``SRTPError/packetTooShort``, ``SRTPError/bufferTooSmall`` or libsrtp's error;
     ///   counted in ``SRTPSessionStats/protectFailures``.
     public func protectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
-        guard length >= Self.rtcpHeaderLength else {
+        do {
+            var (base, size) = try Self.outboundPacket(buffer, length, header: Self.rtcpHeaderLength, trailer: rtcpTrailer)
+            try SRTPError.check(srtp_protect_rtcp_mki(sender, base, &size, outboundMKI, 0))
+            stats.rtcpPacketsProtected += 1
+            return Int(size)
+        } catch {
             stats.protectFailures += 1
-            throw .packetTooShort
+            throw error
         }
-        guard length <= buffer.count - rtcpTrailer, let base = buffer.baseAddress, var size = Int32(exactly: length) else {
-            stats.protectFailures += 1
-            throw .bufferTooSmall
-        }
-        let status = srtp_protect_rtcp_mki(sender, base, &size, outboundMKI, 0)
-        guard status == srtp_err_status_ok else {
-            stats.protectFailures += 1
-            throw SRTPError(status: status)
-        }
-        stats.rtcpPacketsProtected += 1
-        return Int(size)
     }
 
     /// Authenticates, replay-checks and decrypts the SRTCP packet in `buffer[0..<length]` in place.
     /// - Returns: the RTCP packet's length. On failure the buffer's contents must be discarded.
     /// - Throws: as ``unprotectRTP(_:length:)``; each failure is counted in ``stats``.
     public func unprotectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
-        guard length >= minimumSRTCPLength else {
-            stats.otherFailures += 1
-            throw .packetTooShort
+        do {
+            var (base, size) = try Self.inboundPacket(buffer, length, minimum: minimumSRTCPLength)
+            try SRTPError.check(srtp_unprotect_rtcp_mki(receiver, base, &size, inboundMKI))
+            stats.rtcpPacketsUnprotected += 1
+            return Int(size)
+        } catch {
+            countRejection(error)
+            throw error
         }
-        guard length <= buffer.count, let base = buffer.baseAddress, var size = Int32(exactly: length) else {
-            stats.otherFailures += 1
-            throw .bufferTooSmall
-        }
-        let status = srtp_unprotect_rtcp_mki(receiver, base, &size, inboundMKI)
-        guard status == srtp_err_status_ok else { throw rejected(status) }
-        stats.rtcpPacketsUnprotected += 1
-        return Int(size)
     }
 
-    /// Counts a refused inbound packet under its reason and returns the error to throw.
-    private func rejected(_ status: srtp_err_status_t) -> SRTPError {
-        let error = SRTPError(status: status)
+    /// Checks an outbound packet has its fixed header and room for `trailer` more bytes.
+    @inline(__always)
+    private static func outboundPacket(
+        _ buffer: UnsafeMutableRawBufferPointer, _ length: Int, header: Int, trailer: Int
+    ) throws(SRTPError) -> (UnsafeMutableRawPointer, Int32) {
+        guard length >= header else { throw .packetTooShort }
+        guard length <= buffer.count - trailer, let base = buffer.baseAddress, let size = Int32(exactly: length) else {
+            throw .bufferTooSmall
+        }
+        return (base, size)
+    }
+
+    /// Checks an inbound packet is at least `minimum` bytes and lies within `buffer`.
+    @inline(__always)
+    private static func inboundPacket(
+        _ buffer: UnsafeMutableRawBufferPointer, _ length: Int, minimum: Int
+    ) throws(SRTPError) -> (UnsafeMutableRawPointer, Int32) {
+        guard length >= minimum else { throw .packetTooShort }
+        guard length <= buffer.count, let base = buffer.baseAddress, let size = Int32(exactly: length) else {
+            throw .bufferTooSmall
+        }
+        return (base, size)
+    }
+
+    /// Counts a refused inbound packet under its reason.
+    private func countRejection(_ error: SRTPError) {
         if error == .authFail {
             stats.authenticationFailures += 1
         } else if error.isReplay {
@@ -208,7 +212,6 @@ public final class SRTPSession {
         } else {
             stats.otherFailures += 1
         }
-        return error
     }
 }
 
