@@ -16,8 +16,8 @@ public final class LoopbackCall: Sendable {
                 impairmentAToB: NetworkImpairment? = nil, impairmentBToA: NetworkImpairment? = nil,
                 engine: MediaEngine = .shared, rtcpInterval: MediaTime = .seconds(5),
                 configure: ((inout AudioStreamConfiguration) -> Void)? = nil) throws {
-        let keyA = try SRTPKeyMaterial.random(suite: suite)
-        let keyB = try SRTPKeyMaterial.random(suite: suite)
+        let keyA = SRTPKeyMaterial.random(for: suite)
+        let keyB = SRTPKeyMaterial.random(for: suite)
         let local = try SocketAddress(host: "127.0.0.1", port: 0)
         var ca = AudioStreamConfiguration(localAddress: local, codec: codec,
                                           encryption: encrypted ? .srtp(local: keyA, remote: keyB) : .unencrypted)

@@ -55,3 +55,11 @@ public struct AudioStreamConfiguration: Sendable {
         self.cname = "voice-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
     }
 }
+
+extension MediaCodec {
+    /// True for Opus, whose encoder has FEC, DTX and a loss hint.
+    var isOpus: Bool {
+        if case .opus = self { return true }
+        return false
+    }
+}

@@ -7,7 +7,9 @@ extension StreamCore {
         if packetsReceived > 0 {
             var dlsr: UInt32 = 0
             if let arrival = rtcp.lastSRArrival { dlsr = NTPTimestamp.compact(duration: now - arrival) }
-            blocks.append(receiverStats.makeReportBlock(ssrc: remoteSSRC, lastSR: rtcp.lastSRCompact, delaySinceLastSR: dlsr))
+            let block = receiverStats.makeReportBlock(ssrc: remoteSSRC, lastSR: rtcp.lastSRCompact, delaySinceLastSR: dlsr)
+            lastFractionLost = Double(block.fractionLost) / 256
+            blocks.append(block)
         }
         let report: RTCPPacket
         if packetsSent > 0 {
@@ -114,8 +116,8 @@ extension StreamCore {
         s.bytesSent = octetsSent
         s.packetsReceived = packetsReceived
         s.bytesReceived = octetsReceived
-        s.packetsLost = receiverStats.cumulativeLost
-        s.fractionLost = receiverStats.lastFractionLost
+        s.packetsLost = Int64(receiverStats.cumulativeLost)
+        s.fractionLost = lastFractionLost
         s.jitterMs = Double(receiverStats.jitter) * 1000 / Double(rtpClockRate)
         s.rttMs = rtcp.rtt.map { $0.milliseconds }
         s.remoteFractionLost = rtcp.remoteFractionLost

@@ -29,8 +29,7 @@ extension StreamCore {
         octetsReceived += UInt64(view.payload.count)
         lastPacketArrival = now
         remoteSSRC = view.ssrc
-        let arrivalUnits = UInt32(truncatingIfNeeded: now.nanoseconds / 1_000 * Int64(rtpClockRate) / 1_000_000)
-        receiverStats.received(sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, arrival: arrivalUnits)
+        _ = receiverStats.received(sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, arrivalTime: now)
         let duration: Int
         do throws(MediaCodecError) {
             duration = try decoder.duration(of: view.payload)

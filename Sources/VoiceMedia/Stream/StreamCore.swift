@@ -11,7 +11,8 @@ final class StreamCore: MediaTask {
     let decoder: any MediaDecoder
     let srtp: SRTPSession?
     var jitterBuffer: JitterBuffer
-    var receiverStats = RTPReceiverStatistics()
+    var receiverStats: RTPReceiverStatistics
+    var lastFractionLost: Double = 0
     let captureRing: AudioRingBuffer
     let renderRing: AudioRingBuffer
 
@@ -96,6 +97,7 @@ final class StreamCore: MediaTask {
             srtp = nil
         }
         rtpClockRate = c.codec.rtpClockRate
+        receiverStats = RTPReceiverStatistics(clockRate: c.codec.rtpClockRate)
         frameSamples48k = 48 * c.ptime
         frameRTPUnits = rtpClockRate / 1000 * c.ptime
         var jb = c.jitterBuffer
