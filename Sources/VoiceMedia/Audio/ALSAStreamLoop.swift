@@ -44,7 +44,10 @@ final class ALSAStreamLoop: @unchecked Sendable {
             }
             var deadline = clock.now()
             while !thread.shouldStop {
-                if !pcm.isCapture {
+                if pcm.isCapture {
+                    // ALSA `null` reports frames read without writing them: deliver silence, not the previous period.
+                    buffer.update(repeating: 0)
+                } else {
                     context.readRenderAudio(into: buffer)
                     if !enabled.isEnabled { buffer.update(repeating: 0) }
                 }
