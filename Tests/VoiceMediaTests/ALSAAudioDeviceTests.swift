@@ -142,4 +142,20 @@ final class ALSAAudioDeviceTests: XCTestCase {
         }
         XCTAssertNoThrow(try ALSAAudioDevice(format: AudioFormat(sampleRate: 48_000, channels: 1, framesPerBuffer: 960)))
     }
+
+    func testStoppingFromInsideACallbackEndsCaptureAndThreadsAreNamed() throws {
+        let device = try ALSAAudioDevice(name: "null")
+        let context = CollectingAudioContext()
+        try device.startRendering(context: context)
+        XCTAssertTrue(context.wait { $0.renderCalls > 0 })
+        XCTAssertTrue(currentThreadNames().contains("voice-alsa-play"), "\(currentThreadNames())")
+        device.stopRendering()
+
+        let state = try SelfStoppingAudioContext().runUntilStopped(device)
+        XCTAssertEqual(state.calls, 3)
+        XCTAssertEqual(state.callsAfterStop, 0)
+        // The thread closed its PCM on the way out: capture opens again.
+        try device.startCapturing(context: CollectingAudioContext())
+        device.stopCapturing()
+    }
 }

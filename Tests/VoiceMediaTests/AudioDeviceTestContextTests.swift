@@ -85,3 +85,50 @@ final class AudioDeviceTestContextTests: XCTestCase {
         XCTAssertEqual(context.callbacksAfterClose, 1)
     }
 }
+
+/// A context that stops its device from inside the third capture callback, then counts any further callback.
+final class SelfStoppingAudioContext: AudioDeviceContext {
+    struct State {
+        var device: (any AudioDevice)?
+        var calls = 0
+        var callsAfterStop = 0
+        var stopped = false
+    }
+    let state = Mutex(State())
+
+    func deliverCapturedAudio(_ samples: UnsafeBufferPointer<Int16>) {
+        let device: (any AudioDevice)? = state.withLock { s in
+            if s.stopped { s.callsAfterStop += 1 }
+            s.calls += 1
+            guard s.calls == 3 else { return nil }
+            s.stopped = true
+            return s.device
+        }
+        device?.stopCapturing()  // Must neither deadlock nor call again.
+    }
+
+    func readRenderAudio(into samples: UnsafeMutableBufferPointer<Int16>) { samples.update(repeating: 0) }
+    func audioDevice(didReport event: AudioDeviceEvent) {}
+
+    /// Starts `device` capturing into this context and waits (real time) for it to stop itself.
+    func runUntilStopped(_ device: any AudioDevice) throws -> State {
+        state.withLock { $0.device = device }
+        try device.startCapturing(context: self)
+        let clock = MonotonicMediaClock()
+        let end = clock.now() + .seconds(1)
+        while clock.now() < end, !state.withLock({ $0.stopped }) { usleep(2_000) }
+        usleep(50_000)
+        return state.withLock { s in
+            let snapshot = s
+            s.device = nil  // Break the cycle.
+            return snapshot
+        }
+    }
+}
+
+/// Names of this process's threads, from /proc.
+func currentThreadNames() -> [String] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+        .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+}

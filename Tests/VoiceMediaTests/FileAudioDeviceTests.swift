@@ -127,4 +127,18 @@ final class FileAudioDeviceTests: XCTestCase {
             XCTAssertEqual((error as? AudioDeviceError)?.kind, .fileError)
         }
     }
+
+    func testSecondRenderStartThrowsAndKeepsTheFile() throws {
+        let out = directory + "/twice.wav"
+        let tone = testTone(count: 960)
+        let device = try FileAudioDevice(input: nil, outputPath: out, pacing: .freeRunning(renderFrameLimit: 960))
+        let context = CollectingAudioContext(renderSource: tone)
+        try device.startRendering(context: context)
+        XCTAssertTrue(context.wait { $0.renderCalls == 2 })
+        XCTAssertThrowsError(try device.startRendering(context: context)) { error in
+            XCTAssertEqual((error as? AudioDeviceError)?.kind, .alreadyStarted)
+        }
+        device.stopRendering()
+        XCTAssertEqual(try WAVFile(contentsOfFile: out).samples, tone)
+    }
 }

@@ -49,4 +49,22 @@ final class NullAudioDeviceTests: XCTestCase {
             XCTAssert((13...28).contains(context.captureCalls), "about 20 buffers in 200 ms, got \(context.captureCalls)")
         }
     }
+
+    func testStoppingFromInsideACallbackEndsCapture() throws {
+        for pacing in [SoftwareAudioPacing.realTime, .freeRunning()] {
+            let state = try SelfStoppingAudioContext().runUntilStopped(NullAudioDevice(pacing: pacing))
+            XCTAssertTrue(state.stopped)
+            XCTAssertEqual(state.calls, 3)
+            XCTAssertEqual(state.callsAfterStop, 0)
+        }
+    }
+
+    func testSharedClockThreadIsNamed() throws {
+        let device = NullAudioDevice()
+        let context = CollectingAudioContext()
+        try device.startCapturing(context: context)
+        XCTAssertTrue(context.wait { $0.captureCalls > 0 })
+        XCTAssertTrue(currentThreadNames().contains("voice-audio-clk"), "\(currentThreadNames())")
+        device.stopCapturing()
+    }
 }

@@ -62,9 +62,9 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
 
     /// Starts delivering the capture content to `context`, from its beginning.
     public func startCapturing(context: any AudioDeviceContext) throws(AudioDeviceError) {
-        source.rewind()
         try captureSide.start(SoftwareAudioPump<Source, Recorder>(
-            direction: .capture(source), format: format, context: context, enabled: enabled), pacing: pacing)
+            direction: .capture(source), format: format, context: context, enabled: enabled), pacing: pacing,
+            prepare: source.rewind)
     }
 
     /// Stops capturing; no capture callback runs after it returns. Idempotent.

@@ -102,10 +102,9 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
         guard let source, let captureFormat else {
             throw AudioDeviceError(kind: .unsupportedFormat, message: "file device has no input")
         }
-        guard !captureSide.isRunning else { throw AudioDeviceError(kind: .alreadyStarted, message: "file capture already started") }
-        source.rewind()
         try captureSide.start(SoftwareAudioPump<BufferAudioDevice.Source, FileSink>(
-            direction: .capture(source), format: captureFormat, context: context, enabled: enabled), pacing: pacing)
+            direction: .capture(source), format: captureFormat, context: context, enabled: enabled), pacing: pacing,
+            prepare: source.rewind)
     }
 
     /// Stops capturing; no capture callback runs after it returns. Idempotent.
@@ -116,17 +115,15 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
         guard let outputPath, let renderFormat else {
             throw AudioDeviceError(kind: .unsupportedFormat, message: "file device has no output")
         }
-        guard !renderSide.isRunning else { throw AudioDeviceError(kind: .alreadyStarted, message: "file render already started") }
-        let writer: WAVFileWriter
-        do {
-            writer = try WAVFileWriter(path: outputPath, sampleRate: renderFormat.sampleRate, channels: renderFormat.channels)
-        } catch {
-            throw AudioDeviceError(error)
+        // The sink slot serializes starts, so a second start cannot truncate the file being written.
+        try sink.withLock { slot throws(AudioDeviceError) in
+            guard slot == nil else { throw AudioDeviceError(kind: .alreadyStarted, message: "file render already started") }
+            let writer = try Self.openWriter(path: outputPath, format: renderFormat)
+            let fileSink = FileSink(writer: writer, context: context)
+            try renderSide.start(SoftwareAudioPump<BufferAudioDevice.Source, FileSink>(
+                direction: .render(fileSink), format: renderFormat, context: context, enabled: enabled), pacing: pacing)
+            slot = fileSink
         }
-        let fileSink = FileSink(writer: writer, context: context)
-        try renderSide.start(SoftwareAudioPump<BufferAudioDevice.Source, FileSink>(
-            direction: .render(fileSink), format: renderFormat, context: context, enabled: enabled), pacing: pacing)
-        sink.withLock { $0 = fileSink }
     }
 
     /// Stops rendering and finalizes the WAV header; no render callback runs after it returns. Idempotent.
@@ -135,6 +132,14 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
         sink.withLock { slot in
             slot?.finish()
             slot = nil
+        }
+    }
+
+    static func openWriter(path: String, format: AudioFormat) throws(AudioDeviceError) -> WAVFileWriter {
+        do {
+            return try WAVFileWriter(path: path, sampleRate: format.sampleRate, channels: format.channels)
+        } catch {
+            throw AudioDeviceError(error)
         }
     }
 
@@ -158,12 +163,14 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
     }
 
     /// Streams render buffers into the WAV writer. The first write error is reported to the
-    /// context as `.failed` and later buffers are dropped. Only the render pump calls `consume`;
-    /// `finish` runs after the pump stopped, hence `@unchecked Sendable`.
+    /// context as `.failed` and later buffers are dropped, as are buffers after `finish`.
+    /// Only the render pump calls `consume`; `finish` runs after the pump stopped (or on the
+    /// pump's own thread, when stopped from a callback), hence `@unchecked Sendable`.
     final class FileSink: SoftwareRenderSink, @unchecked Sendable {
         private let writer: WAVFileWriter
         private let context: any AudioDeviceContext
         private var failed = false
+        private var finished = false
 
         init(writer: WAVFileWriter, context: any AudioDeviceContext) {
             self.writer = writer
@@ -171,7 +178,7 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
         }
 
         func consume(_ buffer: UnsafeBufferPointer<Int16>) {
-            guard !failed else { return }
+            guard !failed, !finished else { return }
             do {
                 try writer.append(buffer)
             } catch {
@@ -181,6 +188,8 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
         }
 
         func finish() {
+            guard !finished else { return }
+            finished = true
             do {
                 try writer.close()
             } catch {

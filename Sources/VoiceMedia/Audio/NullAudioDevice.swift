@@ -1,8 +1,9 @@
 /// A device that captures silence and discards what it renders, paced in real time.
 ///
-/// For calls without audio hardware (servers, bots that only signal). Threading: thread-safe
-/// (`@unchecked Sendable` only because of `isEnabled`'s nonmutating setter; state sits in an
-/// atomic flag and in mutex-guarded start/stop slots). Callbacks run on the pacing thread.
+/// For calls without audio hardware (servers, bots that only signal). Threading: thread-safe;
+/// `isEnabled` is an atomic flag and each direction's start/stop slot sits behind a mutex
+/// (`@unchecked` only for the stateless silence endpoint it shares between pumps).
+/// Callbacks run on the pacing thread.
 public final class NullAudioDevice: AudioDevice, @unchecked Sendable {
     /// The format of both directions.
     public let format: AudioFormat

@@ -116,9 +116,11 @@ final class SoftwareDeviceSide: Sendable {
     var isRunning: Bool { running.withLock { $0 != nil } }
 
     /// Starts `pump` under `pacing`. Throws ``AudioDeviceError/Kind/alreadyStarted`` if running.
-    func start(_ pump: any SoftwareAudioPumping, pacing: SoftwareAudioPacing) throws(AudioDeviceError) {
+    /// `prepare` runs first, under the lock, only when the side is idle (e.g. rewinding a source).
+    func start(_ pump: any SoftwareAudioPumping, pacing: SoftwareAudioPacing, prepare: () -> Void = {}) throws(AudioDeviceError) {
         try running.withLock { slot throws(AudioDeviceError) in
             guard slot == nil else { throw AudioDeviceError(kind: .alreadyStarted, message: "\(label) already started") }
+            prepare()
             switch pacing.mode {
             case let .clock(clock):
                 slot = .clock(clock, try clock.register(pump))

@@ -33,6 +33,7 @@ public enum WAVFileError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A system call failed with `errno`.
     case io(errno: Int32, operation: String, path: String)
 
+    /// A one-line explanation.
     public var description: String {
         switch self {
         case .truncated: return "WAV data is truncated"
