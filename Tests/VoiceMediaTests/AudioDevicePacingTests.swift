@@ -38,6 +38,18 @@ final class AudioDevicePacingTests: XCTestCase {
         XCTAssertEqual(schedule.buffersDue(at: .milliseconds(1_040)), 1)
     }
 
+    // MARK: PeriodicDeadline on a virtual clock
+
+    func testDeadlinesStayOnTheAbsoluteGridWhateverTheLoopCosts() {
+        var deadline = PeriodicDeadline(start: .milliseconds(100), period: .milliseconds(10), resyncAfterPeriods: 2)
+        XCTAssertEqual(deadline.advance(now: .milliseconds(103)), .milliseconds(110))
+        XCTAssertEqual(deadline.advance(now: .milliseconds(119)), .milliseconds(120), "late work does not shift the grid")
+        XCTAssertEqual(deadline.advance(now: .milliseconds(145)), .milliseconds(130), "slightly late: due at once, grid kept")
+        XCTAssertEqual(deadline.advance(now: .milliseconds(145)), .milliseconds(140))
+        XCTAssertEqual(deadline.advance(now: .milliseconds(300)), .milliseconds(300), "a stall restarts the grid from now")
+        XCTAssertEqual(deadline.advance(now: .milliseconds(301)), .milliseconds(310))
+    }
+
     // MARK: SoftwareAudioClock (real time, kept short)
 
     final class CountingClient: SoftwareAudioClockClient {

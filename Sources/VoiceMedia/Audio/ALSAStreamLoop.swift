@@ -34,7 +34,6 @@ final class ALSAStreamLoop: @unchecked Sendable {
     func run(on thread: DeviceThread) {
         defer { pcm.close() }
         let clock = MonotonicMediaClock()
-        let resyncAfter = MediaTime(nanoseconds: period.nanoseconds * 2)
         do {
             if !pcm.isCapture {
                 buffer.update(repeating: 0)
@@ -42,7 +41,9 @@ final class ALSAStreamLoop: @unchecked Sendable {
                     try transferPeriod(thread)
                 }
             }
-            var deadline = clock.now()
+            // Sleeps only when the device returned early (it does not block); a device slower than
+            // our clock is followed instead, so a real card sets the pace.
+            var deadline = PeriodicDeadline(start: clock.now(), period: period, resyncAfterPeriods: 2)
             while !thread.shouldStop {
                 if pcm.isCapture {
                     // ALSA `null` reports frames read without writing them: deliver silence, not the previous period.
@@ -56,13 +57,7 @@ final class ALSAStreamLoop: @unchecked Sendable {
                     if !enabled.isEnabled { buffer.update(repeating: 0) }
                     context.deliverCapturedAudio(UnsafeBufferPointer(buffer))
                 }
-                deadline += period
-                let now = clock.now()
-                if now < deadline {
-                    MonotonicSleep.sleep(until: deadline)  // The device returned early (does not block): keep real time.
-                } else if now - deadline > resyncAfter {
-                    deadline = now  // The device is slower than our clock: follow it.
-                }
+                PeriodicDeadline.sleep(until: deadline.advance(now: clock.now()))
             }
         } catch {
             context.audioDevice(didReport: .failed(error))

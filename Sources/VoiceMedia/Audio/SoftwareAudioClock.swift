@@ -108,8 +108,7 @@ public final class SoftwareAudioClock: Sendable {
 
     private func run(_ thread: DeviceThread) {
         let clock = MonotonicMediaClock()
-        var deadline = clock.now()
-        let resyncAfter = MediaTime(nanoseconds: period.nanoseconds * 10)
+        var deadline = PeriodicDeadline(start: clock.now(), period: period, resyncAfterPeriods: 10)
         // Set here, before the first tick, so a client unregistering from inside a tick is recognised.
         state.withLock { $0.thread = thread }
         while true {
@@ -124,12 +123,9 @@ public final class SoftwareAudioClock: Sendable {
             }
             guard let snapshot else { break }
             for registration in snapshot {
-                registration.tick(at: deadline)
+                registration.tick(at: deadline.current)
             }
-            deadline += period
-            let now = clock.now()
-            if now - deadline > resyncAfter { deadline = now }
-            MonotonicSleep.sleep(until: deadline)
+            PeriodicDeadline.sleep(until: deadline.advance(now: clock.now()))
         }
         thread.stopAndJoin()  // Detaches: nobody joins the clock thread.
     }

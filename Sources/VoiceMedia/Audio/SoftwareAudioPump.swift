@@ -113,8 +113,6 @@ final class SoftwareDeviceSide: Sendable {
 
     init(label: String) { self.label = label }
 
-    var isRunning: Bool { running.withLock { $0 != nil } }
-
     /// Starts `pump` under `pacing`. Throws ``AudioDeviceError/Kind/alreadyStarted`` if running.
     /// `prepare` runs first, under the lock, only when the side is idle (e.g. rewinding a source).
     func start(_ pump: any SoftwareAudioPumping, pacing: SoftwareAudioPacing, prepare: () -> Void = {}) throws(AudioDeviceError) {
