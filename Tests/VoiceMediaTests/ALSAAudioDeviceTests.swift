@@ -43,6 +43,11 @@ final class ALSAAudioDeviceTests: XCTestCase {
 
     override func setUp() { _ = Self.fixture }
 
+    override class func tearDown() {
+        try? FileManager.default.removeItem(atPath: fixture.directory)
+        super.tearDown()
+    }
+
     func testCaptureThroughFilePluginReturnsTheInfileSamples() throws {
         let device = try ALSAAudioDevice(configuration: .init(captureDevice: "voicetest_in"))
         let context = CollectingAudioContext()
