@@ -7,6 +7,7 @@ public struct AudioFormat: Hashable, Sendable, CustomStringConvertible {
     /// Frames (samples per channel) in one device period, e.g. 480 for 10 ms at 48 kHz.
     public var framesPerBuffer: Int
 
+    /// Creates a format; the default is ``voice`` (48 kHz mono, 480-frame periods).
     public init(sampleRate: Int = 48_000, channels: Int = 1, framesPerBuffer: Int = 480) {
         self.sampleRate = sampleRate
         self.channels = channels
@@ -22,6 +23,7 @@ public struct AudioFormat: Hashable, Sendable, CustomStringConvertible {
     public var bufferDuration: MediaTime {
         MediaTime(nanoseconds: Int64(framesPerBuffer) * 1_000_000_000 / Int64(sampleRate))
     }
+    /// E.g. `48000 Hz × 1 ch, 480 frames/buffer`.
     public var description: String { "\(sampleRate) Hz × \(channels) ch, \(framesPerBuffer) frames/buffer" }
 }
 

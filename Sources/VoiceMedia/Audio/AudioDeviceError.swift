@@ -13,16 +13,19 @@ public struct AudioDeviceError: Error, Hashable, Sendable, CustomStringConvertib
         /// The device is already started.
         case alreadyStarted
     }
+    /// What went wrong.
     public var kind: Kind
     /// The underlying library's code (ALSA negative errno), if any.
     public var code: Int32
     /// A human-readable explanation.
     public var message: String
 
+    /// Creates an error; `code` is the library's return code (0 if none).
     public init(kind: Kind, code: Int32 = 0, message: String) {
         self.kind = kind
         self.code = code
         self.message = message
     }
+    /// Kind, message and code, for logs.
     public var description: String { "audio device \(kind): \(message)" + (code != 0 ? " (\(code))" : "") }
 }

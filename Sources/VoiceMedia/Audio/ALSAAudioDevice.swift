@@ -1,0 +1,134 @@
+import CALSA
+import Synchronization
+
+/// An audio device on ALSA (libasound): any PCM name, interleaved S16_LE, 10–20 ms periods.
+///
+/// Capture and playback each open their own PCM and run on their own named thread. Both loops
+/// keep real-time pacing even when the PCM does not block (ALSA `null` returns at once): each
+/// period has an absolute deadline on `CLOCK_MONOTONIC` and the thread sleeps until it whenever
+/// the device returned early; when the device itself is late the deadline follows it, so a card
+/// that blocks sets the pace. Xruns are recovered with `snd_pcm_recover` and reported as
+/// ``AudioDeviceEvent/xrunRecovered(capture:)``; an unrecoverable error is reported as
+/// ``AudioDeviceEvent/failed(_:)`` and ends that direction's thread (call `stop*` to reset it).
+///
+/// Threading: thread-safe. Start/stop state sits behind a mutex, ``isEnabled`` in an atomic;
+/// the PCM handles are owned by their threads. Context callbacks run on the device threads.
+public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
+    /// PCM names, format and buffering.
+    public struct Configuration: Sendable, Hashable {
+        /// PCM to capture from, e.g. `"default"`, `"hw:0,0"`, `"null"`.
+        public var captureDevice: String
+        /// PCM to play to.
+        public var playbackDevice: String
+        /// Rate, channels (1 or 2) and period (`framesPerBuffer`, 10–20 ms) of both directions.
+        public var format: AudioFormat
+        /// ALSA ring buffer size in periods (at least 2).
+        public var bufferPeriods: Int
+        /// Periods of silence queued before playback starts, as a cushion against jitter.
+        public var playbackPrefillPeriods: Int
+
+        /// Creates a configuration; defaults are the `"default"` PCM, 48 kHz mono, 10 ms periods, 4 periods of buffer.
+        public init(captureDevice: String = "default", playbackDevice: String = "default", format: AudioFormat = .voice,
+                    bufferPeriods: Int = 4, playbackPrefillPeriods: Int = 1) {
+            self.captureDevice = captureDevice
+            self.playbackDevice = playbackDevice
+            self.format = format
+            self.bufferPeriods = bufferPeriods
+            self.playbackPrefillPeriods = playbackPrefillPeriods
+        }
+    }
+
+    /// The configuration the device was created with.
+    public let configuration: Configuration
+    /// Format of captured audio.
+    public var captureFormat: AudioFormat? { configuration.format }
+    /// Format of rendered audio.
+    public var renderFormat: AudioFormat? { configuration.format }
+    /// When false, capture delivers silence and silence is played; both threads keep their pacing.
+    public var isEnabled: Bool {
+        get { enabled.isEnabled }
+        set { enabled.isEnabled = newValue }
+    }
+
+    private let enabled = AudioEnableFlag(true)
+    private let captureThread = Mutex<DeviceThread?>(nil)
+    private let playbackThread = Mutex<DeviceThread?>(nil)
+
+    /// Creates a device; nothing is opened until `start*`.
+    ///
+    /// - Throws: ``AudioDeviceError/Kind/unsupportedFormat`` unless channels are 1–2, the rate
+    ///   positive and the period 10–20 ms.
+    public init(configuration: Configuration = Configuration()) throws(AudioDeviceError) {
+        let format = configuration.format
+        guard (1...2).contains(format.channels), format.sampleRate > 0 else {
+            throw AudioDeviceError(kind: .unsupportedFormat, message: "unsupported format \(format)")
+        }
+        let periodMicroseconds = format.framesPerBuffer * 1_000_000 / format.sampleRate
+        guard (10_000...20_000).contains(periodMicroseconds) else {
+            throw AudioDeviceError(kind: .unsupportedFormat, message: "period must be 10–20 ms, got \(format)")
+        }
+        self.configuration = configuration
+    }
+
+    /// Creates a device using PCM `name` for both directions with `format`.
+    public convenience init(name: String = "default", format: AudioFormat = .voice) throws(AudioDeviceError) {
+        try self.init(configuration: Configuration(captureDevice: name, playbackDevice: name, format: format))
+    }
+
+    deinit {
+        stopCapturing()
+        stopRendering()
+    }
+
+    /// Forces libasound to re-read its configuration (e.g. after changing `ALSA_CONFIG_PATH`).
+    ///
+    /// Call only while no PCM is open in the process.
+    public static func reloadConfiguration() {
+        _ = snd_config_update_free_global()
+    }
+
+    /// Opens the capture PCM and starts its thread.
+    ///
+    /// - Throws: ``AudioDeviceError/Kind/openFailed`` (with ALSA's code and `snd_strerror` text)
+    ///   for a missing or busy PCM, ``AudioDeviceError/Kind/unsupportedFormat`` if it refuses the
+    ///   format, ``AudioDeviceError/Kind/alreadyStarted`` if capturing.
+    public func startCapturing(context: any AudioDeviceContext) throws(AudioDeviceError) {
+        try start(capture: true, slot: captureThread, context: context)
+    }
+
+    /// Stops capturing and closes the PCM; no capture callback runs after it returns. Idempotent.
+    public func stopCapturing() { stop(captureThread) }
+
+    /// Opens the playback PCM and starts its thread. Throws as ``startCapturing(context:)``.
+    public func startRendering(context: any AudioDeviceContext) throws(AudioDeviceError) {
+        try start(capture: false, slot: playbackThread, context: context)
+    }
+
+    /// Stops playback and closes the PCM; no render callback runs after it returns. Idempotent.
+    public func stopRendering() { stop(playbackThread) }
+
+    private func start(capture: Bool, slot: borrowing Mutex<DeviceThread?>, context: any AudioDeviceContext) throws(AudioDeviceError) {
+        let configuration = configuration
+        let enabled = enabled
+        try slot.withLock { running throws(AudioDeviceError) in
+            guard running == nil else {
+                throw AudioDeviceError(kind: .alreadyStarted, message: "ALSA \(capture ? "capture" : "playback") already started")
+            }
+            let pcm = try ALSAPCM(name: capture ? configuration.captureDevice : configuration.playbackDevice,
+                                  capture: capture, format: configuration.format, bufferPeriods: configuration.bufferPeriods)
+            let loop = ALSAStreamLoop(pcm: pcm, format: configuration.format, context: context, enabled: enabled,
+                                      prefillPeriods: capture ? 0 : configuration.playbackPrefillPeriods)
+            running = try DeviceThread.start(name: capture ? "voice-alsa-cap" : "voice-alsa-play") { thread in
+                loop.run(on: thread)
+            }
+        }
+    }
+
+    private func stop(_ slot: borrowing Mutex<DeviceThread?>) {
+        let thread = slot.withLock { running -> DeviceThread? in
+            defer { running = nil }
+            return running
+        }
+        thread?.stopAndJoin()
+    }
+}

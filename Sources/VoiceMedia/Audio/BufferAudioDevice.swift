@@ -1,0 +1,142 @@
+import Synchronization
+
+/// A device that captures from memory (samples or a generator) and records what it renders
+/// into memory, for bots, servers and tests.
+///
+/// Paced in real time on ``SoftwareAudioClock/shared`` by default. Threading: thread-safe;
+/// ``recordedSamples`` is a locked snapshot that may be read while rendering.
+/// Recording appends into storage reserved up front (`recordingCapacity`), so steady-state
+/// rendering does not allocate until that capacity is exceeded.
+public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
+    /// Produces one capture buffer in place. Called on the pacing thread; must not block.
+    public typealias Generator = @Sendable (UnsafeMutableBufferPointer<Int16>) -> Void
+
+    /// The format of both directions.
+    public let format: AudioFormat
+    /// How buffers are timed.
+    public let pacing: SoftwareAudioPacing
+    /// Format of captured audio.
+    public var captureFormat: AudioFormat? { format }
+    /// Format of recorded render audio.
+    public var renderFormat: AudioFormat? { format }
+    /// When false, capture delivers silence and silence is recorded; pacing continues.
+    public var isEnabled: Bool {
+        get { enabled.isEnabled }
+        set { enabled.isEnabled = newValue }
+    }
+
+    private let enabled = AudioEnableFlag(true)
+    private let captureSide = SoftwareDeviceSide(label: "voice-buf-cap")
+    private let renderSide = SoftwareDeviceSide(label: "voice-buf-ren")
+    private let source: Source
+    private let recorder: Recorder
+
+    /// Creates a device that captures `samples` (interleaved, in `format`) once, then silence, or in a loop.
+    public init(format: AudioFormat = .voice, captureSamples: [Int16] = [], loop: Bool = false,
+                recordingCapacity: Int = 48_000 * 60, pacing: SoftwareAudioPacing = .realTime) {
+        self.format = format
+        self.pacing = pacing
+        self.source = Source(content: .samples(captureSamples, loop: loop))
+        self.recorder = Recorder(capacity: recordingCapacity)
+    }
+
+    /// Creates a device whose capture buffers are produced by `generator`.
+    public init(format: AudioFormat = .voice, recordingCapacity: Int = 48_000 * 60,
+                pacing: SoftwareAudioPacing = .realTime, generator: @escaping Generator) {
+        self.format = format
+        self.pacing = pacing
+        self.source = Source(content: .generator(generator))
+        self.recorder = Recorder(capacity: recordingCapacity)
+    }
+
+    deinit {
+        captureSide.stop()
+        renderSide.stop()
+    }
+
+    /// Everything rendered so far (interleaved, in ``renderFormat``). A snapshot; safe while rendering.
+    public var recordedSamples: [Int16] { recorder.samples.withLock { $0 } }
+
+    /// Discards the recording.
+    public func clearRecording() { recorder.samples.withLock { $0.removeAll(keepingCapacity: true) } }
+
+    /// Starts delivering the capture content to `context`, from its beginning.
+    public func startCapturing(context: any AudioDeviceContext) throws(AudioDeviceError) {
+        try captureSide.start(SoftwareAudioPump<Source, Recorder>(
+            direction: .capture(source), format: format, context: context, enabled: enabled), pacing: pacing,
+            prepare: source.rewind)
+    }
+
+    /// Stops capturing; no capture callback runs after it returns. Idempotent.
+    public func stopCapturing() { captureSide.stop() }
+
+    /// Starts pulling render audio from `context` into the recording.
+    public func startRendering(context: any AudioDeviceContext) throws(AudioDeviceError) {
+        try renderSide.start(SoftwareAudioPump<Source, Recorder>(
+            direction: .render(recorder), format: format, context: context, enabled: enabled), pacing: pacing)
+    }
+
+    /// Stops rendering; no render callback runs after it returns. Idempotent.
+    public func stopRendering() { renderSide.stop() }
+
+    /// The capture content and read position. Only the capture pump touches `position` (and
+    /// `rewind` runs before the pump starts), hence `@unchecked Sendable`.
+    final class Source: SoftwareCaptureSource, @unchecked Sendable {
+        enum Content {
+            case samples([Int16], loop: Bool)
+            case generator(Generator)
+        }
+        let content: Content
+        private var position = 0
+
+        init(content: Content) { self.content = content }
+
+        func rewind() { position = 0 }
+
+        func fill(_ buffer: UnsafeMutableBufferPointer<Int16>) -> Bool {
+            switch content {
+            case let .generator(generate):
+                generate(buffer)
+                return true
+            case let .samples(samples, loop):
+                return samples.withUnsafeBufferPointer { all in
+                    Self.copy(from: all, position: &position, loop: loop, into: buffer)
+                }
+            }
+        }
+
+        /// Copies from `all` at `position` into `buffer`, wrapping if `loop`, padding with silence otherwise.
+        /// Returns false once the end (without loop) is reached.
+        static func copy(from all: UnsafeBufferPointer<Int16>, position: inout Int, loop: Bool,
+                         into buffer: UnsafeMutableBufferPointer<Int16>) -> Bool {
+            var filled = 0
+            while filled < buffer.count {
+                if position >= all.count {
+                    guard loop, !all.isEmpty else { break }
+                    position = 0
+                }
+                let n = min(buffer.count - filled, all.count - position)
+                for i in 0..<n { buffer[filled + i] = all[position + i] }
+                filled += n
+                position += n
+            }
+            if filled < buffer.count {
+                for i in filled..<buffer.count { buffer[i] = 0 }
+            }
+            return loop ? !all.isEmpty : position < all.count
+        }
+    }
+
+    /// The recording, behind a mutex so snapshots can be taken while rendering.
+    final class Recorder: SoftwareRenderSink, Sendable {
+        let samples: Mutex<[Int16]>
+        init(capacity: Int) {
+            var storage = [Int16]()
+            storage.reserveCapacity(max(0, capacity))
+            samples = Mutex(storage)
+        }
+        func consume(_ buffer: UnsafeBufferPointer<Int16>) {
+            samples.withLock { $0.append(contentsOf: buffer) }
+        }
+    }
+}
