@@ -114,7 +114,7 @@ extension JitterBuffer {
         }
         underrunUnits += Int64(units)
         if underrunUnits > maxDelayUnits { return silence(units) }
-        counters.concealedFrames += 1
+        counters.underrunFrames += 1
         return .conceal(duration: units)
     }
 

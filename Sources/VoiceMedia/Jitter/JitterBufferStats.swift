@@ -29,8 +29,12 @@ public struct JitterBufferStats: Hashable, Sendable {
     public var discarded: Int = 0
     /// Packets played out.
     public var playedPackets: Int = 0
-    /// Frames reported as ``JitterBufferPlayout/conceal(duration:)`` because media was missing.
+    /// Frames reported as ``JitterBufferPlayout/conceal(duration:)`` for packets known to be
+    /// missing (a later packet is buffered).
     public var concealedFrames: Int = 0
+    /// Frames reported as ``JitterBufferPlayout/conceal(duration:)`` because nothing was
+    /// buffered: late packets, a DTX pause or the end of the stream; not counted as loss.
+    public var underrunFrames: Int = 0
     /// Frames reported as ``JitterBufferPlayout/recoverFromNext(length:duration:)``.
     public var recoveredFrames: Int = 0
     /// Frames reported as ``JitterBufferPlayout/silence(duration:)``.
