@@ -41,6 +41,13 @@ extension JitterBuffer {
         var mayAdaptSpeech = true
         if let last = lastAdaptation { mayAdaptSpeech = now - last >= configuration.adaptationInterval }
         var mayAdaptSilence = true
+        if delay >= targetNs + 2 * frameNs {
+            if excessSince == nil { excessSince = now }
+        } else {
+            excessSince = nil
+        }
+        var mayDropSpeech = false
+        if let since = excessSince { mayDropSpeech = now - since >= configuration.shrinkPatience }
         for _ in 0...(slots.count + 1) {
             guard bufferedCount > 0 else { break }
             let i = index(nextSeq)
@@ -65,7 +72,7 @@ extension JitterBuffer {
                     mayAdaptSpeech = false
                     return inserted(silence: false, now: now)
                 }
-                if mayAdaptSpeech, delay >= targetNs + 2 * frameNs, dropForNext(at: i) {
+                if mayAdaptSpeech, mayDropSpeech, dropForNext(at: i) {
                     mayAdaptSpeech = false
                     lastAdaptation = now
                     continue
@@ -231,6 +238,7 @@ extension JitterBuffer {
 
     mutating func silence(_ units: Int) -> JitterBufferPlayout {
         counters.silenceFrames += 1
+        excessSince = nil
         return .silence(duration: units)
     }
 }

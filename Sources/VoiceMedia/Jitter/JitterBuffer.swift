@@ -20,8 +20,8 @@
 ///   frame at a time: grown with a silence frame at a talkspurt start (marker) or in a DTX gap,
 ///   with a concealment frame during speech or an underrun; shrunk by skipping a silence frame
 ///   in a DTX gap (when at least a frame above target) or by dropping a packet during speech
-///   (only when at least two frames above target). Speech adjustments are rate-limited by
-///   `adaptationInterval`.
+///   (only when at least two frames above target for `shrinkPatience` without a silence to use).
+///   Speech adjustments are rate-limited by `adaptationInterval`.
 /// - An underrun (nothing buffered) is concealed while the playout clock keeps running; after
 ///   `maxDelay` of underrun it turns into silence.
 /// - SSRC changes resynchronize at once; sequence/timestamp jumps must be confirmed by a second
@@ -72,6 +72,8 @@ public struct JitterBuffer: Sendable {
     var bufferedCount = 0
     var underrunUnits: Int64 = 0
     var lastAdaptation: MediaTime?
+    /// Since when the delay has been two frames above target with no silence to shed it in.
+    var excessSince: MediaTime?
     var probeSeq: UInt16?
     var lastTransit: Int64?
     var jitterNs: Double = 0
@@ -165,6 +167,7 @@ public struct JitterBuffer: Sendable {
         lastDuration = configuration.frameDuration
         underrunUnits = 0
         lastAdaptation = nil
+        excessSince = nil
         probeSeq = nil
         lastTransit = nil
         jitterNs = 0

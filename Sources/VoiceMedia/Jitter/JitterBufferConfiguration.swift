@@ -22,6 +22,9 @@ public struct JitterBufferConfiguration: Hashable, Sendable {
     /// Shortest time between two delay adjustments made while speech is playing.
     /// Adjustments in silence (DTX gaps, talkspurt starts, underruns) are not rate-limited.
     public var adaptationInterval: MediaTime = .milliseconds(100)
+    /// How long the delay must have been two frames or more above target, with no silence in
+    /// which to shed it, before packets are dropped during speech.
+    public var shrinkPatience: MediaTime = .seconds(2)
     /// A sequence number further ahead than this of the highest seen is a jump (RFC 3550 A.1).
     public var maxDropout: Int = 3000
     /// A sequence number further behind than this of the highest seen is a jump (RFC 3550 A.1).
@@ -49,6 +52,7 @@ public struct JitterBufferConfiguration: Hashable, Sendable {
         guard quantile >= 0, quantile <= 1 else { throw .quantile }
         guard minDelay.nanoseconds >= 0, minDelay <= maxDelay else { throw .delayBounds }
         guard maxDropout > 0, maxMisorder > 0, maxTimestampJump.nanoseconds > 0 else { throw .jumpThresholds }
+        guard adaptationInterval.nanoseconds >= 0, shrinkPatience.nanoseconds >= 0 else { throw .adaptationTiming }
     }
 
     /// This configuration with every out-of-range value replaced by the nearest usable one.
@@ -66,6 +70,8 @@ public struct JitterBufferConfiguration: Hashable, Sendable {
         c.maxDropout = max(1, maxDropout)
         c.maxMisorder = max(1, maxMisorder)
         c.maxTimestampJump = max(.milliseconds(1), maxTimestampJump)
+        c.adaptationInterval = max(.zero, adaptationInterval)
+        c.shrinkPatience = max(.zero, shrinkPatience)
         return c
     }
 }
@@ -88,6 +94,8 @@ public enum JitterBufferConfigurationError: Error, Hashable, Sendable, CustomStr
     case delayBounds
     /// A jump threshold (`maxDropout`, `maxMisorder`, `maxTimestampJump`) is not positive.
     case jumpThresholds
+    /// `adaptationInterval` or `shrinkPatience` is negative.
+    case adaptationTiming
 
     /// A readable explanation.
     public var description: String {
@@ -100,6 +108,7 @@ public enum JitterBufferConfigurationError: Error, Hashable, Sendable, CustomStr
         case .quantile: "jitter buffer: quantile must be within 0...1"
         case .delayBounds: "jitter buffer: need 0 <= minDelay <= maxDelay"
         case .jumpThresholds: "jitter buffer: jump thresholds must be positive"
+        case .adaptationTiming: "jitter buffer: adaptation interval and shrink patience must not be negative"
         }
     }
 }
