@@ -192,6 +192,8 @@ final class JitterBufferAdaptationTests: XCTestCase {
             XCTAssertEqual(s.received, h.insertResults.count)
             XCTAssertGreaterThan(Double(s.playedPackets), 0.85 * 3000, "seed \(seed): \(s)")
             XCTAssertEqual(s.resyncs + s.outOfRange + s.tooLarge, 0)
+            // The script really exercised recovery, concealment, late and duplicate handling.
+            XCTAssertTrue(s.recoveredFrames > 0 && s.concealedFrames > 0 && s.late > 0 && s.duplicates > 0, "\(s)")
         }
     }
 }
