@@ -361,6 +361,20 @@ final class JitterBufferTests: XCTestCase {
         XCTAssertEqual(h.buffer.stats.resyncs, 1)
     }
 
+    func testSenderTimelineFallingBehindResynchronizesAfterARunOfLatePackets() {
+        var h = JitterHarness(Self.steady)
+        h.send(jitterTestStream(count: 20))
+        // The sender stops for 600 ms but its timestamps resume where they left off.
+        h.send(jitterTestStream(count: 40, firstIndex: 20, startSeq: 1020, startTs: 50_000 + 20 * 960,
+                                start: .milliseconds(1000)))
+        h.run(until: .seconds(2.5))
+        XCTAssertEqual((20..<30).flatMap { h.result(of: $0) }, Array(repeating: .late, count: 10))
+        XCTAssertEqual(h.result(of: 30), [.resynchronized])
+        XCTAssertEqual(h.played, Array(0..<20) + Array(30..<60))
+        XCTAssertEqual(h.buffer.stats.late, 10)
+        XCTAssertEqual(h.buffer.stats.resyncs, 1)
+    }
+
     func testResyncFlushesWhatIsStillBuffered() {
         var h = JitterHarness(Self.holding(100))
         h.send(jitterTestStream(count: 10))

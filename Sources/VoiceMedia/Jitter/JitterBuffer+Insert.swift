@@ -67,9 +67,14 @@ extension JitterBuffer {
         case .idle: isLate = false
         }
         if isLate {
+            consecutiveLate += 1
+            if consecutiveLate > configuration.maxConsecutiveLate {
+                return resynchronize(sequenceNumber, timestamp, ssrc, marker, payload, duration, arrival)
+            }
             counters.late += 1
             return .late
         }
+        consecutiveLate = 0
         makeRoom(for: seq, ts: ts)
         store(seq: seq, ts: ts, marker: marker, payload: payload, duration: duration)
         return .accepted

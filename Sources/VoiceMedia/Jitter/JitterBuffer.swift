@@ -25,7 +25,10 @@
 /// - An underrun (nothing buffered) is concealed while the playout clock keeps running; after
 ///   `maxDelay` of underrun it turns into silence.
 /// - SSRC changes resynchronize at once; sequence/timestamp jumps must be confirmed by a second
-///   consecutive packet (RFC 3550 A.1) and then resynchronize.
+///   consecutive packet (RFC 3550 A.1) and then resynchronize, as does a run of
+///   `maxConsecutiveLate` late packets (the sender's timeline fell behind ours).
+/// - A resynchronization flushes what is still buffered (counted as discarded) and buffers
+///   afresh from the packet that caused it.
 public struct JitterBuffer: Sendable {
     enum Phase: Sendable { case idle, buffering, playing }
 
@@ -75,6 +78,7 @@ public struct JitterBuffer: Sendable {
     /// Since when the delay has been two frames above target with no silence to shed it in.
     var excessSince: MediaTime?
     var probeSeq: UInt16?
+    var consecutiveLate = 0
     var lastTransit: Int64?
     var jitterNs: Double = 0
     var targetNs: Int64
@@ -169,6 +173,7 @@ public struct JitterBuffer: Sendable {
         lastAdaptation = nil
         excessSince = nil
         probeSeq = nil
+        consecutiveLate = 0
         lastTransit = nil
         jitterNs = 0
     }

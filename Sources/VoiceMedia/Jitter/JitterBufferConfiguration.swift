@@ -31,6 +31,9 @@ public struct JitterBufferConfiguration: Hashable, Sendable {
     public var maxMisorder: Int = 100
     /// A timestamp further than this from the playout position is a jump.
     public var maxTimestampJump: MediaTime = .seconds(1)
+    /// This many late packets in a row (none accepted between) mean the sender's timeline moved
+    /// behind ours (e.g. its clock paused): the next late one resynchronizes the buffer.
+    public var maxConsecutiveLate: Int = 10
 
     /// Creates the default configuration: 48 kHz, 20 ms frames, 20–400 ms delay, 64 slots.
     public init() {}
@@ -51,7 +54,9 @@ public struct JitterBufferConfiguration: Hashable, Sendable {
         guard windowSize > 0 else { throw .windowSize }
         guard quantile >= 0, quantile <= 1 else { throw .quantile }
         guard minDelay.nanoseconds >= 0, minDelay <= maxDelay else { throw .delayBounds }
-        guard maxDropout > 0, maxMisorder > 0, maxTimestampJump.nanoseconds > 0 else { throw .jumpThresholds }
+        guard maxDropout > 0, maxMisorder > 0, maxTimestampJump.nanoseconds > 0, maxConsecutiveLate > 0 else {
+            throw .jumpThresholds
+        }
         guard adaptationInterval.nanoseconds >= 0, shrinkPatience.nanoseconds >= 0 else { throw .adaptationTiming }
     }
 
@@ -69,6 +74,7 @@ public struct JitterBufferConfiguration: Hashable, Sendable {
         c.initialDelay = min(c.maxDelay, max(c.minDelay, initialDelay))
         c.maxDropout = max(1, maxDropout)
         c.maxMisorder = max(1, maxMisorder)
+        c.maxConsecutiveLate = max(1, maxConsecutiveLate)
         c.maxTimestampJump = max(.milliseconds(1), maxTimestampJump)
         c.adaptationInterval = max(.zero, adaptationInterval)
         c.shrinkPatience = max(.zero, shrinkPatience)
@@ -92,7 +98,8 @@ public enum JitterBufferConfigurationError: Error, Hashable, Sendable, CustomStr
     case quantile
     /// `minDelay` is negative or above `maxDelay`.
     case delayBounds
-    /// A jump threshold (`maxDropout`, `maxMisorder`, `maxTimestampJump`) is not positive.
+    /// A jump threshold (`maxDropout`, `maxMisorder`, `maxTimestampJump`, `maxConsecutiveLate`)
+    /// is not positive.
     case jumpThresholds
     /// `adaptationInterval` or `shrinkPatience` is negative.
     case adaptationTiming
