@@ -1,0 +1,21 @@
+/// What to render for one playout request; see ``JitterBuffer/nextFrame(at:into:)``.
+/// Durations are in RTP clock units.
+public enum JitterBufferPlayout: Hashable, Sendable {
+    /// A packet's payload (`length` bytes) was copied into the caller's buffer: decode it.
+    case packet(length: Int, duration: Int)
+    /// The frame is missing but the next packet is buffered: its payload (`length` bytes) was
+    /// copied in; decode its forward error correction data for `duration`.
+    case recoverFromNext(length: Int, duration: Int)
+    /// The frame is missing (or inserted to grow the delay) and nothing can recover it: run PLC.
+    case conceal(duration: Int)
+    /// Nothing to play that counts as loss: before the first packet, while buffering, a DTX gap,
+    /// a long underrun, or a frame inserted at a talkspurt boundary.
+    case silence(duration: Int)
+
+    /// RTP units this output covers.
+    public var duration: Int {
+        switch self {
+        case .packet(_, let d), .recoverFromNext(_, let d), .conceal(let d), .silence(let d): d
+        }
+    }
+}

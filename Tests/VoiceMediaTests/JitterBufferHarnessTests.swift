@@ -1,0 +1,164 @@
+import XCTest
+@testable import VoiceMedia
+
+/// One scripted RTP packet for jitter buffer tests. The payload's first four bytes carry
+/// `index` (big-endian) so playout can be traced back to the packet.
+struct JitterTestPacket {
+    var index: Int
+    var seq: UInt16
+    var ts: UInt32
+    var ssrc: UInt32 = 0x1234_5678
+    var marker = false
+    var duration = 960
+    var size = 40
+    var arrival: MediaTime
+}
+
+/// What one playout request produced, with the packet index decoded from the payload.
+enum JitterTestOutput: Equatable {
+    case packet(Int, duration: Int)
+    case recover(Int, duration: Int)
+    case conceal(duration: Int)
+    case silence(duration: Int)
+
+    var duration: Int {
+        switch self {
+        case .packet(_, let d), .recover(_, let d), .conceal(let d), .silence(let d): d
+        }
+    }
+}
+
+/// Seeded SplitMix64, so scripted networks are reproducible.
+struct JitterTestRandom {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// Uniform in 0..<1.
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    /// Uniform integer in range.
+    mutating func int(in range: ClosedRange<Int64>) -> Int64 {
+        range.lowerBound + Int64(next() % UInt64(range.upperBound - range.lowerBound + 1))
+    }
+}
+
+/// Drives a ``JitterBuffer`` on a virtual clock: before each playout request, every packet
+/// whose arrival is due is inserted (in arrival order).
+struct JitterHarness {
+    var buffer: JitterBuffer
+    var pending: [JitterTestPacket] = []
+    var insertResults: [(index: Int, result: JitterBufferInsertResult)] = []
+    var outputs: [JitterTestOutput] = []
+    var now = MediaTime.zero
+    var out = [UInt8](repeating: 0, count: 1500)
+
+    init(_ configuration: JitterBufferConfiguration = JitterBufferConfiguration()) {
+        buffer = JitterBuffer(configuration: configuration)
+    }
+
+    /// Queues packets; they are inserted when the clock reaches their arrival.
+    mutating func send(_ packets: [JitterTestPacket]) {
+        pending.append(contentsOf: packets)
+        pending.sort { $0.arrival < $1.arrival }
+    }
+
+    mutating func deliverDue() {
+        while let p = pending.first, p.arrival <= now {
+            pending.removeFirst()
+            insertResults.append((p.index, Self.insert(p, into: &buffer)))
+        }
+    }
+
+    static func insert(_ p: JitterTestPacket, into buffer: inout JitterBuffer) -> JitterBufferInsertResult {
+        var bytes = [UInt8](repeating: 0xA5, count: p.size)
+        bytes.withUnsafeMutableBytes { raw in
+            var w = ByteWriter(raw)
+            try? w.write(UInt32(truncatingIfNeeded: p.index))
+        }
+        return bytes.withUnsafeBytes {
+            buffer.insert(sequenceNumber: p.seq, timestamp: p.ts, ssrc: p.ssrc, marker: p.marker,
+                          payload: $0, duration: p.duration, arrival: p.arrival)
+        }
+    }
+
+    /// Delivers what is due, requests one frame at `now`, records and returns it.
+    @discardableResult
+    mutating func tick() -> JitterTestOutput {
+        deliverDue()
+        let result = out.withUnsafeMutableBytes { buffer.nextFrame(at: now, into: $0) }
+        let decoded: JitterTestOutput
+        switch result {
+        case .packet(let length, let d): decoded = .packet(index(length), duration: d)
+        case .recoverFromNext(let length, let d): decoded = .recover(index(length), duration: d)
+        case .conceal(let d): decoded = .conceal(duration: d)
+        case .silence(let d): decoded = .silence(duration: d)
+        }
+        XCTAssertEqual(decoded.duration, result.duration)
+        outputs.append(decoded)
+        return decoded
+    }
+
+    func index(_ length: Int) -> Int {
+        out.withUnsafeBytes { raw in
+            var r = ByteReader(UnsafeRawBufferPointer(rebasing: raw[0..<length]))
+            return (try? r.readUInt32()).map(Int.init) ?? -1
+        }
+    }
+
+    /// Ticks every `period` until `end`.
+    mutating func run(until end: MediaTime, period: MediaTime = .milliseconds(20)) {
+        while now < end {
+            tick()
+            now += period
+        }
+    }
+
+    /// Ticks, advancing the clock by each output's own duration, until `end`.
+    mutating func runPacedByOutput(until end: MediaTime, clockRate: Int64 = 48_000) {
+        while now < end {
+            let o = tick()
+            now += MediaTime(nanoseconds: Int64(o.duration) * 1_000_000_000 / clockRate)
+        }
+    }
+
+    var played: [Int] { outputs.compactMap { if case .packet(let i, _) = $0 { i } else { nil } } }
+    var recovered: [Int] { outputs.compactMap { if case .recover(let i, _) = $0 { i } else { nil } } }
+    var conceals: Int { outputs.filter { if case .conceal = $0 { true } else { false } }.count }
+    var silences: Int { outputs.filter { if case .silence = $0 { true } else { false } }.count }
+    func result(of index: Int) -> [JitterBufferInsertResult] { insertResults.filter { $0.index == index }.map(\.result) }
+
+    /// Outputs after the first played packet.
+    var afterStart: ArraySlice<JitterTestOutput> {
+        guard let first = outputs.firstIndex(where: { if case .packet = $0 { true } else { false } }) else { return [] }
+        return outputs[first...]
+    }
+}
+
+/// A 20 ms stream: packet `n` is sent at `start + n·20 ms` and arrives `delay(n)` later.
+func jitterTestStream(
+    count: Int, firstIndex: Int = 0, startSeq: UInt16 = 1000, startTs: UInt32 = 50_000,
+    ssrc: UInt32 = 0x1234_5678, duration: Int = 960, start: MediaTime = .zero,
+    delay: (Int) -> MediaTime = { _ in .milliseconds(30) }
+) -> [JitterTestPacket] {
+    (0..<count).map { n in
+        let sendNs = start.nanoseconds + Int64(n) * Int64(duration) * 1_000_000_000 / 48_000
+        return JitterTestPacket(
+            index: firstIndex + n, seq: startSeq &+ UInt16(truncatingIfNeeded: n),
+            ts: startTs &+ UInt32(truncatingIfNeeded: n * duration), ssrc: ssrc,
+            duration: duration, arrival: MediaTime(nanoseconds: sendNs) + delay(n))
+    }
+}
+
+final class JitterBufferHarnessTests: XCTestCase {
+    func testHarnessRandomIsSeededAndUniform() {
+        var a = JitterTestRandom(state: 7)
+        var b = JitterTestRandom(state: 7)
+        XCTAssertEqual((0..<5).map { _ in a.next() }, (0..<5).map { _ in b.next() })
+        let values = (0..<1000).map { _ in a.int(in: -3...3) }
+        XCTAssertEqual(Set(values), Set(-3...3))
+    }
+}
