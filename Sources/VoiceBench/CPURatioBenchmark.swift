@@ -83,7 +83,7 @@ struct CPURatioBenchmark {
                 srtp_protect(tx, raw.baseAddress, &len)
                 srtp_unprotect(rx, raw.baseAddress, &len)
                 pcm.withUnsafeMutableBufferPointer { out in
-                    _ = opus_decode(dec, raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + 12, len - 12, out.baseAddress, 960, 0)
+                    _ = opus_decode(dec, raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + 12, len - 12, out.baseAddress!, 960, 0)
                 }
             }
         }

@@ -48,7 +48,7 @@ struct CapacityBenchmark {
         while endpoints <= maxEndpoints {
             let late = try measure(endpoints: endpoints, signal: signal)
             print("capacity: \(endpoints) endpoints: \(late.total) late frames (overruns \(late.overruns), underruns \(late.underruns), overflows \(late.overflows), concealed \(late.concealed), late \(late.late))")
-            fflush(stdout)
+            flushOutput()
             if late.total > 0 { break }
             best = endpoints
             endpoints += step

@@ -71,7 +71,7 @@ struct PESQBenchmark {
         print(String(format: "pesq: loss %d%%: PESQ-WB %.2f (%@; sender FEC %@ hint %d%%; receiver lost %d, concealed %d, recovered %d)",
                      lossPercent, score, alignment.description, statsA.fecEnabled ? "on" : "off", statsA.packetLossHint,
                      statsB.packetsLost, jb.concealedFrames, jb.recoveredFrames))
-        fflush(stdout)
+        flushOutput()
         return score
     }
 }

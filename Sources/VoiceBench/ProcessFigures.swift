@@ -8,7 +8,7 @@ enum ProcessFigures {
     /// User + system CPU time of the whole process, in seconds.
     static func cpuSeconds() -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
@@ -27,4 +27,9 @@ enum ProcessFigures {
         guard fields.count > 1, let pages = Double(fields[1]) else { return 0 }
         return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1024
     }
+}
+
+/// Flushes standard output so progress lines appear while a long measurement runs.
+func flushOutput() {
+    fflush(nil)
 }

@@ -15,9 +15,7 @@ public final class ImpairmentProxy: Sendable {
     public let addressForB: SocketAddress
     private let socketA: UDPSocket
     private let socketB: UDPSocket
-    private let running = Atomic<Bool>(true)
-    private let finished = DispatchSemaphore(value: 0)
-    private let counters = Mutex<(seen: Int, dropped: Int, reordered: Int)>((0, 0, 0))
+    private let shared = ProxyShared()
 
     /// Starts relaying between `a` and `b` with `aToB` and `bToA` impairments.
     public init(endpointA a: SocketAddress, endpointB b: SocketAddress, aToB: NetworkImpairment, bToA: NetworkImpairment) throws {
@@ -27,24 +25,31 @@ public final class ImpairmentProxy: Sendable {
         addressForA = socketA.localAddress
         addressForB = socketB.localAddress
         let loop = ProxyLoop(socketA: socketA, socketB: socketB, a: a, b: b, aToB: ImpairmentModel(aToB),
-                             bToA: ImpairmentModel(bToA), running: running, finished: finished, counters: counters)
+                             bToA: ImpairmentModel(bToA), shared: shared)
         let thread = Thread { loop.run() }
         thread.name = "impairment-proxy"
         thread.start()
     }
 
     /// Packets seen, dropped and reordered, both directions together.
-    public var counts: (seen: Int, dropped: Int, reordered: Int) { counters.withLock { $0 } }
+    public var counts: (seen: Int, dropped: Int, reordered: Int) { shared.counters.withLock { $0 } }
 
     /// Stops relaying and closes the sockets. Idempotent.
     public func stop() {
-        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        finished.wait()
+        guard shared.running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        shared.finished.wait()
         socketA.close()
         socketB.close()
     }
 
     deinit { stop() }
+}
+
+/// State the proxy and its thread share.
+private final class ProxyShared: Sendable {
+    let running = Atomic<Bool>(true)
+    let finished = DispatchSemaphore(value: 0)
+    let counters = Mutex<(seen: Int, dropped: Int, reordered: Int)>((0, 0, 0))
 }
 
 private final class ProxyLoop: @unchecked Sendable {  // used only by the proxy thread
@@ -56,28 +61,25 @@ private final class ProxyLoop: @unchecked Sendable {  // used only by the proxy 
     let socketA: UDPSocket, socketB: UDPSocket
     let a: SocketAddress, b: SocketAddress
     var aToB: ImpairmentModel, bToA: ImpairmentModel
-    let running: Atomic<Bool>
-    let finished: DispatchSemaphore
-    let counters: Mutex<(seen: Int, dropped: Int, reordered: Int)>
+    let shared: ProxyShared
     var queue: [Pending] = []
     let clock = MonotonicMediaClock()
 
     init(socketA: UDPSocket, socketB: UDPSocket, a: SocketAddress, b: SocketAddress, aToB: ImpairmentModel,
-         bToA: ImpairmentModel, running: Atomic<Bool>, finished: DispatchSemaphore,
-         counters: Mutex<(seen: Int, dropped: Int, reordered: Int)>) {
+         bToA: ImpairmentModel, shared: ProxyShared) {
         self.socketA = socketA; self.socketB = socketB; self.a = a; self.b = b
-        self.aToB = aToB; self.bToA = bToA; self.running = running; self.finished = finished; self.counters = counters
+        self.aToB = aToB; self.bToA = bToA; self.shared = shared
     }
 
     func run() {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 8)
         defer {
             buffer.deallocate()
-            finished.signal()
+            shared.finished.signal()
         }
         var fds = [pollfd(fd: socketA.fd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: socketB.fd, events: Int16(POLLIN), revents: 0)]
-        while running.load(ordering: .relaxed) {
+        while shared.running.load(ordering: .relaxed) {
             let now = clock.now()
             var timeout: Int32 = 20
             if let first = queue.first { timeout = Int32(max(0, min(20, (first.due - now).nanoseconds / 1_000_000))) }
@@ -97,10 +99,10 @@ private final class ProxyLoop: @unchecked Sendable {  // used only by the proxy 
             while let first = queue.first, first.due <= now2 {
                 queue.removeFirst()
                 first.bytes.withUnsafeBytes { raw in
-                    if first.toB { socketB.send(raw, to: b) } else { socketA.send(raw, to: a) }
+                    _ = first.toB ? socketB.send(raw, to: b) : socketA.send(raw, to: a)
                 }
             }
-            counters.withLock {
+            shared.counters.withLock {
                 $0 = (aToB.seen + bToA.seen, aToB.dropped + bToA.dropped, aToB.reordered + bToA.reordered)
             }
         }

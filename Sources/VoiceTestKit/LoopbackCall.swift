@@ -12,7 +12,7 @@ public final class LoopbackCall: Sendable {
 
     /// Creates both streams (SRTP with fresh keys unless `encrypted` is false) and their devices.
     public init(codec: MediaCodec = .opus(OpusSettings()), suite: SRTPSuite = .aesCM128HmacSHA1_80, encrypted: Bool = true,
-                signalA: [Int16], signalB: [Int16], loop: Bool = false,
+                signalA: [Int16], signalB: [Int16], loop: Bool = false, record: Bool = true,
                 impairmentAToB: NetworkImpairment? = nil, impairmentBToA: NetworkImpairment? = nil,
                 engine: MediaEngine = .shared, rtcpInterval: MediaTime = .seconds(5),
                 configure: ((inout AudioStreamConfiguration) -> Void)? = nil) throws {
@@ -30,8 +30,8 @@ public final class LoopbackCall: Sendable {
         a = try AudioStream(configuration: ca, engine: engine)
         b = try AudioStream(configuration: cb, engine: engine)
         let capacity = max(signalA.count, signalB.count) + 48_000 * 10
-        deviceA = BufferAudioDevice(captureSamples: signalA, loop: loop, recordingCapacity: capacity)
-        deviceB = BufferAudioDevice(captureSamples: signalB, loop: loop, recordingCapacity: capacity)
+        deviceA = BufferAudioDevice(captureSamples: signalA, loop: loop, recordingCapacity: capacity, recording: record)
+        deviceB = BufferAudioDevice(captureSamples: signalB, loop: loop, recordingCapacity: capacity, recording: record)
         if impairmentAToB != nil || impairmentBToA != nil {
             proxy = try ImpairmentProxy(endpointA: a.localAddress, endpointB: b.localAddress,
                                         aToB: impairmentAToB ?? .none, bToA: impairmentBToA ?? .none)

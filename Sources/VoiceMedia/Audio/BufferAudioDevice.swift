@@ -32,12 +32,13 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
     private let recorder: Recorder
 
     /// Creates a device that captures `samples` (interleaved, in `format`) once, then silence, or in a loop.
+    /// With `recording` false, rendered audio is pulled in real time and discarded (a load generator).
     public init(format: AudioFormat = .voice, captureSamples: [Int16] = [], loop: Bool = false,
-                recordingCapacity: Int = 48_000 * 60, pacing: SoftwareAudioPacing = .realTime) {
+                recordingCapacity: Int = 48_000 * 60, recording: Bool = true, pacing: SoftwareAudioPacing = .realTime) {
         self.format = format
         self.pacing = pacing
         self.source = Source(content: .samples(captureSamples, loop: loop))
-        self.recorder = Recorder(capacity: recordingCapacity)
+        self.recorder = Recorder(capacity: recording ? recordingCapacity : 0, enabled: recording)
     }
 
     /// Creates a device whose capture buffers are produced by `generator`.
@@ -130,12 +131,15 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
     /// The recording, behind a mutex so snapshots can be taken while rendering.
     final class Recorder: SoftwareRenderSink, Sendable {
         let samples: Mutex<[Int16]>
-        init(capacity: Int) {
+        let enabled: Bool
+        init(capacity: Int, enabled: Bool = true) {
             var storage = [Int16]()
             storage.reserveCapacity(max(0, capacity))
             samples = Mutex(storage)
+            self.enabled = enabled
         }
         func consume(_ buffer: UnsafeBufferPointer<Int16>) {
+            guard enabled else { return }
             samples.withLock { $0.append(contentsOf: buffer) }
         }
     }

@@ -34,10 +34,7 @@ public final class AudioStream: Sendable {
         self.engine = engine
         let control = StreamControl(events: nil)
         self.control = control
-        let c: StreamCore
-        do throws(AudioStreamError) {
-            c = try StreamCore(configuration: configuration, control: control)
-        }
+        let c = try StreamCore(configuration: configuration, control: control)
         self.localAddress = c.rtpSocket.localAddress
         self.localRTCPAddress = c.rtcpSocket?.localAddress
         self.core = Mutex(StreamCoreBox(core: c))
@@ -58,9 +55,7 @@ public final class AudioStream: Sendable {
         control.setRemote(rtp: remote, rtcp: remoteRTCP ?? (configuration.rtcpMux ? remote : nil))
         let context = StreamDeviceContext(capture: c.captureRing, render: c.renderRing, control: control)
         if let device = audioDevice {
-            do throws(AudioStreamError) {
-                try c.adopt(captureFormat: device.captureFormat, renderFormat: device.renderFormat)
-            }
+            try c.adopt(captureFormat: device.captureFormat, renderFormat: device.renderFormat)
             context.configure(captureFormat: device.captureFormat, renderFormat: device.renderFormat)
             c.renderDeviceActive = device.renderFormat != nil
             c.captureDeviceActive = device.captureFormat != nil

@@ -83,7 +83,8 @@ final class StreamCore: MediaTask {
         } catch {
             throw .invalidConfiguration("local address \(c.localAddress): \(error)")
         }
-        control.sockets.withLock { $0 = [rtpSocket] + (rtcpSocket.map { [$0] } ?? []) }
+        let sockets = [rtpSocket] + (rtcpSocket.map { [$0] } ?? [])
+        control.sockets.withLock { $0 = sockets }
         do throws(MediaCodecError) {
             encoder = try c.codec.makeEncoder(ptime: c.ptime)
             decoder = try c.codec.makeDecoder()

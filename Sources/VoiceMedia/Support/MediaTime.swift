@@ -33,7 +33,7 @@ public protocol MediaClock: Sendable {
 /// The system monotonic clock (`CLOCK_MONOTONIC`).
 public struct MonotonicMediaClock: MediaClock {
     public init() {}
-    @inlinable public func now() -> MediaTime {
+    public func now() -> MediaTime {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return MediaTime(nanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
