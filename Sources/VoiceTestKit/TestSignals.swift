@@ -4,7 +4,7 @@ import Foundation
 public enum TestSignals {
     /// A speech-like signal at 48 kHz: a voiced harmonic source whose pitch glides (100–220 Hz)
     /// through moving formant-like emphasis, in syllable-rate bursts (~4 Hz) with short pauses.
-    public static func speechLike(seconds: Double, sampleRate: Int = 48_000, amplitude: Double = 9_000, seed: Int = 1) -> [Int16] {
+    public static func speechLike(seconds: Double, sampleRate: Int = 48_000, amplitude: Double = 14_000, seed: Int = 1) -> [Int16] {
         let n = Int(seconds * Double(sampleRate))
         var out = [Int16](repeating: 0, count: n)
         var phase = 0.0
@@ -26,7 +26,7 @@ public enum TestSignals {
             }
             let syllable = max(0, sin(2 * .pi * 3.7 * t))
             let envelope = pow(syllable, 0.6)
-            out[i] = Int16(clamping: Int(amplitude * envelope * s / 2.2))
+            out[i] = Int16(clamping: Int(amplitude * envelope * s / 4.5))
         }
         return out
     }
