@@ -38,16 +38,18 @@ let package = Package(
             name: "VoiceCore",
             dependencies: ["VoiceMedia", .product(name: "Logging", package: "swift-log")]
         ),
+        // Counts heap allocations per thread by wrapping glibc's allocator; linked only into tests and the benchmark.
+        .target(name: "CMallocCounter"),
         // Tools for tests, bots and benchmarks: user-space network impairment, test signals, audio comparison.
         .target(name: "VoiceTestKit", dependencies: ["VoiceMedia"]),
         .executableTarget(
             name: "VoiceBench",
             dependencies: [
-                "VoiceMedia", "VoiceTestKit", "COpus", "CLibSRTP", "CVoiceShims",
+                "VoiceMedia", "VoiceTestKit", "COpus", "CLibSRTP", "CVoiceShims", "CMallocCounter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "VoiceMediaTests", dependencies: ["VoiceMedia", "VoiceTestKit", "CLibSRTP", "COpus", "CVoiceShims"]),
+        .testTarget(name: "VoiceMediaTests", dependencies: ["VoiceMedia", "VoiceTestKit", "CMallocCounter", "CLibSRTP", "COpus", "CVoiceShims"]),
         .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore"]),
     ],
     swiftLanguageModes: [.v6]

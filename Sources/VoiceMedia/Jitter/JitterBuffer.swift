@@ -133,8 +133,10 @@ public struct JitterBuffer: Sendable {
         guard bufferedCount > 0 else { return 0 }
         let from = phase == .playing ? playTs : slots[index(headSeq)].ts
         var end = from
-        for slot in slots where slot.state == .buffered {
-            end = max(end, slot.ts + Int64(slot.duration))
+        var i = 0
+        while i < slots.count {  // an index loop: no iterator, so no allocation even unoptimized
+            if slots[i].state == .buffered { end = max(end, slots[i].ts + Int64(slots[i].duration)) }
+            i += 1
         }
         return nanoseconds(units: end - from)
     }

@@ -42,9 +42,17 @@ public final class MediaEngine: Sendable {
     public let tickInterval: MediaTime
 
     /// Starts `workerCount` worker threads ticking every `tickInterval`.
-    public init(workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, tickInterval: MediaTime = .milliseconds(5)) {
+    /// - Parameter onWorkerStart: runs first on each worker thread (thread setup, instrumentation).
+    public init(workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, tickInterval: MediaTime = .milliseconds(5),
+                onWorkerStart: (@Sendable () -> Void)? = nil) {
         self.tickInterval = tickInterval
-        self.workers = (0..<max(1, workerCount)).map { MediaWorker(index: $0, tickInterval: tickInterval) }
+        self.workers = (0..<max(1, workerCount)).map {
+            MediaWorker(index: $0, tickInterval: tickInterval, onStart: onWorkerStart)
+        }
+    }
+
+    deinit {
+        for w in workers { w.shutdown() }
     }
 
     /// Engine figures, summed over workers.
@@ -95,6 +103,7 @@ final class MediaWorker: Sendable {
     enum Command: Sendable {
         case attach(UncheckedTask)
         case detach(Int)
+        case shutdown
     }
 
     let overruns = Atomic<Int>(0)
@@ -105,11 +114,13 @@ final class MediaWorker: Sendable {
     private let pending = Mutex<[(Int, Command, DispatchSemaphore)]>([])
     private let epfd: Int32
     private let eventfd: Int32
+    private let timerfd: Int32
 
-    init(index: Int, tickInterval: MediaTime) {
+    init(index: Int, tickInterval: MediaTime, onStart: (@Sendable () -> Void)?) {
         epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
         eventfd = CVoiceSys.eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         let timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+        timerfd = timer
         var spec = itimerspec()
         spec.it_interval.tv_sec = Int(tickInterval.nanoseconds / 1_000_000_000)
         spec.it_interval.tv_nsec = Int(tickInterval.nanoseconds % 1_000_000_000)
@@ -122,16 +133,31 @@ final class MediaWorker: Sendable {
         ev.data.u64 = UInt64.max - 1
         epoll_ctl(epfd, EPOLL_CTL_ADD, eventfd, &ev)
         let context = WorkerLoop(epfd: epfd, timerfd: timer, eventfd: eventfd, interval: tickInterval, worker: self)
-        let thread = Thread { context.run() }
+        let thread = Thread {
+            onStart?()
+            context.run()
+        }
         thread.name = "voice-media-\(index)"
         thread.stackSize = 1 << 20
         thread.start()
     }
 
+    /// Ends the worker thread and closes its descriptors. Called once, by the engine's deinit.
+    func shutdown() {
+        _ = enqueue(.shutdown)
+        close(epfd)
+        close(eventfd)
+        close(timerfd)
+    }
+
     /// Queues a command, wakes the worker, and waits until it has been applied.
     func enqueue(_ command: Command) -> Int {
         let id: Int
-        if case .detach(let existing) = command { id = existing } else { id = nextID.add(1, ordering: .relaxed).oldValue }
+        switch command {
+        case .detach(let existing): id = existing
+        case .attach: id = nextID.add(1, ordering: .relaxed).oldValue
+        case .shutdown: id = 0
+        }
         let done = DispatchSemaphore(value: 0)
         pending.withLock { $0.append((id, command, done)) }
         var one: UInt64 = 1
@@ -162,9 +188,10 @@ private final class WorkerLoop: @unchecked Sendable {
     let timerfd: Int32
     let eventfd: Int32
     let interval: MediaTime
-    unowned let worker: MediaWorker
+    let worker: MediaWorker  // the engine shuts the loop down before it lets go of the worker
     var entries: [Int: Entry] = [:]
     var tickOrder: [MediaTask] = []
+    var stopped = false
     let clock = MonotonicMediaClock()
 
     init(epfd: Int32, timerfd: Int32, eventfd: Int32, interval: MediaTime, worker: MediaWorker) {
@@ -180,7 +207,7 @@ private final class WorkerLoop: @unchecked Sendable {
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: maxEvents)
         defer { events.deallocate() }
         var scratch: UInt64 = 0
-        while true {
+        while !stopped {
             let n = epoll_wait(epfd, events, Int32(maxEvents), -1)
             if n < 0 { continue }  // EINTR
             let now = clock.now()
@@ -204,7 +231,11 @@ private final class WorkerLoop: @unchecked Sendable {
     }
 
     func runTick(now: MediaTime, expirations: UInt64) {
-        for task in tickOrder { task.tick(now: now) }
+        var i = 0
+        while i < tickOrder.count {  // an index loop: no iterator, so no allocation even unoptimized
+            tickOrder[i].tick(now: now)
+            i += 1
+        }
         let spent = clock.now() - now
         let us = Int(spent.nanoseconds / 1_000)
         if us > worker.maxTickMicroseconds.load(ordering: .relaxed) { worker.maxTickMicroseconds.store(us, ordering: .relaxed) }
@@ -228,6 +259,10 @@ private final class WorkerLoop: @unchecked Sendable {
                 entries[id] = Entry(id: id, task: boxed.task, fds: fds)
                 tickOrder.append(boxed.task)
                 worker.taskCount.add(1, ordering: .relaxed)
+            case .shutdown:
+                stopped = true
+                entries.removeAll()
+                tickOrder.removeAll()
             case .detach(let id):
                 if let entry = entries.removeValue(forKey: id) {
                     for fd in entry.fds { epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nil) }
