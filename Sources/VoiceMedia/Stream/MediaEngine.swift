@@ -67,6 +67,18 @@ public final class MediaEngine: Sendable {
         return s
     }
 
+    /// CPU time the worker threads have used so far (user + system): what the media path costs.
+    public var cpuTime: MediaTime {
+        var total: Int64 = 0
+        for w in workers {
+            let id = w.cpuClock.load(ordering: .acquiring)
+            guard id != 0 else { continue }
+            var ts = timespec()
+            if clock_gettime(clockid_t(id), &ts) == 0 { total += Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec) }
+        }
+        return MediaTime(nanoseconds: total)
+    }
+
     /// Resets the overrun and max-tick figures.
     public func resetStats() {
         for w in workers {
@@ -110,6 +122,8 @@ final class MediaWorker: Sendable {
     let ticks = Atomic<Int>(0)
     let maxTickMicroseconds = Atomic<Int>(0)
     let taskCount = Atomic<Int>(0)
+    /// The worker thread's CPU-time clock id (0 until the thread has started).
+    let cpuClock = Atomic<Int32>(0)
     private let nextID = Atomic<Int>(1)
     private let pending = Mutex<[(Int, Command, DispatchSemaphore)]>([])
     private let epfd: Int32
@@ -133,7 +147,9 @@ final class MediaWorker: Sendable {
         ev.data.u64 = UInt64.max - 1
         epoll_ctl(epfd, EPOLL_CTL_ADD, eventfd, &ev)
         let context = WorkerLoop(epfd: epfd, timerfd: timer, eventfd: eventfd, interval: tickInterval, worker: self)
-        let thread = Thread {
+        let thread = Thread { [self] in
+            var clock = clockid_t()
+            if pthread_getcpuclockid(pthread_self(), &clock) == 0 { cpuClock.store(Int32(clock), ordering: .releasing) }
             onStart?()
             context.run()
         }

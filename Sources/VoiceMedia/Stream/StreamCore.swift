@@ -104,9 +104,12 @@ final class StreamCore: MediaTask {
         var jb = c.jitterBuffer
         jb.clockRate = rtpClockRate
         jb.frameDuration = frameRTPUnits
+        // Enough slots for the longest delay plus reordering margin, and no more (memory per stream).
+        jb.capacity = min(jb.capacity, Int(jb.maxDelay.nanoseconds / 1_000_000) / c.ptime + 12)
         jitterBuffer = JitterBuffer(configuration: jb)
-        captureRing = AudioRingBuffer(minimumCapacity: 48 * 200)
-        renderRing = AudioRingBuffer(minimumCapacity: 48 * 300)
+        // 85 ms each: a 60 ms frame plus a device period and slack; overflow is counted, never grown.
+        captureRing = AudioRingBuffer(minimumCapacity: 4_096)
+        renderRing = AudioRingBuffer(minimumCapacity: 4_096)
         frame = .allocate(capacity: frameSamples48k)
         frame.initialize(repeating: 0)
         decoded = .allocate(capacity: 48 * 120)
