@@ -8,5 +8,15 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
+#include <sys/types.h>
+#include <time.h>
+
+/*
+ * Receives one datagram without blocking and returns its length (or -1 with
+ * errno set). When the socket has SO_TIMESTAMPNS enabled, *arrival receives
+ * the kernel's receive time (CLOCK_REALTIME) and *has_arrival is set to 1.
+ * A C function because reading the timestamp needs the CMSG_* macros.
+ */
+ssize_t voice_recv_timestamped(int fd, void *buffer, size_t length, struct timespec *arrival, int *has_arrival);
 
 #endif

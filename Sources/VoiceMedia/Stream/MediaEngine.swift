@@ -9,8 +9,9 @@ import CVoiceSys
 protocol MediaTask: AnyObject {
     /// Sockets whose readability wakes the worker.
     var descriptors: [Int32] { get }
-    /// A watched socket (index into ``descriptors``) is readable; `now` is the wake-up time.
-    func readable(descriptorIndex: Int, now: MediaTime)
+    /// A watched socket (index into ``descriptors``) is readable: read one datagram. `now` is the
+    /// tick time; `wallToMonotonic` converts the kernel's wall-clock receive stamp to `MediaTime`.
+    func readable(descriptorIndex: Int, now: MediaTime, wallToMonotonic: Int64)
     /// The engine's periodic tick.
     func tick(now: MediaTime)
 }
@@ -29,9 +30,11 @@ public struct MediaEngineStats: Sendable, Hashable {
 
 /// Runs the real-time side of audio streams on a fixed pool of threads.
 ///
-/// Each worker thread owns the streams attached to it: it waits in `epoll` for their sockets
-/// and for a periodic `timerfd` tick, receives and decodes packets, encodes captured audio,
-/// and sends. A stream's real-time state is touched only by its worker, so the media path
+/// Each worker thread owns the streams attached to it. It sleeps until a periodic `timerfd`
+/// tick, then reads whatever packets `epoll` reports on its streams' sockets (each stamped with
+/// the kernel's receive time, so batching costs no timing precision), then lets every stream
+/// encode, send and play out. Waking per tick rather than per packet keeps the media path's
+/// cost close to the codec's. A stream's real-time state is touched only by its worker, so the media path
 /// takes no locks; signaling threads talk to streams through atomics and try-locks.
 public final class MediaEngine: Sendable {
     /// A process-wide engine with one worker per core and a 5 ms tick.
@@ -127,11 +130,13 @@ final class MediaWorker: Sendable {
     private let nextID = Atomic<Int>(1)
     private let pending = Mutex<[(Int, Command, DispatchSemaphore)]>([])
     private let epfd: Int32
+    private let socketEpfd: Int32
     private let eventfd: Int32
     private let timerfd: Int32
 
     init(index: Int, tickInterval: MediaTime, onStart: (@Sendable () -> Void)?) {
         epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
+        socketEpfd = epoll_create1(Int32(EPOLL_CLOEXEC))
         eventfd = CVoiceSys.eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         let timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
         timerfd = timer
@@ -146,7 +151,8 @@ final class MediaWorker: Sendable {
         epoll_ctl(epfd, EPOLL_CTL_ADD, timer, &ev)
         ev.data.u64 = UInt64.max - 1
         epoll_ctl(epfd, EPOLL_CTL_ADD, eventfd, &ev)
-        let context = WorkerLoop(epfd: epfd, timerfd: timer, eventfd: eventfd, interval: tickInterval, worker: self)
+        let context = WorkerLoop(epfd: epfd, socketEpfd: socketEpfd, timerfd: timer, eventfd: eventfd,
+                                 interval: tickInterval, worker: self)
         let thread = Thread { [self] in
             var clock = clockid_t()
             if pthread_getcpuclockid(pthread_self(), &clock) == 0 { cpuClock.store(Int32(clock), ordering: .releasing) }
@@ -162,6 +168,7 @@ final class MediaWorker: Sendable {
     func shutdown() {
         _ = enqueue(.shutdown)
         close(epfd)
+        close(socketEpfd)
         close(eventfd)
         close(timerfd)
     }
@@ -201,6 +208,7 @@ private final class WorkerLoop: @unchecked Sendable {
         let fds: [Int32]
     }
     let epfd: Int32
+    let socketEpfd: Int32
     let timerfd: Int32
     let eventfd: Int32
     let interval: MediaTime
@@ -210,8 +218,9 @@ private final class WorkerLoop: @unchecked Sendable {
     var stopped = false
     let clock = MonotonicMediaClock()
 
-    init(epfd: Int32, timerfd: Int32, eventfd: Int32, interval: MediaTime, worker: MediaWorker) {
+    init(epfd: Int32, socketEpfd: Int32, timerfd: Int32, eventfd: Int32, interval: MediaTime, worker: MediaWorker) {
         self.epfd = epfd
+        self.socketEpfd = socketEpfd
         self.timerfd = timerfd
         self.eventfd = eventfd
         self.interval = interval
@@ -228,21 +237,41 @@ private final class WorkerLoop: @unchecked Sendable {
             if n < 0 { continue }  // EINTR
             let now = clock.now()
             var tickDue = false
-            for i in 0..<Int(n) {
+            var i = 0
+            while i < Int(n) {
                 let key = events[i].data.u64
                 if key == UInt64.max {
                     _ = read(timerfd, &scratch, 8)
                     tickDue = true
-                } else if key == UInt64.max - 1 {
+                } else {
                     _ = read(eventfd, &scratch, 8)
                     applyCommands()
-                } else {
-                    let id = Int(key >> 8)
-                    let index = Int(key & 0xFF)
-                    entries[id]?.task.readable(descriptorIndex: index, now: now)
                 }
+                i += 1
             }
-            if tickDue { runTick(now: now, expirations: scratch) }
+            if tickDue {
+                receivePending(now: now, events: events, capacity: maxEvents)
+                runTick(now: now, expirations: scratch)
+            }
+        }
+    }
+
+    /// Reads one datagram from each socket epoll reports readable, until none is.
+    func receivePending(now: MediaTime, events: UnsafeMutablePointer<epoll_event>, capacity: Int) {
+        var wall = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        let wallToMonotonic = now.nanoseconds - (Int64(wall.tv_sec) * 1_000_000_000 + Int64(wall.tv_nsec))
+        var rounds = 0
+        while rounds < 32 {
+            let n = Int(epoll_wait(socketEpfd, events, Int32(capacity), 0))
+            if n <= 0 { break }
+            var i = 0
+            while i < n {
+                let key = events[i].data.u64
+                entries[Int(key >> 8)]?.task.readable(descriptorIndex: Int(key & 0xFF), now: now, wallToMonotonic: wallToMonotonic)
+                i += 1
+            }
+            rounds += 1
         }
     }
 
@@ -270,7 +299,7 @@ private final class WorkerLoop: @unchecked Sendable {
                     var ev = epoll_event()
                     ev.events = EPOLLIN.rawValue
                     ev.data.u64 = UInt64(id) << 8 | UInt64(i)
-                    epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev)
+                    epoll_ctl(socketEpfd, EPOLL_CTL_ADD, fd, &ev)
                 }
                 entries[id] = Entry(id: id, task: boxed.task, fds: fds)
                 tickOrder.append(boxed.task)
@@ -281,7 +310,7 @@ private final class WorkerLoop: @unchecked Sendable {
                 tickOrder.removeAll()
             case .detach(let id):
                 if let entry = entries.removeValue(forKey: id) {
-                    for fd in entry.fds { epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nil) }
+                    for fd in entry.fds { epoll_ctl(socketEpfd, EPOLL_CTL_DEL, fd, nil) }
                     tickOrder.removeAll { $0 === entry.task }
                     worker.taskCount.add(-1, ordering: .relaxed)
                 }

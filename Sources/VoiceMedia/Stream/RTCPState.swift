@@ -41,4 +41,14 @@ struct RTCPState {
         clock_gettime(CLOCK_REALTIME, &ts)
         return NTPTimestamp(unixSeconds: Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9)
     }
+
+    /// The wall-clock NTP time of an earlier monotonic instant (e.g. a packet's arrival).
+    static func wallClockNTP(at instant: MediaTime) -> NTPTimestamp {
+        var mono = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &mono)
+        let ago = Double(Int64(mono.tv_sec) * 1_000_000_000 + Int64(mono.tv_nsec) - instant.nanoseconds) / 1e9
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return NTPTimestamp(unixSeconds: Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9 - max(0, ago))
+    }
 }

@@ -61,9 +61,9 @@ extension StreamCore {
             case .senderReport(let sr):
                 rtcp.lastSRCompact = sr.ntpTimestamp.compact
                 rtcp.lastSRArrival = now
-                handleReportBlocks(sr.reportBlocks)
+                handleReportBlocks(sr.reportBlocks, arrival: now)
             case .receiverReport(let rr):
-                handleReportBlocks(rr.reportBlocks)
+                handleReportBlocks(rr.reportBlocks, arrival: now)
             case .goodbye:
                 control.emit(.remoteBye)
             default:
@@ -72,14 +72,14 @@ extension StreamCore {
         }
     }
 
-    private func handleReportBlocks(_ blocks: [RTCPReportBlock]) {
+    private func handleReportBlocks(_ blocks: [RTCPReportBlock], arrival: MediaTime) {
         for block in blocks where block.ssrc == configuration.ssrc {
             rtcp.reportsReceived += 1
             rtcp.remoteFractionLost = Double(block.fractionLost) / 256
             rtcp.remoteJitterUnits = block.jitter
             rtcp.remoteCumulativeLost = Int64(block.cumulativeLost)
             if let rtt = RTCPRoundTrip.compute(
-                arrivalCompactNTP: RTCPState.wallClockNTP().compact, lsr: block.lastSR, dlsr: block.delaySinceLastSR) {
+                arrivalCompactNTP: RTCPState.wallClockNTP(at: arrival).compact, lsr: block.lastSR, dlsr: block.delaySinceLastSR) {
                 rtcp.rtt = rtt
             }
             adaptFEC(remoteLoss: rtcp.remoteFractionLost)

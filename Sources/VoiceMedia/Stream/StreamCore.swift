@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// The real-time side of an ``AudioStream``. After it is attached to a ``MediaEngine`` worker,
@@ -180,16 +183,19 @@ final class StreamCore: MediaTask {
         }
     }
 
-    func readable(descriptorIndex: Int, now: MediaTime) {
+    func readable(descriptorIndex: Int, now: MediaTime, wallToMonotonic: Int64) {
         let socket = descriptorIndex == 0 ? rtpSocket : (rtcpSocket ?? rtpSocket)
-        var budget = 64
-        while budget > 0, let n = socket.receive(into: receiveBuffer) {
-            budget -= 1
-            if descriptorIndex == 1 || RTPPacketView.isRTCP(UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<n])) {
-                receiveRTCP(length: n, now: now)
-            } else {
-                receiveRTP(length: n, now: now)
-            }
+        var stamp: timespec?
+        guard let n = socket.receive(into: receiveBuffer, arrival: &stamp) else { return }
+        var arrival = now
+        if let stamp {
+            let stamped = MediaTime(nanoseconds: Int64(stamp.tv_sec) * 1_000_000_000 + Int64(stamp.tv_nsec) + wallToMonotonic)
+            if stamped <= now { arrival = stamped }
+        }
+        if descriptorIndex == 1 || RTPPacketView.isRTCP(UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<n])) {
+            receiveRTCP(length: n, now: arrival)
+        } else {
+            receiveRTP(length: n, now: arrival)
         }
     }
 }

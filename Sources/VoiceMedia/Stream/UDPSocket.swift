@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CVoiceSys
 
 /// Why a socket operation failed: the call that failed and its `errno`.
 public struct SocketError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -45,6 +46,8 @@ public final class UDPSocket: @unchecked Sendable {
         self.localAddress = SocketAddress(storage: bound, length: len)
         var size: Int32 = 256 * 1024
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        var on: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, socklen_t(MemoryLayout<Int32>.size))
     }
 
     deinit { close() }
@@ -106,6 +109,17 @@ public final class UDPSocket: @unchecked Sendable {
     public func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         let n = recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
         return n >= 0 ? n : nil
+    }
+
+    /// Receives one datagram and the kernel's receive time (wall clock, `CLOCK_REALTIME`), so a
+    /// packet read a few milliseconds after it arrived is still timed exactly. Nil when nothing waits.
+    public func receive(into buffer: UnsafeMutableRawBufferPointer, arrival: inout timespec?) -> Int? {
+        var ts = timespec()
+        var has: Int32 = 0
+        let n = voice_recv_timestamped(fd, buffer.baseAddress, buffer.count, &ts, &has)
+        guard n >= 0 else { return nil }
+        arrival = has != 0 ? ts : nil
+        return n
     }
 
     /// Closes the socket. Idempotent.
