@@ -68,9 +68,10 @@ struct PESQBenchmark {
         let out = try PESQBenchmark.python([tool, "score", refPath, degPath])
         guard let score = Double(out.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw BenchError("pesq said: \(out)") }
         let jb = statsB.jitterBuffer
-        print(String(format: "pesq: loss %d%%: PESQ-WB %.2f (%@; sender FEC %@ hint %d%%; receiver lost %d, concealed %d, recovered %d)",
+        print(String(format: "pesq: loss %d%%: PESQ-WB %.2f (%@; sender FEC %@ hint %d%%; receiver lost %d, concealed %d, recovered %d, jitter-buffer frames inserted %d removed %d, delay %.0f ms)",
                      lossPercent, score, alignment.description, statsA.fecEnabled ? "on" : "off", statsA.packetLossHint,
-                     statsB.packetsLost, jb.concealedFrames, jb.recoveredFrames))
+                     statsB.packetsLost, jb.concealedFrames, jb.recoveredFrames, jb.insertedFrames, jb.removedFrames,
+                     jb.currentDelay.milliseconds))
         flushOutput()
         return score
     }

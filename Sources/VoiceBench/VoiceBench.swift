@@ -21,31 +21,42 @@ struct Measure: ParsableCommand {
     @Option(help: "Largest number of stream endpoints tried for max_realtime_streams.") var maxStreams = 600
     @Option(help: "Step between stream counts tried.") var step = 50
     @Option(help: "Seconds measured per stream count.") var seconds = 5.0
+    @Option(help: "Opus complexity for the PESQ figures (default: --complexity).") var pesqComplexity: Int?
+    @Option(help: "Opus bitrate for the PESQ figures (default: --bitrate).") var pesqBitrate: Int?
+    @Option(help: "Packet-loss percentages for the PESQ figures.") var pesqLoss: [Int] = [0, 5, 10]
     @Flag(help: "Skip the PESQ figures (they need espeak-ng and the pesq Python package).") var skipPesq = false
     @Flag(help: "Skip the capacity ramp.") var skipCapacity = false
+    @Flag(help: "Skip the CPU-ratio and memory figures.") var skipCpu = false
 
     func run() throws {
         var figures: [(String, String)] = []
         let settings = OpusSettings.benchmark(complexity: complexity, bitrate: bitrate)
 
-        let cpu = try CPURatioBenchmark(settings: settings).run()
-        print(String(format: "cpu: bare libopus+libsrtp %.1f µs/frame, full media path %.1f µs/frame over %d frames",
-                     cpu.bareMicroseconds, cpu.fullMicroseconds, cpu.frames))
-        figures.append(("media_cpu_ratio", String(format: "%.3f", cpu.ratio)))
-
-        let memory = try MemoryBenchmark(settings: settings, endpoints: 300).run()
-        print(String(format: "memory: %d endpoints added %.0f KiB resident", memory.endpoints, memory.totalKiB))
+        var memory: MemoryBenchmark.Result?
+        if !skipCpu {
+            let cpu = try CPURatioBenchmark(settings: settings).run()
+            print(String(format: "cpu: bare libopus+libsrtp %.1f µs/frame, full media path %.1f µs/frame over %d frames",
+                         cpu.bareMicroseconds, cpu.fullMicroseconds, cpu.frames))
+            flushOutput()
+            figures.append(("media_cpu_ratio", String(format: "%.3f", cpu.ratio)))
+            let m = try MemoryBenchmark(settings: settings, endpoints: 300).run()
+            print(String(format: "memory: %d endpoints added %.0f KiB resident", m.endpoints, m.totalKiB))
+            flushOutput()
+            memory = m
+        }
 
         if !skipCapacity {
             let capacity = try CapacityBenchmark(settings: settings, maxEndpoints: maxStreams, step: step, seconds: seconds).run()
             figures.append(("max_realtime_streams", "\(capacity)"))
             figures.append(("opus_complexity", "\(complexity)"))
         }
-        figures.append(("memory_per_stream_kib", String(format: "%.1f", memory.perEndpointKiB)))
+        if let memory { figures.append(("memory_per_stream_kib", String(format: "%.1f", memory.perEndpointKiB))) }
 
         if !skipPesq {
-            let pesq = try PESQBenchmark(settings: settings)
-            for loss in [0, 5, 10] {
+            let pesqSettings = OpusSettings.benchmark(complexity: pesqComplexity ?? complexity, bitrate: pesqBitrate ?? bitrate)
+            print("pesq: Opus \(pesqSettings.bitrate / 1000) kbps, complexity \(pesqSettings.complexity), FEC following RTCP-reported loss")
+            let pesq = try PESQBenchmark(settings: pesqSettings)
+            for loss in pesqLoss {
                 let score = try pesq.run(lossPercent: loss)
                 figures.append(("pesq_wb_loss\(loss)", String(format: "%.2f", score)))
             }

@@ -25,7 +25,9 @@ final class AudioStreamTests: XCTestCase {
         let a = call.a.stats, b = call.b.stats
         XCTAssertGreaterThan(a.packetsSent, 150)
         XCTAssertEqual(b.packetsReceived, a.packetsSent, "every packet sent on loopback arrives")
-        XCTAssertEqual(a.packetsReceived, b.packetsSent)
+        // A stops first, so B may send a frame or two that A no longer reads.
+        XCTAssertLessThanOrEqual(a.packetsReceived, b.packetsSent)
+        XCTAssertLessThanOrEqual(b.packetsSent - a.packetsReceived, 3)
         XCTAssertEqual(b.bytesReceived, a.bytesSent)
         XCTAssertEqual(b.packetsLost, 0)
         XCTAssertEqual(a.codec, "opus")

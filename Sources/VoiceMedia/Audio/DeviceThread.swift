@@ -51,6 +51,7 @@ final class DeviceThread: Sendable {
                 guard let raw else { return nil }
                 let payload = Unmanaged<Payload>.fromOpaque(raw).takeRetainedValue()
                 Thread.current.name = String(payload.name.utf8.prefix(15)) ?? "voice-audio"  // Sets the OS thread name.
+                DeviceThread.requestRealTimePriority()
                 payload.body(payload.thread)
                 return nil
             }, box.toOpaque())
@@ -62,6 +63,16 @@ final class DeviceThread: Sendable {
             throw AudioDeviceError(kind: .ioFailed, code: rc, message: "cannot start thread \(name): errno \(rc)")
         }
         return thread
+    }
+
+    /// Asks for SCHED_FIFO at a modest priority, as audio threads in pjsip or PortAudio do, so a
+    /// device period is not held up behind codec work on a busy machine. Best effort: without
+    /// the privilege (CAP_SYS_NICE or an rtprio limit) the thread keeps normal scheduling.
+    /// Device loops do little work per period and always sleep, so they cannot starve the system.
+    static func requestRealTimePriority() {
+        var param = sched_param()
+        param.sched_priority = 10
+        _ = pthread_setschedparam(pthread_self(), Int32(SCHED_FIFO), &param)
     }
 
     private final class Payload: Sendable {

@@ -47,7 +47,11 @@ public struct AudioStreamConfiguration: Sendable {
         self.rtcpMux = true
         self.enableDSCP = false
         var jb = JitterBufferConfiguration()
+        // Two frames: room for the packet after a loss to arrive, so its FEC can stand in.
+        // Starting at the floor means the buffer only ever grows from measured jitter, rather
+        // than shrinking (dropping audio) once the first seconds show the link is clean.
         jb.minDelay = .milliseconds(40)
+        jb.initialDelay = .milliseconds(40)
         self.jitterBuffer = jb
         self.rtcpInterval = .seconds(5)
         self.adaptiveFEC = true

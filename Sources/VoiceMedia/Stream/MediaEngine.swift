@@ -12,7 +12,11 @@ protocol MediaTask: AnyObject {
     /// A watched socket (index into ``descriptors``) is readable: read one datagram. `now` is the
     /// tick time; `wallToMonotonic` converts the kernel's wall-clock receive stamp to `MediaTime`.
     func readable(descriptorIndex: Int, now: MediaTime, wallToMonotonic: Int64)
-    /// The engine's periodic tick.
+    /// The first pass of each tick: keep audio flowing to the device (decode, conceal, play out).
+    /// It runs for every task before any task's ``tick(now:)``, because a device that finds no
+    /// audio is a late frame, while a packet encoded a millisecond later is not.
+    func playoutTick(now: MediaTime)
+    /// The second pass of each tick: encode and send, RTCP, housekeeping.
     func tick(now: MediaTime)
 }
 
@@ -277,7 +281,12 @@ private final class WorkerLoop: @unchecked Sendable {
 
     func runTick(now: MediaTime, expirations: UInt64) {
         var i = 0
-        while i < tickOrder.count {  // an index loop: no iterator, so no allocation even unoptimized
+        while i < tickOrder.count {  // index loops: no iterator, so no allocation even unoptimized
+            tickOrder[i].playoutTick(now: now)
+            i += 1
+        }
+        i = 0
+        while i < tickOrder.count {
             tickOrder[i].tick(now: now)
             i += 1
         }

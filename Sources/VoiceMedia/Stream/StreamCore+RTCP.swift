@@ -92,7 +92,7 @@ extension StreamCore {
         guard configuration.adaptiveFEC, configuration.codec.isOpus else { return }
         let reported = Int((remoteLoss * 100).rounded(.up))
         if reported > 0 {
-            lossHint = min(40, max(lossHint, reported + 2))
+            lossHint = min(50, max(lossHint, reported * 2 + 4))
         } else {
             lossHint /= 2
         }

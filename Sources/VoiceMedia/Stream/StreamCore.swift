@@ -143,8 +143,9 @@ final class StreamCore: MediaTask {
             guard f.channels == 1 || f.channels == 2, f.sampleRate >= 8_000 else {
                 throw .invalidConfiguration("render format \(f)")
             }
-            // Keep one device period plus one engine tick buffered ahead of the device.
-            renderTarget = f.framesPerBuffer * 48_000 / f.sampleRate + 240
+            // Keep two device periods plus one engine tick buffered ahead of the device: the
+            // device may read at any phase of the tick, and a tick may start late on a busy machine.
+            renderTarget = 2 * f.framesPerBuffer * 48_000 / f.sampleRate + 240
         }
         if let f = captureFormat {
             guard f.channels == 1 || f.channels == 2, f.sampleRate >= 8_000 else {
@@ -155,7 +156,13 @@ final class StreamCore: MediaTask {
 
     var descriptors: [Int32] { [rtpSocket.fd] + (rtcpSocket.map { [$0.fd] } ?? []) }
 
+    func playoutTick(now: MediaTime) {
+        playOut(now: now)
+    }
+
     func tick(now: MediaTime) {
+        // After the BYE the stream is leaving: nothing more is sent, so the final stats are exact.
+        if rtcp.byeSent { return }
         if startTime == nil {
             startTime = now
             rtcp.start(at: now)
@@ -166,7 +173,6 @@ final class StreamCore: MediaTask {
             remoteVersion = version
         }
         sendCaptured(now: now)
-        playOut(now: now)
         if control.byeRequested.load(ordering: .acquiring) {
             if !rtcp.byeSent {
                 sendRTCP(now: now, bye: true)
