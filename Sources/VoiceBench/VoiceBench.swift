@@ -21,8 +21,8 @@ struct Measure: ParsableCommand {
     @Option(help: "Largest number of stream endpoints tried for max_realtime_streams.") var maxStreams = 600
     @Option(help: "Step between stream counts tried.") var step = 50
     @Option(help: "Seconds measured per stream count.") var seconds = 5.0
-    @Option(help: "Opus complexity for the PESQ figures (default: --complexity).") var pesqComplexity: Int?
-    @Option(help: "Opus bitrate for the PESQ figures (default: --bitrate).") var pesqBitrate: Int?
+    @Option(help: "Opus complexity for the PESQ figures (default: the highQuality preset's).") var pesqComplexity: Int?
+    @Option(help: "Opus bitrate for the PESQ figures (default: the highQuality preset's).") var pesqBitrate: Int?
     @Option(help: "Packet-loss percentages for the PESQ figures.") var pesqLoss: [Int] = [0, 5, 10]
     @Flag(help: "Skip the PESQ figures (they need espeak-ng and the pesq Python package).") var skipPesq = false
     @Flag(help: "Skip the capacity ramp.") var skipCapacity = false
@@ -53,7 +53,8 @@ struct Measure: ParsableCommand {
         if let memory { figures.append(("memory_per_stream_kib", String(format: "%.1f", memory.perEndpointKiB))) }
 
         if !skipPesq {
-            let pesqSettings = OpusSettings.benchmark(complexity: pesqComplexity ?? complexity, bitrate: pesqBitrate ?? bitrate)
+            let pesqSettings = OpusSettings.benchmark(complexity: pesqComplexity ?? OpusSettings.highQuality.complexity,
+                                                      bitrate: pesqBitrate ?? OpusSettings.highQuality.bitrate)
             print("pesq: Opus \(pesqSettings.bitrate / 1000) kbps, complexity \(pesqSettings.complexity), FEC following RTCP-reported loss")
             let pesq = try PESQBenchmark(settings: pesqSettings)
             for loss in pesqLoss {
