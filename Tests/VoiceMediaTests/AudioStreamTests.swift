@@ -169,3 +169,33 @@ final class AudioStreamTests: XCTestCase {
         XCTAssertGreaterThan(atB.correlation, 0.8)
     }
 }
+
+/// Devices whose format is not the stream's 48 kHz mono: the stream converts rate and channels.
+final class AudioStreamDeviceFormatTests: XCTestCase {
+    func testSixteenKilohertzMonoToFortyEightKilohertzStereo() throws {
+        let tones: [(frequency: Double, amplitude: Double)] = [(440, 5_000), (1_250, 3_000)]
+        let at16k = TestSignals.multiTone(tones, seconds: 2.5, sampleRate: 16_000)
+        let at48k = TestSignals.multiTone(tones, seconds: 2.5, sampleRate: 48_000)
+        let stereo48k = at48k.flatMap { [$0, $0] }
+        let keyA = SRTPKeyMaterial.random(for: .aesCM128HmacSHA1_80)
+        let keyB = SRTPKeyMaterial.random(for: .aesCM128HmacSHA1_80)
+        let local = try SocketAddress(host: "127.0.0.1", port: 0)
+        let a = try AudioStream(configuration: AudioStreamConfiguration(localAddress: local, encryption: .srtp(local: keyA, remote: keyB)))
+        let b = try AudioStream(configuration: AudioStreamConfiguration(localAddress: local, encryption: .srtp(local: keyB, remote: keyA)))
+        let narrow = BufferAudioDevice(format: AudioFormat(sampleRate: 16_000, channels: 1, framesPerBuffer: 160), captureSamples: at16k)
+        let wideStereo = BufferAudioDevice(format: AudioFormat(sampleRate: 48_000, channels: 2, framesPerBuffer: 480), captureSamples: stereo48k)
+        try a.start(remote: b.localAddress, audioDevice: narrow)
+        try b.start(remote: a.localAddress, audioDevice: wideStereo)
+        Thread.sleep(forTimeInterval: 3)
+        a.stop()
+        b.stop()
+        let recordedStereo = wideStereo.recordedSamples
+        let left = stride(from: 0, to: recordedStereo.count - 1, by: 2).map { recordedStereo[$0] }
+        let right = stride(from: 1, to: recordedStereo.count, by: 2).map { recordedStereo[$0] }
+        XCTAssertEqual(left, right, "mono is copied to both channels")
+        let atB = AudioComparison.align(reference: at48k, output: left, maxLag: 24_000)
+        XCTAssertGreaterThan(atB.correlation, 0.8, "16 kHz capture arrives at 48 kHz: \(atB)")
+        let atA = AudioComparison.align(reference: at16k, output: narrow.recordedSamples, maxLag: 8_000, decimation: 8)
+        XCTAssertGreaterThan(atA.correlation, 0.8, "48 kHz stereo capture arrives at 16 kHz: \(atA)")
+    }
+}
