@@ -12,6 +12,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.30.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
     ],
     targets: [
         // System libraries, found through pkg-config; apt names the Debian packages that provide them.
@@ -34,6 +37,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // SIP signaling: message → transport → transaction → dialog → invite session / registration, and SDP.
+        .target(
+            name: "VoiceSIP",
+            dependencies: [
+                "VoiceMedia",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .target(
             name: "VoiceCore",
             dependencies: ["VoiceMedia", .product(name: "Logging", package: "swift-log")]
@@ -51,6 +66,7 @@ let package = Package(
         ),
         .testTarget(name: "VoiceMediaTests", dependencies: ["VoiceMedia", "VoiceTestKit", "CMallocCounter", "CLibSRTP", "COpus", "CVoiceShims"]),
         .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore"]),
+        .testTarget(name: "VoiceSIPTests", dependencies: ["VoiceSIP", "VoiceTestKit"]),
     ],
     swiftLanguageModes: [.v6]
 )
