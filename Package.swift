@@ -12,9 +12,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
-        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.30.0"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
     ],
     targets: [
         // System libraries, found through pkg-config; apt names the Debian packages that provide them.
@@ -37,17 +34,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // SIP signaling: message → transport → transaction → dialog → invite session / registration, and SDP.
+        // SIP signaling, the protocol layers as pure values: messages, transactions, SDP offer/answer,
+        // status mapping. Transports (SwiftNIO) and digest hashing (swift-crypto) join as they land.
         .target(
             name: "VoiceSIP",
-            dependencies: [
-                "VoiceMedia",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            dependencies: ["VoiceMedia", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "VoiceCore",
