@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
     ],
     targets: [
         // System libraries, found through pkg-config; apt names the Debian packages that provide them.
@@ -38,7 +39,11 @@ let package = Package(
         // status mapping. Transports (SwiftNIO) and digest hashing (swift-crypto) join as they land.
         .target(
             name: "VoiceSIP",
-            dependencies: ["VoiceMedia", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "VoiceMedia",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .target(
             name: "VoiceCore",

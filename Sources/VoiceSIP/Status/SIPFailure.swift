@@ -1,0 +1,20 @@
+/// Why a SIP request (INVITE, REGISTER...) failed, as the lower layers report it. Mapped to
+/// an SDK code by ``SIPErrorMapping/failureCode(for:)``.
+public enum SIPFailure: Hashable, Sendable {
+    /// A final response of 300–699 ended the request.
+    case finalResponse(statusCode: Int)
+    /// The realm rejected the credentials again after one retry (the authenticator gave up
+    /// with ``SIPAuthError/authenticationFailed``).
+    case authenticationFailed
+    /// A 401/407 challenge could not be answered: no credentials for the realm, no supported
+    /// scheme, algorithm or qop, or a malformed challenge.
+    case challengeUnanswerable
+    /// The transport could not send or receive (socket error, no route, TLS failure mid-flow).
+    case transportError
+    /// The connection to the server could not be set up or was lost (TCP/TLS connect, reset).
+    case connectionError
+    /// The server's host name did not resolve (A/AAAA/SRV/NAPTR).
+    case dnsResolutionFailure
+    /// The client transaction timed out with no final response (Timer B or F, RFC 3261 §17.1).
+    case transactionTimeout
+}
