@@ -140,6 +140,7 @@ final class SIPDigestChallengeTests: XCTestCase {
             ("Digest realm=\"a\u{0}b\", nonce=\"n\"", .malformedChallenge),
             ("Digest realm=r@x, nonce=\"n\"", .malformedChallenge),
             ("Dig\u{e9}st realm=\"r\"", .malformedChallenge),
+            ("Digest,realm=\"r\", nonce=\"n\"", .malformedChallenge),
         ]
         for (input, expected) in cases {
             XCTAssertThrowsError(try SIPAuthChallenge(parsing: input), "input: \(input.debugDescription)") { error in

@@ -16,7 +16,7 @@ public enum SIPAuthChallenge: Hashable, Sendable {
     public init(parsing headerValue: String) throws(SIPAuthError) {
         var reader = try SIPAuthParamReader(headerValue)
         reader.skipWhitespace()
-        let scheme = try reader.readToken()
+        let scheme = try reader.readScheme()
         switch scheme.lowercased() {
         case "digest":
             self = .digest(try DigestChallenge(parameters: reader.readParameters()))

@@ -28,6 +28,17 @@ struct SIPAuthParamReader {
         }
     }
 
+    /// Reads the scheme token, which must be followed by whitespace or the end.
+    mutating func readScheme() throws(SIPAuthError) -> String {
+        let scheme = try readToken()
+        guard let c = current else { return scheme }
+        guard c == UInt8(ascii: " ") || c == UInt8(ascii: "\t") || c == UInt8(ascii: "\r") || c == UInt8(ascii: "\n")
+        else {
+            throw SIPAuthError.malformedChallenge.with("no whitespace after scheme '\(scheme)'")
+        }
+        return scheme
+    }
+
     /// Reads an RFC 7230 token (1*tchar).
     mutating func readToken() throws(SIPAuthError) -> String {
         let start = position
