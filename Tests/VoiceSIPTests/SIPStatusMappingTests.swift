@@ -85,6 +85,19 @@ final class SIPStatusMappingTests: XCTestCase {
         }
     }
 
+    func testAuthErrorsMapToAuthFailureOrAuthorizationError() {
+        XCTAssertEqual(SIPFailure(SIPAuthError.authenticationFailed.with("realm")), .authenticationFailed)
+        XCTAssertEqual(SIPErrorMapping.failureCode(for: SIPFailure(.authenticationFailed)).code, 20151)
+        let unanswerable: [SIPAuthError] = [
+            .noCredentials, .malformedChallenge, .unsupportedScheme, .unsupportedAlgorithm, .unsupportedQOP,
+            .missingParameter, .duplicateParameter, .limitExceeded,
+        ]
+        for error in unanswerable {
+            XCTAssertEqual(SIPFailure(error), .challengeUnanswerable, "\(error)")
+            XCTAssertEqual(SIPErrorMapping.failureCode(for: SIPFailure(error)).code, 31201, "\(error)")
+        }
+    }
+
     func testCodesAreUniqueAndLookUpByNumber() {
         let codes = SIPFailureCode.all.map(\.code)
         XCTAssertEqual(Set(codes).count, codes.count)

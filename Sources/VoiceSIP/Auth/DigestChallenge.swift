@@ -93,14 +93,6 @@ public struct DigestChallenge: Hashable, Sendable {
     }
 }
 
-/// The quality of protection a Digest answer uses.
-public enum DigestQOP: String, Hashable, Sendable {
-    /// Authentication of the request line only.
-    case auth = "auth"
-    /// Authentication including a hash of the body.
-    case authInt = "auth-int"
-}
-
 extension Substring {
     fileprivate func trimmingWhitespace() -> String {
         var slice = self[...]

@@ -19,7 +19,7 @@
 ///   `generalError`.
 /// - Transport error 31009, connection error 31005, DNS failure 31530, transaction timeout
 ///   31408 (the same as a 408 response).
-public enum SIPErrorMapping {
+public enum SIPErrorMapping: Sendable {
     /// The code for `failure`. A `finalResponse` outside 300–699 (not a failure) maps to
     /// ``SIPFailureCode/generalError``; use ``failureCode(statusCode:)`` to tell those apart.
     public static func failureCode(for failure: SIPFailure) -> SIPFailureCode {

@@ -18,3 +18,12 @@ public enum SIPFailure: Hashable, Sendable {
     /// The client transaction timed out with no final response (Timer B or F, RFC 3261 §17.1).
     case transactionTimeout
 }
+
+extension SIPFailure {
+    /// The failure an authenticator error ends a request with:
+    /// ``SIPAuthError/authenticationFailed`` is ``authenticationFailed`` (20151); every other
+    /// auth error means the challenge could not be answered, ``challengeUnanswerable`` (31201).
+    public init(_ authError: SIPAuthError) {
+        self = authError == .authenticationFailed ? .authenticationFailed : .challengeUnanswerable
+    }
+}

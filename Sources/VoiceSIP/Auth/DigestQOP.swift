@@ -1,0 +1,7 @@
+/// The quality of protection a Digest answer uses.
+public enum DigestQOP: String, Hashable, Sendable {
+    /// Authentication of the request line only.
+    case auth = "auth"
+    /// Authentication including a hash of the body.
+    case authInt = "auth-int"
+}
