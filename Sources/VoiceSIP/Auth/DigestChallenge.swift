@@ -73,9 +73,7 @@ public struct DigestChallenge: Hashable, Sendable {
                 }
                 algorithm = parsed
             case "qop":
-                qop = value.split(separator: ",").map {
-                    $0.trimmingWhitespace().lowercased()
-                }.filter { !$0.isEmpty }
+                qop = value.split(separator: ",").map { Self.trimmed($0).lowercased() }.filter { !$0.isEmpty }
             default:
                 continue  // domain, charset and extensions do not change the answer
             }
@@ -91,11 +89,10 @@ public struct DigestChallenge: Hashable, Sendable {
             realm: realm, nonce: nonce, opaque: opaque, stale: stale, algorithm: algorithm,
             qopOptions: qop ?? [], userhash: userhash)
     }
-}
 
-extension Substring {
-    fileprivate func trimmingWhitespace() -> String {
-        var slice = self[...]
+    /// `part` without leading and trailing spaces and tabs.
+    private static func trimmed(_ part: Substring) -> String {
+        var slice = part
         while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
         while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
         return String(slice)
