@@ -115,8 +115,9 @@ public struct SDPOfferAnswer: Sendable {
     /// Builds a hold re-offer: `a=sendonly`, or `a=inactive` when the peer already holds us.
     /// - Throws: ``SDPNegotiationError/offerPending`` if an offer is already outstanding.
     public mutating func makeHoldOffer() throws(SDPNegotiationError) -> SDPSessionDescription {
-        let receiving = negotiated?.direction.receives ?? true
-        return try makeOffer(direction: receiving ? .sendonly : .inactive)
+        // RFC 6337 §5.3: sendonly from sendrecv; inactive when we only receive (the peer holds us).
+        let sending = negotiated?.direction.sends ?? true
+        return try makeOffer(direction: sending ? .sendonly : .inactive)
     }
 
     /// Builds a resume re-offer: `a=sendrecv`.
