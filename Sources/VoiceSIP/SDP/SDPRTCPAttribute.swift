@@ -27,25 +27,3 @@ public struct SDPRTCPAttribute: Hashable, Sendable {
     /// The attribute value, as after `a=rtcp:`.
     public var value: String { String(port) + (connection.map { " \($0.value)" } ?? "") }
 }
-
-extension SDPConnection {
-    /// Parses `<nettype> <addrtype> <address>[/suffix]`; nil if malformed.
-    public init?(parsing text: Substring) {
-        var reader = SDPTextReader(text)
-        let net = reader.readToken()
-        guard !net.isEmpty, reader.consumeSpace() else { return nil }
-        let type = reader.readToken()
-        guard !type.isEmpty, reader.consumeSpace() else { return nil }
-        let full = reader.readToken()
-        guard !full.isEmpty, reader.isAtEnd else { return nil }
-        var addressReader = SDPTextReader(full)
-        var suffix: String?
-        var address = full
-        if let host = addressReader.readUntil(UInt8(ascii: "/")) {
-            address = host
-            suffix = String(addressReader.readRest())
-            guard !host.isEmpty, suffix?.isEmpty == false else { return nil }
-        }
-        self.init(networkType: String(net), addressType: String(type), address: String(address), suffix: suffix)
-    }
-}
