@@ -156,4 +156,37 @@ final class SIPTransactionTableTests: XCTestCase {
         XCTAssertEqual(table.count, 0)
         XCTAssertEqual(table.runningTimerCount, 0)
     }
+
+    func testClientAndServerTablesRecoverFromLossOverAVirtualLoop() throws {
+        let branch = "z9hG4bKloop1"
+        let via = SIPTransactionRequestIdentity(method: "INVITE", branch: branch, sentByHost: "client.example.com")
+        var client = SIPTransactionTable<String>()
+        var server = SIPTransactionTable<String>()
+
+        // t = 0: the first INVITE is lost.
+        _ = try client.sendRequest("INVITE", method: "INVITE", branch: branch, reliableTransport: false, now: .zero)
+        // t = 500: timer A retransmits; this copy arrives.
+        XCTAssertEqual(client.advance(to: ms(500)).map(\.action), [.transmit("INVITE")])
+        guard case .created(let serverKey, let delivered) = try server.receiveRequest("INVITE", identity: via, reliableTransport: false, now: ms(500)) else {
+            return XCTFail("the server should create a transaction")
+        }
+        XCTAssertEqual(delivered.map(\.action), [.deliverRequest("INVITE")])
+        // The TU rejects at once; that 486 is lost.
+        XCTAssertEqual(try server.sendResponse("486", statusCode: 486, on: serverKey, now: ms(500)).map(\.action), [.transmit("486")])
+        // t = 1000: timer G retransmits the 486; it arrives and the client ACKs it.
+        XCTAssertEqual(server.advance(to: ms(1_000)).map(\.action), [.transmit("486")])
+        guard case .matched(let responses) = client.receiveResponse("486", statusCode: 486, branch: branch, cseqMethod: "INVITE", now: ms(1_000)) else {
+            return XCTFail("the 486 should match the client transaction")
+        }
+        XCTAssertEqual(responses.map(\.action), [.deliverResponse("486", statusCode: 486), .transmitACK(forResponse: "486")])
+        var ack = via
+        ack.method = "ACK"
+        guard case .matched(_, let acked) = try server.receiveRequest("ACK", identity: ack, reliableTransport: false, now: ms(1_000)) else {
+            return XCTFail("the ACK should match the server transaction")
+        }
+        XCTAssertEqual(acked.map(\.action), [])
+        // Both sides now only wait out their absorbing timers: D (32 s) and I (5 s).
+        XCTAssertEqual(client.run(until: ms(60_000)), [SIPTransactionTestEvent(milliseconds: 33_000, action: .terminated)])
+        XCTAssertEqual(server.run(until: ms(60_000)), [SIPTransactionTestEvent(milliseconds: 6_000, action: .terminated)])
+    }
 }

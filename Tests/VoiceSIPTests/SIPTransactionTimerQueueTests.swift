@@ -14,9 +14,9 @@ final class SIPTransactionTimerQueueTests: XCTestCase {
         try queue.schedule(id("z9hG4bK3", .e), at: .milliseconds(10))
         XCTAssertEqual(queue.nextDeadline, .milliseconds(10))
         XCTAssertNil(queue.popDue(notAfter: .milliseconds(9)))
-        XCTAssertEqual(try queue.popDue(notAfter: .milliseconds(100))?.id, id("z9hG4bK2", .e))
-        XCTAssertEqual(try queue.popDue(notAfter: .milliseconds(100))?.id, id("z9hG4bK3", .e))
-        XCTAssertEqual(try queue.popDue(notAfter: .milliseconds(100))?.id, id("z9hG4bK1", .e))
+        XCTAssertEqual(queue.popDue(notAfter: .milliseconds(100))?.id, try id("z9hG4bK2", .e))
+        XCTAssertEqual(queue.popDue(notAfter: .milliseconds(100))?.id, try id("z9hG4bK3", .e))
+        XCTAssertEqual(queue.popDue(notAfter: .milliseconds(100))?.id, try id("z9hG4bK1", .e))
         XCTAssertNil(queue.popDue(notAfter: .milliseconds(100)))
         XCTAssertNil(queue.nextDeadline)
     }
