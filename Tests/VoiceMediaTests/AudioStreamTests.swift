@@ -150,6 +150,25 @@ final class AudioStreamTests: XCTestCase {
         }
     }
 
+    func testInvalidPayloadTypesAreTypedErrors() throws {
+        var config = AudioStreamConfiguration(localAddress: try SocketAddress(host: "127.0.0.1", port: 0), encryption: .unencrypted)
+        config.payloadType = 200
+        XCTAssertThrowsError(try AudioStream(configuration: config))
+        config.payloadType = 101
+        config.telephoneEventPayloadType = 101
+        XCTAssertThrowsError(try AudioStream(configuration: config))
+    }
+
+    func testMissingSoundCardIsATypedErrorFromStart() throws {
+        let stream = try AudioStream(configuration: AudioStreamConfiguration(
+            localAddress: try SocketAddress(host: "127.0.0.1", port: 0), encryption: .unencrypted))
+        let device = try ALSAAudioDevice(name: "no_such_sound_card_here")
+        XCTAssertThrowsError(try stream.start(remote: try SocketAddress(host: "127.0.0.1", port: 9), audioDevice: device)) { error in
+            guard case AudioStreamError.audioDevice(let e) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(e.kind, .openFailed)
+        }
+    }
+
     func testIPv6Loopback() throws {
         let keyA = SRTPKeyMaterial.random(for: .aeadAES128GCM)
         let keyB = SRTPKeyMaterial.random(for: .aeadAES128GCM)

@@ -30,6 +30,12 @@ public final class AudioStream: Sendable {
         guard [10, 20, 40, 60].contains(configuration.ptime) else {
             throw .invalidConfiguration("ptime \(configuration.ptime) ms (10, 20, 40 or 60)")
         }
+        guard configuration.payloadType <= 127, (configuration.telephoneEventPayloadType ?? 0) <= 127 else {
+            throw .invalidConfiguration("RTP payload types are 0…127")
+        }
+        guard configuration.telephoneEventPayloadType != configuration.payloadType else {
+            throw .invalidConfiguration("telephone-event and the codec need different payload types")
+        }
         self.configuration = configuration
         self.engine = engine
         let control = StreamControl(events: nil)

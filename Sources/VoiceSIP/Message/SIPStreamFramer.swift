@@ -1,0 +1,70 @@
+/// Splits a TCP or TLS byte stream into SIP messages by Content-Length (RFC 3261 §18.3).
+///
+/// Feed received bytes with ``append(_:)`` and pull messages with ``next()`` until it returns nil.
+/// CRLFs between messages are skipped; a double CRLF is reported as a keep-alive ping
+/// (RFC 5626 §3.5.1) so the transport can answer with a single CRLF. A message without
+/// Content-Length is an error on a stream. Not thread-safe: owned by one connection.
+public struct SIPStreamFramer {
+    /// What the stream produced.
+    public enum Frame: Sendable, Equatable {
+        /// A complete message.
+        case message(SIPMessage)
+        /// A CRLFCRLF keep-alive ping.
+        case keepAlivePing
+    }
+
+    /// The parser and its limits.
+    public let parser: SIPMessageParser
+    private var buffer: [UInt8] = []
+    private var start = 0
+
+    /// Creates a framer.
+    public init(parser: SIPMessageParser = SIPMessageParser()) { self.parser = parser }
+
+    /// Bytes received but not yet framed.
+    public var bufferedByteCount: Int { buffer.count - start }
+
+    /// Appends received bytes.
+    public mutating func append(_ bytes: some Sequence<UInt8>) {
+        if start > 0 && start >= buffer.count / 2 {
+            buffer.removeFirst(start)
+            start = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Returns the next frame, nil when more bytes are needed; throws when the stream is corrupt
+    /// (the connection should then be closed).
+    public mutating func next() throws(SIPParseError) -> Frame? {
+        var crlfs = 0
+        while start < buffer.count, buffer[start] == 0x0D || buffer[start] == 0x0A {
+            if buffer[start] == 0x0A { crlfs += 1 }
+            start += 1
+        }
+        if crlfs >= 2 { return .keepAlivePing }
+        guard start < buffer.count else { return nil }
+        var reader = SIPTextReader(Array(buffer[start...]))
+        let head: SIPMessageParser.Head
+        do {
+            head = try parser.parseHead(&reader)
+        } catch where error.kind == .truncated {
+            guard bufferedByteCount <= parser.limits.maximumHeaderSize else {
+                throw SIPParseError(.tooLarge, "header section over \(parser.limits.maximumHeaderSize) bytes")
+            }
+            return nil
+        }
+        guard let length = try head.headers.contentLength() else {
+            throw SIPParseError(.invalidContentLength, "Content-Length is required on a stream")
+        }
+        guard reader.position + length <= parser.limits.maximumMessageSize else {
+            throw SIPParseError(.tooLarge, "message of \(reader.position + length) bytes")
+        }
+        guard reader.remaining >= length else { return nil }
+        let body = Array(reader.bytes[reader.position..<(reader.position + length)])
+        start += reader.position + length
+        return .message(try head.message(body: body))
+    }
+}
+
+@available(*, unavailable)
+extension SIPStreamFramer: Sendable {}

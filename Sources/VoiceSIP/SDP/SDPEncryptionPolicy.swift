@@ -1,0 +1,13 @@
+import VoiceMedia
+
+/// Whether media must be encrypted, and with which SRTP suites.
+public enum SDPEncryptionPolicy: Hashable, Sendable {
+    /// SRTP with SDES keys (RFC 4568) is mandatory: offers use `RTP/SAVP` with one `a=crypto` per
+    /// suite (in this order, the preferred first); plain `RTP/AVP` offers are refused.
+    case srtp(suites: [SRTPSuite])
+    /// Plain RTP (`RTP/AVP`), only when the application opts in; `RTP/SAVP` offers are refused.
+    case unencrypted
+
+    /// The default: SRTP with every suite this process's libsrtp supports, AEAD first.
+    public static var required: SDPEncryptionPolicy { .srtp(suites: SRTPSuite.available) }
+}

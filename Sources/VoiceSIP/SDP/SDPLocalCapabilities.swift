@@ -1,0 +1,44 @@
+import VoiceMedia
+
+/// What this endpoint can do and where it receives media: the input to building offers and answers.
+public struct SDPLocalCapabilities: Hashable, Sendable {
+    /// Codecs in preference order. Default Opus (voice settings), PCMU, PCMA.
+    public var codecs: [MediaCodec]
+    /// Whether to offer and accept RFC 4733 `telephone-event` (DTMF). Default true.
+    public var telephoneEvents: Bool
+    /// Packetization time we want to receive, in ms (one of ``MediaCodec/supportedPtimes``). Default 20.
+    public var ptime: Int
+    /// Encryption policy. Default ``SDPEncryptionPolicy/required``.
+    public var encryption: SDPEncryptionPolicy
+    /// Whether to offer and accept RTP/RTCP multiplexing (RFC 5761). Default true.
+    public var rtcpMux: Bool
+    /// The address media is received on (the `c=` address): an IPv4 or IPv6 literal or a host name.
+    public var address: String
+    /// The local RTP port.
+    public var port: UInt16
+    /// The local RTCP port when not multiplexed, announced with `a=rtcp`; nil means port + 1.
+    public var rtcpPort: UInt16?
+    /// The `o=` username. Default `-`.
+    public var username: String
+
+    /// Creates capabilities; parameters default to the values documented on each property.
+    public init(address: String, port: UInt16, codecs: [MediaCodec] = [.opus(.voice), .pcmu, .pcma],
+                telephoneEvents: Bool = true, ptime: Int = 20, encryption: SDPEncryptionPolicy = .required,
+                rtcpMux: Bool = true, rtcpPort: UInt16? = nil, username: String = "-") {
+        self.address = address
+        self.port = port
+        self.codecs = codecs
+        self.telephoneEvents = telephoneEvents
+        self.ptime = ptime
+        self.encryption = encryption
+        self.rtcpMux = rtcpMux
+        self.rtcpPort = rtcpPort
+        self.username = username
+    }
+
+    /// `IP6` for an address holding a colon, else `IP4`.
+    public var addressType: String { address.contains(":") ? "IP6" : "IP4" }
+
+    /// The connection line for ``address``.
+    public var connection: SDPConnection { SDPConnection(addressType: addressType, address: address) }
+}

@@ -1,0 +1,371 @@
+import VoiceMedia
+
+/// RFC 3264 offer/answer for one audio stream, as a pure value: build offers (initial, hold,
+/// resume), answer offers, and accept answers, each step returning SDP to send or the negotiated
+/// media. Owns the session's `o=` line (bumping its version whenever our description changes) and
+/// its SRTP keys (fresh per session, kept across re-offers). Not thread-safe; a value type owned by
+/// one INVITE session.
+public struct SDPOfferAnswer: Sendable {
+    /// Where the exchange stands.
+    public enum State: Equatable, Sendable {
+        /// Nothing negotiated and no offer outstanding.
+        case idle
+        /// We sent `offer` and wait for the answer; `previous` is what was in force before.
+        case offerSent(offer: SDPSessionDescription, previous: SDPNegotiatedMedia?)
+        /// Negotiated: `media` is in force.
+        case stable(SDPNegotiatedMedia)
+    }
+
+    /// Payload type offered for `telephone-event/48000` (paired with Opus).
+    public static let telephoneEvent48kPayloadType: UInt8 = 110
+    /// Payload type offered for `telephone-event/8000` (paired with G.711).
+    public static let telephoneEvent8kPayloadType: UInt8 = 101
+
+    /// What we can do and where we receive.
+    public var capabilities: SDPLocalCapabilities
+    /// Where the exchange stands.
+    public private(set) var state: State
+    /// Our current `o=` line.
+    public private(set) var origin: SDPOrigin
+    /// Our `a=crypto` lines: all suites before the first exchange, the chosen one after.
+    private var localCryptos: [SDESCryptoAttribute] = []
+    /// The last description we sent, for the RFC 3264 §8 version rule.
+    private var lastLocal: SDPSessionDescription?
+
+    /// Creates the negotiation of one session with a random session id.
+    public init(capabilities: SDPLocalCapabilities) {
+        var generator = SystemRandomNumberGenerator()
+        self.init(capabilities: capabilities, using: &generator)
+    }
+
+    /// Creates the negotiation of one session, drawing the session id from `generator`.
+    public init(capabilities: SDPLocalCapabilities, using generator: inout some RandomNumberGenerator) {
+        self.capabilities = capabilities
+        self.state = .idle
+        let sessionID = UInt64.random(in: 1...(1 << 62), using: &generator)
+        self.origin = SDPOrigin(username: capabilities.username, sessionID: String(sessionID), sessionVersion: 1,
+                                addressType: capabilities.addressType, address: capabilities.address)
+    }
+
+    /// The media in force, if any (during a re-offer, the one before it).
+    public var negotiated: SDPNegotiatedMedia? {
+        switch state {
+        case .idle: nil
+        case let .offerSent(_, previous): previous
+        case let .stable(media): media
+        }
+    }
+
+    // MARK: Offers
+
+    /// Builds an offer (initial or re-offer) with `direction`, using the system's secure generator for keys.
+    /// - Throws: ``SDPNegotiationError/offerPending`` if an offer is already outstanding.
+    public mutating func makeOffer(direction: SDPDirection = .sendrecv) throws(SDPNegotiationError) -> SDPSessionDescription {
+        var generator = SystemRandomNumberGenerator()
+        return try makeOffer(direction: direction, using: &generator)
+    }
+
+    /// Builds an offer with `direction`, drawing any new SRTP keys from `generator` (a secure one outside tests).
+    /// - Throws: ``SDPNegotiationError/offerPending`` if an offer is already outstanding.
+    public mutating func makeOffer(direction: SDPDirection = .sendrecv,
+                                   using generator: inout some RandomNumberGenerator) throws(SDPNegotiationError) -> SDPSessionDescription {
+        let previous: SDPNegotiatedMedia?
+        switch state {
+        case .offerSent: throw .offerPending
+        case .idle: previous = nil
+        case let .stable(media): previous = media
+        }
+        var formats: [String] = []
+        var attributes: [SDPAttribute] = []
+        for codec in capabilities.codecs {
+            let pt = codec.defaultPayloadType
+            guard !formats.contains(String(pt)) else { continue }
+            formats.append(String(pt))
+            attributes.append(.rtpmap(Self.rtpMap(codec, payloadType: pt)))
+            if case let .opus(settings) = codec { attributes.append(.fmtp(Self.opusFormatParameters(settings, payloadType: pt))) }
+        }
+        if capabilities.telephoneEvents {
+            for (rate, pt) in [(48_000, Self.telephoneEvent48kPayloadType), (8_000, Self.telephoneEvent8kPayloadType)]
+            where capabilities.codecs.contains(where: { $0.rtpClockRate == rate }) {
+                formats.append(String(pt))
+                attributes.append(.rtpmap(SDPRTPMap(payloadType: pt, encodingName: "telephone-event", clockRate: rate)))
+                attributes.append(.fmtp(SDPFormatParameters(format: String(pt), parameters: "0-16")))
+            }
+        }
+        let proto: String
+        switch capabilities.encryption {
+        case let .srtp(suites):
+            proto = "RTP/SAVP"
+            if localCryptos.isEmpty {
+                for (index, suite) in suites.enumerated() {
+                    localCryptos.append(SDESCryptoAttribute(tag: UInt32(index + 1),
+                                                            keyMaterial: .random(for: suite, using: &generator)))
+                }
+            }
+        case .unencrypted:
+            proto = "RTP/AVP"
+        }
+        let media = SDPMediaDescription(media: "audio", port: capabilities.port, proto: proto, formats: formats,
+                                        attributes: attributes + commonAttributes(direction: direction) + localCryptos.map { .crypto($0) })
+        let offer = stamp(SDPSessionDescription(origin: origin, connection: capabilities.connection, media: [media]))
+        state = .offerSent(offer: offer, previous: previous)
+        return offer
+    }
+
+    /// Builds a hold re-offer: `a=sendonly`, or `a=inactive` when the peer already holds us.
+    /// - Throws: ``SDPNegotiationError/offerPending`` if an offer is already outstanding.
+    public mutating func makeHoldOffer() throws(SDPNegotiationError) -> SDPSessionDescription {
+        // RFC 6337 §5.3: sendonly from sendrecv; inactive when we only receive (the peer holds us).
+        let sending = negotiated?.direction.sends ?? true
+        return try makeOffer(direction: sending ? .sendonly : .inactive)
+    }
+
+    /// Builds a resume re-offer: `a=sendrecv`.
+    /// - Throws: ``SDPNegotiationError/offerPending`` if an offer is already outstanding.
+    public mutating func makeResumeOffer() throws(SDPNegotiationError) -> SDPSessionDescription {
+        try makeOffer(direction: .sendrecv)
+    }
+
+    /// Forgets an outstanding offer that the peer rejected (e.g. a re-INVITE answered 488): the
+    /// media before it stays in force.
+    public mutating func rollbackOffer() {
+        guard case let .offerSent(_, previous) = state else { return }
+        state = previous.map { .stable($0) } ?? .idle
+    }
+
+    // MARK: Answers
+
+    /// Accepts the peer's answer to our outstanding offer.
+    /// - Returns: The negotiated media, now in force.
+    /// - Throws: ``SDPNegotiationError``; the offer stays outstanding so the caller can decide.
+    public mutating func receiveAnswer(_ answer: SDPSessionDescription) throws(SDPNegotiationError) -> SDPNegotiatedMedia {
+        guard case let .offerSent(offer, _) = state else { throw .noOfferPending }
+        guard answer.media.count == offer.media.count, let ours = offer.media.first, let theirs = answer.media.first else {
+            throw .answerMismatch("\(answer.media.count) media sections for \(offer.media.count) offered")
+        }
+        guard theirs.media == ours.media else { throw .answerMismatch("media \(theirs.media) for \(ours.media)") }
+        guard theirs.port != 0 else { throw .streamRejected }
+        guard theirs.proto.uppercased() == ours.proto.uppercased() else {
+            throw .answerMismatch("transport \(theirs.proto) for \(ours.proto)")
+        }
+        // Every answered format must be one we offered (compared by encoding, as PTs may be renumbered).
+        var chosen: (codec: MediaCodec, pt: UInt8)?
+        var telephoneEvents: [(pt: UInt8, rate: Int)] = []
+        for format in theirs.formats {
+            guard let pt = UInt8(format), let map = theirs.rtpMap(for: pt) ?? ours.rtpMap(for: pt) else {
+                throw .answerMismatch("format \(format) has no rtpmap")
+            }
+            let offered = ours.formats.compactMap { UInt8($0) }.compactMap { ours.rtpMap(for: $0) }
+            guard offered.contains(where: { Self.sameEncoding($0, map) }) else {
+                throw .answerMismatch("format \(map.value) was not offered")
+            }
+            if map.encodingName.lowercased() == "telephone-event" {
+                telephoneEvents.append((pt, map.clockRate))
+            } else if chosen == nil, let codec = supportedCodec(map, parameters: theirs.formatParameters(for: format)) {
+                chosen = (codec, pt)
+            }
+        }
+        guard let chosen else { throw .noCommonCodec }
+
+        var localKey: SRTPKeyMaterial?
+        var remoteKey: SRTPKeyMaterial?
+        var chosenCrypto: SDESCryptoAttribute?
+        if ours.isSecureRTP {
+            let offered = ours.cryptoAttributes
+            guard let crypto = theirs.cryptoAttributes.first else { throw .noCommonCryptoSuite }
+            guard let mine = offered.first(where: { $0.tag == crypto.tag && $0.suite == crypto.suite }) else {
+                throw .answerMismatch("crypto tag \(crypto.tag) \(crypto.suite) was not offered")
+            }
+            localKey = mine.keyMaterial
+            remoteKey = crypto.keyMaterial
+            chosenCrypto = mine
+        }
+        let offeredDirection = offer.direction(of: ours)
+        let answeredDirection = answer.direction(of: theirs)
+        let direction = SDPDirection(sends: offeredDirection.sends && answeredDirection.receives,
+                                     receives: offeredDirection.receives && answeredDirection.sends)
+        let media = try negotiatedMedia(codec: chosen.codec, payloadType: chosen.pt,
+                                        telephoneEvents: telephoneEvents, remote: answer, remoteMedia: theirs,
+                                        rtcpMux: ours.rtcpMux && theirs.rtcpMux, localKey: localKey,
+                                        remoteKey: remoteKey, direction: direction)
+        if let chosenCrypto { localCryptos = [chosenCrypto] }
+        state = .stable(media)
+        return media
+    }
+
+    /// Answers the peer's offer (initial or re-offer) wanting `direction`, using the system's
+    /// secure generator for keys.
+    /// - Returns: The answer to send and the negotiated media, now in force.
+    /// - Throws: ``SDPNegotiationError``, whose ``SDPNegotiationError/sipStatusCode`` is the
+    ///   response to reject the offer with; the state is unchanged.
+    public mutating func receiveOffer(_ offer: SDPSessionDescription, direction: SDPDirection = .sendrecv)
+        throws(SDPNegotiationError) -> (answer: SDPSessionDescription, media: SDPNegotiatedMedia) {
+        var generator = SystemRandomNumberGenerator()
+        return try receiveOffer(offer, direction: direction, using: &generator)
+    }
+
+    /// Answers the peer's offer wanting `direction`, drawing a new SRTP key from `generator` if needed.
+    /// - Throws: ``SDPNegotiationError``; the state is unchanged.
+    public mutating func receiveOffer(_ offer: SDPSessionDescription, direction: SDPDirection = .sendrecv,
+                                      using generator: inout some RandomNumberGenerator)
+        throws(SDPNegotiationError) -> (answer: SDPSessionDescription, media: SDPNegotiatedMedia) {
+        if case .offerSent = state { throw .offerPending }
+        var answerMedia: [SDPMediaDescription] = []
+        var result: (media: SDPNegotiatedMedia, crypto: SDESCryptoAttribute?)?
+        var firstError: SDPNegotiationError?
+        for section in offer.media {
+            if result == nil, section.media == "audio", section.port != 0, section.isRTP {
+                do throws(SDPNegotiationError) {
+                    let (answer, media, crypto) = try answerAudio(section, in: offer, direction: direction, using: &generator)
+                    answerMedia.append(answer)
+                    result = (media, crypto)
+                    continue
+                } catch {
+                    firstError = firstError ?? error
+                }
+            }
+            answerMedia.append(SDPMediaDescription(media: section.media, port: 0, proto: section.proto, formats: section.formats))
+        }
+        guard let result else { throw firstError ?? .noAudioStream }
+        if let crypto = result.crypto { localCryptos = [crypto] }
+        let answer = stamp(SDPSessionDescription(origin: origin, connection: capabilities.connection, media: answerMedia))
+        state = .stable(result.media)
+        return (answer, result.media)
+    }
+
+    private func answerAudio(_ offered: SDPMediaDescription, in offer: SDPSessionDescription, direction: SDPDirection,
+                             using generator: inout some RandomNumberGenerator)
+        throws(SDPNegotiationError) -> (SDPMediaDescription, SDPNegotiatedMedia, SDESCryptoAttribute?) {
+        // Encryption first: a transport we refuse makes the codecs moot.
+        var crypto: (mine: SDESCryptoAttribute, theirs: SDESCryptoAttribute)?
+        switch capabilities.encryption {
+        case let .srtp(suites):
+            guard offered.isSecureRTP else { throw .encryptionRequired }
+            guard let theirs = offered.cryptoAttributes.first(where: { suites.contains($0.suite) }) else {
+                throw .noCommonCryptoSuite
+            }
+            // Keep our key across re-offers that keep the suite; a fresh one otherwise.
+            let key = localCryptos.first(where: { $0.suite == theirs.suite })?.keyMaterial
+                ?? .random(for: theirs.suite, using: &generator)
+            crypto = (SDESCryptoAttribute(tag: theirs.tag, keyMaterial: key), theirs)
+        case .unencrypted:
+            guard !offered.isSecureRTP else { throw .encryptionNotEnabled }
+        }
+
+        var chosen: (codec: MediaCodec, pt: UInt8, map: SDPRTPMap)?
+        var telephoneEvents: [(pt: UInt8, rate: Int)] = []
+        for format in offered.formats {
+            guard let pt = UInt8(format), let map = offered.rtpMap(for: pt) else { continue }
+            if map.encodingName.lowercased() == "telephone-event" {
+                telephoneEvents.append((pt, map.clockRate))
+            } else if chosen == nil, let codec = supportedCodec(map, parameters: offered.formatParameters(for: format)) {
+                chosen = (codec, pt, map)
+            }
+        }
+        guard let chosen else { throw .noCommonCodec }
+
+        let ourDirection = offer.direction(of: offered).answer(wanting: direction)
+        let rtcpMux = capabilities.rtcpMux && offered.rtcpMux
+        let media = try negotiatedMedia(codec: chosen.codec, payloadType: chosen.pt, telephoneEvents: telephoneEvents,
+                                        remote: offer, remoteMedia: offered, rtcpMux: rtcpMux,
+                                        localKey: crypto?.mine.keyMaterial, remoteKey: crypto?.theirs.keyMaterial,
+                                        direction: ourDirection)
+        var formats = [String(chosen.pt)]
+        var attributes: [SDPAttribute] = [.rtpmap(SDPRTPMap(payloadType: chosen.pt, encodingName: chosen.map.encodingName,
+                                                            clockRate: chosen.map.clockRate, channels: chosen.map.channels))]
+        if case .opus = chosen.codec, let settings = localOpusSettings {
+            attributes.append(.fmtp(Self.opusFormatParameters(settings, payloadType: chosen.pt)))
+        }
+        if let te = media.telephoneEventPayloadType {
+            formats.append(String(te))
+            attributes.append(.rtpmap(SDPRTPMap(payloadType: te, encodingName: "telephone-event", clockRate: chosen.codec.rtpClockRate)))
+            attributes.append(.fmtp(SDPFormatParameters(format: String(te), parameters: "0-16")))
+        }
+        attributes += commonAttributes(direction: ourDirection, rtcpMux: rtcpMux)
+        if let crypto { attributes.append(.crypto(crypto.mine)) }
+        let answer = SDPMediaDescription(media: "audio", port: capabilities.port, proto: offered.proto,
+                                         formats: formats, attributes: attributes)
+        return (answer, media, crypto?.mine)
+    }
+
+    // MARK: Helpers
+
+    private func negotiatedMedia(codec: MediaCodec, payloadType: UInt8, telephoneEvents: [(pt: UInt8, rate: Int)],
+                                 remote: SDPSessionDescription, remoteMedia: SDPMediaDescription, rtcpMux: Bool,
+                                 localKey: SRTPKeyMaterial?, remoteKey: SRTPKeyMaterial?,
+                                 direction: SDPDirection) throws(SDPNegotiationError) -> SDPNegotiatedMedia {
+        guard let connection = remote.connection(of: remoteMedia) else { throw .answerMismatch("no connection address") }
+        let rtp = SDPTransportAddress(host: connection.address, port: remoteMedia.port)
+        var rtcp = rtp
+        if !rtcpMux {
+            if let attribute = remoteMedia.rtcp {
+                rtcp = SDPTransportAddress(host: attribute.connection?.address ?? connection.address, port: attribute.port)
+            } else {
+                rtcp.port = rtp.port == UInt16.max ? rtp.port : rtp.port + 1
+            }
+        }
+        let te = capabilities.telephoneEvents ? telephoneEvents.first(where: { $0.rate == codec.rtpClockRate })?.pt : nil
+        let ptime = remoteMedia.ptime.flatMap { MediaCodec.supportedPtimes.contains($0) ? $0 : nil } ?? capabilities.ptime
+        return SDPNegotiatedMedia(codec: codec, payloadType: payloadType, telephoneEventPayloadType: te, ptime: ptime,
+                                  remoteRTP: rtp, remoteRTCP: rtcp, rtcpMux: rtcpMux, localKey: localKey,
+                                  remoteKey: remoteKey, direction: direction)
+    }
+
+    private func commonAttributes(direction: SDPDirection, rtcpMux: Bool? = nil) -> [SDPAttribute] {
+        var attributes: [SDPAttribute] = [.ptime(capabilities.ptime), .direction(direction)]
+        if rtcpMux ?? capabilities.rtcpMux { attributes.append(.rtcpMux) }
+        if let rtcpPort = capabilities.rtcpPort { attributes.append(.rtcp(SDPRTCPAttribute(port: rtcpPort))) }
+        return attributes
+    }
+
+    private var localOpusSettings: OpusSettings? {
+        for codec in capabilities.codecs { if case let .opus(settings) = codec { return settings } }
+        return nil
+    }
+
+    /// Our codec for a peer's rtpmap, Opus settings adjusted to the peer's receive preferences:
+    /// the bitrate capped by `maxaveragebitrate`, FEC off only if the peer says `useinbandfec=0`.
+    private func supportedCodec(_ map: SDPRTPMap, parameters: SDPFormatParameters?) -> MediaCodec? {
+        for codec in capabilities.codecs where codec.name.lowercased() == map.encodingName.lowercased()
+            && codec.rtpClockRate == map.clockRate {
+            guard case var .opus(settings) = codec else { return codec }
+            if let cap = parameters?["maxaveragebitrate"].flatMap({ Int($0) }), (6_000...510_000).contains(cap) {
+                settings.bitrate = min(settings.bitrate, cap)
+            }
+            if parameters?["useinbandfec"] == "0" { settings.fec = false }
+            return .opus(settings)
+        }
+        return nil
+    }
+
+    private static func sameEncoding(_ a: SDPRTPMap, _ b: SDPRTPMap) -> Bool {
+        a.encodingName.lowercased() == b.encodingName.lowercased() && a.clockRate == b.clockRate
+    }
+
+    static func rtpMap(_ codec: MediaCodec, payloadType: UInt8) -> SDPRTPMap {
+        SDPRTPMap(payloadType: payloadType, encodingName: codec.name, clockRate: codec.rtpClockRate,
+                  channels: codec.channels > 1 ? codec.channels : nil)
+    }
+
+    /// The Opus `fmtp` we announce (RFC 7587): what we want to receive.
+    static func opusFormatParameters(_ settings: OpusSettings, payloadType: UInt8) -> SDPFormatParameters {
+        SDPFormatParameters(format: String(payloadType), pairs: [
+            ("useinbandfec", settings.fec ? "1" : "0"),
+            ("usedtx", settings.dtx ? "1" : "0"),
+            ("maxaveragebitrate", String(settings.bitrate)),
+            ("stereo", "0"),
+        ])
+    }
+
+    /// Gives `description` our origin, bumping the version if it differs from the last one sent.
+    private mutating func stamp(_ description: SDPSessionDescription) -> SDPSessionDescription {
+        var description = description
+        description.origin = origin
+        if let lastLocal, lastLocal != description {
+            origin.sessionVersion += 1
+            description.origin = origin
+        }
+        lastLocal = description
+        return description
+    }
+}

@@ -1,0 +1,238 @@
+import VoiceMedia
+
+/// Owns every transaction of a user agent, keyed by the RFC 3261 §17.1.3 / §17.2.3 matching
+/// rules, and runs their timers on a virtual timer wheel.
+///
+/// The driver feeds it events with the current time and performs the returned outputs; it asks
+/// ``nextDeadline`` when to call ``advance(to:)`` next. Timer actions are consumed here: outputs
+/// only carry what the driver or TU must act on (transmit, deliver, time out, terminate).
+/// Terminated transactions are removed along with their timers. A pure value, not thread-safe.
+public struct SIPTransactionTable<Message> {
+    /// One action for the driver, tagged with the transaction it comes from.
+    public struct Output {
+        /// The transaction.
+        public var key: SIPTransactionKey
+        /// What to do.
+        public var action: SIPTransactionAction<Message>
+
+        /// Creates an output.
+        public init(key: SIPTransactionKey, action: SIPTransactionAction<Message>) {
+            self.key = key
+            self.action = action
+        }
+    }
+
+    /// What became of a received response.
+    public enum ResponseResult {
+        /// It matched a client transaction, which produced these outputs (possibly none: absorbed).
+        case matched([Output])
+        /// No client transaction matches; RFC 3261 §17.1.3 passes it to the core (e.g. a 2xx
+        /// retransmission for a dialog, or a stray to drop).
+        case unmatched
+    }
+
+    /// What became of a received request.
+    public enum RequestResult {
+        /// A new server transaction was created; the outputs pass the request to the TU.
+        case created(SIPTransactionKey, [Output])
+        /// A retransmission or an ACK matched an existing server transaction.
+        case matched(SIPTransactionKey, [Output])
+        /// An ACK matching no transaction: the ACK to a 2xx, for the TU (dialog) to handle.
+        case unmatchedACK
+    }
+
+    /// Timer values for new transactions.
+    public let configuration: SIPTransactionConfiguration
+    /// Most transactions the table holds at once.
+    public let capacity: Int
+    /// The live transactions.
+    public private(set) var transactions: [SIPTransactionKey: SIPTransaction<Message>] = [:]
+    private var timers = SIPTransactionTimerQueue()
+
+    /// Creates an empty table.
+    /// - Parameters:
+    ///   - configuration: T1, T2, T4 and derived timers.
+    ///   - capacity: Most concurrent transactions; further ones throw ``SIPTransactionError/tableFull``.
+    public init(configuration: SIPTransactionConfiguration = .rfc3261, capacity: Int = 4096) {
+        self.configuration = configuration
+        self.capacity = max(0, capacity)
+    }
+
+    /// Number of live transactions.
+    public var count: Int { transactions.count }
+
+    /// Number of running timers.
+    public var runningTimerCount: Int { timers.count }
+
+    /// When the next timer fires, or nil if none runs. The driver calls ``advance(to:)`` then.
+    public var nextDeadline: MediaTime? { timers.nextDeadline }
+
+    /// The transaction with this key, if live.
+    public subscript(key: SIPTransactionKey) -> SIPTransaction<Message>? { transactions[key] }
+
+    /// For a CANCEL server transaction, the live INVITE server transaction it cancels (RFC 3261 §9.2).
+    public func inviteTransaction(cancelledBy cancelKey: SIPTransactionKey) -> SIPTransactionKey? {
+        guard let key = cancelKey.cancelledInviteKey, transactions[key] != nil else { return nil }
+        return key
+    }
+
+    // MARK: - Events
+
+    /// Event: the TU sends a request. Creates a client transaction (INVITE or non-INVITE by
+    /// `method`) and starts it.
+    /// - Parameters:
+    ///   - request: The encoded request, retransmitted as is.
+    ///   - method: The request method; ACK is refused (it is sent outside transactions).
+    ///   - branch: The branch of the top Via the request carries.
+    ///   - reliableTransport: Whether it goes over TCP, TLS or SCTP.
+    ///   - now: The current time.
+    /// - Returns: The new transaction's key and the outputs (the first transmission).
+    public mutating func sendRequest(
+        _ request: Message, method: String, branch: String, reliableTransport: Bool, now: MediaTime
+    ) throws(SIPTransactionError) -> (key: SIPTransactionKey, outputs: [Output]) {
+        let key = try SIPTransactionKey.client(branch: branch, method: method)
+        guard transactions[key] == nil else { throw .duplicateTransaction }
+        guard transactions.count < capacity else { throw .tableFull }
+        let actions: [SIPTransactionAction<Message>]
+        if key.isInvite {
+            var t = SIPInviteClientTransaction(request: request, reliableTransport: reliableTransport, configuration: configuration)
+            actions = t.start()
+            transactions[key] = .inviteClient(t)
+        } else {
+            var t = SIPNonInviteClientTransaction(request: request, reliableTransport: reliableTransport, configuration: configuration)
+            actions = t.start()
+            transactions[key] = .nonInviteClient(t)
+        }
+        return (key, apply(actions, for: key, at: now))
+    }
+
+    /// Event: a response arrived. Matches it to a client transaction by its top Via branch and
+    /// CSeq method (§17.1.3).
+    public mutating func receiveResponse(
+        _ response: Message, statusCode: Int, branch: String, cseqMethod: String, now: MediaTime
+    ) -> ResponseResult {
+        guard let key = try? SIPTransactionKey.client(branch: branch, method: cseqMethod),
+              let transaction = transactions[key]
+        else { return .unmatched }
+        let actions: [SIPTransactionAction<Message>]
+        switch transaction {
+        case .inviteClient(var t):
+            actions = t.receiveResponse(response, statusCode: statusCode)
+            transactions[key] = .inviteClient(t)
+        case .nonInviteClient(var t):
+            actions = t.receiveResponse(response, statusCode: statusCode)
+            transactions[key] = .nonInviteClient(t)
+        case .inviteServer, .nonInviteServer:
+            return .unmatched
+        }
+        return .matched(apply(actions, for: key, at: now))
+    }
+
+    /// Event: a request arrived. Matches it to a server transaction (§17.2.3); a retransmission
+    /// or ACK goes to its transaction, any other request creates one.
+    /// - Throws: the key errors of ``SIPTransactionKey/server(for:)`` and
+    ///   ``SIPTransactionError/tableFull`` (the driver answers 503 statelessly).
+    public mutating func receiveRequest(
+        _ request: Message, identity: SIPTransactionRequestIdentity, reliableTransport: Bool, now: MediaTime
+    ) throws(SIPTransactionError) -> RequestResult {
+        let key = try SIPTransactionKey.server(for: identity)
+        let isACK = identity.method == "ACK"
+        if let transaction = transactions[key] {
+            let actions: [SIPTransactionAction<Message>]
+            switch transaction {
+            case .inviteServer(var t):
+                actions = isACK ? t.receiveACK(request) : t.receiveRetransmission()
+                transactions[key] = .inviteServer(t)
+            case .nonInviteServer(var t):
+                actions = t.receiveRetransmission()
+                transactions[key] = .nonInviteServer(t)
+            case .inviteClient, .nonInviteClient:
+                actions = []
+            }
+            return .matched(key, apply(actions, for: key, at: now))
+        }
+        if isACK { return .unmatchedACK }
+        guard transactions.count < capacity else { throw .tableFull }
+        let actions: [SIPTransactionAction<Message>]
+        if key.isInvite {
+            var t = SIPInviteServerTransaction(request: request, reliableTransport: reliableTransport, configuration: configuration)
+            actions = t.start()
+            transactions[key] = .inviteServer(t)
+        } else {
+            var t = SIPNonInviteServerTransaction(request: request, reliableTransport: reliableTransport, configuration: configuration)
+            actions = t.start()
+            transactions[key] = .nonInviteServer(t)
+        }
+        return .created(key, apply(actions, for: key, at: now))
+    }
+
+    /// Event: the TU sends a response on a server transaction.
+    /// - Throws: ``SIPTransactionError/unknownTransaction``, ``SIPTransactionError/notAServerTransaction``,
+    ///   and the state errors of the server transactions.
+    public mutating func sendResponse(
+        _ response: Message, statusCode: Int, on key: SIPTransactionKey, now: MediaTime
+    ) throws(SIPTransactionError) -> [Output] {
+        guard let transaction = transactions[key] else { throw .unknownTransaction }
+        let actions: [SIPTransactionAction<Message>]
+        switch transaction {
+        case .inviteServer(var t):
+            actions = try t.sendResponse(response, statusCode: statusCode)
+            transactions[key] = .inviteServer(t)
+        case .nonInviteServer(var t):
+            actions = try t.sendResponse(response, statusCode: statusCode)
+            transactions[key] = .nonInviteServer(t)
+        case .inviteClient, .nonInviteClient:
+            throw .notAServerTransaction
+        }
+        return apply(actions, for: key, at: now)
+    }
+
+    /// Event: the transport failed to send a message of the transaction `key`.
+    public mutating func transportError(on key: SIPTransactionKey, now: MediaTime) -> [Output] {
+        guard var transaction = transactions[key] else { return [] }
+        let actions = transaction.transportError()
+        transactions[key] = transaction
+        return apply(actions, for: key, at: now)
+    }
+
+    /// Event: time passed. Fires every timer due at or before `now`, in deadline order; timers a
+    /// firing restarts are measured from its deadline, so late calls keep the exact schedule.
+    public mutating func advance(to now: MediaTime) -> [Output] {
+        var outputs: [Output] = []
+        while let due = timers.popDue(notAfter: now) {
+            guard var transaction = transactions[due.id.key] else { continue }
+            let actions = transaction.timerFired(due.id.timer)
+            transactions[due.id.key] = transaction
+            outputs += apply(actions, for: due.id.key, at: due.deadline)
+        }
+        return outputs
+    }
+
+    /// Performs the timer and lifetime actions, returning the rest for the driver.
+    private mutating func apply(_ actions: [SIPTransactionAction<Message>], for key: SIPTransactionKey, at now: MediaTime) -> [Output] {
+        var outputs: [Output] = []
+        for action in actions {
+            switch action {
+            case .startTimer(let timer, let after):
+                timers.schedule(.init(key: key, timer: timer), at: now + after)
+            case .cancelTimer(let timer):
+                timers.cancel(.init(key: key, timer: timer))
+            case .terminated:
+                transactions.removeValue(forKey: key)
+                timers.cancelAll(for: key)
+                outputs.append(Output(key: key, action: action))
+            case .transmit, .transmitACK, .sendTrying, .deliverResponse, .deliverRequest, .timedOut, .transportFailed:
+                outputs.append(Output(key: key, action: action))
+            }
+        }
+        return outputs
+    }
+}
+
+extension SIPTransactionTable: Sendable where Message: Sendable {}
+extension SIPTransactionTable.Output: Sendable where Message: Sendable {}
+extension SIPTransactionTable.Output: Equatable where Message: Equatable {}
+extension SIPTransactionTable.ResponseResult: Sendable where Message: Sendable {}
+extension SIPTransactionTable.ResponseResult: Equatable where Message: Equatable {}
+extension SIPTransactionTable.RequestResult: Sendable where Message: Sendable {}
+extension SIPTransactionTable.RequestResult: Equatable where Message: Equatable {}

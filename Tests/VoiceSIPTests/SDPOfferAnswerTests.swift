@@ -1,0 +1,357 @@
+import VoiceMedia
+import XCTest
+@testable import VoiceSIP
+
+/// A deterministic generator (SplitMix64) so keys and session ids repeat from run to run.
+private struct SDPTestGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+final class SDPOfferAnswerTests: XCTestCase {
+    private let suites: [SRTPSuite] = [.aesCM128HmacSHA1_80, .aesCM128HmacSHA1_32]
+    private let key80 = "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR"
+    private var generator = SDPTestGenerator(state: 1)
+
+    private func capabilities(_ address: String = "192.0.2.10", port: UInt16 = 4000,
+                              codecs: [MediaCodec] = [.opus(.voice), .pcmu, .pcma],
+                              encryption: SDPEncryptionPolicy? = nil) -> SDPLocalCapabilities {
+        SDPLocalCapabilities(address: address, port: port, codecs: codecs, encryption: encryption ?? .srtp(suites: suites))
+    }
+
+    private func parse(_ lines: [String]) throws -> SDPSessionDescription {
+        try SDPSessionDescription(parsing: lines.map { $0 + "\r\n" }.joined())
+    }
+
+    private func remoteOffer(proto: String = "RTP/SAVP", formats: String, maps: [String], extra: [String] = [],
+                             crypto: [String]? = nil, more: [String] = []) throws -> SDPSessionDescription {
+        let cryptoLines = crypto ?? ["a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:\(key80)"]
+        return try parse(["v=0", "o=- 10 10 IN IP4 198.51.100.7", "s=-", "c=IN IP4 198.51.100.7", "t=0 0",
+                          "m=audio 30000 \(proto) \(formats)"] + maps + extra
+                         + (proto == "RTP/SAVP" ? cryptoLines : []) + more)
+    }
+
+    // MARK: Offers
+
+    func testOfferListsCodecsTelephoneEventsCryptoAndMux() throws {
+        var negotiation = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        let offer = try negotiation.makeOffer(using: &generator)
+        let audio = try XCTUnwrap(offer.media.first)
+        XCTAssertEqual(audio.mediaLineValue, "audio 4000 RTP/SAVP 111 0 8 110 101")
+        XCTAssertEqual(audio.rtpMap(for: 111)?.value, "111 opus/48000/2")
+        XCTAssertEqual(audio.formatParameters(for: "111")?.parameters,
+                       "useinbandfec=1;usedtx=0;maxaveragebitrate=32000;stereo=0")
+        XCTAssertEqual(audio.rtpMap(for: 110)?.value, "110 telephone-event/48000")
+        XCTAssertEqual(audio.rtpMap(for: 101)?.value, "101 telephone-event/8000")
+        XCTAssertEqual(audio.ptime, 20)
+        XCTAssertTrue(audio.rtcpMux)
+        XCTAssertEqual(audio.directionAttribute, .sendrecv)
+        XCTAssertEqual(audio.cryptoAttributes.map(\.suite), suites)
+        XCTAssertEqual(audio.cryptoAttributes.map(\.tag), [1, 2])
+        XCTAssertEqual(offer.connection, SDPConnection(address: "192.0.2.10"))
+        // The text parses back to the same description.
+        XCTAssertEqual(try SDPSessionDescription(parsing: offer.text), offer)
+        XCTAssertThrowsError(try negotiation.makeOffer(using: &generator)) {
+            XCTAssertEqual($0 as? SDPNegotiationError, .offerPending)
+        }
+    }
+
+    func testFreshKeysPerSession() throws {
+        var a = SDPOfferAnswer(capabilities: capabilities())
+        var b = SDPOfferAnswer(capabilities: capabilities())
+        let keyA = try XCTUnwrap(a.makeOffer().media[0].cryptoAttributes.first?.keyMaterial)
+        let keyB = try XCTUnwrap(b.makeOffer().media[0].cryptoAttributes.first?.keyMaterial)
+        XCTAssertNotEqual(keyA, keyB)
+        XCTAssertNotEqual(a.origin.sessionID, b.origin.sessionID)
+    }
+
+    func testUnencryptedOfferOnlyWhenOptedIn() throws {
+        var negotiation = SDPOfferAnswer(capabilities: capabilities(encryption: .unencrypted), using: &generator)
+        let audio = try negotiation.makeOffer(using: &generator).media[0]
+        XCTAssertEqual(audio.proto, "RTP/AVP")
+        XCTAssertFalse(audio.hasAttribute("crypto"))
+        XCTAssertEqual(SDPLocalCapabilities(address: "192.0.2.1", port: 1).encryption, .required)
+    }
+
+    // MARK: Full exchange between two instances
+
+    func testOfferAnswerBetweenTwoEndpointsAgreesOnKeysAndAddresses() throws {
+        var alice = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        var bob = SDPOfferAnswer(capabilities: capabilities("203.0.113.5", port: 5000, codecs: [.pcmu, .opus(.highQuality)]),
+                                 using: &generator)
+        let offer = try SDPSessionDescription(parsing: alice.makeOffer(using: &generator).text)
+        let (answer, bobMedia) = try bob.receiveOffer(offer, using: &generator)
+        let aliceMedia = try alice.receiveAnswer(SDPSessionDescription(parsing: answer.text))
+        // Offerer's order wins: Opus.
+        XCTAssertEqual(bobMedia.payloadType, 111)
+        XCTAssertEqual(aliceMedia.payloadType, 111)
+        guard case let .opus(settings) = bobMedia.codec else { return XCTFail("expected opus, got \(bobMedia.codec)") }
+        XCTAssertEqual(settings.bitrate, 32_000, "capped by the offer's maxaveragebitrate")
+        XCTAssertEqual(bobMedia.telephoneEventPayloadType, 110)
+        XCTAssertEqual(aliceMedia.telephoneEventPayloadType, 110)
+        XCTAssertEqual(aliceMedia.remoteRTP, SDPTransportAddress(host: "203.0.113.5", port: 5000))
+        XCTAssertEqual(bobMedia.remoteRTP, SDPTransportAddress(host: "192.0.2.10", port: 4000))
+        XCTAssertTrue(aliceMedia.rtcpMux)
+        XCTAssertEqual(aliceMedia.remoteRTCP, aliceMedia.remoteRTP)
+        XCTAssertEqual(aliceMedia.localKey, bobMedia.remoteKey)
+        XCTAssertEqual(aliceMedia.remoteKey, bobMedia.localKey)
+        XCTAssertNotNil(aliceMedia.localKey)
+        XCTAssertEqual(aliceMedia.localKey?.suite, .aesCM128HmacSHA1_80)
+        XCTAssertEqual(aliceMedia.direction, .sendrecv)
+        XCTAssertEqual(bobMedia.direction, .sendrecv)
+        XCTAssertEqual(alice.state, .stable(aliceMedia))
+        guard case .srtp = aliceMedia.encryption else { return XCTFail("expected SRTP") }
+        // The answer carries only the chosen codec and its telephone-event.
+        XCTAssertEqual(answer.media[0].formats, ["111", "110"])
+        XCTAssertEqual(answer.media[0].cryptoAttributes.map(\.tag), [1])
+    }
+
+    func testHoldAndResumeReOffersBumpVersionAndKeepKeys() throws {
+        var alice = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        var bob = SDPOfferAnswer(capabilities: capabilities("203.0.113.5", port: 5000), using: &generator)
+        let first = try alice.makeOffer(using: &generator)
+        let (answer1, _) = try bob.receiveOffer(first, using: &generator)
+        let initial = try alice.receiveAnswer(answer1)
+
+        let hold = try alice.makeHoldOffer()
+        XCTAssertEqual(hold.media[0].directionAttribute, .sendonly)
+        XCTAssertEqual(hold.origin.sessionVersion, first.origin.sessionVersion + 1)
+        XCTAssertEqual(hold.origin.sessionID, first.origin.sessionID)
+        XCTAssertEqual(hold.media[0].cryptoAttributes, [SDESCryptoAttribute(tag: 1, keyMaterial: try XCTUnwrap(initial.localKey))])
+        XCTAssertEqual(alice.negotiated, initial, "old media stays in force until the answer")
+        let (holdAnswer, bobHeld) = try bob.receiveOffer(hold, using: &generator)
+        XCTAssertEqual(holdAnswer.media[0].directionAttribute, .recvonly)
+        XCTAssertEqual(bobHeld.direction, .recvonly)
+        XCTAssertEqual(bobHeld.remoteKey, initial.localKey)
+        XCTAssertEqual(bobHeld.localKey, initial.remoteKey, "answerer keeps its key across re-offers")
+        XCTAssertEqual(try alice.receiveAnswer(holdAnswer).direction, .sendonly)
+
+        let resume = try alice.makeResumeOffer()
+        XCTAssertEqual(resume.media[0].directionAttribute, .sendrecv)
+        XCTAssertEqual(resume.origin.sessionVersion, hold.origin.sessionVersion + 1)
+        let (resumeAnswer, _) = try bob.receiveOffer(resume, using: &generator)
+        XCTAssertEqual(try alice.receiveAnswer(resumeAnswer).direction, .sendrecv)
+        // An unchanged answer keeps its version (RFC 3264 §8).
+        XCTAssertEqual(resumeAnswer.origin.sessionVersion, answer1.origin.sessionVersion + 2)
+    }
+
+    func testHoldWhileHeldIsInactiveAndRollback() throws {
+        var alice = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        let offer = try remoteOffer(formats: "0", maps: [], extra: ["a=sendonly"])
+        let (_, media) = try alice.receiveOffer(offer, using: &generator)
+        XCTAssertEqual(media.direction, .recvonly)
+        let hold = try alice.makeHoldOffer()
+        XCTAssertEqual(hold.media[0].directionAttribute, .inactive)
+        alice.rollbackOffer()
+        XCTAssertEqual(alice.state, .stable(media))
+    }
+
+    // MARK: Answering: the matrix
+
+    func testOpusOnlyPeer() throws {
+        var bob = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        let offer = try remoteOffer(formats: "96", maps: ["a=rtpmap:96 opus/48000/2", "a=fmtp:96 maxaveragebitrate=20000;useinbandfec=0"])
+        let (answer, media) = try bob.receiveOffer(offer, using: &generator)
+        XCTAssertEqual(media.payloadType, 96, "keeps the offerer's payload type")
+        XCTAssertEqual(media.codec, .opus(OpusSettings(bitrate: 20_000, fec: false)))
+        XCTAssertNil(media.telephoneEventPayloadType)
+        XCTAssertEqual(answer.media[0].mediaLineValue, "audio 4000 RTP/SAVP 96")
+        XCTAssertFalse(media.rtcpMux, "the offer had no rtcp-mux")
+        XCTAssertFalse(answer.media[0].rtcpMux)
+        XCTAssertEqual(media.remoteRTCP, SDPTransportAddress(host: "198.51.100.7", port: 30001))
+    }
+
+    func testPCMUOnlyPeerWithTelephoneEvent() throws {
+        var bob = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        let offer = try remoteOffer(formats: "0 101", maps: ["a=rtpmap:101 telephone-event/8000", "a=fmtp:101 0-16", "a=ptime:30"],
+                                    extra: ["a=rtcp:30005 IN IP4 198.51.100.8"])
+        let (answer, media) = try bob.receiveOffer(offer, using: &generator)
+        XCTAssertEqual(media.codec, .pcmu)
+        XCTAssertEqual(media.payloadType, 0)
+        XCTAssertEqual(media.telephoneEventPayloadType, 101)
+        XCTAssertEqual(media.ptime, 20, "30 ms is not a supported ptime")
+        XCTAssertEqual(media.remoteRTCP, SDPTransportAddress(host: "198.51.100.8", port: 30005))
+        XCTAssertEqual(answer.media[0].formats, ["0", "101"])
+    }
+
+    func testTelephoneEventAtAnotherRateIsNotUsed() throws {
+        var bob = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        let offer = try remoteOffer(formats: "111 101", maps: ["a=rtpmap:111 opus/48000/2", "a=rtpmap:101 telephone-event/8000"])
+        XCTAssertNil(try bob.receiveOffer(offer, using: &generator).media.telephoneEventPayloadType)
+    }
+
+    func testNoCommonCodecMapsTo488() throws {
+        var bob = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        let offer = try remoteOffer(formats: "18 9", maps: ["a=rtpmap:18 G729/8000"])
+        XCTAssertThrowsError(try bob.receiveOffer(offer, using: &generator)) {
+            XCTAssertEqual($0 as? SDPNegotiationError, .noCommonCodec)
+            XCTAssertEqual(($0 as? SDPNegotiationError)?.sipStatusCode, 488)
+        }
+        XCTAssertEqual(bob.state, .idle)
+    }
+
+    func testNoCommonCrypto() throws {
+        var bob = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        let offer = try remoteOffer(formats: "0", maps: [], crypto: [
+            "a=crypto:1 F8_128_HMAC_SHA1_80 inline:\(key80)",
+            "a=crypto:2 AEAD_AES_256_GCM inline:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKiss",
+        ])
+        XCTAssertThrowsError(try bob.receiveOffer(offer, using: &generator)) {
+            XCTAssertEqual($0 as? SDPNegotiationError, .noCommonCryptoSuite)
+            XCTAssertEqual(($0 as? SDPNegotiationError)?.sipStatusCode, 488)
+        }
+    }
+
+    func testCryptoChoiceFollowsOffererOrderAmongOurSuites() throws {
+        var bob = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        let offer = try remoteOffer(formats: "0", maps: [], crypto: [
+            "a=crypto:5 AES_CM_128_HMAC_SHA1_32 inline:NzB4d1BINUAvLEw6UzF3WSJ+PSdFcGdUJShpX1Zj",
+            "a=crypto:6 AES_CM_128_HMAC_SHA1_80 inline:\(key80)",
+        ])
+        let (answer, media) = try bob.receiveOffer(offer, using: &generator)
+        let crypto = try XCTUnwrap(answer.media[0].cryptoAttributes.first)
+        XCTAssertEqual(crypto.tag, 5)
+        XCTAssertEqual(crypto.suite, .aesCM128HmacSHA1_32)
+        XCTAssertEqual(media.localKey, crypto.keyMaterial)
+        XCTAssertEqual(media.remoteKey?.suite, .aesCM128HmacSHA1_32)
+        XCTAssertNotEqual(media.localKey, media.remoteKey)
+    }
+
+    func testPlainOfferWhenSRTPIsMandatory() throws {
+        var bob = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        let offer = try remoteOffer(proto: "RTP/AVP", formats: "0", maps: [])
+        XCTAssertThrowsError(try bob.receiveOffer(offer, using: &generator)) {
+            XCTAssertEqual($0 as? SDPNegotiationError, .encryptionRequired)
+            XCTAssertEqual(($0 as? SDPNegotiationError)?.sipStatusCode, 488)
+        }
+    }
+
+    func testPlainOfferAcceptedWhenOptedIn() throws {
+        var bob = SDPOfferAnswer(capabilities: capabilities(encryption: .unencrypted), using: &generator)
+        let offer = try remoteOffer(proto: "RTP/AVP", formats: "8", maps: [])
+        let (answer, media) = try bob.receiveOffer(offer, using: &generator)
+        XCTAssertEqual(media.codec, .pcma)
+        XCTAssertNil(media.localKey)
+        guard case .unencrypted = media.encryption else { return XCTFail("expected plain RTP") }
+        XCTAssertEqual(answer.media[0].proto, "RTP/AVP")
+        var strict = SDPOfferAnswer(capabilities: capabilities(encryption: .unencrypted), using: &generator)
+        XCTAssertThrowsError(try strict.receiveOffer(try remoteOffer(formats: "0", maps: []), using: &generator)) {
+            XCTAssertEqual($0 as? SDPNegotiationError, .encryptionNotEnabled)
+        }
+    }
+
+    func testSendonlyOfferGetsRecvonlyAnswer() throws {
+        var bob = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        let offer = try remoteOffer(formats: "0", maps: [], extra: ["a=sendonly"])
+        let (answer, media) = try bob.receiveOffer(offer, using: &generator)
+        XCTAssertEqual(answer.media[0].directionAttribute, .recvonly)
+        XCTAssertEqual(media.direction, .recvonly)
+        let inactive = try remoteOffer(formats: "0", maps: [], extra: ["a=inactive"])
+        XCTAssertEqual(try bob.receiveOffer(inactive, using: &generator).answer.media[0].directionAttribute, .inactive)
+    }
+
+    func testSessionLevelDirectionApplies() throws {
+        var bob = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        let offer = try parse(["v=0", "o=- 1 1 IN IP4 198.51.100.7", "s=-", "c=IN IP4 198.51.100.7", "t=0 0", "a=sendonly",
+                               "m=audio 30000 RTP/SAVP 0", "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:\(key80)"])
+        XCTAssertEqual(try bob.receiveOffer(offer, using: &generator).media.direction, .recvonly)
+    }
+
+    func testPortZeroStreamAndVideoAreRejected() throws {
+        var bob = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        let offer = try parse([
+            "v=0", "o=alice 2890844526 2890844526 IN IP4 host.atlanta.example.com", "s=",
+            "c=IN IP4 host.atlanta.example.com", "t=0 0",
+            "m=audio 0 RTP/SAVP 0", "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:\(key80)",
+            "m=audio 49170 RTP/SAVP 0 8 97", "a=rtpmap:97 iLBC/8000", "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:\(key80)",
+            "m=video 51372 RTP/SAVP 31 32", "a=rtpmap:31 H261/90000", "a=rtpmap:32 MPV/90000",
+        ])
+        let (answer, media) = try bob.receiveOffer(offer, using: &generator)
+        XCTAssertEqual(answer.media.map(\.port), [0, 4000, 0])
+        XCTAssertEqual(answer.media.map(\.media), ["audio", "audio", "video"])
+        XCTAssertEqual(answer.media[2].formats, ["31", "32"])
+        XCTAssertEqual(media.remoteRTP, SDPTransportAddress(host: "host.atlanta.example.com", port: 49170))
+        XCTAssertEqual(media.codec, .pcmu)
+        // The answer text still parses: port-0 sections need no crypto or connection of their own.
+        XCTAssertEqual(try SDPSessionDescription(parsing: answer.text), answer)
+    }
+
+    func testOfferWithOnlyDisabledAudio() throws {
+        var bob = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        let offer = try parse(["v=0", "o=- 1 1 IN IP4 198.51.100.7", "s=-", "t=0 0", "m=audio 0 RTP/SAVP 0"])
+        XCTAssertThrowsError(try bob.receiveOffer(offer, using: &generator)) {
+            XCTAssertEqual($0 as? SDPNegotiationError, .noAudioStream)
+        }
+    }
+
+    // MARK: Processing answers
+
+    private func offered(_ negotiation: inout SDPOfferAnswer) throws -> SDPSessionDescription {
+        try negotiation.makeOffer(using: &generator)
+    }
+
+    private func answer(_ lines: [String], proto: String = "RTP/SAVP", formats: String,
+                        crypto: String = "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR") throws -> SDPSessionDescription {
+        try parse(["v=0", "o=- 20 20 IN IP4 203.0.113.9", "s=-", "c=IN IP4 203.0.113.9", "t=0 0",
+                   "m=audio 7000 \(proto) \(formats)"] + lines + [crypto])
+    }
+
+    func testAsteriskStyleAnswerWithRenumberedTelephoneEvent() throws {
+        var alice = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        _ = try offered(&alice)
+        let media = try alice.receiveAnswer(try answer(["a=rtpmap:0 PCMU/8000", "a=rtpmap:100 telephone-event/8000",
+                                                         "a=ptime:40", "a=rtcp-mux"], formats: "0 100"))
+        XCTAssertEqual(media.codec, .pcmu)
+        XCTAssertEqual(media.telephoneEventPayloadType, 100)
+        XCTAssertEqual(media.ptime, 40)
+        XCTAssertTrue(media.rtcpMux)
+        XCTAssertEqual(media.remoteRTP, SDPTransportAddress(host: "203.0.113.9", port: 7000))
+        XCTAssertEqual(media.remoteKey?.suite, .aesCM128HmacSHA1_80)
+        XCTAssertEqual(media.localKey?.suite, .aesCM128HmacSHA1_80)
+    }
+
+    func testAnswerMustBeASubsetOfTheOffer() throws {
+        var alice = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        _ = try offered(&alice)
+        XCTAssertThrowsError(try alice.receiveAnswer(try answer(["a=rtpmap:18 G729/8000"], formats: "18"))) {
+            guard case .answerMismatch = $0 as? SDPNegotiationError else { return XCTFail("\($0)") }
+        }
+        XCTAssertThrowsError(try alice.receiveAnswer(try answer([], formats: "0",
+                                                                crypto: "a=crypto:9 AES_CM_128_HMAC_SHA1_80 inline:\(key80)"))) {
+            guard case .answerMismatch = $0 as? SDPNegotiationError else { return XCTFail("\($0)") }
+        }
+        XCTAssertThrowsError(try alice.receiveAnswer(try answer([], proto: "RTP/AVP", formats: "0", crypto: "a=sendrecv"))) {
+            guard case .answerMismatch = $0 as? SDPNegotiationError else { return XCTFail("\($0)") }
+        }
+        XCTAssertThrowsError(try alice.receiveAnswer(try answer([], formats: "0", crypto: "a=sendrecv"))) {
+            XCTAssertEqual($0 as? SDPNegotiationError, .noCommonCryptoSuite)
+        }
+        XCTAssertThrowsError(try alice.receiveAnswer(try answer(["a=rtpmap:101 telephone-event/8000"], formats: "101"))) {
+            XCTAssertEqual($0 as? SDPNegotiationError, .noCommonCodec)
+        }
+        let rejected = try parse(["v=0", "o=- 20 20 IN IP4 203.0.113.9", "s=-", "t=0 0", "m=audio 0 RTP/SAVP 0"])
+        XCTAssertThrowsError(try alice.receiveAnswer(rejected)) {
+            XCTAssertEqual($0 as? SDPNegotiationError, .streamRejected)
+        }
+        // Still waiting: a valid answer is accepted afterwards.
+        XCTAssertEqual(try alice.receiveAnswer(try answer([], formats: "8")).codec, .pcma)
+        XCTAssertThrowsError(try alice.receiveAnswer(try answer([], formats: "8"))) {
+            XCTAssertEqual($0 as? SDPNegotiationError, .noOfferPending)
+        }
+    }
+
+    func testGlareIs491() throws {
+        var alice = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        _ = try offered(&alice)
+        XCTAssertThrowsError(try alice.receiveOffer(try remoteOffer(formats: "0", maps: []), using: &generator)) {
+            XCTAssertEqual($0 as? SDPNegotiationError, .offerPending)
+            XCTAssertEqual(($0 as? SDPNegotiationError)?.sipStatusCode, 491)
+        }
+    }
+}
