@@ -79,8 +79,11 @@ final class RFC4475Tests: XCTestCase {
         XCTAssertEqual(try r.headers.from().displayName, "%Z%45")
         guard case .addresses(let c)? = try r.headers.contact() else { return XCTFail() }
         XCTAssertEqual(c.count, 2, "C%6Fntact is an unknown header, not Contact")
-        XCTAssertTrue(try r.headers.topVia().hasRport)
-        XCTAssertNil(try r.headers.topVia().rport)
+        XCTAssertEqual(c.map(\.uri.user), ["alias1", "alias3"])
+        XCTAssertEqual(r.headers.first("C%6Fntact"), "<sip:alias2@host2.example.com>")
+        XCTAssertEqual(try r.headers.to().displayName, "%Z%45")
+        XCTAssertEqual(try r.headers.topVia().branch, "z9hG4bK209%fzsnel234")
+        XCTAssertEqual(try r.headers.cseq().method.rawValue, "RE%47IST%45R")
     }
 
     func testLwsdisp() throws {
@@ -94,13 +97,19 @@ final class RFC4475Tests: XCTestCase {
         XCTAssertEqual(try r.headers.to().displayName, "I have a user name of \(RFC4475.r("extreme", 10)) proportion")
         XCTAssertEqual(try r.headers.to().uri.port, 6000)
         XCTAssertEqual(try r.headers.from().tag, "12\(RFC4475.r("982", 50))424")
-        XCTAssertEqual(try r.headers.via().count, 33)
+        XCTAssertEqual(try r.headers.callID(), "longreq.one\(RFC4475.r("really", 20))longcallid")
+        let vias = try r.headers.via()
+        XCTAssertEqual(vias.count, 34)
+        XCTAssertEqual(vias.prefix(33).map(\.host), (1...33).reversed().map { "sip\($0).example.com" })
+        XCTAssertEqual(vias.last?.branch, "very\(RFC4475.r("long", 50))branchvalue")
+        XCTAssertEqual(r.headers.first("Unknown-\(RFC4475.r("Long", 20))-Name")?.hasPrefix("unknown-"), true)
         XCTAssertEqual(r.body.count, 150)
     }
 
     func testDblreqTakesOnlyTheFirstMessageOfADatagram() throws {
         let r = try XCTUnwrap(parse(RFC4475.dblreq).request)
         XCTAssertEqual(r.method, .register)
+        XCTAssertEqual(try r.headers.callID(), "dblreq.0ha0isndaksdj99sdfafnl3lk233412")
         XCTAssertEqual(r.body, [])
     }
 
@@ -116,6 +125,19 @@ final class RFC4475Tests: XCTestCase {
         let r = try XCTUnwrap(parse(RFC4475.transports).request)
         XCTAssertEqual(try r.headers.via().map(\.transport), ["UDP", "SCTP", "TLS", "UNKNOWN", "TCP"])
         XCTAssertEqual(try r.headers.callID(), "transports.kijh4akdnaqjkwendsasfdj")
+    }
+
+    func testMpart01KeepsTheBinaryBodyWhole() throws {
+        XCTAssertEqual(RFC4475.mpart01Binary.count, 342)
+        XCTAssertTrue(RFC4475.mpart01Binary.contains(0x00))
+        XCTAssertTrue(RFC4475.mpart01Binary.contains(0x0A))
+        let r = try XCTUnwrap(parser.parse(datagram: RFC4475.mpart01).request)
+        XCTAssertEqual(r.method.rawValue, "MESSAGE")
+        XCTAssertEqual(try r.headers.callID(), "3d9485ad0c49859b@Zmx1ZmZ5LW1hYy0xNi5sb2NhbA..")
+        XCTAssertEqual(r.body.count, 553, "the body is framed by Content-Length, not by its bare LF octets")
+        XCTAssertEqual(Array(r.body.suffix(24)), wire("\n--7a9cbec02ceef655--\n").suffix(24).map { $0 })
+        let binaryStart = r.body.count - RFC4475.mpart01Binary.count - wire("\n--7a9cbec02ceef655--\n").count
+        XCTAssertEqual(Array(r.body[binaryStart..<(binaryStart + RFC4475.mpart01Binary.count)]), RFC4475.mpart01Binary)
     }
 
     func testUnreasonAndNoreason() throws {
@@ -150,20 +172,17 @@ final class RFC4475Tests: XCTestCase {
     }
 
     func testSemanticVectorsParse() throws {
-        // §3.2.1 badbranch, §3.3.2 unksm, §3.3.4 unksm2, §3.3.10 bcast: syntactically valid.
-        let badbranch = try XCTUnwrap(parse(RFC4475.options("OPTIONS sip:user@example.com SIP/2.0",
-            "To: sip:user@example.com\nFrom: sip:caller@example.org;tag=33242\nMax-Forwards: 3\nVia: SIP/2.0/UDP 192.0.2.1;branch=z9hG4bK\nAccept: application/sdp\nCSeq: 8 OPTIONS\n",
-            callID: "badbranch.sadonfo23i420jv0as0derf3j3n")).request)
+        // §3.2.1 badbranch, §3.3.2 unkscm, §3.3.4 unksm2, §3.3.10 bcast: syntactically valid.
+        let badbranch = try XCTUnwrap(parse(RFC4475.badbranch).request)
+        XCTAssertEqual(try badbranch.headers.topVia().branch, "z9hG4bK")
         XCTAssertFalse(try badbranch.headers.topVia().hasRFC3261Branch)
-        let unksm = try XCTUnwrap(parse(RFC4475.options("OPTIONS nobodyknowsthisscheme:totallyopaquecontent SIP/2.0",
-            "To: sip:user@example.com\nFrom: sip:caller@example.net;tag=384\nMax-Forwards: 3\nCSeq: 3923423 OPTIONS\nVia: SIP/2.0/TCP host9.example.com;branch=z9hG4bKkdjuw39234\n",
-            callID: "unksm.3a3kn90ad2")).request)
-        XCTAssertEqual(unksm.uri.scheme, .other("nobodyknowsthisscheme"))
-        let unksm2 = try XCTUnwrap(parse(RFC4475.options("REGISTER sip:example.com SIP/2.0",
-            "To: isbn:2983792873\nFrom: <http://www.example.com>;tag=3234233\nCSeq: 234902 REGISTER\nMax-Forwards: 70\nVia: SIP/2.0/UDP 192.0.2.21:5060;branch=z9hG4bKkdjuw\nContact: <name:John_Smith>\n",
-            callID: "unksm2.daksdj@hyphenated-host.example.com")).request)
+        let unkscm = try XCTUnwrap(parse(RFC4475.unkscm).request)
+        XCTAssertEqual(unkscm.uri.scheme, .other("nobodyknowsthisscheme"))
+        let unksm2 = try XCTUnwrap(parse(RFC4475.unksm2).request)
         XCTAssertEqual(try unksm2.headers.to().uri.scheme, .other("isbn"))
-        let bcast = try XCTUnwrap(parse("SIP/2.0 200 OK\n" + "Via: SIP/2.0/UDP 192.0.2.198;branch=z9hG4bK1324923\nVia: SIP/2.0/UDP 255.255.255.255;branch=z9hG4bK1saber23\nCall-ID: bcast.0384840201234ksdfak3j2erwedfsASdf\nCSeq: 35 INVITE\nFrom: sip:user@example.com;tag=11141343\nTo: sip:user@example.edu;tag=2229\nContent-Length: 0\nContact: <sip:user@host28.example.com>\n\n").response)
+        XCTAssertEqual(try unksm2.headers.from().uri.scheme, .other("http"))
+        let bcast = try XCTUnwrap(parse(RFC4475.bcast).response)
         XCTAssertEqual(try bcast.headers.via()[1].host, "255.255.255.255")
+        XCTAssertEqual(bcast.body.count, 154)
     }
 }
