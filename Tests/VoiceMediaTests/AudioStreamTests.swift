@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import VoiceMedia
 import VoiceTestKit
@@ -46,8 +47,9 @@ final class AudioStreamTests: XCTestCase {
         XCTAssertGreaterThan(alignment.correlation, 0.5, "\(alignment)")
         // The reference is a continuous tone: once playout has started, any run of exact zeros is a gap.
         let region = (alignment.lag + 4_800)..<(alignment.lag + tones.count - 4_800)
-        XCTAssertLessThan(AudioComparison.longestSilentRun(out, in: region), 48, "no gaps in the rendered timeline")
         let b = call.b.stats
+        XCTAssertLessThan(AudioComparison.longestSilentRun(out, in: region), 48,
+                          "no gaps in the rendered timeline (render underruns \(b.renderUnderruns), jitter buffer \(b.jitterBuffer))")
         XCTAssertGreaterThan(b.packetsLost, 0)
         XCTAssertGreaterThan(b.jitterBuffer.concealedFrames + b.jitterBuffer.recoveredFrames, 0)
         XCTAssertGreaterThan(b.jitterMs, 1)
@@ -216,5 +218,35 @@ final class AudioStreamDeviceFormatTests: XCTestCase {
         XCTAssertGreaterThan(atB.correlation, 0.8, "16 kHz capture arrives at 48 kHz: \(atB)")
         let atA = AudioComparison.align(reference: at16k, output: narrow.recordedSamples, maxLag: 8_000, decimation: 8)
         XCTAssertGreaterThan(atA.correlation, 0.8, "48 kHz stereo capture arrives at 16 kHz: \(atA)")
+    }
+}
+
+/// RFC 4733 digits end to end: sent by one stream, reported once each by the other.
+final class AudioStreamDTMFTests: XCTestCase {
+    func testDigitsArriveInOrderAsTelephoneEvents() throws {
+        let tones = TestSignals.multiTone([(440, 4_000)], seconds: 3)
+        let call = try LoopbackCall(signalA: tones, signalB: tones)
+        let received = Mutex<[AudioStreamEvent]>([])
+        try call.a.start(remote: call.b.localAddress, audioDevice: call.deviceA)
+        try call.b.start(remote: call.a.localAddress, audioDevice: call.deviceB) { event in
+            received.withLock { $0.append(event) }
+        }
+        try call.a.sendDigits("1w#9")
+        XCTAssertThrowsError(try call.a.sendDigits("x"))
+        Thread.sleep(forTimeInterval: 1.5)
+        call.stop()
+        let codes = received.withLock { events in
+            events.compactMap { event -> UInt8? in
+                if case .telephoneEvent(let code, _) = event { return code }
+                return nil
+            }
+        }
+        XCTAssertEqual(codes, [1, 11, 9])
+        if case .telephoneEvent(_, let duration)? = received.withLock({ $0.first }) {
+            XCTAssertEqual(duration, 4_800, "100 ms at 48 kHz")
+        }
+        XCTAssertEqual(call.b.stats.srtpAuthFailures, 0)
+        XCTAssertEqual(call.b.stats.packetsLost, 0, "event packets fill their sequence numbers")
+        XCTAssertEqual(call.b.stats.packetsReceived, call.a.stats.packetsSent)
     }
 }

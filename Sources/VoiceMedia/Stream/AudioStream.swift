@@ -97,6 +97,22 @@ public final class AudioStream: Sendable {
         control.setRemote(rtp: remote, rtcp: rtcp ?? (configuration.rtcpMux ? remote : nil))
     }
 
+    /// Queues DTMF digits to send as RFC 4733 telephone-events: `0`–`9`, `*`, `#`, `A`–`D`, and
+    /// `w` for a 500 ms pause. Each digit is a 100 ms event followed by a 60 ms gap; audio
+    /// frames are replaced by event packets while an event plays.
+    /// - Throws: ``AudioStreamError/invalidConfiguration(_:)`` for other characters or when no
+    ///   telephone-event payload type was negotiated (the caller may fall back to SIP INFO).
+    public func sendDigits(_ digits: String) throws(AudioStreamError) {
+        guard configuration.telephoneEventPayloadType != nil else {
+            throw .invalidConfiguration("telephone-event was not negotiated")
+        }
+        for c in digits where c != "w" && c != "W" && TelephoneEvent.dtmfEvent(for: c) == nil {
+            throw .invalidConfiguration("not a DTMF digit: \(c)")
+        }
+        control.digits.withLock { $0.append(contentsOf: digits) }
+        control.pendingDigits.add(digits.count, ordering: .relaxed)
+    }
+
     /// When true the stream keeps sending, but silent frames.
     public var isMuted: Bool {
         get { control.muted.load(ordering: .relaxed) }

@@ -20,6 +20,9 @@ final class StreamControl: Sendable {
     let remoteVersion = Atomic<Int>(0)
     let events: Mutex<(@Sendable (AudioStreamEvent) -> Void)?>
     let sockets = Mutex<[UDPSocket]>([])
+    /// Digits queued by ``AudioStream/sendDigits(_:)``; the count lets the media thread skip the lock.
+    let digits = Mutex<[Character]>([])
+    let pendingDigits = Atomic<Int>(0)
     private let byeDone = DispatchSemaphore(value: 0)
 
     init(events: (@Sendable (AudioStreamEvent) -> Void)?) {

@@ -17,19 +17,21 @@ extension StreamCore {
             malformedPackets += 1
             return
         }
-        if let te = configuration.telephoneEventPayloadType, view.payloadType == te {
-            receiveTelephoneEvent(view)
-            return
-        }
-        guard view.payloadType == configuration.payloadType else {
+        let isTelephoneEvent = configuration.telephoneEventPayloadType.map { view.payloadType == $0 } ?? false
+        guard isTelephoneEvent || view.payloadType == configuration.payloadType else {
             malformedPackets += 1
             return
         }
+        // Events share the source's sequence numbers, so they count for RTP statistics too.
         packetsReceived += 1
         octetsReceived += UInt64(view.payload.count)
         lastPacketArrival = now
         remoteSSRC = view.ssrc
         _ = receiverStats.received(sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, arrivalTime: now)
+        if isTelephoneEvent {
+            receiveTelephoneEvent(view)
+            return
+        }
         let duration: Int
         do throws(MediaCodecError) {
             duration = try decoder.duration(of: view.payload)

@@ -27,6 +27,7 @@ extension StreamCore {
             rtpTimestamp &+= UInt32(truncatingIfNeeded: frameRTPUnits)
         }
         guard let destination = remote?.rtp else { return }
+        if sendTelephoneEventIfDue(destination: destination, now: now) { return }
         let headerLength = RTPHeader.writeMinimal(
             marker: markerNext, payloadType: configuration.payloadType, sequenceNumber: sequenceNumber,
             timestamp: rtpTimestamp, ssrc: configuration.ssrc, into: sendBuffer)

@@ -48,6 +48,7 @@ final class StreamCore: MediaTask {
     var inputLevel = 0
     var outputLevel = 0
     var lastTelephoneEventTimestamp: UInt32?
+    var dtmf = DTMFState()
 
     // Playout
     var renderDeviceActive = false
