@@ -190,6 +190,8 @@ final class SIPPeerHarnessTests: XCTestCase {
         let process = try SIPPeerProcess(name: "sh", executable: "sh", arguments: ["-c", "echo started; exec sleep 30"],
                                          workingDirectory: directory, logPath: directory + "/sh.log")
         XCTAssertTrue(process.isRunning)
+        let deadline = ContinuousClock.now + .seconds(3)
+        while !process.log.contains("started") && ContinuousClock.now < deadline { usleep(10_000) }
         let started = ContinuousClock.now
         process.stop()
         XCTAssertFalse(process.isRunning)
