@@ -62,7 +62,8 @@ let package = Package(
         ),
         .testTarget(name: "VoiceMediaTests", dependencies: ["VoiceMedia", "VoiceTestKit", "CMallocCounter", "CLibSRTP", "COpus", "CVoiceShims"]),
         .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore"]),
-        .testTarget(name: "VoiceSIPTests", dependencies: ["VoiceSIP", "VoiceTestKit"]),
+        // Fixtures: peer configuration templates (baresip, Kamailio) read from disk by the interop tests.
+        .testTarget(name: "VoiceSIPTests", dependencies: ["VoiceSIP", "VoiceTestKit"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

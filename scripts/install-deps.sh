@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Installs the system libraries and tools the package and its tests need (Debian).
+# Installs the system libraries and tools the package and its tests need (Debian), including the
+# SIP peers the interop tests run against: baresip (baresip-core) and kamailio.
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 need=""
-for pkg in libopus-dev libsrtp2-dev libasound2-dev libspeexdsp-dev pkg-config alsa-utils; do
+for pkg in libopus-dev libsrtp2-dev libasound2-dev libspeexdsp-dev pkg-config alsa-utils baresip-core kamailio; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
 done
 if [ -n "$need" ]; then

@@ -1,0 +1,129 @@
+import Foundation
+import VoiceMedia
+
+/// How a ``BaresipPeer`` is configured.
+public struct BaresipConfiguration: Hashable, Sendable {
+    /// The account's user part (`sip:<user>@127.0.0.1:<port>`).
+    public var user: String = "bob"
+    /// The SIP port (UDP and TCP); 0 picks a free one.
+    public var sipPort: Int = 0
+    /// Answer incoming calls automatically (`answermode=auto`); otherwise they ring.
+    public var autoAnswer: Bool = true
+    /// `mediaenc`: `srtp-mand` (SDES, RTP/SAVP, SRTP required), `srtp` (optional), or nil for plain RTP.
+    public var mediaEncryption: String? = "srtp-mand"
+    /// `audio_codecs`, in order of preference.
+    public var audioCodecs: [String] = ["opus/48000/2", "PCMU/8000/1"]
+    /// A WAV file sent as the call's audio (`aufile`); nil sends a 440 Hz tone (`ausine`).
+    public var audioFile: String? = nil
+    /// When set, both directions of every call are recorded as WAV files in this directory
+    /// (`sndfile` module: `dump-<time>-enc.wav` sent, `dump-<time>-dec.wav` received).
+    public var recordingDirectory: String? = nil
+    /// A registrar to register with (`sip:127.0.0.1:5060`); nil registers nowhere. The account's
+    /// domain becomes the registrar's host and port.
+    public var registrar: String? = nil
+    /// The digest password for the registrar.
+    public var password: String? = nil
+
+    /// The defaults: user `bob`, a free port, auto-answer, SRTP required, Opus then PCMU.
+    public init() {}
+}
+
+/// baresip 1.0.0 running on 127.0.0.1 with its configuration written from a template.
+///
+/// No sound card is needed: audio comes from a tone or a WAV file, no player module is loaded.
+/// Thread-safe.
+public final class BaresipPeer: Sendable {
+    /// The configuration the peer runs with (ports resolved).
+    public let configuration: BaresipConfiguration
+    /// The directory holding `config`, `accounts` and `baresip.log`.
+    public let directory: String
+    /// The SIP UDP address.
+    public let sipAddress: SocketAddress
+    /// The account URI, e.g. `sip:bob@127.0.0.1:5062`.
+    public let uri: String
+    /// The running process.
+    public let process: SIPPeerProcess
+
+    /// Writes the configuration from the templates in `templateDirectory` (`config`, `accounts`),
+    /// starts `baresip -f <dir>` and waits until it answers OPTIONS.
+    /// - Parameters:
+    ///   - templateDirectory: The directory with the `config` and `accounts` templates.
+    ///   - configuration: Ports, account, media settings.
+    ///   - executable: The binary, `baresip` on `PATH` by default.
+    ///   - readyTimeout: How long to wait for the OPTIONS answer.
+    public init(templateDirectory: String, configuration: BaresipConfiguration = BaresipConfiguration(),
+                executable: String = "baresip", readyTimeout: Duration = .seconds(10)) throws(SIPPeerError) {
+        var config = configuration
+        if config.sipPort == 0 { config.sipPort = try SIPPeerProcess.freePort() }
+        try SIPPeerTemplate.validate(config.user, as: "user")
+        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "baresip")
+        let domain: String
+        if let registrar = config.registrar {
+            try SIPPeerTemplate.validate(registrar, as: "registrar")
+            domain = registrar.hasPrefix("sip:") ? String(registrar.dropFirst(4)) : registrar
+        } else {
+            domain = "127.0.0.1:\(config.sipPort)"
+        }
+        var account = "<sip:\(config.user)@\(domain)>"
+        if let password = config.password {
+            try SIPPeerTemplate.validate(password, as: "password")
+            account += ";auth_pass=\(password)"
+        }
+        account += config.registrar == nil ? ";regint=0" : ";regint=60"
+        account += config.autoAnswer ? ";answermode=auto" : ";answermode=manual"
+        if let encryption = config.mediaEncryption {
+            try SIPPeerTemplate.validate(encryption, as: "media encryption")
+            account += ";mediaenc=\(encryption)"
+        }
+        for codec in config.audioCodecs { try SIPPeerTemplate.validate(codec, as: "codec") }
+        account += ";audio_codecs=" + config.audioCodecs.joined(separator: ",")
+        let source: String
+        if let file = config.audioFile {
+            try SIPPeerTemplate.validate(file, as: "audio file")
+            source = "aufile,\(file)"
+        } else {
+            source = "ausine,440"
+        }
+        if let recording = config.recordingDirectory { try SIPPeerTemplate.validate(recording, as: "recording directory") }
+        let rtp = try SIPPeerProcess.freeUDPPortRange(count: 20)
+        let values = [
+            "SIP_PORT": String(config.sipPort),
+            "AUDIO_SOURCE": source,
+            "RTP_PORTS": "\(rtp.lowerBound)-\(rtp.upperBound)",
+            "RECORDING_MODULE": config.recordingDirectory == nil ? "# no recording" : "module\t\t\tsndfile.so",
+            "RECORDING_DIR": config.recordingDirectory ?? directory,
+            "ACCOUNT": account,
+        ]
+        try SIPPeerTemplate.renderFile(templateDirectory + "/config", to: directory + "/config", values: values)
+        try SIPPeerTemplate.renderFile(templateDirectory + "/accounts", to: directory + "/accounts", values: values)
+        let address: SocketAddress
+        do { address = try SocketAddress(host: "127.0.0.1", port: config.sipPort) } catch {
+            throw SIPPeerError(.socket, "\(error)")
+        }
+        let process = try SIPPeerProcess(name: "baresip", executable: executable, arguments: ["-f", directory],
+                                         workingDirectory: directory, logPath: directory + "/baresip.log")
+        let uri = "sip:\(config.user)@127.0.0.1:\(config.sipPort)"
+        do {
+            try process.waitUntilReady(optionsTo: address, requestURI: uri, timeout: readyTimeout)
+        } catch {
+            process.stop()
+            throw error
+        }
+        self.configuration = config
+        self.directory = directory
+        self.sipAddress = address
+        self.uri = uri
+        self.process = process
+    }
+
+    /// The log so far (stdout and stderr).
+    public var log: String { process.log }
+
+    /// Stops baresip (SIGTERM, then SIGKILL) and removes its directory. Idempotent.
+    public func stop() {
+        process.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    deinit { stop() }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import VoiceMedia
+
+/// How a ``KamailioPeer`` is configured.
+public struct KamailioConfiguration: Hashable, Sendable {
+    /// Users and their digest passwords (plain text in the generated config, no database).
+    public var users: [String: String] = ["alice": "alicepass", "bob": "bobpass"]
+    /// The digest realm and the proxy's domain alias.
+    public var realm: String = "sippeer.test"
+    /// The UDP port; 0 picks a free one.
+    public var udpPort: Int = 0
+    /// The TCP port; 0 picks a free one.
+    public var tcpPort: Int = 0
+    /// Where Kamailio's modules live (Debian's path by default).
+    public var modulePath: String = "/usr/lib/x86_64-linux-gnu/kamailio/modules/"
+
+    /// The defaults: users alice/alicepass and bob/bobpass, realm `sippeer.test`, free ports.
+    public init() {}
+}
+
+/// Kamailio 5.6 as registrar, location service and record-routing proxy with digest auth,
+/// on 127.0.0.1, its `kamailio.cfg` written from a template. Thread-safe.
+public final class KamailioPeer: Sendable {
+    /// The configuration the proxy runs with (ports resolved).
+    public let configuration: KamailioConfiguration
+    /// The directory holding `kamailio.cfg`, `kamailio.log` and the runtime directory `run`.
+    public let directory: String
+    /// The UDP address.
+    public let udpAddress: SocketAddress
+    /// The proxy's URI over UDP, e.g. `sip:127.0.0.1:5060`.
+    public let uri: String
+    /// The running process.
+    public let process: SIPPeerProcess
+
+    /// Writes `kamailio.cfg` from the template at `templatePath`, checks it (`kamailio -c`),
+    /// starts `kamailio -DD -E` and waits until it answers OPTIONS.
+    /// - Parameters:
+    ///   - templatePath: The `kamailio.cfg` template.
+    ///   - configuration: Users, realm, ports.
+    ///   - executable: The binary, `kamailio` on `PATH` (or in `/usr/sbin`) by default.
+    ///   - readyTimeout: How long to wait for the OPTIONS answer.
+    public init(templatePath: String, configuration: KamailioConfiguration = KamailioConfiguration(),
+                executable: String = "kamailio", readyTimeout: Duration = .seconds(10)) throws(SIPPeerError) {
+        var config = configuration
+        if config.udpPort == 0 { config.udpPort = try SIPPeerProcess.freePort() }
+        if config.tcpPort == 0 { config.tcpPort = config.udpPort }
+        try SIPPeerTemplate.validate(config.realm, as: "realm")
+        try SIPPeerTemplate.validate(config.modulePath, as: "module path")
+        var users: [String] = []
+        for (user, password) in config.users.sorted(by: { $0.key < $1.key }) {
+            try SIPPeerTemplate.validate(user, as: "user")
+            try SIPPeerTemplate.validate(password, as: "password")
+            users.append("    $sht(users=>\(user)) = \"\(password)\";")
+        }
+        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "kamailio")
+        let runtime = directory + "/run"
+        do { try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true) } catch {
+            throw SIPPeerError(.fileSystem, "cannot create \(runtime): \(error)")
+        }
+        let values = [
+            "UDP_PORT": String(config.udpPort),
+            "TCP_PORT": String(config.tcpPort),
+            "REALM": config.realm,
+            "MODULE_PATH": config.modulePath,
+            "USERS": users.joined(separator: "\n"),
+        ]
+        let cfg = directory + "/kamailio.cfg"
+        try SIPPeerTemplate.renderFile(templatePath, to: cfg, values: values)
+        let address: SocketAddress
+        do { address = try SocketAddress(host: "127.0.0.1", port: config.udpPort) } catch {
+            throw SIPPeerError(.socket, "\(error)")
+        }
+        // Small shared/private memory so several instances fit on a test machine.
+        let arguments = ["-f", cfg, "-DD", "-E", "-Y", runtime, "-P", runtime + "/kamailio.pid", "-m", "32", "-M", "4"]
+        let process = try SIPPeerProcess(name: "kamailio", executable: executable, arguments: arguments,
+                                         workingDirectory: directory, logPath: directory + "/kamailio.log")
+        let uri = "sip:127.0.0.1:\(config.udpPort)"
+        do {
+            try process.waitUntilReady(optionsTo: address, requestURI: uri, timeout: readyTimeout)
+        } catch {
+            process.stop()
+            throw error
+        }
+        self.configuration = config
+        self.directory = directory
+        self.udpAddress = address
+        self.uri = uri
+        self.process = process
+    }
+
+    /// The log so far (Kamailio logs to stderr with `-E`).
+    public var log: String { process.log }
+
+    /// Stops Kamailio and its workers (SIGTERM, then SIGKILL to the group) and removes its directory.
+    public func stop() {
+        process.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    deinit { stop() }
+}

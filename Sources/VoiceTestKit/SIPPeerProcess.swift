@@ -1,0 +1,205 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Synchronization
+import VoiceMedia
+
+/// A real SIP peer (baresip, Kamailio) running as a child process for interop tests.
+///
+/// Launching starts the process with its stdout and stderr going to ``logPath``;
+/// ``waitUntilReady(optionsTo:requestURI:timeout:)`` probes it with OPTIONS from a raw UDP socket
+/// until it answers; ``stop(grace:)`` (also run on deinit) sends SIGTERM, then SIGKILL to the
+/// process group after the grace period, and waits for the exit. Thread-safe.
+public final class SIPPeerProcess: Sendable {
+    /// A short name for messages (`baresip`, `kamailio`).
+    public let name: String
+    /// The process id.
+    public let pid: Int32
+    /// Where stdout and stderr go.
+    public let logPath: String
+    private let process: Mutex<Process?>
+
+    /// Launches `executable` with `arguments` in `workingDirectory`, logging to `logPath`.
+    /// - Parameters:
+    ///   - name: A short name for messages.
+    ///   - executable: A path, or a bare name searched on `PATH`.
+    ///   - arguments: The arguments.
+    ///   - workingDirectory: The directory the process starts in.
+    ///   - logPath: The file that receives stdout and stderr (created or truncated).
+    /// - Throws: ``SIPPeerError/Kind/notInstalled`` or ``SIPPeerError/Kind/launchFailed``.
+    public init(name: String, executable: String, arguments: [String], workingDirectory: String,
+                logPath: String) throws(SIPPeerError) {
+        guard let path = Self.executablePath(executable) else {
+            throw SIPPeerError(.notInstalled, "\(executable) not found on PATH")
+        }
+        guard FileManager.default.createFile(atPath: logPath, contents: nil),
+              let log = FileHandle(forWritingAtPath: logPath) else {
+            throw SIPPeerError(.fileSystem, "cannot create log file \(logPath)")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = log
+        process.standardError = log
+        do {
+            try process.run()
+        } catch {
+            try? log.close()
+            throw SIPPeerError(.launchFailed, "\(path) \(arguments.joined(separator: " ")): \(error)")
+        }
+        try? log.close()
+        self.name = name
+        self.pid = process.processIdentifier
+        self.logPath = logPath
+        self.process = Mutex(process)
+    }
+
+    deinit { stop() }
+
+    /// True until the process has exited.
+    public var isRunning: Bool { process.withLock { $0?.isRunning ?? false } }
+
+    /// Everything the process has written so far.
+    public var log: String {
+        (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+    }
+
+    /// The last `count` lines of the log, for failure messages.
+    public func logTail(lines count: Int = 30) -> String {
+        log.split(separator: "\n", omittingEmptySubsequences: false).suffix(count).joined(separator: "\n")
+    }
+
+    /// Sends OPTIONS to `address` every 200 ms until any SIP response comes back.
+    /// - Parameters:
+    ///   - address: The peer's SIP UDP address.
+    ///   - requestURI: The Request-URI and To URI (`sip:127.0.0.1:5060`, `sip:bob@127.0.0.1:5060`).
+    ///   - timeout: How long to try.
+    /// - Returns: The response, whatever its status.
+    /// - Throws: ``SIPPeerError/Kind/exitedEarly`` if the process dies, ``SIPPeerError/Kind/notReady``
+    ///   after `timeout`, with the log's tail in the detail.
+    @discardableResult
+    public func waitUntilReady(optionsTo address: SocketAddress, requestURI: String,
+                               timeout: Duration = .seconds(10)) throws(SIPPeerError) -> String {
+        let channel = try SIPPeerUDPChannel()
+        defer { channel.close() }
+        let deadline = ContinuousClock.now + timeout
+        var attempt = 0
+        while ContinuousClock.now < deadline {
+            guard isRunning else {
+                throw SIPPeerError(.exitedEarly, "\(name) exited before answering OPTIONS; log:\n\(logTail())")
+            }
+            attempt += 1
+            let branch = "z9hG4bK-sippeer-probe-\(pid)-\(attempt)"
+            let request = Self.optionsRequest(requestURI: requestURI, from: channel.localAddress, branch: branch)
+            try channel.send(request, to: address)
+            let reply = channel.receive(timeout: .milliseconds(200)) { $0.hasPrefix("SIP/2.0 ") && $0.contains(branch) }
+            if let reply { return reply }
+        }
+        throw SIPPeerError(.notReady, "\(name) did not answer OPTIONS at \(address) within \(timeout); log:\n\(logTail())")
+    }
+
+    /// Stops the process: SIGTERM, then SIGKILL to its process group once `grace` has passed,
+    /// then waits for the exit. Idempotent.
+    ///
+    /// baresip with a call up does not exit on SIGTERM until its BYE transaction ends (up to 32 s),
+    /// so the grace period is short.
+    public func stop(grace: Duration = .seconds(2)) {
+        guard let process = process.withLock({ p -> Process? in defer { p = nil }; return p }) else { return }
+        if process.isRunning {
+            process.terminate()
+            let deadline = ContinuousClock.now + grace
+            while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+        }
+        // Kamailio forks workers into the same group; a group kill leaves none behind.
+        if getpgid(pid) == pid { kill(-pid, SIGKILL) } else if process.isRunning { kill(pid, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// True when `name` (a bare name searched on `PATH`, or a path) is an executable file.
+    public static func isInstalled(_ name: String) -> Bool { executablePath(name) != nil }
+
+    /// The full path of `name` on `PATH` (plus `/usr/sbin` and `/sbin`, where Kamailio lives),
+    /// or `name` itself when it contains a slash and is executable; nil if not found.
+    public static func executablePath(_ name: String) -> String? {
+        if name.contains("/") { return access(name, X_OK) == 0 ? name : nil }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let directories = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin", "/usr/local/sbin"]
+        for directory in directories where !directory.isEmpty {
+            let candidate = directory + "/" + name
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// A port on `host` that is free for both UDP and TCP right now (SIP peers listen on both).
+    /// Another process may take it before the peer binds; tests accept that small race.
+    public static func freePort(host: String = "127.0.0.1") throws(SIPPeerError) -> Int {
+        for _ in 0..<50 {
+            let tcp = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard tcp >= 0 else { throw SIPPeerError(.socket, "socket: errno \(errno)") }
+            defer { close(tcp) }
+            guard let port = bind(tcp, host: host, port: 0) else { continue }
+            let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            guard udp >= 0 else { throw SIPPeerError(.socket, "socket: errno \(errno)") }
+            defer { close(udp) }
+            if bind(udp, host: host, port: port) != nil { return port }
+        }
+        throw SIPPeerError(.socket, "no port free for both UDP and TCP on \(host)")
+    }
+
+    /// `count` consecutive ports free for UDP now (a media port range), starting at an even port.
+    public static func freeUDPPortRange(count: Int, host: String = "127.0.0.1") throws(SIPPeerError) -> ClosedRange<Int> {
+        for _ in 0..<50 {
+            let first = Int.random(in: 20_000...(60_000 - count)) & ~1
+            var sockets: [Int32] = []
+            defer { sockets.forEach { close($0) } }
+            var free = true
+            for port in first..<(first + count) {
+                let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+                guard udp >= 0 else { throw SIPPeerError(.socket, "socket: errno \(errno)") }
+                sockets.append(udp)
+                if bind(udp, host: host, port: port) == nil { free = false; break }
+            }
+            if free { return first...(first + count - 1) }
+        }
+        throw SIPPeerError(.socket, "no \(count) consecutive free UDP ports on \(host)")
+    }
+
+    /// Binds `fd` to `host:port` (IPv4); returns the bound port or nil.
+    private static func bind(_ fd: Int32, host: String, port: Int) -> Int? {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(clamping: port).bigEndian)
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { return nil }
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, length) }
+        }
+        guard rc == 0 else { return nil }
+        var bound = sockaddr_in()
+        var boundLength = length
+        _ = withUnsafeMutablePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &boundLength) }
+        }
+        return Int(UInt16(bigEndian: bound.sin_port))
+    }
+
+    /// A minimal OPTIONS request over UDP from `local` (CRLF line ends, no body).
+    public static func optionsRequest(requestURI: String, from local: SocketAddress, branch: String) -> String {
+        [
+            "OPTIONS \(requestURI) SIP/2.0",
+            "Via: SIP/2.0/UDP \(local);branch=\(branch);rport",
+            "Max-Forwards: 70",
+            "From: <sip:probe@\(local)>;tag=\(branch.suffix(8))",
+            "To: <\(requestURI)>",
+            "Call-ID: \(branch)@\(local.host)",
+            "CSeq: 1 OPTIONS",
+            "Accept: application/sdp",
+            "Content-Length: 0",
+            "", "",
+        ].joined(separator: "\r\n")
+    }
+}
