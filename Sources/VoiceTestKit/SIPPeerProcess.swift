@@ -115,7 +115,10 @@ public final class SIPPeerProcess: Sendable {
         }
         // Kamailio forks workers into the same group; a group kill leaves none behind.
         if getpgid(pid) == pid { kill(-pid, SIGKILL) } else if process.isRunning { kill(pid, SIGKILL) }
-        process.waitUntilExit()
+        // Bounded: Foundation has been seen to miss a peer's exit, and an unbounded
+        // waitUntilExit() would hang the whole test run.
+        let reapDeadline = ContinuousClock.now + .seconds(2)
+        while process.isRunning && ContinuousClock.now < reapDeadline { usleep(10_000) }
     }
 
     /// True when `name` (a bare name searched on `PATH`, or a path) is an executable file.
