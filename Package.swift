@@ -60,7 +60,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "VoiceMediaTests", dependencies: ["VoiceMedia", "VoiceTestKit", "CMallocCounter", "CLibSRTP", "COpus", "CVoiceShims"]),
+        .testTarget(
+            name: "VoiceMediaTests", dependencies: ["VoiceMedia", "VoiceTestKit", "CMallocCounter", "CLibSRTP", "COpus", "CVoiceShims"]),
         .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore"]),
         // Fixtures: peer configuration templates (baresip, Kamailio) read from disk by the interop tests.
         .testTarget(name: "VoiceSIPTests", dependencies: ["VoiceSIP", "VoiceTestKit"], exclude: ["Fixtures"]),

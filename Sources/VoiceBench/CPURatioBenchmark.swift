@@ -5,7 +5,7 @@ import Foundation
 import VoiceMedia
 import VoiceTestKit
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `media_cpu_ratio`: CPU per 20 ms frame of the full media path (capture → encode → RTP → SRTP →
@@ -86,8 +86,9 @@ struct CPURatioBenchmark {
         var calls: [LoopbackCall] = []
         for i in 0..<pairs {
             let shift = (i * 4_800) % signal.count
-            let call = try LoopbackCall(codec: .opus(settings), signalA: Array(signal[shift...] + signal[..<shift]), signalB: signal,
-                                        loop: true, record: false, engine: engine)
+            let call = try LoopbackCall(
+                codec: .opus(settings), signalA: Array(signal[shift...] + signal[..<shift]), signalB: signal,
+                loop: true, record: false, engine: engine)
             try call.start()
             calls.append(call)
         }
@@ -113,7 +114,8 @@ final class BareContext {
     init(settings: OpusSettings) throws {
         var err: Int32 = 0
         guard let e = opus_encoder_create(48_000, 1, OPUS_APPLICATION_VOIP, &err),
-              let d = opus_decoder_create(48_000, 1, &err) else { throw BenchError("opus create failed: \(err)") }
+            let d = opus_decoder_create(48_000, 1, &err)
+        else { throw BenchError("opus create failed: \(err)") }
         enc = e
         dec = d
         voice_opus_encoder_set_complexity(enc, Int32(settings.complexity))
@@ -146,7 +148,8 @@ final class BareContext {
         srtp_dealloc(rx)
     }
 
-    func process(_ frame: UnsafePointer<Int16>, seq: Int, packet raw: UnsafeMutableRawBufferPointer, pcm: UnsafeMutableBufferPointer<Int16>) {
+    func process(_ frame: UnsafePointer<Int16>, seq: Int, packet raw: UnsafeMutableRawBufferPointer, pcm: UnsafeMutableBufferPointer<Int16>)
+    {
         guard let base = raw.baseAddress else { return }
         let bytes = base.assumingMemoryBound(to: UInt8.self)
         let n = opus_encode(enc, frame, 960, bytes + 12, 1_400)

@@ -32,8 +32,9 @@ struct LateFrames {
     }
 
     static func - (a: LateFrames, b: LateFrames) -> LateFrames {
-        LateFrames(overruns: a.overruns - b.overruns, underruns: a.underruns - b.underruns,
-                   overflows: a.overflows - b.overflows, concealed: a.concealed - b.concealed, late: a.late - b.late)
+        LateFrames(
+            overruns: a.overruns - b.overruns, underruns: a.underruns - b.underruns,
+            overflows: a.overflows - b.overflows, concealed: a.concealed - b.concealed, late: a.late - b.late)
     }
 }
 
@@ -51,7 +52,9 @@ struct CapacityBenchmark {
         var endpoints = step
         while endpoints <= maxEndpoints {
             let late = try measure(endpoints: endpoints, signal: signal)
-            print("capacity: \(endpoints) endpoints: \(late.total) late frames (tick overruns \(late.overruns), underruns \(late.underruns), overflows \(late.overflows), concealed \(late.concealed), late \(late.late))")
+            print(
+                "capacity: \(endpoints) endpoints: \(late.total) late frames (tick overruns \(late.overruns), underruns \(late.underruns), overflows \(late.overflows), concealed \(late.concealed), late \(late.late))"
+            )
             flushOutput()
             if late.total > 0 { break }
             best = endpoints
@@ -66,8 +69,9 @@ struct CapacityBenchmark {
         defer { calls.forEach { $0.stop() } }
         for i in 0..<(endpoints / 2) {
             let shift = (i * 4_801) % signal.count
-            let call = try LoopbackCall(codec: .opus(settings), signalA: Array(signal[shift...] + signal[..<shift]), signalB: signal,
-                                        loop: true, record: false, engine: engine)
+            let call = try LoopbackCall(
+                codec: .opus(settings), signalA: Array(signal[shift...] + signal[..<shift]), signalB: signal,
+                loop: true, record: false, engine: engine)
             try call.start()
             calls.append(call)
         }

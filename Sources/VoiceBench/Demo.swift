@@ -17,19 +17,24 @@ struct Demo: ParsableCommand {
         let signalB = TestSignals.multiTone([(440, 4_000), (1_250, 3_000), (3_100, 2_000)], seconds: Double(seconds))
         let impairment = NetworkImpairment(lossRate: loss / 100, jitter: .milliseconds(Int64(jitter)))
         let impaired = loss > 0 || jitter > 0
-        let call = try LoopbackCall(signalA: signalA, signalB: signalB,
-                                    impairmentAToB: impaired ? impairment : nil, impairmentBToA: impaired ? impairment : nil,
-                                    rtcpInterval: .seconds(1))
-        print("A \(call.a.localAddress) <-> B \(call.b.localAddress), Opus 20 ms, SRTP AES_CM_128_HMAC_SHA1_80" + (impaired ? ", impaired: \(loss)% loss, \(jitter) ms jitter" : ""))
+        let call = try LoopbackCall(
+            signalA: signalA, signalB: signalB,
+            impairmentAToB: impaired ? impairment : nil, impairmentBToA: impaired ? impairment : nil,
+            rtcpInterval: .seconds(1))
+        print(
+            "A \(call.a.localAddress) <-> B \(call.b.localAddress), Opus 20 ms, SRTP AES_CM_128_HMAC_SHA1_80"
+                + (impaired ? ", impaired: \(loss)% loss, \(jitter) ms jitter" : ""))
         let started = Date()
         try call.start()
         for second in 1...(seconds + 1) {
             Thread.sleep(forTimeInterval: 1)
             for (name, s) in [("A", call.a.stats), ("B", call.b.stats)] {
-                print(String(format: "%2ds %@: sent %4d recv %4d lost %3d  in %5d out %5d  jitter %5.1f ms  rtt %@  jb %3.0f ms  MOS %.2f",
-                             second, name, s.packetsSent, s.packetsReceived, s.packetsLost, s.inputLevel, s.outputLevel,
-                             s.jitterMs, s.rttMs.map { String(format: "%5.1f ms", $0) } ?? "   -    ",
-                             s.jitterBuffer.currentDelay.milliseconds, s.mos))
+                print(
+                    String(
+                        format: "%2ds %@: sent %4d recv %4d lost %3d  in %5d out %5d  jitter %5.1f ms  rtt %@  jb %3.0f ms  MOS %.2f",
+                        second, name, s.packetsSent, s.packetsReceived, s.packetsLost, s.inputLevel, s.outputLevel,
+                        s.jitterMs, s.rttMs.map { String(format: "%5.1f ms", $0) } ?? "   -    ",
+                        s.jitterBuffer.currentDelay.milliseconds, s.mos))
             }
         }
         let a = call.a.stats, b = call.b.stats
@@ -38,8 +43,10 @@ struct Demo: ParsableCommand {
         let atB = AudioComparison.align(reference: signalA, output: call.deviceB.recordedSamples, maxLag: 24_000)
         let atA = AudioComparison.align(reference: signalB, output: call.deviceA.recordedSamples, maxLag: 24_000)
         print("")
-        print(String(format: "summary: %.1f s, A sent %d packets (%d bytes), B sent %d packets (%d bytes); SRTP rejects %d/%d",
-                     elapsed, a.packetsSent, a.bytesSent, b.packetsSent, b.bytesSent, a.srtpAuthFailures, b.srtpAuthFailures))
+        print(
+            String(
+                format: "summary: %.1f s, A sent %d packets (%d bytes), B sent %d packets (%d bytes); SRTP rejects %d/%d",
+                elapsed, a.packetsSent, a.bytesSent, b.packetsSent, b.bytesSent, a.srtpAuthFailures, b.srtpAuthFailures))
         print("A→B similarity: \(atB) (latency \(atB.lag / 48) ms)")
         print("B→A similarity: \(atA) (latency \(atA.lag / 48) ms)")
         if atB.correlation < 0.5 || atA.correlation < 0.5 {

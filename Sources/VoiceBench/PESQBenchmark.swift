@@ -23,8 +23,10 @@ struct PESQBenchmark {
     }
 
     static func findTool() -> String {
-        let candidates = [FileManager.default.currentDirectoryPath + "/scripts/pesq_tool.py",
-                          URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/pesq_tool.py").path]
+        let candidates = [
+            FileManager.default.currentDirectoryPath + "/scripts/pesq_tool.py",
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/pesq_tool.py").path,
+        ]
         return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
     }
 
@@ -51,8 +53,9 @@ struct PESQBenchmark {
         let tail = [Int16](repeating: 0, count: 48_000)
         let input = warmup + speech + tail
         let loss = NetworkImpairment(lossRate: Double(lossPercent) / 100, seed: UInt64(1_000 + lossPercent))
-        let call = try LoopbackCall(codec: .opus(settings), signalA: input, signalB: [Int16](repeating: 0, count: 48_000),
-                                    impairmentAToB: loss, impairmentBToA: NetworkImpairment.none)
+        let call = try LoopbackCall(
+            codec: .opus(settings), signalA: input, signalB: [Int16](repeating: 0, count: 48_000),
+            impairmentAToB: loss, impairmentBToA: NetworkImpairment.none)
         try call.start()
         Thread.sleep(forTimeInterval: Double(input.count) / 48_000 + 0.5)
         let statsA = call.a.stats, statsB = call.b.stats
@@ -68,10 +71,13 @@ struct PESQBenchmark {
         let out = try PESQBenchmark.python([tool, "score", refPath, degPath])
         guard let score = Double(out.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw BenchError("pesq said: \(out)") }
         let jb = statsB.jitterBuffer
-        print(String(format: "pesq: loss %d%%: PESQ-WB %.2f (%@; sender FEC %@ hint %d%%; receiver lost %d, concealed %d, recovered %d, jitter-buffer frames inserted %d removed %d, delay %.0f ms)",
-                     lossPercent, score, alignment.description, statsA.fecEnabled ? "on" : "off", statsA.packetLossHint,
-                     statsB.packetsLost, jb.concealedFrames, jb.recoveredFrames, jb.insertedFrames, jb.removedFrames,
-                     jb.currentDelay.milliseconds))
+        print(
+            String(
+                format:
+                    "pesq: loss %d%%: PESQ-WB %.2f (%@; sender FEC %@ hint %d%%; receiver lost %d, concealed %d, recovered %d, jitter-buffer frames inserted %d removed %d, delay %.0f ms)",
+                lossPercent, score, alignment.description, statsA.fecEnabled ? "on" : "off", statsA.packetLossHint,
+                statsB.packetsLost, jb.concealedFrames, jb.recoveredFrames, jb.insertedFrames, jb.removedFrames,
+                jb.currentDelay.milliseconds))
         flushOutput()
         return score
     }

@@ -35,8 +35,10 @@ struct Measure: ParsableCommand {
         var memory: MemoryBenchmark.Result?
         if !skipCpu {
             let cpu = try CPURatioBenchmark(settings: settings).run()
-            print(String(format: "cpu: bare libopus+libsrtp %.1f µs/frame, full media path %.1f µs/frame over %d frames",
-                         cpu.bareMicroseconds, cpu.fullMicroseconds, cpu.frames))
+            print(
+                String(
+                    format: "cpu: bare libopus+libsrtp %.1f µs/frame, full media path %.1f µs/frame over %d frames",
+                    cpu.bareMicroseconds, cpu.fullMicroseconds, cpu.frames))
             flushOutput()
             figures.append(("media_cpu_ratio", String(format: "%.3f", cpu.ratio)))
             let m = try MemoryBenchmark(settings: settings, endpoints: 300).run()
@@ -53,8 +55,9 @@ struct Measure: ParsableCommand {
         if let memory { figures.append(("memory_per_stream_kib", String(format: "%.1f", memory.perEndpointKiB))) }
 
         if !skipPesq {
-            let pesqSettings = OpusSettings.benchmark(complexity: pesqComplexity ?? OpusSettings.highQuality.complexity,
-                                                      bitrate: pesqBitrate ?? OpusSettings.highQuality.bitrate)
+            let pesqSettings = OpusSettings.benchmark(
+                complexity: pesqComplexity ?? OpusSettings.highQuality.complexity,
+                bitrate: pesqBitrate ?? OpusSettings.highQuality.bitrate)
             print("pesq: Opus \(pesqSettings.bitrate / 1000) kbps, complexity \(pesqSettings.complexity), FEC following RTCP-reported loss")
             let pesq = try PESQBenchmark(settings: pesqSettings)
             for loss in pesqLoss {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 import Synchronization
@@ -24,8 +24,9 @@ public final class ImpairmentProxy: Sendable {
         socketB = try UDPSocket(bindTo: SocketAddress(host: host, port: 0))
         addressForA = socketA.localAddress
         addressForB = socketB.localAddress
-        let loop = ProxyLoop(socketA: socketA, socketB: socketB, a: a, b: b, aToB: ImpairmentModel(aToB),
-                             bToA: ImpairmentModel(bToA), shared: shared)
+        let loop = ProxyLoop(
+            socketA: socketA, socketB: socketB, a: a, b: b, aToB: ImpairmentModel(aToB),
+            bToA: ImpairmentModel(bToA), shared: shared)
         let thread = Thread { loop.run() }
         thread.name = "impairment-proxy"
         thread.start()
@@ -65,8 +66,10 @@ private final class ProxyLoop: @unchecked Sendable {  // used only by the proxy 
     var queue: [Pending] = []
     let clock = MonotonicMediaClock()
 
-    init(socketA: UDPSocket, socketB: UDPSocket, a: SocketAddress, b: SocketAddress, aToB: ImpairmentModel,
-         bToA: ImpairmentModel, shared: ProxyShared) {
+    init(
+        socketA: UDPSocket, socketB: UDPSocket, a: SocketAddress, b: SocketAddress, aToB: ImpairmentModel,
+        bToA: ImpairmentModel, shared: ProxyShared
+    ) {
         self.socketA = socketA; self.socketB = socketB; self.a = a; self.b = b
         self.aToB = aToB; self.bToA = bToA; self.shared = shared
     }
@@ -77,8 +80,10 @@ private final class ProxyLoop: @unchecked Sendable {  // used only by the proxy 
             buffer.deallocate()
             shared.finished.signal()
         }
-        var fds = [pollfd(fd: socketA.fd, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: socketB.fd, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: socketA.fd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: socketB.fd, events: Int16(POLLIN), revents: 0),
+        ]
         while shared.running.load(ordering: .relaxed) {
             let now = clock.now()
             var timeout: Int32 = 20

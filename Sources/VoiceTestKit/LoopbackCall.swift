@@ -11,18 +11,22 @@ public final class LoopbackCall: Sendable {
     public let proxy: ImpairmentProxy?
 
     /// Creates both streams (SRTP with fresh keys unless `encrypted` is false) and their devices.
-    public init(codec: MediaCodec = .opus(OpusSettings()), suite: SRTPSuite = .aesCM128HmacSHA1_80, encrypted: Bool = true,
-                signalA: [Int16], signalB: [Int16], loop: Bool = false, record: Bool = true,
-                impairmentAToB: NetworkImpairment? = nil, impairmentBToA: NetworkImpairment? = nil,
-                engine: MediaEngine = .shared, rtcpInterval: MediaTime = .seconds(5),
-                configure: ((inout AudioStreamConfiguration) -> Void)? = nil) throws {
+    public init(
+        codec: MediaCodec = .opus(OpusSettings()), suite: SRTPSuite = .aesCM128HmacSHA1_80, encrypted: Bool = true,
+        signalA: [Int16], signalB: [Int16], loop: Bool = false, record: Bool = true,
+        impairmentAToB: NetworkImpairment? = nil, impairmentBToA: NetworkImpairment? = nil,
+        engine: MediaEngine = .shared, rtcpInterval: MediaTime = .seconds(5),
+        configure: ((inout AudioStreamConfiguration) -> Void)? = nil
+    ) throws {
         let keyA = SRTPKeyMaterial.random(for: suite)
         let keyB = SRTPKeyMaterial.random(for: suite)
         let local = try SocketAddress(host: "127.0.0.1", port: 0)
-        var ca = AudioStreamConfiguration(localAddress: local, codec: codec,
-                                          encryption: encrypted ? .srtp(local: keyA, remote: keyB) : .unencrypted)
-        var cb = AudioStreamConfiguration(localAddress: local, codec: codec,
-                                          encryption: encrypted ? .srtp(local: keyB, remote: keyA) : .unencrypted)
+        var ca = AudioStreamConfiguration(
+            localAddress: local, codec: codec,
+            encryption: encrypted ? .srtp(local: keyA, remote: keyB) : .unencrypted)
+        var cb = AudioStreamConfiguration(
+            localAddress: local, codec: codec,
+            encryption: encrypted ? .srtp(local: keyB, remote: keyA) : .unencrypted)
         ca.rtcpInterval = rtcpInterval
         cb.rtcpInterval = rtcpInterval
         configure?(&ca)
@@ -33,8 +37,9 @@ public final class LoopbackCall: Sendable {
         deviceA = BufferAudioDevice(captureSamples: signalA, loop: loop, recordingCapacity: capacity, recording: record)
         deviceB = BufferAudioDevice(captureSamples: signalB, loop: loop, recordingCapacity: capacity, recording: record)
         if impairmentAToB != nil || impairmentBToA != nil {
-            proxy = try ImpairmentProxy(endpointA: a.localAddress, endpointB: b.localAddress,
-                                        aToB: impairmentAToB ?? .none, bToA: impairmentBToA ?? .none)
+            proxy = try ImpairmentProxy(
+                endpointA: a.localAddress, endpointB: b.localAddress,
+                aToB: impairmentAToB ?? .none, bToA: impairmentBToA ?? .none)
         } else {
             proxy = nil
         }

@@ -13,8 +13,10 @@ public struct NetworkImpairment: Hashable, Sendable {
     /// Seed for the pseudo-random decisions (runs are repeatable).
     public var seed: UInt64
 
-    public init(lossRate: Double = 0, baseDelay: MediaTime = .zero, jitter: MediaTime = .zero,
-                reorderRate: Double = 0, seed: UInt64 = 0x5EED) {
+    public init(
+        lossRate: Double = 0, baseDelay: MediaTime = .zero, jitter: MediaTime = .zero,
+        reorderRate: Double = 0, seed: UInt64 = 0x5EED
+    ) {
         self.lossRate = lossRate
         self.baseDelay = baseDelay
         self.jitter = jitter

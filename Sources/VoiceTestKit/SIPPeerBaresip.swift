@@ -51,8 +51,10 @@ public final class BaresipPeer: Sendable {
     ///   - configuration: Ports, account, media settings.
     ///   - executable: The binary, `baresip` on `PATH` by default.
     ///   - readyTimeout: How long to wait for the OPTIONS answer.
-    public init(templateDirectory: String, configuration: BaresipConfiguration = BaresipConfiguration(),
-                executable: String = "baresip", readyTimeout: Duration = .seconds(10)) throws(SIPPeerError) {
+    public init(
+        templateDirectory: String, configuration: BaresipConfiguration = BaresipConfiguration(),
+        executable: String = "baresip", readyTimeout: Duration = .seconds(10)
+    ) throws(SIPPeerError) {
         var config = configuration
         if config.sipPort == 0 { config.sipPort = try SIPPeerProcess.freePort() }
         try SIPPeerTemplate.validate(config.user, as: "user")
@@ -100,8 +102,9 @@ public final class BaresipPeer: Sendable {
         do { address = try SocketAddress(host: "127.0.0.1", port: config.sipPort) } catch {
             throw SIPPeerError(.socket, "\(error)")
         }
-        let process = try SIPPeerProcess(name: "baresip", executable: executable, arguments: ["-f", directory],
-                                         workingDirectory: directory, logPath: directory + "/baresip.log")
+        let process = try SIPPeerProcess(
+            name: "baresip", executable: executable, arguments: ["-f", directory],
+            workingDirectory: directory, logPath: directory + "/baresip.log")
         let uri = "sip:\(config.user)@127.0.0.1:\(config.sipPort)"
         do {
             try process.waitUntilReady(optionsTo: address, requestURI: uri, timeout: readyTimeout)

@@ -39,8 +39,10 @@ public final class KamailioPeer: Sendable {
     ///   - configuration: Users, realm, ports.
     ///   - executable: The binary, `kamailio` on `PATH` (or in `/usr/sbin`) by default.
     ///   - readyTimeout: How long to wait for the OPTIONS answer.
-    public init(templatePath: String, configuration: KamailioConfiguration = KamailioConfiguration(),
-                executable: String = "kamailio", readyTimeout: Duration = .seconds(10)) throws(SIPPeerError) {
+    public init(
+        templatePath: String, configuration: KamailioConfiguration = KamailioConfiguration(),
+        executable: String = "kamailio", readyTimeout: Duration = .seconds(10)
+    ) throws(SIPPeerError) {
         var config = configuration
         if config.udpPort == 0 { config.udpPort = try SIPPeerProcess.freePort() }
         if config.tcpPort == 0 { config.tcpPort = config.udpPort }
@@ -72,8 +74,9 @@ public final class KamailioPeer: Sendable {
         }
         // Small shared/private memory so several instances fit on a test machine.
         let arguments = ["-f", cfg, "-DD", "-E", "-Y", runtime, "-P", runtime + "/kamailio.pid", "-m", "32", "-M", "4"]
-        let process = try SIPPeerProcess(name: "kamailio", executable: executable, arguments: arguments,
-                                         workingDirectory: directory, logPath: directory + "/kamailio.log")
+        let process = try SIPPeerProcess(
+            name: "kamailio", executable: executable, arguments: arguments,
+            workingDirectory: directory, logPath: directory + "/kamailio.log")
         let uri = "sip:127.0.0.1:\(config.udpPort)"
         do {
             try process.waitUntilReady(optionsTo: address, requestURI: uri, timeout: readyTimeout)

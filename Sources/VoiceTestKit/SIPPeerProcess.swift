@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 import Synchronization
@@ -28,13 +28,16 @@ public final class SIPPeerProcess: Sendable {
     ///   - workingDirectory: The directory the process starts in.
     ///   - logPath: The file that receives stdout and stderr (created or truncated).
     /// - Throws: ``SIPPeerError/Kind/notInstalled`` or ``SIPPeerError/Kind/launchFailed``.
-    public init(name: String, executable: String, arguments: [String], workingDirectory: String,
-                logPath: String) throws(SIPPeerError) {
+    public init(
+        name: String, executable: String, arguments: [String], workingDirectory: String,
+        logPath: String
+    ) throws(SIPPeerError) {
         guard let path = Self.executablePath(executable) else {
             throw SIPPeerError(.notInstalled, "\(executable) not found on PATH")
         }
         guard FileManager.default.createFile(atPath: logPath, contents: nil),
-              let log = FileHandle(forWritingAtPath: logPath) else {
+            let log = FileHandle(forWritingAtPath: logPath)
+        else {
             throw SIPPeerError(.fileSystem, "cannot create log file \(logPath)")
         }
         let process = Process()
@@ -81,8 +84,10 @@ public final class SIPPeerProcess: Sendable {
     /// - Throws: ``SIPPeerError/Kind/exitedEarly`` if the process dies, ``SIPPeerError/Kind/notReady``
     ///   after `timeout`, with the log's tail in the detail.
     @discardableResult
-    public func waitUntilReady(optionsTo address: SocketAddress, requestURI: String,
-                               timeout: Duration = .seconds(10)) throws(SIPPeerError) -> String {
+    public func waitUntilReady(
+        optionsTo address: SocketAddress, requestURI: String,
+        timeout: Duration = .seconds(10)
+    ) throws(SIPPeerError) -> String {
         let channel = try SIPPeerUDPChannel()
         defer { channel.close() }
         let deadline = ContinuousClock.now + timeout
@@ -107,7 +112,11 @@ public final class SIPPeerProcess: Sendable {
     /// baresip with a call up does not exit on SIGTERM until its BYE transaction ends (up to 32 s),
     /// so the grace period is short.
     public func stop(grace: Duration = .seconds(2)) {
-        guard let process = process.withLock({ p -> Process? in defer { p = nil }; return p }) else { return }
+        guard
+            let process = process.withLock({ p -> Process? in
+                defer { p = nil }; return p
+            })
+        else { return }
         if process.isRunning {
             process.terminate()
             let deadline = ContinuousClock.now + grace

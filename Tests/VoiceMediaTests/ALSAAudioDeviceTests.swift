@@ -15,8 +15,9 @@ final class ALSAAudioDeviceTests: XCTestCase {
     static let fixture: Fixture = {
         let directory = NSTemporaryDirectory() + "alsa-test-\(getpid())"
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let fixture = Fixture(directory: directory, infile: directory + "/in.raw", outfile: directory + "/out.raw",
-                              inputTone: testTone(count: 9_600, frequency: 700))
+        let fixture = Fixture(
+            directory: directory, infile: directory + "/in.raw", outfile: directory + "/out.raw",
+            inputTone: testTone(count: 9_600, frequency: 700))
         _ = FileManager.default.createFile(atPath: fixture.infile, contents: Data(RIFFBytes.samples(fixture.inputTone)))
         let config = """
             </usr/share/alsa/alsa.conf>
@@ -141,7 +142,8 @@ final class ALSAAudioDeviceTests: XCTestCase {
 
     func testRejectsPeriodsOutsideTenToTwentyMilliseconds() {
         for frames in [240, 1_440] {
-            XCTAssertThrowsError(try ALSAAudioDevice(format: AudioFormat(sampleRate: 48_000, channels: 1, framesPerBuffer: frames))) { error in
+            XCTAssertThrowsError(try ALSAAudioDevice(format: AudioFormat(sampleRate: 48_000, channels: 1, framesPerBuffer: frames))) {
+                error in
                 XCTAssertEqual((error as? AudioDeviceError)?.kind, .unsupportedFormat)
             }
         }

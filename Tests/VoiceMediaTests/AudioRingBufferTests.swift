@@ -13,7 +13,9 @@ final class AudioRingBufferTests: XCTestCase {
         var next: Int16 = 0
         var expected: Int16 = 0
         for _ in 0..<20 {
-            let chunk = (0..<5).map { _ -> Int16 in defer { next += 1 }; return next }
+            let chunk = (0..<5).map { _ -> Int16 in
+                defer { next += 1 }; return next
+            }
             XCTAssertEqual(chunk.withUnsafeBufferPointer { ring.write($0) }, 5)
             let n = out.withUnsafeMutableBufferPointer { ring.read(into: UnsafeMutableBufferPointer(rebasing: $0[0..<5])) }
             XCTAssertEqual(n, 5)

@@ -39,8 +39,9 @@ final class AudioStreamTests: XCTestCase {
 
     func testImpairedLinkStaysContinuousAndConcealsOrRecovers() throws {
         let impairment = NetworkImpairment(lossRate: 0.05, jitter: .milliseconds(30), reorderRate: 0.03, seed: 42)
-        let call = try LoopbackCall(signalA: tones, signalB: tones, impairmentAToB: impairment, impairmentBToA: impairment,
-                                    rtcpInterval: .milliseconds(500))
+        let call = try LoopbackCall(
+            signalA: tones, signalB: tones, impairmentAToB: impairment, impairmentBToA: impairment,
+            rtcpInterval: .milliseconds(500))
         try run(call, seconds: 3.6)
         let out = call.deviceB.recordedSamples
         let alignment = AudioComparison.align(reference: tones, output: out, maxLag: 24_000)
@@ -48,8 +49,9 @@ final class AudioStreamTests: XCTestCase {
         // The reference is a continuous tone: once playout has started, any run of exact zeros is a gap.
         let region = (alignment.lag + 4_800)..<(alignment.lag + tones.count - 4_800)
         let b = call.b.stats
-        XCTAssertLessThan(AudioComparison.longestSilentRun(out, in: region), 48,
-                          "no gaps in the rendered timeline (render underruns \(b.renderUnderruns), jitter buffer \(b.jitterBuffer))")
+        XCTAssertLessThan(
+            AudioComparison.longestSilentRun(out, in: region), 48,
+            "no gaps in the rendered timeline (render underruns \(b.renderUnderruns), jitter buffer \(b.jitterBuffer))")
         XCTAssertGreaterThan(b.packetsLost, 0)
         XCTAssertGreaterThan(b.jitterBuffer.concealedFrames + b.jitterBuffer.recoveredFrames, 0)
         XCTAssertGreaterThan(b.jitterMs, 1)
@@ -162,8 +164,9 @@ final class AudioStreamTests: XCTestCase {
     }
 
     func testMissingSoundCardIsATypedErrorFromStart() throws {
-        let stream = try AudioStream(configuration: AudioStreamConfiguration(
-            localAddress: try SocketAddress(host: "127.0.0.1", port: 0), encryption: .unencrypted))
+        let stream = try AudioStream(
+            configuration: AudioStreamConfiguration(
+                localAddress: try SocketAddress(host: "127.0.0.1", port: 0), encryption: .unencrypted))
         let device = try ALSAAudioDevice(name: "no_such_sound_card_here")
         XCTAssertThrowsError(try stream.start(remote: try SocketAddress(host: "127.0.0.1", port: 9), audioDevice: device)) { error in
             guard case AudioStreamError.audioDevice(let e) = error else { return XCTFail("\(error)") }
@@ -204,7 +207,8 @@ final class AudioStreamDeviceFormatTests: XCTestCase {
         let a = try AudioStream(configuration: AudioStreamConfiguration(localAddress: local, encryption: .srtp(local: keyA, remote: keyB)))
         let b = try AudioStream(configuration: AudioStreamConfiguration(localAddress: local, encryption: .srtp(local: keyB, remote: keyA)))
         let narrow = BufferAudioDevice(format: AudioFormat(sampleRate: 16_000, channels: 1, framesPerBuffer: 160), captureSamples: at16k)
-        let wideStereo = BufferAudioDevice(format: AudioFormat(sampleRate: 48_000, channels: 2, framesPerBuffer: 480), captureSamples: stereo48k)
+        let wideStereo = BufferAudioDevice(
+            format: AudioFormat(sampleRate: 48_000, channels: 2, framesPerBuffer: 480), captureSamples: stereo48k)
         try a.start(remote: b.localAddress, audioDevice: narrow)
         try b.start(remote: a.localAddress, audioDevice: wideStereo)
         Thread.sleep(forTimeInterval: 3)

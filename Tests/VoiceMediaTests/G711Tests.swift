@@ -6,12 +6,16 @@ final class G711Tests: XCTestCase {
 
     /// Known code ↔ value pairs: the ends of the scale and both zeros (G.711 Table 2, 16-bit scale).
     func testULawKnownValues() {
-        let decoded: [(UInt8, Int16)] = [(0x00, -32_124), (0x80, 32_124), (0xFF, 0), (0x7F, 0), (0xFE, 8), (0x7E, -8),
-                                         (0xEF, 132), (0xDF, 396), (0xCF, 924), (0xBF, 1_980), (0xAF, 4_092),
-                                         (0x9F, 8_316), (0x8F, 16_764)]
+        let decoded: [(UInt8, Int16)] = [
+            (0x00, -32_124), (0x80, 32_124), (0xFF, 0), (0x7F, 0), (0xFE, 8), (0x7E, -8),
+            (0xEF, 132), (0xDF, 396), (0xCF, 924), (0xBF, 1_980), (0xAF, 4_092),
+            (0x9F, 8_316), (0x8F, 16_764),
+        ]
         for (code, value) in decoded { XCTAssertEqual(G711.linear(fromULaw: code), value, "code \(code)") }
-        let encoded: [(Int16, UInt8)] = [(0, 0xFF), (-1, 0x7F), (32_767, 0x80), (-32_768, 0x00), (8, 0xFE), (-9, 0x7E),
-                                         (124, 0xEF), (123, 0xF0)]
+        let encoded: [(Int16, UInt8)] = [
+            (0, 0xFF), (-1, 0x7F), (32_767, 0x80), (-32_768, 0x00), (8, 0xFE), (-9, 0x7E),
+            (124, 0xEF), (123, 0xF0),
+        ]
         for (value, code) in encoded { XCTAssertEqual(G711.ulaw(fromLinear: value), code, "value \(value)") }
     }
 
@@ -31,9 +35,11 @@ final class G711Tests: XCTestCase {
     // MARK: A-law
 
     func testALawKnownValues() {
-        let decoded: [(UInt8, Int16)] = [(0xD5, 8), (0x55, -8), (0xAA, 32_256), (0x2A, -32_256), (0xD4, 24),
-                                         (0xC5, 264), (0xF5, 528), (0xE5, 1_056), (0x95, 2_112), (0x85, 4_224),
-                                         (0xB5, 8_448), (0xA5, 16_896)]
+        let decoded: [(UInt8, Int16)] = [
+            (0xD5, 8), (0x55, -8), (0xAA, 32_256), (0x2A, -32_256), (0xD4, 24),
+            (0xC5, 264), (0xF5, 528), (0xE5, 1_056), (0x95, 2_112), (0x85, 4_224),
+            (0xB5, 8_448), (0xA5, 16_896),
+        ]
         for (code, value) in decoded { XCTAssertEqual(G711.linear(fromALaw: code), value, "code \(code)") }
         let encoded: [(Int16, UInt8)] = [(0, 0xD5), (-1, 0x55), (32_767, 0xAA), (-32_768, 0x2A), (15, 0xD5), (16, 0xD4)]
         for (value, code) in encoded { XCTAssertEqual(G711.alaw(fromLinear: value), code, "value \(value)") }
@@ -101,12 +107,14 @@ final class G711Tests: XCTestCase {
             let expected = storage[2...].map { law == .ulaw ? G711.ulaw(fromLinear: $0) : G711.alaw(fromLinear: $0) }
             XCTAssertEqual(Array(bytes[1...5]), expected)
             var decoded = [Int16](repeating: 0, count: 5)
-            XCTAssertEqual(bytes[1...5].withUnsafeBytes { p in decoded.withUnsafeMutableBufferPointer { G711.decode(p, law: law, into: $0) } }, 5)
+            XCTAssertEqual(
+                bytes[1...5].withUnsafeBytes { p in decoded.withUnsafeMutableBufferPointer { G711.decode(p, law: law, into: $0) } }, 5)
             XCTAssertEqual(decoded, expected.map { law == .ulaw ? G711.linear(fromULaw: $0) : G711.linear(fromALaw: $0) })
             var short = [UInt8](repeating: 0, count: 4)
             XCTAssertNil(storage[2...].withUnsafeBufferPointer { p in short.withUnsafeMutableBytes { G711.encode(p, law: law, into: $0) } })
             var shortPCM = [Int16](repeating: 0, count: 4)
-            XCTAssertNil(bytes[1...5].withUnsafeBytes { p in shortPCM.withUnsafeMutableBufferPointer { G711.decode(p, law: law, into: $0) } })
+            XCTAssertNil(
+                bytes[1...5].withUnsafeBytes { p in shortPCM.withUnsafeMutableBufferPointer { G711.decode(p, law: law, into: $0) } })
         }
     }
 }

@@ -94,8 +94,10 @@ final class JitterBufferAdaptationTests: XCTestCase {
             let start = Int64(spurt) * 1_800
             for n in 0..<75 {
                 let sendMs = start + Int64(n) * 20
-                packets.append(JitterTestPacket(index: Int(seq), seq: seq, ts: UInt32(sendMs * 48), marker: n == 0,
-                                                arrival: .milliseconds(sendMs + 30)))
+                packets.append(
+                    JitterTestPacket(
+                        index: Int(seq), seq: seq, ts: UInt32(sendMs * 48), marker: n == 0,
+                        arrival: .milliseconds(sendMs + 30)))
                 seq &+= 1
             }
         }
@@ -111,7 +113,7 @@ final class JitterBufferAdaptationTests: XCTestCase {
 
     func testTalkspurtStartGrowsDelayWithSilence() {
         var c = JitterBufferTests.steady
-        c.adaptationInterval = .seconds(10)   // no growth during speech in this test
+        c.adaptationInterval = .seconds(10)  // no growth during speech in this test
         var h = JitterHarness(c)
         // Steady stream; every fifth packet of 20..<50 comes 80 ms late (it is recovered from
         // its successor, no underrun), which raises the target. Packet 55 opens a talkspurt.
@@ -123,8 +125,9 @@ final class JitterBufferAdaptationTests: XCTestCase {
         let s = h.buffer.stats
         XCTAssertGreaterThan(s.targetDelay, .milliseconds(80))
         guard let at79 = h.outputs.firstIndex(of: .packet(79, duration: 960)) else { return XCTFail("79 not played") }
-        XCTAssertFalse(h.afterStart[..<at79].contains { if case .conceal = $0 { true } else { false } },
-                       "late packets are recovered from their successors; nothing underruns")
+        XCTAssertFalse(
+            h.afterStart[..<at79].contains { if case .conceal = $0 { true } else { false } },
+            "late packets are recovered from their successors; nothing underruns")
         XCTAssertEqual(h.recovered, Array(stride(from: 21, to: 51, by: 5)))
         XCTAssertGreaterThan(s.insertedFrames, 0)
         // The inserted frames are silences right before packet 55, none before.
@@ -139,13 +142,15 @@ final class JitterBufferAdaptationTests: XCTestCase {
         for seed: UInt64 in [1, 2, 3, 4, 5] {
             var rng = JitterTestRandom(state: seed)
             var packets: [JitterTestPacket] = []
-            for p in jitterTestStream(count: 3000, startSeq: UInt16(truncatingIfNeeded: seed &* 21_841),
-                                      startTs: UInt32(truncatingIfNeeded: seed &* 2_654_435_761),
-                                      delay: { _ in .microseconds(40_000 + rng.int(in: 0...70_000)) }) {
+            for p in jitterTestStream(
+                count: 3000, startSeq: UInt16(truncatingIfNeeded: seed &* 21_841),
+                startTs: UInt32(truncatingIfNeeded: seed &* 2_654_435_761),
+                delay: { _ in .microseconds(40_000 + rng.int(in: 0...70_000)) })
+            {
                 let r = rng.unit()
-                if r < 0.05 { continue }                          // lost
+                if r < 0.05 { continue }  // lost
                 packets.append(p)
-                if r > 0.98 {                                     // duplicated, a bit later
+                if r > 0.98 {  // duplicated, a bit later
                     var d = p
                     d.arrival += .microseconds(rng.int(in: 0...50_000))
                     packets.append(d)

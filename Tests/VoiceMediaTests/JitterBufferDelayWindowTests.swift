@@ -22,7 +22,7 @@ final class JitterBufferDelayWindowTests: XCTestCase {
         XCTAssertEqual(w.minimum, -50)
         XCTAssertEqual(w.quantileValue, 900)
         w.add(5)
-        w.add(6)   // -50 and 900 are gone
+        w.add(6)  // -50 and 900 are gone
         w.refresh()
         XCTAssertEqual(w.count, 4)
         XCTAssertEqual(w.minimum, 3)
@@ -34,7 +34,7 @@ final class JitterBufferDelayWindowTests: XCTestCase {
         for v: Int64 in [7, 7, 7, 1, 7, 9] { w.add(v) }
         w.refresh()
         XCTAssertEqual(w.count, 6)
-        XCTAssertEqual(w.quantileValue, 7)   // rank ceil(0.5·6) = 3rd smallest of 1,7,7,7,7,9
+        XCTAssertEqual(w.quantileValue, 7)  // rank ceil(0.5·6) = 3rd smallest of 1,7,7,7,7,9
         XCTAssertEqual(w.minimum, 1)
         w.removeAll()
         XCTAssertEqual(w.count, 0)

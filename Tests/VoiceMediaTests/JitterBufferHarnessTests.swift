@@ -80,8 +80,9 @@ struct JitterHarness {
             try? w.write(UInt32(truncatingIfNeeded: p.index))
         }
         return bytes.withUnsafeBytes {
-            buffer.insert(sequenceNumber: p.seq, timestamp: p.ts, ssrc: p.ssrc, marker: p.marker,
-                          payload: $0, duration: p.duration, arrival: p.arrival)
+            buffer.insert(
+                sequenceNumber: p.seq, timestamp: p.ts, ssrc: p.ssrc, marker: p.marker,
+                payload: $0, duration: p.duration, arrival: p.arrival)
         }
     }
 

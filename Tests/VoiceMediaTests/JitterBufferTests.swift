@@ -24,8 +24,12 @@ final class JitterBufferTests: XCTestCase {
         h.send(jitterTestStream(count: 10))
         h.run(until: .milliseconds(80))
         // First packet arrives at 30 ms; nothing plays before it has waited the 60 ms initial delay.
-        XCTAssertEqual(h.outputs.prefix(5), [.silence(duration: 960), .silence(duration: 960), .silence(duration: 960),
-                                             .silence(duration: 960), .silence(duration: 960)])
+        XCTAssertEqual(
+            h.outputs.prefix(5),
+            [
+                .silence(duration: 960), .silence(duration: 960), .silence(duration: 960),
+                .silence(duration: 960), .silence(duration: 960),
+            ])
         XCTAssertNil(h.buffer.playoutTimestamp)
         h.run(until: .milliseconds(120))
         XCTAssertEqual(h.played.first, 0)
@@ -65,9 +69,9 @@ final class JitterBufferTests: XCTestCase {
         var h = JitterHarness(Self.steady)
         var packets = jitterTestStream(count: 30)
         var again5 = packets[5]
-        again5.arrival = packets[5].arrival + .milliseconds(1)   // still buffered
+        again5.arrival = packets[5].arrival + .milliseconds(1)  // still buffered
         var again2 = packets[2]
-        again2.arrival = .milliseconds(200)                      // already played
+        again2.arrival = .milliseconds(200)  // already played
         packets += [again5, again2]
         h.send(packets)
         h.run(until: .seconds(0.8))
@@ -82,8 +86,9 @@ final class JitterBufferTests: XCTestCase {
         h.send(jitterTestStream(count: 30).filter { $0.index != 12 })
         h.run(until: .seconds(0.8))
         let start = h.afterStart
-        XCTAssertEqual(Array(start[start.startIndex + 11...start.startIndex + 13]),
-                       [.packet(11, duration: 960), .recover(13, duration: 960), .packet(13, duration: 960)])
+        XCTAssertEqual(
+            Array(start[start.startIndex + 11...start.startIndex + 13]),
+            [.packet(11, duration: 960), .recover(13, duration: 960), .packet(13, duration: 960)])
         XCTAssertEqual(h.played, Array(0..<30).filter { $0 != 12 })
         XCTAssertEqual(h.buffer.stats.recoveredFrames, 1)
         XCTAssertEqual(h.buffer.stats.concealedFrames, 0)
@@ -108,10 +113,12 @@ final class JitterBufferTests: XCTestCase {
         h.send(jitterTestStream(count: 30).filter { !(10...12).contains($0.index) })
         h.run(until: .seconds(0.8))
         let start = h.afterStart
-        XCTAssertEqual(Array(start[start.startIndex + 9...start.startIndex + 14]), [
-            .packet(9, duration: 960), .conceal(duration: 960), .conceal(duration: 960),
-            .recover(13, duration: 960), .packet(13, duration: 960), .packet(14, duration: 960),
-        ])
+        XCTAssertEqual(
+            Array(start[start.startIndex + 9...start.startIndex + 14]),
+            [
+                .packet(9, duration: 960), .conceal(duration: 960), .conceal(duration: 960),
+                .recover(13, duration: 960), .packet(13, duration: 960), .packet(14, duration: 960),
+            ])
         XCTAssertEqual(h.buffer.stats.concealedFrames, 2)
         XCTAssertEqual(h.buffer.stats.recoveredFrames, 1)
         XCTAssertEqual(h.played, Array(0..<30).filter { !(10...12).contains($0) })
@@ -123,9 +130,11 @@ final class JitterBufferTests: XCTestCase {
         h.run(until: .milliseconds(500))
         let start = h.afterStart
         // With ~50 ms buffered, nothing is known to follow when frame 10 is due.
-        XCTAssertEqual(Array(start[start.startIndex + 10...start.startIndex + 13]), [
-            .conceal(duration: 960), .conceal(duration: 960), .recover(13, duration: 960), .packet(13, duration: 960),
-        ])
+        XCTAssertEqual(
+            Array(start[start.startIndex + 10...start.startIndex + 13]),
+            [
+                .conceal(duration: 960), .conceal(duration: 960), .recover(13, duration: 960), .packet(13, duration: 960),
+            ])
         XCTAssertEqual(h.buffer.stats.underrunFrames, 1)
         XCTAssertEqual(h.buffer.stats.concealedFrames, 1)
     }
@@ -136,7 +145,7 @@ final class JitterBufferTests: XCTestCase {
         let packets = jitterTestStream(count: 40, startSeq: 65530, startTs: UInt32.max - 960 * 8 + 1)
         XCTAssertEqual(packets[6].seq, 0)
         XCTAssertLessThan(packets[8].ts, packets[7].ts)
-        h.send(packets.filter { $0.index != 5 })   // lose the packet at seq 65535
+        h.send(packets.filter { $0.index != 5 })  // lose the packet at seq 65535
         h.run(until: .seconds(1))
         XCTAssertEqual(h.played, Array(0..<40).filter { $0 != 5 })
         XCTAssertEqual(h.recovered, [6], "seq 0 is the successor of seq 65535")
@@ -160,8 +169,10 @@ final class JitterBufferTests: XCTestCase {
         var h = JitterHarness(Self.steady)
         h.send(jitterTestStream(count: 50))
         // New source from 1 s on: unrelated sequence numbers and timestamps.
-        h.send(jitterTestStream(count: 50, firstIndex: 100, startSeq: 7, startTs: 3_000_000_000,
-                                ssrc: 0xCAFE, start: .seconds(1)))
+        h.send(
+            jitterTestStream(
+                count: 50, firstIndex: 100, startSeq: 7, startTs: 3_000_000_000,
+                ssrc: 0xCAFE, start: .seconds(1)))
         h.run(until: .seconds(2.5))
         XCTAssertEqual(h.result(of: 100), [.resynchronized])
         let s = h.buffer.stats
@@ -180,8 +191,10 @@ final class JitterBufferTests: XCTestCase {
         // the packet after the pause is here before playout reaches the gap.
         var h = JitterHarness(Self.holding(200))
         var packets = jitterTestStream(count: 10)
-        packets += jitterTestStream(count: 10, firstIndex: 10, startSeq: 1010, startTs: 50_000 + 18 * 960,
-                                    start: .milliseconds(360)).map {
+        packets += jitterTestStream(
+            count: 10, firstIndex: 10, startSeq: 1010, startTs: 50_000 + 18 * 960,
+            start: .milliseconds(360)
+        ).map {
             var p = $0
             p.marker = $0.index == 10
             return p
@@ -189,9 +202,10 @@ final class JitterBufferTests: XCTestCase {
         h.send(packets)
         h.run(until: .seconds(1))
         let start = h.afterStart
-        XCTAssertEqual(Array(start.prefix(19)),
-                       (0..<10).map { .packet($0, duration: 960) } + Array(repeating: .silence(duration: 960), count: 8)
-                       + [.packet(10, duration: 960)])
+        XCTAssertEqual(
+            Array(start.prefix(19)),
+            (0..<10).map { .packet($0, duration: 960) } + Array(repeating: .silence(duration: 960), count: 8)
+                + [.packet(10, duration: 960)])
         XCTAssertEqual(h.played, Array(0..<20))
         XCTAssertEqual(h.buffer.stats.concealedFrames, 0)
         XCTAssertEqual(h.buffer.stats.insertedFrames + h.buffer.stats.removedFrames, 0)
@@ -200,8 +214,9 @@ final class JitterBufferTests: XCTestCase {
     func testRealTimeDtxGapIsNotCountedAsLossAndResumesInTime() {
         var h = JitterHarness(Self.steady)
         var packets = jitterTestStream(count: 10)
-        packets += jitterTestStream(count: 10, firstIndex: 10, startSeq: 1010, startTs: 50_000 + 30 * 960,
-                                    start: .milliseconds(600))
+        packets += jitterTestStream(
+            count: 10, firstIndex: 10, startSeq: 1010, startTs: 50_000 + 30 * 960,
+            start: .milliseconds(600))
         h.send(packets)
         h.run(until: .seconds(1.2))
         XCTAssertEqual(h.played, Array(0..<20))
@@ -229,8 +244,10 @@ final class JitterBufferTests: XCTestCase {
         var sendNs: Int64 = 0
         for n in 0..<30 {
             let d = [960, 1920, 2880][n % 3]
-            packets.append(JitterTestPacket(index: n, seq: UInt16(n), ts: ts, duration: d,
-                                            arrival: MediaTime(nanoseconds: sendNs) + .milliseconds(30)))
+            packets.append(
+                JitterTestPacket(
+                    index: n, seq: UInt16(n), ts: ts, duration: d,
+                    arrival: MediaTime(nanoseconds: sendNs) + .milliseconds(30)))
             ts += UInt32(d)
             sendNs += Int64(d) * 1_000_000_000 / 48_000
         }
@@ -246,7 +263,10 @@ final class JitterBufferTests: XCTestCase {
         c.capacity = 8
         var h = JitterHarness(c)
         // Twelve packets arrive at once before any playout request.
-        h.send(jitterTestStream(count: 12).map { var p = $0; p.arrival = .zero; return p })
+        h.send(
+            jitterTestStream(count: 12).map {
+                var p = $0; p.arrival = .zero; return p
+            })
         h.deliverDue()
         XCTAssertTrue(h.insertResults.allSatisfy { $0.result == .accepted })
         XCTAssertEqual(h.buffer.stats.bufferedPackets, 8)
@@ -264,8 +284,10 @@ final class JitterBufferTests: XCTestCase {
         h.run(until: .milliseconds(120))
         XCTAssertEqual(h.played, [0, 1])
         // The playout side stalls while twenty more packets arrive.
-        h.send(jitterTestStream(count: 20, firstIndex: 10, startSeq: 1010, startTs: 50_000 + 10 * 960,
-                                start: .milliseconds(200)))
+        h.send(
+            jitterTestStream(
+                count: 20, firstIndex: 10, startSeq: 1010, startTs: 50_000 + 10 * 960,
+                start: .milliseconds(200)))
         h.now = .milliseconds(700)
         h.deliverDue()
         XCTAssertEqual(h.buffer.stats.bufferedPackets, 8)
@@ -320,14 +342,21 @@ final class JitterBufferTests: XCTestCase {
         var h = JitterHarness(Self.steady)
         h.send(jitterTestStream(count: 20))
         // A stray packet far ahead, then the stream goes on normally.
-        var stray = jitterTestStream(count: 1, firstIndex: 500, startSeq: 1000 &+ 20_000, startTs: 50_000 + 20 * 960,
-                                     start: .milliseconds(400))
+        var stray = jitterTestStream(
+            count: 1, firstIndex: 500, startSeq: 1000 &+ 20_000, startTs: 50_000 + 20 * 960,
+            start: .milliseconds(400))
         h.send(stray)
-        h.send(jitterTestStream(count: 20, firstIndex: 20, startSeq: 1020, startTs: 50_000 + 20 * 960,
-                                start: .milliseconds(400)).map { var p = $0; p.arrival += .milliseconds(1); return p })
+        h.send(
+            jitterTestStream(
+                count: 20, firstIndex: 20, startSeq: 1020, startTs: 50_000 + 20 * 960,
+                start: .milliseconds(400)
+            ).map {
+                var p = $0; p.arrival += .milliseconds(1); return p
+            })
         // Then the sender restarts its numbering for real: two consecutive packets confirm it.
-        stray = jitterTestStream(count: 20, firstIndex: 600, startSeq: 40_000, startTs: 50_000 + 40 * 960,
-                                 start: .milliseconds(1000))
+        stray = jitterTestStream(
+            count: 20, firstIndex: 600, startSeq: 40_000, startTs: 50_000 + 40 * 960,
+            start: .milliseconds(1000))
         h.send(stray)
         h.run(until: .seconds(1.5))
         XCTAssertEqual(h.result(of: 500), [.outOfRange])
@@ -344,8 +373,10 @@ final class JitterBufferTests: XCTestCase {
         var h = JitterHarness(Self.steady)
         h.send(jitterTestStream(count: 20))
         // Sequence continues but the timestamp leaps ten seconds ahead.
-        h.send(jitterTestStream(count: 20, firstIndex: 20, startSeq: 1020, startTs: 50_000 + 500 * 960,
-                                start: .milliseconds(600)))
+        h.send(
+            jitterTestStream(
+                count: 20, firstIndex: 20, startSeq: 1020, startTs: 50_000 + 500 * 960,
+                start: .milliseconds(600)))
         h.run(until: .seconds(1.2))
         XCTAssertEqual(h.result(of: 20), [.outOfRange])
         XCTAssertEqual(h.result(of: 21), [.resynchronized])
@@ -357,8 +388,10 @@ final class JitterBufferTests: XCTestCase {
         var h = JitterHarness(Self.steady)
         h.send(jitterTestStream(count: 20))
         // The sender stops for 600 ms but its timestamps resume where they left off.
-        h.send(jitterTestStream(count: 40, firstIndex: 20, startSeq: 1020, startTs: 50_000 + 20 * 960,
-                                start: .milliseconds(1000)))
+        h.send(
+            jitterTestStream(
+                count: 40, firstIndex: 20, startSeq: 1020, startTs: 50_000 + 20 * 960,
+                start: .milliseconds(1000)))
         h.run(until: .seconds(2.5))
         XCTAssertEqual((20..<30).flatMap { h.result(of: $0) }, Array(repeating: .late, count: 10))
         XCTAssertEqual(h.result(of: 30), [.resynchronized])
@@ -385,11 +418,13 @@ final class JitterBufferTests: XCTestCase {
         h.run(until: .milliseconds(200))
         XCTAssertGreaterThan(h.buffer.stats.playedPackets, 0)
         h.buffer.reset()
-        XCTAssertEqual(h.buffer.stats, {
-            var s = JitterBufferStats()
-            s.targetDelay = .milliseconds(40)
-            return s
-        }())
+        XCTAssertEqual(
+            h.buffer.stats,
+            {
+                var s = JitterBufferStats()
+                s.targetDelay = .milliseconds(40)
+                return s
+            }())
         XCTAssertNil(h.buffer.playoutTimestamp)
         XCTAssertEqual(h.tick(), .silence(duration: 960))
     }

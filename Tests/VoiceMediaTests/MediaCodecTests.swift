@@ -40,8 +40,9 @@ final class MediaCodecTests: XCTestCase {
     }
 
     func testSettingsReachTheOpusEncoder() throws {
-        let settings = OpusSettings(bitrate: 24_000, complexity: 3, bitrateMode: .constrainedVBR, fec: false,
-                                    packetLossPercent: 12, dtx: true, signal: .music, maxBandwidth: .wideband)
+        let settings = OpusSettings(
+            bitrate: 24_000, complexity: 3, bitrateMode: .constrainedVBR, fec: false,
+            packetLossPercent: 12, dtx: true, signal: .music, maxBandwidth: .wideband)
         let encoder = try XCTUnwrap(try MediaCodec.opus(settings).makeEncoder(ptime: 20) as? OpusMediaEncoder)
         XCTAssertEqual(try encoder.encoder.bitrate, 24_000)
         XCTAssertEqual(try encoder.encoder.complexity, 3)
@@ -137,7 +138,9 @@ final class MediaCodecTests: XCTestCase {
         let g711Decoder = try MediaCodec.pcmu.makeDecoder()
         var pcm = [Int16](repeating: 0, count: 959)
         let payload = [UInt8](repeating: 0xFF, count: 160)
-        XCTAssertThrowsError(try payload.withUnsafeBytes { p in try pcm.withUnsafeMutableBufferPointer { try g711Decoder.decode(p, into: $0) } }) {
+        XCTAssertThrowsError(
+            try payload.withUnsafeBytes { p in try pcm.withUnsafeMutableBufferPointer { try g711Decoder.decode(p, into: $0) } }
+        ) {
             XCTAssertEqual($0 as? MediaCodecError, .bufferTooSmall(needed: 960, available: 959))
         }
     }

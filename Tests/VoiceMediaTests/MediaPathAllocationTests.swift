@@ -13,10 +13,11 @@ final class MediaPathAllocationTests: XCTestCase {
         let engine = MediaEngine(workerCount: 2) { voice_malloc_counter_track_current_thread(1) }
         let signal = TestSignals.speechLike(seconds: 2)
         // Long RTCP interval: reports (every few seconds, not per packet) build small arrays.
-        let call = try LoopbackCall(encrypted: false, signalA: signal, signalB: signal, loop: true, record: false,
-                                    impairmentAToB: NetworkImpairment(lossRate: 0.05, jitter: .milliseconds(20), seed: 7),
-                                    impairmentBToA: NetworkImpairment(lossRate: 0.05, jitter: .milliseconds(20), seed: 8),
-                                    engine: engine, rtcpInterval: .seconds(3_600))
+        let call = try LoopbackCall(
+            encrypted: false, signalA: signal, signalB: signal, loop: true, record: false,
+            impairmentAToB: NetworkImpairment(lossRate: 0.05, jitter: .milliseconds(20), seed: 7),
+            impairmentBToA: NetworkImpairment(lossRate: 0.05, jitter: .milliseconds(20), seed: 8),
+            engine: engine, rtcpInterval: .seconds(3_600))
         try call.start()
         Thread.sleep(forTimeInterval: 1.0)
         let before = voice_malloc_counter_tracked_count()

@@ -57,19 +57,24 @@ final class OpusDecoderTests: XCTestCase {
     /// Durations from RFC 6716 §3.1 Table 2 (config → frame size) and §3.2 (frame count codes).
     func testSampleCountFollowsRFC6716TOC() throws {
         // Frame size in 1/10 ms for each of the 32 configurations.
-        let frameTenthsMs: [Int] = [100, 200, 400, 600, 100, 200, 400, 600, 100, 200, 400, 600,
-                                    100, 200, 100, 200, 25, 50, 100, 200, 25, 50, 100, 200,
-                                    25, 50, 100, 200, 25, 50, 100, 200]
+        let frameTenthsMs: [Int] = [
+            100, 200, 400, 600, 100, 200, 400, 600, 100, 200, 400, 600,
+            100, 200, 100, 200, 25, 50, 100, 200, 25, 50, 100, 200,
+            25, 50, 100, 200, 25, 50, 100, 200,
+        ]
         for config in 0..<32 {
             let frame = 48 * frameTenthsMs[config] / 10
             let toc = UInt8(config << 3)
             // code 0: one frame; stereo flag does not change the duration.
-            for (bytes, frames) in [([toc, 0xAA], 1), ([toc | 0x04, 0xAA], 1),
-                                    ([toc | 0x01, 0xAA, 0xBB], 2), ([toc | 0x02, 0x01, 0xAA, 0xBB], 2),
-                                    ([toc | 0x03, 0x03, 0, 0, 0], 3)] as [([UInt8], Int)] {
+            for (bytes, frames) in [
+                ([toc, 0xAA], 1), ([toc | 0x04, 0xAA], 1),
+                ([toc | 0x01, 0xAA, 0xBB], 2), ([toc | 0x02, 0x01, 0xAA, 0xBB], 2),
+                ([toc | 0x03, 0x03, 0, 0, 0], 3),
+            ] as [([UInt8], Int)] {
                 guard frame * frames <= 5_760 else { continue }
-                XCTAssertEqual(try bytes.withUnsafeBytes { try VoiceMedia.OpusDecoder.sampleCount(of: $0, sampleRate: 48_000) },
-                               frame * frames, "config \(config), \(bytes)")
+                XCTAssertEqual(
+                    try bytes.withUnsafeBytes { try VoiceMedia.OpusDecoder.sampleCount(of: $0, sampleRate: 48_000) },
+                    frame * frames, "config \(config), \(bytes)")
             }
         }
         // The same packet counted at 8 kHz: 20 ms = 160 samples.
@@ -94,7 +99,9 @@ final class OpusDecoderTests: XCTestCase {
         }
         // The TOC-only parse behind sampleCount rejects what it can see: no frames, too long, no count byte.
         for bytes: [UInt8] in [[], [0x03], [0x03, 0x00], [0xFB, 49]] {
-            XCTAssertThrowsError(try bytes.withUnsafeBytes { try VoiceMedia.OpusDecoder.sampleCount(of: $0, sampleRate: 48_000) }, "\(bytes)") {
+            XCTAssertThrowsError(
+                try bytes.withUnsafeBytes { try VoiceMedia.OpusDecoder.sampleCount(of: $0, sampleRate: 48_000) }, "\(bytes)"
+            ) {
                 XCTAssertEqual($0 as? OpusError, .invalidPacket)
             }
         }
@@ -114,13 +121,16 @@ final class OpusDecoderTests: XCTestCase {
         let decoder = try VoiceMedia.OpusDecoder()
         let packet = try OpusEncoderTests.encodeAll(encoder, CodecTestSignal.tone(440, rate: 48_000, count: 960), frameSize: 960)[0]
         var pcm = [Int16](repeating: 0, count: 480)
-        XCTAssertThrowsError(try packet.withUnsafeBytes { p in try pcm.withUnsafeMutableBufferPointer { try decoder.decode(p, into: $0) } }) {
+        XCTAssertThrowsError(try packet.withUnsafeBytes { p in try pcm.withUnsafeMutableBufferPointer { try decoder.decode(p, into: $0) } })
+        {
             XCTAssertEqual($0 as? OpusError, .bufferTooSmall)
         }
         XCTAssertThrowsError(try pcm.withUnsafeMutableBufferPointer { try decoder.decodeMissing(frames: 960, into: $0) }) {
             XCTAssertEqual($0 as? OpusError, .bufferTooSmall)
         }
-        XCTAssertThrowsError(try pcm.withUnsafeMutableBufferPointer { try decoder.decodeMissing(frames: 100, into: $0) }, "not a multiple of 2.5 ms") {
+        XCTAssertThrowsError(
+            try pcm.withUnsafeMutableBufferPointer { try decoder.decodeMissing(frames: 100, into: $0) }, "not a multiple of 2.5 ms"
+        ) {
             XCTAssertEqual($0 as? OpusError, .badArgument)
         }
     }
@@ -156,7 +166,9 @@ final class OpusDecoderTests: XCTestCase {
         for (i, packet) in packets.enumerated() {
             if lost.contains(i) {
                 let next = packets[i + 1]
-                let n = try next.withUnsafeBytes { p in try frame.withUnsafeMutableBufferPointer { try fecDecoder.decodeFEC(from: p, frames: 960, into: $0) } }
+                let n = try next.withUnsafeBytes { p in
+                    try frame.withUnsafeMutableBufferPointer { try fecDecoder.decodeFEC(from: p, frames: 960, into: $0) }
+                }
                 XCTAssertEqual(n, 960)
                 fecOut += frame
                 _ = try frame.withUnsafeMutableBufferPointer { try plcDecoder.decodeMissing(frames: 960, into: $0) }

@@ -42,7 +42,8 @@ final class OpusEncoderTests: XCTestCase {
                 XCTAssertEqual(packets.count, 5)
                 var pcm = [Int16](repeating: 0, count: decoder.maxFrameSize)
                 for packet in packets {
-                    XCTAssertEqual(try packet.withUnsafeBytes { try VoiceMedia.OpusDecoder.sampleCount(of: $0, sampleRate: rate) }, frameSize)
+                    XCTAssertEqual(
+                        try packet.withUnsafeBytes { try VoiceMedia.OpusDecoder.sampleCount(of: $0, sampleRate: rate) }, frameSize)
                     let n = try packet.withUnsafeBytes { p in try pcm.withUnsafeMutableBufferPointer { try decoder.decode(p, into: $0) } }
                     XCTAssertEqual(n, frameSize, "\(ms) ms at \(rate) Hz")
                     XCTAssertEqual(try decoder.lastPacketDuration, frameSize)
@@ -60,9 +61,11 @@ final class OpusEncoderTests: XCTestCase {
         for count in [0, 1, 7, 120, 240, 479, 481, 1_440, 3_840, 4_800, 5_760] {
             let pcm = [Int16](repeating: 0, count: count)
             var out = [UInt8](repeating: 0, count: 4_000)
-            XCTAssertThrowsError(try pcm.withUnsafeBufferPointer { p in
-                try out.withUnsafeMutableBytes { try encoder.encode(p, into: $0) }
-            }, "\(count) samples") { XCTAssertEqual($0 as? OpusError, .badArgument) }
+            XCTAssertThrowsError(
+                try pcm.withUnsafeBufferPointer { p in
+                    try out.withUnsafeMutableBytes { try encoder.encode(p, into: $0) }
+                }, "\(count) samples"
+            ) { XCTAssertEqual($0 as? OpusError, .badArgument) }
         }
         let stereo = try VoiceMedia.OpusEncoder(channels: 2)
         let odd = [Int16](repeating: 0, count: 1_921)

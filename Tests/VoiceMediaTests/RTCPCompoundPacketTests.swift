@@ -46,13 +46,20 @@ final class RTCPCompoundPacketTests: XCTestCase {
 
     func testParsesSenderReportVector() throws {
         let packets = try parse(senderReport)
-        XCTAssertEqual(packets, [.senderReport(RTCPSenderReport(
-            ssrc: 0x1122_3344,
-            ntpTimestamp: NTPTimestamp(seconds: 0xE5D3_3C00, fraction: 0x8000_0000),
-            rtpTimestamp: 8000, packetCount: 100, octetCount: 16000,
-            reportBlocks: [RTCPReportBlock(
-                ssrc: 0x5566_7788, fractionLost: 64, cumulativeLost: 5, extendedHighestSequenceNumber: 0x0001_0005,
-                jitter: 32, lastSR: 0xB705_2000, delaySinceLastSR: 0x0005_4000)]))])
+        XCTAssertEqual(
+            packets,
+            [
+                .senderReport(
+                    RTCPSenderReport(
+                        ssrc: 0x1122_3344,
+                        ntpTimestamp: NTPTimestamp(seconds: 0xE5D3_3C00, fraction: 0x8000_0000),
+                        rtpTimestamp: 8000, packetCount: 100, octetCount: 16000,
+                        reportBlocks: [
+                            RTCPReportBlock(
+                                ssrc: 0x5566_7788, fractionLost: 64, cumulativeLost: 5, extendedHighestSequenceNumber: 0x0001_0005,
+                                jitter: 32, lastSR: 0xB705_2000, delaySinceLastSR: 0x0005_4000)
+                        ]))
+            ])
         XCTAssertEqual(try RTCPCompoundPacket(packets: packets).serialized(), senderReport)
     }
 
@@ -74,8 +81,9 @@ final class RTCPCompoundPacketTests: XCTestCase {
             ssrc: 7, ntpTimestamp: NTPTimestamp(unixSeconds: 1_700_000_000.25), rtpTimestamp: 123_456,
             packetCount: 10, octetCount: 1600,
             reportBlocks: [
-                RTCPReportBlock(ssrc: 8, fractionLost: 1, cumulativeLost: -3, extendedHighestSequenceNumber: 70000,
-                                jitter: 5, lastSR: 9, delaySinceLastSR: 10),
+                RTCPReportBlock(
+                    ssrc: 8, fractionLost: 1, cumulativeLost: -3, extendedHighestSequenceNumber: 70000,
+                    jitter: 5, lastSR: 9, delaySinceLastSR: 10),
                 RTCPReportBlock(ssrc: 11, cumulativeLost: RTCPReportBlock.maxCumulativeLost),
             ])
         let compound = RTCPCompoundPacket(
@@ -121,8 +129,10 @@ final class RTCPCompoundPacketTests: XCTestCase {
 
     func testPaddingOnLastPacketIsRemoved() throws {
         // RR, then a BYE with P set: 1 SSRC + 4 bytes padding (count 4). length = 2.
-        let bytes: [UInt8] = [0x80, 0xC9, 0x00, 0x01, 0, 0, 0, 1,
-                              0xA1, 0xCB, 0x00, 0x02, 0, 0, 0, 1, 0, 0, 0, 4]
+        let bytes: [UInt8] = [
+            0x80, 0xC9, 0x00, 0x01, 0, 0, 0, 1,
+            0xA1, 0xCB, 0x00, 0x02, 0, 0, 0, 1, 0, 0, 0, 4,
+        ]
         XCTAssertEqual(try parse(bytes).last, .goodbye(RTCPGoodbye(ssrcs: [1])))
     }
 
@@ -148,8 +158,10 @@ final class RTCPCompoundPacketTests: XCTestCase {
             ("pad count beyond body", [0xA0, 0xC9, 0x00, 0x01, 0, 0, 0, 9], .badPadding),
             ("RC=2 with one block", Array(senderReport.prefix(0)) + [0x82] + senderReport.dropFirst(), .truncated),
             ("RR with no SSRC", [0x80, 0xC9, 0x00, 0x00], .truncated),
-            ("SDES item without terminator",
-             rr + [0x81, 0xCA, 0x00, 0x02, 0, 0, 0, 1, 0x01, 0x02, 0x61, 0x62], .truncated),
+            (
+                "SDES item without terminator",
+                rr + [0x81, 0xCA, 0x00, 0x02, 0, 0, 0, 1, 0x01, 0x02, 0x61, 0x62], .truncated
+            ),
             ("SDES item length lies", rr + [0x81, 0xCA, 0x00, 0x02, 0, 0, 0, 1, 0x01, 0x09, 0x61, 0x00], .truncated),
             ("SDES count lies", rr + [0x82, 0xCA, 0x00, 0x02, 0, 0, 0, 1, 0x01, 0x01, 0x61, 0x00], .truncated),
             ("BYE count lies", rr + [0x83, 0xCB, 0x00, 0x01, 0, 0, 0, 1], .truncated),
@@ -174,10 +186,20 @@ final class RTCPCompoundPacketTests: XCTestCase {
         XCTAssertEqual(error([]), .empty)
         XCTAssertEqual(error([.receiverReport(RTCPReceiverReport(ssrc: 1, reportBlocks: blocks))]), .badCount)
         XCTAssertEqual(error([.receiverReport(RTCPReceiverReport(ssrc: 1, profileExtension: [1, 2, 3]))]), .badLength)
-        XCTAssertEqual(error([.sourceDescription(RTCPSourceDescription(chunks: [
-            .init(ssrc: 1, items: [.init(type: .cname, value: Array(repeating: 0x61, count: 256))])]))]), .badItem)
-        XCTAssertEqual(error([.sourceDescription(RTCPSourceDescription(chunks: [
-            .init(ssrc: 1, items: [.init(type: RTCPSourceDescription.ItemType(rawValue: 0), value: [])])]))]), .badItem)
+        XCTAssertEqual(
+            error([
+                .sourceDescription(
+                    RTCPSourceDescription(chunks: [
+                        .init(ssrc: 1, items: [.init(type: .cname, value: Array(repeating: 0x61, count: 256))])
+                    ]))
+            ]), .badItem)
+        XCTAssertEqual(
+            error([
+                .sourceDescription(
+                    RTCPSourceDescription(chunks: [
+                        .init(ssrc: 1, items: [.init(type: RTCPSourceDescription.ItemType(rawValue: 0), value: [])])
+                    ]))
+            ]), .badItem)
         XCTAssertEqual(error([.goodbye(RTCPGoodbye(ssrcs: [1], reason: String(repeating: "x", count: 256)))]), .badItem)
         XCTAssertEqual(error([.applicationDefined(RTCPApplicationDefined(subtype: 32, ssrc: 1, name: 0))]), .badCount)
         XCTAssertEqual(error([.applicationDefined(RTCPApplicationDefined(subtype: 0, ssrc: 1, name: 0, data: [1]))]), .badLength)

@@ -23,18 +23,22 @@ final class RTCPRoundTripTests: XCTestCase {
 
     func testCompactClockWrap() {
         // LSR just before the 16-bit seconds wrap, arrival just after: 2 s round trip.
-        XCTAssertEqual(RTCPRoundTrip.compute(arrivalCompactNTP: 0x0002_0000, lsr: 0xFFFF_0000, dlsr: 0x0001_0000),
-                       .seconds(2))
+        XCTAssertEqual(
+            RTCPRoundTrip.compute(arrivalCompactNTP: 0x0002_0000, lsr: 0xFFFF_0000, dlsr: 0x0001_0000),
+            .seconds(2))
     }
 
     func testEndToEndWithSenderReportAndReportBlock() throws {
         // We send an SR at t0; the peer holds it 250 ms and answers; it arrives 80 ms after sending.
         let t0 = NTPTimestamp(unixSeconds: 1_700_000_000.125)
-        let block = RTCPReportBlock(ssrc: 1, lastSR: t0.compact,
-                                    delaySinceLastSR: NTPTimestamp.compact(duration: .milliseconds(250)))
+        let block = RTCPReportBlock(
+            ssrc: 1, lastSR: t0.compact,
+            delaySinceLastSR: NTPTimestamp.compact(duration: .milliseconds(250)))
         let arrival = NTPTimestamp(sinceEpoch: t0.sinceEpoch + .milliseconds(330))
-        let rtt = try XCTUnwrap(RTCPRoundTrip.compute(arrivalCompactNTP: arrival.compact, lsr: block.lastSR,
-                                                      dlsr: block.delaySinceLastSR))
+        let rtt = try XCTUnwrap(
+            RTCPRoundTrip.compute(
+                arrivalCompactNTP: arrival.compact, lsr: block.lastSR,
+                dlsr: block.delaySinceLastSR))
         XCTAssertEqual(rtt.milliseconds, 80, accuracy: 0.05, "compact NTP resolution is 1/65536 s")
     }
 }

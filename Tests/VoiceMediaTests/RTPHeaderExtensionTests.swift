@@ -26,21 +26,25 @@ final class RTPHeaderExtensionTests: XCTestCase {
     func testOneByteExampleFromRFC8285() throws {
         let ext = RTPHeaderExtension(profile: 0xBEDE, data: oneByteExample)
         XCTAssertEqual(ext.elementForm, .oneByte)
-        XCTAssertEqual(try ext.elements(), [
-            RTPHeaderExtensionElement(id: 1, data: [0xAA]),
-            RTPHeaderExtensionElement(id: 2, data: [0xBB, 0xBB]),
-            RTPHeaderExtensionElement(id: 3, data: [0xCC, 0xCC, 0xCC, 0xCC]),
-        ])
+        XCTAssertEqual(
+            try ext.elements(),
+            [
+                RTPHeaderExtensionElement(id: 1, data: [0xAA]),
+                RTPHeaderExtensionElement(id: 2, data: [0xBB, 0xBB]),
+                RTPHeaderExtensionElement(id: 3, data: [0xCC, 0xCC, 0xCC, 0xCC]),
+            ])
     }
 
     func testTwoByteExampleFromRFC8285() throws {
         let ext = RTPHeaderExtension(profile: 0x1000, data: twoByteExample)
         XCTAssertEqual(ext.elementForm, .twoByte)
-        XCTAssertEqual(try ext.elements(), [
-            RTPHeaderExtensionElement(id: 1, data: []),
-            RTPHeaderExtensionElement(id: 2, data: [0xAA]),
-            RTPHeaderExtensionElement(id: 3, data: [0xBB, 0xBB, 0xBB, 0xBB]),
-        ])
+        XCTAssertEqual(
+            try ext.elements(),
+            [
+                RTPHeaderExtensionElement(id: 1, data: []),
+                RTPHeaderExtensionElement(id: 2, data: [0xAA]),
+                RTPHeaderExtensionElement(id: 3, data: [0xBB, 0xBB, 0xBB, 0xBB]),
+            ])
     }
 
     func testElementsThroughPacketViewWithoutAllocation() throws {

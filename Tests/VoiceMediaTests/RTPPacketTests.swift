@@ -101,20 +101,23 @@ final class RTPPacketTests: XCTestCase {
     func testWriteMinimalMatchesFullWriter() throws {
         var fast = [UInt8](repeating: 0, count: 12)
         let written = fast.withUnsafeMutableBytes { raw in
-            RTPHeader.writeMinimal(marker: true, payloadType: 0, sequenceNumber: 0x1234, timestamp: 0xDEAD_BEEF,
-                                   ssrc: 0x0A0B_0C0D, into: raw)
+            RTPHeader.writeMinimal(
+                marker: true, payloadType: 0, sequenceNumber: 0x1234, timestamp: 0xDEAD_BEEF,
+                ssrc: 0x0A0B_0C0D, into: raw)
         }
         XCTAssertEqual(written, 12)
         XCTAssertEqual(fast, Array(minimalPacket.prefix(12)))
 
         var small = [UInt8](repeating: 0, count: 11)
-        XCTAssertEqual(small.withUnsafeMutableBytes {
-            RTPHeader.writeMinimal(marker: false, payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0, into: $0)
-        }, 0)
+        XCTAssertEqual(
+            small.withUnsafeMutableBytes {
+                RTPHeader.writeMinimal(marker: false, payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0, into: $0)
+            }, 0)
         var ok = [UInt8](repeating: 0, count: 12)
-        XCTAssertEqual(ok.withUnsafeMutableBytes {
-            RTPHeader.writeMinimal(marker: false, payloadType: 128, sequenceNumber: 0, timestamp: 0, ssrc: 0, into: $0)
-        }, 0)
+        XCTAssertEqual(
+            ok.withUnsafeMutableBytes {
+                RTPHeader.writeMinimal(marker: false, payloadType: 128, sequenceNumber: 0, timestamp: 0, ssrc: 0, into: $0)
+            }, 0)
     }
 
     func testHeaderWriteRejectsInvalidFields() {
@@ -131,10 +134,16 @@ final class RTPPacketTests: XCTestCase {
             }
         }
         XCTAssertEqual(writeError(RTPHeader(payloadType: 128, sequenceNumber: 0, timestamp: 0, ssrc: 0)), .badPayloadType)
-        XCTAssertEqual(writeError(RTPHeader(payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0,
-                                            csrcs: Array(repeating: 1, count: 16))), .badCSRCCount)
-        XCTAssertEqual(writeError(RTPHeader(payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0,
-                                            extension: RTPHeaderExtension(profile: 1, data: [1, 2, 3]))), .badExtensionLength)
+        XCTAssertEqual(
+            writeError(
+                RTPHeader(
+                    payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0,
+                    csrcs: Array(repeating: 1, count: 16))), .badCSRCCount)
+        XCTAssertEqual(
+            writeError(
+                RTPHeader(
+                    payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0,
+                    extension: RTPHeaderExtension(profile: 1, data: [1, 2, 3]))), .badExtensionLength)
         var tiny = [UInt8](repeating: 0, count: 8)
         let overflow = tiny.withUnsafeMutableBytes { raw -> RTPError? in
             var writer = ByteWriter(raw)
@@ -158,8 +167,10 @@ final class RTPPacketTests: XCTestCase {
             ("CC=3 with one CSRC present", [0x83, 0x00, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 9], .badCSRCCount),
             ("CC=15 with nothing after header", [0x8F] + minimalPacket.dropFirst().prefix(11), .badCSRCCount),
             ("X set, no extension header", [0x90, 0x00, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0xBE], .truncated),
-            ("extension length lies", [0x90, 0x00, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0xBE, 0xDE, 0x00, 0x02, 0x10, 0xAA, 0, 0],
-             .badExtensionLength),
+            (
+                "extension length lies", [0x90, 0x00, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0xBE, 0xDE, 0x00, 0x02, 0x10, 0xAA, 0, 0],
+                .badExtensionLength
+            ),
             ("P set, no bytes after header", [0xA0, 0x00, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1], .badPadding),
             ("pad count zero", [0xA0, 0x00, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0xAA, 0x00], .badPadding),
             ("pad count larger than body", [0xA0, 0x00, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0xAA, 0x03], .badPadding),

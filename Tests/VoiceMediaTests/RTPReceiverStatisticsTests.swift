@@ -37,10 +37,12 @@ final class RTPReceiverStatisticsTests: XCTestCase {
         XCTAssertEqual(stats.jitterMilliseconds, 451.0 / 16 / 8, accuracy: 1e-9)
 
         let block = stats.makeReportBlock(ssrc: 0xABCD, lastSR: 0x1234_5678, delaySinceLastSR: 0x0001_8000)
-        XCTAssertEqual(block, RTCPReportBlock(
-            ssrc: 0xABCD, fractionLost: 36,  // floor(1 * 256 / 7)
-            cumulativeLost: 1, extendedHighestSequenceNumber: 107, jitter: 28,
-            lastSR: 0x1234_5678, delaySinceLastSR: 0x0001_8000))
+        XCTAssertEqual(
+            block,
+            RTCPReportBlock(
+                ssrc: 0xABCD, fractionLost: 36,  // floor(1 * 256 / 7)
+                cumulativeLost: 1, extendedHighestSequenceNumber: 107, jitter: 28,
+                lastSR: 0x1234_5678, delaySinceLastSR: 0x0001_8000))
 
         // Next interval: 108-110 arrive on time plus a duplicate of 109; nothing new lost.
         for seq: UInt16 in [108, 109, 109, 110] {
@@ -144,8 +146,9 @@ final class RTPReceiverStatisticsTests: XCTestCase {
         for seq: UInt16 in [65000, 65001, 65003, 65004] {
             stats.received(sequenceNumber: seq, timestamp: UInt32(seq) * 160, arrival: UInt32(seq) * 160 + UInt32(seq % 3) * 40)
         }
-        let block = stats.makeReportBlock(ssrc: 0x5566_7788, lastSR: 0xB705_2000,
-                                          delaySinceLastSR: NTPTimestamp.compact(duration: .milliseconds(5250)))
+        let block = stats.makeReportBlock(
+            ssrc: 0x5566_7788, lastSR: 0xB705_2000,
+            delaySinceLastSR: NTPTimestamp.compact(duration: .milliseconds(5250)))
         XCTAssertEqual(block.cumulativeLost, 1)
         XCTAssertEqual(block.fractionLost, 64)  // 1 of 4 expected (65001...65004)
         let compound = RTCPCompoundPacket(
@@ -154,7 +157,9 @@ final class RTPReceiverStatisticsTests: XCTestCase {
         let parsed = try RTCPCompoundPacket(parsing: try compound.serialized())
         guard case .receiverReport(let rr) = parsed.packets.first else { return XCTFail("expected RR first") }
         XCTAssertEqual(rr.reportBlocks, [block])
-        XCTAssertEqual(RTCPRoundTrip.compute(arrivalCompactNTP: 0xB710_8000, lsr: rr.reportBlocks[0].lastSR,
-                                             dlsr: rr.reportBlocks[0].delaySinceLastSR), .milliseconds(6125))
+        XCTAssertEqual(
+            RTCPRoundTrip.compute(
+                arrivalCompactNTP: 0xB710_8000, lsr: rr.reportBlocks[0].lastSR,
+                dlsr: rr.reportBlocks[0].delaySinceLastSR), .milliseconds(6125))
     }
 }

@@ -9,7 +9,9 @@ final class ResamplerTests: XCTestCase {
         var start = 0
         while start < input.count {
             let chunk = input[start..<min(start + block, input.count)]
-            let result = try chunk.withUnsafeBufferPointer { p in try buffer.withUnsafeMutableBufferPointer { try resampler.process(p, into: $0) } }
+            let result = try chunk.withUnsafeBufferPointer { p in
+                try buffer.withUnsafeMutableBufferPointer { try resampler.process(p, into: $0) }
+            }
             XCTAssertEqual(result.consumed, chunk.count)
             output += buffer[0..<result.produced]
             start += block
@@ -76,12 +78,18 @@ final class ResamplerTests: XCTestCase {
     func testInvalidArgumentsThrowTypedErrors() throws {
         XCTAssertThrowsError(try Resampler(inputRate: 0, outputRate: 8_000)) { XCTAssertEqual($0 as? ResamplerError, .invalidArgument) }
         XCTAssertThrowsError(try Resampler(inputRate: 48_000, outputRate: -1)) { XCTAssertEqual($0 as? ResamplerError, .invalidArgument) }
-        XCTAssertThrowsError(try Resampler(inputRate: 48_000, outputRate: 8_000, quality: 11)) { XCTAssertEqual($0 as? ResamplerError, .invalidArgument) }
-        XCTAssertThrowsError(try Resampler(inputRate: 48_000, outputRate: 8_000, channels: 0)) { XCTAssertEqual($0 as? ResamplerError, .invalidArgument) }
+        XCTAssertThrowsError(try Resampler(inputRate: 48_000, outputRate: 8_000, quality: 11)) {
+            XCTAssertEqual($0 as? ResamplerError, .invalidArgument)
+        }
+        XCTAssertThrowsError(try Resampler(inputRate: 48_000, outputRate: 8_000, channels: 0)) {
+            XCTAssertEqual($0 as? ResamplerError, .invalidArgument)
+        }
         let stereo = try Resampler(inputRate: 48_000, outputRate: 8_000, channels: 2)
         let odd = [Int16](repeating: 0, count: 961)
         var out = [Int16](repeating: 0, count: 400)
-        XCTAssertThrowsError(try odd.withUnsafeBufferPointer { p in try out.withUnsafeMutableBufferPointer { try stereo.process(p, into: $0) } }) {
+        XCTAssertThrowsError(
+            try odd.withUnsafeBufferPointer { p in try out.withUnsafeMutableBufferPointer { try stereo.process(p, into: $0) } }
+        ) {
             XCTAssertEqual($0 as? ResamplerError, .invalidArgument)
         }
         XCTAssertTrue(ResamplerError.invalidArgument.description.contains("Invalid argument"), ResamplerError.invalidArgument.description)

@@ -17,8 +17,9 @@ final class SDESCryptoAttributeTests: XCTestCase {
             parsing: "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:\(rfcKey)|2^20|1:32")
         XCTAssertEqual(attribute.tag, 1)
         XCTAssertEqual(attribute.suite, .aesCM128HmacSHA1_80)
-        XCTAssertEqual(attribute.keyMaterial.keyAndSalt,
-                       SRTPTestSupport.bytes("3d2d6e40255e7821426a75667239293f2c2335685c603d265d7b71695051"))
+        XCTAssertEqual(
+            attribute.keyMaterial.keyAndSalt,
+            SRTPTestSupport.bytes("3d2d6e40255e7821426a75667239293f2c2335685c603d265d7b71695051"))
         XCTAssertEqual(attribute.keyMaterial.lifetime, 1 << 20)
         XCTAssertEqual(attribute.keyMaterial.mki, SRTPMasterKeyIdentifier(value: 1, length: 32))
         XCTAssertEqual(attribute.sessionParameters, [])
@@ -68,15 +69,18 @@ final class SDESCryptoAttributeTests: XCTestCase {
     }
 
     func testParametersThatWeakenOrChangeProtectionAreUnsupported() {
-        for parameter in ["UNENCRYPTED_SRTP", "UNENCRYPTED_SRTCP", "UNAUTHENTICATED_SRTP", "KDR=1", "KDR=0",
-                          "FEC_ORDER=SRTP_FEC", "FEC_KEY=inline:\(rfcKey)"] {
+        for parameter in [
+            "UNENCRYPTED_SRTP", "UNENCRYPTED_SRTCP", "UNAUTHENTICATED_SRTP", "KDR=1", "KDR=0",
+            "FEC_ORDER=SRTP_FEC", "FEC_KEY=inline:\(rfcKey)",
+        ] {
             assertRejects("1 AES_CM_128_HMAC_SHA1_80 inline:\(rfcKey) \(parameter)", .unsupportedSessionParameter(parameter))
         }
     }
 
     func testUnknownMandatoryParameterInvalidatesTheAttribute() {
-        assertRejects("1 AES_CM_128_HMAC_SHA1_80 inline:\(rfcKey) dummy_session_params",
-                      .unknownSessionParameter("dummy_session_params"))
+        assertRejects(
+            "1 AES_CM_128_HMAC_SHA1_80 inline:\(rfcKey) dummy_session_params",
+            .unknownSessionParameter("dummy_session_params"))
         assertRejects("1 AES_CM_128_HMAC_SHA1_80 inline:\(rfcKey) WSH=128 wsh=128", .unknownSessionParameter("wsh=128"))
     }
 
@@ -100,8 +104,9 @@ final class SDESCryptoAttributeTests: XCTestCase {
         assertRejects("1234567890 AES_CM_128_HMAC_SHA1_80 inline:\(rfcKey)", .invalidTag)
         assertRejects("1 aes_cm_128_hmac_sha1_80 inline:\(rfcKey)", .unknownSuite("aes_cm_128_hmac_sha1_80"))
         assertRejects("1 AES_CM_128_HMAC_SHA1_80 key:\(rfcKey)", .invalidKey(.unsupportedKeyMethod))
-        assertRejects("1 AEAD_AES_128_GCM inline:\(rfcKey)",
-                      .invalidKey(.wrongLength(suite: .aeadAES128GCM, expected: 28, actual: 30)))
+        assertRejects(
+            "1 AEAD_AES_128_GCM inline:\(rfcKey)",
+            .invalidKey(.wrongLength(suite: .aeadAES128GCM, expected: 28, actual: 30)))
         assertRejects("1 AES_CM_128_HMAC_SHA1_80 inline:\(rfcKey)|2^99", .invalidKey(.invalidLifetime))
         assertRejects("1 AES_CM_128_HMAC_SHA1_80 inline:\(rfcKey)|1:200", .invalidKey(.invalidMKI))
         assertRejects("1 AES_CM_128_HMAC_SHA1_80 inline:\(rfcKey)|", .invalidKey(.malformedKeyParameter))
@@ -115,8 +120,9 @@ final class SDESCryptoAttributeTests: XCTestCase {
     }
 
     func testMaximumTagRoundTrips() throws {
-        let attribute = try SDESCryptoAttribute(parsing: "999999999 AES_256_CM_HMAC_SHA1_32 inline:" +
-            SRTPKeyMaterial.random(for: .aes256CMHmacSHA1_32).sdesKeyParameter.dropFirst("inline:".count))
+        let attribute = try SDESCryptoAttribute(
+            parsing: "999999999 AES_256_CM_HMAC_SHA1_32 inline:"
+                + SRTPKeyMaterial.random(for: .aes256CMHmacSHA1_32).sdesKeyParameter.dropFirst("inline:".count))
         XCTAssertEqual(attribute.tag, SDESCryptoAttribute.maxTag)
     }
 
@@ -144,10 +150,12 @@ final class SDESCryptoAttributeTests: XCTestCase {
     func testParsedKeysDriveAWorkingSession() throws {
         let offer = SDESCryptoAttribute(tag: 1, keyMaterial: .random(for: .aeadAES256GCM))
         let answer = SDESCryptoAttribute(tag: 1, keyMaterial: .random(for: .aeadAES256GCM))
-        let offerer = try SRTPSession(outbound: offer.keyMaterial,
-                                      inbound: try SDESCryptoAttribute(parsing: answer.attributeValue).keyMaterial)
-        let answerer = try SRTPSession(outbound: answer.keyMaterial,
-                                       inbound: try SDESCryptoAttribute(parsing: offer.attributeValue).keyMaterial)
+        let offerer = try SRTPSession(
+            outbound: offer.keyMaterial,
+            inbound: try SDESCryptoAttribute(parsing: answer.attributeValue).keyMaterial)
+        let answerer = try SRTPSession(
+            outbound: answer.keyMaterial,
+            inbound: try SDESCryptoAttribute(parsing: offer.attributeValue).keyMaterial)
         var buffer = [UInt8](repeating: 0x42, count: 12 + 20 + SRTPSession.maxTrailerLength)
         buffer[0] = 0x80
         let plain = Array(buffer[0..<32])

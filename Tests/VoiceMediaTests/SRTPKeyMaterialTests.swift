@@ -5,8 +5,10 @@ final class SRTPKeyMaterialTests: XCTestCase {
     private let rfcKey = "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR"
     private let rfcKeyBytes = SRTPTestSupport.bytes("3d2d6e40255e7821426a75667239293f2c2335685c603d265d7b71695051")
 
-    private func assertRejects(_ text: String, _ expected: SRTPKeyMaterialError,
-                               suite: SRTPSuite = .aesCM128HmacSHA1_80, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertRejects(
+        _ text: String, _ expected: SRTPKeyMaterialError,
+        suite: SRTPSuite = .aesCM128HmacSHA1_80, file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertThrowsError(try SRTPKeyMaterial(sdesKeyParameter: text, suite: suite), text, file: file, line: line) {
             XCTAssertEqual($0 as? SRTPKeyMaterialError, expected, text, file: file, line: line)
         }
@@ -36,11 +38,14 @@ final class SRTPKeyMaterialTests: XCTestCase {
             XCTAssertEqual($0 as? SRTPKeyMaterialError, .wrongLength(suite: .aeadAES128GCM, expected: 28, actual: 30))
         }
         // Right total, wrong split.
-        XCTAssertThrowsError(try SRTPKeyMaterial(suite: .aesCM128HmacSHA1_80,
-                                                 masterKey: [UInt8](repeating: 1, count: 14),
-                                                 masterSalt: [UInt8](repeating: 2, count: 16)))
-        let split = try? SRTPKeyMaterial(suite: .aeadAES256GCM, masterKey: [UInt8](repeating: 1, count: 32),
-                                         masterSalt: [UInt8](repeating: 2, count: 12))
+        XCTAssertThrowsError(
+            try SRTPKeyMaterial(
+                suite: .aesCM128HmacSHA1_80,
+                masterKey: [UInt8](repeating: 1, count: 14),
+                masterSalt: [UInt8](repeating: 2, count: 16)))
+        let split = try? SRTPKeyMaterial(
+            suite: .aeadAES256GCM, masterKey: [UInt8](repeating: 1, count: 32),
+            masterSalt: [UInt8](repeating: 2, count: 12))
         XCTAssertEqual(split?.masterKey, [UInt8](repeating: 1, count: 32))
         XCTAssertEqual(split?.masterSalt, [UInt8](repeating: 2, count: 12))
     }
@@ -49,8 +54,10 @@ final class SRTPKeyMaterialTests: XCTestCase {
         let material = try SRTPKeyMaterial(sdesKeyParameter: "inline:\(rfcKey)|2^20|1:4", suite: .aesCM128HmacSHA1_80)
         var dumped = ""
         dump(material, to: &dumped)
-        for text in [material.description, material.debugDescription, String(describing: material),
-                     String(reflecting: material), "\(material)", dumped] {
+        for text in [
+            material.description, material.debugDescription, String(describing: material),
+            String(reflecting: material), "\(material)", dumped,
+        ] {
             XCTAssertFalse(text.contains(rfcKey), text)
             XCTAssertFalse(text.lowercased().contains("3d2d6e40"), text)
             XCTAssertFalse(text.contains("61"), "no key byte values (0x3d = 61) in: \(text)")
@@ -81,8 +88,9 @@ final class SRTPKeyMaterialTests: XCTestCase {
     }
 
     func testParsesRFC4568KeyWithMKIButNoLifetime() throws {
-        let material = try SRTPKeyMaterial(sdesKeyParameter: "inline:YUJDZGVmZ2hpSktMbW9QUXJzVHVWd3l6MTIzNDU2|1066:4",
-                                           suite: .aesCM128HmacSHA1_80)
+        let material = try SRTPKeyMaterial(
+            sdesKeyParameter: "inline:YUJDZGVmZ2hpSktMbW9QUXJzVHVWd3l6MTIzNDU2|1066:4",
+            suite: .aesCM128HmacSHA1_80)
         XCTAssertEqual(material.keyAndSalt, Array("aBCdefghiJKLmoPQrsTuVwyz123456".utf8))
         XCTAssertNil(material.lifetime)
         XCTAssertEqual(material.mki?.value, 1066)

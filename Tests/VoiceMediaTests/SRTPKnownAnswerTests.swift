@@ -37,8 +37,9 @@ final class SRTPKnownAnswerTests: XCTestCase {
     private func aesCounterModeKeystream(key: [UInt8], salt: [UInt8], iv: [UInt8], count: Int) throws -> [UInt8] {
         var cipher: UnsafeMutablePointer<srtp_cipher_t>?
         let keyAndSalt = key + salt
-        try SRTPError.check(voice_srtp_cipher_alloc(
-            srtp_cipher_type_id_t(SRTP_AES_ICM_128), &cipher, Int32(keyAndSalt.count), 0))
+        try SRTPError.check(
+            voice_srtp_cipher_alloc(
+                srtp_cipher_type_id_t(SRTP_AES_ICM_128), &cipher, Int32(keyAndSalt.count), 0))
         guard let cipher else { throw SRTPError.allocFail }
         defer { srtp_cipher_dealloc(cipher) }
         try SRTPError.check(srtp_cipher_init(cipher, keyAndSalt))
@@ -79,8 +80,9 @@ final class SRTPKnownAnswerTests: XCTestCase {
             (0xFF01, "6A2CC3787889374FBEB4C81B17BA6C44"),
         ]
         for (block, hex) in expected {
-            XCTAssertEqual(Array(keystream[block * 16..<block * 16 + 16]), SRTPTestSupport.bytes(hex),
-                           "keystream block \(String(block, radix: 16))")
+            XCTAssertEqual(
+                Array(keystream[block * 16..<block * 16 + 16]), SRTPTestSupport.bytes(hex),
+                "keystream block \(String(block, radix: 16))")
         }
     }
 
@@ -90,16 +92,20 @@ final class SRTPKnownAnswerTests: XCTestCase {
         let masterKey = SRTPTestSupport.bytes("E1F97A0D3E018BE0D64FA32C06DE4139")
         let masterSalt = SRTPTestSupport.bytes("0EC675AD498AFEEBB6960B3AABE6")
 
-        XCTAssertEqual(try deriveSessionKey(masterKey: masterKey, masterSalt: masterSalt, label: 0x00, length: 16),
-                       SRTPTestSupport.bytes("C61E7A93744F39EE10734AFE3FF7A087"), "cipher key")
-        XCTAssertEqual(try deriveSessionKey(masterKey: masterKey, masterSalt: masterSalt, label: 0x02, length: 14),
-                       SRTPTestSupport.bytes("30CBBC08863D8C85D49DB34A9AE1"), "cipher salt")
-        XCTAssertEqual(try deriveSessionKey(masterKey: masterKey, masterSalt: masterSalt, label: 0x01, length: 94),
-                       SRTPTestSupport.bytes("""
-                           CEBE321F6FF7716B6FD4AB49AF256A15 6D38BAA48F0A0ACF3C34E2359E6CDBCE
-                           E049646C43D9327AD175578EF7227098 6371C10C9A369AC2F94A8C5FBCDDDC25
-                           6D6E919A48B610EF17C2041E47403576 6B68642C59BBFC2F34DB60DBDFB2
-                           """), "auth key")
+        XCTAssertEqual(
+            try deriveSessionKey(masterKey: masterKey, masterSalt: masterSalt, label: 0x00, length: 16),
+            SRTPTestSupport.bytes("C61E7A93744F39EE10734AFE3FF7A087"), "cipher key")
+        XCTAssertEqual(
+            try deriveSessionKey(masterKey: masterKey, masterSalt: masterSalt, label: 0x02, length: 14),
+            SRTPTestSupport.bytes("30CBBC08863D8C85D49DB34A9AE1"), "cipher salt")
+        XCTAssertEqual(
+            try deriveSessionKey(masterKey: masterKey, masterSalt: masterSalt, label: 0x01, length: 94),
+            SRTPTestSupport.bytes(
+                """
+                CEBE321F6FF7716B6FD4AB49AF256A15 6D38BAA48F0A0ACF3C34E2359E6CDBCE
+                E049646C43D9327AD175578EF7227098 6371C10C9A369AC2F94A8C5FBCDDDC25
+                6D6E919A48B610EF17C2041E47403576 6B68642C59BBFC2F34DB60DBDFB2
+                """), "auth key")
     }
 
     // MARK: libsrtp reference packets (test/srtp_driver.c: srtp_validate, srtp_validate_gcm)
@@ -107,8 +113,10 @@ final class SRTPKnownAnswerTests: XCTestCase {
     private static let rtpPlaintext = SRTPTestSupport.bytes("800f1234decafbadcafebabe abababababababababababababababab")
     private static let rtcpPlaintext = SRTPTestSupport.bytes("81c8000bcafebabe abababababababababababababababab")
 
-    private func checkReferencePackets(keys: SRTPKeyMaterial, srtp: String, srtcp: String,
-                                       file: StaticString = #filePath, line: UInt = #line) throws {
+    private func checkReferencePackets(
+        keys: SRTPKeyMaterial, srtp: String, srtcp: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let expectedSRTP = SRTPTestSupport.bytes(srtp)
         let expectedSRTCP = SRTPTestSupport.bytes(srtcp)
         let sender = try SRTPSession(outbound: keys, inbound: keys)

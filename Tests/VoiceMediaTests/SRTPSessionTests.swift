@@ -43,7 +43,9 @@ final class SRTPSessionTests: XCTestCase {
 
     /// Copies `packet` to the start of a buffer with room for any trailer, at a non-zero offset
     /// inside a larger allocation, runs `body` over it and returns the bytes it reports.
-    private func process(_ packet: [UInt8], _ body: (UnsafeMutableRawBufferPointer, Int) throws(SRTPError) -> Int) throws(SRTPError) -> [UInt8] {
+    private func process(
+        _ packet: [UInt8], _ body: (UnsafeMutableRawBufferPointer, Int) throws(SRTPError) -> Int
+    ) throws(SRTPError) -> [UInt8] {
         var storage = [UInt8](repeating: 0xEE, count: 3 + packet.count + SRTPSession.maxTrailerLength)
         storage.replaceSubrange(3..<3 + packet.count, with: packet)
         let result: Result<Int, SRTPError> = storage.withUnsafeMutableBytes { raw in
@@ -54,8 +56,10 @@ final class SRTPSessionTests: XCTestCase {
         return Array(storage[3..<3 + length])
     }
 
-    private func assertThrows(_ expected: SRTPError, file: StaticString = #filePath, line: UInt = #line,
-                              _ body: () throws -> Void) {
+    private func assertThrows(
+        _ expected: SRTPError, file: StaticString = #filePath, line: UInt = #line,
+        _ body: () throws -> Void
+    ) {
         do {
             try body()
             XCTFail("expected \(expected), nothing thrown", file: file, line: line)
@@ -123,8 +127,9 @@ final class SRTPSessionTests: XCTestCase {
 
             var buffer = protected + [UInt8](repeating: 0, count: 16)
             let result: Result<Int, SRTPError> = buffer.withUnsafeMutableBytes { raw in
-                do throws(SRTPError) { return .success(try receiver.unprotectRTP(raw, length: protected.count)) }
-                catch { return .failure(error) }
+                do throws(SRTPError) { return .success(try receiver.unprotectRTP(raw, length: protected.count)) } catch {
+                    return .failure(error)
+                }
             }
             XCTAssertEqual(result, .failure(.authFail), "\(suite)")
             XCTAssertNotEqual(Array(buffer[12..<plain.count]), Array(plain[12...]), "\(suite): no plaintext written")

@@ -34,8 +34,11 @@ final class TelephoneEventSenderTests: XCTestCase {
         var sender = try TelephoneEventSender(digit: "#", startTimestamp: 5, packetInterval: 400, duration: 100)
         let packets = drain(&sender)
         XCTAssertEqual(packets.count, 4)
-        XCTAssertEqual(packets[0], .init(marker: true, timestamp: 5,
-                                         event: TelephoneEvent(event: 11, isEnd: false, volume: 10, duration: 100)))
+        XCTAssertEqual(
+            packets[0],
+            .init(
+                marker: true, timestamp: 5,
+                event: TelephoneEvent(event: 11, isEnd: false, volume: 10, duration: 100)))
         XCTAssertTrue(packets.dropFirst().allSatisfy { $0.event.isEnd && $0.event.duration == 100 && !$0.marker })
     }
 
@@ -64,8 +67,9 @@ final class TelephoneEventSenderTests: XCTestCase {
         let first = try XCTUnwrap(sender.tick())
         var buffer = [UInt8](repeating: 0, count: 16)
         let length = try buffer.withUnsafeMutableBytes { raw -> Int in
-            let header = RTPHeader.writeMinimal(marker: first.marker, payloadType: 101, sequenceNumber: 8,
-                                                timestamp: first.timestamp, ssrc: 1, into: raw)
+            let header = RTPHeader.writeMinimal(
+                marker: first.marker, payloadType: 101, sequenceNumber: 8,
+                timestamp: first.timestamp, ssrc: 1, into: raw)
             return header + (try first.event.write(into: UnsafeMutableRawBufferPointer(rebasing: raw[header...])))
         }
         XCTAssertEqual(length, 16)

@@ -11,10 +11,12 @@ final class TelephoneEventTests: XCTestCase {
     }
 
     func testSerializesWithReservedBitClear() throws {
-        XCTAssertEqual(try TelephoneEvent(event: 11, isEnd: true, volume: 63, duration: 0xFFFF).serialized(),
-                       [0x0B, 0xBF, 0xFF, 0xFF])
-        XCTAssertEqual(try TelephoneEvent(event: 0, isEnd: false, volume: 0, duration: 160).serialized(),
-                       [0x00, 0x00, 0x00, 0xA0])
+        XCTAssertEqual(
+            try TelephoneEvent(event: 11, isEnd: true, volume: 63, duration: 0xFFFF).serialized(),
+            [0x0B, 0xBF, 0xFF, 0xFF])
+        XCTAssertEqual(
+            try TelephoneEvent(event: 0, isEnd: false, volume: 0, duration: 160).serialized(),
+            [0x00, 0x00, 0x00, 0xA0])
     }
 
     func testRoundTripAllDigits() throws {

@@ -9,8 +9,10 @@ enum RIFFBytes {
     static func chunk(_ id: String, _ body: [UInt8], pad: Bool = true) -> [UInt8] {
         fourCC(id) + le32(UInt32(body.count)) + body + (pad && body.count % 2 == 1 ? [0] : [])
     }
-    static func fmt(tag: UInt16 = 1, channels: UInt16 = 1, rate: UInt32 = 8000, bits: UInt16 = 16,
-                    blockAlign: UInt16? = nil, byteRate: UInt32? = nil) -> [UInt8] {
+    static func fmt(
+        tag: UInt16 = 1, channels: UInt16 = 1, rate: UInt32 = 8000, bits: UInt16 = 16,
+        blockAlign: UInt16? = nil, byteRate: UInt32? = nil
+    ) -> [UInt8] {
         let align = blockAlign ?? channels * bits / 8
         return le16(tag) + le16(channels) + le32(rate) + le32(byteRate ?? rate * UInt32(align)) + le16(align) + le16(bits)
     }
@@ -71,8 +73,9 @@ final class WAVFileTests: XCTestCase {
 
     func testSkipsUnknownChunksIncludingOddPadding() throws {
         let list = RIFFBytes.chunk("LIST", RIFFBytes.fourCC("INFO") + [0x49, 0x53, 0x46, 0x54, 0x01, 0x00, 0x00, 0x00, 0x41])  // 13 bytes, padded
-        let bytes = RIFFBytes.riff(list + RIFFBytes.chunk("fmt ", RIFFBytes.fmt(rate: 16_000))
-            + RIFFBytes.chunk("fact", [1, 0, 0, 0]) + RIFFBytes.chunk("data", RIFFBytes.samples([5, -5, 7])))
+        let bytes = RIFFBytes.riff(
+            list + RIFFBytes.chunk("fmt ", RIFFBytes.fmt(rate: 16_000))
+                + RIFFBytes.chunk("fact", [1, 0, 0, 0]) + RIFFBytes.chunk("data", RIFFBytes.samples([5, -5, 7])))
         let wav = try parse(bytes)
         XCTAssertEqual(wav.sampleRate, 16_000)
         XCTAssertEqual(wav.samples, [5, -5, 7])
@@ -80,7 +83,8 @@ final class WAVFileTests: XCTestCase {
 
     func testAcceptsExtensibleWithPCMSubformat() throws {
         let guidPCM: [UInt8] = [0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71]
-        let ext = RIFFBytes.fmt(tag: 0xFFFE, channels: 2, rate: 48_000) + RIFFBytes.le16(22) + RIFFBytes.le16(16)
+        let ext =
+            RIFFBytes.fmt(tag: 0xFFFE, channels: 2, rate: 48_000) + RIFFBytes.le16(22) + RIFFBytes.le16(16)
             + RIFFBytes.le32(3) + guidPCM
         let wav = try parse(RIFFBytes.riff(RIFFBytes.chunk("fmt ", ext) + RIFFBytes.chunk("data", RIFFBytes.samples([1, 2, 3, 4]))))
         XCTAssertEqual(wav.channels, 2)
@@ -89,13 +93,16 @@ final class WAVFileTests: XCTestCase {
 
         var guidFloat = guidPCM
         guidFloat[0] = 0x03
-        let float = RIFFBytes.fmt(tag: 0xFFFE, channels: 2, rate: 48_000) + RIFFBytes.le16(22) + RIFFBytes.le16(16)
+        let float =
+            RIFFBytes.fmt(tag: 0xFFFE, channels: 2, rate: 48_000) + RIFFBytes.le16(22) + RIFFBytes.le16(16)
             + RIFFBytes.le32(3) + guidFloat
-        assertRejects(RIFFBytes.riff(RIFFBytes.chunk("fmt ", float) + RIFFBytes.chunk("data", RIFFBytes.samples([1, 2]))),
-                      .unsupportedEncoding(formatTag: 3))
+        assertRejects(
+            RIFFBytes.riff(RIFFBytes.chunk("fmt ", float) + RIFFBytes.chunk("data", RIFFBytes.samples([1, 2]))),
+            .unsupportedEncoding(formatTag: 3))
         let shortExt = RIFFBytes.fmt(tag: 0xFFFE, channels: 1) + RIFFBytes.le16(0)
-        assertRejects(RIFFBytes.riff(RIFFBytes.chunk("fmt ", shortExt) + RIFFBytes.chunk("data", [])),
-                      .formatChunkTooShort(size: 18))
+        assertRejects(
+            RIFFBytes.riff(RIFFBytes.chunk("fmt ", shortExt) + RIFFBytes.chunk("data", [])),
+            .formatChunkTooShort(size: 18))
     }
 
     func testRejectsMalformedHeaders() {
@@ -113,8 +120,10 @@ final class WAVFileTests: XCTestCase {
     func testRejectsLengthsThatLie() {
         let fmt = RIFFBytes.chunk("fmt ", RIFFBytes.fmt())
         let data = RIFFBytes.chunk("data", RIFFBytes.samples([1, 2]))
-        assertRejects(RIFFBytes.riff(fmt + data, sizeDelta: 10),
-                      .chunkSizeExceedsFile(chunkID: WAVFile.riff, declared: UInt32(fmt.count + data.count + 14), available: fmt.count + data.count + 4))
+        assertRejects(
+            RIFFBytes.riff(fmt + data, sizeDelta: 10),
+            .chunkSizeExceedsFile(
+                chunkID: WAVFile.riff, declared: UInt32(fmt.count + data.count + 14), available: fmt.count + data.count + 4))
         let lyingData = RIFFBytes.fourCC("data") + RIFFBytes.le32(1000) + RIFFBytes.samples([1, 2])
         assertRejects(RIFFBytes.riff(fmt + lyingData), .chunkSizeExceedsFile(chunkID: WAVFile.data, declared: 1000, available: 4))
         assertRejects(RIFFBytes.riff(fmt + RIFFBytes.chunk("data", [1, 2, 3])), .partialFrame(dataSize: 3))

@@ -19,9 +19,11 @@ final class SDPOfferAnswerTests: XCTestCase {
     private let key80 = "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR"
     private var generator = SDPTestGenerator(state: 1)
 
-    private func capabilities(_ address: String = "192.0.2.10", port: UInt16 = 4000,
-                              codecs: [MediaCodec] = [.opus(.voice), .pcmu, .pcma],
-                              encryption: SDPEncryptionPolicy? = nil) -> SDPLocalCapabilities {
+    private func capabilities(
+        _ address: String = "192.0.2.10", port: UInt16 = 4000,
+        codecs: [MediaCodec] = [.opus(.voice), .pcmu, .pcma],
+        encryption: SDPEncryptionPolicy? = nil
+    ) -> SDPLocalCapabilities {
         SDPLocalCapabilities(address: address, port: port, codecs: codecs, encryption: encryption ?? .srtp(suites: suites))
     }
 
@@ -29,12 +31,17 @@ final class SDPOfferAnswerTests: XCTestCase {
         try SDPSessionDescription(parsing: lines.map { $0 + "\r\n" }.joined())
     }
 
-    private func remoteOffer(proto: String = "RTP/SAVP", formats: String, maps: [String], extra: [String] = [],
-                             crypto: [String]? = nil, more: [String] = []) throws -> SDPSessionDescription {
+    private func remoteOffer(
+        proto: String = "RTP/SAVP", formats: String, maps: [String], extra: [String] = [],
+        crypto: [String]? = nil, more: [String] = []
+    ) throws -> SDPSessionDescription {
         let cryptoLines = crypto ?? ["a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:\(key80)"]
-        return try parse(["v=0", "o=- 10 10 IN IP4 198.51.100.7", "s=-", "c=IN IP4 198.51.100.7", "t=0 0",
-                          "m=audio 30000 \(proto) \(formats)"] + maps + extra
-                         + (proto == "RTP/SAVP" ? cryptoLines : []) + more)
+        return try parse(
+            [
+                "v=0", "o=- 10 10 IN IP4 198.51.100.7", "s=-", "c=IN IP4 198.51.100.7", "t=0 0",
+                "m=audio 30000 \(proto) \(formats)",
+            ] + maps + extra
+                + (proto == "RTP/SAVP" ? cryptoLines : []) + more)
     }
 
     // MARK: Offers
@@ -45,8 +52,9 @@ final class SDPOfferAnswerTests: XCTestCase {
         let audio = try XCTUnwrap(offer.media.first)
         XCTAssertEqual(audio.mediaLineValue, "audio 4000 RTP/SAVP 111 0 8 110 101")
         XCTAssertEqual(audio.rtpMap(for: 111)?.value, "111 opus/48000/2")
-        XCTAssertEqual(audio.formatParameters(for: "111")?.parameters,
-                       "useinbandfec=1;usedtx=0;maxaveragebitrate=32000;stereo=0")
+        XCTAssertEqual(
+            audio.formatParameters(for: "111")?.parameters,
+            "useinbandfec=1;usedtx=0;maxaveragebitrate=32000;stereo=0")
         XCTAssertEqual(audio.rtpMap(for: 110)?.value, "110 telephone-event/48000")
         XCTAssertEqual(audio.rtpMap(for: 101)?.value, "101 telephone-event/8000")
         XCTAssertEqual(audio.ptime, 20)
@@ -83,8 +91,9 @@ final class SDPOfferAnswerTests: XCTestCase {
 
     func testOfferAnswerBetweenTwoEndpointsAgreesOnKeysAndAddresses() throws {
         var alice = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
-        var bob = SDPOfferAnswer(capabilities: capabilities("203.0.113.5", port: 5000, codecs: [.pcmu, .opus(.highQuality)]),
-                                 using: &generator)
+        var bob = SDPOfferAnswer(
+            capabilities: capabilities("203.0.113.5", port: 5000, codecs: [.pcmu, .opus(.highQuality)]),
+            using: &generator)
         let offer = try SDPSessionDescription(parsing: alice.makeOffer(using: &generator).text)
         let (answer, bobMedia) = try bob.receiveOffer(offer, using: &generator)
         let aliceMedia = try alice.receiveAnswer(SDPSessionDescription(parsing: answer.text))
@@ -169,8 +178,9 @@ final class SDPOfferAnswerTests: XCTestCase {
 
     func testPCMUOnlyPeerWithTelephoneEvent() throws {
         var bob = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
-        let offer = try remoteOffer(formats: "0 101", maps: ["a=rtpmap:101 telephone-event/8000", "a=fmtp:101 0-16", "a=ptime:30"],
-                                    extra: ["a=rtcp:30005 IN IP4 198.51.100.8"])
+        let offer = try remoteOffer(
+            formats: "0 101", maps: ["a=rtpmap:101 telephone-event/8000", "a=fmtp:101 0-16", "a=ptime:30"],
+            extra: ["a=rtcp:30005 IN IP4 198.51.100.8"])
         let (answer, media) = try bob.receiveOffer(offer, using: &generator)
         XCTAssertEqual(media.codec, .pcmu)
         XCTAssertEqual(media.payloadType, 0)
@@ -198,10 +208,12 @@ final class SDPOfferAnswerTests: XCTestCase {
 
     func testNoCommonCrypto() throws {
         var bob = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
-        let offer = try remoteOffer(formats: "0", maps: [], crypto: [
-            "a=crypto:1 F8_128_HMAC_SHA1_80 inline:\(key80)",
-            "a=crypto:2 AEAD_AES_256_GCM inline:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKiss",
-        ])
+        let offer = try remoteOffer(
+            formats: "0", maps: [],
+            crypto: [
+                "a=crypto:1 F8_128_HMAC_SHA1_80 inline:\(key80)",
+                "a=crypto:2 AEAD_AES_256_GCM inline:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKiss",
+            ])
         XCTAssertThrowsError(try bob.receiveOffer(offer, using: &generator)) {
             XCTAssertEqual($0 as? SDPNegotiationError, .noCommonCryptoSuite)
             XCTAssertEqual(($0 as? SDPNegotiationError)?.sipStatusCode, 488)
@@ -210,10 +222,12 @@ final class SDPOfferAnswerTests: XCTestCase {
 
     func testCryptoChoiceFollowsOffererOrderAmongOurSuites() throws {
         var bob = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
-        let offer = try remoteOffer(formats: "0", maps: [], crypto: [
-            "a=crypto:5 AES_CM_128_HMAC_SHA1_32 inline:NzB4d1BINUAvLEw6UzF3WSJ+PSdFcGdUJShpX1Zj",
-            "a=crypto:6 AES_CM_128_HMAC_SHA1_80 inline:\(key80)",
-        ])
+        let offer = try remoteOffer(
+            formats: "0", maps: [],
+            crypto: [
+                "a=crypto:5 AES_CM_128_HMAC_SHA1_32 inline:NzB4d1BINUAvLEw6UzF3WSJ+PSdFcGdUJShpX1Zj",
+                "a=crypto:6 AES_CM_128_HMAC_SHA1_80 inline:\(key80)",
+            ])
         let (answer, media) = try bob.receiveOffer(offer, using: &generator)
         let crypto = try XCTUnwrap(answer.media[0].cryptoAttributes.first)
         XCTAssertEqual(crypto.tag, 5)
@@ -258,8 +272,10 @@ final class SDPOfferAnswerTests: XCTestCase {
 
     func testSessionLevelDirectionApplies() throws {
         var bob = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
-        let offer = try parse(["v=0", "o=- 1 1 IN IP4 198.51.100.7", "s=-", "c=IN IP4 198.51.100.7", "t=0 0", "a=sendonly",
-                               "m=audio 30000 RTP/SAVP 0", "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:\(key80)"])
+        let offer = try parse([
+            "v=0", "o=- 1 1 IN IP4 198.51.100.7", "s=-", "c=IN IP4 198.51.100.7", "t=0 0", "a=sendonly",
+            "m=audio 30000 RTP/SAVP 0", "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:\(key80)",
+        ])
         XCTAssertEqual(try bob.receiveOffer(offer, using: &generator).media.direction, .recvonly)
     }
 
@@ -296,17 +312,26 @@ final class SDPOfferAnswerTests: XCTestCase {
         try negotiation.makeOffer(using: &generator)
     }
 
-    private func answer(_ lines: [String], proto: String = "RTP/SAVP", formats: String,
-                        crypto: String = "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR") throws -> SDPSessionDescription {
-        try parse(["v=0", "o=- 20 20 IN IP4 203.0.113.9", "s=-", "c=IN IP4 203.0.113.9", "t=0 0",
-                   "m=audio 7000 \(proto) \(formats)"] + lines + [crypto])
+    private func answer(
+        _ lines: [String], proto: String = "RTP/SAVP", formats: String,
+        crypto: String = "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR"
+    ) throws -> SDPSessionDescription {
+        try parse(
+            [
+                "v=0", "o=- 20 20 IN IP4 203.0.113.9", "s=-", "c=IN IP4 203.0.113.9", "t=0 0",
+                "m=audio 7000 \(proto) \(formats)",
+            ] + lines + [crypto])
     }
 
     func testAsteriskStyleAnswerWithRenumberedTelephoneEvent() throws {
         var alice = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
         _ = try offered(&alice)
-        let media = try alice.receiveAnswer(try answer(["a=rtpmap:0 PCMU/8000", "a=rtpmap:100 telephone-event/8000",
-                                                         "a=ptime:40", "a=rtcp-mux"], formats: "0 100"))
+        let media = try alice.receiveAnswer(
+            try answer(
+                [
+                    "a=rtpmap:0 PCMU/8000", "a=rtpmap:100 telephone-event/8000",
+                    "a=ptime:40", "a=rtcp-mux",
+                ], formats: "0 100"))
         XCTAssertEqual(media.codec, .pcmu)
         XCTAssertEqual(media.telephoneEventPayloadType, 100)
         XCTAssertEqual(media.ptime, 40)
@@ -322,8 +347,12 @@ final class SDPOfferAnswerTests: XCTestCase {
         XCTAssertThrowsError(try alice.receiveAnswer(try answer(["a=rtpmap:18 G729/8000"], formats: "18"))) {
             guard case .answerMismatch = $0 as? SDPNegotiationError else { return XCTFail("\($0)") }
         }
-        XCTAssertThrowsError(try alice.receiveAnswer(try answer([], formats: "0",
-                                                                crypto: "a=crypto:9 AES_CM_128_HMAC_SHA1_80 inline:\(key80)"))) {
+        XCTAssertThrowsError(
+            try alice.receiveAnswer(
+                try answer(
+                    [], formats: "0",
+                    crypto: "a=crypto:9 AES_CM_128_HMAC_SHA1_80 inline:\(key80)"))
+        ) {
             guard case .answerMismatch = $0 as? SDPNegotiationError else { return XCTFail("\($0)") }
         }
         XCTAssertThrowsError(try alice.receiveAnswer(try answer([], proto: "RTP/AVP", formats: "0", crypto: "a=sendrecv"))) {

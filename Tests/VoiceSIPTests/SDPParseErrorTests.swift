@@ -4,8 +4,10 @@ import XCTest
 final class SDPParseErrorTests: XCTestCase {
     private static let head = ["v=0", "o=- 1 1 IN IP4 192.0.2.1", "s=-", "c=IN IP4 192.0.2.1", "t=0 0"]
 
-    private func assertKind(_ lines: [String], _ kind: SDPParseError.Kind, line: Int? = nil,
-                            limits: SDPParserLimits = .default, file: StaticString = #filePath, lineNo: UInt = #line) {
+    private func assertKind(
+        _ lines: [String], _ kind: SDPParseError.Kind, line: Int? = nil,
+        limits: SDPParserLimits = .default, file: StaticString = #filePath, lineNo: UInt = #line
+    ) {
         let text = lines.map { $0 + "\r\n" }.joined()
         do {
             let sdp = try SDPSessionDescription(parsing: text, limits: limits)
@@ -44,7 +46,8 @@ final class SDPParseErrorTests: XCTestCase {
 
     func testLineOrder() {
         assertKind(["v=0", "o=- 1 1 IN IP4 192.0.2.1", "s=-", "t=0 0", "c=IN IP4 192.0.2.1"], .misplacedLine, line: 5)
-        assertKind(["v=0", "o=- 1 1 IN IP4 192.0.2.1", "s=-", "c=IN IP4 192.0.2.1", "c=IN IP4 192.0.2.2", "t=0 0"], .misplacedLine, line: 5)
+        assertKind(
+            ["v=0", "o=- 1 1 IN IP4 192.0.2.1", "s=-", "c=IN IP4 192.0.2.1", "c=IN IP4 192.0.2.2", "t=0 0"], .misplacedLine, line: 5)
         assertKind(Self.head + ["m=audio 4000 RTP/AVP 0", "t=0 0"], .misplacedLine, line: 7)
         assertKind(Self.head + ["m=audio 4000 RTP/AVP 0", "a=sendrecv", "c=IN IP4 192.0.2.1"], .misplacedLine, line: 8)
         assertKind(Self.head + ["v=0"], .misplacedLine, line: 6)
@@ -103,8 +106,9 @@ final class SDPParseErrorTests: XCTestCase {
 
     func testGarbageNeverCrashes() {
         var generator = SystemRandomNumberGenerator()
-        let valid = Array((Self.head + ["m=audio 4000 RTP/AVP 0 8", "a=rtpmap:0 PCMU/8000", "a=ptime:20"])
-            .map { $0 + "\r\n" }.joined().utf8)
+        let valid = Array(
+            (Self.head + ["m=audio 4000 RTP/AVP 0 8", "a=rtpmap:0 PCMU/8000", "a=ptime:20"])
+                .map { $0 + "\r\n" }.joined().utf8)
         for _ in 0..<500 {
             var bytes = valid
             for _ in 0..<Int.random(in: 1...6, using: &generator) {

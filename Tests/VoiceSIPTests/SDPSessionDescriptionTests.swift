@@ -22,8 +22,11 @@ final class SDPSessionDescriptionTests: XCTestCase {
             "a=rtpmap:99 h263-1998/90000",
         ])
         let sdp = try SDPSessionDescription(parsing: text)
-        XCTAssertEqual(sdp.origin, SDPOrigin(username: "jdoe", sessionID: "2890844526", sessionVersion: 2890842807,
-                                             address: "10.47.16.5"))
+        XCTAssertEqual(
+            sdp.origin,
+            SDPOrigin(
+                username: "jdoe", sessionID: "2890844526", sessionVersion: 2890842807,
+                address: "10.47.16.5"))
         XCTAssertEqual(sdp.sessionName, "SDP Seminar")
         XCTAssertEqual(sdp.information, "A Seminar on the session description protocol")
         XCTAssertEqual(sdp.uri, "http://www.example.com/seminars/sdp.pdf")
@@ -42,33 +45,36 @@ final class SDPSessionDescriptionTests: XCTestCase {
 
     /// RFC 3264 §10.1 offer and answer.
     func testRFC3264OfferAndAnswerParse() throws {
-        let offer = try SDPSessionDescription(parsing: crlf([
-            "v=0", "o=alice 2890844526 2890844526 IN IP4 host.atlanta.example.com", "s=",
-            "c=IN IP4 host.atlanta.example.com", "t=0 0",
-            "m=audio 49170 RTP/AVP 0 8 97", "a=rtpmap:0 PCMU/8000", "a=rtpmap:8 PCMA/8000", "a=rtpmap:97 iLBC/8000",
-            "m=video 51372 RTP/AVP 31 32", "a=rtpmap:31 H261/90000", "a=rtpmap:32 MPV/90000",
-        ]))
+        let offer = try SDPSessionDescription(
+            parsing: crlf([
+                "v=0", "o=alice 2890844526 2890844526 IN IP4 host.atlanta.example.com", "s=",
+                "c=IN IP4 host.atlanta.example.com", "t=0 0",
+                "m=audio 49170 RTP/AVP 0 8 97", "a=rtpmap:0 PCMU/8000", "a=rtpmap:8 PCMA/8000", "a=rtpmap:97 iLBC/8000",
+                "m=video 51372 RTP/AVP 31 32", "a=rtpmap:31 H261/90000", "a=rtpmap:32 MPV/90000",
+            ]))
         XCTAssertEqual(offer.sessionName, "")
         XCTAssertEqual(offer.media[0].formats, ["0", "8", "97"])
         XCTAssertEqual(offer.media[0].rtpMap(for: 97)?.encodingName, "iLBC")
         XCTAssertEqual(offer.connection(of: offer.media[1])?.address, "host.atlanta.example.com")
-        let answer = try SDPSessionDescription(parsing: crlf([
-            "v=0", "o=bob 2808844564 2808844564 IN IP4 host.biloxi.example.com", "s=",
-            "c=IN IP4 host.biloxi.example.com", "t=0 0",
-            "m=audio 49174 RTP/AVP 0", "a=rtpmap:0 PCMU/8000", "m=video 49170 RTP/AVP 32", "a=rtpmap:32 MPV/90000",
-        ]))
+        let answer = try SDPSessionDescription(
+            parsing: crlf([
+                "v=0", "o=bob 2808844564 2808844564 IN IP4 host.biloxi.example.com", "s=",
+                "c=IN IP4 host.biloxi.example.com", "t=0 0",
+                "m=audio 49174 RTP/AVP 0", "a=rtpmap:0 PCMU/8000", "m=video 49170 RTP/AVP 32", "a=rtpmap:32 MPV/90000",
+            ]))
         XCTAssertEqual(answer.media.map(\.port), [49174, 49170])
     }
 
     /// RFC 4568 §4 example: the crypto line is kept; its FEC_ORDER parameter makes VoiceMedia skip it.
     func testRFC4568ExampleKeepsCryptoLine() throws {
-        let sdp = try SDPSessionDescription(parsing: crlf([
-            "v=0", "o=sam 2890844526 2890842807 IN IP4 10.47.16.5", "s=SRTP Discussion",
-            "i=A discussion of Secure RTP", "u=http://www.example.com/seminars/srtp.pdf",
-            "e=marge@example.com (Marge Simpson)", "c=IN IP4 168.2.17.12", "t=2873397496 2873404696",
-            "m=audio 49170 RTP/SAVP 0",
-            "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:WVNfX19zZW1jdGwgKCkgewkyMjA7fQp9CnVubGVz|2^20|1:4 FEC_ORDER=FEC_SRTP",
-        ]))
+        let sdp = try SDPSessionDescription(
+            parsing: crlf([
+                "v=0", "o=sam 2890844526 2890842807 IN IP4 10.47.16.5", "s=SRTP Discussion",
+                "i=A discussion of Secure RTP", "u=http://www.example.com/seminars/srtp.pdf",
+                "e=marge@example.com (Marge Simpson)", "c=IN IP4 168.2.17.12", "t=2873397496 2873404696",
+                "m=audio 49170 RTP/SAVP 0",
+                "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:WVNfX19zZW1jdGwgKCkgewkyMjA7fQp9CnVubGVz|2^20|1:4 FEC_ORDER=FEC_SRTP",
+            ]))
         XCTAssertTrue(sdp.media[0].isSecureRTP)
         XCTAssertEqual(sdp.media[0].attributeValues("crypto").count, 1)
         XCTAssertEqual(sdp.media[0].cryptoAttributes, [])
@@ -76,12 +82,13 @@ final class SDPSessionDescriptionTests: XCTestCase {
 
     /// RFC 4568 §6.2 style crypto line that VoiceMedia implements.
     func testRFC4568CryptoAttributeIsTyped() throws {
-        let sdp = try SDPSessionDescription(parsing: crlf([
-            "v=0", "o=- 1 1 IN IP4 192.0.2.1", "s=-", "c=IN IP4 192.0.2.1", "t=0 0",
-            "m=audio 49170 RTP/SAVP 0",
-            "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR|2^20|1:4",
-            "a=crypto:2 AES_CM_128_HMAC_SHA1_32 inline:NzB4d1BINUAvLEw6UzF3WSJ+PSdFcGdUJShpX1Zj|2^20|1:4",
-        ]))
+        let sdp = try SDPSessionDescription(
+            parsing: crlf([
+                "v=0", "o=- 1 1 IN IP4 192.0.2.1", "s=-", "c=IN IP4 192.0.2.1", "t=0 0",
+                "m=audio 49170 RTP/SAVP 0",
+                "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR|2^20|1:4",
+                "a=crypto:2 AES_CM_128_HMAC_SHA1_32 inline:NzB4d1BINUAvLEw6UzF3WSJ+PSdFcGdUJShpX1Zj|2^20|1:4",
+            ]))
         let cryptos = sdp.media[0].cryptoAttributes
         XCTAssertEqual(cryptos.map(\.tag), [1, 2])
         XCTAssertEqual(cryptos.map(\.suite), [.aesCM128HmacSHA1_80, .aesCM128HmacSHA1_32])
@@ -90,16 +97,17 @@ final class SDPSessionDescriptionTests: XCTestCase {
 
     /// A baresip-style Opus offer over SRTP with rtcp-mux, LF line ends.
     func testBaresipStyleOffer() throws {
-        let text = [
-            "v=0", "o=- 1234567890 987654321 IN IP6 2001:db8::1", "s=-", "c=IN IP6 2001:db8::1", "t=0 0",
-            "m=audio 10000 RTP/SAVP 111 0 8 101",
-            "b=AS:64",
-            "a=rtpmap:111 opus/48000/2", "a=fmtp:111 stereo=1;sprop-stereo=1;useinbandfec=1",
-            "a=rtpmap:101 telephone-event/8000", "a=fmtp:101 0-15",
-            "a=rtcp-mux", "a=sendrecv", "a=label:1", "a=ssrc:2938475 cname:abc",
-            "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR",
-            "a=ptime:20",
-        ].joined(separator: "\n") + "\n"
+        let text =
+            [
+                "v=0", "o=- 1234567890 987654321 IN IP6 2001:db8::1", "s=-", "c=IN IP6 2001:db8::1", "t=0 0",
+                "m=audio 10000 RTP/SAVP 111 0 8 101",
+                "b=AS:64",
+                "a=rtpmap:111 opus/48000/2", "a=fmtp:111 stereo=1;sprop-stereo=1;useinbandfec=1",
+                "a=rtpmap:101 telephone-event/8000", "a=fmtp:101 0-15",
+                "a=rtcp-mux", "a=sendrecv", "a=label:1", "a=ssrc:2938475 cname:abc",
+                "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR",
+                "a=ptime:20",
+            ].joined(separator: "\n") + "\n"
         let sdp = try SDPSessionDescription(parsing: text)
         let audio = sdp.media[0]
         XCTAssertEqual(sdp.connection?.addressType, "IP6")
@@ -116,12 +124,13 @@ final class SDPSessionDescriptionTests: XCTestCase {
 
     /// An Asterisk-style plain RTP offer with a=rtcp, maxptime, decimal ptime.
     func testAsteriskStyleOffer() throws {
-        let sdp = try SDPSessionDescription(parsing: crlf([
-            "v=0", "o=- 1970418367 1970418367 IN IP4 203.0.113.10", "s=Asterisk", "c=IN IP4 203.0.113.10",
-            "t=0 0", "m=audio 18852 RTP/AVP 0 8 3 101", "a=rtpmap:0 PCMU/8000", "a=rtpmap:8 PCMA/8000",
-            "a=rtpmap:3 GSM/8000", "a=rtpmap:101 telephone-event/8000", "a=fmtp:101 0-16", "a=ptime:20.0",
-            "a=maxptime:150", "a=rtcp:18853 IN IP4 203.0.113.11", "a=sendrecv",
-        ]))
+        let sdp = try SDPSessionDescription(
+            parsing: crlf([
+                "v=0", "o=- 1970418367 1970418367 IN IP4 203.0.113.10", "s=Asterisk", "c=IN IP4 203.0.113.10",
+                "t=0 0", "m=audio 18852 RTP/AVP 0 8 3 101", "a=rtpmap:0 PCMU/8000", "a=rtpmap:8 PCMA/8000",
+                "a=rtpmap:3 GSM/8000", "a=rtpmap:101 telephone-event/8000", "a=fmtp:101 0-16", "a=ptime:20.0",
+                "a=maxptime:150", "a=rtcp:18853 IN IP4 203.0.113.11", "a=sendrecv",
+            ]))
         let audio = sdp.media[0]
         XCTAssertEqual(audio.ptime, 20)
         XCTAssertEqual(audio.maxptime, 150)
@@ -131,12 +140,13 @@ final class SDPSessionDescriptionTests: XCTestCase {
 
     /// A Twilio-style answer: media-level c=, PCMU + telephone-event.
     func testTwilioStyleAnswerWithMediaLevelConnection() throws {
-        let sdp = try SDPSessionDescription(parsing: crlf([
-            "v=0", "o=root 1234 1235 IN IP4 54.172.60.1", "s=Twilio Media Gateway", "t=0 0",
-            "m=audio 13456 RTP/SAVP 0 101", "c=IN IP4 54.172.60.2", "a=rtpmap:0 PCMU/8000",
-            "a=rtpmap:101 telephone-event/8000", "a=fmtp:101 0-16", "a=sendrecv", "a=rtcp:13457",
-            "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR",
-        ]))
+        let sdp = try SDPSessionDescription(
+            parsing: crlf([
+                "v=0", "o=root 1234 1235 IN IP4 54.172.60.1", "s=Twilio Media Gateway", "t=0 0",
+                "m=audio 13456 RTP/SAVP 0 101", "c=IN IP4 54.172.60.2", "a=rtpmap:0 PCMU/8000",
+                "a=rtpmap:101 telephone-event/8000", "a=fmtp:101 0-16", "a=sendrecv", "a=rtcp:13457",
+                "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR",
+            ]))
         XCTAssertNil(sdp.connection)
         XCTAssertEqual(sdp.connection(of: sdp.media[0])?.address, "54.172.60.2")
         XCTAssertEqual(sdp.media[0].rtcp?.port, 13457)
@@ -147,10 +157,16 @@ final class SDPSessionDescriptionTests: XCTestCase {
         let sdp = SDPSessionDescription(
             origin: SDPOrigin(sessionID: "42", sessionVersion: 7, address: "192.0.2.5"),
             connection: SDPConnection(address: "192.0.2.5"),
-            media: [SDPMediaDescription(media: "audio", port: 4000, proto: "RTP/SAVP", formats: ["111", "0"],
-                                        attributes: [.rtpmap(SDPRTPMap(payloadType: 111, encodingName: "opus", clockRate: 48000, channels: 2)),
-                                                     .ptime(20), .direction(.sendonly), .rtcpMux, .crypto(crypto)])])
-        XCTAssertTrue(sdp.text.hasPrefix("v=0\r\no=- 42 7 IN IP4 192.0.2.5\r\ns=-\r\nc=IN IP4 192.0.2.5\r\nt=0 0\r\nm=audio 4000 RTP/SAVP 111 0\r\n"))
+            media: [
+                SDPMediaDescription(
+                    media: "audio", port: 4000, proto: "RTP/SAVP", formats: ["111", "0"],
+                    attributes: [
+                        .rtpmap(SDPRTPMap(payloadType: 111, encodingName: "opus", clockRate: 48000, channels: 2)),
+                        .ptime(20), .direction(.sendonly), .rtcpMux, .crypto(crypto),
+                    ])
+            ])
+        XCTAssertTrue(
+            sdp.text.hasPrefix("v=0\r\no=- 42 7 IN IP4 192.0.2.5\r\ns=-\r\nc=IN IP4 192.0.2.5\r\nt=0 0\r\nm=audio 4000 RTP/SAVP 111 0\r\n"))
         XCTAssertTrue(sdp.text.contains("a=sendonly\r\na=rtcp-mux\r\na=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:"))
         let parsed = try SDPSessionDescription(parsing: sdp.text)
         XCTAssertEqual(parsed, sdp)

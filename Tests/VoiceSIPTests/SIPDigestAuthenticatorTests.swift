@@ -153,7 +153,8 @@ final class SIPDigestAuthenticatorTests: XCTestCase {
     func testOnlyUnusableChallengesThrowTheParseError() {
         var auth = makeAuthenticator()
         XCTAssertThrowsError(
-            try auth.answer(challenges: ["Digest realm=\"r\", nonce=\"n\", algorithm=SHA-512-256"], origin: .server, method: "REGISTER", uri: uri)
+            try auth.answer(
+                challenges: ["Digest realm=\"r\", nonce=\"n\", algorithm=SHA-512-256"], origin: .server, method: "REGISTER", uri: uri)
         ) { XCTAssertEqual($0 as? SIPAuthError, .unsupportedAlgorithm) }
         XCTAssertThrowsError(
             try auth.answer(challenges: ["Digest realm=\"r"], origin: .server, method: "REGISTER", uri: uri)
@@ -197,7 +198,8 @@ final class SIPDigestAuthenticatorTests: XCTestCase {
         XCTAssertEqual(headers, [SIPAuthorizationHeader(origin: .server, realm: "atlanta.com", value: "Bearer eyJhbGciOi.eyJzdWIi.c2ln")])
         // A rejected token is not retried.
         XCTAssertThrowsError(
-            try auth.answer(challenges: [#"Bearer realm="atlanta.com", error="invalid_token""#], origin: .server, method: "REGISTER", uri: uri)
+            try auth.answer(
+                challenges: [#"Bearer realm="atlanta.com", error="invalid_token""#], origin: .server, method: "REGISTER", uri: uri)
         ) { XCTAssertEqual($0 as? SIPAuthError, .authenticationFailed) }
     }
 

@@ -44,7 +44,9 @@ final class SIPDigestAuthorizationTests: XCTestCase {
     /// Expected values below were computed independently from the RFC 7616 §3.4 formulas.
     func testVariants() {
         let base = DigestChallenge(realm: "sip.example.com", nonce: "abc")
-        func response(_ c: DigestChallenge, method: String = "REGISTER", uri: String = "sip:sip.example.com", nc: UInt32 = 1, body: [UInt8] = []) -> String {
+        func response(
+            _ c: DigestChallenge, method: String = "REGISTER", uri: String = "sip:sip.example.com", nc: UInt32 = 1, body: [UInt8] = []
+        ) -> String {
             DigestAuthorization(
                 answering: c, username: "alice", password: "secret", method: method, uri: uri, cnonce: "xyz",
                 nonceCount: nc, body: body

@@ -17,7 +17,9 @@ final class SIPMessageTests: XCTestCase {
     func testSerializeParseRoundTrip() throws {
         let request = try makeInvite()
         let bytes = request.serialized()
-        XCTAssertTrue(String(decoding: bytes, as: UTF8.self).hasPrefix("INVITE sip:b@example.com SIP/2.0\r\nVia: SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bKabc;rport\r\n"))
+        XCTAssertTrue(
+            String(decoding: bytes, as: UTF8.self).hasPrefix(
+                "INVITE sip:b@example.com SIP/2.0\r\nVia: SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bKabc;rport\r\n"))
         let parsed = try XCTUnwrap(SIPMessageParser().parse(datagram: bytes).request)
         XCTAssertEqual(parsed.body, request.body)
         XCTAssertEqual(try parsed.headers.contentLength(), 5)
@@ -67,7 +69,10 @@ final class SIPMessageTests: XCTestCase {
 
     func testStreamFramerRequiresContentLengthAndLimitsSize() {
         var framer = SIPStreamFramer()
-        framer.append(wire("OPTIONS sip:a@b SIP/2.0\nVia: SIP/2.0/TCP h;branch=z9hG4bKx\nFrom: <sip:a@b>;tag=1\nTo: <sip:a@b>\nCall-ID: x\nCSeq: 1 OPTIONS\n\n"))
+        framer.append(
+            wire(
+                "OPTIONS sip:a@b SIP/2.0\nVia: SIP/2.0/TCP h;branch=z9hG4bKx\nFrom: <sip:a@b>;tag=1\nTo: <sip:a@b>\nCall-ID: x\nCSeq: 1 OPTIONS\n\n"
+            ))
         XCTAssertThrowsError(try framer.next()) { XCTAssertEqual(($0 as? SIPParseError)?.kind, .invalidContentLength) }
         var big = SIPStreamFramer(parser: SIPMessageParser(limits: .init(maximumHeaderSize: 64)))
         big.append([UInt8](repeating: 0x41, count: 200))

@@ -17,8 +17,9 @@ final class SIPPeerHarnessBaresipTests: XCTestCase {
         defer { baresip.stop() }
         let channel = try SIPPeerUDPChannel()
         defer { channel.close() }
-        try channel.send(SIPPeerProcess.optionsRequest(requestURI: baresip.uri, from: channel.localAddress, branch: "z9hG4bK-b-opt"),
-                         to: baresip.sipAddress)
+        try channel.send(
+            SIPPeerProcess.optionsRequest(requestURI: baresip.uri, from: channel.localAddress, branch: "z9hG4bK-b-opt"),
+            to: baresip.sipAddress)
         let reply = try XCTUnwrap(channel.receive(timeout: .seconds(5)) { $0.contains("z9hG4bK-b-opt") })
         XCTAssertEqual(SIPPeerHarnessText.statusCode(reply), 200, reply)
         XCTAssertTrue(SIPPeerHarnessText.header("Allow", in: reply)?.contains("INVITE") ?? false)
@@ -64,7 +65,8 @@ final class SIPPeerHarnessBaresipTests: XCTestCase {
         let deadline = ContinuousClock.now + .seconds(10)
         while final == nil, ContinuousClock.now < deadline {
             guard let reply = channel.receive(timeout: .seconds(1), where: { $0.contains("z9hG4bK-inv") }),
-                  let code = SIPPeerHarnessText.statusCode(reply) else { continue }
+                let code = SIPPeerHarnessText.statusCode(reply)
+            else { continue }
             codes.append(code)
             if code >= 200 { final = reply }
         }
@@ -85,8 +87,9 @@ final class SIPPeerHarnessBaresipTests: XCTestCase {
 
         try channel.send(request("ACK", uri: remoteTarget, branch: "z9hG4bK-ack", cseq: 1, toTag: toTag), to: baresip.sipAddress)
         try channel.send(request("BYE", uri: remoteTarget, branch: "z9hG4bK-bye", cseq: 2, toTag: toTag), to: baresip.sipAddress)
-        let byeReply = try XCTUnwrap(channel.receive(timeout: .seconds(5)) { $0.contains("z9hG4bK-bye") },
-                                     "no answer to BYE; log:\n\(baresip.process.logTail())")
+        let byeReply = try XCTUnwrap(
+            channel.receive(timeout: .seconds(5)) { $0.contains("z9hG4bK-bye") },
+            "no answer to BYE; log:\n\(baresip.process.logTail())")
         XCTAssertEqual(SIPPeerHarnessText.statusCode(byeReply), 200, byeReply)
         XCTAssertEqual(SIPPeerHarnessText.header("CSeq", in: byeReply), "2 BYE")
         XCTAssertTrue(baresip.log.contains("SRTP is Enabled"), baresip.process.logTail())

@@ -10,8 +10,10 @@ final class SIPPeerHarnessKamailioTests: XCTestCase {
         return try KamailioPeer(templatePath: SIPPeerFixtures.kamailio)
     }
 
-    private func register(_ channel: SIPPeerUDPChannel, to kamailio: KamailioPeer, user: String, cseq: Int,
-                          authorization: String? = nil) throws -> String {
+    private func register(
+        _ channel: SIPPeerUDPChannel, to kamailio: KamailioPeer, user: String, cseq: Int,
+        authorization: String? = nil
+    ) throws -> String {
         let local = channel.localAddress
         let realm = kamailio.configuration.realm
         var lines = [
@@ -60,14 +62,21 @@ final class SIPPeerHarnessKamailioTests: XCTestCase {
         XCTAssertEqual(realm, "sippeer.test")
 
         let uri = "sip:\(realm)"
-        let wrong = SIPPeerHarnessMD5.digestResponse(user: "alice", realm: realm, password: "wrong", method: "REGISTER", uri: uri, nonce: nonce)
-        let rejected = try register(channel, to: kamailio, user: "alice", cseq: 2, authorization:
-            "Digest username=\"alice\", realm=\"\(realm)\", nonce=\"\(nonce)\", uri=\"\(uri)\", response=\"\(wrong)\", algorithm=MD5")
+        let wrong = SIPPeerHarnessMD5.digestResponse(
+            user: "alice", realm: realm, password: "wrong", method: "REGISTER", uri: uri, nonce: nonce)
+        let rejected = try register(
+            channel, to: kamailio, user: "alice", cseq: 2,
+            authorization:
+                "Digest username=\"alice\", realm=\"\(realm)\", nonce=\"\(nonce)\", uri=\"\(uri)\", response=\"\(wrong)\", algorithm=MD5")
         XCTAssertEqual(SIPPeerHarnessText.statusCode(rejected), 401, "a wrong password must not register")
 
-        let response = SIPPeerHarnessMD5.digestResponse(user: "alice", realm: realm, password: "alicepass", method: "REGISTER", uri: uri, nonce: nonce)
-        let accepted = try register(channel, to: kamailio, user: "alice", cseq: 3, authorization:
-            "Digest username=\"alice\", realm=\"\(realm)\", nonce=\"\(nonce)\", uri=\"\(uri)\", response=\"\(response)\", algorithm=MD5")
+        let response = SIPPeerHarnessMD5.digestResponse(
+            user: "alice", realm: realm, password: "alicepass", method: "REGISTER", uri: uri, nonce: nonce)
+        let accepted = try register(
+            channel, to: kamailio, user: "alice", cseq: 3,
+            authorization:
+                "Digest username=\"alice\", realm=\"\(realm)\", nonce=\"\(nonce)\", uri=\"\(uri)\", response=\"\(response)\", algorithm=MD5"
+        )
         XCTAssertEqual(SIPPeerHarnessText.statusCode(accepted), 200, accepted)
         let contact = try XCTUnwrap(SIPPeerHarnessText.header("Contact", in: accepted))
         XCTAssertTrue(contact.contains("sip:alice@\(channel.localAddress)"), contact)

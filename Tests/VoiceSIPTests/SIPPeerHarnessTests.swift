@@ -67,10 +67,12 @@ enum SIPPeerHarnessText {
 
 /// RFC 1321 MD5, for computing digest responses in tests (no crypto library in this target).
 enum SIPPeerHarnessMD5 {
-    private static let shifts: [UInt32] = [7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
-                                           5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,
-                                           4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
-                                           6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21]
+    private static let shifts: [UInt32] = [
+        7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
+        5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,
+        4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
+        6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
+    ]
     private static let table: [UInt32] = (0..<64).map { UInt32(truncatingIfNeeded: Int64(abs(sin(Double($0 + 1))) * 4_294_967_296)) }
 
     /// The lowercase hex MD5 of the UTF-8 bytes of `text`.
@@ -154,8 +156,9 @@ final class SIPPeerHarnessTests: XCTestCase {
     }
 
     func testTemplateFillsPlaceholdersAndRejectsUnfilledOnes() throws {
-        XCTAssertEqual(try SIPPeerTemplate.render("listen=@@HOST@@:@@PORT@@", values: ["HOST": "127.0.0.1", "PORT": "5060"]),
-                       "listen=127.0.0.1:5060")
+        XCTAssertEqual(
+            try SIPPeerTemplate.render("listen=@@HOST@@:@@PORT@@", values: ["HOST": "127.0.0.1", "PORT": "5060"]),
+            "listen=127.0.0.1:5060")
         XCTAssertThrowsError(try SIPPeerTemplate.render("a @@MISSING@@ b", values: [:])) { error in
             XCTAssertEqual((error as? SIPPeerError)?.kind, .invalidTemplate)
             XCTAssertTrue("\(error)".contains("MISSING"))
@@ -187,8 +190,9 @@ final class SIPPeerHarnessTests: XCTestCase {
     func testStopTerminatesTheProcessAndLogIsKept() throws {
         let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "sippeer-test")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let process = try SIPPeerProcess(name: "sh", executable: "sh", arguments: ["-c", "echo started; exec sleep 30"],
-                                         workingDirectory: directory, logPath: directory + "/sh.log")
+        let process = try SIPPeerProcess(
+            name: "sh", executable: "sh", arguments: ["-c", "echo started; exec sleep 30"],
+            workingDirectory: directory, logPath: directory + "/sh.log")
         XCTAssertTrue(process.isRunning)
         let deadline = ContinuousClock.now + .seconds(3)
         while !process.log.contains("started") && ContinuousClock.now < deadline { usleep(10_000) }
@@ -204,9 +208,10 @@ final class SIPPeerHarnessTests: XCTestCase {
     func testProcessIgnoringSIGTERMIsKilledAfterGrace() throws {
         let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "sippeer-test")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let process = try SIPPeerProcess(name: "sh", executable: "sh",
-                                         arguments: ["-c", "trap '' TERM; echo ready; while true; do sleep 0.1; done"],
-                                         workingDirectory: directory, logPath: directory + "/sh.log")
+        let process = try SIPPeerProcess(
+            name: "sh", executable: "sh",
+            arguments: ["-c", "trap '' TERM; echo ready; while true; do sleep 0.1; done"],
+            workingDirectory: directory, logPath: directory + "/sh.log")
         let deadline = ContinuousClock.now + .seconds(3)
         while !process.log.contains("ready") && ContinuousClock.now < deadline { usleep(10_000) }
         process.stop(grace: .milliseconds(300))
@@ -217,12 +222,14 @@ final class SIPPeerHarnessTests: XCTestCase {
     func testSilentProcessIsNotReadyWithinTheTimeout() throws {
         let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "sippeer-test")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let process = try SIPPeerProcess(name: "sleep", executable: "sleep", arguments: ["30"],
-                                         workingDirectory: directory, logPath: directory + "/sleep.log")
+        let process = try SIPPeerProcess(
+            name: "sleep", executable: "sleep", arguments: ["30"],
+            workingDirectory: directory, logPath: directory + "/sleep.log")
         defer { process.stop() }
         let address = try SocketAddress(host: "127.0.0.1", port: try SIPPeerProcess.freePort())
         let started = ContinuousClock.now
-        XCTAssertThrowsError(try process.waitUntilReady(optionsTo: address, requestURI: "sip:127.0.0.1", timeout: .milliseconds(600))) { error in
+        XCTAssertThrowsError(try process.waitUntilReady(optionsTo: address, requestURI: "sip:127.0.0.1", timeout: .milliseconds(600))) {
+            error in
             XCTAssertEqual((error as? SIPPeerError)?.kind, .notReady)
         }
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(3))
@@ -231,8 +238,9 @@ final class SIPPeerHarnessTests: XCTestCase {
     func testProcessThatExitsIsReportedWithItsLog() throws {
         let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "sippeer-test")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let process = try SIPPeerProcess(name: "sh", executable: "sh", arguments: ["-c", "echo bad config; exit 3"],
-                                         workingDirectory: directory, logPath: directory + "/sh.log")
+        let process = try SIPPeerProcess(
+            name: "sh", executable: "sh", arguments: ["-c", "echo bad config; exit 3"],
+            workingDirectory: directory, logPath: directory + "/sh.log")
         defer { process.stop() }
         let address = try SocketAddress(host: "127.0.0.1", port: try SIPPeerProcess.freePort())
         XCTAssertThrowsError(try process.waitUntilReady(optionsTo: address, requestURI: "sip:127.0.0.1", timeout: .seconds(5))) { error in
@@ -242,14 +250,18 @@ final class SIPPeerHarnessTests: XCTestCase {
     }
 
     func testMissingBinaryIsNotInstalled() {
-        XCTAssertThrowsError(try SIPPeerProcess(name: "x", executable: "no-such-sip-peer-binary", arguments: [],
-                                                workingDirectory: "/tmp", logPath: "/tmp/no-such-peer.log")) { error in
+        XCTAssertThrowsError(
+            try SIPPeerProcess(
+                name: "x", executable: "no-such-sip-peer-binary", arguments: [],
+                workingDirectory: "/tmp", logPath: "/tmp/no-such-peer.log")
+        ) { error in
             XCTAssertEqual((error as? SIPPeerError)?.kind, .notInstalled)
         }
     }
 
     func testHarnessTextReadsStatusHeadersAndParameters() {
-        let response = "SIP/2.0 401 Unauthorized\r\nWWW-Authenticate: Digest realm=\"r.test\", nonce=\"abc=\"\r\nTo: <sip:a@b>;tag=xyz\r\n\r\nbody"
+        let response =
+            "SIP/2.0 401 Unauthorized\r\nWWW-Authenticate: Digest realm=\"r.test\", nonce=\"abc=\"\r\nTo: <sip:a@b>;tag=xyz\r\n\r\nbody"
         XCTAssertEqual(SIPPeerHarnessText.statusCode(response), 401)
         XCTAssertNil(SIPPeerHarnessText.statusCode("OPTIONS sip:x SIP/2.0\r\n\r\n"))
         XCTAssertNil(SIPPeerHarnessText.statusCode("SIP/2.0 4"))

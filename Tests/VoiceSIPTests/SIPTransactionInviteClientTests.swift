@@ -6,15 +6,21 @@ final class SIPTransactionInviteClientTests: XCTestCase {
     private typealias Machine = SIPInviteClientTransaction<String>
     private func ms(_ value: Int64) -> MediaTime { .milliseconds(value) }
 
-    private func startedTable(reliable: Bool, configuration: SIPTransactionConfiguration = .rfc3261) throws -> (SIPTransactionTable<String>, SIPTransactionKey) {
+    private func startedTable(
+        reliable: Bool, configuration: SIPTransactionConfiguration = .rfc3261
+    ) throws -> (SIPTransactionTable<String>, SIPTransactionKey) {
         var table = SIPTransactionTable<String>(configuration: configuration)
-        let (key, outputs) = try table.sendRequest("INVITE", method: "INVITE", branch: "z9hG4bKnashds8", reliableTransport: reliable, now: .zero)
+        let (key, outputs) = try table.sendRequest(
+            "INVITE", method: "INVITE", branch: "z9hG4bKnashds8", reliableTransport: reliable, now: .zero)
         XCTAssertEqual(outputs.map(\.action), [.transmit("INVITE")])
         return (table, key)
     }
 
     private func respond(_ table: inout SIPTransactionTable<String>, _ code: Int, at time: Int64) -> [SIPTransactionAction<String>] {
-        guard case .matched(let outputs) = table.receiveResponse("\(code)", statusCode: code, branch: "z9hG4bKnashds8", cseqMethod: "INVITE", now: ms(time)) else {
+        guard
+            case .matched(let outputs) = table.receiveResponse(
+                "\(code)", statusCode: code, branch: "z9hG4bKnashds8", cseqMethod: "INVITE", now: ms(time))
+        else {
             XCTFail("response \(code) did not match")
             return []
         }
@@ -33,10 +39,12 @@ final class SIPTransactionInviteClientTests: XCTestCase {
         let events = table.run(until: ms(60_000))
         // RFC 3261 §17.1.1.2: 0.5, 1, 2, 4, 8, 16 s intervals; B at 64·T1 = 32 s.
         XCTAssertEqual(events.transmitTimes, [500, 1_500, 3_500, 7_500, 15_500, 31_500])
-        XCTAssertEqual(events.suffix(2), [
-            SIPTransactionTestEvent(milliseconds: 32_000, action: .timedOut(.b)),
-            SIPTransactionTestEvent(milliseconds: 32_000, action: .terminated),
-        ])
+        XCTAssertEqual(
+            events.suffix(2),
+            [
+                SIPTransactionTestEvent(milliseconds: 32_000, action: .timedOut(.b)),
+                SIPTransactionTestEvent(milliseconds: 32_000, action: .terminated),
+            ])
         XCTAssertEqual(table.count, 0)
     }
 
@@ -67,7 +75,8 @@ final class SIPTransactionInviteClientTests: XCTestCase {
         XCTAssertEqual(table.run(until: ms(33_999)), [])
         XCTAssertNotNil(table[key])
         XCTAssertEqual(table.run(until: ms(34_000)), [SIPTransactionTestEvent(milliseconds: 34_000, action: .terminated)])
-        XCTAssertEqual(table.receiveResponse("486", statusCode: 486, branch: "z9hG4bKnashds8", cseqMethod: "INVITE", now: ms(34_001)), .unmatched)
+        XCTAssertEqual(
+            table.receiveResponse("486", statusCode: 486, branch: "z9hG4bKnashds8", cseqMethod: "INVITE", now: ms(34_001)), .unmatched)
     }
 
     func testFinalResponseInCallingStopsTimerA() throws {
@@ -90,17 +99,20 @@ final class SIPTransactionInviteClientTests: XCTestCase {
     func testReliableTransportSkipsRetransmissionsAndTimerD() throws {
         var (table, _) = try startedTable(reliable: true)
         XCTAssertEqual(table.runningTimerCount, 1, "only timer B runs over TCP")
-        XCTAssertEqual(respond(&table, 404, at: 300), [.deliverResponse("404", statusCode: 404), .transmitACK(forResponse: "404"), .terminated])
+        XCTAssertEqual(
+            respond(&table, 404, at: 300), [.deliverResponse("404", statusCode: 404), .transmitACK(forResponse: "404"), .terminated])
         XCTAssertEqual(table.count, 0)
     }
 
     func testTimerBStillAppliesOverReliableTransport() throws {
         var (table, _) = try startedTable(reliable: true)
         let events = table.run(until: ms(60_000))
-        XCTAssertEqual(events, [
-            SIPTransactionTestEvent(milliseconds: 32_000, action: .timedOut(.b)),
-            SIPTransactionTestEvent(milliseconds: 32_000, action: .terminated),
-        ])
+        XCTAssertEqual(
+            events,
+            [
+                SIPTransactionTestEvent(milliseconds: 32_000, action: .timedOut(.b)),
+                SIPTransactionTestEvent(milliseconds: 32_000, action: .terminated),
+            ])
     }
 
     func testTransportErrorTerminatesInEveryLiveState() {

@@ -13,7 +13,10 @@ final class SIPTransactionInviteServerTests: XCTestCase {
 
     private func receivedInvite(reliable: Bool) throws -> (SIPTransactionTable<String>, SIPTransactionKey) {
         var table = SIPTransactionTable<String>()
-        guard case .created(let key, let outputs) = try table.receiveRequest("INVITE", identity: identity("INVITE"), reliableTransport: reliable, now: .zero) else {
+        guard
+            case .created(let key, let outputs) = try table.receiveRequest(
+                "INVITE", identity: identity("INVITE"), reliableTransport: reliable, now: .zero)
+        else {
             XCTFail("expected a new transaction")
             throw SIPTransactionError.unknownTransaction
         }
@@ -21,8 +24,13 @@ final class SIPTransactionInviteServerTests: XCTestCase {
         return (table, key)
     }
 
-    private func receive(_ table: inout SIPTransactionTable<String>, _ method: String, at time: Int64) throws -> [SIPTransactionAction<String>] {
-        guard case .matched(_, let outputs) = try table.receiveRequest(method, identity: identity(method), reliableTransport: false, now: ms(time)) else {
+    private func receive(
+        _ table: inout SIPTransactionTable<String>, _ method: String, at time: Int64
+    ) throws -> [SIPTransactionAction<String>] {
+        guard
+            case .matched(_, let outputs) = try table.receiveRequest(
+                method, identity: identity(method), reliableTransport: false, now: ms(time))
+        else {
             XCTFail("\(method) did not match")
             return []
         }
@@ -64,10 +72,12 @@ final class SIPTransactionInviteServerTests: XCTestCase {
         let events = table.run(until: ms(60_000))
         // RFC 3261 §17.2.1: G starts at T1 and doubles up to T2; H at 64·T1.
         XCTAssertEqual(events.transmitTimes, [500, 1_500, 3_500, 7_500, 11_500, 15_500, 19_500, 23_500, 27_500, 31_500])
-        XCTAssertEqual(events.suffix(2), [
-            SIPTransactionTestEvent(milliseconds: 32_000, action: .timedOut(.h)),
-            SIPTransactionTestEvent(milliseconds: 32_000, action: .terminated),
-        ])
+        XCTAssertEqual(
+            events.suffix(2),
+            [
+                SIPTransactionTestEvent(milliseconds: 32_000, action: .timedOut(.h)),
+                SIPTransactionTestEvent(milliseconds: 32_000, action: .terminated),
+            ])
         XCTAssertEqual(table.count, 0)
     }
 

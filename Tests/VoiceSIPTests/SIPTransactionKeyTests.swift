@@ -10,25 +10,35 @@ final class SIPTransactionKeyTests: XCTestCase {
     /// RFC 3261 §24.2 F1: `Via: SIP/2.0/UDP pc33.atlanta.com;branch=z9hG4bKnashds8`, and F11's
     /// ACK to the 2xx with its own branch z9hG4bKnashds9.
     func testRFC3261SessionSetupVectors() throws {
-        let invite = try SIPTransactionKey.server(for: Identity(method: "INVITE", branch: "z9hG4bKnashds8", sentByHost: "pc33.atlanta.com", transport: "UDP"))
+        let invite = try SIPTransactionKey.server(
+            for: Identity(method: "INVITE", branch: "z9hG4bKnashds8", sentByHost: "pc33.atlanta.com", transport: "UDP"))
         XCTAssertEqual(invite.sentBy, "pc33.atlanta.com:5060")
         XCTAssertEqual(invite.method, "INVITE")
-        let retransmission = try SIPTransactionKey.server(for: Identity(method: "INVITE", branch: "z9hG4bKnashds8", sentByHost: "PC33.Atlanta.COM", sentByPort: 5060))
+        let retransmission = try SIPTransactionKey.server(
+            for: Identity(method: "INVITE", branch: "z9hG4bKnashds8", sentByHost: "PC33.Atlanta.COM", sentByPort: 5060))
         XCTAssertEqual(invite, retransmission, "host compares case-insensitively; 5060 is UDP's default")
-        let ackToSuccess = try SIPTransactionKey.server(for: Identity(method: "ACK", branch: "z9hG4bKnashds9", sentByHost: "pc33.atlanta.com"))
+        let ackToSuccess = try SIPTransactionKey.server(
+            for: Identity(method: "ACK", branch: "z9hG4bKnashds9", sentByHost: "pc33.atlanta.com"))
         XCTAssertNotEqual(invite, ackToSuccess, "the ACK to a 2xx is a transaction of its own")
-        let ackToFailure = try SIPTransactionKey.server(for: Identity(method: "ACK", branch: "z9hG4bKnashds8", sentByHost: "pc33.atlanta.com"))
+        let ackToFailure = try SIPTransactionKey.server(
+            for: Identity(method: "ACK", branch: "z9hG4bKnashds8", sentByHost: "pc33.atlanta.com"))
         XCTAssertEqual(invite, ackToFailure, "the ACK to a non-2xx matches the INVITE")
     }
 
     /// RFC 3665 §3.1 F1 (`Via: SIP/2.0/TCP client.atlanta.example.com:5060;branch=z9hG4bK74bf9`)
     /// and RFC 5359 §2.8 F1 (`Via: SIP/2.0/TLS client.atlanta.example.com:5061;branch=z9hG4bK74bf9`).
     func testDefaultPortDependsOnTransport() throws {
-        let tcp = try SIPTransactionKey.server(for: Identity(method: "INVITE", branch: "z9hG4bK74bf9", sentByHost: "client.atlanta.example.com", sentByPort: 5060, transport: "TCP"))
-        let tcpNoPort = try SIPTransactionKey.server(for: Identity(method: "INVITE", branch: "z9hG4bK74bf9", sentByHost: "client.atlanta.example.com", transport: "TCP"))
+        let tcp = try SIPTransactionKey.server(
+            for: Identity(
+                method: "INVITE", branch: "z9hG4bK74bf9", sentByHost: "client.atlanta.example.com", sentByPort: 5060, transport: "TCP"))
+        let tcpNoPort = try SIPTransactionKey.server(
+            for: Identity(method: "INVITE", branch: "z9hG4bK74bf9", sentByHost: "client.atlanta.example.com", transport: "TCP"))
         XCTAssertEqual(tcp, tcpNoPort)
-        let tls = try SIPTransactionKey.server(for: Identity(method: "INVITE", branch: "z9hG4bK74bf9", sentByHost: "client.atlanta.example.com", sentByPort: 5061, transport: "TLS"))
-        let tlsNoPort = try SIPTransactionKey.server(for: Identity(method: "INVITE", branch: "z9hG4bK74bf9", sentByHost: "client.atlanta.example.com", transport: "tls"))
+        let tls = try SIPTransactionKey.server(
+            for: Identity(
+                method: "INVITE", branch: "z9hG4bK74bf9", sentByHost: "client.atlanta.example.com", sentByPort: 5061, transport: "TLS"))
+        let tlsNoPort = try SIPTransactionKey.server(
+            for: Identity(method: "INVITE", branch: "z9hG4bK74bf9", sentByHost: "client.atlanta.example.com", transport: "tls"))
         XCTAssertEqual(tls, tlsNoPort)
         XCTAssertNotEqual(tcp, tls)
     }
@@ -36,15 +46,22 @@ final class SIPTransactionKeyTests: XCTestCase {
     /// RFC 2543-style request without the magic cookie (the "sip8" torture message:
     /// `branch=7c337f30d7ce.1`, Call-ID 602214199@mouse.wonderland.com, CSeq 1 INVITE).
     func testRFC2543RequestsMatchOnLegacyValues() throws {
-        let legacy = Identity.Legacy(requestURI: "sip:bob@one.example.com", callID: "602214199@mouse.wonderland.com", fromTag: "1", cseqNumber: 1)
-        let invite = try SIPTransactionKey.server(for: Identity(method: "INVITE", branch: "7c337f30d7ce.1", sentByHost: "sip.example.com", legacy: legacy))
-        let ack = try SIPTransactionKey.server(for: Identity(method: "ACK", branch: "7c337f30d7ce.1", sentByHost: "sip.example.com", legacy: legacy))
+        let legacy = Identity.Legacy(
+            requestURI: "sip:bob@one.example.com", callID: "602214199@mouse.wonderland.com", fromTag: "1", cseqNumber: 1)
+        let invite = try SIPTransactionKey.server(
+            for: Identity(method: "INVITE", branch: "7c337f30d7ce.1", sentByHost: "sip.example.com", legacy: legacy))
+        let ack = try SIPTransactionKey.server(
+            for: Identity(method: "ACK", branch: "7c337f30d7ce.1", sentByHost: "sip.example.com", legacy: legacy))
         XCTAssertEqual(invite, ack)
         XCTAssertTrue(invite.branch.isEmpty)
         var other = legacy
         other.cseqNumber = 2
-        XCTAssertNotEqual(invite, try SIPTransactionKey.server(for: Identity(method: "INVITE", branch: nil, sentByHost: "sip.example.com", legacy: other)))
-        XCTAssertThrowsError(try SIPTransactionKey.server(for: Identity(method: "INVITE", branch: "7c337f30d7ce.1", sentByHost: "sip.example.com"))) {
+        XCTAssertNotEqual(
+            invite, try SIPTransactionKey.server(for: Identity(method: "INVITE", branch: nil, sentByHost: "sip.example.com", legacy: other))
+        )
+        XCTAssertThrowsError(
+            try SIPTransactionKey.server(for: Identity(method: "INVITE", branch: "7c337f30d7ce.1", sentByHost: "sip.example.com"))
+        ) {
             XCTAssertEqual($0 as? SIPTransactionError, .invalidBranch, "no cookie and no legacy values cannot be matched")
         }
     }
@@ -74,7 +91,8 @@ final class SIPTransactionKeyTests: XCTestCase {
         let cancel = try SIPTransactionKey.server(for: Identity(method: "CANCEL", branch: "z9hG4bKabc", sentByHost: "h"))
         XCTAssertEqual(cancel.cancelledInviteKey, invite)
         XCTAssertNil(invite.cancelledInviteKey)
-        XCTAssertNil(try SIPTransactionKey.client(branch: "z9hG4bKabc", method: "CANCEL").cancelledInviteKey, "client keys have no cancel target")
+        XCTAssertNil(
+            try SIPTransactionKey.client(branch: "z9hG4bKabc", method: "CANCEL").cancelledInviteKey, "client keys have no cancel target")
     }
 
     func testClientKeyIsBranchAndMethod() throws {

@@ -8,13 +8,17 @@ final class SIPTransactionNonInviteClientTests: XCTestCase {
 
     private func startedTable(reliable: Bool) throws -> SIPTransactionTable<String> {
         var table = SIPTransactionTable<String>()
-        let (_, outputs) = try table.sendRequest("REGISTER", method: "REGISTER", branch: "z9hG4bKnashds7", reliableTransport: reliable, now: .zero)
+        let (_, outputs) = try table.sendRequest(
+            "REGISTER", method: "REGISTER", branch: "z9hG4bKnashds7", reliableTransport: reliable, now: .zero)
         XCTAssertEqual(outputs.map(\.action), [.transmit("REGISTER")])
         return table
     }
 
     private func respond(_ table: inout SIPTransactionTable<String>, _ code: Int, at time: Int64) -> [SIPTransactionAction<String>] {
-        guard case .matched(let outputs) = table.receiveResponse("\(code)", statusCode: code, branch: "z9hG4bKnashds7", cseqMethod: "REGISTER", now: ms(time)) else {
+        guard
+            case .matched(let outputs) = table.receiveResponse(
+                "\(code)", statusCode: code, branch: "z9hG4bKnashds7", cseqMethod: "REGISTER", now: ms(time))
+        else {
             XCTFail("response \(code) did not match")
             return []
         }
@@ -32,10 +36,12 @@ final class SIPTransactionNonInviteClientTests: XCTestCase {
         let events = table.run(until: ms(60_000))
         // RFC 3261 §17.1.2.2: 0.5, 1, 2, 4, 4, 4 ... s intervals; F at 32 s.
         XCTAssertEqual(events.transmitTimes, [500, 1_500, 3_500, 7_500, 11_500, 15_500, 19_500, 23_500, 27_500, 31_500])
-        XCTAssertEqual(events.suffix(2), [
-            SIPTransactionTestEvent(milliseconds: 32_000, action: .timedOut(.f)),
-            SIPTransactionTestEvent(milliseconds: 32_000, action: .terminated),
-        ])
+        XCTAssertEqual(
+            events.suffix(2),
+            [
+                SIPTransactionTestEvent(milliseconds: 32_000, action: .timedOut(.f)),
+                SIPTransactionTestEvent(milliseconds: 32_000, action: .terminated),
+            ])
     }
 
     func testProvisionalMovesTimerEToT2() throws {
@@ -69,10 +75,12 @@ final class SIPTransactionNonInviteClientTests: XCTestCase {
 
     func testTimerFOverReliableTransportTimesOut() throws {
         var table = try startedTable(reliable: true)
-        XCTAssertEqual(table.run(until: ms(40_000)), [
-            SIPTransactionTestEvent(milliseconds: 32_000, action: .timedOut(.f)),
-            SIPTransactionTestEvent(milliseconds: 32_000, action: .terminated),
-        ])
+        XCTAssertEqual(
+            table.run(until: ms(40_000)),
+            [
+                SIPTransactionTestEvent(milliseconds: 32_000, action: .timedOut(.f)),
+                SIPTransactionTestEvent(milliseconds: 32_000, action: .terminated),
+            ])
     }
 
     func testTransportErrorAndIgnoredInputs() {

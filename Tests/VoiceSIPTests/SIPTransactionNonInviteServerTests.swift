@@ -7,11 +7,13 @@ final class SIPTransactionNonInviteServerTests: XCTestCase {
     private func ms(_ value: Int64) -> MediaTime { .milliseconds(value) }
 
     /// RFC 3665 §3.1 F5 style BYE over UDP.
-    private let bye = SIPTransactionRequestIdentity(method: "BYE", branch: "z9hG4bK74bf9", sentByHost: "client.atlanta.example.com", sentByPort: 5060)
+    private let bye = SIPTransactionRequestIdentity(
+        method: "BYE", branch: "z9hG4bK74bf9", sentByHost: "client.atlanta.example.com", sentByPort: 5060)
 
     private func receivedBye(reliable: Bool) throws -> (SIPTransactionTable<String>, SIPTransactionKey) {
         var table = SIPTransactionTable<String>()
-        guard case .created(let key, let outputs) = try table.receiveRequest("BYE", identity: bye, reliableTransport: reliable, now: .zero) else {
+        guard case .created(let key, let outputs) = try table.receiveRequest("BYE", identity: bye, reliableTransport: reliable, now: .zero)
+        else {
             XCTFail("expected a new transaction")
             throw SIPTransactionError.unknownTransaction
         }

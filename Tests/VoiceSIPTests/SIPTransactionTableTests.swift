@@ -37,8 +37,12 @@ final class SIPTransactionTableTests: XCTestCase {
 
     func testClientAndServerTransactionsWithTheSameBranchAreDistinct() throws {
         var table = SIPTransactionTable<String>()
-        let (clientKey, _) = try table.sendRequest("INVITE", method: "INVITE", branch: "z9hG4bKnashds8", reliableTransport: false, now: .zero)
-        guard case .created(let serverKey, _) = try table.receiveRequest("INVITE in", identity: inviteIdentity(), reliableTransport: false, now: .zero) else {
+        let (clientKey, _) = try table.sendRequest(
+            "INVITE", method: "INVITE", branch: "z9hG4bKnashds8", reliableTransport: false, now: .zero)
+        guard
+            case .created(let serverKey, _) = try table.receiveRequest(
+                "INVITE in", identity: inviteIdentity(), reliableTransport: false, now: .zero)
+        else {
             return XCTFail("expected a new server transaction")
         }
         XCTAssertNotEqual(clientKey, serverKey)
@@ -48,7 +52,8 @@ final class SIPTransactionTableTests: XCTestCase {
     func testDuplicateClientTransactionIsRefused() throws {
         var table = SIPTransactionTable<String>()
         _ = try table.sendRequest("OPTIONS", method: "OPTIONS", branch: "z9hG4bK1", reliableTransport: false, now: .zero)
-        XCTAssertThrowsError(try table.sendRequest("OPTIONS", method: "OPTIONS", branch: "z9hG4bK1", reliableTransport: false, now: .zero)) {
+        XCTAssertThrowsError(try table.sendRequest("OPTIONS", method: "OPTIONS", branch: "z9hG4bK1", reliableTransport: false, now: .zero))
+        {
             XCTAssertEqual($0 as? SIPTransactionError, .duplicateTransaction)
         }
     }
@@ -76,10 +81,14 @@ final class SIPTransactionTableTests: XCTestCase {
         var table = SIPTransactionTable<String>()
         _ = try table.sendRequest("INVITE", method: "INVITE", branch: "z9hG4bKx", reliableTransport: true, now: .zero)
         // Same branch, CSeq method CANCEL: belongs to the CANCEL transaction, not the INVITE's.
-        XCTAssertEqual(table.receiveResponse("200 CANCEL", statusCode: 200, branch: "z9hG4bKx", cseqMethod: "CANCEL", now: ms(10)), .unmatched)
+        XCTAssertEqual(
+            table.receiveResponse("200 CANCEL", statusCode: 200, branch: "z9hG4bKx", cseqMethod: "CANCEL", now: ms(10)), .unmatched)
         XCTAssertEqual(table.receiveResponse("180", statusCode: 180, branch: "z9hG4bKy", cseqMethod: "INVITE", now: ms(10)), .unmatched)
         XCTAssertEqual(table.receiveResponse("bad", statusCode: 180, branch: "", cseqMethod: "INVITE", now: ms(10)), .unmatched)
-        guard case .matched(let outputs) = table.receiveResponse("180", statusCode: 180, branch: "z9hG4bKx", cseqMethod: "INVITE", now: ms(10)) else {
+        guard
+            case .matched(let outputs) = table.receiveResponse(
+                "180", statusCode: 180, branch: "z9hG4bKx", cseqMethod: "INVITE", now: ms(10))
+        else {
             return XCTFail("expected a match")
         }
         XCTAssertEqual(outputs.map(\.action), [.deliverResponse("180", statusCode: 180)])
@@ -87,8 +96,11 @@ final class SIPTransactionTableTests: XCTestCase {
 
     func testCancelFindsTheInviteItCancels() throws {
         var table = SIPTransactionTable<String>()
-        guard case .created(let inviteKey, _) = try table.receiveRequest("INVITE", identity: inviteIdentity(), reliableTransport: false, now: .zero),
-              case .created(let cancelKey, let outputs) = try table.receiveRequest("CANCEL", identity: inviteIdentity("CANCEL"), reliableTransport: false, now: ms(50))
+        guard
+            case .created(let inviteKey, _) = try table.receiveRequest(
+                "INVITE", identity: inviteIdentity(), reliableTransport: false, now: .zero),
+            case .created(let cancelKey, let outputs) = try table.receiveRequest(
+                "CANCEL", identity: inviteIdentity("CANCEL"), reliableTransport: false, now: ms(50))
         else { return XCTFail("expected two server transactions") }
         XCTAssertNotEqual(inviteKey, cancelKey)
         XCTAssertEqual(outputs.map(\.action), [.deliverRequest("CANCEL")])
@@ -98,7 +110,9 @@ final class SIPTransactionTableTests: XCTestCase {
 
     func testAckToSuccessMatchingNoTransactionGoesToTheTU() throws {
         var table = SIPTransactionTable<String>()
-        XCTAssertEqual(try table.receiveRequest("ACK", identity: inviteIdentity("ACK", branch: "z9hG4bKnashds9"), reliableTransport: false, now: .zero), .unmatchedACK)
+        XCTAssertEqual(
+            try table.receiveRequest(
+                "ACK", identity: inviteIdentity("ACK", branch: "z9hG4bKnashds9"), reliableTransport: false, now: .zero), .unmatchedACK)
         XCTAssertEqual(table.count, 0)
     }
 
@@ -120,14 +134,16 @@ final class SIPTransactionTableTests: XCTestCase {
         _ = try table.sendRequest("OPTIONS", method: "OPTIONS", branch: "z9hG4bKb", reliableTransport: false, now: ms(100))
         // One late call fires everything due, in deadline order.
         let outputs = table.advance(to: ms(3_600))
-        XCTAssertEqual(outputs.map(\.action), [
-            .transmit("INVITE"),   // A at 500
-            .transmit("OPTIONS"),  // E at 600
-            .transmit("INVITE"),   // A at 1500
-            .transmit("OPTIONS"),  // E at 1600
-            .transmit("INVITE"),   // A at 3500
-            .transmit("OPTIONS"),  // E at 3600
-        ])
+        XCTAssertEqual(
+            outputs.map(\.action),
+            [
+                .transmit("INVITE"),  // A at 500
+                .transmit("OPTIONS"),  // E at 600
+                .transmit("INVITE"),  // A at 1500
+                .transmit("OPTIONS"),  // E at 1600
+                .transmit("INVITE"),  // A at 3500
+                .transmit("OPTIONS"),  // E at 3600
+            ])
         XCTAssertEqual(table.nextDeadline, ms(7_500))
     }
 
@@ -146,7 +162,8 @@ final class SIPTransactionTableTests: XCTestCase {
     func testManyTransactionsAllTimeOut() throws {
         var table = SIPTransactionTable<String>()
         for index in 0..<200 {
-            _ = try table.sendRequest("r\(index)", method: "OPTIONS", branch: "z9hG4bK\(index)", reliableTransport: false, now: ms(Int64(index)))
+            _ = try table.sendRequest(
+                "r\(index)", method: "OPTIONS", branch: "z9hG4bK\(index)", reliableTransport: false, now: ms(Int64(index)))
         }
         let events = table.run(until: ms(40_000))
         let timeouts = events.filter { $0.action == .timedOut(.f) }
@@ -167,7 +184,10 @@ final class SIPTransactionTableTests: XCTestCase {
         _ = try client.sendRequest("INVITE", method: "INVITE", branch: branch, reliableTransport: false, now: .zero)
         // t = 500: timer A retransmits; this copy arrives.
         XCTAssertEqual(client.advance(to: ms(500)).map(\.action), [.transmit("INVITE")])
-        guard case .created(let serverKey, let delivered) = try server.receiveRequest("INVITE", identity: via, reliableTransport: false, now: ms(500)) else {
+        guard
+            case .created(let serverKey, let delivered) = try server.receiveRequest(
+                "INVITE", identity: via, reliableTransport: false, now: ms(500))
+        else {
             return XCTFail("the server should create a transaction")
         }
         XCTAssertEqual(delivered.map(\.action), [.deliverRequest("INVITE")])
@@ -175,7 +195,10 @@ final class SIPTransactionTableTests: XCTestCase {
         XCTAssertEqual(try server.sendResponse("486", statusCode: 486, on: serverKey, now: ms(500)).map(\.action), [.transmit("486")])
         // t = 1000: timer G retransmits the 486; it arrives and the client ACKs it.
         XCTAssertEqual(server.advance(to: ms(1_000)).map(\.action), [.transmit("486")])
-        guard case .matched(let responses) = client.receiveResponse("486", statusCode: 486, branch: branch, cseqMethod: "INVITE", now: ms(1_000)) else {
+        guard
+            case .matched(let responses) = client.receiveResponse(
+                "486", statusCode: 486, branch: branch, cseqMethod: "INVITE", now: ms(1_000))
+        else {
             return XCTFail("the 486 should match the client transaction")
         }
         XCTAssertEqual(responses.map(\.action), [.deliverResponse("486", statusCode: 486), .transmitACK(forResponse: "486")])

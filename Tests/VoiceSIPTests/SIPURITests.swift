@@ -33,10 +33,14 @@ final class SIPURITests: XCTestCase {
         XCTAssertTrue(try eq("sip:%61lice@atlanta.com;transport=TCP", "sip:alice@AtLanTa.CoM;Transport=tcp"))
         XCTAssertTrue(try eq("sip:carol@chicago.com", "sip:carol@chicago.com;newparam=5"))
         XCTAssertTrue(try eq("sip:carol@chicago.com;security=on", "sip:carol@chicago.com;newparam=5"))
-        XCTAssertTrue(try eq("sip:biloxi.com;transport=tcp;method=REGISTER?to=sip:bob%40biloxi.com",
-                             "sip:biloxi.com;method=REGISTER;transport=tcp?to=sip:bob%40biloxi.com"))
-        XCTAssertTrue(try eq("sip:alice@atlanta.com?subject=project%20x&priority=urgent",
-                             "sip:alice@atlanta.com?priority=urgent&subject=project%20x"))
+        XCTAssertTrue(
+            try eq(
+                "sip:biloxi.com;transport=tcp;method=REGISTER?to=sip:bob%40biloxi.com",
+                "sip:biloxi.com;method=REGISTER;transport=tcp?to=sip:bob%40biloxi.com"))
+        XCTAssertTrue(
+            try eq(
+                "sip:alice@atlanta.com?subject=project%20x&priority=urgent",
+                "sip:alice@atlanta.com?priority=urgent&subject=project%20x"))
         // Non-equivalent pairs from RFC 3261 §19.1.4.
         XCTAssertFalse(try eq("SIP:ALICE@AtLanTa.CoM;Transport=udp", "sip:alice@AtLanTa.CoM;Transport=UDP"))
         XCTAssertFalse(try eq("sip:bob@biloxi.com", "sip:bob@biloxi.com:5060"))
@@ -65,8 +69,10 @@ final class SIPURITests: XCTestCase {
     }
 
     func testMalformedURIsThrowTypedErrors() {
-        for bad in ["", "sip:", "sip:user@", "sip:user@host:99999", "sip:user@host:", "sip:us er@host", "sip:a@b;=x",
-                    "sip:%4@host", "<sip:a@b>", "1sip:a@b", "sip:@host", "sip:a@host;p=", "tel:", "sip:a@b?h"] {
+        for bad in [
+            "", "sip:", "sip:user@", "sip:user@host:99999", "sip:user@host:", "sip:us er@host", "sip:a@b;=x",
+            "sip:%4@host", "<sip:a@b>", "1sip:a@b", "sip:@host", "sip:a@host;p=", "tel:", "sip:a@b?h",
+        ] {
             XCTAssertThrowsError(try SIPURI(parsing: bad), bad) { XCTAssertTrue($0 is SIPParseError) }
         }
         XCTAssertThrowsError(try SIPURI(parsing: "sip:" + String(repeating: "a", count: 5000))) {

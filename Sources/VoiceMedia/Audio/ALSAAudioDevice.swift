@@ -28,8 +28,10 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
         public var playbackPrefillPeriods: Int
 
         /// Creates a configuration; defaults are the `"default"` PCM, 48 kHz mono, 10 ms periods, 4 periods of buffer.
-        public init(captureDevice: String = "default", playbackDevice: String = "default", format: AudioFormat = .voice,
-                    bufferPeriods: Int = 4, playbackPrefillPeriods: Int = 1) {
+        public init(
+            captureDevice: String = "default", playbackDevice: String = "default", format: AudioFormat = .voice,
+            bufferPeriods: Int = 4, playbackPrefillPeriods: Int = 1
+        ) {
             self.captureDevice = captureDevice
             self.playbackDevice = playbackDevice
             self.format = format
@@ -114,10 +116,12 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
             guard running == nil else {
                 throw AudioDeviceError(kind: .alreadyStarted, message: "ALSA \(capture ? "capture" : "playback") already started")
             }
-            let pcm = try ALSAPCM(name: capture ? configuration.captureDevice : configuration.playbackDevice,
-                                  capture: capture, format: configuration.format, bufferPeriods: configuration.bufferPeriods)
-            let loop = ALSAStreamLoop(pcm: pcm, format: configuration.format, context: context, enabled: enabled,
-                                      prefillPeriods: capture ? 0 : configuration.playbackPrefillPeriods)
+            let pcm = try ALSAPCM(
+                name: capture ? configuration.captureDevice : configuration.playbackDevice,
+                capture: capture, format: configuration.format, bufferPeriods: configuration.bufferPeriods)
+            let loop = ALSAStreamLoop(
+                pcm: pcm, format: configuration.format, context: context, enabled: enabled,
+                prefillPeriods: capture ? 0 : configuration.playbackPrefillPeriods)
             running = try DeviceThread.start(name: capture ? "voice-alsa-cap" : "voice-alsa-play") { thread in
                 loop.run(on: thread)
             }

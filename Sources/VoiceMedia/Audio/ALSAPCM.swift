@@ -1,6 +1,6 @@
 import CALSA
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One open ALSA PCM configured for interleaved signed 16-bit little-endian audio, non-blocking.
@@ -62,25 +62,32 @@ final class ALSAPCM {
         guard let hw = hwOut else { throw AudioDeviceError(kind: .ioFailed, message: "allocate hw params") }
         defer { snd_pcm_hw_params_free(hw) }
         try AudioDeviceError.checkALSA(snd_pcm_hw_params_any(pcm, hw), kind: .unsupportedFormat, "\(what): no configurations")
-        try AudioDeviceError.checkALSA(snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED),
-                                       kind: .unsupportedFormat, "\(what): interleaved access")
-        try AudioDeviceError.checkALSA(snd_pcm_hw_params_set_format(pcm, hw, SND_PCM_FORMAT_S16_LE),
-                                       kind: .unsupportedFormat, "\(what): S16_LE")
-        try AudioDeviceError.checkALSA(snd_pcm_hw_params_set_channels(pcm, hw, UInt32(format.channels)),
-                                       kind: .unsupportedFormat, "\(what): \(format.channels) channels")
+        try AudioDeviceError.checkALSA(
+            snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED),
+            kind: .unsupportedFormat, "\(what): interleaved access")
+        try AudioDeviceError.checkALSA(
+            snd_pcm_hw_params_set_format(pcm, hw, SND_PCM_FORMAT_S16_LE),
+            kind: .unsupportedFormat, "\(what): S16_LE")
+        try AudioDeviceError.checkALSA(
+            snd_pcm_hw_params_set_channels(pcm, hw, UInt32(format.channels)),
+            kind: .unsupportedFormat, "\(what): \(format.channels) channels")
         var rate = UInt32(format.sampleRate)
         var dir: Int32 = 0
-        try AudioDeviceError.checkALSA(snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, &dir),
-                                       kind: .unsupportedFormat, "\(what): rate \(format.sampleRate)")
+        try AudioDeviceError.checkALSA(
+            snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, &dir),
+            kind: .unsupportedFormat, "\(what): rate \(format.sampleRate)")
         guard Int(rate) == format.sampleRate else {
-            throw AudioDeviceError(kind: .unsupportedFormat, message: "\(what): rate \(format.sampleRate) Hz unavailable (nearest \(rate) Hz)")
+            throw AudioDeviceError(
+                kind: .unsupportedFormat, message: "\(what): rate \(format.sampleRate) Hz unavailable (nearest \(rate) Hz)")
         }
         var period = snd_pcm_uframes_t(format.framesPerBuffer)
-        try AudioDeviceError.checkALSA(snd_pcm_hw_params_set_period_size_near(pcm, hw, &period, &dir),
-                                       kind: .unsupportedFormat, "\(what): period \(format.framesPerBuffer) frames")
+        try AudioDeviceError.checkALSA(
+            snd_pcm_hw_params_set_period_size_near(pcm, hw, &period, &dir),
+            kind: .unsupportedFormat, "\(what): period \(format.framesPerBuffer) frames")
         var bufferSize = snd_pcm_uframes_t(format.framesPerBuffer * max(2, bufferPeriods))
-        try AudioDeviceError.checkALSA(snd_pcm_hw_params_set_buffer_size_near(pcm, hw, &bufferSize),
-                                       kind: .unsupportedFormat, "\(what): buffer \(bufferSize) frames")
+        try AudioDeviceError.checkALSA(
+            snd_pcm_hw_params_set_buffer_size_near(pcm, hw, &bufferSize),
+            kind: .unsupportedFormat, "\(what): buffer \(bufferSize) frames")
         try AudioDeviceError.checkALSA(snd_pcm_hw_params(pcm, hw), kind: .unsupportedFormat, "\(what): apply hw params")
         periodFrames = Int(period)
 
@@ -91,8 +98,9 @@ final class ALSAPCM {
         try AudioDeviceError.checkALSA(snd_pcm_sw_params_current(pcm, sw), kind: .ioFailed, "\(what): current sw params")
         try AudioDeviceError.checkALSA(snd_pcm_sw_params_set_avail_min(pcm, sw, period), kind: .unsupportedFormat, "\(what): avail min")
         // Capture starts on the first read; playback once one period is queued.
-        try AudioDeviceError.checkALSA(snd_pcm_sw_params_set_start_threshold(pcm, sw, isCapture ? 1 : period),
-                                       kind: .unsupportedFormat, "\(what): start threshold")
+        try AudioDeviceError.checkALSA(
+            snd_pcm_sw_params_set_start_threshold(pcm, sw, isCapture ? 1 : period),
+            kind: .unsupportedFormat, "\(what): start threshold")
         try AudioDeviceError.checkALSA(snd_pcm_sw_params(pcm, sw), kind: .unsupportedFormat, "\(what): apply sw params")
         try AudioDeviceError.checkALSA(snd_pcm_prepare(pcm), kind: .ioFailed, "\(what): prepare")
     }
@@ -112,7 +120,8 @@ final class ALSAPCM {
         let ready = snd_pcm_wait(pcm, waitTimeoutMilliseconds)
         if ready == 0 { return .timedOut }
         if ready < 0 { return try recover(pcm, Int(ready)) }
-        let moved = isCapture
+        let moved =
+            isCapture
             ? snd_pcm_readi(pcm, samples, snd_pcm_uframes_t(frames))
             : snd_pcm_writei(pcm, samples, snd_pcm_uframes_t(frames))
         if moved >= 0 { return .frames(moved) }
@@ -122,8 +131,9 @@ final class ALSAPCM {
 
     private func recover(_ pcm: OpaquePointer, _ error: Int) throws(AudioDeviceError) -> Transfer {
         let code = Int32(truncatingIfNeeded: error)
-        try AudioDeviceError.checkALSA(snd_pcm_recover(pcm, code, 1), kind: .ioFailed,
-                                       "PCM \"\(name)\" \(isCapture ? "read" : "write")")
+        try AudioDeviceError.checkALSA(
+            snd_pcm_recover(pcm, code, 1), kind: .ioFailed,
+            "PCM \"\(name)\" \(isCapture ? "read" : "write")")
         // Capture restarts itself on the next read; playback restarts at the start threshold.
         return code == -EPIPE || code == -ESTRPIPE ? .xrunRecovered : .retry
     }

@@ -11,7 +11,9 @@ extension AudioDeviceError {
     ///
     /// The one place ALSA return codes become typed errors; `operation` is only evaluated on failure.
     @discardableResult
-    static func checkALSA<Result: BinaryInteger>(_ result: Result, kind: Kind, _ operation: @autoclosure () -> String) throws(AudioDeviceError) -> Result {
+    static func checkALSA<Result: BinaryInteger>(
+        _ result: Result, kind: Kind, _ operation: @autoclosure () -> String
+    ) throws(AudioDeviceError) -> Result {
         guard result < 0 else { return result }
         throw alsa(Int32(truncatingIfNeeded: result), kind: kind, operation())
     }

@@ -33,8 +33,10 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
 
     /// Creates a device that captures `samples` (interleaved, in `format`) once, then silence, or in a loop.
     /// With `recording` false, rendered audio is pulled in real time and discarded (a load generator).
-    public init(format: AudioFormat = .voice, captureSamples: [Int16] = [], loop: Bool = false,
-                recordingCapacity: Int = 48_000 * 60, recording: Bool = true, pacing: SoftwareAudioPacing = .realTime) {
+    public init(
+        format: AudioFormat = .voice, captureSamples: [Int16] = [], loop: Bool = false,
+        recordingCapacity: Int = 48_000 * 60, recording: Bool = true, pacing: SoftwareAudioPacing = .realTime
+    ) {
         self.format = format
         self.pacing = pacing
         self.source = Source(content: .samples(captureSamples, loop: loop))
@@ -42,8 +44,10 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
     }
 
     /// Creates a device whose capture buffers are produced by `generator`.
-    public init(format: AudioFormat = .voice, recordingCapacity: Int = 48_000 * 60,
-                pacing: SoftwareAudioPacing = .realTime, generator: @escaping Generator) {
+    public init(
+        format: AudioFormat = .voice, recordingCapacity: Int = 48_000 * 60,
+        pacing: SoftwareAudioPacing = .realTime, generator: @escaping Generator
+    ) {
         self.format = format
         self.pacing = pacing
         self.source = Source(content: .generator(generator))
@@ -63,8 +67,9 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
 
     /// Starts delivering the capture content to `context`, from its beginning.
     public func startCapturing(context: any AudioDeviceContext) throws(AudioDeviceError) {
-        try captureSide.start(SoftwareAudioPump<Source, Recorder>(
-            direction: .capture(source), format: format, context: context, enabled: enabled), pacing: pacing,
+        try captureSide.start(
+            SoftwareAudioPump<Source, Recorder>(
+                direction: .capture(source), format: format, context: context, enabled: enabled), pacing: pacing,
             prepare: source.rewind)
     }
 
@@ -73,8 +78,9 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
 
     /// Starts pulling render audio from `context` into the recording.
     public func startRendering(context: any AudioDeviceContext) throws(AudioDeviceError) {
-        try renderSide.start(SoftwareAudioPump<Source, Recorder>(
-            direction: .render(recorder), format: format, context: context, enabled: enabled), pacing: pacing)
+        try renderSide.start(
+            SoftwareAudioPump<Source, Recorder>(
+                direction: .render(recorder), format: format, context: context, enabled: enabled), pacing: pacing)
     }
 
     /// Stops rendering; no render callback runs after it returns. Idempotent.
@@ -108,8 +114,10 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
 
         /// Copies from `all` at `position` into `buffer`, wrapping if `loop`, padding with silence otherwise.
         /// Returns false once the end (without loop) is reached.
-        static func copy(from all: UnsafeBufferPointer<Int16>, position: inout Int, loop: Bool,
-                         into buffer: UnsafeMutableBufferPointer<Int16>) -> Bool {
+        static func copy(
+            from all: UnsafeBufferPointer<Int16>, position: inout Int, loop: Bool,
+            into buffer: UnsafeMutableBufferPointer<Int16>
+        ) -> Bool {
             var filled = 0
             while filled < buffer.count {
                 if position >= all.count {

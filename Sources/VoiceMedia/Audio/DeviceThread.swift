@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 import Synchronization
@@ -47,14 +47,16 @@ final class DeviceThread: Sendable {
         // Hold the lock across creation so the body's `isCurrent` sees the handle.
         let rc: Int32 = thread.handle.withLock { slot in
             var tid = pthread_t()
-            let rc = pthread_create(&tid, nil, { raw in
-                guard let raw else { return nil }
-                let payload = Unmanaged<Payload>.fromOpaque(raw).takeRetainedValue()
-                Thread.current.name = String(payload.name.utf8.prefix(15)) ?? "voice-audio"  // Sets the OS thread name.
-                DeviceThread.requestRealTimePriority()
-                payload.body(payload.thread)
-                return nil
-            }, box.toOpaque())
+            let rc = pthread_create(
+                &tid, nil,
+                { raw in
+                    guard let raw else { return nil }
+                    let payload = Unmanaged<Payload>.fromOpaque(raw).takeRetainedValue()
+                    Thread.current.name = String(payload.name.utf8.prefix(15)) ?? "voice-audio"  // Sets the OS thread name.
+                    DeviceThread.requestRealTimePriority()
+                    payload.body(payload.thread)
+                    return nil
+                }, box.toOpaque())
             if rc == 0 { slot = tid }
             return rc
         }

@@ -60,9 +60,11 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
     ///   - pacing: Real time on a clock, or free-running for tests.
     /// - Throws: ``AudioDeviceError/Kind/fileError`` for an unreadable or malformed input,
     ///   ``AudioDeviceError/Kind/unsupportedFormat`` for a rate mismatch or a bad render format.
-    public init(input: Input?, outputPath: String? = nil, renderFormat: AudioFormat = .voice,
-                endOfInput: EndOfInput = .silence, requiredCaptureSampleRate: Int? = nil,
-                pacing: SoftwareAudioPacing = .realTime) throws(AudioDeviceError) {
+    public init(
+        input: Input?, outputPath: String? = nil, renderFormat: AudioFormat = .voice,
+        endOfInput: EndOfInput = .silence, requiredCaptureSampleRate: Int? = nil,
+        pacing: SoftwareAudioPacing = .realTime
+    ) throws(AudioDeviceError) {
         self.pacing = pacing
         self.outputPath = outputPath
         if let input {
@@ -73,8 +75,9 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
                 throw AudioDeviceError(error)
             }
             if let required = requiredCaptureSampleRate, required != file.sampleRate {
-                throw AudioDeviceError(kind: .unsupportedFormat,
-                                       message: "input is \(file.sampleRate) Hz, \(required) Hz required (no resampling)")
+                throw AudioDeviceError(
+                    kind: .unsupportedFormat,
+                    message: "input is \(file.sampleRate) Hz, \(required) Hz required (no resampling)")
             }
             captureFormat = file.audioFormat()
             source = BufferAudioDevice.Source(content: .samples(file.samples, loop: endOfInput == .loop))
@@ -102,8 +105,9 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
         guard let source, let captureFormat else {
             throw AudioDeviceError(kind: .unsupportedFormat, message: "file device has no input")
         }
-        try captureSide.start(SoftwareAudioPump<BufferAudioDevice.Source, FileSink>(
-            direction: .capture(source), format: captureFormat, context: context, enabled: enabled), pacing: pacing,
+        try captureSide.start(
+            SoftwareAudioPump<BufferAudioDevice.Source, FileSink>(
+                direction: .capture(source), format: captureFormat, context: context, enabled: enabled), pacing: pacing,
             prepare: source.rewind)
     }
 
@@ -120,8 +124,9 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
             guard slot == nil else { throw AudioDeviceError(kind: .alreadyStarted, message: "file render already started") }
             let writer = try Self.openWriter(path: outputPath, format: renderFormat)
             let fileSink = FileSink(writer: writer, context: context)
-            try renderSide.start(SoftwareAudioPump<BufferAudioDevice.Source, FileSink>(
-                direction: .render(fileSink), format: renderFormat, context: context, enabled: enabled), pacing: pacing)
+            try renderSide.start(
+                SoftwareAudioPump<BufferAudioDevice.Source, FileSink>(
+                    direction: .render(fileSink), format: renderFormat, context: context, enabled: enabled), pacing: pacing)
             slot = fileSink
         }
     }
@@ -149,9 +154,13 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
             return try WAVFile(contentsOfFile: path)
         case let .raw(path, rate, channels):
             guard channels == 1 || channels == 2 else { throw WAVFileError.unsupportedChannelCount(UInt16(truncatingIfNeeded: channels)) }
-            guard rate > 0, rate <= Int(WAVFile.maxSampleRate) else { throw WAVFileError.invalidSampleRate(UInt32(truncatingIfNeeded: rate)) }
+            guard rate > 0, rate <= Int(WAVFile.maxSampleRate) else {
+                throw WAVFileError.invalidSampleRate(UInt32(truncatingIfNeeded: rate))
+            }
             let bytes = try POSIXFile.readAll(path: path)
-            guard bytes.count % (2 * channels) == 0 else { throw WAVFileError.partialFrame(dataSize: UInt32(truncatingIfNeeded: bytes.count)) }
+            guard bytes.count % (2 * channels) == 0 else {
+                throw WAVFileError.partialFrame(dataSize: UInt32(truncatingIfNeeded: bytes.count))
+            }
             var samples = [Int16]()
             samples.reserveCapacity(bytes.count / 2)
             bytes.withUnsafeBytes { raw in

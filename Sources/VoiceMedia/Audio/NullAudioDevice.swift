@@ -37,8 +37,9 @@ public final class NullAudioDevice: AudioDevice, @unchecked Sendable {
 
     /// Starts delivering silent buffers to `context`. Throws ``AudioDeviceError/Kind/alreadyStarted`` if running.
     public func startCapturing(context: any AudioDeviceContext) throws(AudioDeviceError) {
-        try capture.start(SoftwareAudioPump<SilenceAudioEndpoint, SilenceAudioEndpoint>(
-            direction: .capture(silence), format: format, context: context, enabled: enabled), pacing: pacing)
+        try capture.start(
+            SoftwareAudioPump<SilenceAudioEndpoint, SilenceAudioEndpoint>(
+                direction: .capture(silence), format: format, context: context, enabled: enabled), pacing: pacing)
     }
 
     /// Stops capturing; no capture callback runs after it returns. Idempotent.
@@ -46,8 +47,9 @@ public final class NullAudioDevice: AudioDevice, @unchecked Sendable {
 
     /// Starts pulling (and discarding) render audio from `context`.
     public func startRendering(context: any AudioDeviceContext) throws(AudioDeviceError) {
-        try render.start(SoftwareAudioPump<SilenceAudioEndpoint, SilenceAudioEndpoint>(
-            direction: .render(silence), format: format, context: context, enabled: enabled), pacing: pacing)
+        try render.start(
+            SoftwareAudioPump<SilenceAudioEndpoint, SilenceAudioEndpoint>(
+                direction: .render(silence), format: format, context: context, enabled: enabled), pacing: pacing)
     }
 
     /// Stops rendering; no render callback runs after it returns. Idempotent.

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The wake-up times of a periodic real-time loop: absolute deadlines one period apart, so

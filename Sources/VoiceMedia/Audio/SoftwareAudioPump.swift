@@ -130,10 +130,12 @@ final class SoftwareDeviceSide: Sendable {
 
     /// Stops the pump and waits until it no longer runs. Idempotent.
     func stop() {
-        guard let taken = running.withLock({ slot -> Running? in
-            defer { slot = nil }
-            return slot
-        }) else { return }
+        guard
+            let taken = running.withLock({ slot -> Running? in
+                defer { slot = nil }
+                return slot
+            })
+        else { return }
         switch taken {
         case let .clock(clock, registration): clock.unregister(registration)
         case let .thread(thread): thread.stopAndJoin()

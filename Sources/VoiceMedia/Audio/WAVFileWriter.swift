@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Streams 16-bit PCM to a WAV file on disk, patching the RIFF and data sizes on ``close()``.
@@ -51,15 +51,15 @@ public final class WAVFileWriter {
         guard !isClosed else { throw WAVFileError.io(errno: EBADF, operation: "append", path: path) }
         guard (samplesWritten + samples.count) * 2 <= Self.maxDataBytes else { throw WAVFileError.tooLarge }
         #if _endian(little)
-        try file.write(UnsafeRawBufferPointer(samples))
+            try file.write(UnsafeRawBufferPointer(samples))
         #else
-        var start = 0
-        while start < samples.count {
-            let n = min(Self.scratchCount, samples.count - start)
-            for i in 0..<n { scratch[i] = UInt16(bitPattern: samples[start + i]).littleEndian }
-            try file.write(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: scratch[0..<n])))
-            start += n
-        }
+            var start = 0
+            while start < samples.count {
+                let n = min(Self.scratchCount, samples.count - start)
+                for i in 0..<n { scratch[i] = UInt16(bitPattern: samples[start + i]).littleEndian }
+                try file.write(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: scratch[0..<n])))
+                start += n
+            }
         #endif
         samplesWritten += samples.count
     }

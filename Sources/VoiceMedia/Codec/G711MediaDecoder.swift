@@ -56,7 +56,8 @@ final class G711MediaDecoder: MediaDecoder {
         while !reader.isAtEnd {
             let n = min(Self.chunk, reader.remaining)
             guard let bytes = try? reader.readBytes(n),
-                  let decoded = G711.decode(bytes, law: law, into: scratch) else { throw .invalidPayload }
+                let decoded = G711.decode(bytes, law: law, into: scratch)
+            else { throw .invalidPayload }
             let out = UnsafeMutableBufferPointer(rebasing: pcm48k[written...])
             do {
                 written += try resampler.process(UnsafeBufferPointer(rebasing: scratch[0..<decoded]), into: out).produced

@@ -9,7 +9,6 @@ extension OpusEncoder {
         return value
     }
 
-
     func set(_ setter: (OpaquePointer?, Int32) -> Int32, _ value: Int32) throws(OpusError) {
         _ = try OpusError.check(setter(state, value))
     }

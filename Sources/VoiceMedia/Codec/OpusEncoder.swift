@@ -75,7 +75,8 @@ public final class OpusEncoder {
     public func encode(_ pcm: UnsafeBufferPointer<Int16>, into out: UnsafeMutableRawBufferPointer) throws(OpusError) -> Int {
         let frameSize = pcm.count / channels
         guard pcm.count % channels == 0, Self.isSupportedFrameSize(frameSize, sampleRate: sampleRate),
-              let input = pcm.baseAddress else { throw .badArgument }
+            let input = pcm.baseAddress
+        else { throw .badArgument }
         guard out.count > 0, let dst = out.baseAddress else { throw .bufferTooSmall }
         let capacity = Int32(clamping: out.count)
         let bytes = dst.bindMemory(to: UInt8.self, capacity: out.count)

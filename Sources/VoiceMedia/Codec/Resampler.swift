@@ -30,7 +30,7 @@ public final class Resampler {
     /// - Throws: ``ResamplerError/invalidArgument`` for out-of-range values.
     public init(inputRate: Int, outputRate: Int, channels: Int = 1, quality: Int = Resampler.defaultQuality) throws(ResamplerError) {
         guard inputRate > 0, outputRate > 0, inputRate <= Int(UInt32.max), outputRate <= Int(UInt32.max),
-              (1...32).contains(channels), Self.qualityRange.contains(quality)
+            (1...32).contains(channels), Self.qualityRange.contains(quality)
         else { throw .invalidArgument }
         var rc: Int32 = 0
         guard let st = speex_resampler_init(UInt32(channels), UInt32(inputRate), UInt32(outputRate), Int32(quality), &rc)

@@ -40,7 +40,8 @@ extension JitterBuffer {
         let seqDelta = seq - highestSeq
         let pastReference = phase == .playing ? playTs : slots[index(headSeq)].ts
         let futureReference = max(pastReference, highestTs)
-        let jumped = seqDelta > Int64(configuration.maxDropout)
+        let jumped =
+            seqDelta > Int64(configuration.maxDropout)
             || seqDelta < -Int64(configuration.maxMisorder)
             || ts - futureReference > jumpUnits
             || pastReference - ts > jumpUnits

@@ -160,7 +160,8 @@ extension JitterBuffer {
         let slot = slots[i]
         let n = index(slot.seq + 1)
         guard slots[n].state == .buffered, slots[n].seq == slot.seq + 1,
-              slots[n].ts == slot.ts + Int64(slot.duration) else { return false }
+            slots[n].ts == slot.ts + Int64(slot.duration)
+        else { return false }
         release(at: i)
         counters.discarded += 1
         counters.removedFrames += 1

@@ -41,7 +41,8 @@ public struct RTCPCompoundPacket: Hashable, Sendable {
             }
             guard first >> 6 == 2 else { throw .badVersion }
             if packets.isEmpty, requireReportFirst,
-               packetType != RTCPSenderReport.packetType, packetType != RTCPReceiverReport.packetType {
+                packetType != RTCPSenderReport.packetType, packetType != RTCPReceiverReport.packetType
+            {
                 throw .badFirstPacket
             }
             var body: UnsafeRawBufferPointer

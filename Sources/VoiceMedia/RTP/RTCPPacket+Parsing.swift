@@ -17,14 +17,16 @@ extension RTCPPacket {
                 let packets = try reader.readUInt32()
                 let octets = try reader.readUInt32()
                 let blocks = try Self.readBlocks(count: Int(count), from: &reader)
-                self = .senderReport(RTCPSenderReport(
-                    ssrc: ssrc, ntpTimestamp: ntp, rtpTimestamp: rtpTimestamp, packetCount: packets,
-                    octetCount: octets, reportBlocks: blocks, profileExtension: Array(reader.readRemaining())))
+                self = .senderReport(
+                    RTCPSenderReport(
+                        ssrc: ssrc, ntpTimestamp: ntp, rtpTimestamp: rtpTimestamp, packetCount: packets,
+                        octetCount: octets, reportBlocks: blocks, profileExtension: Array(reader.readRemaining())))
             case RTCPReceiverReport.packetType:
                 let ssrc = try reader.readUInt32()
                 let blocks = try Self.readBlocks(count: Int(count), from: &reader)
-                self = .receiverReport(RTCPReceiverReport(
-                    ssrc: ssrc, reportBlocks: blocks, profileExtension: Array(reader.readRemaining())))
+                self = .receiverReport(
+                    RTCPReceiverReport(
+                        ssrc: ssrc, reportBlocks: blocks, profileExtension: Array(reader.readRemaining())))
             case RTCPSourceDescription.packetType:
                 self = .sourceDescription(try Self.readSourceDescription(count: Int(count), from: &reader))
             case RTCPGoodbye.packetType:
@@ -39,8 +41,9 @@ extension RTCPPacket {
             case RTCPApplicationDefined.packetType:
                 let ssrc = try reader.readUInt32()
                 let name = try reader.readUInt32()
-                self = .applicationDefined(RTCPApplicationDefined(
-                    subtype: count, ssrc: ssrc, name: name, data: Array(reader.readRemaining())))
+                self = .applicationDefined(
+                    RTCPApplicationDefined(
+                        subtype: count, ssrc: ssrc, name: name, data: Array(reader.readRemaining())))
             default:
                 self = .other(packetType: packetType, count: count, body: Array(reader.readRemaining()))
             }

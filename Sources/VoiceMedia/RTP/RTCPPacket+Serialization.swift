@@ -16,10 +16,11 @@ extension RTCPPacket {
                 return total + 4 + items + (4 - items % 4)
             }
         case .goodbye(let bye):
-            bye.ssrcs.count * 4 + (bye.reason.map { reason in
-                let n = 1 + reason.utf8.count
-                return n + (4 - n % 4) % 4
-            } ?? 0)
+            bye.ssrcs.count * 4
+                + (bye.reason.map { reason in
+                    let n = 1 + reason.utf8.count
+                    return n + (4 - n % 4) % 4
+                } ?? 0)
         case .applicationDefined(let app):
             8 + app.data.count
         case .other(_, _, let body):

@@ -122,7 +122,8 @@ public struct RTPPacketView {
     /// or its profile is not an RFC 8285 form.
     @inlinable public var extensionElements: RTPHeaderExtensionElementReader? {
         guard let profile = extensionProfile, let data = extensionData,
-              let form = RTPHeaderExtensionElement.Form(profile: profile) else { return nil }
+            let form = RTPHeaderExtensionElement.Form(profile: profile)
+        else { return nil }
         return RTPHeaderExtensionElementReader(data: data, form: form)
     }
 
@@ -146,7 +147,8 @@ public struct RTPPacketView {
     @inlinable public static func isRTCP(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var reader = ByteReader(bytes)
         guard let first = try? reader.readUInt8(), first >> 6 == 2,
-              let second = try? reader.readUInt8() else { return false }
+            let second = try? reader.readUInt8()
+        else { return false }
         return (192...223).contains(second)
     }
 }

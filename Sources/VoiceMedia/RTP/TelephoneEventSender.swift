@@ -62,8 +62,9 @@ public struct TelephoneEventSender: Hashable, Sendable {
         digit: Character, startTimestamp: UInt32, packetInterval: UInt16, duration: UInt16, volume: UInt8 = 10
     ) throws(TelephoneEventError) {
         guard let code = TelephoneEvent.dtmfEvent(for: digit) else { throw .unknownDigit }
-        try self.init(event: code, startTimestamp: startTimestamp, packetInterval: packetInterval,
-                      duration: duration, volume: volume)
+        try self.init(
+            event: code, startTimestamp: startTimestamp, packetInterval: packetInterval,
+            duration: duration, volume: volume)
     }
 
     /// True once every packet, end packets included, has been produced.

@@ -110,7 +110,8 @@ public struct SDESCryptoAttribute: Sendable, Equatable, CustomStringConvertible 
             return
         }
         if unsupportedParameters.contains(parameter)
-            || unsupportedParameterPrefixes.contains(where: { parameter.hasPrefix($0) }) {
+            || unsupportedParameterPrefixes.contains(where: { parameter.hasPrefix($0) })
+        {
             throw .unsupportedSessionParameter(parameter)
         }
         throw .unknownSessionParameter(parameter)

@@ -69,8 +69,8 @@ extension SRTPKeyMaterial {
         _ = reader.consume(UInt8(ascii: ":"))
         let lengthField = reader.readField(until: { _ in false })
         guard let value = SDESTextReader.decimal(valueField),
-              let length = SDESTextReader.decimal(lengthField, maxDigits: 3),
-              let mki = SRTPMasterKeyIdentifier(value: value, length: Int(length))
+            let length = SDESTextReader.decimal(lengthField, maxDigits: 3),
+            let mki = SRTPMasterKeyIdentifier(value: value, length: Int(length))
         else { throw .invalidMKI }
         return mki
     }

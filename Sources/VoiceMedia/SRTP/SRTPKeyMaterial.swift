@@ -72,7 +72,8 @@ extension SRTPKeyMaterial: Equatable {
     /// Compares suite, lifetime and MKI, and the key bytes in constant time.
     public static func == (a: SRTPKeyMaterial, b: SRTPKeyMaterial) -> Bool {
         guard a.suite == b.suite, a.lifetime == b.lifetime, a.mki == b.mki,
-              a.keyAndSalt.count == b.keyAndSalt.count else { return false }
+            a.keyAndSalt.count == b.keyAndSalt.count
+        else { return false }
         var difference: UInt8 = 0
         for (x, y) in zip(a.keyAndSalt, b.keyAndSalt) { difference |= x ^ y }
         return difference == 0

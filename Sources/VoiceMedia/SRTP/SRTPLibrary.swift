@@ -67,8 +67,9 @@ enum SRTPLibrary {
         policy.pointee.ssrc = srtp_ssrc_t(type: ssrcType, value: 0)
         material.suite.configure(rtp: &policy.pointee.rtp, rtcp: &policy.pointee.rtcp)
         if material.mki != nil {
-            masterKey.initialize(to: srtp_master_key_t(
-                key: key.baseAddress, mki_id: mki.baseAddress, mki_size: UInt32(mkiBytes.count)))
+            masterKey.initialize(
+                to: srtp_master_key_t(
+                    key: key.baseAddress, mki_id: mki.baseAddress, mki_size: UInt32(mkiBytes.count)))
             masterKeys.initialize(to: masterKey)
             policy.pointee.key = nil
             policy.pointee.keys = masterKeys

@@ -72,8 +72,9 @@ public final class SRTPSession {
         guard Configuration.replayWindowRange.contains(configuration.replayWindowSize) else { throw .badParam }
 
         var sender: srtp_t?
-        try SRTPError.check(SRTPLibrary.createContext(
-            &sender, direction: ssrc_any_outbound, keys: outbound, configuration: configuration))
+        try SRTPError.check(
+            SRTPLibrary.createContext(
+                &sender, direction: ssrc_any_outbound, keys: outbound, configuration: configuration))
         guard let sender else { throw .initFail }
         var receiver: srtp_t?
         let status = SRTPLibrary.createContext(

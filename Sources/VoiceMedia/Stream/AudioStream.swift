@@ -51,9 +51,15 @@ public final class AudioStream: Sendable {
     /// Starts sending to `remote` and playing what arrives, through `audioDevice` (nil: no audio I/O,
     /// the stream still runs on the engine clock).
     /// - Parameter onEvent: called on the media thread for device failures, RTCP BYE, DTMF; keep it short.
-    public func start(remote: SocketAddress, remoteRTCP: SocketAddress? = nil, audioDevice: (any AudioDevice)?,
-                      onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil) throws(AudioStreamError) {
-        guard let box = core.withLock({ b -> StreamCoreBox? in let x = b; b = nil; return x }) else {
+    public func start(
+        remote: SocketAddress, remoteRTCP: SocketAddress? = nil, audioDevice: (any AudioDevice)?,
+        onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil
+    ) throws(AudioStreamError) {
+        guard
+            let box = core.withLock({ b -> StreamCoreBox? in
+                let x = b; b = nil; return x
+            })
+        else {
             throw .invalidState("a stream starts once")
         }
         let c = box.core
@@ -83,7 +89,11 @@ public final class AudioStream: Sendable {
 
     /// Stops the device, sends RTCP BYE, leaves the engine and closes the sockets. Idempotent.
     public func stop() {
-        guard let state = running.withLock({ s -> RunningState? in let x = s; s = nil; return x }) else { return }
+        guard
+            let state = running.withLock({ s -> RunningState? in
+                let x = s; s = nil; return x
+            })
+        else { return }
         state.device?.stopCapturing()
         state.device?.stopRendering()
         control.byeRequested.store(true, ordering: .releasing)

@@ -36,8 +36,10 @@ public struct AudioStreamConfiguration: Sendable {
     public var cname: String
 
     /// A configuration with voice defaults: Opus 20 ms, rtcp-mux, adaptive FEC, 5 s RTCP.
-    public init(localAddress: SocketAddress, codec: MediaCodec = .opus(OpusSettings()), payloadType: UInt8? = nil,
-                ptime: Int = 20, encryption: MediaEncryption) {
+    public init(
+        localAddress: SocketAddress, codec: MediaCodec = .opus(OpusSettings()), payloadType: UInt8? = nil,
+        ptime: Int = 20, encryption: MediaEncryption
+    ) {
         self.localAddress = localAddress
         self.codec = codec
         self.payloadType = payloadType ?? codec.defaultPayloadType

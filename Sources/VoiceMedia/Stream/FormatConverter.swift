@@ -16,7 +16,8 @@ final class FormatConverter {
         let ratio = max(1, to.sampleRate / max(1, from.sampleRate) + 1)
         output = .allocate(capacity: maxFrames * 2 * ratio)
         resampled = .allocate(capacity: maxFrames * ratio)
-        resampler = from.sampleRate == to.sampleRate ? nil : try? Resampler(inputRate: from.sampleRate, outputRate: to.sampleRate, channels: 1)
+        resampler =
+            from.sampleRate == to.sampleRate ? nil : try? Resampler(inputRate: from.sampleRate, outputRate: to.sampleRate, channels: 1)
     }
 
     deinit {
@@ -43,7 +44,8 @@ final class FormatConverter {
         // 1. channels -> mono
         let frames = min(input.count / max(1, from.channels), mixed.count)
         if from.channels == 1 {
-            _ = UnsafeMutableBufferPointer(rebasing: mixed[0..<frames]).update(fromContentsOf: UnsafeBufferPointer(rebasing: input[0..<frames]))
+            _ = UnsafeMutableBufferPointer(rebasing: mixed[0..<frames]).update(
+                fromContentsOf: UnsafeBufferPointer(rebasing: input[0..<frames]))
         } else {
             for i in 0..<frames {
                 var sum = 0

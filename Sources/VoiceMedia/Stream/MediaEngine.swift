@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 import Synchronization
@@ -50,8 +50,10 @@ public final class MediaEngine: Sendable {
 
     /// Starts `workerCount` worker threads ticking every `tickInterval`.
     /// - Parameter onWorkerStart: runs first on each worker thread (thread setup, instrumentation).
-    public init(workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, tickInterval: MediaTime = .milliseconds(5),
-                onWorkerStart: (@Sendable () -> Void)? = nil) {
+    public init(
+        workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, tickInterval: MediaTime = .milliseconds(5),
+        onWorkerStart: (@Sendable () -> Void)? = nil
+    ) {
         self.tickInterval = tickInterval
         self.workers = (0..<max(1, workerCount)).map {
             MediaWorker(index: $0, tickInterval: tickInterval, onStart: onWorkerStart)
@@ -155,8 +157,9 @@ final class MediaWorker: Sendable {
         epoll_ctl(epfd, EPOLL_CTL_ADD, timer, &ev)
         ev.data.u64 = UInt64.max - 1
         epoll_ctl(epfd, EPOLL_CTL_ADD, eventfd, &ev)
-        let context = WorkerLoop(epfd: epfd, socketEpfd: socketEpfd, timerfd: timer, eventfd: eventfd,
-                                 interval: tickInterval, worker: self)
+        let context = WorkerLoop(
+            epfd: epfd, socketEpfd: socketEpfd, timerfd: timer, eventfd: eventfd,
+            interval: tickInterval, worker: self)
         let thread = Thread { [self] in
             var clock = clockid_t()
             if pthread_getcpuclockid(pthread_self(), &clock) == 0 { cpuClock.store(Int32(clock), ordering: .releasing) }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// RTCP bookkeeping for one stream: report timing, what the peer's last SR said, and what its
@@ -26,7 +26,8 @@ struct RTCPState {
 
     /// Schedules the first report sooner than the interval (RFC 3550 §6.2: half the minimum).
     mutating func start(at now: MediaTime) {
-        nextReport = now + MediaTime(nanoseconds: interval.nanoseconds / 4 + Int64.random(in: 0...max(1, interval.nanoseconds / 4), using: &rng))
+        nextReport =
+            now + MediaTime(nanoseconds: interval.nanoseconds / 4 + Int64.random(in: 0...max(1, interval.nanoseconds / 4), using: &rng))
     }
 
     /// Schedules the next report at a random point in 0.5…1.5 × the interval.

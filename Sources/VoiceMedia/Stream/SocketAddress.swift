@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An IPv4 or IPv6 UDP endpoint, stored as a `sockaddr_storage` so sends need no conversion.

@@ -20,7 +20,9 @@ extension StreamCore {
         guard let pt = configuration.telephoneEventPayloadType else { return false }
         if dtmf.sender == nil, dtmf.quietFrames == 0 {
             if dtmf.queue.isEmpty, control.pendingDigits.load(ordering: .relaxed) > 0 {
-                if let taken = control.digits.withLockIfAvailable({ q -> [Character] in let t = q; q.removeAll(); return t }) {
+                if let taken = control.digits.withLockIfAvailable({ q -> [Character] in
+                    let t = q; q.removeAll(); return t
+                }) {
                     control.pendingDigits.store(0, ordering: .relaxed)
                     dtmf.queue = taken
                 }

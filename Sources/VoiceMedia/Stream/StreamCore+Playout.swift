@@ -31,7 +31,8 @@ extension StreamCore {
         case .recoverFromNext(let length, let duration):
             let frames = to48k(duration)
             if let n = try? decoder.decodeFEC(
-                from: UnsafeRawBufferPointer(rebasing: playoutPayload[0..<length]), frames48k: frames, into: decoded) {
+                from: UnsafeRawBufferPointer(rebasing: playoutPayload[0..<length]), frames48k: frames, into: decoded)
+            {
                 produced = n
             } else {
                 produced = conceal(duration: duration)

@@ -15,10 +15,11 @@ extension StreamCore {
         if packetsSent > 0 {
             let elapsed = lastSendTime.map { now - $0 } ?? .zero
             let rtpNow = rtpTimestamp &+ UInt32(truncatingIfNeeded: elapsed.nanoseconds * Int64(rtpClockRate) / 1_000_000_000)
-            report = .senderReport(RTCPSenderReport(
-                ssrc: configuration.ssrc, ntpTimestamp: RTCPState.wallClockNTP(), rtpTimestamp: rtpNow,
-                packetCount: UInt32(truncatingIfNeeded: packetsSent), octetCount: UInt32(truncatingIfNeeded: octetsSent),
-                reportBlocks: blocks))
+            report = .senderReport(
+                RTCPSenderReport(
+                    ssrc: configuration.ssrc, ntpTimestamp: RTCPState.wallClockNTP(), rtpTimestamp: rtpNow,
+                    packetCount: UInt32(truncatingIfNeeded: packetsSent), octetCount: UInt32(truncatingIfNeeded: octetsSent),
+                    reportBlocks: blocks))
         } else {
             report = .receiverReport(RTCPReceiverReport(ssrc: configuration.ssrc, reportBlocks: blocks))
         }
@@ -79,7 +80,8 @@ extension StreamCore {
             rtcp.remoteJitterUnits = block.jitter
             rtcp.remoteCumulativeLost = Int64(block.cumulativeLost)
             if let rtt = RTCPRoundTrip.compute(
-                arrivalCompactNTP: RTCPState.wallClockNTP(at: arrival).compact, lsr: block.lastSR, dlsr: block.delaySinceLastSR) {
+                arrivalCompactNTP: RTCPState.wallClockNTP(at: arrival).compact, lsr: block.lastSR, dlsr: block.delaySinceLastSR)
+            {
                 rtcp.rtt = rtt
             }
             adaptFEC(remoteLoss: rtcp.remoteFractionLost)

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Synchronization
 
@@ -20,8 +20,8 @@ final class StreamCore: MediaTask {
     let renderRing: AudioRingBuffer
 
     // Buffers (allocated once)
-    let frame: UnsafeMutableBufferPointer<Int16>        // one ptime of 48 kHz capture
-    let decoded: UnsafeMutableBufferPointer<Int16>      // up to 120 ms of 48 kHz output
+    let frame: UnsafeMutableBufferPointer<Int16>  // one ptime of 48 kHz capture
+    let decoded: UnsafeMutableBufferPointer<Int16>  // up to 120 ms of 48 kHz output
     let sendBuffer: UnsafeMutableRawBufferPointer
     let receiveBuffer: UnsafeMutableRawBufferPointer
     let playoutPayload: UnsafeMutableRawBufferPointer

@@ -24,11 +24,13 @@ final class StreamDeviceContext: AudioDeviceContext, @unchecked Sendable {
 
     func configure(captureFormat: AudioFormat?, renderFormat: AudioFormat?) {
         if let f = captureFormat, f.sampleRate != 48_000 || f.channels != 1 {
-            captureConverter = FormatConverter(from: f, to: AudioFormat(sampleRate: 48_000, channels: 1, framesPerBuffer: f.framesPerBuffer * 48_000 / f.sampleRate))
+            captureConverter = FormatConverter(
+                from: f, to: AudioFormat(sampleRate: 48_000, channels: 1, framesPerBuffer: f.framesPerBuffer * 48_000 / f.sampleRate))
         }
         if let f = renderFormat {
             if f.sampleRate != 48_000 || f.channels != 1 {
-                renderConverter = FormatConverter(from: AudioFormat(sampleRate: 48_000, channels: 1, framesPerBuffer: f.framesPerBuffer * 48_000 / f.sampleRate), to: f)
+                renderConverter = FormatConverter(
+                    from: AudioFormat(sampleRate: 48_000, channels: 1, framesPerBuffer: f.framesPerBuffer * 48_000 / f.sampleRate), to: f)
             }
             renderScratch.deallocate()
             renderScratch = .allocate(capacity: (f.framesPerBuffer * 48_000 / f.sampleRate + 64) * 2)

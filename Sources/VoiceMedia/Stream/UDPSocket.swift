@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import CVoiceSys
 
@@ -99,7 +99,9 @@ public final class UDPSocket: @unchecked Sendable {
             }
         }
         guard n >= 0 else { return nil }
-        if source == nil || source?.length != len { source = SocketAddress(storage: from, length: len) } else {
+        if source == nil || source?.length != len {
+            source = SocketAddress(storage: from, length: len)
+        } else {
             source?.storage = from
         }
         return n

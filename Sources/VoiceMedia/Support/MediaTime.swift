@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A point on a monotonic clock, in nanoseconds. Pure media state machines take it as input

@@ -21,8 +21,9 @@ struct SIPAuthParamReader {
 
     /// Skips spaces, tabs and line folds (CR/LF followed by whitespace).
     mutating func skipWhitespace() {
-        while let c = current, c == UInt8(ascii: " ") || c == UInt8(ascii: "\t")
-            || c == UInt8(ascii: "\r") || c == UInt8(ascii: "\n")
+        while let c = current,
+            c == UInt8(ascii: " ") || c == UInt8(ascii: "\t")
+                || c == UInt8(ascii: "\r") || c == UInt8(ascii: "\n")
         {
             position += 1
         }

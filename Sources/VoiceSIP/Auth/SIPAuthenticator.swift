@@ -230,7 +230,9 @@ public struct SIPAuthenticator: Sendable {
         return header(for: key, answer: state.answer, method: method, uri: uri, body: body)
     }
 
-    private func header(for key: RealmKey, answer: Answer, method: String, uri: String, body: [UInt8])
+    private func header(
+        for key: RealmKey, answer: Answer, method: String, uri: String, body: [UInt8]
+    )
         -> SIPAuthorizationHeader
     {
         switch answer {

@@ -18,7 +18,8 @@ public struct SIPCSeq: Sendable, Equatable, CustomStringConvertible {
             throw SIPParseError(.invalidHeaderValue, "CSeq number missing or not below 2**31")
         }
         guard reader.skipWhitespace(),
-              let m = SIPMethod(String(decoding: reader.readRest(), as: UTF8.self)) else {
+            let m = SIPMethod(String(decoding: reader.readRest(), as: UTF8.self))
+        else {
             throw SIPParseError(.invalidHeaderValue, "bad CSeq method")
         }
         self.init(sequence: UInt32(n), method: m)

@@ -144,7 +144,8 @@ public struct SIPMessageParser: Sendable {
         guard reader.consume(0x20) else { throw SIPParseError(.invalidRequestLine, "expected SP SIP-Version") }
         let version = reader.readRest()
         guard version.count >= 4, SIPGrammar.lower(version[version.startIndex]) == 0x73,
-              version.prefix(4).map(SIPGrammar.lower).elementsEqual("sip/".utf8) else {
+            version.prefix(4).map(SIPGrammar.lower).elementsEqual("sip/".utf8)
+        else {
             throw SIPParseError(.invalidRequestLine, "bad SIP-Version")
         }
         guard version.dropFirst(4).elementsEqual("2.0".utf8) else {

@@ -47,7 +47,7 @@ public struct SIPStreamFramer {
         let head: SIPMessageParser.Head
         do {
             head = try parser.parseHead(&reader)
-        } catch where error.kind == .truncated {
+        } catch  where error.kind == .truncated {
             guard bufferedByteCount <= parser.limits.maximumHeaderSize else {
                 throw SIPParseError(.tooLarge, "header section over \(parser.limits.maximumHeaderSize) bytes")
             }

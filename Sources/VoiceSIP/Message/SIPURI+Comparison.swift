@@ -17,7 +17,8 @@ extension SIPURI {
             guard user == other.user, password == other.password, port == other.port else { return false }
             if isIPv6 || other.isIPv6 {
                 guard let a = SIPURI.ipv6Bytes(ArraySlice(host.utf8)),
-                      let b = SIPURI.ipv6Bytes(ArraySlice(other.host.utf8)), a == b else { return false }
+                    let b = SIPURI.ipv6Bytes(ArraySlice(other.host.utf8)), a == b
+                else { return false }
             } else if host.lowercased() != other.host.lowercased() {
                 return false
             }

@@ -52,9 +52,10 @@ extension SIPURI {
                 guard reader.consume(0x3D), !name.isEmpty else { throw SIPParseError(.invalidURI, "bad URI header") }
                 let value = reader.read(upTo: 0x26)
                 guard uri.headers.count < 32 else { throw SIPParseError(.tooLarge, "too many URI headers") }
-                uri.headers.append(Header(
-                    name: try SIPGrammar.unescape(name, allowed: SIPGrammar.isHeaderChar, what: "URI header"),
-                    value: try SIPGrammar.unescape(value, allowed: SIPGrammar.isHeaderChar, what: "URI header")))
+                uri.headers.append(
+                    Header(
+                        name: try SIPGrammar.unescape(name, allowed: SIPGrammar.isHeaderChar, what: "URI header"),
+                        value: try SIPGrammar.unescape(value, allowed: SIPGrammar.isHeaderChar, what: "URI header")))
             } while reader.consume(0x26)
         }
         guard reader.isAtEnd else { throw SIPParseError(.invalidURI, "unexpected characters after the URI") }
@@ -81,8 +82,9 @@ extension SIPURI {
     private static func parseTel(_ reader: inout SIPTextReader) throws(SIPParseError) -> SIPURI {
         let number = reader.read(while: { $0 != 0x3B })
         var uri = SIPURI(scheme: .tel, host: "")
-        uri.user = try SIPGrammar.unescape(number, allowed: { SIPGrammar.isHexDigit($0) || SIPGrammar.contains("+-.()*#", $0) },
-                                           what: "telephone number")
+        uri.user = try SIPGrammar.unescape(
+            number, allowed: { SIPGrammar.isHexDigit($0) || SIPGrammar.contains("+-.()*#", $0) },
+            what: "telephone number")
         guard let u = uri.user, !u.isEmpty else { throw SIPParseError(.invalidURI, "empty telephone number") }
         uri.parameters = try parseURIParameters(&reader)
         guard reader.isAtEnd else { throw SIPParseError(.invalidURI, "unexpected characters in tel URI") }

@@ -60,8 +60,10 @@ public struct SIPURI: Sendable, Equatable, CustomStringConvertible {
     public var opaque: String?
 
     /// Creates a SIP or SIPS URI.
-    public init(scheme: Scheme = .sip, user: String? = nil, password: String? = nil, host: String,
-                port: Int? = nil, parameters: SIPParameters = SIPParameters(), headers: [Header] = []) {
+    public init(
+        scheme: Scheme = .sip, user: String? = nil, password: String? = nil, host: String,
+        port: Int? = nil, parameters: SIPParameters = SIPParameters(), headers: [Header] = []
+    ) {
         self.scheme = scheme
         self.user = user
         self.password = password
@@ -103,10 +105,12 @@ public struct SIPURI: Sendable, Equatable, CustomStringConvertible {
             if let port { s += ":\(port)" }
             s += uriParameterString
             if !headers.isEmpty {
-                s += "?" + headers.map {
-                    SIPGrammar.escape($0.name, allowed: SIPGrammar.isHeaderChar) + "="
-                        + SIPGrammar.escape($0.value, allowed: SIPGrammar.isHeaderChar)
-                }.joined(separator: "&")
+                s +=
+                    "?"
+                    + headers.map {
+                        SIPGrammar.escape($0.name, allowed: SIPGrammar.isHeaderChar) + "="
+                            + SIPGrammar.escape($0.value, allowed: SIPGrammar.isHeaderChar)
+                    }.joined(separator: "&")
             }
             return s
         }

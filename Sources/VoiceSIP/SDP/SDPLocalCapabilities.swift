@@ -22,9 +22,11 @@ public struct SDPLocalCapabilities: Hashable, Sendable {
     public var username: String
 
     /// Creates capabilities; parameters default to the values documented on each property.
-    public init(address: String, port: UInt16, codecs: [MediaCodec] = [.opus(.voice), .pcmu, .pcma],
-                telephoneEvents: Bool = true, ptime: Int = 20, encryption: SDPEncryptionPolicy = .required,
-                rtcpMux: Bool = true, rtcpPort: UInt16? = nil, username: String = "-") {
+    public init(
+        address: String, port: UInt16, codecs: [MediaCodec] = [.opus(.voice), .pcmu, .pcma],
+        telephoneEvents: Bool = true, ptime: Int = 20, encryption: SDPEncryptionPolicy = .required,
+        rtcpMux: Bool = true, rtcpPort: UInt16? = nil, username: String = "-"
+    ) {
         self.address = address
         self.port = port
         self.codecs = codecs

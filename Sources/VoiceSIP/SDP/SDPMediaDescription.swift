@@ -24,9 +24,11 @@ public struct SDPMediaDescription: Hashable, Sendable {
     public var attributes: [SDPAttribute]
 
     /// Creates a media section.
-    public init(media: String, port: UInt16, portCount: Int? = nil, proto: String, formats: [String],
-                information: String? = nil, connection: SDPConnection? = nil, bandwidths: [SDPBandwidth] = [],
-                encryptionKey: String? = nil, attributes: [SDPAttribute] = []) {
+    public init(
+        media: String, port: UInt16, portCount: Int? = nil, proto: String, formats: [String],
+        information: String? = nil, connection: SDPConnection? = nil, bandwidths: [SDPBandwidth] = [],
+        encryptionKey: String? = nil, attributes: [SDPAttribute] = []
+    ) {
         self.media = media
         self.port = port
         self.portCount = portCount

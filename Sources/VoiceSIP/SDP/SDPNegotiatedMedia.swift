@@ -26,9 +26,11 @@ public struct SDPNegotiatedMedia: Equatable, Sendable {
     public var direction: SDPDirection
 
     /// Creates a result.
-    public init(codec: MediaCodec, payloadType: UInt8, telephoneEventPayloadType: UInt8?, ptime: Int,
-                remoteRTP: SDPTransportAddress, remoteRTCP: SDPTransportAddress, rtcpMux: Bool,
-                localKey: SRTPKeyMaterial?, remoteKey: SRTPKeyMaterial?, direction: SDPDirection) {
+    public init(
+        codec: MediaCodec, payloadType: UInt8, telephoneEventPayloadType: UInt8?, ptime: Int,
+        remoteRTP: SDPTransportAddress, remoteRTCP: SDPTransportAddress, rtcpMux: Bool,
+        localKey: SRTPKeyMaterial?, remoteKey: SRTPKeyMaterial?, direction: SDPDirection
+    ) {
         self.codec = codec
         self.payloadType = payloadType
         self.telephoneEventPayloadType = telephoneEventPayloadType

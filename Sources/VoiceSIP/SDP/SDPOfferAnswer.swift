@@ -43,8 +43,9 @@ public struct SDPOfferAnswer: Sendable {
         self.capabilities = capabilities
         self.state = .idle
         let sessionID = UInt64.random(in: 1...(1 << 62), using: &generator)
-        self.origin = SDPOrigin(username: capabilities.username, sessionID: String(sessionID), sessionVersion: 1,
-                                addressType: capabilities.addressType, address: capabilities.address)
+        self.origin = SDPOrigin(
+            username: capabilities.username, sessionID: String(sessionID), sessionVersion: 1,
+            addressType: capabilities.addressType, address: capabilities.address)
     }
 
     /// The media in force, if any (during a re-offer, the one before it).
@@ -67,8 +68,10 @@ public struct SDPOfferAnswer: Sendable {
 
     /// Builds an offer with `direction`, drawing any new SRTP keys from `generator` (a secure one outside tests).
     /// - Throws: ``SDPNegotiationError/offerPending`` if an offer is already outstanding.
-    public mutating func makeOffer(direction: SDPDirection = .sendrecv,
-                                   using generator: inout some RandomNumberGenerator) throws(SDPNegotiationError) -> SDPSessionDescription {
+    public mutating func makeOffer(
+        direction: SDPDirection = .sendrecv,
+        using generator: inout some RandomNumberGenerator
+    ) throws(SDPNegotiationError) -> SDPSessionDescription {
         let previous: SDPNegotiatedMedia?
         switch state {
         case .offerSent: throw .offerPending
@@ -98,15 +101,18 @@ public struct SDPOfferAnswer: Sendable {
             proto = "RTP/SAVP"
             if localCryptos.isEmpty {
                 for (index, suite) in suites.enumerated() {
-                    localCryptos.append(SDESCryptoAttribute(tag: UInt32(index + 1),
-                                                            keyMaterial: .random(for: suite, using: &generator)))
+                    localCryptos.append(
+                        SDESCryptoAttribute(
+                            tag: UInt32(index + 1),
+                            keyMaterial: .random(for: suite, using: &generator)))
                 }
             }
         case .unencrypted:
             proto = "RTP/AVP"
         }
-        let media = SDPMediaDescription(media: "audio", port: capabilities.port, proto: proto, formats: formats,
-                                        attributes: attributes + commonAttributes(direction: direction) + localCryptos.map { .crypto($0) })
+        let media = SDPMediaDescription(
+            media: "audio", port: capabilities.port, proto: proto, formats: formats,
+            attributes: attributes + commonAttributes(direction: direction) + localCryptos.map { .crypto($0) })
         let offer = stamp(SDPSessionDescription(origin: origin, connection: capabilities.connection, media: [media]))
         state = .offerSent(offer: offer, previous: previous)
         return offer
@@ -182,12 +188,14 @@ public struct SDPOfferAnswer: Sendable {
         }
         let offeredDirection = offer.direction(of: ours)
         let answeredDirection = answer.direction(of: theirs)
-        let direction = SDPDirection(sends: offeredDirection.sends && answeredDirection.receives,
-                                     receives: offeredDirection.receives && answeredDirection.sends)
-        let media = try negotiatedMedia(codec: chosen.codec, payloadType: chosen.pt,
-                                        telephoneEvents: telephoneEvents, remote: answer, remoteMedia: theirs,
-                                        rtcpMux: ours.rtcpMux && theirs.rtcpMux, localKey: localKey,
-                                        remoteKey: remoteKey, direction: direction)
+        let direction = SDPDirection(
+            sends: offeredDirection.sends && answeredDirection.receives,
+            receives: offeredDirection.receives && answeredDirection.sends)
+        let media = try negotiatedMedia(
+            codec: chosen.codec, payloadType: chosen.pt,
+            telephoneEvents: telephoneEvents, remote: answer, remoteMedia: theirs,
+            rtcpMux: ours.rtcpMux && theirs.rtcpMux, localKey: localKey,
+            remoteKey: remoteKey, direction: direction)
         if let chosenCrypto { localCryptos = [chosenCrypto] }
         state = .stable(media)
         return media
@@ -198,17 +206,23 @@ public struct SDPOfferAnswer: Sendable {
     /// - Returns: The answer to send and the negotiated media, now in force.
     /// - Throws: ``SDPNegotiationError``, whose ``SDPNegotiationError/sipStatusCode`` is the
     ///   response to reject the offer with; the state is unchanged.
-    public mutating func receiveOffer(_ offer: SDPSessionDescription, direction: SDPDirection = .sendrecv)
-        throws(SDPNegotiationError) -> (answer: SDPSessionDescription, media: SDPNegotiatedMedia) {
+    public mutating func receiveOffer(
+        _ offer: SDPSessionDescription, direction: SDPDirection = .sendrecv
+    )
+        throws(SDPNegotiationError) -> (answer: SDPSessionDescription, media: SDPNegotiatedMedia)
+    {
         var generator = SystemRandomNumberGenerator()
         return try receiveOffer(offer, direction: direction, using: &generator)
     }
 
     /// Answers the peer's offer wanting `direction`, drawing a new SRTP key from `generator` if needed.
     /// - Throws: ``SDPNegotiationError``; the state is unchanged.
-    public mutating func receiveOffer(_ offer: SDPSessionDescription, direction: SDPDirection = .sendrecv,
-                                      using generator: inout some RandomNumberGenerator)
-        throws(SDPNegotiationError) -> (answer: SDPSessionDescription, media: SDPNegotiatedMedia) {
+    public mutating func receiveOffer(
+        _ offer: SDPSessionDescription, direction: SDPDirection = .sendrecv,
+        using generator: inout some RandomNumberGenerator
+    )
+        throws(SDPNegotiationError) -> (answer: SDPSessionDescription, media: SDPNegotiatedMedia)
+    {
         if case .offerSent = state { throw .offerPending }
         var answerMedia: [SDPMediaDescription] = []
         var result: (media: SDPNegotiatedMedia, crypto: SDESCryptoAttribute?)?
@@ -233,9 +247,12 @@ public struct SDPOfferAnswer: Sendable {
         return (answer, result.media)
     }
 
-    private func answerAudio(_ offered: SDPMediaDescription, in offer: SDPSessionDescription, direction: SDPDirection,
-                             using generator: inout some RandomNumberGenerator)
-        throws(SDPNegotiationError) -> (SDPMediaDescription, SDPNegotiatedMedia, SDESCryptoAttribute?) {
+    private func answerAudio(
+        _ offered: SDPMediaDescription, in offer: SDPSessionDescription, direction: SDPDirection,
+        using generator: inout some RandomNumberGenerator
+    )
+        throws(SDPNegotiationError) -> (SDPMediaDescription, SDPNegotiatedMedia, SDESCryptoAttribute?)
+    {
         // Encryption first: a transport we refuse makes the codecs moot.
         var crypto: (mine: SDESCryptoAttribute, theirs: SDESCryptoAttribute)?
         switch capabilities.encryption {
@@ -245,7 +262,8 @@ public struct SDPOfferAnswer: Sendable {
                 throw .noCommonCryptoSuite
             }
             // Keep our key across re-offers that keep the suite; a fresh one otherwise.
-            let key = localCryptos.first(where: { $0.suite == theirs.suite })?.keyMaterial
+            let key =
+                localCryptos.first(where: { $0.suite == theirs.suite })?.keyMaterial
                 ?? .random(for: theirs.suite, using: &generator)
             crypto = (SDESCryptoAttribute(tag: theirs.tag, keyMaterial: key), theirs)
         case .unencrypted:
@@ -266,13 +284,18 @@ public struct SDPOfferAnswer: Sendable {
 
         let ourDirection = offer.direction(of: offered).answer(wanting: direction)
         let rtcpMux = capabilities.rtcpMux && offered.rtcpMux
-        let media = try negotiatedMedia(codec: chosen.codec, payloadType: chosen.pt, telephoneEvents: telephoneEvents,
-                                        remote: offer, remoteMedia: offered, rtcpMux: rtcpMux,
-                                        localKey: crypto?.mine.keyMaterial, remoteKey: crypto?.theirs.keyMaterial,
-                                        direction: ourDirection)
+        let media = try negotiatedMedia(
+            codec: chosen.codec, payloadType: chosen.pt, telephoneEvents: telephoneEvents,
+            remote: offer, remoteMedia: offered, rtcpMux: rtcpMux,
+            localKey: crypto?.mine.keyMaterial, remoteKey: crypto?.theirs.keyMaterial,
+            direction: ourDirection)
         var formats = [String(chosen.pt)]
-        var attributes: [SDPAttribute] = [.rtpmap(SDPRTPMap(payloadType: chosen.pt, encodingName: chosen.map.encodingName,
-                                                            clockRate: chosen.map.clockRate, channels: chosen.map.channels))]
+        var attributes: [SDPAttribute] = [
+            .rtpmap(
+                SDPRTPMap(
+                    payloadType: chosen.pt, encodingName: chosen.map.encodingName,
+                    clockRate: chosen.map.clockRate, channels: chosen.map.channels))
+        ]
         if case .opus = chosen.codec, let settings = localOpusSettings {
             attributes.append(.fmtp(Self.opusFormatParameters(settings, payloadType: chosen.pt)))
         }
@@ -283,17 +306,20 @@ public struct SDPOfferAnswer: Sendable {
         }
         attributes += commonAttributes(direction: ourDirection, rtcpMux: rtcpMux)
         if let crypto { attributes.append(.crypto(crypto.mine)) }
-        let answer = SDPMediaDescription(media: "audio", port: capabilities.port, proto: offered.proto,
-                                         formats: formats, attributes: attributes)
+        let answer = SDPMediaDescription(
+            media: "audio", port: capabilities.port, proto: offered.proto,
+            formats: formats, attributes: attributes)
         return (answer, media, crypto?.mine)
     }
 
     // MARK: Helpers
 
-    private func negotiatedMedia(codec: MediaCodec, payloadType: UInt8, telephoneEvents: [(pt: UInt8, rate: Int)],
-                                 remote: SDPSessionDescription, remoteMedia: SDPMediaDescription, rtcpMux: Bool,
-                                 localKey: SRTPKeyMaterial?, remoteKey: SRTPKeyMaterial?,
-                                 direction: SDPDirection) throws(SDPNegotiationError) -> SDPNegotiatedMedia {
+    private func negotiatedMedia(
+        codec: MediaCodec, payloadType: UInt8, telephoneEvents: [(pt: UInt8, rate: Int)],
+        remote: SDPSessionDescription, remoteMedia: SDPMediaDescription, rtcpMux: Bool,
+        localKey: SRTPKeyMaterial?, remoteKey: SRTPKeyMaterial?,
+        direction: SDPDirection
+    ) throws(SDPNegotiationError) -> SDPNegotiatedMedia {
         guard let connection = remote.connection(of: remoteMedia) else { throw .answerMismatch("no connection address") }
         let rtp = SDPTransportAddress(host: connection.address, port: remoteMedia.port)
         var rtcp = rtp
@@ -306,9 +332,10 @@ public struct SDPOfferAnswer: Sendable {
         }
         let te = capabilities.telephoneEvents ? telephoneEvents.first(where: { $0.rate == codec.rtpClockRate })?.pt : nil
         let ptime = remoteMedia.ptime.flatMap { MediaCodec.supportedPtimes.contains($0) ? $0 : nil } ?? capabilities.ptime
-        return SDPNegotiatedMedia(codec: codec, payloadType: payloadType, telephoneEventPayloadType: te, ptime: ptime,
-                                  remoteRTP: rtp, remoteRTCP: rtcp, rtcpMux: rtcpMux, localKey: localKey,
-                                  remoteKey: remoteKey, direction: direction)
+        return SDPNegotiatedMedia(
+            codec: codec, payloadType: payloadType, telephoneEventPayloadType: te, ptime: ptime,
+            remoteRTP: rtp, remoteRTCP: rtcp, rtcpMux: rtcpMux, localKey: localKey,
+            remoteKey: remoteKey, direction: direction)
     }
 
     private func commonAttributes(direction: SDPDirection, rtcpMux: Bool? = nil) -> [SDPAttribute] {
@@ -326,8 +353,10 @@ public struct SDPOfferAnswer: Sendable {
     /// Our codec for a peer's rtpmap, Opus settings adjusted to the peer's receive preferences:
     /// the bitrate capped by `maxaveragebitrate`, FEC off only if the peer says `useinbandfec=0`.
     private func supportedCodec(_ map: SDPRTPMap, parameters: SDPFormatParameters?) -> MediaCodec? {
-        for codec in capabilities.codecs where codec.name.lowercased() == map.encodingName.lowercased()
-            && codec.rtpClockRate == map.clockRate {
+        for codec in capabilities.codecs
+        where codec.name.lowercased() == map.encodingName.lowercased()
+            && codec.rtpClockRate == map.clockRate
+        {
             guard case var .opus(settings) = codec else { return codec }
             if let cap = parameters?["maxaveragebitrate"].flatMap({ Int($0) }), (6_000...510_000).contains(cap) {
                 settings.bitrate = min(settings.bitrate, cap)
@@ -343,18 +372,21 @@ public struct SDPOfferAnswer: Sendable {
     }
 
     static func rtpMap(_ codec: MediaCodec, payloadType: UInt8) -> SDPRTPMap {
-        SDPRTPMap(payloadType: payloadType, encodingName: codec.name, clockRate: codec.rtpClockRate,
-                  channels: codec.channels > 1 ? codec.channels : nil)
+        SDPRTPMap(
+            payloadType: payloadType, encodingName: codec.name, clockRate: codec.rtpClockRate,
+            channels: codec.channels > 1 ? codec.channels : nil)
     }
 
     /// The Opus `fmtp` we announce (RFC 7587): what we want to receive.
     static func opusFormatParameters(_ settings: OpusSettings, payloadType: UInt8) -> SDPFormatParameters {
-        SDPFormatParameters(format: String(payloadType), pairs: [
-            ("useinbandfec", settings.fec ? "1" : "0"),
-            ("usedtx", settings.dtx ? "1" : "0"),
-            ("maxaveragebitrate", String(settings.bitrate)),
-            ("stereo", "0"),
-        ])
+        SDPFormatParameters(
+            format: String(payloadType),
+            pairs: [
+                ("useinbandfec", settings.fec ? "1" : "0"),
+                ("usedtx", settings.dtx ? "1" : "0"),
+                ("maxaveragebitrate", String(settings.bitrate)),
+                ("stereo", "0"),
+            ])
     }
 
     /// Gives `description` our origin, bumping the version if it differs from the last one sent.

@@ -14,8 +14,10 @@ public struct SDPOrigin: Hashable, Sendable {
     public var address: String
 
     /// Creates an origin.
-    public init(username: String = "-", sessionID: String, sessionVersion: UInt64,
-                networkType: String = "IN", addressType: String = "IP4", address: String) {
+    public init(
+        username: String = "-", sessionID: String, sessionVersion: UInt64,
+        networkType: String = "IN", addressType: String = "IP4", address: String
+    ) {
         self.username = username
         self.sessionID = sessionID
         self.sessionVersion = sessionVersion

@@ -65,28 +65,29 @@ public struct SDPParseError: Error, Hashable, Sendable, CustomStringConvertible 
     /// A human-readable explanation, e.g. `SDP line 3: invalid m= port ("m=audio x RTP/AVP 0")`.
     public var description: String {
         let place = line > 0 ? "SDP line \(line)" : "SDP"
-        let what: String = switch kind {
-        case .bodyTooLarge: "body too large"
-        case .lineTooLong: "line too long"
-        case .tooManyItems: "too many lines, media, attributes or formats"
-        case .empty: "empty body"
-        case .malformedLine: "malformed line"
-        case .unknownLineType: "unknown line type"
-        case .misplacedLine: "line out of order or repeated"
-        case .missingVersion: "missing v= line"
-        case .unsupportedVersion: "unsupported version"
-        case .missingOrigin: "missing o= line"
-        case .missingSessionName: "missing s= line"
-        case .missingTiming: "missing t= line"
-        case .missingConnection: "missing c= line"
-        case .invalidOrigin: "invalid o= line"
-        case .invalidConnection: "invalid c= line"
-        case .invalidTiming: "invalid t= line"
-        case .invalidBandwidth: "invalid b= line"
-        case .invalidMedia: "invalid m= line"
-        case .invalidPort: "invalid m= port"
-        case .invalidAttribute: "invalid attribute"
-        }
+        let what: String =
+            switch kind {
+            case .bodyTooLarge: "body too large"
+            case .lineTooLong: "line too long"
+            case .tooManyItems: "too many lines, media, attributes or formats"
+            case .empty: "empty body"
+            case .malformedLine: "malformed line"
+            case .unknownLineType: "unknown line type"
+            case .misplacedLine: "line out of order or repeated"
+            case .missingVersion: "missing v= line"
+            case .unsupportedVersion: "unsupported version"
+            case .missingOrigin: "missing o= line"
+            case .missingSessionName: "missing s= line"
+            case .missingTiming: "missing t= line"
+            case .missingConnection: "missing c= line"
+            case .invalidOrigin: "invalid o= line"
+            case .invalidConnection: "invalid c= line"
+            case .invalidTiming: "invalid t= line"
+            case .invalidBandwidth: "invalid b= line"
+            case .invalidMedia: "invalid m= line"
+            case .invalidPort: "invalid m= port"
+            case .invalidAttribute: "invalid attribute"
+            }
         return detail.isEmpty ? "\(place): \(what)" : "\(place): \(what) (\"\(detail)\")"
     }
 }

@@ -21,7 +21,7 @@ public struct SDPRTPMap: Hashable, Sendable {
     public init?(parsing text: Substring) {
         var reader = SDPTextReader(text)
         guard let pt = reader.readDecimal(maxDigits: 3), pt <= 127, reader.consumeSpace(),
-              let name = reader.readUntil(UInt8(ascii: "/")), !name.isEmpty, !name.contains(" ")
+            let name = reader.readUntil(UInt8(ascii: "/")), !name.isEmpty, !name.contains(" ")
         else { return nil }
         guard let rate = reader.readDecimal(maxDigits: 9), rate > 0 else { return nil }
         var channels: Int?

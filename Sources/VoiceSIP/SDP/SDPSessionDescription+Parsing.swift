@@ -61,14 +61,16 @@ struct SDPSessionParser {
             }
             var lineReader = SDPTextReader(text)
             guard let typeByte = lineReader.readByte(), lineReader.consume(UInt8(ascii: "=")),
-                  typeByte >= UInt8(ascii: "a"), typeByte <= UInt8(ascii: "z")
+                typeByte >= UInt8(ascii: "a"), typeByte <= UInt8(ascii: "z")
             else { throw SDPParseError(.malformedLine, line: lineNumber, detail: String(text)) }
             lines.append((lineNumber, Character(Unicode.Scalar(typeByte)), lineReader.readRest()))
         }
         guard let first = lines.first else { throw SDPParseError(.empty, line: 0) }
         guard first.type == "v" else { throw SDPParseError(.missingVersion, line: first.number) }
         guard first.value == "0" else { throw SDPParseError(.unsupportedVersion, line: first.number, detail: String(first.value)) }
-        guard lines.count > 1, lines[1].type == "o" else { throw SDPParseError(.missingOrigin, line: lines.count > 1 ? lines[1].number : 1) }
+        guard lines.count > 1, lines[1].type == "o" else {
+            throw SDPParseError(.missingOrigin, line: lines.count > 1 ? lines[1].number : 1)
+        }
         let origin = try parseOrigin(lines[1].value, line: lines[1].number)
         guard lines.count > 2, lines[2].type == "s" else {
             throw SDPParseError(.missingSessionName, line: lines.count > 2 ? lines[2].number : 2)
@@ -118,8 +120,10 @@ struct SDPSessionParser {
         rank = next
     }
 
-    private func apply(_ type: Character, _ value: Substring, line: Int,
-                       to session: inout SDPSessionDescription) throws(SDPParseError) {
+    private func apply(
+        _ type: Character, _ value: Substring, line: Int,
+        to session: inout SDPSessionDescription
+    ) throws(SDPParseError) {
         switch type {
         case "i": session.information = String(value)
         case "u": session.uri = String(value)
@@ -141,8 +145,10 @@ struct SDPSessionParser {
         }
     }
 
-    private func apply(_ type: Character, _ value: Substring, line: Int,
-                       to media: inout SDPMediaDescription) throws(SDPParseError) {
+    private func apply(
+        _ type: Character, _ value: Substring, line: Int,
+        to media: inout SDPMediaDescription
+    ) throws(SDPParseError) {
         switch type {
         case "i": media.information = String(value)
         case "c": media.connection = try parseConnection(value, line: line)
@@ -166,11 +172,12 @@ struct SDPSessionParser {
             if !reader.isAtEnd, !reader.consumeSpace() { break }
         }
         guard fields.count == 6, reader.isAtEnd,
-              (1...32).contains(fields[1].count), fields[1].allSatisfy(\.isASCIIDigit),
-              let version = SDPTextReader.decimal(fields[2], maxDigits: 19)
+            (1...32).contains(fields[1].count), fields[1].allSatisfy(\.isASCIIDigit),
+            let version = SDPTextReader.decimal(fields[2], maxDigits: 19)
         else { throw SDPParseError(.invalidOrigin, line: line, detail: String(value)) }
-        return SDPOrigin(username: String(fields[0]), sessionID: String(fields[1]), sessionVersion: version,
-                         networkType: String(fields[3]), addressType: String(fields[4]), address: String(fields[5]))
+        return SDPOrigin(
+            username: String(fields[0]), sessionID: String(fields[1]), sessionVersion: version,
+            networkType: String(fields[3]), addressType: String(fields[4]), address: String(fields[5]))
     }
 
     private func parseConnection(_ value: Substring, line: Int) throws(SDPParseError) -> SDPConnection {
@@ -183,7 +190,7 @@ struct SDPSessionParser {
     private func parseBandwidth(_ value: Substring, line: Int) throws(SDPParseError) -> SDPBandwidth {
         var reader = SDPTextReader(value)
         guard let type = reader.readUntil(UInt8(ascii: ":")), !type.isEmpty, !type.contains(" "),
-              let amount = reader.readDecimal(maxDigits: 12), reader.isAtEnd
+            let amount = reader.readDecimal(maxDigits: 12), reader.isAtEnd
         else { throw SDPParseError(.invalidBandwidth, line: line, detail: String(value)) }
         return SDPBandwidth(type: String(type), bandwidth: amount)
     }
@@ -191,7 +198,7 @@ struct SDPSessionParser {
     private func parseTiming(_ value: Substring, line: Int) throws(SDPParseError) -> SDPTiming {
         var reader = SDPTextReader(value)
         guard let start = reader.readDecimal(maxDigits: 19), reader.consumeSpace(),
-              let stop = reader.readDecimal(maxDigits: 19), reader.isAtEnd
+            let stop = reader.readDecimal(maxDigits: 19), reader.isAtEnd
         else { throw SDPParseError(.invalidTiming, line: line, detail: String(value)) }
         return SDPTiming(start: start, stop: stop)
     }
@@ -233,8 +240,9 @@ struct SDPSessionParser {
                 }
             }
         }
-        return SDPMediaDescription(media: String(media), port: UInt16(port), portCount: portCount,
-                                   proto: String(proto), formats: formats)
+        return SDPMediaDescription(
+            media: String(media), port: UInt16(port), portCount: portCount,
+            proto: String(proto), formats: formats)
     }
 
     private func parseAttribute(_ value: Substring, line: Int) throws(SDPParseError) -> SDPAttribute {
@@ -250,14 +258,15 @@ struct SDPSessionParser {
         guard !name.isEmpty, !name.contains(" ") else {
             throw SDPParseError(.invalidAttribute, line: line, detail: String(value))
         }
-        let valid: Bool = switch name {
-        case "rtpmap": attributeValue.flatMap { SDPRTPMap(parsing: $0) } != nil
-        case "fmtp": attributeValue.flatMap { SDPFormatParameters(parsing: $0) } != nil
-        case "ptime", "maxptime": attributeValue.flatMap { SDPMediaDescription.milliseconds(String($0)) } != nil
-        case "rtcp": attributeValue.flatMap { SDPRTCPAttribute(parsing: $0) } != nil
-        case "sendrecv", "sendonly", "recvonly", "inactive", "rtcp-mux": attributeValue == nil
-        default: true
-        }
+        let valid: Bool =
+            switch name {
+            case "rtpmap": attributeValue.flatMap { SDPRTPMap(parsing: $0) } != nil
+            case "fmtp": attributeValue.flatMap { SDPFormatParameters(parsing: $0) } != nil
+            case "ptime", "maxptime": attributeValue.flatMap { SDPMediaDescription.milliseconds(String($0)) } != nil
+            case "rtcp": attributeValue.flatMap { SDPRTCPAttribute(parsing: $0) } != nil
+            case "sendrecv", "sendonly", "recvonly", "inactive", "rtcp-mux": attributeValue == nil
+            default: true
+            }
         guard valid else { throw SDPParseError(.invalidAttribute, line: line, detail: String(value)) }
         return SDPAttribute(name: String(name), value: attributeValue.map(String.init))
     }

@@ -32,10 +32,12 @@ public struct SDPSessionDescription: Hashable, Sendable {
     public var media: [SDPMediaDescription]
 
     /// Creates a description with `t=0 0` unless told otherwise.
-    public init(origin: SDPOrigin, sessionName: String = "-", information: String? = nil, uri: String? = nil,
-                emails: [String] = [], phones: [String] = [], connection: SDPConnection? = nil,
-                bandwidths: [SDPBandwidth] = [], timings: [SDPTiming] = [SDPTiming()], timeZones: String? = nil,
-                encryptionKey: String? = nil, attributes: [SDPAttribute] = [], media: [SDPMediaDescription] = []) {
+    public init(
+        origin: SDPOrigin, sessionName: String = "-", information: String? = nil, uri: String? = nil,
+        emails: [String] = [], phones: [String] = [], connection: SDPConnection? = nil,
+        bandwidths: [SDPBandwidth] = [], timings: [SDPTiming] = [SDPTiming()], timeZones: String? = nil,
+        encryptionKey: String? = nil, attributes: [SDPAttribute] = [], media: [SDPMediaDescription] = []
+    ) {
         self.version = 0
         self.origin = origin
         self.sessionName = sessionName

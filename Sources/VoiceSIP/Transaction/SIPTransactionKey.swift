@@ -120,7 +120,7 @@ public struct SIPTransactionKey: Hashable, Sendable, CustomStringConvertible {
     private static func normalizedSentBy(host: String, port: Int?, transport: String) throws(SIPTransactionError) -> String {
         let bytes = host.utf8
         guard !bytes.isEmpty, bytes.count <= maximumHostLength,
-              bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: ",") })
+            bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ";") && $0 != UInt8(ascii: ",") })
         else { throw .invalidSentBy }
         let defaultPort = transport.uppercased() == "TLS" ? 5061 : 5060
         let resolvedPort = port ?? defaultPort

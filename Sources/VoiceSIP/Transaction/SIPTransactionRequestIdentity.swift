@@ -35,7 +35,9 @@ public struct SIPTransactionRequestIdentity: Hashable, Sendable {
     public var legacy: Legacy?
 
     /// Creates a request identity.
-    public init(method: String, branch: String?, sentByHost: String, sentByPort: Int? = nil, transport: String = "UDP", legacy: Legacy? = nil) {
+    public init(
+        method: String, branch: String?, sentByHost: String, sentByPort: Int? = nil, transport: String = "UDP", legacy: Legacy? = nil
+    ) {
         self.method = method
         self.branch = branch
         self.sentByHost = sentByHost

@@ -112,7 +112,7 @@ public struct SIPTransactionTable<Message> {
         _ response: Message, statusCode: Int, branch: String, cseqMethod: String, now: MediaTime
     ) -> ResponseResult {
         guard let key = try? SIPTransactionKey.client(branch: branch, method: cseqMethod),
-              let transaction = transactions[key]
+            let transaction = transactions[key]
         else { return .unmatched }
         let actions: [SIPTransactionAction<Message>]
         switch transaction {
