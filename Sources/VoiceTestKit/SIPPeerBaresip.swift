@@ -102,16 +102,11 @@ public final class BaresipPeer: Sendable {
         do { address = try SocketAddress(host: "127.0.0.1", port: config.sipPort) } catch {
             throw SIPPeerError(.socket, "\(error)")
         }
-        let process = try SIPPeerProcess(
-            name: "baresip", executable: executable, arguments: ["-f", directory],
-            workingDirectory: directory, logPath: directory + "/baresip.log")
         let uri = "sip:\(config.user)@127.0.0.1:\(config.sipPort)"
-        do {
-            try process.waitUntilReady(optionsTo: address, requestURI: uri, timeout: readyTimeout)
-        } catch {
-            process.stop()
-            throw error
-        }
+        let process = try SIPPeerProcess.launchReady(
+            name: "baresip", executable: executable, arguments: ["-f", directory],
+            workingDirectory: directory, logPath: directory + "/baresip.log",
+            readyAt: address, requestURI: uri, timeout: readyTimeout)
         self.configuration = config
         self.directory = directory
         self.sipAddress = address

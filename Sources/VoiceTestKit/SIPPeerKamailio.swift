@@ -74,16 +74,11 @@ public final class KamailioPeer: Sendable {
         }
         // Small shared/private memory so several instances fit on a test machine.
         let arguments = ["-f", cfg, "-DD", "-E", "-Y", runtime, "-P", runtime + "/kamailio.pid", "-m", "32", "-M", "4"]
-        let process = try SIPPeerProcess(
-            name: "kamailio", executable: executable, arguments: arguments,
-            workingDirectory: directory, logPath: directory + "/kamailio.log")
         let uri = "sip:127.0.0.1:\(config.udpPort)"
-        do {
-            try process.waitUntilReady(optionsTo: address, requestURI: uri, timeout: readyTimeout)
-        } catch {
-            process.stop()
-            throw error
-        }
+        let process = try SIPPeerProcess.launchReady(
+            name: "kamailio", executable: executable, arguments: arguments,
+            workingDirectory: directory, logPath: directory + "/kamailio.log",
+            readyAt: address, requestURI: uri, timeout: readyTimeout)
         self.configuration = config
         self.directory = directory
         self.udpAddress = address

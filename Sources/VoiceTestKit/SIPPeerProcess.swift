@@ -75,6 +75,24 @@ public final class SIPPeerProcess: Sendable {
         log.split(separator: "\n", omittingEmptySubsequences: false).suffix(count).joined(separator: "\n")
     }
 
+    /// Launches a peer and waits until it answers OPTIONS at `address`; a peer that never gets
+    /// ready is stopped before the error is thrown.
+    public static func launchReady(
+        name: String, executable: String, arguments: [String], workingDirectory: String, logPath: String,
+        readyAt address: SocketAddress, requestURI: String, timeout: Duration
+    ) throws(SIPPeerError) -> SIPPeerProcess {
+        let process = try SIPPeerProcess(
+            name: name, executable: executable, arguments: arguments,
+            workingDirectory: workingDirectory, logPath: logPath)
+        do {
+            try process.waitUntilReady(optionsTo: address, requestURI: requestURI, timeout: timeout)
+        } catch {
+            process.stop()
+            throw error
+        }
+        return process
+    }
+
     /// Sends OPTIONS to `address` every 200 ms until any SIP response comes back.
     /// - Parameters:
     ///   - address: The peer's SIP UDP address.
