@@ -53,16 +53,8 @@ extension StreamCore {
             timestamp: packet.timestamp, ssrc: configuration.ssrc, into: sendBuffer)
         let payloadArea = UnsafeMutableRawBufferPointer(rebasing: sendBuffer[headerLength..<(headerLength + 4)])
         guard let written = try? packet.event.write(into: payloadArea) else { return true }
-        var length = headerLength + written
-        if let srtp {
-            do throws(SRTPError) { length = try srtp.protectRTP(sendBuffer, length: length) } catch { return true }
-        }
-        if rtpSocket.send(UnsafeRawBufferPointer(rebasing: sendBuffer[0..<length]), to: destination) {
-            packetsSent += 1
-            octetsSent += UInt64(written)
-            lastSendTime = now
-        }
-        sequenceNumber &+= 1
+        guard protectAndSend(packetLength: headerLength + written, payloadLength: written, to: destination, now: now)
+        else { return true }
         markerNext = true  // audio after an event starts a new talkspurt
         return true
     }

@@ -44,12 +44,21 @@ extension StreamCore {
             markerNext = true
             return
         }
-        var length = headerLength + payloadLength
+        guard protectAndSend(packetLength: headerLength + payloadLength, payloadLength: payloadLength, to: destination, now: now)
+        else { return }
+        markerNext = false
+    }
+
+    /// Protects the RTP packet at the start of `sendBuffer` (when SRTP is on), sends it and
+    /// counts it, then moves to the next sequence number. Returns false, using no sequence
+    /// number, when protection failed and nothing went out.
+    func protectAndSend(packetLength: Int, payloadLength: Int, to destination: SocketAddress, now: MediaTime) -> Bool {
+        var length = packetLength
         if let srtp {
             do throws(SRTPError) {
                 length = try srtp.protectRTP(sendBuffer, length: length)
             } catch {
-                return
+                return false
             }
         }
         if rtpSocket.send(UnsafeRawBufferPointer(rebasing: sendBuffer[0..<length]), to: destination) {
@@ -58,7 +67,7 @@ extension StreamCore {
             lastSendTime = now
         }
         sequenceNumber &+= 1
-        markerNext = false
+        return true
     }
 
     /// Peak absolute sample value, 0…32767.
