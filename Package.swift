@@ -13,6 +13,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.30.0"),
     ],
     targets: [
         // System libraries, found through pkg-config; apt names the Debian packages that provide them.
@@ -35,14 +37,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // SIP signaling, the protocol layers as pure values: messages, transactions, SDP offer/answer,
-        // status mapping. Transports (SwiftNIO) and digest hashing (swift-crypto) join as they land.
+        // SIP signaling: the protocol layers as pure values (messages, transactions, dialogs, sessions,
+        // registration, SDP offer/answer, digest, status mapping), UDP/TCP/TLS transports on SwiftNIO,
+        // and the user agent that drives them.
         .target(
             name: "VoiceSIP",
             dependencies: [
                 "VoiceMedia",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
             ]
         ),
         .target(
@@ -64,7 +71,17 @@ let package = Package(
             name: "VoiceMediaTests", dependencies: ["VoiceMedia", "VoiceTestKit", "CMallocCounter", "CLibSRTP", "COpus", "CVoiceShims"]),
         .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore"]),
         // Fixtures: peer configuration templates (baresip, Kamailio) read from disk by the interop tests.
-        .testTarget(name: "VoiceSIPTests", dependencies: ["VoiceSIP", "VoiceTestKit"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "VoiceSIPTests",
+            dependencies: [
+                "VoiceSIP", "VoiceTestKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            exclude: ["Fixtures"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -24,6 +24,16 @@ public struct SIPStreamFramer {
     /// Bytes received but not yet framed.
     public var bufferedByteCount: Int { buffer.count - start }
 
+    /// Removes and returns the bytes not yet framed, at most the parser's message size limit
+    /// (what is left of a corrupt stream, for salvaging a 400 response).
+    public mutating func drainBuffered() -> [UInt8] {
+        let end = min(buffer.count, start + parser.limits.maximumMessageSize)
+        let rest = Array(buffer[start..<end])
+        buffer.removeAll(keepingCapacity: false)
+        start = 0
+        return rest
+    }
+
     /// Appends received bytes.
     public mutating func append(_ bytes: some Sequence<UInt8>) {
         if start > 0 && start >= buffer.count / 2 {

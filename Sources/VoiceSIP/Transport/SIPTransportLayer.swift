@@ -1,0 +1,284 @@
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// SIP over UDP, TCP and TLS on SwiftNIO (RFC 3261 §18): listens, sends a message to an endpoint
+/// (reusing or opening a connection for TCP/TLS), parses what arrives and reports it as
+/// ``SIPTransportEvent``s.
+///
+/// All state lives on one event loop, ``eventLoop``; events are delivered there, and methods may
+/// be called from any thread (they hop onto the loop). UDP messages are sent from the listening
+/// socket so the peer sees the address it would reply to (symmetric signaling, RFC 3581).
+/// TLS connections verify the server certificate and host name unless the client configuration
+/// says otherwise.
+public final class SIPTransportLayer: @unchecked Sendable {
+    // @unchecked: every stored var below is read and written on `eventLoop` only.
+
+    /// The loop all transport state lives on.
+    public let eventLoop: EventLoop
+    /// The settings.
+    public let configuration: SIPTransportConfiguration
+    private let group: EventLoopGroup
+    private let parser: SIPMessageParser
+    private let clientTLS: NIOSSLContext
+    private let serverTLS: NIOSSLContext?
+    private let logger: Logger
+    private let onEvent: @Sendable (SIPTransportEvent) -> Void
+
+    private var udpChannel: Channel?
+    private var listeners: [SIPTransportProtocol: Channel] = [:]
+    private var connections: [SIPTransportEndpoint: Channel] = [:]
+    private var pendingConnections: [SIPTransportEndpoint: EventLoopFuture<Channel>] = [:]
+    private var isShutDown = false
+
+    /// Creates a transport layer; nothing is bound until ``listen(_:host:port:)``.
+    /// - Parameters:
+    ///   - group: The event loop group; the layer pins itself to one of its loops.
+    ///   - configuration: TLS, limits and timeouts.
+    ///   - logger: Where transport events are logged.
+    ///   - onEvent: Called on ``eventLoop`` for each received message, parse failure and closed connection.
+    /// - Throws: ``SIPTransportError`` `.tlsFailed` when a TLS configuration cannot be loaded.
+    public init(
+        group: EventLoopGroup,
+        configuration: SIPTransportConfiguration = SIPTransportConfiguration(),
+        logger: Logger = Logger(label: "voice.sip.transport"),
+        onEvent: @escaping @Sendable (SIPTransportEvent) -> Void
+    ) throws(SIPTransportError) {
+        self.group = group
+        self.eventLoop = group.next()
+        self.configuration = configuration
+        self.parser = SIPMessageParser(limits: configuration.parserLimits)
+        self.logger = logger
+        self.onEvent = onEvent
+        do {
+            clientTLS = try NIOSSLContext(configuration: configuration.tlsClient)
+            serverTLS = try configuration.tlsServer.map { try NIOSSLContext(configuration: $0) }
+        } catch {
+            throw SIPTransportError(.tlsFailed, "TLS configuration: \(error)")
+        }
+    }
+
+    // MARK: - Listening
+
+    /// Starts listening for `transport` on a local address; port 0 picks a free port.
+    /// - Returns: The bound local endpoint.
+    public func listen(_ transport: SIPTransportProtocol, host: String, port: Int) -> EventLoopFuture<SIPTransportEndpoint> {
+        eventLoop.flatSubmit { self.listenOnLoop(transport, host: host, port: port) }
+    }
+
+    /// The bound local endpoint of `transport`, if listening.
+    public func localEndpoint(_ transport: SIPTransportProtocol) -> EventLoopFuture<SIPTransportEndpoint?> {
+        eventLoop.submit {
+            let channel = transport == .udp ? self.udpChannel : self.listeners[transport]
+            return channel?.localAddress.map { SIPTransportEndpoint(transport: transport, address: $0) }
+        }
+    }
+
+    private func listenOnLoop(_ transport: SIPTransportProtocol, host: String, port: Int) -> EventLoopFuture<SIPTransportEndpoint> {
+        guard !isShutDown else { return eventLoop.makeFailedFuture(SIPTransportError(.shutDown, "transport is shut down")) }
+        let bound: EventLoopFuture<Channel>
+        switch transport {
+        case .udp:
+            let parser = self.parser
+            let deliver = self.onEvent
+            bound = DatagramBootstrap(group: eventLoop)
+                .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(SIPDatagramHandler(parser: parser, deliver: deliver))
+                    }
+                }
+                .bind(host: host, port: port)
+        case .tcp, .tls:
+            let tls: NIOSSLContext?
+            if transport == .tls {
+                guard let serverTLS else {
+                    return eventLoop.makeFailedFuture(
+                        SIPTransportError(.unsupportedTransport, "listening on TLS needs a server certificate"))
+                }
+                tls = serverTLS
+            } else {
+                tls = nil
+            }
+            bound = ServerBootstrap(group: eventLoop)
+                .serverChannelOption(.backlog, value: 256)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try self.configureStream(channel, transport: transport, serverTLS: tls, clientTLSHost: nil)
+                    }
+                }
+                .bind(host: host, port: port)
+        }
+        return bound.flatMapErrorThrowing { error in
+            throw SIPTransportError(.bindFailed, "\(transport) \(host):\(port): \(error)")
+        }.flatMapThrowing { channel in
+            if transport == .udp { self.udpChannel = channel } else { self.listeners[transport] = channel }
+            guard let local = channel.localAddress else { throw SIPTransportError(.bindFailed, "no local address") }
+            return SIPTransportEndpoint(transport: transport, address: local)
+        }
+    }
+
+    // MARK: - Sending
+
+    /// Sends one message's bytes to `destination`. UDP goes out of the listening socket (one is
+    /// bound on an ephemeral port if none is); TCP/TLS reuse the open connection to the
+    /// destination or open one.
+    /// - Parameters:
+    ///   - bytes: The serialized message.
+    ///   - destination: Where to.
+    ///   - serverName: For TLS, the host name the certificate must match; nil verifies the IP
+    ///     address against the certificate's IP SANs.
+    /// - Returns: A future that fails with ``SIPTransportError`` when the message could not be sent.
+    public func send(_ bytes: [UInt8], to destination: SIPTransportEndpoint, serverName: String? = nil) -> EventLoopFuture<Void> {
+        eventLoop.flatSubmit { self.sendOnLoop(bytes, to: destination, serverName: serverName) }
+    }
+
+    private func sendOnLoop(_ bytes: [UInt8], to destination: SIPTransportEndpoint, serverName: String?) -> EventLoopFuture<Void> {
+        guard !isShutDown else { return eventLoop.makeFailedFuture(SIPTransportError(.shutDown, "transport is shut down")) }
+        switch destination.transport {
+        case .udp:
+            guard bytes.count <= 65_507 else {
+                return eventLoop.makeFailedFuture(SIPTransportError(.messageTooLarge, "\(bytes.count) bytes over UDP"))
+            }
+            let socket: EventLoopFuture<Channel>
+            if let udpChannel {
+                socket = eventLoop.makeSucceededFuture(udpChannel)
+            } else {
+                let any = destination.address.protocol == .inet6 ? "::" : "0.0.0.0"
+                socket = listenOnLoop(.udp, host: any, port: 0).flatMapThrowing { _ in
+                    guard let channel = self.udpChannel else { throw SIPTransportError(.bindFailed, "no UDP socket") }
+                    return channel
+                }
+            }
+            return socket.flatMap { channel in
+                let envelope = AddressedEnvelope(remoteAddress: destination.address, data: channel.allocator.buffer(bytes: bytes))
+                return channel.writeAndFlush(envelope)
+            }.flatMapErrorThrowing { error in throw Self.sendError(error, destination) }
+        case .tcp, .tls:
+            return connection(to: destination, serverName: serverName).flatMap { channel in
+                channel.writeAndFlush(channel.allocator.buffer(bytes: bytes))
+            }.flatMapErrorThrowing { error in throw Self.sendError(error, destination) }
+        }
+    }
+
+    private static func sendError(_ error: Error, _ destination: SIPTransportEndpoint) -> SIPTransportError {
+        if let error = error as? SIPTransportError { return error }
+        return SIPTransportError(.sendFailed, "to \(destination): \(error)")
+    }
+
+    /// Whether a TCP/TLS connection to `remote` is open.
+    public func hasConnection(to remote: SIPTransportEndpoint) -> EventLoopFuture<Bool> {
+        eventLoop.submit { self.connections[remote] != nil }
+    }
+
+    /// Closes the connection to `remote`, if open.
+    public func closeConnection(to remote: SIPTransportEndpoint) -> EventLoopFuture<Void> {
+        eventLoop.flatSubmit {
+            guard let channel = self.connections[remote] else { return self.eventLoop.makeSucceededVoidFuture() }
+            return channel.close().recover { _ in }
+        }
+    }
+
+    private func connection(to destination: SIPTransportEndpoint, serverName: String?) -> EventLoopFuture<Channel> {
+        if let open = connections[destination] { return eventLoop.makeSucceededFuture(open) }
+        if let pending = pendingConnections[destination] { return pending }
+        guard connections.count < configuration.maximumConnections else {
+            return eventLoop.makeFailedFuture(SIPTransportError(.tooManyConnections, "\(connections.count) open"))
+        }
+        let transport = destination.transport
+        let tlsHost = transport == .tls ? (serverName ?? "") : nil
+        let connect = ClientBootstrap(group: eventLoop)
+            .connectTimeout(configuration.connectTimeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try self.configureStream(channel, transport: transport, serverTLS: nil, clientTLSHost: tlsHost)
+                }
+            }
+            .connect(to: destination.address)
+            .flatMap { channel -> EventLoopFuture<Channel> in
+                // For TLS, wait for the handshake so a certificate failure fails this send, not a later one.
+                guard let waiter = try? channel.pipeline.syncOperations.handler(type: SIPTLSHandshakeWaiter.self) else {
+                    return channel.eventLoop.makeSucceededFuture(channel)
+                }
+                return waiter.handshake
+            }
+            .flatMapErrorThrowing { error -> Channel in
+                if let error = error as? SIPTransportError { throw error }
+                if error is NIOSSLError || error is BoringSSLError {
+                    throw SIPTransportError(.tlsFailed, "\(destination): \(error)")
+                }
+                throw SIPTransportError(.connectFailed, "\(destination): \(error)")
+            }
+        pendingConnections[destination] = connect
+        connect.whenComplete { _ in self.pendingConnections[destination] = nil }
+        return connect
+    }
+
+    /// Builds a stream pipeline: TLS (server or client side) if asked, then the SIP framer.
+    private func configureStream(
+        _ channel: Channel, transport: SIPTransportProtocol, serverTLS: NIOSSLContext?, clientTLSHost: String?
+    ) throws {
+        if let serverTLS {
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: serverTLS))
+        } else if let clientTLSHost {
+            let isIP = (try? NIOCore.SocketAddress(ipAddress: clientTLSHost, port: 0)) != nil
+            let name = clientTLSHost.isEmpty || isIP ? nil : clientTLSHost
+            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: clientTLS, serverHostname: name))
+            try channel.pipeline.syncOperations.addHandler(SIPTLSHandshakeWaiter(promise: channel.eventLoop.makePromise()))
+        }
+        try channel.pipeline.syncOperations.addHandler(
+            IdleStateHandler(allTimeout: configuration.idleConnectionTimeout))
+        try channel.pipeline.syncOperations.addHandler(SIPIdleCloser())
+        let events = SIPStreamEvents(
+            opened: { [weak self] remote, channel in self?.connectionOpened(remote, channel) },
+            closed: { [weak self] remote, channel, error in self?.connectionClosed(remote, channel, error) },
+            deliver: onEvent
+        )
+        try channel.pipeline.syncOperations.addHandler(
+            SIPStreamHandler(transport: transport, parser: parser, events: events))
+    }
+
+    private func connectionOpened(_ remote: SIPTransportEndpoint, _ channel: Channel) {
+        guard !isShutDown, connections.count < configuration.maximumConnections else {
+            channel.close(promise: nil)
+            return
+        }
+        connections[remote] = channel
+    }
+
+    private func connectionClosed(_ remote: SIPTransportEndpoint, _ channel: Channel, _ error: SIPTransportError?) {
+        guard connections[remote] === channel else { return }
+        connections[remote] = nil
+        onEvent(.connectionClosed(remote: remote, error: error))
+    }
+
+    // MARK: - Keep-alives and shutdown
+
+    /// Sends an RFC 5626 keep-alive to `remote` every `interval`: CRLFCRLF on TCP/TLS (the server
+    /// answers CRLF), CRLF on UDP (keeps NAT bindings open). Cancel the returned task to stop.
+    public func startKeepAlives(to remote: SIPTransportEndpoint, every interval: TimeAmount) -> RepeatedTask {
+        eventLoop.scheduleRepeatedAsyncTask(initialDelay: interval, delay: interval) { _ in
+            let ping: [UInt8] = remote.transport == .udp ? [0x0D, 0x0A] : [0x0D, 0x0A, 0x0D, 0x0A]
+            return self.sendOnLoop(ping, to: remote, serverName: nil).recover { _ in }
+        }
+    }
+
+    /// Closes every socket. Later sends fail with `.shutDown`.
+    public func shutdown() -> EventLoopFuture<Void> {
+        eventLoop.flatSubmit {
+            self.isShutDown = true
+            var channels = Array(self.connections.values) + Array(self.listeners.values)
+            if let udp = self.udpChannel { channels.append(udp) }
+            self.connections = [:]
+            self.listeners = [:]
+            self.udpChannel = nil
+            let closes = channels.map { $0.close().recover { _ in } }
+            return EventLoopFuture.andAllComplete(closes, on: self.eventLoop)
+        }
+    }
+}
