@@ -1,0 +1,176 @@
+import NIOCore
+import VoiceMedia
+
+extension SIPUserAgent {
+    // MARK: - Public call control
+
+    /// Places a call to `remote` with an SDP offer. Extra headers (e.g. `X-` headers) go on the INVITE.
+    /// - Returns: The call's handle; its progress arrives as ``SIPUserAgentEvent/call(_:_:)`` events.
+    public func call(_ remote: SIPURI, displayName: String? = nil, headers: [(String, String)] = []) -> EventLoopFuture<SIPCallHandle> {
+        let headers = headers.map { SIPHeaderPair(name: $0.0, value: $0.1) }
+        return eventLoop.submit {
+            let port = try SIPMediaPortReservation.reserve(host: self.configuration.media.address)
+            var rng = SystemRandomNumberGenerator()
+            var session = SIPInviteSession(
+                outgoingTo: SIPNameAddress(displayName: displayName, uri: remote), requestURI: remote,
+                extraHeaders: headers.map { ($0.name, $0.value) }, configuration: self.sessionConfiguration(mediaPort: port),
+                using: &rng)
+            let actions = session.start(now: self.now)
+            let handle = self.register(session, mediaPort: port)
+            self.performCall(actions, handle: handle)
+            return handle
+        }
+    }
+
+    /// The local RTP port of a call (what its SDP announces).
+    public func mediaPort(of handle: SIPCallHandle) -> EventLoopFuture<UInt16?> {
+        eventLoop.submit { self.calls[handle]?.mediaPort }
+    }
+
+    /// Sends 180 Ringing for an incoming call.
+    public func ring(_ handle: SIPCallHandle) { mutateCall(handle) { $0.ring(now: $1) } }
+
+    /// Answers an incoming call with 200 OK and the SDP answer.
+    public func accept(_ handle: SIPCallHandle) { mutateCall(handle) { $0.accept(now: $1) } }
+
+    /// Rejects an incoming call (e.g. 486 Busy Here, 603 Decline).
+    public func reject(_ handle: SIPCallHandle, statusCode: Int) { mutateCall(handle) { $0.reject(statusCode: statusCode, now: $1) } }
+
+    /// Ends a call: CANCEL while an outgoing call rings, 487/603 for an unanswered incoming one, BYE once confirmed.
+    public func hangUp(_ handle: SIPCallHandle) { eventLoop.execute { self.performHangUp(handle) } }
+
+    /// Puts the call on hold with a re-INVITE (`a=sendonly`).
+    public func hold(_ handle: SIPCallHandle) { mutateCall(handle) { $0.hold(now: $1) } }
+
+    /// Resumes a held call with a re-INVITE (`a=sendrecv`).
+    public func resume(_ handle: SIPCallHandle) { mutateCall(handle) { $0.resume(now: $1) } }
+
+    /// Sends an INFO in the call's dialog (application/json up to 10 KB, application/dtmf-relay).
+    public func sendInfo(_ handle: SIPCallHandle, contentType: String, body: [UInt8]) -> EventLoopFuture<Void> {
+        eventLoop.submit {
+            guard var call = self.calls[handle] else { throw SIPUserAgentError.noSuchCall }
+            let actions = try call.session.sendInfo(contentType: contentType, body: body, now: self.now)
+            self.calls[handle] = call
+            self.performCall(actions, handle: handle)
+        }
+    }
+
+    func performHangUp(_ handle: SIPCallHandle) {
+        guard var call = calls[handle] else { return }
+        let actions = call.session.hangUp(now: now)
+        calls[handle] = call
+        performCall(actions, handle: handle)
+    }
+
+    private func mutateCall(_ handle: SIPCallHandle, _ body: @escaping @Sendable (inout SIPInviteSession, MediaTime) -> [SIPInviteSessionAction]) {
+        eventLoop.execute {
+            guard var call = self.calls[handle] else { return }
+            let actions = body(&call.session, self.now)
+            self.calls[handle] = call
+            self.performCall(actions, handle: handle)
+        }
+    }
+
+    // MARK: - Session plumbing
+
+    func sessionConfiguration(mediaPort: UInt16) -> SIPInviteSession.Configuration {
+        var capabilities = configuration.media
+        capabilities.port = mediaPort
+        var identity = configuration.identity
+        identity.parameters.set("tag", nil)
+        return SIPInviteSession.Configuration(
+            localIdentity: identity, contact: contactURI, via: viaTemplate, capabilities: capabilities,
+            credentials: configuration.credentials, userAgent: configuration.userAgent,
+            t1: configuration.transactionConfiguration.t1)
+    }
+
+    private func register(_ session: SIPInviteSession, mediaPort: UInt16) -> SIPCallHandle {
+        let handle = SIPCallHandle(id: nextCallID)
+        nextCallID += 1
+        let key = Self.routingKey(callID: session.callID, localTag: session.localTag)
+        calls[handle] = SIPUserAgentCall(session: session, mediaPort: mediaPort, routingKey: key)
+        callsByDialog[key] = handle
+        return handle
+    }
+
+    func acceptIncomingInvite(_ invite: SIPRequest, key: SIPTransactionKey) {
+        let port: UInt16
+        do {
+            port = try SIPMediaPortReservation.reserve(host: configuration.media.address)
+        } catch {
+            sendResponse(SIPResponse(replyingTo: invite, statusCode: 503))
+            return
+        }
+        var rng = SystemRandomNumberGenerator()
+        let session = SIPInviteSession(incoming: invite, configuration: sessionConfiguration(mediaPort: port), using: &rng)
+        let handle = register(session, mediaPort: port)
+        callsByServerInvite[key] = handle
+        onEvent(.incomingCall(handle, invite: invite, mediaPort: port))
+    }
+
+    static func routingKey(callID: String, localTag: String) -> String { callID + "\u{0}" + localTag }
+
+    /// The call an in-dialog request belongs to: Call-ID and our tag (the request's To tag).
+    func callForRequest(_ request: SIPRequest) -> SIPCallHandle? {
+        guard let callID = try? request.headers.callID(), let tag = try? request.headers.to().tag else { return nil }
+        return callsByDialog[Self.routingKey(callID: callID, localTag: tag)]
+    }
+
+    /// The call a response belongs to: Call-ID and our tag (the response's From tag).
+    func callForResponse(_ response: SIPResponse) -> SIPCallHandle? {
+        guard let callID = try? response.headers.callID(), let tag = try? response.headers.from().tag else { return nil }
+        return callsByDialog[Self.routingKey(callID: callID, localTag: tag)]
+    }
+
+    func callReceived(_ request: SIPRequest, handle: SIPCallHandle) {
+        guard var call = calls[handle] else { return }
+        let actions = call.session.receiveRequest(request, now: now)
+        calls[handle] = call
+        performCall(actions, handle: handle)
+    }
+
+    /// Performs a session's actions; drops the call once it reports termination.
+    func performCall(_ actions: [SIPInviteSessionAction], handle: SIPCallHandle) {
+        for action in actions {
+            switch action {
+            case .sendRequest(let request):
+                sendRequest(request, owner: .call(handle))
+            case .sendACK(let ack):
+                sendACK(ack)
+            case .sendResponse(let response):
+                sendResponse(response)
+            case .startTimer(let timer, let after):
+                calls[handle]?.timers[timer]?.cancel()
+                calls[handle]?.timers[timer] = eventLoop.scheduleTask(in: .nanoseconds(max(0, after.nanoseconds))) {
+                    self.calls[handle]?.timers[timer] = nil
+                    guard var call = self.calls[handle] else { return }
+                    let actions = call.session.timerFired(timer, now: self.now)
+                    self.calls[handle] = call
+                    self.performCall(actions, handle: handle)
+                }
+            case .cancelTimer(let timer):
+                calls[handle]?.timers[timer]?.cancel()
+                calls[handle]?.timers[timer] = nil
+            case .event(let event):
+                onEvent(.call(handle, event))
+                if case .terminated = event { scheduleCallRemoval(handle) }
+            }
+        }
+    }
+
+    /// Keeps a terminated call around for 64·T1 so late retransmissions still find their dialog, then drops it.
+    private func scheduleCallRemoval(_ handle: SIPCallHandle) {
+        let linger = configuration.transactionConfiguration.transactionTimeout
+        eventLoop.scheduleTask(in: .nanoseconds(linger.nanoseconds)) {
+            guard let call = self.calls.removeValue(forKey: handle) else { return }
+            for timer in call.timers.values { timer.cancel() }
+            self.callsByDialog[call.routingKey] = nil
+        }
+    }
+}
+
+/// A header name and value, Sendable for hopping onto the event loop.
+struct SIPHeaderPair: Sendable {
+    var name: String
+    var value: String
+}

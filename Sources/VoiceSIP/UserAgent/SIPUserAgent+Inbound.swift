@@ -1,0 +1,132 @@
+import NIOCore
+import VoiceMedia
+
+extension SIPUserAgent {
+    /// Entry point for everything the transport reports (on the event loop).
+    func handleTransportEvent(_ event: SIPTransportEvent) {
+        guard !isShutDown else { return }
+        switch event {
+        case .received(.request(var request), let source):
+            logger.trace("recv \(source)\n\(String(decoding: SIPMessage.request(request).serialized(), as: UTF8.self))")
+            guard let stamped = try? SIPViaStamping.stampReceived(request, sourceHost: source.host, sourcePort: source.port) else {
+                return
+            }
+            request = stamped
+            receiveRequest(request, source: source)
+        case .received(.response(let response), let source):
+            logger.trace("recv \(source)\n\(String(decoding: SIPMessage.response(response).serialized(), as: UTF8.self))")
+            receiveResponse(response, source: source)
+        case .malformed(let error, let bytes, let source):
+            logger.debug("malformed message from \(source): \(error)")
+            if let response = coreResponder.answer(malformed: bytes, error: error, toTag: SIPIdentifierGenerator.tag()) {
+                sendStateless(.response(response), to: responseDestination(response, peer: source))
+            }
+        case .connectionClosed(let remote, let error):
+            logger.debug("connection to \(remote) closed: \(error.map { "\($0)" } ?? "orderly")")
+        }
+    }
+
+    private func receiveResponse(_ response: SIPResponse, source: SIPTransportEndpoint) {
+        guard let via = try? response.headers.topVia(), let branch = via.branch, let cseq = try? response.headers.cseq() else {
+            return
+        }
+        let payload = SIPTransactionPayload(.response(response), peer: source)
+        switch table.receiveResponse(payload, statusCode: response.statusCode, branch: branch, cseqMethod: cseq.method.rawValue, now: now) {
+        case .matched(let outputs):
+            perform(outputs)
+        case .unmatched:
+            // A 2xx retransmission for an INVITE whose transaction is gone: the dialog re-ACKs it.
+            if cseq.method == .invite, (200..<300).contains(response.statusCode), let handle = callForResponse(response) {
+                deliverResponse(response, owner: .call(handle))
+            }
+        }
+    }
+
+    private func receiveRequest(_ request: SIPRequest, source: SIPTransportEndpoint) {
+        guard let via = try? request.headers.topVia(), let cseq = try? request.headers.cseq() else { return }
+        let identity = SIPTransactionRequestIdentity(
+            method: request.method.rawValue, branch: via.branch, sentByHost: via.host, sentByPort: via.port,
+            transport: via.transport,
+            legacy: .init(
+                requestURI: request.uri.description, callID: (try? request.headers.callID()) ?? "",
+                fromTag: try? request.headers.from().tag, cseqNumber: cseq.sequence))
+        let payload = SIPTransactionPayload(.request(request), peer: source)
+        do {
+            switch try table.receiveRequest(payload, identity: identity, reliableTransport: source.transport.isReliable, now: now) {
+            case .created(_, let outputs), .matched(_, let outputs):
+                perform(outputs)
+            case .unmatchedACK:
+                if let handle = callForRequest(request) { callReceived(request, handle: handle) }
+            }
+        } catch {
+            // Table full or an unusable Via: answer statelessly so the peer is not left waiting.
+            var response = SIPResponse(replyingTo: request, statusCode: 503)
+            response.headers.add("Retry-After", "5")
+            sendStateless(.response(response), to: responseDestination(response, peer: source))
+        }
+    }
+
+    /// A new request from a server transaction: to its call, a new call, or the core responder.
+    func deliverRequest(_ request: SIPRequest, key: SIPTransactionKey, source: SIPTransportEndpoint) {
+        if request.method == .cancel {
+            if let inviteKey = table.inviteTransaction(cancelledBy: key), let handle = callsByServerInvite[inviteKey] {
+                callReceived(request, handle: handle)
+            } else {
+                sendResponse(SIPResponse(replyingTo: request, statusCode: 481))
+            }
+            return
+        }
+        let existing = callForRequest(request)
+        switch coreResponder.answer(request, dialogExists: existing != nil, toTag: SIPIdentifierGenerator.tag()) {
+        case .respond(let response):
+            sendResponse(response)
+            return
+        case .drop:
+            return
+        case .passOn:
+            break
+        }
+        if let existing {
+            callReceived(request, handle: existing)
+        } else if request.method == .invite {
+            acceptIncomingInvite(request, key: key)
+        } else {
+            sendResponse(SIPResponse(replyingTo: request, statusCode: 481))
+        }
+    }
+
+    /// A response from a client transaction, to whoever sent the request.
+    func deliverResponse(_ response: SIPResponse, owner: SIPTransactionOwner) {
+        switch owner {
+        case .call(let handle):
+            guard var call = calls[handle] else { return }
+            let actions = call.session.receiveResponse(response, now: now)
+            calls[handle] = call
+            performCall(actions, handle: handle)
+        case .registration:
+            guard var registration else { return }
+            let actions = registration.receiveResponse(response, now: now)
+            self.registration = registration
+            performRegistration(actions)
+        case .none:
+            break
+        }
+    }
+
+    func failRequest(_ request: SIPRequest, owner: SIPTransactionOwner, failure: SIPFailure) {
+        switch owner {
+        case .call(let handle):
+            guard var call = calls[handle], let cseq = try? request.headers.cseq() else { return }
+            let actions = call.session.requestFailed(method: request.method, cseq: cseq.sequence, failure: failure, now: now)
+            calls[handle] = call
+            performCall(actions, handle: handle)
+        case .registration:
+            guard var registration else { return }
+            let actions = registration.requestFailed(failure: failure, now: now)
+            self.registration = registration
+            performRegistration(actions)
+        case .none:
+            break
+        }
+    }
+}

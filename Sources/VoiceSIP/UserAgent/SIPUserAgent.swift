@@ -1,0 +1,139 @@
+import Logging
+import NIOCore
+import NIOPosix
+import VoiceMedia
+
+/// A SIP user agent: binds the transport layer, the transaction table, registration and INVITE
+/// sessions, and performs what those pure state machines ask (send, start timers, report).
+///
+/// Every piece of state lives on the transport's event loop; public methods may be called from
+/// any thread and hop onto it. Events are delivered on that loop through `onEvent`; keep the
+/// handler short and hop elsewhere for real work.
+public final class SIPUserAgent: @unchecked Sendable {
+    // @unchecked: all stored vars are touched on `eventLoop` only.
+
+    /// The configuration.
+    public let configuration: SIPUserAgentConfiguration
+    /// The loop everything runs on.
+    public var eventLoop: EventLoop { transport.eventLoop }
+
+    let transport: SIPTransportLayer
+    let logger: Logger
+    let clock: any MediaClock
+    let resolver: SIPTargetResolver
+    let onEvent: @Sendable (SIPUserAgentEvent) -> Void
+    var table: SIPTransactionTable<SIPTransactionPayload>
+    var tableTimer: Scheduled<Void>?
+    var tableTimerDeadline: MediaTime?
+    var localEndpoint: SIPTransportEndpoint?
+    var clientOwners: [SIPTransactionKey: SIPTransactionOwner] = [:]
+    var calls: [SIPCallHandle: SIPUserAgentCall] = [:]
+    var callsByDialog: [String: SIPCallHandle] = [:]
+    var callsByServerInvite: [SIPTransactionKey: SIPCallHandle] = [:]
+    var nextCallID = 1
+    var registration: SIPRegistration?
+    var registrationTimers: [SIPRegistrationTimer: Scheduled<Void>] = [:]
+    var keepAlive: RepeatedTask?
+    let coreResponder = SIPCoreResponder(
+        configuration: .init(allowedMethods: [.invite, .ack, .cancel, .bye, .options, .info], serverName: nil))
+    var isShutDown = false
+
+    /// Creates a user agent; call ``start()`` to bind its transport.
+    /// - Parameters:
+    ///   - configuration: Identity, transport, credentials, media capabilities.
+    ///   - group: The event loop group the transport runs on.
+    ///   - logger: Where signaling is logged (messages at trace level).
+    ///   - onEvent: Called on the event loop for registration changes, incoming calls and call events.
+    public init(
+        configuration: SIPUserAgentConfiguration,
+        group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "voice.sip"),
+        onEvent: @escaping @Sendable (SIPUserAgentEvent) -> Void
+    ) throws(SIPTransportError) {
+        self.configuration = configuration
+        self.logger = logger
+        self.clock = MonotonicMediaClock()
+        self.resolver = SIPTargetResolver(defaultTransport: configuration.transport)
+        self.onEvent = onEvent
+        self.table = SIPTransactionTable(configuration: configuration.transactionConfiguration)
+        let box = SIPWeakBox<SIPUserAgent>()
+        self.transport = try SIPTransportLayer(
+            group: group, configuration: configuration.transportConfiguration, logger: logger,
+            onEvent: { event in box.value?.handleTransportEvent(event) })
+        box.value = self
+    }
+
+    /// Binds the configured transport. UDP and TCP also get a listener; TLS listens only when
+    /// the transport configuration has a server certificate.
+    /// - Returns: The bound local endpoint (its port is what Contact and Via carry).
+    public func start() -> EventLoopFuture<SIPTransportEndpoint> {
+        transport.listen(configuration.transport, host: configuration.listenHost, port: configuration.listenPort)
+            .flatMapError { error in
+                // A TLS client without a certificate still works: it only opens connections.
+                guard self.configuration.transport == .tls, (error as? SIPTransportError)?.kind == .unsupportedTransport else {
+                    return self.eventLoop.makeFailedFuture(error)
+                }
+                let address = try? NIOCore.SocketAddress(ipAddress: self.configuration.listenHost, port: 0)
+                guard let address else { return self.eventLoop.makeFailedFuture(error) }
+                return self.eventLoop.makeSucceededFuture(SIPTransportEndpoint(transport: .tls, address: address))
+            }
+            .map { endpoint in
+                self.localEndpoint = endpoint
+                return endpoint
+            }
+    }
+
+    /// Ends every call with BYE/CANCEL where possible, unregisters nothing, and closes the sockets.
+    public func shutdown() -> EventLoopFuture<Void> {
+        eventLoop.flatSubmit {
+            for handle in Array(self.calls.keys) { self.performHangUp(handle) }
+            self.isShutDown = true
+            self.keepAlive?.cancel()
+            self.tableTimer?.cancel()
+            for timer in self.registrationTimers.values { timer.cancel() }
+            for call in self.calls.values { for timer in call.timers.values { timer.cancel() } }
+            // Give the last BYEs a moment on the wire before closing.
+            return self.eventLoop.scheduleTask(in: .milliseconds(50)) {}.futureResult.flatMap {
+                self.transport.shutdown()
+            }
+        }
+    }
+
+    // MARK: - Addresses we advertise
+
+    /// Our Contact URI: identity user at the bound address, with `transport=` for TCP/TLS.
+    var contactURI: SIPURI {
+        let endpoint = localEndpoint
+        var uri = SIPURI(
+            scheme: configuration.transport == .tls ? .sips : .sip,
+            user: configuration.identity.uri.user,
+            host: endpoint?.host ?? configuration.listenHost,
+            port: endpoint?.port)
+        if configuration.transport != .udp { uri.parameters.set("transport", configuration.transport.uriParameter) }
+        return uri
+    }
+
+    /// The top Via template: our transport and sent-by, asking for rport (RFC 3581).
+    var viaTemplate: SIPVia {
+        let endpoint = localEndpoint
+        var via = SIPVia(
+            transport: configuration.transport.rawValue, host: endpoint?.hostForURI ?? configuration.listenHost,
+            port: endpoint?.port)
+        via.parameters.set("rport", nil)
+        return via
+    }
+
+    var now: MediaTime { clock.now() }
+}
+
+/// Who started a client transaction, to route its responses and failures.
+enum SIPTransactionOwner: Sendable {
+    case call(SIPCallHandle)
+    case registration
+    case none
+}
+
+/// A weak reference usable from a Sendable closure.
+final class SIPWeakBox<T: AnyObject>: @unchecked Sendable {
+    weak var value: T?
+}

@@ -1,0 +1,9 @@
+/// Misuse of the user agent's API.
+public enum SIPUserAgentError: Error, Sendable, Equatable {
+    /// The call handle is unknown or the call has ended.
+    case noSuchCall
+    /// No local UDP port could be reserved for media.
+    case noMediaPort(String)
+    /// No registrar is configured and the identity has no domain.
+    case noRegistrar
+}
