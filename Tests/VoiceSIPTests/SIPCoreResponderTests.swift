@@ -222,6 +222,17 @@ final class SIPCoreResponderTests: XCTestCase {
             responder.answer(malformed: wire(badvers.text), error: SIPParseError(.versionNotSupported, "x"), toTag: "uas1"))
         XCTAssertEqual(version.statusCode, 505)
         XCTAssertEqual(version.headers["Via"], ["SIP/7.0/UDP c.example.com;branch=z9hG4bKkdjuw"])
+
+        // RFC 4475 §3.3.8 multi01: repeated single-valued fields; the first of each is answered.
+        let multi = try XCTUnwrap(RFC4475.invalid.first { $0.name == "multi01" })
+        let repeated = try XCTUnwrap(
+            responder.answer(malformed: wire(multi.text), error: SIPParseError(.duplicateHeader, "x"), toTag: "uas1"))
+        XCTAssertEqual(
+            fields(repeated),
+            [
+                "Via: SIP/2.0/UDP 192.0.2.25;branch=z9hG4bKkdjuw", "CSeq: 5 INVITE", "Call-ID: multi01.98asdh@192.0.2.1",
+                "From: sip:caller@example.com;tag=3413415", "To: <sip:user@example.com>;tag=uas1", "Content-Length: 0",
+            ])
     }
 
     func testMalformedInputThatCannotBeAnswered() {
@@ -231,7 +242,7 @@ final class SIPCoreResponderTests: XCTestCase {
             "garbage without line end",
             "SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP a.example.com\r\nFrom: <sip:a@b>;tag=1\r\nTo: <sip:a@b>\r\nCall-ID: x\r\nCSeq: 1 INVITE\r\n\r\n",
             "ACK sip:a@b SIP/2.0\r\nVia: SIP/2.0/UDP a.example.com\r\nFrom: <sip:a@b>;tag=1\r\nTo: <sip:a@b>\r\nCall-ID: x\r\nCSeq: 1 ACK\r\n\r\n",
-            "INVITE sip:a@b SIP/2.0\r\nVia: SIP/2.0/UDP a.example.com\r\nFrom: <sip:a@b>;tag=1\r\nTo: <sip:a@b>\r\nTo: <sip:c@d>\r\nCall-ID: x\r\nCSeq: 1 INVITE\r\n\r\n",
+            "INVITE sip:a@b SIP/2.0\r\nVia: SIP/2.0/UDP a.example.com\r\nFrom: <sip:a@b>;tag=1\r\nCall-ID: x\r\nCSeq: 1 INVITE\r\n\r\n",
             "INVITE sip:a@b SIP/2.0\r\nVia: SIP/2.0/UDP a.example.com\r\nFrom: <sip:a@b>;tag=1\r\nTo: <sip:a@b>\r\nCall-ID: x\r\nCSeq: 1 ACK\r\n\r\n",
             "INVITE sip:a@b SIP/2.0\r\nVia: garbage\r\nFrom: <sip:a@b>;tag=1\r\nTo: <sip:a@b>\r\nCall-ID: x\r\nCSeq: 1 INVITE\r\n\r\n",
             "<<>> sip:a@b SIP/2.0\r\nVia: SIP/2.0/UDP a.example.com\r\nFrom: <sip:a@b>;tag=1\r\nTo: <sip:a@b>\r\nCall-ID: x\r\nCSeq: 1 INVITE\r\n\r\n",

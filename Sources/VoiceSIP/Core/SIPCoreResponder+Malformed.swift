@@ -9,10 +9,10 @@ extension SIPCoreResponder {
     /// address one.
     ///
     /// The bytes must start with a request line whose method is a token other than ACK (a
-    /// response or an ACK is never answered), and hold a Via whose first value parses, and one
-    /// each of From, To, Call-ID and a CSeq that parses. Those fields (and Timestamp) are
-    /// copied as received; every other line may be broken. Otherwise the result is nil: drop
-    /// the message.
+    /// response or an ACK is never answered), and hold a Via whose first value parses, a From,
+    /// a To, a Call-ID and a CSeq that parses. Every Via and the first of each of the others
+    /// (and of Timestamp) are copied as received; every other line may be broken or repeated.
+    /// Otherwise the result is nil: drop the message.
     ///
     /// - Parameters:
     ///   - bytes: the datagram or framed message as received.
@@ -44,14 +44,16 @@ extension SIPCoreResponder {
         }
 
         var headers = SIPHeaders()
-        for field in fields where Self.salvagedNames.contains(SIPHeaders.canonicalName(field.name)) {
-            guard let value = SIPGrammar.utf8String(SIPGrammar.trim(ArraySlice(field.value))), !value.isEmpty else {
-                continue
-            }
+        for field in fields {
+            let name = SIPHeaders.canonicalName(field.name)
+            // Every Via; the first of the single-valued fields (RFC 4475 §3.3.8 repeats them).
+            guard Self.salvagedNames.contains(name), name == "via" || !headers.contains(name),
+                let value = SIPGrammar.utf8String(SIPGrammar.trim(ArraySlice(field.value))), !value.isEmpty
+            else { continue }
             headers.add(field.name, value)
         }
         guard let topVia = try? headers.values("via").first, Self.isAddressable(topVia),
-            headers["from"].count == 1, headers["to"].count == 1, headers["call-id"].count == 1,
+            headers.contains("from"), headers.contains("to"), headers.contains("call-id"),
             let cseq = try? headers.cseq(), cseq.method != .ack
         else { return nil }
 
