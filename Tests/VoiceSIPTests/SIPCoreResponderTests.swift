@@ -107,7 +107,8 @@ final class SIPCoreResponderTests: XCTestCase {
         XCTAssertEqual(fields(answer), commonFields(method: "INVITE") + ["Unsupported: 100rel, foo, timer", "Content-Length: 0"])
 
         let partly = SIPCoreResponder(configuration: .init(supportedExtensions: ["100rel", "timer"]))
-        let partial = try response(partly.answer(try request("INVITE", extra: ["Require: 100rel, foo"]), dialogExists: false, toTag: "uas1"))
+        let partial = try response(
+            partly.answer(try request("INVITE", extra: ["Require: 100rel, foo"]), dialogExists: false, toTag: "uas1"))
         XCTAssertEqual(partial.headers["Unsupported"], ["foo"])
         XCTAssertEqual(partly.answer(try request("INVITE", extra: ["Require: timer"]), dialogExists: false, toTag: "uas1"), .passOn)
         // CANCEL's Require is not checked (RFC 3261 §8.2.2.3).
@@ -252,7 +253,8 @@ final class SIPCoreResponderTests: XCTestCase {
         }
         // Size limits: too large, too many header lines.
         XCTAssertNil(responder.answer(malformed: [UInt8](repeating: 0x41, count: 70_000), error: error, toTag: "t"))
-        let many = "INVITE sip:a@b SIP/2.0\r\n" + String(repeating: "X-A: 1\r\n", count: 300)
+        let many =
+            "INVITE sip:a@b SIP/2.0\r\n" + String(repeating: "X-A: 1\r\n", count: 300)
             + "Via: SIP/2.0/UDP a.example.com\r\nFrom: <sip:a@b>;tag=1\r\nTo: <sip:a@b>\r\nCall-ID: x\r\nCSeq: 1 INVITE\r\n\r\n"
         XCTAssertNil(responder.answer(malformed: Array(many.utf8), error: error, toTag: "t"))
     }

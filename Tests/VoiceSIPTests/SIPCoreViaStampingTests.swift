@@ -61,11 +61,17 @@ final class SIPCoreViaStampingTests: XCTestCase {
 
     func testOnlyTheTopViaOfAJoinedFieldChanges() throws {
         let received = try request(
-            via: ["SIP/2.0/UDP a.example.com;branch=z9hG4bKa;received=10.0.0.1, SIP/2.0/TCP b.example.com;branch=z9hG4bKb", "SIP/2.0/UDP c.example.com"])
+            via: [
+                "SIP/2.0/UDP a.example.com;branch=z9hG4bKa;received=10.0.0.1, SIP/2.0/TCP b.example.com;branch=z9hG4bKb",
+                "SIP/2.0/UDP c.example.com",
+            ])
         let stamped = try SIPViaStamping.stampReceived(received, sourceHost: "203.0.113.5", sourcePort: 5060)
         XCTAssertEqual(
             stamped.headers["Via"],
-            ["SIP/2.0/UDP a.example.com;branch=z9hG4bKa;received=203.0.113.5, SIP/2.0/TCP b.example.com;branch=z9hG4bKb", "SIP/2.0/UDP c.example.com"])
+            [
+                "SIP/2.0/UDP a.example.com;branch=z9hG4bKa;received=203.0.113.5, SIP/2.0/TCP b.example.com;branch=z9hG4bKb",
+                "SIP/2.0/UDP c.example.com",
+            ])
     }
 
     func testMissingOrBrokenViaThrows() throws {

@@ -67,7 +67,7 @@ extension SIPCoreResponder {
         do throws(SIPParseError) {
             _ = try SIPVia(parsing: via)
             return true
-        } catch where error.kind == .versionNotSupported {
+        } catch  where error.kind == .versionNotSupported {
             var reader = SIPTextReader(via)
             reader.skipWhitespace()
             guard reader.consumeCaseInsensitive("SIP/") else { return false }
