@@ -1,0 +1,240 @@
+import VoiceMedia
+
+// The caller's side, and responses to every request we send.
+extension SIPInviteSession {
+    /// Sends the INVITE with our SDP offer. Only in ``SIPInviteSessionState/idle`` (UAC).
+    public mutating func start(now: MediaTime) -> [SIPInviteSessionAction] {
+        guard role == .uac, state == .idle else { return [] }
+        let offer: SDPSessionDescription
+        do throws(SDPNegotiationError) {
+            offer = try offerAnswer.makeOffer(direction: wantedDirection)
+        } catch {
+            return terminate(.mediaNegotiationFailed(error))
+        }
+        let request = makeInitialInvite(sequence: nextSequence, body: Array(offer.text.utf8), authorization: [])
+        nextSequence += 1
+        invite = request
+        state = .calling
+        return [send(request, as: .invite)]
+    }
+
+    /// Handles a response to one of our requests: provisionals and finals of the INVITE,
+    /// re-INVITE, BYE, INFO and CANCEL, and 2xx retransmissions (answered with the same ACK).
+    public mutating func receiveResponse(_ response: SIPResponse, now: MediaTime) -> [SIPInviteSessionAction] {
+        guard let cseq = try? response.headers.cseq() else { return [] }
+        let key = RequestKey(sequence: cseq.sequence, method: cseq.method)
+        guard let pending = outstanding[key] else {
+            // A 2xx retransmission (or a 2xx from another fork after ours): re-ACK what we acked.
+            if cseq.method == .invite, (200..<300).contains(response.statusCode), let ack = acks[cseq.sequence],
+                (try? response.headers.to().tag) == dialog?.id.remoteTag
+            {
+                return [.sendACK(ack)]
+            }
+            return []
+        }
+        if response.statusCode >= 200 { outstanding[key] = nil }
+        switch pending.purpose {
+        case .invite: return inviteResponse(response, to: pending.request, sequence: cseq.sequence, now: now)
+        case .reinvite(let modification):
+            return reinviteResponse(response, to: pending.request, modification: modification, sequence: cseq.sequence, now: now)
+        case .bye:
+            guard response.statusCode >= 200 else { return [] }
+            if let retry = authenticate(response, request: pending.request, purpose: .bye) { return retry }
+            return terminate(.localHangUp)
+        case .info:
+            guard response.statusCode >= 200 else { return [] }
+            if let retry = authenticate(response, request: pending.request, purpose: .info) { return retry }
+            return [.event(.infoResult(cseq: cseq.sequence, statusCode: response.statusCode))]
+        case .cancel:
+            return []
+        }
+    }
+
+    /// Handles the failure of one of our client transactions (Timer B/F, transport error).
+    public mutating func requestFailed(method: SIPMethod, cseq: UInt32, failure: SIPFailure, now: MediaTime)
+        -> [SIPInviteSessionAction]
+    {
+        guard let pending = outstanding.removeValue(forKey: RequestKey(sequence: cseq, method: method)) else { return [] }
+        switch pending.purpose {
+        case .invite:
+            return terminate(cancelSent ? .cancelledByLocal : .failed(failure))
+        case .reinvite:
+            // §12.2.1.2: a timed-out request in a dialog ends it.
+            offerAnswer.rollbackOffer()
+            var actions: [SIPInviteSessionAction] = []
+            if let bye = makeDialogRequest(.bye) { actions.append(send(bye, as: .bye)) }
+            return actions + terminate(.failed(failure))
+        case .bye:
+            return terminate(.localHangUp)
+        case .info:
+            return [.event(.infoResult(cseq: cseq, statusCode: 408))]
+        case .cancel:
+            return []
+        }
+    }
+
+    /// Ends the call in whatever way its state needs: CANCEL (UAC, once a provisional arrived,
+    /// §9.1), 603 (UAS before answering), BYE (confirmed; as UAS after the ACK, §15).
+    public mutating func hangUp(now: MediaTime) -> [SIPInviteSessionAction] {
+        switch state {
+        case .idle:
+            return terminate(.localHangUp)
+        case .calling, .early:
+            if role == .uas { return reject(statusCode: 603, now: now, reason: .localHangUp) }
+            guard !cancelWanted else { return [] }
+            cancelWanted = true
+            state = .terminating
+            return provisionalReceived ? sendCancel() : []
+        case .incoming:
+            return reject(statusCode: 603, now: now, reason: .localHangUp)
+        case .connecting:
+            byeAfterACK = true
+            state = .terminating
+            return []
+        case .confirmed:
+            return sendBye()
+        case .terminating, .terminated:
+            return []
+        }
+    }
+
+    mutating func sendBye() -> [SIPInviteSessionAction] {
+        state = .terminating
+        var actions: [SIPInviteSessionAction] = []
+        for timer in [SIPInviteSessionTimer.glareRetry, .okRetransmission, .ackTimeout] where runningTimers.contains(timer) {
+            actions.append(cancelTimer(timer))
+        }
+        glareRetry = nil
+        pendingOK = nil
+        guard let bye = makeDialogRequest(.bye) else { return actions + terminate(.localHangUp) }
+        return actions + [send(bye, as: .bye)]
+    }
+
+    mutating func sendCancel() -> [SIPInviteSessionAction] {
+        guard let invite, !cancelSent else { return [] }
+        cancelSent = true
+        let cancel = Self.makeCancel(for: invite, userAgent: configuration.userAgent)
+        return [send(cancel, as: .cancel), startTimer(.cancelTimeout, after: MediaTime(nanoseconds: configuration.t1.nanoseconds * 64))]
+    }
+
+    /// Answers a 401/407 to `request` by resending it with credentials and a new CSeq; nil when
+    /// the response is no challenge. A failed answer ends the session for an INVITE.
+    mutating func authenticate(_ response: SIPResponse, request: SIPRequest, purpose: Purpose) -> [SIPInviteSessionAction]? {
+        guard response.statusCode == 401 || response.statusCode == 407 else {
+            if response.statusCode >= 200 { authenticator.requestWasAccepted() }
+            return nil
+        }
+        let origin: SIPAuthChallengeOrigin = response.statusCode == 401 ? .server : .proxy
+        let challenges = origin == .server ? response.headers.wwwAuthenticate : response.headers.proxyAuthenticate
+        let headers: [SIPAuthorizationHeader]
+        do throws(SIPAuthError) {
+            headers = try authenticator.answer(
+                challenges: challenges, origin: origin, method: request.method.rawValue, uri: request.uri.description,
+                body: request.body)
+        } catch {
+            switch purpose {
+            case .invite: return terminate(.failed(SIPFailure(error)))
+            case .bye: return terminate(.localHangUp)
+            case .info, .cancel, .reinvite: return nil
+            }
+        }
+        let retry: SIPRequest?
+        if case .invite = purpose {
+            retry = makeInitialInvite(sequence: nextSequence, body: request.body, authorization: headers)
+            nextSequence += 1
+            invite = retry
+        } else {
+            let type = request.headers.first("content-type")
+            retry = makeDialogRequest(request.method, body: request.body, contentType: type, authorization: headers)
+        }
+        guard let retry else { return nil }
+        return [send(retry, as: purpose)]
+    }
+
+    private mutating func inviteResponse(_ response: SIPResponse, to request: SIPRequest, sequence: UInt32, now: MediaTime)
+        -> [SIPInviteSessionAction]
+    {
+        let code = response.statusCode
+        switch code {
+        case 100..<200:
+            guard !isTerminated else { return [] }
+            var actions: [SIPInviteSessionAction] = []
+            provisionalReceived = true
+            if cancelWanted { return sendCancel() }
+            let tagged = (try? response.headers.to().tag) != nil
+            if tagged, code > 100 {
+                if dialog == nil { dialog = try? SIPDialog(request: request, response: response) }
+                state = .early
+            }
+            actions.append(.event(code == 180 ? .ringing : .progress(statusCode: code)))
+            if case .offerSent = offerAnswer.state, let sdp = Self.sdpBody(response.headers, response.body),
+                case .success(let answer) = sdp, let media = try? offerAnswer.receiveAnswer(answer)
+            {
+                actions.append(.event(.earlyMedia(media)))
+            }
+            return actions
+        case 200..<300:
+            return inviteSuccess(response, to: request, sequence: sequence)
+        default:
+            if (code == 401 || code == 407), cancelWanted {
+                // Hung up while challenged: do not resend.
+                return terminate(.localHangUp)
+            }
+            if let retry = authenticate(response, request: request, purpose: .invite) { return retry }
+            if cancelSent || cancelWanted {
+                return terminate(code == 487 ? .cancelledByLocal : .rejected(statusCode: code))
+            }
+            return terminate(.rejected(statusCode: code))
+        }
+    }
+
+    private mutating func inviteSuccess(_ response: SIPResponse, to request: SIPRequest, sequence: UInt32) -> [SIPInviteSessionAction] {
+        authenticator.requestWasAccepted()
+        let remoteTag = try? response.headers.to().tag
+        if let dialog, dialog.id.remoteTag == remoteTag {
+            self.dialog?.receiveResponse(response, method: .invite)
+        } else if dialog == nil || dialog?.state == .early {
+            // First 2xx, possibly from another fork than the early dialog's: it wins.
+            guard let confirmed = try? SIPDialog(request: request, response: response) else {
+                return terminate(.failed(.finalResponse(statusCode: response.statusCode)))
+            }
+            dialog = confirmed
+        } else {
+            return []
+        }
+        var actions: [SIPInviteSessionAction] = []
+        if let ack = makeACK(forInvite: request, sequence: sequence) { actions.append(.sendACK(ack)) }
+        if runningTimers.contains(.cancelTimeout) { actions.append(cancelTimer(.cancelTimeout)) }
+        if case .offerSent = offerAnswer.state {
+            switch Self.sdpBody(response.headers, response.body) {
+            case .success(let answer)?:
+                do throws(SDPNegotiationError) {
+                    _ = try offerAnswer.receiveAnswer(answer)
+                } catch {
+                    return actions + byeAndTerminate(.mediaNegotiationFailed(error))
+                }
+            case .failure(let error)?:
+                return actions + byeAndTerminate(.mediaNegotiationFailed(error))
+            case nil:
+                return actions + byeAndTerminate(.mediaNegotiationFailed(.noOfferPending))
+            }
+        }
+        if cancelWanted {
+            // The 2xx crossed our CANCEL: the call is up, so end it with BYE (§15).
+            return actions + sendBye()
+        }
+        guard let media = offerAnswer.negotiated else {
+            return actions + byeAndTerminate(.mediaNegotiationFailed(.noOfferPending))
+        }
+        state = .confirmed
+        actions.append(.event(.established(media)))
+        return actions
+    }
+
+    /// Sends BYE in the dialog and ends the session at once with `reason`.
+    mutating func byeAndTerminate(_ reason: SIPSessionEndReason) -> [SIPInviteSessionAction] {
+        var actions: [SIPInviteSessionAction] = []
+        if let bye = makeDialogRequest(.bye) { actions.append(send(bye, as: .bye)) }
+        return actions + terminate(reason)
+    }
+}

@@ -1,0 +1,189 @@
+import VoiceMedia
+
+/// One call's signaling (RFC 3261 §13–15, RFC 6086 INFO) as a pure state machine, for the caller
+/// (UAC) or the callee (UAS). It owns the dialog and the SDP offer/answer exchange; every input
+/// (an API call, a message, a timer, a transaction failure) is a `mutating func` taking the time
+/// and returning ``SIPInviteSessionAction``s for the driver to perform in order. It never creates
+/// transactions: the driver runs the requests and responses it emits through its transaction table.
+///
+/// Not thread-safe; a value owned by one driver.
+public struct SIPInviteSession: Sendable {
+    /// Which side of the call we are.
+    enum Role: Sendable { case uac, uas }
+    /// A change to the media we asked for with a re-INVITE.
+    enum Modification: Sendable { case hold, resume }
+    /// Why we sent a request.
+    enum Purpose: Sendable {
+        case invite
+        case reinvite(Modification)
+        case bye
+        case info
+        case cancel
+    }
+    /// A request we sent and wait a final response for, by CSeq number and method.
+    struct RequestKey: Hashable, Sendable {
+        var sequence: UInt32
+        var method: SIPMethod
+    }
+    struct Outstanding: Sendable {
+        var request: SIPRequest
+        var purpose: Purpose
+    }
+    /// Our 2xx to an INVITE, retransmitted until its ACK.
+    struct PendingOK: Sendable {
+        var response: SIPResponse
+        var sequence: UInt32
+        var interval: MediaTime
+        /// The 2xx carried an offer (offerless INVITE): the ACK carries the answer.
+        var offerInOK: Bool
+        /// The 2xx answered the initial INVITE (not a re-INVITE).
+        var initial: Bool
+    }
+    /// SplitMix64, seeded from the generator given at creation: branches, tags and glare delays
+    /// stay reproducible in tests.
+    struct Random: RandomNumberGenerator, Sendable {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// The methods we accept in a dialog, for Allow.
+    public static let allowedMethods: [SIPMethod] = [.invite, .ack, .bye, .cancel, .options, .info]
+    /// Methods we know but do not support in a session: answered 405 with Allow; others get 501.
+    public static let knownMethods: Set<SIPMethod> = [
+        .register, .update, .prack, .subscribe, .notify, .refer, .message, .publish,
+    ]
+    /// The largest application/json INFO body sent or accepted (RFC 6086 leaves it to the package).
+    public static let maximumJSONInfoSize = 10_240
+
+    let configuration: Configuration
+    let role: Role
+    /// Where the session stands.
+    public internal(set) var state: SIPInviteSessionState
+    /// The Call-ID.
+    public let callID: String
+    /// Our tag (From tag as UAC, To tag as UAS).
+    public let localTag: String
+    var dialog: SIPDialog?
+    var offerAnswer: SDPOfferAnswer
+    var authenticator: SIPAuthenticator
+    var random: Random
+    var outstanding: [RequestKey: Outstanding] = [:]
+    /// The ACKs we sent for 2xx responses, by INVITE CSeq number, to answer 2xx retransmissions.
+    var acks: [UInt32: SIPRequest] = [:]
+    /// The direction we want while no one changes it: sendrecv, or sendonly while we hold.
+    var wantedDirection: SDPDirection = .sendrecv
+    /// Our re-INVITE waiting for a retry after 491.
+    var glareRetry: Modification?
+    /// The timers started and not yet fired or cancelled.
+    var runningTimers: Set<SIPInviteSessionTimer> = []
+
+    // UAC
+    let remote: SIPNameAddress
+    let requestURI: SIPURI
+    let extraHeaders: [(String, String)]
+    /// The INVITE in progress (the latest, after authentication retries).
+    var invite: SIPRequest?
+    var nextSequence: UInt32 = 1
+    var provisionalReceived = false
+    var cancelWanted = false
+    var cancelSent = false
+
+    // UAS
+    var incomingInvite: SIPRequest?
+    var incomingError: SIPDialogError?
+    var pendingOK: PendingOK?
+    /// We hung up between our 2xx and its ACK: BYE once the ACK arrives (§15).
+    var byeAfterACK = false
+
+    /// Creates the caller's side of a call to `remote`.
+    /// - Parameters:
+    ///   - remote: The To address (no tag).
+    ///   - requestURI: The INVITE's Request-URI.
+    ///   - extraHeaders: Added to the INVITE (e.g. a pre-loaded Route, custom X- headers).
+    ///   - configuration: Our identity, contact, Via template, media and credentials.
+    ///   - rng: Draws the Call-ID, tag, branches and glare delays (SRTP keys use the system's secure generator).
+    public init(
+        outgoingTo remote: SIPNameAddress, requestURI: SIPURI, extraHeaders: [(String, String)],
+        configuration: Configuration, using rng: inout some RandomNumberGenerator
+    ) {
+        self.configuration = configuration
+        self.role = .uac
+        self.state = .idle
+        self.remote = remote
+        self.requestURI = requestURI
+        self.extraHeaders = extraHeaders
+        self.callID = SIPIdentifierGenerator.callID(host: configuration.via.host, using: &rng)
+        self.localTag = SIPIdentifierGenerator.tag(using: &rng)
+        self.offerAnswer = SDPOfferAnswer(capabilities: configuration.capabilities, using: &rng)
+        self.authenticator = SIPAuthenticator(credentials: configuration.credentials, cnonce: configuration.cnonce)
+        self.random = Random(state: rng.next())
+    }
+
+    /// Creates the callee's side from a new out-of-dialog INVITE that the driver already gave a
+    /// server transaction. A malformed INVITE or offer is answered (400, 488) on ``accept(now:)``
+    /// or ``ring(now:)``; nothing traps.
+    public init(incoming invite: SIPRequest, configuration: Configuration, using rng: inout some RandomNumberGenerator) {
+        self.configuration = configuration
+        self.role = .uas
+        self.state = .incoming
+        self.remote = (try? invite.headers.from()) ?? SIPNameAddress(uri: invite.uri)
+        self.requestURI = invite.uri
+        self.extraHeaders = []
+        self.callID = (try? invite.headers.callID()) ?? ""
+        self.localTag = SIPIdentifierGenerator.tag(using: &rng)
+        self.offerAnswer = SDPOfferAnswer(capabilities: configuration.capabilities, using: &rng)
+        self.authenticator = SIPAuthenticator(credentials: configuration.credentials, cnonce: configuration.cnonce)
+        self.random = Random(state: rng.next())
+        self.incomingInvite = invite
+        do throws(SIPDialogError) {
+            dialog = try SIPDialog(request: invite, localTag: localTag)
+        } catch {
+            incomingError = error
+        }
+    }
+
+    /// The dialog identifier, once a dialog exists.
+    public var dialogID: SIPDialogID? { dialog?.id }
+
+    /// The media in force, if negotiated.
+    public var negotiatedMedia: SDPNegotiatedMedia? { offerAnswer.negotiated }
+
+    /// The dialog, once one exists.
+    public var currentDialog: SIPDialog? { dialog }
+
+    var isTerminated: Bool {
+        if case .terminated = state { return true }
+        return false
+    }
+
+    /// Ends the session: cancels every timer and reports `reason`.
+    mutating func terminate(_ reason: SIPSessionEndReason) -> [SIPInviteSessionAction] {
+        guard !isTerminated else { return [] }
+        state = .terminated(reason)
+        pendingOK = nil
+        glareRetry = nil
+        var actions: [SIPInviteSessionAction] = []
+        for timer in [SIPInviteSessionTimer.okRetransmission, .ackTimeout, .glareRetry, .cancelTimeout]
+        where runningTimers.contains(timer) {
+            actions.append(cancelTimer(timer))
+        }
+        actions.append(.event(.terminated(reason)))
+        return actions
+    }
+
+    mutating func startTimer(_ timer: SIPInviteSessionTimer, after delay: MediaTime) -> SIPInviteSessionAction {
+        runningTimers.insert(timer)
+        return .startTimer(timer, after: delay)
+    }
+
+    mutating func cancelTimer(_ timer: SIPInviteSessionTimer) -> SIPInviteSessionAction {
+        runningTimers.remove(timer)
+        return .cancelTimer(timer)
+    }
+}

@@ -1,0 +1,44 @@
+/// Why an ``SIPInviteSession`` refused a local request.
+public struct SIPInviteSessionError: Error, Hashable, Sendable, CustomStringConvertible {
+    private enum Kind: Hashable, Sendable {
+        case notConfirmed
+        case bodyTooLarge
+        case unsupportedContentType
+        case malformedBody
+    }
+
+    private let kind: Kind
+    /// Details for logs.
+    public let detail: String
+
+    private init(_ kind: Kind, _ detail: String = "") {
+        self.kind = kind
+        self.detail = detail
+    }
+
+    /// The call is not confirmed (or already ending).
+    public static let notConfirmed = SIPInviteSessionError(.notConfirmed)
+    /// The body is larger than the content type allows (application/json: 10 240 bytes).
+    public static let bodyTooLarge = SIPInviteSessionError(.bodyTooLarge)
+    /// The content type is not one the session sends in INFO.
+    public static let unsupportedContentType = SIPInviteSessionError(.unsupportedContentType)
+    /// The body does not follow its content type's syntax.
+    public static let malformedBody = SIPInviteSessionError(.malformedBody)
+
+    /// The same error with `detail` attached.
+    public func with(_ detail: String) -> SIPInviteSessionError { SIPInviteSessionError(kind, detail) }
+
+    public static func == (lhs: SIPInviteSessionError, rhs: SIPInviteSessionError) -> Bool { lhs.kind == rhs.kind }
+    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
+
+    public var description: String {
+        let name: String
+        switch kind {
+        case .notConfirmed: name = "the call is not confirmed"
+        case .bodyTooLarge: name = "body too large"
+        case .unsupportedContentType: name = "unsupported content type"
+        case .malformedBody: name = "malformed body"
+        }
+        return detail.isEmpty ? "INVITE session: \(name)" : "INVITE session: \(name): \(detail)"
+    }
+}

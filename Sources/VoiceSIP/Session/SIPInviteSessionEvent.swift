@@ -1,0 +1,26 @@
+/// What an ``SIPInviteSession`` tells the application.
+public enum SIPInviteSessionEvent: Sendable, Equatable {
+    /// A provisional response other than 180 (100, 181, 182, 183 without SDP...).
+    case progress(statusCode: Int)
+    /// 180 Ringing.
+    case ringing
+    /// A provisional response answered our offer: early media may flow.
+    case earlyMedia(SDPNegotiatedMedia)
+    /// The call is up with this media.
+    case established(SDPNegotiatedMedia)
+    /// A re-INVITE (ours or the peer's) changed the media: hold, resume, new address.
+    case mediaUpdated(SDPNegotiatedMedia)
+    /// An INFO with a body we accepted (application/json).
+    case infoReceived(contentType: String, body: [UInt8])
+    /// An INFO carrying application/dtmf-relay: the digit and its duration in ms.
+    case dtmfReceived(digit: Character, duration: Int)
+    /// The final status of an INFO we sent (408 on timeout or transport failure).
+    case infoResult(cseq: UInt32, statusCode: Int)
+    /// Our hold re-INVITE failed with this status (the media before it stays); nil when it
+    /// could not be sent (call not confirmed or another offer outstanding).
+    case holdFailed(statusCode: Int?)
+    /// Our resume re-INVITE failed with this status; nil when it could not be sent.
+    case resumeFailed(statusCode: Int?)
+    /// The session is over.
+    case terminated(SIPSessionEndReason)
+}

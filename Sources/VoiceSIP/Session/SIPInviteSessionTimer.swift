@@ -1,0 +1,11 @@
+/// The timers an ``SIPInviteSession`` runs through its driver.
+public enum SIPInviteSessionTimer: Hashable, Sendable {
+    /// Retransmit our 2xx to an INVITE until the ACK (RFC 3261 §13.3.1.4: T1, 2·T1, … capped at T2).
+    case okRetransmission
+    /// Give up waiting for the ACK to our 2xx after 64·T1 (§13.3.1.4).
+    case ackTimeout
+    /// Resend a re-INVITE refused with 491 after the §14.1 random delay.
+    case glareRetry
+    /// Give up on the INVITE 64·T1 after our CANCEL when no final response came (§9.1).
+    case cancelTimeout
+}
