@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(
             name: "VoiceSIPTests",
             dependencies: [
-                "VoiceSIP", "VoiceTestKit",
+                "VoiceSIP", "VoiceTestKit", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

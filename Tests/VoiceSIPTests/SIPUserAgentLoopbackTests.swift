@@ -93,7 +93,7 @@ final class SIPUserAgentLoopbackTests: XCTestCase {
         let silent = try UDPSocket(bindTo: try SocketAddress(host: "127.0.0.1", port: 0))
         defer { silent.close() }
         let outgoing = try alice.agent.call(SIPURI(user: "nobody", host: "127.0.0.1", port: silent.localAddress.port)).wait()
-        XCTAssertEqual(alice.waitForTermination(outgoing, timeout: 15), .failed(.transactionTimeout))
+        XCTAssertEqual(alice.waitForTermination(outgoing, timeout: 15), .failed(.transactionTimeout), "\(alice.events)")
     }
 
     func testHoldAndResumeBothWays() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -32,7 +33,10 @@ final class SIPTestAgent: Sendable {
             configuration.transportConfiguration.tlsServer = try SIPTransportFixtures.server()
         }
         try configure(&configuration)
-        agent = try SIPUserAgent(configuration: configuration) { event in box.withLockedValue { $0.append(event) } }
+        var logger = Logger(label: "test.sip.\(user)")
+        // SIP_TRACE=1 prints every message sent and received.
+        logger.logLevel = ProcessInfo.processInfo.environment["SIP_TRACE"] == nil ? .warning : .trace
+        agent = try SIPUserAgent(configuration: configuration, logger: logger) { event in box.withLockedValue { $0.append(event) } }
         endpoint = try agent.start().wait()
     }
 

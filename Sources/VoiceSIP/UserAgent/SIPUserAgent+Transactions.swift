@@ -49,7 +49,7 @@ extension SIPUserAgent {
             let (key, outputs) = try table.sendRequest(
                 payload, method: request.method.rawValue, branch: branch,
                 reliableTransport: endpoint.transport.isReliable, now: now)
-            clientOwners[key] = owner
+            clientOwners[key] = (owner, request)
             perform(outputs)
         } catch {
             logger.warning("cannot start a transaction for \(request.method): \(error)")
@@ -139,11 +139,12 @@ extension SIPUserAgent {
                 sendResponse(SIPResponse(replyingTo: request, statusCode: 100))
             case .deliverResponse(let payload, _):
                 guard case .response(let response) = payload.message else { continue }
-                deliverResponse(response, owner: clientOwners[output.key] ?? .none)
+                deliverResponse(response, owner: clientOwners[output.key]?.owner ?? .none)
             case .deliverRequest(let payload):
                 guard case .request(let request) = payload.message else { continue }
                 deliverRequest(request, key: output.key, source: payload.peer)
             case .timedOut:
+                logger.debug("transaction \(output.key) timed out")
                 clientFailed(output.key, failure: .transactionTimeout)
             case .transportFailed:
                 clientFailed(output.key, failure: .transportError)
@@ -158,9 +159,7 @@ extension SIPUserAgent {
     }
 
     private func clientFailed(_ key: SIPTransactionKey, failure: SIPFailure) {
-        guard let owner = clientOwners[key], let payload = table[key].map(Self.payload(of:)),
-            case .request(let request) = payload.message
-        else { return }
+        guard let (owner, request) = clientOwners[key] else { return }
         failRequest(request, owner: owner, failure: failure)
     }
 

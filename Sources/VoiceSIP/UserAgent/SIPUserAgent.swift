@@ -26,7 +26,7 @@ public final class SIPUserAgent: @unchecked Sendable {
     var tableTimer: Scheduled<Void>?
     var tableTimerDeadline: MediaTime?
     var localEndpoint: SIPTransportEndpoint?
-    var clientOwners: [SIPTransactionKey: SIPTransactionOwner] = [:]
+    var clientOwners: [SIPTransactionKey: (owner: SIPTransactionOwner, request: SIPRequest)] = [:]
     var calls: [SIPCallHandle: SIPUserAgentCall] = [:]
     var callsByDialog: [String: SIPCallHandle] = [:]
     var callsByServerInvite: [SIPTransactionKey: SIPCallHandle] = [:]
@@ -117,7 +117,7 @@ public final class SIPUserAgent: @unchecked Sendable {
     var viaTemplate: SIPVia {
         let endpoint = localEndpoint
         var via = SIPVia(
-            transport: configuration.transport.rawValue, host: endpoint?.hostForURI ?? configuration.listenHost,
+            transport: configuration.transport.rawValue, host: endpoint?.host ?? configuration.listenHost,
             port: endpoint?.port)
         via.parameters.set("rport", nil)
         return via
