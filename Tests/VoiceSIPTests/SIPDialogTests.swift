@@ -73,7 +73,9 @@ final class SIPDialogTests: XCTestCase {
     }
 
     /// RFC 3665 §3.2 F11/F13: Bob's 200 OK as Alice receives it.
-    static func okAtAlice(recordRoute: String = "<sip:ss2.biloxi.example.com;lr>, <sip:ss1.atlanta.example.com;lr>")
+    static func okAtAlice(
+        recordRoute: String = "<sip:ss2.biloxi.example.com;lr>, <sip:ss1.atlanta.example.com;lr>"
+    )
         throws -> SIPResponse
     {
         try response([
@@ -215,7 +217,9 @@ final class SIPDialogTests: XCTestCase {
         XCTAssertEqual(dialog.remoteTarget.host, "client.biloxi.example.com")
     }
 
-    private func inDialog(_ method: String, cseq: Int, contact: String? = nil, fromTag: String = "9fxced76sl") throws
+    private func inDialog(
+        _ method: String, cseq: Int, contact: String? = nil, fromTag: String = "9fxced76sl"
+    ) throws
         -> SIPRequest
     {
         var lines = [

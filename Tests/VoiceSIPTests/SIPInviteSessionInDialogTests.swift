@@ -177,7 +177,8 @@ final class SIPInviteSessionInDialogTests: XCTestCase {
         var (alice, bob) = try F.establishedCall()
         let before = bob.negotiatedMedia
         var hold = try F.single(F.requests(alice.hold(now: .zero)))
-        let bad = "v=0\r\no=- 1 2 IN IP4 192.0.2.10\r\ns=-\r\nc=IN IP4 192.0.2.10\r\nt=0 0\r\nm=audio 4000 RTP/AVP 18\r\na=rtpmap:18 G729/8000\r\n"
+        let bad =
+            "v=0\r\no=- 1 2 IN IP4 192.0.2.10\r\ns=-\r\nc=IN IP4 192.0.2.10\r\nt=0 0\r\nm=audio 4000 RTP/AVP 18\r\na=rtpmap:18 G729/8000\r\n"
         hold.body = Array(bad.utf8)
         hold.headers.set("Content-Length", String(hold.body.count))
         XCTAssertEqual(F.responses(bob.receiveRequest(hold, now: .zero)).map(\.statusCode), [488])

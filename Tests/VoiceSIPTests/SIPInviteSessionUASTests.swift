@@ -96,6 +96,7 @@ final class SIPInviteSessionUASTests: XCTestCase {
         let actions = bob.receiveRequest(cancel, now: .zero)
         let responses = F.responses(actions)
         XCTAssertEqual(responses.map(\.statusCode), [200, 487])
+        guard responses.count == 2 else { return }
         XCTAssertEqual(try responses[0].headers.cseq(), SIPCSeq(sequence: 1, method: .cancel))
         XCTAssertEqual(try responses[1].headers.cseq(), SIPCSeq(sequence: 1, method: .invite))
         XCTAssertEqual(try responses[1].headers.topVia().branch, try invite.headers.topVia().branch)

@@ -18,7 +18,9 @@ extension SIPInviteSession {
     /// `application/dtmf-relay`; the outcome comes as ``SIPInviteSessionEvent/infoResult(cseq:statusCode:)``.
     /// - Throws: ``SIPInviteSessionError/notConfirmed``, ``SIPInviteSessionError/bodyTooLarge``,
     ///   ``SIPInviteSessionError/unsupportedContentType``, ``SIPInviteSessionError/malformedBody``.
-    public mutating func sendInfo(contentType: String, body: [UInt8], now: MediaTime) throws(SIPInviteSessionError)
+    public mutating func sendInfo(
+        contentType: String, body: [UInt8], now: MediaTime
+    ) throws(SIPInviteSessionError)
         -> [SIPInviteSessionAction]
     {
         guard state == .confirmed else { throw .notConfirmed }
