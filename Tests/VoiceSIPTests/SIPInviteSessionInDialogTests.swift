@@ -311,4 +311,30 @@ final class SIPInviteSessionInDialogTests: XCTestCase {
         XCTAssertThrowsError(try SIPDTMFRelay(parsing: Array(String(repeating: "x=1\n", count: 20).utf8)))
         XCTAssertNil(SIPDTMFRelay(digit: "x", duration: 100))
     }
+
+    func testFailedResumeKeepsHolding() throws {
+        var (alice, bob) = try F.establishedCall()
+        let hold = try F.single(F.requests(alice.hold(now: .zero)))
+        let held = try F.single(F.responses(bob.receiveRequest(hold, now: .zero)))
+        _ = bob.receiveRequest(try F.single(F.acks(alice.receiveResponse(held, now: .zero))), now: .zero)
+        let resume = try F.single(F.requests(alice.resume(now: .seconds(1))))
+        XCTAssertEqual(
+            F.events(alice.receiveResponse(F.reply(resume, 500, toTag: nil), now: .seconds(1))), [.resumeFailed(statusCode: 500)])
+        XCTAssertEqual(alice.negotiatedMedia?.direction, .sendonly)
+        // Still holding: a sendrecv re-offer from Bob is answered sendonly.
+        let reoffer = try F.single(F.requests(bob.resume(now: .seconds(2))))
+        let answer = try F.single(F.responses(alice.receiveRequest(reoffer, now: .seconds(2))))
+        XCTAssertEqual(try F.direction(answer.body), .sendonly)
+    }
+
+    func testReINVITEAnsweredAfterHangUpIsStillACKed() throws {
+        var (alice, bob) = try F.establishedCall()
+        let hold = try F.single(F.requests(alice.hold(now: .zero)))
+        let bye = try F.single(F.requests(alice.hangUp(now: .zero)))
+        let ok = try F.single(F.responses(bob.receiveRequest(hold, now: .zero)))
+        let actions = alice.receiveResponse(ok, now: .zero)
+        XCTAssertEqual(try F.single(F.acks(actions)).method, .ack)
+        XCTAssertTrue(F.events(actions).isEmpty)
+        XCTAssertEqual(F.events(alice.receiveResponse(F.reply(bye, 200, toTag: nil), now: .zero)), [.terminated(.localHangUp)])
+    }
 }

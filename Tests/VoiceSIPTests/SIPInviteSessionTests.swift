@@ -377,4 +377,19 @@ final class SIPInviteSessionTests: XCTestCase {
         XCTAssertTrue(try XCTUnwrap(retry.headers.first("authorization")).contains(#"realm="biloxi.example.com""#))
         XCTAssertEqual(F.events(alice.receiveResponse(F.reply(retry, 200, toTag: nil), now: .zero)), [.terminated(.localHangUp)])
     }
+
+    func testCancelAfterChallengeTargetsTheNewInvite() throws {
+        var config = F.alice
+        config.credentials = [SIPAuthCredentials(username: "alice", password: "secret")]
+        var alice = F.caller(config)
+        let invite = try F.single(F.requests(alice.start(now: .zero)))
+        _ = alice.receiveResponse(F.reply(invite, 100, toTag: nil), now: .zero)
+        var challenge = F.reply(invite, 407)
+        challenge.headers.add("Proxy-Authenticate", #"Digest realm="atlanta.example.com", nonce="abc123""#)
+        let retry = try F.single(F.requests(alice.receiveResponse(challenge, now: .zero)))
+        XCTAssertEqual(alice.hangUp(now: .zero), [], "no provisional for the new INVITE yet")
+        let cancel = try F.single(F.requests(alice.receiveResponse(F.reply(retry, 100, toTag: nil), now: .zero)))
+        XCTAssertEqual(try cancel.headers.cseq(), SIPCSeq(sequence: 2, method: .cancel))
+        XCTAssertEqual(try cancel.headers.topVia().branch, try retry.headers.topVia().branch)
+    }
 }

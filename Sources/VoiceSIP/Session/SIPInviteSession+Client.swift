@@ -156,6 +156,8 @@ extension SIPInviteSession {
         if case .invite = purpose {
             retry = makeInitialInvite(sequence: nextSequence, body: request.body, authorization: headers)
             nextSequence += 1
+            // A CANCEL must wait for a provisional of the new INVITE (§9.1).
+            provisionalReceived = false
             invite = retry
         } else {
             let type = request.headers.first("content-type")
