@@ -291,4 +291,22 @@ final class SIPDialogTests: XCTestCase {
         star.headers.set("Contact", "*")
         XCTAssertThrowsError(try SIPDialog(request: star, localTag: "t"))
     }
+
+    func testDialogIDFromReceivedMessages() throws {
+        let ok = try Self.okAtAlice()
+        XCTAssertEqual(
+            SIPDialogID(receivedResponse: ok),
+            SIPDialogID(callID: "3848276298220188511@atlanta.example.com", localTag: "9fxced76sl", remoteTag: "314159"))
+        let bye = try inDialog("BYE", cseq: 3)
+        XCTAssertEqual(
+            SIPDialogID(receivedRequest: bye),
+            SIPDialogID(callID: "3848276298220188511@atlanta.example.com", localTag: "314159", remoteTag: "9fxced76sl"))
+        XCTAssertNil(SIPDialogID(receivedRequest: try Self.bobInvite()), "no To tag: out of dialog")
+        var untagged = ok
+        untagged.headers.set("To", "<sip:bob@biloxi.example.com>")
+        XCTAssertNil(SIPDialogID(receivedResponse: untagged))
+        var noCallID = bye
+        noCallID.headers.remove("call-id")
+        XCTAssertNil(SIPDialogID(receivedRequest: noCallID))
+    }
 }

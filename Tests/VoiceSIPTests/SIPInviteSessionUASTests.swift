@@ -223,4 +223,17 @@ final class SIPInviteSessionUASTests: XCTestCase {
         XCTAssertEqual(F.events(bob.receiveResponse(reply, now: .zero)), [.terminated(.localHangUp)])
         XCTAssertEqual(alice.state, .terminated(.remoteHangUp))
     }
+
+    func testNonSDPBodyGets415() throws {
+        var (alice, invite, _) = try incoming()
+        XCTAssertTrue(alice.isOutgoing)
+        invite.headers.set("Content-Type", "text/plain")
+        var bob = F.callee(invite)
+        XCTAssertFalse(bob.isOutgoing)
+        let actions = bob.accept(now: .zero)
+        let reply = try F.single(F.responses(actions))
+        XCTAssertEqual(reply.statusCode, 415)
+        XCTAssertEqual(reply.headers.first("accept"), "application/sdp")
+        XCTAssertEqual(F.events(actions), [.terminated(.declined(statusCode: 415))])
+    }
 }

@@ -152,6 +152,9 @@ public struct SIPInviteSession: Sendable {
         }
     }
 
+    /// True for the caller's side (created with ``init(outgoingTo:requestURI:extraHeaders:configuration:using:)``).
+    public var isOutgoing: Bool { role == .uac }
+
     /// The dialog identifier, once a dialog exists.
     public var dialogID: SIPDialogID? { dialog?.id }
 
