@@ -392,4 +392,16 @@ final class SIPInviteSessionTests: XCTestCase {
         XCTAssertEqual(try cancel.headers.cseq(), SIPCSeq(sequence: 2, method: .cancel))
         XCTAssertEqual(try cancel.headers.topVia().branch, try retry.headers.topVia().branch)
     }
+
+    func testHangUpBeforeAnyProvisionalEndsOnTimeout() throws {
+        var alice = F.caller()
+        _ = alice.start(now: .zero)
+        XCTAssertEqual(alice.hangUp(now: .zero), [])
+        XCTAssertEqual(
+            F.events(alice.requestFailed(method: .invite, cseq: 1, failure: .transactionTimeout, now: .seconds(32))),
+            [.terminated(.localHangUp)])
+        var idle = F.caller()
+        XCTAssertEqual(F.events(idle.hangUp(now: .zero)), [.terminated(.localHangUp)])
+        XCTAssertEqual(idle.start(now: .zero), [], "ended before it started")
+    }
 }

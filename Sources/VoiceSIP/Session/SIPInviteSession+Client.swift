@@ -71,7 +71,9 @@ extension SIPInviteSession {
         guard let pending = outstanding.removeValue(forKey: RequestKey(sequence: cseq, method: method)) else { return [] }
         switch pending.purpose {
         case .invite:
-            return terminate(cancelSent ? .cancelledByLocal : .failed(failure))
+            if cancelSent { return terminate(.cancelledByLocal) }
+            // Hung up before any provisional: the call ends as the user asked.
+            return terminate(cancelWanted ? .localHangUp : .failed(failure))
         case .reinvite:
             // §12.2.1.2: a timed-out request in a dialog ends it.
             offerAnswer.rollbackOffer()
