@@ -73,7 +73,9 @@ final class SIPDialogTests: XCTestCase {
     }
 
     /// RFC 3665 §3.2 F11/F13: Bob's 200 OK as Alice receives it.
-    static func okAtAlice(recordRoute: String = "<sip:ss2.biloxi.example.com;lr>, <sip:ss1.atlanta.example.com;lr>")
+    static func okAtAlice(
+        recordRoute: String = "<sip:ss2.biloxi.example.com;lr>, <sip:ss1.atlanta.example.com;lr>"
+    )
         throws -> SIPResponse
     {
         try response([
@@ -215,7 +217,9 @@ final class SIPDialogTests: XCTestCase {
         XCTAssertEqual(dialog.remoteTarget.host, "client.biloxi.example.com")
     }
 
-    private func inDialog(_ method: String, cseq: Int, contact: String? = nil, fromTag: String = "9fxced76sl") throws
+    private func inDialog(
+        _ method: String, cseq: Int, contact: String? = nil, fromTag: String = "9fxced76sl"
+    ) throws
         -> SIPRequest
     {
         var lines = [
@@ -286,5 +290,23 @@ final class SIPDialogTests: XCTestCase {
         var star = try Self.bobInvite()
         star.headers.set("Contact", "*")
         XCTAssertThrowsError(try SIPDialog(request: star, localTag: "t"))
+    }
+
+    func testDialogIDFromReceivedMessages() throws {
+        let ok = try Self.okAtAlice()
+        XCTAssertEqual(
+            SIPDialogID(receivedResponse: ok),
+            SIPDialogID(callID: "3848276298220188511@atlanta.example.com", localTag: "9fxced76sl", remoteTag: "314159"))
+        let bye = try inDialog("BYE", cseq: 3)
+        XCTAssertEqual(
+            SIPDialogID(receivedRequest: bye),
+            SIPDialogID(callID: "3848276298220188511@atlanta.example.com", localTag: "314159", remoteTag: "9fxced76sl"))
+        XCTAssertNil(SIPDialogID(receivedRequest: try Self.bobInvite()), "no To tag: out of dialog")
+        var untagged = ok
+        untagged.headers.set("To", "<sip:bob@biloxi.example.com>")
+        XCTAssertNil(SIPDialogID(receivedResponse: untagged))
+        var noCallID = bye
+        noCallID.headers.remove("call-id")
+        XCTAssertNil(SIPDialogID(receivedRequest: noCallID))
     }
 }

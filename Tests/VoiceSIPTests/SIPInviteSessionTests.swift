@@ -26,7 +26,9 @@ enum SIPInviteSessionFixture {
     static var alice: SIPInviteSession.Configuration { configuration(user: "alice", host: "192.0.2.10", mediaPort: 4000) }
     static var bob: SIPInviteSession.Configuration { configuration(user: "bob", host: "192.0.2.20", mediaPort: 6000) }
 
-    static func caller(_ configuration: SIPInviteSession.Configuration = alice, seed: UInt64 = 1, extraHeaders: [(String, String)] = [])
+    static func caller(
+        _ configuration: SIPInviteSession.Configuration = alice, seed: UInt64 = 1, extraHeaders: [(String, String)] = []
+    )
         -> SIPInviteSession
     {
         var rng = SplitMix64(seed: seed)
@@ -36,7 +38,9 @@ enum SIPInviteSessionFixture {
             configuration: configuration, using: &rng)
     }
 
-    static func callee(_ invite: SIPRequest, _ configuration: SIPInviteSession.Configuration = bob, seed: UInt64 = 2)
+    static func callee(
+        _ invite: SIPRequest, _ configuration: SIPInviteSession.Configuration = bob, seed: UInt64 = 2
+    )
         -> SIPInviteSession
     {
         var rng = SplitMix64(seed: seed)
@@ -328,5 +332,76 @@ final class SIPInviteSessionTests: XCTestCase {
         XCTAssertEqual(F.acks(actions).count, 1)
         XCTAssertEqual(F.requests(actions).map(\.method), [.bye])
         guard case .terminated(.mediaNegotiationFailed)? = F.events(actions).last else { return XCTFail("not failed") }
+    }
+
+    func testSecondForkOKIsACKedAndBYEd() throws {
+        var alice = F.caller()
+        let invite = try F.single(F.requests(alice.start(now: .zero)))
+        var first = F.reply(invite, 200, toTag: "fork-1")
+        first.headers.add("Contact", "<sip:bob@192.0.2.20>")
+        var bob = F.callee(invite)
+        let answer = try F.single(F.responses(bob.accept(now: .zero)))
+        first.setBody(answer.body, contentType: "application/sdp")
+        _ = alice.receiveResponse(first, now: .zero)
+        XCTAssertEqual(alice.state, .confirmed)
+
+        var second = F.reply(invite, 200, toTag: "fork-2")
+        second.headers.add("Contact", "<sip:bob@192.0.2.99>")
+        second.setBody(answer.body, contentType: "application/sdp")
+        let actions = alice.receiveResponse(second, now: .zero)
+        let ack = try F.single(F.acks(actions))
+        XCTAssertEqual(ack.uri.description, "sip:bob@192.0.2.99")
+        XCTAssertEqual(try ack.headers.to().tag, "fork-2")
+        let bye = try F.single(F.requests(actions))
+        XCTAssertEqual(bye.method, .bye)
+        XCTAssertEqual(try bye.headers.to().tag, "fork-2")
+        XCTAssertEqual(bye.uri.description, "sip:bob@192.0.2.99")
+        XCTAssertTrue(F.events(actions).isEmpty)
+        // Its retransmission gets the same ACK; the BYE's answer changes nothing.
+        XCTAssertEqual(alice.receiveResponse(second, now: .zero), [.sendACK(ack)])
+        XCTAssertEqual(alice.receiveResponse(F.reply(bye, 200, toTag: nil), now: .zero), [])
+        XCTAssertEqual(alice.state, .confirmed)
+        XCTAssertEqual(alice.dialogID?.remoteTag, "fork-1")
+    }
+
+    func testChallengedBYEIsResentWithCredentials() throws {
+        var config = F.alice
+        config.credentials = [SIPAuthCredentials(username: "alice", password: "secret")]
+        var (alice, _) = try F.establishedCall(aliceConfiguration: config)
+        let bye = try F.single(F.requests(alice.hangUp(now: .zero)))
+        var challenge = F.reply(bye, 401, toTag: nil)
+        challenge.headers.add("WWW-Authenticate", #"Digest realm="biloxi.example.com", nonce="dcd98b7102dd2f0e8b11d0f600bfb0c093""#)
+        let retry = try F.single(F.requests(alice.receiveResponse(challenge, now: .zero)))
+        XCTAssertEqual(retry.method, .bye)
+        XCTAssertEqual(try retry.headers.cseq(), SIPCSeq(sequence: 3, method: .bye))
+        XCTAssertTrue(try XCTUnwrap(retry.headers.first("authorization")).contains(#"realm="biloxi.example.com""#))
+        XCTAssertEqual(F.events(alice.receiveResponse(F.reply(retry, 200, toTag: nil), now: .zero)), [.terminated(.localHangUp)])
+    }
+
+    func testCancelAfterChallengeTargetsTheNewInvite() throws {
+        var config = F.alice
+        config.credentials = [SIPAuthCredentials(username: "alice", password: "secret")]
+        var alice = F.caller(config)
+        let invite = try F.single(F.requests(alice.start(now: .zero)))
+        _ = alice.receiveResponse(F.reply(invite, 100, toTag: nil), now: .zero)
+        var challenge = F.reply(invite, 407)
+        challenge.headers.add("Proxy-Authenticate", #"Digest realm="atlanta.example.com", nonce="abc123""#)
+        let retry = try F.single(F.requests(alice.receiveResponse(challenge, now: .zero)))
+        XCTAssertEqual(alice.hangUp(now: .zero), [], "no provisional for the new INVITE yet")
+        let cancel = try F.single(F.requests(alice.receiveResponse(F.reply(retry, 100, toTag: nil), now: .zero)))
+        XCTAssertEqual(try cancel.headers.cseq(), SIPCSeq(sequence: 2, method: .cancel))
+        XCTAssertEqual(try cancel.headers.topVia().branch, try retry.headers.topVia().branch)
+    }
+
+    func testHangUpBeforeAnyProvisionalEndsOnTimeout() throws {
+        var alice = F.caller()
+        _ = alice.start(now: .zero)
+        XCTAssertEqual(alice.hangUp(now: .zero), [])
+        XCTAssertEqual(
+            F.events(alice.requestFailed(method: .invite, cseq: 1, failure: .transactionTimeout, now: .seconds(32))),
+            [.terminated(.localHangUp)])
+        var idle = F.caller()
+        XCTAssertEqual(F.events(idle.hangUp(now: .zero)), [.terminated(.localHangUp)])
+        XCTAssertEqual(idle.start(now: .zero), [], "ended before it started")
     }
 }

@@ -15,5 +15,24 @@ public struct SIPDialogID: Hashable, Sendable, CustomStringConvertible {
         self.remoteTag = remoteTag
     }
 
+    /// The identifier of the dialog a received request belongs to, from our side: its To tag
+    /// is ours, its From tag the peer's. Nil when a tag or the Call-ID is missing or malformed
+    /// (an out-of-dialog request, or a CANCEL, which the driver matches by transaction).
+    public init?(receivedRequest request: SIPRequest) {
+        guard let callID = try? request.headers.callID(), let local = try? request.headers.to().tag,
+            let remote = try? request.headers.from().tag
+        else { return nil }
+        self.init(callID: callID, localTag: local, remoteTag: remote)
+    }
+
+    /// The identifier of the dialog a response to our request belongs to: its From tag is
+    /// ours, its To tag the peer's. Nil without a To tag (e.g. 100 Trying).
+    public init?(receivedResponse response: SIPResponse) {
+        guard let callID = try? response.headers.callID(), let local = try? response.headers.from().tag,
+            let remote = try? response.headers.to().tag
+        else { return nil }
+        self.init(callID: callID, localTag: local, remoteTag: remote)
+    }
+
     public var description: String { "\(callID);local=\(localTag);remote=\(remoteTag)" }
 }

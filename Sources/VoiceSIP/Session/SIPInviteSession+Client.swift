@@ -24,13 +24,11 @@ extension SIPInviteSession {
         guard let cseq = try? response.headers.cseq() else { return [] }
         let key = RequestKey(sequence: cseq.sequence, method: cseq.method)
         guard let pending = outstanding[key] else {
-            // A 2xx retransmission (or a 2xx from another fork after ours): re-ACK what we acked.
-            if cseq.method == .invite, (200..<300).contains(response.statusCode), let ack = acks[cseq.sequence],
-                (try? response.headers.to().tag) == dialog?.id.remoteTag
-            {
-                return [.sendACK(ack)]
-            }
-            return []
+            guard cseq.method == .invite, (200..<300).contains(response.statusCode) else { return [] }
+            let remoteTag = try? response.headers.to().tag
+            // A 2xx retransmission: the same ACK again.
+            if let ack = acks[cseq.sequence], remoteTag == dialog?.id.remoteTag { return [.sendACK(ack)] }
+            return forkedSuccess(response, sequence: cseq.sequence, remoteTag: remoteTag)
         }
         if response.statusCode >= 200 { outstanding[key] = nil }
         switch pending.purpose {
@@ -45,19 +43,37 @@ extension SIPInviteSession {
             guard response.statusCode >= 200 else { return [] }
             if let retry = authenticate(response, request: pending.request, purpose: .info) { return retry }
             return [.event(.infoResult(cseq: cseq.sequence, statusCode: response.statusCode))]
-        case .cancel:
+        case .cancel, .forkBye:
             return []
         }
     }
 
+    /// A 2xx to our INVITE from a second fork after the call was set up with the first (§13.2.2.4):
+    /// ACK it, then end that dialog with BYE. Its retransmissions get the same ACK.
+    private mutating func forkedSuccess(_ response: SIPResponse, sequence: UInt32, remoteTag: String?) -> [SIPInviteSessionAction] {
+        guard let remoteTag, let invite, (try? invite.headers.cseq().sequence) == sequence else { return [] }
+        if let ack = forkACKs[remoteTag] { return [.sendACK(ack)] }
+        guard forkACKs.count < 16, var fork = try? SIPDialog(request: invite, response: response) else { return [] }
+        let ack = fork.makeACK(forInviteCSeq: sequence, via: freshVia())
+        forkACKs[remoteTag] = ack
+        var headers = commonHeaders
+        headers.append(("Reason", "SIP;cause=200;text=\"Call completed elsewhere\""))
+        let bye = fork.makeRequest(method: .bye, via: freshVia(), headers: headers)
+        return [.sendACK(ack), send(bye, as: .forkBye)]
+    }
+
     /// Handles the failure of one of our client transactions (Timer B/F, transport error).
-    public mutating func requestFailed(method: SIPMethod, cseq: UInt32, failure: SIPFailure, now: MediaTime)
+    public mutating func requestFailed(
+        method: SIPMethod, cseq: UInt32, failure: SIPFailure, now: MediaTime
+    )
         -> [SIPInviteSessionAction]
     {
         guard let pending = outstanding.removeValue(forKey: RequestKey(sequence: cseq, method: method)) else { return [] }
         switch pending.purpose {
         case .invite:
-            return terminate(cancelSent ? .cancelledByLocal : .failed(failure))
+            if cancelSent { return terminate(.cancelledByLocal) }
+            // Hung up before any provisional: the call ends as the user asked.
+            return terminate(cancelWanted ? .localHangUp : .failed(failure))
         case .reinvite:
             // §12.2.1.2: a timed-out request in a dialog ends it.
             offerAnswer.rollbackOffer()
@@ -68,7 +84,7 @@ extension SIPInviteSession {
             return terminate(.localHangUp)
         case .info:
             return [.event(.infoResult(cseq: cseq, statusCode: 408))]
-        case .cancel:
+        case .cancel, .forkBye:
             return []
         }
     }
@@ -135,13 +151,15 @@ extension SIPInviteSession {
             switch purpose {
             case .invite: return terminate(.failed(SIPFailure(error)))
             case .bye: return terminate(.localHangUp)
-            case .info, .cancel, .reinvite: return nil
+            case .info, .cancel, .reinvite, .forkBye: return nil
             }
         }
         let retry: SIPRequest?
         if case .invite = purpose {
             retry = makeInitialInvite(sequence: nextSequence, body: request.body, authorization: headers)
             nextSequence += 1
+            // A CANCEL must wait for a provisional of the new INVITE (§9.1).
+            provisionalReceived = false
             invite = retry
         } else {
             let type = request.headers.first("content-type")
@@ -151,7 +169,9 @@ extension SIPInviteSession {
         return [send(retry, as: purpose)]
     }
 
-    private mutating func inviteResponse(_ response: SIPResponse, to request: SIPRequest, sequence: UInt32, now: MediaTime)
+    private mutating func inviteResponse(
+        _ response: SIPResponse, to request: SIPRequest, sequence: UInt32, now: MediaTime
+    )
         -> [SIPInviteSessionAction]
     {
         let code = response.statusCode

@@ -106,7 +106,9 @@ extension SIPInviteSession {
 
     /// A response to `request` with our tag; Contact on 1xx/2xx to INVITE, Allow on 2xx to
     /// INVITE and OPTIONS, 405 and 501.
-    func makeResponse(to request: SIPRequest, statusCode: Int, body: [UInt8] = [], contentType: String? = nil)
+    func makeResponse(
+        to request: SIPRequest, statusCode: Int, body: [UInt8] = [], contentType: String? = nil
+    )
         -> SIPResponse
     {
         var response = SIPResponse(replyingTo: request, statusCode: statusCode, toTag: localTag)

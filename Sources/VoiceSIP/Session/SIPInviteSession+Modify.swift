@@ -18,7 +18,9 @@ extension SIPInviteSession {
     /// `application/dtmf-relay`; the outcome comes as ``SIPInviteSessionEvent/infoResult(cseq:statusCode:)``.
     /// - Throws: ``SIPInviteSessionError/notConfirmed``, ``SIPInviteSessionError/bodyTooLarge``,
     ///   ``SIPInviteSessionError/unsupportedContentType``, ``SIPInviteSessionError/malformedBody``.
-    public mutating func sendInfo(contentType: String, body: [UInt8], now: MediaTime) throws(SIPInviteSessionError)
+    public mutating func sendInfo(
+        contentType: String, body: [UInt8], now: MediaTime
+    ) throws(SIPInviteSessionError)
         -> [SIPInviteSessionAction]
     {
         guard state == .confirmed else { throw .notConfirmed }
@@ -84,25 +86,29 @@ extension SIPInviteSession {
     ) -> [SIPInviteSessionAction] {
         let code = response.statusCode
         guard code >= 200 else { return [] }
-        if isTerminated { return [] }
         if code < 300 {
             authenticator.requestWasAccepted()
             dialog?.receiveResponse(response, method: .invite)
             var actions: [SIPInviteSessionAction] = []
+            // Every 2xx is ACKed, even when the call is ending meanwhile.
             if let ack = makeACK(forInvite: request, sequence: sequence) { actions.append(.sendACK(ack)) }
+            if isTerminated { return actions }
             guard case .success(let answer)? = Self.sdpBody(response.headers, response.body),
                 let media = try? offerAnswer.receiveAnswer(answer)
             else {
                 offerAnswer.rollbackOffer()
+                restoreDirection(after: modification)
                 return actions + [failed(modification, code)]
             }
             if state == .terminating { return actions }
             return actions + [.event(.mediaUpdated(media))]
         }
+        if isTerminated { return [] }
         if code == 401 || code == 407 {
             // The offer stays outstanding: the retry carries the same body.
             if let retry = authenticate(response, request: request, purpose: .reinvite(modification)) { return retry }
             offerAnswer.rollbackOffer()
+            restoreDirection(after: modification)
             return [failed(modification, code)]
         }
         offerAnswer.rollbackOffer()
@@ -115,9 +121,14 @@ extension SIPInviteSession {
             // §12.2.1.2: the dialog is gone.
             return byeAndTerminate(.failed(.finalResponse(statusCode: code)))
         default:
-            if modification == .hold { wantedDirection = .sendrecv }
+            restoreDirection(after: modification)
             return [failed(modification, code)]
         }
+    }
+
+    /// After a failed change, we want what was in force before it.
+    private mutating func restoreDirection(after modification: Modification) {
+        wantedDirection = modification == .hold ? .sendrecv : .sendonly
     }
 
     mutating func retryAfterGlare() -> [SIPInviteSessionAction] {

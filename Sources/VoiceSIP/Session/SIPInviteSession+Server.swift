@@ -28,6 +28,8 @@ extension SIPInviteSession {
             offerInOK = false
         case .failure(let error)?:
             return reject(statusCode: 488, now: now, reason: .mediaNegotiationFailed(error))
+        case nil where !invite.body.isEmpty:
+            return unsupportedBody(invite, now: now)
         case nil:
             do throws(SDPNegotiationError) {
                 body = Array(try offerAnswer.makeOffer(direction: wantedDirection).text.utf8)
@@ -38,6 +40,14 @@ extension SIPInviteSession {
         }
         dialog?.confirm()
         return sendOK(to: invite, body: body, offerInOK: offerInOK, initial: true)
+    }
+
+    /// 415 with Accept for an INVITE whose body is not SDP (RFC 3261 §21.4.13).
+    private mutating func unsupportedBody(_ invite: SIPRequest, now: MediaTime) -> [SIPInviteSessionAction] {
+        guard role == .uas, state == .incoming || state == .early else { return [] }
+        var response = makeResponse(to: invite, statusCode: 415)
+        response.headers.add("Accept", Self.sdpContentType)
+        return [.sendResponse(response)] + terminate(.declined(statusCode: 415))
     }
 
     /// Refuses the call with `statusCode` (300–699; anything else becomes 603). Only before answering.
@@ -119,6 +129,10 @@ extension SIPInviteSession {
             }
         case .failure:
             return [.sendResponse(makeResponse(to: request, statusCode: 488))]
+        case nil where !request.body.isEmpty:
+            var response = makeResponse(to: request, statusCode: 415)
+            response.headers.add("Accept", Self.sdpContentType)
+            return [.sendResponse(response)]
         case nil:
             do throws(SDPNegotiationError) {
                 let offer = try offerAnswer.makeOffer(direction: wantedDirection)

@@ -19,6 +19,8 @@ public struct SIPInviteSession: Sendable {
         case bye
         case info
         case cancel
+        /// BYE ending a second fork's dialog; its outcome does not matter.
+        case forkBye
     }
     /// A request we sent and wait a final response for, by CSeq number and method.
     struct RequestKey: Hashable, Sendable {
@@ -93,6 +95,8 @@ public struct SIPInviteSession: Sendable {
     var provisionalReceived = false
     var cancelWanted = false
     var cancelSent = false
+    /// ACKs sent to 2xx responses of other forks, by their To tag.
+    var forkACKs: [String: SIPRequest] = [:]
 
     // UAS
     var incomingInvite: SIPRequest?
@@ -147,6 +151,9 @@ public struct SIPInviteSession: Sendable {
             incomingError = error
         }
     }
+
+    /// True for the caller's side (created with ``init(outgoingTo:requestURI:extraHeaders:configuration:using:)``).
+    public var isOutgoing: Bool { role == .uac }
 
     /// The dialog identifier, once a dialog exists.
     public var dialogID: SIPDialogID? { dialog?.id }
