@@ -53,7 +53,9 @@ final class SIPStreamHandler: ChannelDuplexHandler {
                 let rest = framer.drainBuffered()
                 events.deliver(.malformed(error, bytes: rest, source: remote))
                 closeError = SIPTransportError(.connectionClosed, "unframeable stream: \(error)")
-                context.close(promise: nil)
+                // Close on a later loop turn, so a 400 the user queued in response still goes out first.
+                let channel = context.channel
+                channel.eventLoop.execute { channel.close(promise: nil) }
                 return
             }
         }

@@ -116,9 +116,43 @@ public final class SIPTransportLayer: @unchecked Sendable {
         return bound.flatMapErrorThrowing { error in
             throw SIPTransportError(.bindFailed, "\(transport) \(host):\(port): \(error)")
         }.flatMapThrowing { channel in
-            if transport == .udp { self.udpChannel = channel } else { self.listeners[transport] = channel }
             guard let local = channel.localAddress else { throw SIPTransportError(.bindFailed, "no local address") }
+            if transport == .udp {
+                self.udpChannel = channel
+                self.rebindWhenClosed(channel, local: local)
+            } else {
+                self.listeners[transport] = channel
+            }
             return SIPTransportEndpoint(transport: transport, address: local)
+        }
+    }
+
+    /// NIO closes a datagram channel on most send errors (EINVAL, EACCES, ENETUNREACH...). The
+    /// listening socket must outlive a bad destination, so it is bound again on the same port.
+    private func rebindWhenClosed(_ channel: Channel, local: NIOCore.SocketAddress) {
+        channel.closeFuture.whenComplete { _ in
+            guard !self.isShutDown, self.udpChannel === channel, let host = local.ipAddress, let port = local.port else { return }
+            self.udpChannel = nil
+            self.logger.warning("UDP socket \(local) closed after a send error; binding it again")
+            self.listenOnLoop(.udp, host: host, port: port).whenFailure { error in
+                self.logger.error("UDP socket \(local) could not be bound again: \(error)")
+            }
+        }
+    }
+
+    /// Refuses UDP destinations a send would fail on in a way that closes the socket: another
+    /// address family, broadcast/unspecified addresses, and non-loopback peers of a loopback socket.
+    private func checkDatagramDestination(_ destination: NIOCore.SocketAddress, from local: NIOCore.SocketAddress?) throws(SIPTransportError) {
+        guard let ip = destination.ipAddress, let local else { return }
+        if local.protocol != destination.protocol {
+            throw SIPTransportError(.invalidAddress, "\(ip) is not reachable from the \(local) socket")
+        }
+        if ["0.0.0.0", "255.255.255.255", "::"].contains(ip) || destination.port == 0 {
+            throw SIPTransportError(.invalidAddress, "\(destination) is not a unicast destination")
+        }
+        let isLoopback: (String) -> Bool = { $0.hasPrefix("127.") || $0 == "::1" }
+        if let localIP = local.ipAddress, isLoopback(localIP), !isLoopback(ip) {
+            throw SIPTransportError(.invalidAddress, "\(ip) is not reachable from loopback \(localIP)")
         }
     }
 
@@ -154,7 +188,10 @@ public final class SIPTransportLayer: @unchecked Sendable {
                     return channel
                 }
             }
-            return socket.flatMap { channel in
+            return socket.flatMapThrowing { channel -> Channel in
+                try self.checkDatagramDestination(destination.address, from: channel.localAddress)
+                return channel
+            }.flatMap { channel in
                 let envelope = AddressedEnvelope(remoteAddress: destination.address, data: channel.allocator.buffer(bytes: bytes))
                 return channel.writeAndFlush(envelope)
             }.flatMapErrorThrowing { error in throw Self.sendError(error, destination) }

@@ -93,7 +93,7 @@ extension SIPUserAgent {
         return handle
     }
 
-    func acceptIncomingInvite(_ invite: SIPRequest, key: SIPTransactionKey) {
+    func acceptIncomingInvite(_ invite: SIPRequest, key: SIPTransactionKey, source: SIPTransportEndpoint) {
         let port: UInt16
         do {
             port = try SIPMediaPortReservation.reserve(host: configuration.media.address)
@@ -104,6 +104,7 @@ extension SIPUserAgent {
         var rng = SystemRandomNumberGenerator()
         let session = SIPInviteSession(incoming: invite, configuration: sessionConfiguration(mediaPort: port), using: &rng)
         let handle = register(session, mediaPort: port)
+        calls[handle]?.invitePeer = source
         callsByServerInvite[key] = handle
         onEvent(.incomingCall(handle, invite: invite, mediaPort: port))
     }
@@ -138,7 +139,7 @@ extension SIPUserAgent {
             case .sendACK(let ack):
                 sendACK(ack)
             case .sendResponse(let response):
-                sendResponse(response)
+                sendResponse(response, fallbackPeer: calls[handle]?.invitePeer)
             case .startTimer(let timer, let after):
                 calls[handle]?.timers[timer]?.cancel()
                 calls[handle]?.timers[timer] = eventLoop.scheduleTask(in: .nanoseconds(max(0, after.nanoseconds))) {

@@ -18,8 +18,9 @@ extension SIPUserAgent {
             receiveResponse(response, source: source)
         case .malformed(let error, let bytes, let source):
             logger.debug("malformed message from \(source): \(error)")
+            // The Via of a message that did not parse is not trusted: the 400 goes back to the source.
             if let response = coreResponder.answer(malformed: bytes, error: error, toTag: SIPIdentifierGenerator.tag()) {
-                sendStateless(.response(response), to: responseDestination(response, peer: source))
+                sendStateless(.response(response), to: source)
             }
         case .connectionClosed(let remote, let error):
             logger.debug("connection to \(remote) closed: \(error.map { "\($0)" } ?? "orderly")")
@@ -89,7 +90,7 @@ extension SIPUserAgent {
         if let existing {
             callReceived(request, handle: existing)
         } else if request.method == .invite {
-            acceptIncomingInvite(request, key: key)
+            acceptIncomingInvite(request, key: key, source: source)
         } else {
             sendResponse(SIPResponse(replyingTo: request, statusCode: 481))
         }

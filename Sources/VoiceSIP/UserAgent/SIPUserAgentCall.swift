@@ -6,6 +6,9 @@ struct SIPUserAgentCall {
     var session: SIPInviteSession
     var mediaPort: UInt16
     var timers: [SIPInviteSessionTimer: Scheduled<Void>] = [:]
+    /// Where the INVITE of an incoming call came from: 2xx retransmissions go there once the
+    /// INVITE server transaction has ended (RFC 3261 §13.3.1.4).
+    var invitePeer: SIPTransportEndpoint?
     /// The dialog-routing key registered for it (Call-ID and our tag).
     var routingKey: String
 }
