@@ -132,6 +132,22 @@ public final class BaresipControl: Sendable {
         return (calls.first { $0.isCurrent } ?? calls.first)?.state
     }
 
+    /// Polls `listcalls` every 50 ms until the current call is in `state` (`INCOMING`, `ESTABLISHED`, ...).
+    ///
+    /// A fallback for events baresip 1.0.0 does not always deliver: `CALL_INCOMING` has been seen
+    /// missing from the control connection while `listcalls` showed the ringing call.
+    /// - Throws: ``BaresipControlError/Kind/timeout`` naming the last state seen.
+    public func waitForCallState(_ state: String, timeout: Duration = .seconds(10)) throws(BaresipControlError) {
+        let deadline = ContinuousClock.now + timeout
+        var last: String?
+        repeat {
+            last = try currentCallState(timeout: max(deadline - .now, .milliseconds(100)))
+            if last == state { return }
+            usleep(50_000)
+        } while ContinuousClock.now < deadline
+        throw BaresipControlError(.timeout, "call state \(last ?? "none") is not \(state) after \(timeout)")
+    }
+
     /// The negotiated direction of the current call's audio (`sendrecv`, `sendonly`, `recvonly`,
     /// `inactive`), read from `audio_debug`; nil with no call.
     public func audioDirection(timeout: Duration = defaultTimeout) throws(BaresipControlError) -> String? {

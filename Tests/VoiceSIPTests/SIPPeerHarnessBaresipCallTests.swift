@@ -35,9 +35,11 @@ final class SIPPeerHarnessBaresipCallTests: XCTestCase {
 
         // Dial; bob rings (manual answer) until accepted.
         try alice.control.dial(bob.uri)
-        let incoming = try bob.control.waitForEvent(.callIncoming)
+        // CALL_INCOMING is sometimes not delivered by baresip 1.0.0 (about one run in five):
+        // the ringing call is found through listcalls instead.
+        try bob.control.waitForCallState("INCOMING")
+        let incoming = try XCTUnwrap(bob.control.calls().first)
         XCTAssertEqual(incoming.peerURI, alice.uri)
-        XCTAssertEqual(try bob.control.currentCallState(), "INCOMING")
         try alice.control.waitForEvent(.callRinging)
         try bob.control.accept()
         let established = try alice.control.waitForEvent(.callEstablished)
