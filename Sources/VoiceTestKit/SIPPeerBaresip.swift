@@ -13,7 +13,10 @@ public struct BaresipConfiguration: Hashable, Sendable {
     public var mediaEncryption: String? = "srtp-mand"
     /// `audio_codecs`, in order of preference.
     public var audioCodecs: [String] = ["opus/48000/2", "PCMU/8000/1"]
-    /// A WAV file sent as the call's audio (`aufile`); nil sends a 440 Hz tone (`ausine`).
+    /// A WAV file sent as the call's audio (`aufile`, played once, then silence); nil sends a
+    /// 440 Hz tone (`ausine`). baresip 1.0.0 refuses a file whose rate and channel count differ
+    /// from the codec's (48 kHz stereo for Opus; see ``BaresipWAVFile/write(_:to:)``) and then
+    /// sends no audio at all.
     public var audioFile: String? = nil
     /// When set, both directions of every call are recorded as WAV files in this directory
     /// (`sndfile` module: `dump-<time>-enc.wav` sent, `dump-<time>-dec.wav` received).
@@ -23,6 +26,10 @@ public struct BaresipConfiguration: Hashable, Sendable {
     public var registrar: String? = nil
     /// The digest password for the registrar.
     public var password: String? = nil
+    /// The `ctrl_tcp` control port on 127.0.0.1; 0 picks a free one.
+    public var controlPort: Int = 0
+    /// Run with `-s`: every SIP message sent and received goes to the log.
+    public var sipTrace: Bool = false
 
     /// The defaults: user `bob`, a free port, auto-answer, SRTP required, Opus then PCMU.
     public init() {}
@@ -43,9 +50,12 @@ public final class BaresipPeer: Sendable {
     public let uri: String
     /// The running process.
     public let process: SIPPeerProcess
+    /// The `ctrl_tcp` connection, made as soon as baresip is ready so no event is missed:
+    /// dial, accept, hang up, hold, resume, DTMF, and the call events.
+    public let control: BaresipControl
 
     /// Writes the configuration from the templates in `templateDirectory` (`config`, `accounts`),
-    /// starts `baresip -f <dir>` and waits until it answers OPTIONS.
+    /// starts `baresip -f <dir>`, waits until it answers OPTIONS and connects ``control``.
     /// - Parameters:
     ///   - templateDirectory: The directory with the `config` and `accounts` templates.
     ///   - configuration: Ports, account, media settings.
@@ -57,6 +67,9 @@ public final class BaresipPeer: Sendable {
     ) throws(SIPPeerError) {
         var config = configuration
         if config.sipPort == 0 { config.sipPort = try SIPPeerProcess.freePort() }
+        if config.controlPort == 0 {
+            repeat { config.controlPort = try SIPPeerProcess.freePort() } while config.controlPort == config.sipPort
+        }
         try SIPPeerTemplate.validate(config.user, as: "user")
         let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "baresip")
         let domain: String
@@ -95,6 +108,7 @@ public final class BaresipPeer: Sendable {
             "RECORDING_MODULE": config.recordingDirectory == nil ? "# no recording" : "module\t\t\tsndfile.so",
             "RECORDING_DIR": config.recordingDirectory ?? directory,
             "ACCOUNT": account,
+            "CONTROL_PORT": String(config.controlPort),
         ]
         try SIPPeerTemplate.renderFile(templateDirectory + "/config", to: directory + "/config", values: values)
         try SIPPeerTemplate.renderFile(templateDirectory + "/accounts", to: directory + "/accounts", values: values)
@@ -104,14 +118,54 @@ public final class BaresipPeer: Sendable {
         }
         let uri = "sip:\(config.user)@127.0.0.1:\(config.sipPort)"
         let process = try SIPPeerProcess.launchReady(
-            name: "baresip", executable: executable, arguments: ["-f", directory],
+            name: "baresip", executable: executable, arguments: ["-f", directory] + (config.sipTrace ? ["-s"] : []),
             workingDirectory: directory, logPath: directory + "/baresip.log",
             readyAt: address, requestURI: uri, timeout: readyTimeout)
+        let control: BaresipControl
+        do {
+            control = try BaresipControl(port: config.controlPort, connectTimeout: .seconds(5))
+        } catch {
+            process.stop()
+            try? FileManager.default.removeItem(atPath: directory)
+            throw SIPPeerError(.notReady, "\(error); log:\n\(process.logTail())")
+        }
         self.configuration = config
         self.directory = directory
         self.sipAddress = address
         self.uri = uri
         self.process = process
+        self.control = control
+    }
+
+    /// Waits until the newest received-audio recording holds at least `duration` of audio
+    /// (48 kHz stereo 16-bit, as `sndfile` writes for Opus), polling its size every 20 ms.
+    ///
+    /// baresip 1.0.0 drops `sndfile` from the receive pipeline at a re-INVITE (hold, resume):
+    /// wait here before one if the received audio matters.
+    /// - Returns: False after `timeout`.
+    public func waitForReceivedAudio(_ duration: Duration, timeout: Duration = .seconds(5)) -> Bool {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let wanted = 44 + Int(seconds * 48_000) * 4
+        let deadline = ContinuousClock.now + timeout
+        repeat {
+            if let path = recordings.received.last,
+                let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size >= wanted
+            {
+                return true
+            }
+            usleep(20_000)
+        } while ContinuousClock.now < deadline
+        return false
+    }
+
+    /// The files `sndfile` has written so far (empty without a ``BaresipConfiguration/recordingDirectory``).
+    public var recordings: BaresipRecordings {
+        guard let directory = configuration.recordingDirectory,
+            let names = try? FileManager.default.contentsOfDirectory(atPath: directory)
+        else { return BaresipRecordings(sent: [], received: []) }
+        let dumps = names.filter { $0.hasPrefix("dump-") }.sorted().map { directory + "/" + $0 }
+        return BaresipRecordings(
+            sent: dumps.filter { $0.hasSuffix("-enc.wav") }, received: dumps.filter { $0.hasSuffix("-dec.wav") })
     }
 
     /// The log so far (stdout and stderr).
@@ -119,9 +173,24 @@ public final class BaresipPeer: Sendable {
 
     /// Stops baresip (SIGTERM, then SIGKILL) and removes its directory. Idempotent.
     public func stop() {
+        control.close()
         process.stop()
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     deinit { stop() }
+}
+
+/// The WAV files baresip's `sndfile` module wrote, oldest call first.
+public struct BaresipRecordings: Hashable, Sendable {
+    /// `dump-<time>-enc.wav`: the audio baresip sent (before encoding).
+    public var sent: [String]
+    /// `dump-<time>-dec.wav`: the audio baresip received (after decoding).
+    public var received: [String]
+
+    /// Creates a listing.
+    public init(sent: [String], received: [String]) {
+        self.sent = sent
+        self.received = received
+    }
 }
