@@ -138,11 +138,12 @@ final class SIPInviteSessionInDialogTests: XCTestCase {
         // The offer was rolled back: a new hold can be sent.
         let again = try F.single(F.requests(alice.hold(now: .seconds(1))))
         XCTAssertEqual(try again.headers.cseq(), SIPCSeq(sequence: 3, method: .invite))
-        // While it is pending, another change is refused at once.
-        XCTAssertEqual(alice.resume(now: .seconds(1)), [.event(.resumeFailed(statusCode: nil))])
-        // 481: the dialog is gone.
+        // While it is pending, another change waits for it.
+        XCTAssertEqual(alice.resume(now: .seconds(1)), [])
+        // 481: the dialog is gone, and the waiting resume is dropped with it.
         let gone = alice.receiveResponse(F.reply(again, 481, toTag: nil), now: .seconds(2))
         XCTAssertEqual(F.events(gone).last, .terminated(.failed(.finalResponse(statusCode: 481))))
+        XCTAssertFalse(F.requests(gone).contains { $0.method == .invite })
     }
 
     func testReINVITETimeoutEndsTheCall() throws {
@@ -159,6 +160,18 @@ final class SIPInviteSessionInDialogTests: XCTestCase {
         XCTAssertEqual(alice.hold(now: .zero), [.event(.holdFailed(statusCode: nil))])
         _ = alice.start(now: .zero)
         XCTAssertEqual(alice.hold(now: .zero), [.event(.holdFailed(statusCode: nil))])
+    }
+
+    func testHoldAskedDuringAnotherReINVITEIsSentWhenItCompletes() throws {
+        var (alice, bob) = try F.establishedCall()
+        let hold = try F.single(F.requests(alice.hold(now: .zero)))
+        // Resume while the hold is in progress: nothing goes out yet (§14.1).
+        XCTAssertEqual(alice.resume(now: .zero), [])
+        let ok = try F.single(F.responses(bob.receiveRequest(hold, now: .zero)))
+        let afterOK = alice.receiveResponse(ok, now: .zero)
+        let resume = try XCTUnwrap(F.requests(afterOK).first { $0.method == .invite }, "the queued resume follows the hold")
+        XCTAssertTrue(String(decoding: resume.body, as: UTF8.self).contains("a=sendrecv"))
+        XCTAssertGreaterThan(try resume.headers.cseq().sequence, try hold.headers.cseq().sequence)
     }
 
     func testReINVITEBeforeACKGets500WithRetryAfter() throws {

@@ -34,7 +34,8 @@ extension SIPInviteSession {
         switch pending.purpose {
         case .invite: return inviteResponse(response, to: pending.request, sequence: cseq.sequence, now: now)
         case .reinvite(let modification):
-            return reinviteResponse(response, to: pending.request, modification: modification, sequence: cseq.sequence, now: now)
+            let actions = reinviteResponse(response, to: pending.request, modification: modification, sequence: cseq.sequence, now: now)
+            return actions + sendQueuedModification()
         case .bye:
             guard response.statusCode >= 200 else { return [] }
             if let retry = authenticate(response, request: pending.request, purpose: .bye) { return retry }

@@ -59,7 +59,11 @@ extension SIPInviteSession {
             glareRetry = modification
             return []
         }
-        guard !reinvitePending, pendingOK == nil else { return [failed(modification, nil)] }
+        if reinvitePending || pendingOK != nil {
+            // §14.1: not while another INVITE transaction is in progress; the latest wish goes out after it.
+            queuedModification = modification
+            return []
+        }
         let offer: SDPSessionDescription
         do throws(SDPNegotiationError) {
             offer = modification == .hold ? try offerAnswer.makeHoldOffer() : try offerAnswer.makeResumeOffer()
@@ -72,6 +76,15 @@ extension SIPInviteSession {
             return [failed(modification, nil)]
         }
         return [send(request, as: .reinvite(modification))]
+    }
+
+    /// Sends a hold/resume that waited for the previous INVITE transaction, once none is in progress.
+    mutating func sendQueuedModification() -> [SIPInviteSessionAction] {
+        guard state == .confirmed, !reinvitePending, pendingOK == nil, glareRetry == nil,
+            let modification = queuedModification
+        else { return [] }
+        queuedModification = nil
+        return modify(modification)
     }
 
     /// The §14.1 delay before retrying a re-INVITE refused with 491: 2.1–4 s when we chose the

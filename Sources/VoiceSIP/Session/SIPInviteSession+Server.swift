@@ -190,7 +190,7 @@ extension SIPInviteSession {
                 return actions + byeAndTerminate(.mediaNegotiationFailed(error))
             }
         }
-        guard pending.initial else { return actions }
+        guard pending.initial else { return actions + sendQueuedModification() }
         if byeAfterACK { return actions + sendBye() }
         state = .confirmed
         if let media = offerAnswer.negotiated { actions.append(.event(.established(media))) }

@@ -82,6 +82,9 @@ public struct SIPInviteSession: Sendable {
     var wantedDirection: SDPDirection = .sendrecv
     /// Our re-INVITE waiting for a retry after 491.
     var glareRetry: Modification?
+    /// A hold or resume asked for while another INVITE transaction was in progress in either
+    /// direction (§14.1 forbids a second one); sent when that one completes.
+    var queuedModification: Modification?
     /// The timers started and not yet fired or cancelled.
     var runningTimers: Set<SIPInviteSessionTimer> = []
 
