@@ -45,6 +45,19 @@ final class SIPInviteSessionUASTests: XCTestCase {
         XCTAssertNotNil(bob.negotiatedMedia)
     }
 
+    func testDialogCreatingResponsesCopyRecordRouteInOrder() throws {
+        var (_, invite, _) = try incoming()
+        invite.headers.add("Record-Route", "<sip:p2.example.com;lr>")
+        invite.headers.add("Record-Route", "<sip:p1.example.com;lr;ftag=x>")
+        var bob = F.callee(invite)
+        let ringing = try F.single(F.responses(bob.ring(now: .zero)))
+        let ok = try F.single(F.responses(bob.accept(now: .zero)))
+        for response in [ringing, ok] {
+            XCTAssertEqual(response.headers["record-route"], ["<sip:p2.example.com;lr>", "<sip:p1.example.com;lr;ftag=x>"])
+        }
+        XCTAssertEqual(bob.currentDialog?.routeSet.map(\.uri.host), ["p2.example.com", "p1.example.com"])
+    }
+
     func testOKRetransmittedAtDoublingIntervalsCappedAtT2UntilACK() throws {
         var (alice, _, bob) = try incoming()
         let ok = try F.single(F.responses(bob.accept(now: .zero)))

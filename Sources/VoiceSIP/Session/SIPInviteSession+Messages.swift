@@ -113,6 +113,8 @@ extension SIPInviteSession {
     {
         var response = SIPResponse(replyingTo: request, statusCode: statusCode, toTag: localTag)
         if request.method == .invite, statusCode > 100, statusCode < 300 {
+            // §12.1.1: a dialog-creating response copies every Record-Route of the request, in order.
+            for value in request.headers["record-route"] { response.headers.add("Record-Route", value) }
             response.headers.add("Contact", contactValue)
         }
         if (request.method == .invite && (200..<300).contains(statusCode)) || request.method == .options
