@@ -190,9 +190,24 @@ final class SDPOfferAnswerTests: XCTestCase {
         XCTAssertEqual(answer.media[0].formats, ["0", "101"])
     }
 
-    func testTelephoneEventAtAnotherRateIsNotUsed() throws {
+    func testOpusPairsWithTelephoneEvent8000WhenThatIsAllThePeerHas() throws {
+        // baresip, Asterisk and FreeSWITCH offer Opus with telephone-event/8000 only.
         var bob = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
         let offer = try remoteOffer(formats: "111 101", maps: ["a=rtpmap:111 opus/48000/2", "a=rtpmap:101 telephone-event/8000"])
+        let result = try bob.receiveOffer(offer, using: &generator)
+        XCTAssertEqual(result.media.telephoneEventPayloadType, 101)
+        XCTAssertEqual(result.answer.media[0].rtpMap(for: 101)?.value, "101 telephone-event/8000", "the answer keeps the offered rate")
+        // The exact rate wins when both are there.
+        var carol = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        let both = try remoteOffer(
+            formats: "111 101 110",
+            maps: ["a=rtpmap:111 opus/48000/2", "a=rtpmap:101 telephone-event/8000", "a=rtpmap:110 telephone-event/48000"])
+        XCTAssertEqual(try carol.receiveOffer(both, using: &generator).media.telephoneEventPayloadType, 110)
+    }
+
+    func testTelephoneEventAtAnotherRateIsNotUsedWithG711() throws {
+        var bob = SDPOfferAnswer(capabilities: capabilities(codecs: [.pcmu]), using: &generator)
+        let offer = try remoteOffer(formats: "0 110", maps: ["a=rtpmap:110 telephone-event/48000"])
         XCTAssertNil(try bob.receiveOffer(offer, using: &generator).media.telephoneEventPayloadType)
     }
 

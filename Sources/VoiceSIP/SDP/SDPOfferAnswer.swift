@@ -301,7 +301,8 @@ public struct SDPOfferAnswer: Sendable {
         }
         if let te = media.telephoneEventPayloadType {
             formats.append(String(te))
-            attributes.append(.rtpmap(SDPRTPMap(payloadType: te, encodingName: "telephone-event", clockRate: chosen.codec.rtpClockRate)))
+            let rate = telephoneEvents.first { $0.pt == te }?.rate ?? chosen.codec.rtpClockRate
+            attributes.append(.rtpmap(SDPRTPMap(payloadType: te, encodingName: "telephone-event", clockRate: rate)))
             attributes.append(.fmtp(SDPFormatParameters(format: String(te), parameters: "0-16")))
         }
         attributes += commonAttributes(direction: ourDirection, rtcpMux: rtcpMux)
@@ -313,6 +314,15 @@ public struct SDPOfferAnswer: Sendable {
     }
 
     // MARK: Helpers
+
+    /// The telephone-event format to use with `codec`: the one at the codec's clock rate
+    /// (RFC 4733 §2.1), else, for Opus, `telephone-event/8000`, which baresip, Asterisk and
+    /// FreeSWITCH pair with Opus. Events are then timed on the audio clock, as those peers do.
+    static func telephoneEventPayloadType(for codec: MediaCodec, in offered: [(pt: UInt8, rate: Int)]) -> UInt8? {
+        if let exact = offered.first(where: { $0.rate == codec.rtpClockRate }) { return exact.pt }
+        if case .opus = codec { return offered.first { $0.rate == 8_000 }?.pt }
+        return nil
+    }
 
     private func negotiatedMedia(
         codec: MediaCodec, payloadType: UInt8, telephoneEvents: [(pt: UInt8, rate: Int)],
@@ -330,7 +340,7 @@ public struct SDPOfferAnswer: Sendable {
                 rtcp.port = rtp.port == UInt16.max ? rtp.port : rtp.port + 1
             }
         }
-        let te = capabilities.telephoneEvents ? telephoneEvents.first(where: { $0.rate == codec.rtpClockRate })?.pt : nil
+        let te = capabilities.telephoneEvents ? Self.telephoneEventPayloadType(for: codec, in: telephoneEvents) : nil
         let ptime = remoteMedia.ptime.flatMap { MediaCodec.supportedPtimes.contains($0) ? $0 : nil } ?? capabilities.ptime
         return SDPNegotiatedMedia(
             codec: codec, payloadType: payloadType, telephoneEventPayloadType: te, ptime: ptime,
