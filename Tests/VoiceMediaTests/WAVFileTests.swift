@@ -62,6 +62,19 @@ final class WAVFileTests: XCTestCase {
         XCTAssertEqual(wav.samples, [0, 32767, -32768, -2])
     }
 
+    func testUnfinishedRecordingIsReadToTheEndOnlyWhenAsked() throws {
+        // A recorder that has not closed its file yet: RIFF and data sizes still 0, and a half frame at the end.
+        var bytes = try WAVFile(sampleRate: 48_000, channels: 2, samples: [1, -1, 2, -2, 3, -3]).serialized()
+        for offset in [4, 40] { bytes.replaceSubrange(offset..<(offset + 4), with: [0, 0, 0, 0]) }
+        bytes += [0x7F]
+        let parsed = try bytes.withUnsafeBytes { try WAVFile(parsing: $0, unfinished: true) }
+        XCTAssertEqual(parsed.samples, [1, -1, 2, -2, 3, -3])
+        XCTAssertEqual(parsed.channel(0), [1, 2, 3])
+        XCTAssertEqual(parsed.channel(1), [-1, -2, -3])
+        XCTAssertEqual(parsed.channel(2), [])
+        XCTAssertThrowsError(try bytes.withUnsafeBytes { try WAVFile(parsing: $0) }, "strict parsing refuses it")
+    }
+
     func testStereoRoundTripAtAnyRate() throws {
         let samples: [Int16] = (0..<882).map { Int16(truncatingIfNeeded: $0 * 37 - 16000) }
         let wav = WAVFile(sampleRate: 44_100, channels: 2, samples: samples)

@@ -73,7 +73,7 @@ final class SIPInteropBaresipTests: XCTestCase {
         let atUs = AudioComparison.align(reference: theirSignal, output: ours.device.recordedSamples, maxLag: 48_000)
         XCTAssertGreaterThan(atUs.correlation, 0.7, "baresip → us: \(atUs)", file: file, line: line)
         let recording = try XCTUnwrap(baresip.recordings.received.last, "baresip's received-audio recording", file: file, line: line)
-        let received = try BaresipWAVFile.read(recording).firstChannel
+        let received = try BaresipWAVFile.read(recording).channel(0)
         let atThem = AudioComparison.align(reference: ourSignal, output: received, maxLag: 48_000)
         XCTAssertGreaterThan(atThem.correlation, 0.7, "us → baresip: \(atThem)", file: file, line: line)
     }

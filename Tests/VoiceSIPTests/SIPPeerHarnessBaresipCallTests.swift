@@ -97,7 +97,7 @@ final class SIPPeerHarnessBaresipCallTests: XCTestCase {
         XCTAssertEqual(sentAudio.sampleRate, 48_000)
         XCTAssertGreaterThan(sentAudio.samples.count, 48_000, failure("alice sent under half a second"))
         XCTAssertTrue(alice.log.contains("aufile ---> sndfile"), failure("aufile is not alice's source"))
-        let receivedAudio = try BaresipWAVFile.read(received).firstChannel
+        let receivedAudio = try BaresipWAVFile.read(received).channel(0)
         XCTAssertGreaterThan(receivedAudio.map { abs(Int($0)) }.max() ?? 0, 1000, failure("bob received silence: \(receivedAudio.count) samples in \(received)"))
     }
 

@@ -113,7 +113,7 @@ final class SIPPeerHarnessBaresipControlTests: XCTestCase {
         XCTAssertEqual(audio.sampleRate, 48_000)
         XCTAssertEqual(audio.channels, 2)
         XCTAssertEqual(audio.samples.count, 10)
-        XCTAssertEqual(audio.firstChannel, mono)
+        XCTAssertEqual(audio.channel(0), mono)
         let garbage = directory + "/garbage.wav"
         _ = FileManager.default.createFile(atPath: garbage, contents: Data("RIFF\u{0}\u{0}\u{0}\u{0}WAVEfmt ".utf8))
         XCTAssertThrowsError(try BaresipWAVFile.read(garbage)) { XCTAssertEqual(($0 as? SIPPeerError)?.kind, .invalidValue) }

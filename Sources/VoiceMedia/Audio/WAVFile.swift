@@ -23,6 +23,13 @@ public struct WAVFile: Hashable, Sendable {
     /// Frames (samples per channel).
     public var frameCount: Int { channels > 0 ? samples.count / channels : 0 }
 
+    /// The samples of one channel (0-based); empty for a channel the file does not have.
+    public func channel(_ index: Int) -> [Int16] {
+        guard index >= 0, index < channels else { return [] }
+        guard channels > 1 else { return samples }
+        return stride(from: index, to: samples.count, by: channels).map { samples[$0] }
+    }
+
     /// The device format for this file with periods of `periodMilliseconds` (default 10 ms).
     public func audioFormat(periodMilliseconds: Int = 10) -> AudioFormat {
         AudioFormat(sampleRate: sampleRate, channels: channels, framesPerBuffer: max(1, sampleRate * periodMilliseconds / 1000))
@@ -65,12 +72,20 @@ extension WAVFile {
 
     /// Parses a complete WAV file.
     ///
+    /// - Parameters:
+    ///   - bytes: The file.
+    ///   - unfinished: Accept a file whose writer has not finalised it yet (RIFF and data sizes
+    ///     still 0, stale or larger than the file, as a recorder still running or killed leaves
+    ///     it): the RIFF body is the rest of the file and a data chunk of size 0 or past the end
+    ///     runs to the end of the file, whole frames only.
     /// - Throws: ``WAVFileError`` for truncated, malformed or non-16-bit-PCM input; never traps.
-    public init(parsing bytes: UnsafeRawBufferPointer) throws(WAVFileError) {
+    public init(parsing bytes: UnsafeRawBufferPointer, unfinished: Bool = false) throws(WAVFileError) {
         var reader = ByteReader(bytes)
         do {
             guard try reader.readUInt32() == Self.riff else { throw WAVFileError.notRIFF }
-            let riffSize = try reader.readUInt32LE()
+            var riffSize = try reader.readUInt32LE()
+            // A header written before the data and not updated since declares too little, or 0.
+            if unfinished { riffSize = UInt32(clamping: reader.remaining) }
             guard Int(riffSize) <= reader.remaining else {
                 throw WAVFileError.chunkSizeExceedsFile(chunkID: Self.riff, declared: riffSize, available: reader.remaining)
             }
@@ -81,7 +96,10 @@ extension WAVFile {
             var format: Format?
             while !body.isAtEnd {
                 let id = try body.readUInt32()
-                let size = try body.readUInt32LE()
+                var size = try body.readUInt32LE()
+                if unfinished, id == Self.data, size == 0 || Int(size) > body.remaining, let format {
+                    size = UInt32(clamping: body.remaining - body.remaining % format.blockAlign)
+                }
                 guard Int(size) <= body.remaining else {
                     throw WAVFileError.chunkSizeExceedsFile(chunkID: id, declared: size, available: body.remaining)
                 }
@@ -193,11 +211,11 @@ extension WAVFile {
 // MARK: - Files
 
 extension WAVFile {
-    /// Reads and parses the WAV file at `path`.
-    public init(contentsOfFile path: String) throws(WAVFileError) {
+    /// Reads and parses the WAV file at `path`; `unfinished` as in ``init(parsing:unfinished:)``.
+    public init(contentsOfFile path: String, unfinished: Bool = false) throws(WAVFileError) {
         let bytes = try POSIXFile.readAll(path: path)
         let parsed = bytes.withUnsafeBytes { raw in
-            Result { () throws(WAVFileError) in try WAVFile(parsing: raw) }
+            Result { () throws(WAVFileError) in try WAVFile(parsing: raw, unfinished: unfinished) }
         }
         self = try parsed.get()
     }
