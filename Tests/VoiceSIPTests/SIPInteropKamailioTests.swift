@@ -110,4 +110,27 @@ final class SIPInteropKamailioTests: XCTestCase {
         XCTAssertEqual(alice.waitForTermination(outgoing), .rejected(statusCode: 404))
         XCTAssertNil(bob.waitForIncomingCall(timeout: 0.5))
     }
+
+    func testWeCallARegisteredBaresipThroughTheProxy() throws {
+        let kamailio = try startKamailio()
+        try requirePeer("baresip")
+        var configuration = BaresipConfiguration()
+        configuration.user = "bob"
+        configuration.registrar = "sip:127.0.0.1:\(kamailio.configuration.udpPort)"
+        configuration.password = "bobpass"
+        let baresip = try BaresipPeer(templateDirectory: SIPPeerFixtures.baresip, configuration: configuration)
+        defer { baresip.stop() }
+        XCTAssertTrue(SIPTestWait.until(timeout: 10) { baresip.log.contains("200 OK") }, "baresip registered; log:\n\(baresip.process.logTail())")
+
+        let alice = try agent("alice", password: "alicepass", kamailio: kamailio)
+        alice.agent.register()
+        XCTAssertNotNil(alice.waitForRegistration(timeout: 10, registered))
+        let outgoing = try alice.agent.call(SIPURI(user: "bob", host: kamailio.configuration.realm)).wait()
+        let media = try XCTUnwrap(alice.waitForEstablished(outgoing), "baresip answered through the proxy; log:\n\(baresip.process.logTail())")
+        XCTAssertNotNil(media.remoteKey)
+        try baresip.control.waitForEvent(.callEstablished)
+        alice.agent.hangUp(outgoing)
+        XCTAssertEqual(alice.waitForTermination(outgoing), .localHangUp)
+        try baresip.control.waitForEvent(.callClosed)
+    }
 }

@@ -27,12 +27,7 @@ final class SIPTransportEventRecorder: Sendable {
 
     @discardableResult
     func waitUntil(timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            if Date() > deadline { return false }
-            usleep(2_000)
-        }
-        return true
+        SIPTestWait.until(timeout: timeout, condition)
     }
 }
 
