@@ -9,6 +9,13 @@ extension SIPInviteSession {
         modify(.hold)
     }
 
+    /// Re-sends the current offer (held or not) in a re-INVITE, e.g. once the signaling
+    /// connection was re-established; the outcome comes as ``SIPInviteSessionEvent/mediaUpdated(_:)``
+    /// or a hold/resume failure.
+    public mutating func refresh(now: MediaTime) -> [SIPInviteSessionAction] {
+        modify(wantedDirection == .sendrecv ? .resume : .hold)
+    }
+
     /// Takes the peer off hold: re-INVITE with `a=sendrecv`.
     public mutating func resume(now: MediaTime) -> [SIPInviteSessionAction] {
         modify(.resume)

@@ -164,6 +164,14 @@ public struct SIPInviteSession: Sendable {
     /// The media in force, if negotiated.
     public var negotiatedMedia: SDPNegotiatedMedia? { offerAnswer.negotiated }
 
+    /// The codecs, DTMF and encryption policy this side offers or accepts. Settable until the
+    /// first offer or answer is made (an incoming call's codec preference is set before
+    /// ``accept(now:)``); later changes apply to later offers.
+    public var capabilities: SDPLocalCapabilities {
+        get { offerAnswer.capabilities }
+        set { offerAnswer.capabilities = newValue }
+    }
+
     /// The dialog, once one exists.
     public var currentDialog: SIPDialog? { dialog }
 

@@ -5,15 +5,24 @@ extension SIPUserAgent {
     // MARK: - Public call control
 
     /// Places a call to `remote` with an SDP offer. Extra headers (e.g. `X-` headers) go on the INVITE.
+    /// - Parameters:
+    ///   - codecs: Codecs to offer for this call, most preferred first; nil offers the configured ones.
+    ///   - credentials: Credentials for this call's challenges (e.g. a Bearer token), tried before the configured ones.
     /// - Returns: The call's handle; its progress arrives as ``SIPUserAgentEvent/call(_:_:)`` events.
-    public func call(_ remote: SIPURI, displayName: String? = nil, headers: [(String, String)] = []) -> EventLoopFuture<SIPCallHandle> {
+    public func call(
+        _ remote: SIPURI, displayName: String? = nil, headers: [(String, String)] = [], codecs: [MediaCodec]? = nil,
+        credentials: [SIPAuthCredentials] = []
+    ) -> EventLoopFuture<SIPCallHandle> {
         let headers = headers.map { SIPHeaderPair(name: $0.0, value: $0.1) }
         return eventLoop.submit {
             let port = try SIPMediaPortReservation.reserve(host: self.configuration.media.address)
             var rng = SystemRandomNumberGenerator()
+            var configuration = self.sessionConfiguration(mediaPort: port)
+            if let codecs, !codecs.isEmpty { configuration.capabilities.codecs = codecs }
+            configuration.credentials = credentials + configuration.credentials
             var session = SIPInviteSession(
                 outgoingTo: SIPNameAddress(displayName: displayName, uri: remote), requestURI: remote,
-                extraHeaders: headers.map { ($0.name, $0.value) }, configuration: self.sessionConfiguration(mediaPort: port),
+                extraHeaders: headers.map { ($0.name, $0.value) }, configuration: configuration,
                 using: &rng)
             let actions = session.start(now: self.now)
             let handle = self.register(session, mediaPort: port)
@@ -30,8 +39,25 @@ extension SIPUserAgent {
     /// Sends 180 Ringing for an incoming call.
     public func ring(_ handle: SIPCallHandle) { mutateCall(handle) { $0.ring(now: $1) } }
 
-    /// Answers an incoming call with 200 OK and the SDP answer.
-    public func accept(_ handle: SIPCallHandle) { mutateCall(handle) { $0.accept(now: $1) } }
+    /// Answers an incoming call with 200 OK and the SDP answer; `codecs` (most preferred first)
+    /// replaces the configured codec preference for this call.
+    public func accept(_ handle: SIPCallHandle, codecs: [MediaCodec]? = nil) {
+        mutateCall(handle) { session, now in
+            if let codecs, !codecs.isEmpty { session.capabilities.codecs = codecs }
+            return session.accept(now: now)
+        }
+    }
+
+    /// What the agent knows about a call: Call-ID, tags, media port, the INVITE of an incoming
+    /// call. Call only on ``eventLoop`` (from an event handler); nil for an unknown handle.
+    public func callInfo(_ handle: SIPCallHandle) -> SIPCallInfo? {
+        eventLoop.preconditionInEventLoop()
+        guard let call = calls[handle] else { return nil }
+        return SIPCallInfo(
+            callID: call.session.callID, localTag: call.session.localTag, remoteTag: call.session.dialogID?.remoteTag,
+            mediaPort: call.mediaPort, isOutgoing: call.session.isOutgoing, state: call.session.state,
+            transport: call.invitePeer?.transport ?? configuration.transport)
+    }
 
     /// Rejects an incoming call (e.g. 486 Busy Here, 603 Decline).
     public func reject(_ handle: SIPCallHandle, statusCode: Int) { mutateCall(handle) { $0.reject(statusCode: statusCode, now: $1) } }
@@ -41,6 +67,9 @@ extension SIPUserAgent {
 
     /// Puts the call on hold with a re-INVITE (`a=sendonly`).
     public func hold(_ handle: SIPCallHandle) { mutateCall(handle) { $0.hold(now: $1) } }
+
+    /// Re-sends the call's current offer in a re-INVITE (after a lost signaling connection).
+    public func refresh(_ handle: SIPCallHandle) { mutateCall(handle) { $0.refresh(now: $1) } }
 
     /// Resumes a held call with a re-INVITE (`a=sendrecv`).
     public func resume(_ handle: SIPCallHandle) { mutateCall(handle) { $0.resume(now: $1) } }

@@ -24,6 +24,7 @@ extension SIPUserAgent {
             }
         case .connectionClosed(let remote, let error):
             logger.debug("connection to \(remote) closed: \(error.map { "\($0)" } ?? "orderly")")
+            onEvent(.connectionLost(remote: remote, error: error))
         }
     }
 

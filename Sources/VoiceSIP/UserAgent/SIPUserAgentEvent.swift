@@ -12,6 +12,8 @@ public enum SIPUserAgentEvent: Sendable {
     /// A new INVITE arrived; answer with ``SIPUserAgent/ring(_:)``, ``SIPUserAgent/accept(_:)`` or
     /// ``SIPUserAgent/reject(_:statusCode:)``. The call's local media port is in `mediaPort`.
     case incomingCall(SIPCallHandle, invite: SIPRequest, mediaPort: UInt16)
+    /// A TCP or TLS connection to `remote` closed (the next request to it opens a new one).
+    case connectionLost(remote: SIPTransportEndpoint, error: SIPTransportError?)
     /// Something happened in a call's session (ringing, established, media updated, INFO, ended).
     case call(SIPCallHandle, SIPInviteSessionEvent)
 }
