@@ -148,7 +148,7 @@ public enum CallDestination: Sendable, Equatable, CustomStringConvertible {
 
     private static func checkedSIPAddress(_ text: String) throws(VoiceError) -> SIPURI {
         let uri: SIPURI
-        do {
+        do throws(SIPParseError) {
             uri = try SIPURI(parsing: text)
         } catch {
             throw invalid("The SIP address is not a valid URI: \(error.detail)")

@@ -22,16 +22,12 @@ public struct CallerInfo: Sendable, Equatable {
         var candidates: [String] = []
         if let asserted = try? headers.values("p-asserted-identity") { candidates += asserted }
         candidates += headers["from"]
-        for text in candidates {
-            guard let address = try? SIPNameAddress(parsing: text) else { continue }
-            let value = address.uri.parameters.value(Self.verstatParameter)
+        let verstat = candidates.lazy.compactMap { text -> String? in
+            guard let address = try? SIPNameAddress(parsing: text) else { return nil }
+            return address.uri.parameters.value(Self.verstatParameter)
                 ?? address.parameters.value(Self.verstatParameter)
-            if let value {
-                self.init(verstat: value)
-                return
-            }
-        }
-        self.init(isVerified: nil)
+        }.first
+        self.init(verstat: verstat ?? "")
     }
 
     /// Interprets a `verstat` value (compared without case).
