@@ -54,7 +54,11 @@ let package = Package(
         ),
         .target(
             name: "VoiceCore",
-            dependencies: ["VoiceMedia", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "VoiceMedia", "VoiceSIP",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // Counts heap allocations per thread by wrapping glibc's allocator; linked only into tests and the benchmark.
         .target(name: "CMallocCounter"),

@@ -1,0 +1,63 @@
+import Foundation
+
+/// A user-defined message exchanged during a call or a call invite (Twilio's `TVOCallMessage`),
+/// sent as a SIP INFO.
+public struct CallMessage: Sendable, Equatable {
+    /// Limit on the content, in bytes (10 KB).
+    public static let maximumContentLength = 10 * 1024
+    /// The default content type.
+    public static let defaultContentType = "application/json"
+    /// The default (and only Twilio-defined) message type.
+    public static let defaultMessageType = "user-defined-message"
+    /// The prefix of a message's ``voiceEventSid``.
+    public static let sidPrefix = "KX"
+
+    /// The message body.
+    public var content: String
+    /// The body's MIME type; "application/json" by default.
+    public var contentType: String
+    /// The message type; "user-defined-message" by default.
+    public var messageType: String
+    /// A unique identifier for tracking the message: `KX` + 32 lowercase hex digits.
+    /// `Call.sendMessage(_:)` returns it.
+    public var voiceEventSid: String
+
+    /// Creates a message with a fresh ``voiceEventSid``.
+    public init(
+        content: String, contentType: String = CallMessage.defaultContentType,
+        messageType: String = CallMessage.defaultMessageType
+    ) {
+        self.init(content: content, contentType: contentType, messageType: messageType, voiceEventSid: Self.makeSid())
+    }
+
+    /// Creates a message with a given identifier (e.g. one received).
+    public init(content: String, contentType: String, messageType: String, voiceEventSid: String) {
+        self.content = content
+        self.contentType = contentType
+        self.messageType = messageType
+        self.voiceEventSid = voiceEventSid
+    }
+
+    /// Checks that the message may be sent: content at most ``maximumContentLength`` bytes
+    /// and a content type and message type with no control characters and not empty. Fails
+    /// with 31100 ``VoiceError/Code/malformedRequest``, reported through
+    /// `didFailToSendMessage`. (Whether the content matches its type is the receiver's concern.)
+    public func validateForSending() throws(VoiceError) {
+        let size = content.utf8.count
+        guard size <= Self.maximumContentLength else {
+            throw VoiceError(
+                .malformedRequest,
+                failureReason: "The message content is \(size) bytes; the limit is \(Self.maximumContentLength)")
+        }
+        for (label, text) in [("content type", contentType), ("message type", messageType)] {
+            guard !text.isEmpty, !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+                throw VoiceError(.malformedRequest, failureReason: "The message \(label) is empty or has control characters")
+            }
+        }
+    }
+
+    private static func makeSid() -> String {
+        let hex = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        return sidPrefix + hex
+    }
+}
