@@ -1,0 +1,7 @@
+/// Which side of the call a ``CallStateMachine`` represents.
+public enum CallStateRole: Sendable, Hashable {
+    /// The call was placed with `connect`; it rings before it connects.
+    case caller
+    /// The call was created by accepting an invite; it never rings.
+    case callee
+}
