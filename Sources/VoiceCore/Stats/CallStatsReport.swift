@@ -1,0 +1,51 @@
+import VoiceMedia
+
+/// A snapshot of one call's media statistics, as returned by `Call.getStats(_:)` and
+/// `Call.stats()` (Twilio's `TVOStatsReport`). One call has one media stream, so the track
+/// arrays hold one element each once media is set up, and are empty before.
+public struct CallStatsReport: Hashable, Sendable {
+    /// The call's SID (Twilio's `peerConnectionId` slot); `nil` before the call has one.
+    public var callSid: String?
+    /// When the snapshot was taken, on the media engine's monotonic clock.
+    public var timestamp: MediaTime
+    /// Round-trip time in ms from RTCP; `nil` until measured.
+    public var roundTripTimeMs: Double?
+    /// What the call sends.
+    public var localAudioTrackStats: [CallLocalAudioTrackStats]
+    /// What the call receives.
+    public var remoteAudioTrackStats: [CallRemoteAudioTrackStats]
+
+    /// Creates a report.
+    public init(
+        callSid: String? = nil, timestamp: MediaTime = .zero, roundTripTimeMs: Double? = nil,
+        localAudioTrackStats: [CallLocalAudioTrackStats] = [], remoteAudioTrackStats: [CallRemoteAudioTrackStats] = []
+    ) {
+        self.callSid = callSid
+        self.timestamp = timestamp
+        self.roundTripTimeMs = roundTripTimeMs
+        self.localAudioTrackStats = localAudioTrackStats
+        self.remoteAudioTrackStats = remoteAudioTrackStats
+    }
+
+    /// A report from the media stream's statistics: one local and one remote track.
+    /// The remote track's MOS is `nil` until a packet has been received.
+    public init(streamStats stats: AudioStreamStats, callSid: String?) {
+        let local = CallLocalAudioTrackStats(
+            codec: stats.codec, payloadType: stats.payloadType, ssrc: stats.ssrc, packetsSent: stats.packetsSent,
+            bytesSent: stats.bytesSent, packetsLost: stats.remotePacketsLost, fractionLost: stats.remoteFractionLost,
+            jitterMs: stats.remoteJitterMs, roundTripTimeMs: stats.rttMs, audioLevel: stats.inputLevel)
+        let remote = CallRemoteAudioTrackStats(
+            codec: stats.codec, ssrc: stats.remoteSSRC, packetsReceived: stats.packetsReceived,
+            bytesReceived: stats.bytesReceived, packetsLost: stats.packetsLost, fractionLost: stats.fractionLost,
+            jitterMs: stats.jitterMs, jitterBufferDelayMs: stats.jitterBuffer.playoutDelay.milliseconds,
+            audioLevel: stats.outputLevel, mos: stats.packetsReceived > 0 ? stats.mos : nil)
+        self.init(
+            callSid: callSid, timestamp: stats.timestamp, roundTripTimeMs: stats.rttMs,
+            localAudioTrackStats: [local], remoteAudioTrackStats: [remote])
+    }
+
+    /// The local track, when media is set up.
+    public var localAudioTrack: CallLocalAudioTrackStats? { localAudioTrackStats.first }
+    /// The remote track, when media is set up.
+    public var remoteAudioTrack: CallRemoteAudioTrackStats? { remoteAudioTrackStats.first }
+}

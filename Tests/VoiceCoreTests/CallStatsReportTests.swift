@@ -1,0 +1,68 @@
+import Foundation
+import XCTest
+
+@testable import VoiceCore
+
+final class CallStatsReportTests: XCTestCase {
+    private func streamStats() -> AudioStreamStats {
+        var s = AudioStreamStats()
+        s.timestamp = .milliseconds(12_345)
+        s.codec = "opus"
+        s.payloadType = 111
+        s.ssrc = 0x1234
+        s.remoteSSRC = 0x5678
+        s.packetsSent = 500
+        s.bytesSent = 40_000
+        s.packetsReceived = 480
+        s.bytesReceived = 38_000
+        s.packetsLost = 20
+        s.fractionLost = 0.04
+        s.jitterMs = 12.5
+        s.rttMs = 85
+        s.remoteFractionLost = 0.01
+        s.remoteJitterMs = 3.25
+        s.remotePacketsLost = 5
+        s.inputLevel = 9000
+        s.outputLevel = 7000
+        s.mos = 4.1
+        s.jitterBuffer.playoutDelay = .milliseconds(60)
+        return s
+    }
+
+    func testReportMapsEveryField() {
+        let report = CallStatsReport(streamStats: streamStats(), callSid: "CA42")
+        XCTAssertEqual(report.callSid, "CA42")
+        XCTAssertEqual(report.timestamp, .milliseconds(12_345))
+        XCTAssertEqual(report.roundTripTimeMs, 85)
+        XCTAssertEqual(
+            report.localAudioTrackStats,
+            [
+                CallLocalAudioTrackStats(
+                    codec: "opus", payloadType: 111, ssrc: 0x1234, packetsSent: 500, bytesSent: 40_000, packetsLost: 5,
+                    fractionLost: 0.01, jitterMs: 3.25, roundTripTimeMs: 85, audioLevel: 9000)
+            ])
+        XCTAssertEqual(
+            report.remoteAudioTrackStats,
+            [
+                CallRemoteAudioTrackStats(
+                    codec: "opus", ssrc: 0x5678, packetsReceived: 480, bytesReceived: 38_000, packetsLost: 20,
+                    fractionLost: 0.04, jitterMs: 12.5, jitterBufferDelayMs: 60, audioLevel: 7000, mos: 4.1)
+            ])
+        XCTAssertEqual(report.localAudioTrack?.packetsSent, 500)
+        XCTAssertEqual(report.remoteAudioTrack?.mos, 4.1)
+    }
+
+    func testMosIsAbsentBeforeAnyPacketArrives() {
+        var s = streamStats()
+        s.packetsReceived = 0
+        XCTAssertNil(CallStatsReport(streamStats: s, callSid: nil).remoteAudioTrack?.mos)
+        XCTAssertNil(CallStatsReport(streamStats: AudioStreamStats(), callSid: nil).roundTripTimeMs)
+    }
+
+    func testEmptyReportHasNoTracks() {
+        let report = CallStatsReport()
+        XCTAssertNil(report.localAudioTrack)
+        XCTAssertNil(report.remoteAudioTrack)
+        XCTAssertNil(report.callSid)
+    }
+}
