@@ -135,12 +135,12 @@ final class AccessTokenTests: XCTestCase {
         }
     }
 
-    private func code(_ body: () throws(VoiceError) -> Void) -> VoiceError.Code? {
+    private func code(_ body: () throws -> Void) -> VoiceError.Code? {
         do {
             try body()
             return nil
         } catch {
-            return error.code
+            return (error as? VoiceError)?.code
         }
     }
 }
