@@ -135,12 +135,32 @@ final class AccessTokenTests: XCTestCase {
         }
     }
 
-    private func code(_ body: () throws(VoiceError) -> Void) -> VoiceError.Code? {
+    private func code(_ body: () throws -> Void) -> VoiceError.Code? {
         do {
             try body()
             return nil
         } catch {
-            return error.code
+            return (error as? VoiceError)?.code
+        }
+    }
+
+    func testRandomInputNeverCrashesAndFailsTyped() {
+        for text in Self.randomInputs(count: 3000, alphabet: "eyJ.Zm9v_-=+/ {}\"a:1é", seed: 1) {
+            XCTAssertThrowsError(try AccessToken(parsing: text)) { XCTAssertTrue($0 is VoiceError) }
+        }
+    }
+
+    /// Deterministic pseudo-random strings over an alphabet that favours the parser's delimiters.
+    private static func randomInputs(count: Int, alphabet: String, seed: UInt64) -> [String] {
+        var state = seed
+        let characters = Array(alphabet)
+        return (0..<count).map { _ in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let length = Int(state >> 58)
+            return String((0..<length).map { _ in
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                return characters[Int(state >> 33) % characters.count]
+            })
         }
     }
 }

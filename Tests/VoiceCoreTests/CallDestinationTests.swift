@@ -90,4 +90,28 @@ final class CallDestinationTests: XCTestCase {
         let tel = try SIPURI(parsing: "tel:+14155550101")
         XCTAssertEqual(CallDestination(requestURI: tel, domain: nil), .phoneNumber("+14155550101"))
     }
+
+    func testRandomInputNeverCrashes() {
+        for text in Self.randomInputs(count: 3000, alphabet: "sip:+1@.;=?<>[]%client-conference bé", seed: 2) {
+            do {
+                _ = try CallDestination(parsing: text)
+            } catch {
+                XCTAssertEqual(error.code, .malformedRequest, text)
+            }
+        }
+    }
+
+    /// Deterministic pseudo-random strings over an alphabet that favours the parser's delimiters.
+    private static func randomInputs(count: Int, alphabet: String, seed: UInt64) -> [String] {
+        var state = seed
+        let characters = Array(alphabet)
+        return (0..<count).map { _ in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let length = Int(state >> 58)
+            return String((0..<length).map { _ in
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                return characters[Int(state >> 33) % characters.count]
+            })
+        }
+    }
 }

@@ -77,4 +77,28 @@ final class CallInviteModelParametersTests: XCTestCase {
         badParams["twi_params"] = "a=%"
         XCTAssertThrowsError(try CallInviteNotification(payload: badParams))
     }
+
+    func testRandomInputNeverCrashes() {
+        for text in Self.randomInputs(count: 3000, alphabet: "a=&%2F0gé+ ", seed: 3) {
+            do {
+                _ = try CallInviteCustomParameters.parse(text)
+            } catch {
+                XCTAssertEqual(error.code, .malformedRequest, text)
+            }
+        }
+    }
+
+    /// Deterministic pseudo-random strings over an alphabet that favours the parser's delimiters.
+    private static func randomInputs(count: Int, alphabet: String, seed: UInt64) -> [String] {
+        var state = seed
+        let characters = Array(alphabet)
+        return (0..<count).map { _ in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let length = Int(state >> 58)
+            return String((0..<length).map { _ in
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                return characters[Int(state >> 33) % characters.count]
+            })
+        }
+    }
 }

@@ -4,30 +4,64 @@ import XCTest
 @testable import VoiceCore
 
 final class VoiceErrorCodeTests: XCTestCase {
-    /// The TVOError list, name and number.
-    static let expected: [(String, Int)] = [
-        ("accessTokenInvalid", 20101), ("accessTokenHeaderInvalid", 20102), ("accessTokenIssuerInvalid", 20103),
-        ("accessTokenExpired", 20104), ("accessTokenNotYetValid", 20105), ("accessTokenGrantsInvalid", 20106),
-        ("accessTokenSignatureInvalid", 20107), ("authFailure", 20151), ("expirationTimeExceedsMaxTimeAllowed", 20157),
-        ("accessForbidden", 20403), ("applicationNotFound", 21218), ("connectionError", 31005),
-        ("callCancelled", 31008), ("transportError", 31009), ("malformedRequest", 31100),
-        ("authorizationError", 31201), ("registrationError", 31301), ("unsupportedCancelMessage", 31302),
-        ("badRequest", 31400), ("forbidden", 31403), ("notFound", 31404), ("requestTimeout", 31408),
-        ("conflict", 31409), ("upgradeRequired", 31426), ("tooManyRequests", 31429),
-        ("temporarilyUnavailable", 31480), ("callDoesNotExist", 31481), ("addressIncomplete", 31484),
-        ("busyHere", 31486), ("requestTerminated", 31487), ("internalServerError", 31500), ("badGateway", 31502),
-        ("serviceUnavailable", 31503), ("gatewayTimeout", 31504), ("dnsResolution", 31530),
-        ("busyEverywhere", 31600), ("decline", 31603), ("doesNotExistAnywhere", 31604),
-        ("tokenAuthenticationRejected", 51007), ("signalingConnectionDisconnected", 53001),
-        ("mediaClientLocalDescFailed", 53400), ("mediaServerLocalDescFailed", 53401),
-        ("mediaClientRemoteDescFailed", 53402), ("mediaServerRemoteDescFailed", 53403),
-        ("mediaNoSupportedCodec", 53404), ("mediaConnectionError", 53405), ("mediaDtlsTransportFailed", 53407),
+    /// The TVOError list: case, name and number.
+    static let expected: [(VoiceError.Code, String, Int)] = [
+        (.accessTokenInvalid, "accessTokenInvalid", 20101),
+        (.accessTokenHeaderInvalid, "accessTokenHeaderInvalid", 20102),
+        (.accessTokenIssuerInvalid, "accessTokenIssuerInvalid", 20103),
+        (.accessTokenExpired, "accessTokenExpired", 20104),
+        (.accessTokenNotYetValid, "accessTokenNotYetValid", 20105),
+        (.accessTokenGrantsInvalid, "accessTokenGrantsInvalid", 20106),
+        (.accessTokenSignatureInvalid, "accessTokenSignatureInvalid", 20107),
+        (.authFailure, "authFailure", 20151),
+        (.expirationTimeExceedsMaxTimeAllowed, "expirationTimeExceedsMaxTimeAllowed", 20157),
+        (.accessForbidden, "accessForbidden", 20403),
+        (.applicationNotFound, "applicationNotFound", 21218),
+        (.connectionError, "connectionError", 31005),
+        (.callCancelled, "callCancelled", 31008),
+        (.transportError, "transportError", 31009),
+        (.malformedRequest, "malformedRequest", 31100),
+        (.authorizationError, "authorizationError", 31201),
+        (.registrationError, "registrationError", 31301),
+        (.unsupportedCancelMessage, "unsupportedCancelMessage", 31302),
+        (.badRequest, "badRequest", 31400),
+        (.forbidden, "forbidden", 31403),
+        (.notFound, "notFound", 31404),
+        (.requestTimeout, "requestTimeout", 31408),
+        (.conflict, "conflict", 31409),
+        (.upgradeRequired, "upgradeRequired", 31426),
+        (.tooManyRequests, "tooManyRequests", 31429),
+        (.temporarilyUnavailable, "temporarilyUnavailable", 31480),
+        (.callDoesNotExist, "callDoesNotExist", 31481),
+        (.addressIncomplete, "addressIncomplete", 31484),
+        (.busyHere, "busyHere", 31486),
+        (.requestTerminated, "requestTerminated", 31487),
+        (.internalServerError, "internalServerError", 31500),
+        (.badGateway, "badGateway", 31502),
+        (.serviceUnavailable, "serviceUnavailable", 31503),
+        (.gatewayTimeout, "gatewayTimeout", 31504),
+        (.dnsResolution, "dnsResolution", 31530),
+        (.busyEverywhere, "busyEverywhere", 31600),
+        (.decline, "decline", 31603),
+        (.doesNotExistAnywhere, "doesNotExistAnywhere", 31604),
+        (.tokenAuthenticationRejected, "tokenAuthenticationRejected", 51007),
+        (.signalingConnectionDisconnected, "signalingConnectionDisconnected", 53001),
+        (.mediaClientLocalDescFailed, "mediaClientLocalDescFailed", 53400),
+        (.mediaServerLocalDescFailed, "mediaServerLocalDescFailed", 53401),
+        (.mediaClientRemoteDescFailed, "mediaClientRemoteDescFailed", 53402),
+        (.mediaServerRemoteDescFailed, "mediaServerRemoteDescFailed", 53403),
+        (.mediaNoSupportedCodec, "mediaNoSupportedCodec", 53404),
+        (.mediaConnectionError, "mediaConnectionError", 53405),
+        (.mediaDtlsTransportFailed, "mediaDtlsTransportFailed", 53407),
     ]
 
     func testCasesAreExactlyTheTVOErrorList() {
-        let actual = VoiceError.Code.allCases.map { ("\($0)", $0.rawValue) }
-        XCTAssertEqual(actual.map(\.0), Self.expected.map(\.0))
-        XCTAssertEqual(actual.map(\.1), Self.expected.map(\.1))
+        XCTAssertEqual(VoiceError.Code.allCases, Self.expected.map(\.0))
+        for (code, name, number) in Self.expected {
+            XCTAssertEqual(code.rawValue, number, name)
+            XCTAssertEqual(code.name, name)
+            XCTAssertEqual(VoiceError.Code(rawValue: number), code)
+        }
     }
 
     func testEveryCodeHasADistinctDescription() {
@@ -60,7 +94,7 @@ final class VoiceErrorCodeTests: XCTestCase {
             }
             XCTAssertEqual(code.rawValue, sipCode.code, sipCode.name)
             let name = sipCode == .dnsResolutionError ? "dnsResolution" : sipCode.name
-            XCTAssertEqual("\(code)", name)
+            XCTAssertEqual(code.name, name)
         }
     }
 

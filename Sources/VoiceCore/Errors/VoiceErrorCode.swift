@@ -101,6 +101,60 @@ extension VoiceError {
         /// 53407: the media connection failed during the DTLS handshake.
         case mediaDtlsTransportFailed = 53407
 
+        /// The code's name as in Twilio's list without its prefix and suffix, e.g. "busyEverywhere"
+        /// (`TVOErrorBusyEverywhereError`); VoiceSIP's `SIPFailureCode.name` uses the same names.
+        public var name: String {
+            switch self {
+            case .accessTokenInvalid: "accessTokenInvalid"
+            case .accessTokenHeaderInvalid: "accessTokenHeaderInvalid"
+            case .accessTokenIssuerInvalid: "accessTokenIssuerInvalid"
+            case .accessTokenExpired: "accessTokenExpired"
+            case .accessTokenNotYetValid: "accessTokenNotYetValid"
+            case .accessTokenGrantsInvalid: "accessTokenGrantsInvalid"
+            case .accessTokenSignatureInvalid: "accessTokenSignatureInvalid"
+            case .authFailure: "authFailure"
+            case .expirationTimeExceedsMaxTimeAllowed: "expirationTimeExceedsMaxTimeAllowed"
+            case .accessForbidden: "accessForbidden"
+            case .applicationNotFound: "applicationNotFound"
+            case .connectionError: "connectionError"
+            case .callCancelled: "callCancelled"
+            case .transportError: "transportError"
+            case .malformedRequest: "malformedRequest"
+            case .authorizationError: "authorizationError"
+            case .registrationError: "registrationError"
+            case .unsupportedCancelMessage: "unsupportedCancelMessage"
+            case .badRequest: "badRequest"
+            case .forbidden: "forbidden"
+            case .notFound: "notFound"
+            case .requestTimeout: "requestTimeout"
+            case .conflict: "conflict"
+            case .upgradeRequired: "upgradeRequired"
+            case .tooManyRequests: "tooManyRequests"
+            case .temporarilyUnavailable: "temporarilyUnavailable"
+            case .callDoesNotExist: "callDoesNotExist"
+            case .addressIncomplete: "addressIncomplete"
+            case .busyHere: "busyHere"
+            case .requestTerminated: "requestTerminated"
+            case .internalServerError: "internalServerError"
+            case .badGateway: "badGateway"
+            case .serviceUnavailable: "serviceUnavailable"
+            case .gatewayTimeout: "gatewayTimeout"
+            case .dnsResolution: "dnsResolution"
+            case .busyEverywhere: "busyEverywhere"
+            case .decline: "decline"
+            case .doesNotExistAnywhere: "doesNotExistAnywhere"
+            case .tokenAuthenticationRejected: "tokenAuthenticationRejected"
+            case .signalingConnectionDisconnected: "signalingConnectionDisconnected"
+            case .mediaClientLocalDescFailed: "mediaClientLocalDescFailed"
+            case .mediaServerLocalDescFailed: "mediaServerLocalDescFailed"
+            case .mediaClientRemoteDescFailed: "mediaClientRemoteDescFailed"
+            case .mediaServerRemoteDescFailed: "mediaServerRemoteDescFailed"
+            case .mediaNoSupportedCodec: "mediaNoSupportedCodec"
+            case .mediaConnectionError: "mediaConnectionError"
+            case .mediaDtlsTransportFailed: "mediaDtlsTransportFailed"
+            }
+        }
+
         /// The short human-readable text for the code, Twilio's wording where it has one
         /// (e.g. "Busy Everywhere"). This is ``VoiceError/localizedDescription``.
         public var description: String {
