@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "VoiceCore", targets: ["VoiceCore"]),
         .library(name: "VoiceMedia", targets: ["VoiceMedia"]),
+        .library(name: "VoiceSIP", targets: ["VoiceSIP"]),
+        .executable(name: "voicecall", targets: ["VoiceCall"]),
         .executable(name: "voice-bench", targets: ["VoiceBench"]),
     ],
     dependencies: [
@@ -58,6 +60,17 @@ let package = Package(
                 "VoiceMedia", "VoiceSIP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // The `voicecall` command: the loopback demo, and calling/listening against a real SIP server.
+        .executableTarget(
+            name: "VoiceCall",
+            dependencies: [
+                "VoiceCore", "VoiceSIP", "VoiceTestKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Counts heap allocations per thread by wrapping glibc's allocator; linked only into tests and the benchmark.
@@ -73,7 +86,14 @@ let package = Package(
         ),
         .testTarget(
             name: "VoiceMediaTests", dependencies: ["VoiceMedia", "VoiceTestKit", "CMallocCounter", "CLibSRTP", "COpus", "CVoiceShims"]),
-        .testTarget(name: "VoiceCoreTests", dependencies: ["VoiceCore"]),
+        .testTarget(
+            name: "VoiceCoreTests",
+            dependencies: [
+                "VoiceCore", "VoiceSIP", "VoiceTestKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         // Fixtures: peer configuration templates (baresip, Kamailio) read from disk by the interop tests.
         .testTarget(
             name: "VoiceSIPTests",

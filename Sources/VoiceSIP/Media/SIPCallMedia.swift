@@ -14,6 +14,7 @@ public final class SIPCallMedia: Sendable {
         var stream: AudioStream?
         var direction: SDPDirection = .sendrecv
         var userMuted = false
+        var userHeld = false
         var stopped = false
     }
 
@@ -92,6 +93,16 @@ public final class SIPCallMedia: Sendable {
         }
     }
 
+    /// The user's hold switch: sends silence and plays nothing, whatever the SDP direction, so
+    /// hold takes effect at once rather than when the re-INVITE is answered.
+    public var isOnHold: Bool {
+        get { state.withLock { $0.userHeld } }
+        set {
+            state.withLock { $0.userHeld = newValue }
+            applyDirection()
+        }
+    }
+
     /// Sends RFC 4733 digits (`0`–`9`, `*`, `#`, `A`–`D`, `w` pauses).
     public func sendDigits(_ digits: String) throws(AudioStreamError) {
         guard let stream = state.withLock({ $0.stream }) else { throw .invalidState("media is not running") }
@@ -113,9 +124,9 @@ public final class SIPCallMedia: Sendable {
     }
 
     private func applyDirection() {
-        let (stream, direction, userMuted) = state.withLock { ($0.stream, $0.direction, $0.userMuted) }
+        let (stream, direction, userMuted, userHeld) = state.withLock { ($0.stream, $0.direction, $0.userMuted, $0.userHeld) }
         guard let stream else { return }
-        stream.isOnHold = !direction.receives
+        stream.isOnHold = userHeld || !direction.receives
         stream.isMuted = userMuted || !direction.sends
     }
 }

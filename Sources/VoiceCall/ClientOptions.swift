@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import VoiceCore
+import VoiceSIP
+
+/// Server, identity and credential options shared by `call` and `listen`.
+struct ClientOptions: ParsableArguments {
+    @Option(help: "Our user name (the user part of sip:identity@domain).") var identity = "alice"
+    @Option(help: "The SIP domain destinations without a domain are placed in.") var domain = "127.0.0.1"
+    @Option(help: "Signaling transport: udp, tcp or tls.") var transport = "udp"
+    @Option(help: "The local address to listen on and announce.") var listen = "127.0.0.1"
+    @Option(help: "The local SIP port (0 picks one).") var port = 0
+    @Option(help: "Outbound proxy, e.g. sip:proxy.example.com;transport=tcp.") var proxy: String?
+    @Option(help: "Registrar (default: the domain).") var registrar: String?
+    @Option(help: "Digest user name for 401/407 challenges.") var username: String?
+    @Option(help: "Digest password.") var password: String?
+    @Option(help: "An access token (JWT); default: a development token for --identity.") var token: String?
+    @Flag(help: "Allow plain RTP (only for peers that cannot do SRTP).") var unencrypted = false
+
+    func makeConfiguration() throws -> VoiceClientConfiguration {
+        guard let transport = SIPTransportProtocol(token: transport) else {
+            throw ValidationError("--transport must be udp, tcp or tls")
+        }
+        return VoiceClientConfiguration(
+            identity: identity, domain: domain, transport: transport, listenHost: listen, listenPort: port,
+            outboundProxy: proxy, registrar: registrar, username: username ?? (password == nil ? nil : identity),
+            password: password, allowUnencryptedMedia: unencrypted)
+    }
+
+    func makeClient() throws -> VoiceClient {
+        try VoiceClient(configuration: makeConfiguration())
+    }
+
+    var accessToken: String {
+        token ?? DevelopmentTokens.issuer.makeToken(identity: identity)
+    }
+}
+
+/// Tokens for running against a plain SIP server, which ignores the Bearer credential.
+enum DevelopmentTokens {
+    static let issuer = AccessTokenIssuer(
+        accountSid: "AC00000000000000000000000000000000", apiKeySid: "SK00000000000000000000000000000000",
+        apiKeySecret: "voicecall-development")
+}

@@ -1,0 +1,127 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import VoiceCore
+import VoiceSIP
+import VoiceTestKit
+
+/// Two clients on loopback place a real SIP + SRTP + Opus call: alice plays a speech-like
+/// signal, bob answers, plays tones and records; both sides' states, a per-second line and a
+/// summary are printed. Exits 0 when audio arrived recognisably both ways.
+struct Demo: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "A real SIP + SRTP + Opus call between two clients on loopback.")
+
+    @Option(help: "Seconds the call lasts once connected.") var seconds = 5
+    @Option(help: "Signaling transport: udp, tcp or tls.") var transport = "udp"
+
+    func run() throws {
+        var quiet = Logger(label: "voicecall")
+        quiet.logLevel = .warning
+        let speech = TestSignals.speechLike(seconds: Double(seconds + 2), seed: 3)
+        let tones = TestSignals.multiTone([(440, 5_000), (1_250, 3_000)], seconds: Double(seconds + 2))
+        let aliceDevice = BufferAudioDevice(captureSamples: speech)
+        let bobDevice = BufferAudioDevice(captureSamples: tones)
+        let silentInsights = LoggingInsightsPublisher(logger: quiet)
+        guard let transport = SIPTransportProtocol(token: transport), transport != .tls else {
+            throw ValidationError("--transport must be udp or tcp (TLS needs a certificate)")
+        }
+
+        let bob = try VoiceClient(
+            configuration: VoiceClientConfiguration(
+                identity: "bob", domain: "127.0.0.1", transport: transport, registers: false,
+                insightsPublisher: silentInsights, logger: quiet),
+            audioDevice: bobDevice)
+        let alice = try VoiceClient(
+            configuration: VoiceClientConfiguration(
+                identity: "alice", domain: "127.0.0.1", transport: transport, registers: false,
+                insightsPublisher: silentInsights, logger: quiet),
+            audioDevice: aliceDevice)
+        defer {
+            alice.shutdown()
+            bob.shutdown()
+        }
+        print("alice \(alice.localEndpoint) calls bob \(bob.localEndpoint): SIP over \(transport), SRTP, Opus 20 ms")
+
+        let bobDelegate = PrintingCallDelegate(name: "bob  ")
+        let answerer = AutoAnswer(callDelegate: bobDelegate)
+        let registered = DispatchSemaphore(value: 0)
+        bob.register(
+            accessToken: DevelopmentTokens.issuer.makeToken(identity: "bob"), notificationDelegate: answerer,
+            delegateQueue: bobDelegate.queue
+        ) { _ in registered.signal() }
+        _ = registered.wait(timeout: .now() + 5)
+
+        let aliceDelegate = PrintingCallDelegate(name: "alice")
+        let started = Date()
+        let call = alice.connect(
+            options: ConnectOptions(accessToken: DevelopmentTokens.issuer.makeToken(identity: "alice")) { builder in
+                builder.params = ["To": "sip:bob@127.0.0.1:\(bob.localEndpoint.port)", "customer": "42"]
+                builder.delegateQueue = aliceDelegate.queue
+            },
+            delegate: aliceDelegate)
+        guard aliceDelegate.waitForConnected(timeout: 10) else {
+            print("the call did not connect")
+            throw ExitCode(1)
+        }
+        let setup = Date().timeIntervalSince(started)
+        for second in 1...seconds {
+            Thread.sleep(forTimeInterval: 1)
+            print(CallStatsLine.line("alice", Self.stats(of: call), second: second))
+            if let bobCall = answerer.call { print(CallStatsLine.line("bob  ", Self.stats(of: bobCall), second: second)) }
+        }
+        let aliceStats = Self.stats(of: call)
+        let bobStats = answerer.call.flatMap { Self.stats(of: $0) }
+        call.disconnect()
+        _ = aliceDelegate.waitForEnd(timeout: 5)
+        _ = bobDelegate.waitForEnd(timeout: 5)
+
+        let atBob = AudioComparison.align(reference: speech, output: bobDevice.recordedSamples, maxLag: 48_000)
+        let atAlice = AudioComparison.align(reference: tones, output: aliceDevice.recordedSamples, maxLag: 48_000)
+        print("")
+        print(String(format: "summary: call %@ set up in %.0f ms; custom parameters at bob: %@", call.sid, setup * 1000,
+                     answerer.invite?.customParameters.description ?? "-"))
+        print("alice sent \(aliceStats?.localAudioTrack?.packetsSent ?? 0) packets, bob sent \(bobStats?.localAudioTrack?.packetsSent ?? 0)")
+        print("alice → bob similarity: \(atBob) (latency \(atBob.lag / 48) ms)")
+        print("bob → alice similarity: \(atAlice) (latency \(atAlice.lag / 48) ms)")
+        if atBob.correlation < 0.5 || atAlice.correlation < 0.5 { throw ExitCode(1) }
+    }
+
+    private static func stats(of call: Call) -> CallStatsReport? {
+        let done = DispatchSemaphore(value: 0)
+        let box = StatsBox()
+        call.getStats { report in
+            box.report = report
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + 2)
+        return box.report
+    }
+}
+
+private final class StatsBox: @unchecked Sendable {
+    // @unchecked: written before the semaphore is signalled, read after.
+    var report: CallStatsReport?
+}
+
+/// Accepts every invite with the given call delegate (on its queue).
+final class AutoAnswer: NotificationDelegate, @unchecked Sendable {
+    // @unchecked: touched on the call delegate's queue only.
+    let callDelegate: PrintingCallDelegate
+    private(set) var call: Call?
+    private(set) var invite: CallInvite?
+
+    init(callDelegate: PrintingCallDelegate) { self.callDelegate = callDelegate }
+
+    func callInviteReceived(_ callInvite: CallInvite) {
+        print("bob  : invite from \(callInvite.from ?? "?") (\(callInvite.callSid)), answering")
+        invite = callInvite
+        call = callInvite.accept(
+            options: AcceptOptions(callInvite: callInvite) { $0.delegateQueue = self.callDelegate.queue },
+            delegate: callDelegate)
+    }
+
+    func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: VoiceError) {
+        print("bob  : invite \(cancelledCallInvite.callSid) cancelled: \(error)")
+    }
+}

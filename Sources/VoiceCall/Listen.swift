@@ -1,0 +1,69 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import VoiceCore
+
+/// `voicecall listen`: registers (or just binds) and answers incoming calls.
+struct Listen: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Registers (or only binds) and answers incoming calls.")
+
+    @OptionGroup var client: ClientOptions
+    @OptionGroup var audio: AudioOptions
+    @Flag(help: "Answer every call at once; otherwise ask on the terminal.") var autoAnswer = false
+    @Flag(help: "Do not send REGISTER; only listen on the bound address.") var noRegister = false
+    @Option(help: "Seconds to keep listening (0: until interrupted).") var duration = 0
+
+    func run() throws {
+        var configuration = try client.makeConfiguration()
+        configuration.registers = !noRegister
+        let voice = try VoiceClient(configuration: configuration, audioDevice: try audio.makeDevice())
+        defer { voice.shutdown() }
+        let delegate = PrintingCallDelegate(name: "call")
+        let name = "\(configuration.identity)@\(configuration.domain)"
+        let listener = Listener(callDelegate: delegate, autoAnswer: autoAnswer)
+        let done = DispatchSemaphore(value: 0)
+        voice.register(accessToken: client.accessToken, notificationDelegate: listener, delegateQueue: delegate.queue) { error in
+            print(error.map { "registration failed: \($0.code.rawValue) \($0)" } ?? "listening on \(voice.localEndpoint) as \(name)")
+            done.signal()
+        }
+        done.wait()
+        if duration > 0 {
+            Thread.sleep(forTimeInterval: TimeInterval(duration))
+        } else {
+            while true { Thread.sleep(forTimeInterval: 3600) }
+        }
+    }
+}
+
+/// Answers invites automatically or after asking on stdin.
+final class Listener: NotificationDelegate, @unchecked Sendable {
+    // @unchecked: touched on the call delegate's queue only.
+    let callDelegate: PrintingCallDelegate
+    let autoAnswer: Bool
+    private var calls: [Call] = []
+
+    init(callDelegate: PrintingCallDelegate, autoAnswer: Bool) {
+        self.callDelegate = callDelegate
+        self.autoAnswer = autoAnswer
+    }
+
+    func callInviteReceived(_ callInvite: CallInvite) {
+        print("incoming call from \(callInvite.from ?? "?") (\(callInvite.callSid)) \(callInvite.customParameters)")
+        var answer = autoAnswer
+        if !answer {
+            print("answer? [y/N] ", terminator: "")
+            answer = (readLine() ?? "").lowercased().hasPrefix("y")
+        }
+        guard answer else {
+            callInvite.reject()
+            return
+        }
+        calls.append(callInvite.accept(
+            options: AcceptOptions(callInvite: callInvite) { $0.delegateQueue = self.callDelegate.queue },
+            delegate: callDelegate))
+    }
+
+    func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: VoiceError) {
+        print("call \(cancelledCallInvite.callSid) cancelled: \(error)")
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import VoiceCore
+
+/// `voicecall call <destination>`: places one call and keeps it up for `--duration` seconds.
+struct PlaceCall: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "call", abstract: "Calls a user, an E.164 number, a SIP address or a conference.")
+
+    @Argument(help: "bob, client:bob, +14155550101, alice@sip.example.com, or conference:room.") var destination: String
+    @OptionGroup var client: ClientOptions
+    @OptionGroup var audio: AudioOptions
+    @Option(help: "Seconds to stay connected.") var duration = 10
+    @Option(help: "Digits to send once connected (0-9 * # w).") var digits: String?
+    @Option(help: "Custom parameter name=value sent as an X- header (repeatable).") var param: [String] = []
+
+    func run() throws {
+        let voice = try client.makeClient()
+        defer { voice.shutdown() }
+        voice.audioDevice = try audio.makeDevice()
+        var params = ["To": destination]
+        for pair in param {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { throw ValidationError("--param needs name=value, got \(pair)") }
+            params[parts[0]] = parts[1]
+        }
+        let delegate = PrintingCallDelegate(name: "call")
+        let call = voice.connect(
+            options: ConnectOptions(accessToken: client.accessToken) { builder in
+                builder.params = params
+                builder.delegateQueue = delegate.queue
+            },
+            delegate: delegate)
+        guard delegate.waitForConnected(timeout: 60) else { throw ExitCode(1) }
+        if let digits { call.sendDigits(digits) }
+        for second in 1...max(1, duration) {
+            if delegate.waitForEnd(timeout: 1) { return }
+            let done = DispatchSemaphore(value: 0)
+            call.getStats { report in
+                print(CallStatsLine.line("call", report, second: second))
+                done.signal()
+            }
+            _ = done.wait(timeout: .now() + 1)
+        }
+        call.disconnect()
+        _ = delegate.waitForEnd(timeout: 5)
+    }
+}

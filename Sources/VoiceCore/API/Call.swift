@@ -1,0 +1,119 @@
+import Dispatch
+import Foundation
+import Synchronization
+import VoiceMedia
+import VoiceSIP
+
+/// One call, outgoing (from ``VoiceClient/connect(options:delegate:)``) or incoming (from
+/// ``CallInvite/accept(delegate:)``), mirroring Twilio's `TVOCall`.
+///
+/// Safe to use from any thread: properties read a snapshot, actions are queued onto the
+/// client's signaling loop and never block. Delegate callbacks arrive on the delegate queue
+/// of the connect or accept options, in order. Every action on a disconnected call has no effect.
+public final class Call: Sendable, CustomStringConvertible {
+    struct Snapshot: Sendable {
+        var state: CallState = .connecting
+        var sid: String?
+        var from: String?
+        var to: String?
+        var isMuted = false
+        var isOnHold = false
+        var warnings: Set<CallQualityWarning> = []
+        var details: CallDetails
+    }
+
+    /// The call's UUID.
+    public let uuid: UUID
+    let snapshot: Mutex<Snapshot>
+    let core: Mutex<CallCore?>
+    private let eventStream: AsyncStream<CallEvent>
+    let eventContinuation: AsyncStream<CallEvent>.Continuation
+
+    init(uuid: UUID, from: String?, to: String?, sid: String?) {
+        self.uuid = uuid
+        self.snapshot = Mutex(Snapshot(sid: sid, from: from, to: to, details: CallDetails(createdAt: Date())))
+        self.core = Mutex(nil)
+        (eventStream, eventContinuation) = AsyncStream.makeStream(of: CallEvent.self, bufferingPolicy: .unbounded)
+    }
+
+    /// The caller (our identity for an outgoing call, the invite's `from` for an incoming one).
+    public var from: String? { snapshot.withLock { $0.from } }
+    /// The callee.
+    public var to: String? { snapshot.withLock { $0.to } }
+    /// The call's SID (`CA` + 32 hex), known from the first INVITE on.
+    public var sid: String { snapshot.withLock { $0.sid ?? "" } }
+    /// The current state.
+    public var state: CallState { snapshot.withLock { $0.state } }
+    /// Timestamps and the end cause.
+    public var details: CallDetails { snapshot.withLock { $0.details } }
+    /// The current quality warnings.
+    public var callQualityWarnings: Set<CallQualityWarning> { snapshot.withLock { $0.warnings } }
+    /// Every state change, warning and message, in delegate order; finishes when the call disconnects.
+    public var events: AsyncStream<CallEvent> { eventStream }
+
+    /// Mute: the media engine sends silent frames. Only takes effect while connected.
+    public var isMuted: Bool {
+        get { snapshot.withLock { $0.isMuted } }
+        set { perform { $0.setMuted(newValue) } }
+    }
+
+    /// Hold: a re-INVITE with `a=sendonly`; we send silence and stop playing the peer's audio.
+    /// Only takes effect while connected.
+    public var isOnHold: Bool {
+        get { snapshot.withLock { $0.isOnHold } }
+        set { perform { $0.setOnHold(newValue) } }
+    }
+
+    /// Ends the call (CANCEL, reject or BYE as the state needs) and frees its sockets, device
+    /// and timers. Idempotent.
+    public func disconnect() { perform { $0.disconnect() } }
+
+    /// Sends `0`–`9`, `*`, `#` as RFC 4733 events (SIP INFO when the peer has no
+    /// telephone-event); each `w` pauses 500 ms. Other characters make the whole string
+    /// ignored. No effect unless connected.
+    public func sendDigits(_ digits: String) { perform { $0.sendDigits(digits) } }
+
+    /// Delivers the stats of the audio track to `completion` on the delegate queue (nil once the
+    /// call has no media).
+    public func getStats(_ completion: @escaping @Sendable (CallStatsReport?) -> Void) {
+        let queue = core.withLock { $0?.delegateQueue } ?? .global()
+        guard let core = core.withLock({ $0 }) else {
+            queue.async { completion(nil) }
+            return
+        }
+        core.eventLoop.execute {
+            let report = core.statsReport()
+            queue.async { completion(report) }
+        }
+    }
+
+    /// The stats of the audio track, or nil once the call has no media.
+    public func stats() async -> CallStatsReport? {
+        guard let core = core.withLock({ $0 }) else { return nil }
+        return await withCheckedContinuation { continuation in
+            core.eventLoop.execute { continuation.resume(returning: core.statsReport()) }
+        }
+    }
+
+    /// Posts the user's feedback on the call as an Insights event (`feedback` `received` or `received-none`).
+    public func postFeedback(score: CallFeedbackScore, issue: CallFeedbackIssue) {
+        perform { $0.postFeedback(score: score, issue: issue) }
+    }
+
+    /// Sends a call message (SIP INFO, application/json by default); the outcome goes to the
+    /// call message delegate. Returns the message's `voiceEventSid`, or "" when the call is not connected.
+    public func sendMessage(_ message: CallMessage) -> String {
+        guard state == .connected || state == .reconnecting, let core = core.withLock({ $0 }) else { return "" }
+        core.eventLoop.execute { core.sendMessage(message) }
+        return message.voiceEventSid
+    }
+
+    public var description: String { "Call(\(sid.isEmpty ? uuid.uuidString : sid), \(state))" }
+
+    private func perform(_ body: @escaping @Sendable (CallCore) -> Void) {
+        guard let core = core.withLock({ $0 }) else { return }
+        core.eventLoop.execute { body(core) }
+    }
+
+    func update(_ body: (inout Snapshot) -> Void) { snapshot.withLock { body(&$0) } }
+}

@@ -1,0 +1,400 @@
+import Dispatch
+import Foundation
+import Logging
+import NIOCore
+import VoiceMedia
+import VoiceSIP
+
+/// The engine room of one ``Call``: its state machine, SIP call and media, run on the client's
+/// signaling event loop. Every method runs on ``eventLoop``.
+final class CallCore: @unchecked Sendable {
+    // @unchecked: all mutable state is touched on `eventLoop` only.
+
+    let client: VoiceClient
+    let call: Call
+    let role: CallStateRole
+    let delegateQueue: DispatchQueue
+    let preferredCodecs: [AudioCodec]
+    let enableDSCP: Bool
+    let audioDevice: (any AudioDevice)?
+    var eventLoop: EventLoop { client.agent.eventLoop }
+    private let delegate: DelegateBox<CallDelegate>
+    private let messageDelegate: DelegateBox<CallMessageDelegate>?
+    var machine: CallStateMachine
+    var handle: SIPCallHandle?
+    var media: SIPCallMedia?
+    var negotiated: SDPNegotiatedMedia?
+    private var stateTimers: [CallStateTimer: Scheduled<Void>] = [:]
+    private var ticker: RepeatedTask?
+    private var quality = CallQualityWarningDetector()
+    private var sampler = CallQualitySampler()
+    private var lastPacketsReceived: UInt64 = 0
+    private var lastMediaPacketAt: MediaTime?
+    private var pendingMessages: [CallMessage] = []
+    private var messageLimiter = CallMessageRateLimiter()
+    private var held = false
+    /// The full errors behind the machine's compact ones, so details and SIP status survive.
+    private var errors: [Int: VoiceError] = [:]
+    private var signalingTransportRemote: SIPTransportEndpoint?
+
+    init(
+        client: VoiceClient, call: Call, role: CallStateRole, delegate: CallDelegate, delegateQueue: DispatchQueue,
+        messageDelegate: CallMessageDelegate?, preferredCodecs: [AudioCodec], enableDSCP: Bool, audioDevice: (any AudioDevice)?
+    ) {
+        self.client = client
+        self.call = call
+        self.role = role
+        self.delegate = DelegateBox(delegate)
+        self.delegateQueue = delegateQueue
+        self.messageDelegate = messageDelegate.map { DelegateBox($0) }
+        self.preferredCodecs = preferredCodecs
+        self.enableDSCP = enableDSCP
+        self.audioDevice = audioDevice
+        self.machine = CallStateMachine(role: role, now: client.now)
+    }
+
+    var now: MediaTime { client.now }
+    var sid: String { call.sid }
+
+    // MARK: - Feeding the machine
+
+    func run(_ outputs: [CallStateOutput]) {
+        for output in outputs {
+            switch output {
+            case .callback(let callback):
+                deliver(callback)
+            case .insights(let event):
+                publish(CallInsights.event(for: event, callSid: sid) { self.voiceError($0) })
+            case .action(.hangUpSignaling):
+                if let handle { client.agent.hangUp(handle) }
+            case .action(.releaseMedia):
+                releaseMedia()
+            case .action(.reInviteAfterSignalingReconnect):
+                if let handle { client.agent.refresh(handle) }
+            case .startTimer(let timer, let deadline):
+                stateTimers[timer]?.cancel()
+                let delay = max(0, (deadline - now).nanoseconds)
+                stateTimers[timer] = eventLoop.scheduleTask(in: .nanoseconds(delay)) {
+                    self.stateTimers[timer] = nil
+                    self.run(self.machine.timerFired(timer, now: self.now))
+                }
+            case .cancelTimer(let timer):
+                stateTimers[timer]?.cancel()
+                stateTimers[timer] = nil
+            }
+        }
+        let state = machine.state
+        call.update { snapshot in
+            snapshot.state = state
+            if state == .disconnected, snapshot.details.disconnectedAt == nil { snapshot.details.disconnectedAt = Date() }
+        }
+        if state == .disconnected { finish() }
+    }
+
+    private func deliver(_ callback: CallStateCallback) {
+        let call = self.call
+        let delegate = self.delegate
+        let event: CallEvent
+        switch callback {
+        case .didStartRinging:
+            call.update { $0.details.ringingAt = Date() }
+            event = .ringing
+            delegateQueue.async { delegate.value?.callDidStartRinging(call) }
+        case .didConnect:
+            call.update { $0.details.connectedAt = Date() }
+            event = .connected
+            delegateQueue.async { delegate.value?.callDidConnect(call) }
+        case .didFailToConnect(let error):
+            let voiceError = voiceError(error)
+            call.update { $0.details.endCause = .error(voiceError) }
+            event = .failedToConnect(voiceError)
+            delegateQueue.async { delegate.value?.call(call, didFailToConnectWithError: voiceError) }
+        case .didDisconnect(let error):
+            let voiceError = error.map { self.voiceError($0) }
+            call.update { snapshot in
+                if snapshot.details.endCause == nil {
+                    snapshot.details.endCause = voiceError.map { .error($0) } ?? (self.machine.endCause == .localDisconnect ? .local : .remote)
+                }
+            }
+            event = .disconnected(voiceError)
+            delegateQueue.async { delegate.value?.call(call, didDisconnectWithError: voiceError) }
+        case .isReconnecting(let error):
+            let voiceError = voiceError(error)
+            event = .reconnecting(voiceError)
+            delegateQueue.async { delegate.value?.call(call, isReconnectingWithError: voiceError) }
+        case .didReconnect:
+            event = .reconnected
+            delegateQueue.async { delegate.value?.callDidReconnect(call) }
+        }
+        let continuation = call.eventContinuation
+        delegateQueue.async { continuation.yield(event) }
+    }
+
+    // MARK: - SIP session events
+
+    func sessionEvent(_ event: SIPInviteSessionEvent) {
+        switch event {
+        case .progress(let code) where code == 180 || code == 183:
+            run(machine.ringing(now: now))
+        case .ringing, .earlyMedia:
+            run(machine.ringing(now: now))
+        case .progress:
+            break
+        case .established(let negotiated):
+            startMedia(negotiated)
+            run(machine.answered(now: now))
+        case .mediaUpdated(let negotiated):
+            applyMedia(negotiated)
+            if machine.reconnectCauses.contains(.signaling) { run(machine.signalingConnectionRestored(now: now)) }
+        case .holdFailed, .resumeFailed:
+            if machine.reconnectCauses.contains(.signaling) { run(machine.signalingReconnectFailed(now: now)) }
+        case .infoReceived(let contentType, let body):
+            receiveMessage(contentType: contentType, body: body)
+        case .infoResult(_, let statusCode):
+            messageResult(statusCode: statusCode)
+        case .dtmfReceived:
+            break
+        case .terminated(let reason):
+            sessionEnded(reason)
+        }
+    }
+
+    private func sessionEnded(_ reason: SIPSessionEndReason) {
+        switch reason {
+        case .localHangUp, .cancelledByLocal, .declined:
+            if !machine.isDisconnected { run(machine.remoteHangUp(now: now)) }
+        case .remoteHangUp:
+            run(machine.remoteHangUp(now: now))
+        default:
+            let error = VoiceError(sessionEndReason: reason) ?? VoiceError(.connectionError, failureReason: "\(reason)")
+            run(machine.signalingFailed(stateError(error), now: now))
+        }
+    }
+
+    func signalingConnectionLost(_ remote: SIPTransportEndpoint) {
+        guard machine.state == .connected || machine.state == .reconnecting else { return }
+        run(machine.signalingConnectionLost(now: now))
+    }
+
+    // MARK: - Media
+
+    private func startMedia(_ negotiated: SDPNegotiatedMedia) {
+        self.negotiated = negotiated
+        guard media == nil, let handle, let info = client.agent.callInfo(handle) else { return }
+        call.update { $0.details.codec = negotiated.codec.name }
+        publish(CallInsights.codec(negotiated.codec.name, callSid: sid))
+        let media = SIPCallMedia(
+            localHost: client.configuration.listenHost, localPort: info.mediaPort,
+            audioDevice: audioDevice ?? client.audioDevice, engine: client.configuration.mediaEngine, enableDSCP: enableDSCP)
+        self.media = media
+        do {
+            try media.apply(negotiated)
+        } catch {
+            client.logger.error("media for \(sid) failed to start: \(error)")
+            run(machine.signalingFailed(stateError(.mediaConnectionFailed("\(error)")), now: now))
+            return
+        }
+        media.isMuted = call.isMuted
+        lastMediaPacketAt = now
+        ticker = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in self.tick() }
+    }
+
+    private func applyMedia(_ negotiated: SDPNegotiatedMedia) {
+        self.negotiated = negotiated
+        guard let media else { return }
+        do {
+            try media.apply(negotiated)
+        } catch {
+            client.logger.warning("media update for \(sid) failed: \(error)")
+        }
+        run(machine.mediaExpectationChanged(expected: negotiated.direction.receives, now: now))
+    }
+
+    private func releaseMedia() {
+        ticker?.cancel()
+        ticker = nil
+        media?.stop()
+        media = nil
+    }
+
+    /// Once a second: the media watchdog and the quality warnings.
+    private func tick() {
+        guard let stats = media?.stream?.stats, !machine.isDisconnected else { return }
+        if stats.packetsReceived > lastPacketsReceived {
+            lastPacketsReceived = stats.packetsReceived
+            lastMediaPacketAt = now
+        }
+        run(machine.tick(now: now, lastMediaPacketAt: lastMediaPacketAt))
+        guard machine.isConnected else { return }
+        let sample = sampler.sample(from: stats, isMuted: call.isMuted, isOnHold: held)
+        guard let change = quality.add(sample, at: Date(), callSid: sid) else { return }
+        for event in change.insightsEvents { publish(event) }
+        let current = change.current
+        let previous = change.previous
+        call.update { $0.warnings = current }
+        let call = self.call
+        let delegate = self.delegate
+        delegateQueue.async {
+            delegate.value?.call(call, didReceiveQualityWarnings: current, previousWarnings: previous)
+        }
+        let continuation = call.eventContinuation
+        delegateQueue.async { continuation.yield(.qualityWarnings(current: current, previous: previous)) }
+    }
+
+    func statsReport() -> CallStatsReport? {
+        guard let stream = media?.stream else { return nil }
+        return CallStatsReport(streamStats: stream.stats, callSid: sid.isEmpty ? nil : sid)
+    }
+
+    // MARK: - Actions
+
+    func disconnect() {
+        guard !machine.isDisconnected else { return }
+        run(machine.disconnect(now: now))
+    }
+
+    func setMuted(_ muted: Bool) {
+        guard machine.isConnected, call.isMuted != muted else { return }
+        call.update { $0.isMuted = muted }
+        media?.isMuted = muted
+        publish(CallInsights.connection(muted ? .muted : .unmuted, callSid: sid))
+    }
+
+    func setOnHold(_ onHold: Bool) {
+        guard machine.isConnected, let handle, held != onHold else { return }
+        held = onHold
+        call.update { $0.isOnHold = onHold }
+        media?.isOnHold = onHold
+        if onHold { client.agent.hold(handle) } else { client.agent.resume(handle) }
+        publish(CallInsights.connection(onHold ? .hold : .unhold, callSid: sid))
+    }
+
+    func sendDigits(_ digits: String) {
+        guard machine.isConnected, !digits.isEmpty, digits.allSatisfy({ "0123456789*#w".contains($0) }) else {
+            client.logger.debug("sendDigits(\(digits)) ignored: not connected or not 0-9 * # w")
+            return
+        }
+        if negotiated?.telephoneEventPayloadType != nil, let media {
+            do {
+                try media.sendDigits(digits)
+                return
+            } catch {
+                client.logger.warning("RFC 4733 digits failed, falling back to INFO: \(error)")
+            }
+        }
+        sendDigitsByINFO(Array(digits))
+    }
+
+    /// INFO application/dtmf-relay, one digit at a time, `w` waiting 500 ms (the peer has no telephone-event).
+    private func sendDigitsByINFO(_ digits: [Character]) {
+        guard let first = digits.first, let handle, machine.isConnected else { return }
+        let rest = Array(digits.dropFirst())
+        if first == "w" {
+            eventLoop.scheduleTask(in: .milliseconds(500)) { self.sendDigitsByINFO(rest) }
+            return
+        }
+        let body = Array("Signal=\(first)\r\nDuration=160\r\n".utf8)
+        client.agent.sendInfo(handle, contentType: "application/dtmf-relay", body: body).whenComplete { _ in
+            self.eventLoop.scheduleTask(in: .milliseconds(200)) { self.sendDigitsByINFO(rest) }
+        }
+    }
+
+    func postFeedback(score: CallFeedbackScore, issue: CallFeedbackIssue) {
+        publish(InsightsEvent.feedback(score: score, issue: issue, callSid: sid.isEmpty ? nil : sid, at: Date()))
+    }
+
+    // MARK: - Call messages
+
+    func sendMessage(_ message: CallMessage) {
+        guard let handle, machine.isConnected || machine.state == .reconnecting else {
+            messageFailed(message, VoiceError(.callDoesNotExist, failureReason: "the call is not connected"))
+            return
+        }
+        do {
+            try message.validateForSending()
+        } catch {
+            messageFailed(message, error)
+            return
+        }
+        guard messageLimiter.admit(at: now) else {
+            messageFailed(message, VoiceError(.tooManyRequests, failureReason: "more than 10 call messages in a minute"))
+            return
+        }
+        pendingMessages.append(message)
+        client.agent.sendInfo(handle, contentType: message.contentType, body: Array(message.content.utf8)).whenFailure { error in
+            self.pendingMessages.removeAll { $0 == message }
+            self.messageFailed(message, VoiceError(.malformedRequest, failureReason: "\(error)"))
+        }
+    }
+
+    private func messageResult(statusCode: Int) {
+        guard !pendingMessages.isEmpty else { return }
+        let message = pendingMessages.removeFirst()
+        guard (200..<300).contains(statusCode) else {
+            messageFailed(message, VoiceError(sipStatus: statusCode) ?? VoiceError(.badRequest, sipStatus: statusCode))
+            return
+        }
+        guard let delegate = messageDelegate else { return }
+        let call = self.call
+        delegateQueue.async { delegate.value?.call(call, didSendMessage: message.voiceEventSid) }
+    }
+
+    private func messageFailed(_ message: CallMessage, _ error: VoiceError) {
+        guard let delegate = messageDelegate else { return }
+        let call = self.call
+        delegateQueue.async { delegate.value?.call(call, didFailToSendMessage: message, error: error) }
+    }
+
+    private func receiveMessage(contentType: String, body: [UInt8]) {
+        guard contentType.lowercased().hasPrefix("application/json") else { return }
+        let message = CallMessage(content: String(decoding: body, as: UTF8.self), contentType: "application/json")
+        let call = self.call
+        if let delegate = messageDelegate {
+            delegateQueue.async { delegate.value?.call(call, didReceiveMessage: message) }
+        }
+        let continuation = call.eventContinuation
+        delegateQueue.async { continuation.yield(.messageReceived(message)) }
+    }
+
+    // MARK: - Errors
+
+    /// The machine's compact error for `error`, remembering the full one.
+    func stateError(_ error: VoiceError) -> CallStateError {
+        errors[error.code.rawValue] = error
+        return CallStateError(code: error.code.rawValue, message: error.failureReason ?? error.localizedDescription)
+    }
+
+    /// The full error behind one of the machine's.
+    func voiceError(_ error: CallStateError) -> VoiceError {
+        if let full = errors[error.code] { return full }
+        return VoiceError(VoiceError.Code(rawValue: error.code) ?? .connectionError, failureReason: error.message)
+    }
+
+    // MARK: - Insights and teardown
+
+    func publish(_ event: InsightsEvent) {
+        client.configuration.insightsPublisher.publish(event)
+    }
+
+    private func finish() {
+        releaseMedia()
+        for timer in stateTimers.values { timer.cancel() }
+        stateTimers = [:]
+        client.callEnded(self)
+        let continuation = call.eventContinuation
+        let delegate = self.delegate
+        delegateQueue.async {
+            continuation.finish()
+            delegate.release()
+        }
+        call.core.withLock { $0 = nil }
+    }
+}
+
+/// Holds a delegate for hops onto its queue; `release()` drops it once the call is over.
+final class DelegateBox<Delegate>: @unchecked Sendable {
+    // @unchecked: `value` is read and released on the delegate queue only (set once before).
+    private(set) var value: Delegate?
+    init(_ value: Delegate) { self.value = value }
+    func release() { value = nil }
+}

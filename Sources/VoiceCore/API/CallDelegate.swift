@@ -1,0 +1,62 @@
+/// Receives a call's state changes, on the call's delegate queue, in order.
+///
+/// The first three methods are required; the others have empty default implementations.
+/// The SDK keeps a strong reference to the delegate until the call is disconnected.
+public protocol CallDelegate: AnyObject {
+    /// The call connected (the callee answered, or our answer was acknowledged).
+    func callDidConnect(_ call: Call)
+    /// The call ended before it connected.
+    func call(_ call: Call, didFailToConnectWithError error: VoiceError)
+    /// A connected call ended; `error` is nil when it ended normally (either side hung up).
+    func call(_ call: Call, didDisconnectWithError error: VoiceError?)
+    /// The callee is being alerted (caller side only; never for an accepted invite).
+    func callDidStartRinging(_ call: Call)
+    /// Media or signaling was interrupted; the SDK is trying to recover (53405 or 53001).
+    func call(_ call: Call, isReconnectingWithError error: VoiceError)
+    /// The interruption `call(_:isReconnectingWithError:)` reported is over.
+    func callDidReconnect(_ call: Call)
+    /// The set of quality warnings changed.
+    func call(_ call: Call, didReceiveQualityWarnings currentWarnings: Set<CallQualityWarning>,
+              previousWarnings: Set<CallQualityWarning>)
+}
+
+extension CallDelegate {
+    public func callDidStartRinging(_ call: Call) {}
+    public func call(_ call: Call, isReconnectingWithError error: VoiceError) {}
+    public func callDidReconnect(_ call: Call) {}
+    public func call(_ call: Call, didReceiveQualityWarnings currentWarnings: Set<CallQualityWarning>,
+                     previousWarnings: Set<CallQualityWarning>) {}
+}
+
+/// Receives incoming call invites and their cancellations, on the queue given at registration.
+public protocol NotificationDelegate: AnyObject {
+    /// A call arrived; accept or reject it.
+    func callInviteReceived(_ callInvite: CallInvite)
+    /// The caller cancelled before the invite was accepted or rejected (31487 / 31008).
+    func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: VoiceError)
+}
+
+/// Receives the outcome of call messages (SIP INFO with application/json) and messages from the peer.
+public protocol CallMessageDelegate: AnyObject {
+    /// A message arrived on a call.
+    func call(_ call: Call, didReceiveMessage message: CallMessage)
+    /// The peer accepted a message we sent on a call.
+    func call(_ call: Call, didSendMessage voiceEventSid: String)
+    /// A message we sent on a call failed (too large, too many per minute, refused, call ended).
+    func call(_ call: Call, didFailToSendMessage message: CallMessage, error: VoiceError)
+    /// A message arrived on an invite not yet accepted.
+    func callInvite(_ callInvite: CallInvite, didReceiveMessage message: CallMessage)
+    /// The peer accepted a message we sent on an invite.
+    func callInvite(_ callInvite: CallInvite, didSendMessage voiceEventSid: String)
+    /// A message we sent on an invite failed.
+    func callInvite(_ callInvite: CallInvite, didFailToSendMessage message: CallMessage, error: VoiceError)
+}
+
+extension CallMessageDelegate {
+    public func call(_ call: Call, didReceiveMessage message: CallMessage) {}
+    public func call(_ call: Call, didSendMessage voiceEventSid: String) {}
+    public func call(_ call: Call, didFailToSendMessage message: CallMessage, error: VoiceError) {}
+    public func callInvite(_ callInvite: CallInvite, didReceiveMessage message: CallMessage) {}
+    public func callInvite(_ callInvite: CallInvite, didSendMessage voiceEventSid: String) {}
+    public func callInvite(_ callInvite: CallInvite, didFailToSendMessage message: CallMessage, error: VoiceError) {}
+}

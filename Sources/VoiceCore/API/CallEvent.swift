@@ -1,0 +1,20 @@
+/// Everything a call reports, as an async sequence (``Call/events``), in the same order as the
+/// delegate callbacks.
+public enum CallEvent: Sendable, Equatable {
+    /// `callDidStartRinging`.
+    case ringing
+    /// `callDidConnect`.
+    case connected
+    /// `call(_:didFailToConnectWithError:)`.
+    case failedToConnect(VoiceError)
+    /// `call(_:didDisconnectWithError:)`.
+    case disconnected(VoiceError?)
+    /// `call(_:isReconnectingWithError:)`.
+    case reconnecting(VoiceError)
+    /// `callDidReconnect`.
+    case reconnected
+    /// `call(_:didReceiveQualityWarnings:previousWarnings:)`.
+    case qualityWarnings(current: Set<CallQualityWarning>, previous: Set<CallQualityWarning>)
+    /// A call message arrived.
+    case messageReceived(CallMessage)
+}

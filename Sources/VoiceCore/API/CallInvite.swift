@@ -1,0 +1,123 @@
+import Dispatch
+import Foundation
+import Synchronization
+import VoiceSIP
+
+/// An incoming call, mirroring Twilio's `TVOCallInvite`: accept it, reject it, or wait for its
+/// cancellation. Delivered to ``NotificationDelegate/callInviteReceived(_:)``.
+public final class CallInvite: Sendable, CustomStringConvertible {
+    enum Status: Sendable { case pending, accepted, rejected, cancelled }
+
+    /// The caller (user part or number), if known.
+    public let from: String?
+    /// The callee (our identity).
+    public let to: String
+    /// The call's SID, shared with the caller (`CA` + 32 hex).
+    public let callSid: String
+    /// A UUID for the invite; the accepted call inherits it by default.
+    public let uuid: UUID
+    /// `X-` headers of the INVITE (URI-decoded values), i.e. the caller's `params` other than `To`.
+    public let customParameters: [String: String]
+    /// SHAKEN/STIR verification of the caller.
+    public let callerInfo: CallerInfo
+    let handle: SIPCallHandle
+    let client: VoiceClient
+    let status = Mutex(Status.pending)
+
+    init(handle: SIPCallHandle, client: VoiceClient, from: String?, to: String, callSid: String,
+         customParameters: [String: String], callerInfo: CallerInfo) {
+        self.handle = handle
+        self.client = client
+        self.from = from
+        self.to = to
+        self.callSid = callSid
+        self.uuid = UUID()
+        self.customParameters = customParameters
+        self.callerInfo = callerInfo
+    }
+
+    /// Accepts with default options; the returned call connects or fails through `delegate`.
+    /// `callDidStartRinging` never fires for it.
+    public func accept(delegate: CallDelegate) -> Call {
+        accept(options: AcceptOptions(callInvite: self), delegate: delegate)
+    }
+
+    /// Accepts with `options`.
+    public func accept(options: AcceptOptions, delegate: CallDelegate) -> Call {
+        let call = Call(uuid: options.uuid, from: from, to: to, sid: callSid)
+        let core = CallCore(
+            client: client, call: call, role: .callee, delegate: delegate, delegateQueue: options.delegateQueue,
+            messageDelegate: options.callMessageDelegate, preferredCodecs: options.preferredAudioCodecs,
+            enableDSCP: options.enableDscp, audioDevice: options.audioDevice)
+        call.core.withLock { $0 = core }
+        let accepted = status.withLock { status -> Bool in
+            guard status == .pending else { return false }
+            status = .accepted
+            return true
+        }
+        let client = self.client
+        let handle = self.handle
+        client.agent.eventLoop.execute {
+            guard accepted, client.invites.removeValue(forKey: handle) != nil else {
+                let error = VoiceError(.callDoesNotExist, failureReason: "the invite was already answered or cancelled")
+                core.run(core.machine.signalingFailed(core.stateError(error), now: client.now))
+                return
+            }
+            core.handle = handle
+            client.calls[handle] = core
+            core.publish(CallInsights.connection(.acceptedByLocal, callSid: core.sid))
+            client.agent.accept(handle, codecs: options.preferredAudioCodecs.map(\.mediaCodec))
+        }
+        return call
+    }
+
+    /// Rejects the invite: the caller gets 600 Busy Everywhere (31600).
+    public func reject() {
+        let rejected = status.withLock { status -> Bool in
+            guard status == .pending else { return false }
+            status = .rejected
+            return true
+        }
+        guard rejected else { return }
+        let client = self.client
+        let handle = self.handle
+        let sid = callSid
+        client.agent.eventLoop.execute {
+            client.invites[handle] = nil
+            client.agent.reject(handle, statusCode: 600)
+            client.configuration.insightsPublisher.publish(CallInsights.connection(.rejectedByLocal, callSid: sid))
+            client.configuration.insightsPublisher.publish(
+                CallInsights.error(VoiceError(.busyEverywhere, failureReason: "Busy Everywhere : SIP/2.0 600 Call Rejected", sipStatus: 600), callSid: sid))
+        }
+    }
+
+    /// Sends a call message to the caller before accepting (SIP INFO is only possible inside a
+    /// dialog, so it fails through the message delegate while the invite is pending). Returns
+    /// "" once the invite was accepted or rejected.
+    public func sendMessage(_ message: CallMessage) -> String {
+        guard status.withLock({ $0 }) == .pending else { return "" }
+        let client = self.client
+        client.agent.eventLoop.execute {
+            guard let delegate = client.notification?.messages, let queue = client.notification?.queue else { return }
+            let error = VoiceError(.callDoesNotExist, failureReason: "no dialog before the invite is accepted")
+            queue.async { delegate.value?.callInvite(self, didFailToSendMessage: message, error: error) }
+        }
+        return message.voiceEventSid
+    }
+
+    public var description: String { "CallInvite(\(callSid) from \(from ?? "?") to \(to))" }
+}
+
+/// An invite the caller cancelled before it was answered.
+public struct CancelledCallInvite: Sendable, CustomStringConvertible {
+    /// The caller.
+    public let from: String?
+    /// The callee.
+    public let to: String
+    /// The call's SID.
+    public let callSid: String
+    /// The invite's custom parameters.
+    public let customParameters: [String: String]
+
+    public var description: String { "CancelledCallInvite(\(callSid))" }
+}

@@ -1,0 +1,112 @@
+import Dispatch
+import Foundation
+import VoiceMedia
+
+/// What an outgoing call needs: the access token, the destination and custom parameters
+/// (`params`), and how the call behaves. Built once with a builder block, like Twilio's
+/// `TVOConnectOptions`.
+///
+/// Not `Sendable`: it holds the (main-queue-bound) message delegate.
+public final class ConnectOptions {
+    /// The access token (a JWT) presented to the server.
+    public let accessToken: String
+    /// `To` picks the destination; every other entry travels as an `X-` header and reaches the
+    /// callee as a custom parameter.
+    public let params: [String: String]
+    /// The call's UUID (for CallKit-like integrations and logs).
+    public let uuid: UUID
+    /// Where delegate callbacks run. Default `DispatchQueue.main`, as in Twilio's SDK: an app
+    /// without a running main loop (a server, a test) must pass its own serial queue.
+    public let delegateQueue: DispatchQueue
+    /// Codecs to offer, most preferred first.
+    public let preferredAudioCodecs: [AudioCodec]
+    /// Mark RTP packets DSCP EF (46).
+    public let enableDscp: Bool
+    /// Receives call messages sent and received on this call.
+    public let callMessageDelegate: CallMessageDelegate?
+    /// The audio device for this call; nil uses the client's.
+    public let audioDevice: (any AudioDevice)?
+
+    /// Creates options; `block` fills a builder.
+    public init(accessToken: String, block: (ConnectOptionsBuilder) -> Void = { _ in }) {
+        let builder = ConnectOptionsBuilder()
+        block(builder)
+        self.accessToken = accessToken
+        self.params = builder.params
+        self.uuid = builder.uuid ?? UUID()
+        self.delegateQueue = builder.delegateQueue
+        self.preferredAudioCodecs = builder.preferredAudioCodecs.isEmpty ? AudioCodec.defaultPreference : builder.preferredAudioCodecs
+        self.enableDscp = builder.enableDscp
+        self.callMessageDelegate = builder.callMessageDelegate
+        self.audioDevice = builder.audioDevice
+    }
+}
+
+/// The mutable side of ``ConnectOptions``, handed to its builder block.
+public final class ConnectOptionsBuilder {
+    /// `To` and custom parameters. Empty by default.
+    public var params: [String: String] = [:]
+    /// Default: a new UUID.
+    public var uuid: UUID?
+    /// Default: `DispatchQueue.main`.
+    public var delegateQueue: DispatchQueue = .main
+    /// Default: Opus 32 kbps, PCMU, PCMA.
+    public var preferredAudioCodecs: [AudioCodec] = AudioCodec.defaultPreference
+    /// Default false.
+    public var enableDscp = false
+    /// Default nil.
+    public var callMessageDelegate: CallMessageDelegate?
+    /// Default nil: the client's audio device.
+    public var audioDevice: (any AudioDevice)?
+
+    init() {}
+}
+
+/// How an incoming call is accepted, like Twilio's `TVOAcceptOptions`.
+public final class AcceptOptions {
+    /// The invite being accepted.
+    public let callInvite: CallInvite
+    /// The call's UUID; default the invite's.
+    public let uuid: UUID
+    /// Where delegate callbacks run. Default `DispatchQueue.main`.
+    public let delegateQueue: DispatchQueue
+    /// Codecs to accept, most preferred first.
+    public let preferredAudioCodecs: [AudioCodec]
+    /// Mark RTP packets DSCP EF (46).
+    public let enableDscp: Bool
+    /// Receives call messages on the call.
+    public let callMessageDelegate: CallMessageDelegate?
+    /// The audio device for this call; nil uses the client's.
+    public let audioDevice: (any AudioDevice)?
+
+    /// Creates options for `callInvite`; `block` fills a builder.
+    public init(callInvite: CallInvite, block: (AcceptOptionsBuilder) -> Void = { _ in }) {
+        let builder = AcceptOptionsBuilder()
+        block(builder)
+        self.callInvite = callInvite
+        self.uuid = builder.uuid ?? callInvite.uuid
+        self.delegateQueue = builder.delegateQueue
+        self.preferredAudioCodecs = builder.preferredAudioCodecs.isEmpty ? AudioCodec.defaultPreference : builder.preferredAudioCodecs
+        self.enableDscp = builder.enableDscp
+        self.callMessageDelegate = builder.callMessageDelegate
+        self.audioDevice = builder.audioDevice
+    }
+}
+
+/// The mutable side of ``AcceptOptions``.
+public final class AcceptOptionsBuilder {
+    /// Default: the invite's UUID.
+    public var uuid: UUID?
+    /// Default: `DispatchQueue.main`.
+    public var delegateQueue: DispatchQueue = .main
+    /// Default: Opus 32 kbps, PCMU, PCMA.
+    public var preferredAudioCodecs: [AudioCodec] = AudioCodec.defaultPreference
+    /// Default false.
+    public var enableDscp = false
+    /// Default nil.
+    public var callMessageDelegate: CallMessageDelegate?
+    /// Default nil: the client's audio device.
+    public var audioDevice: (any AudioDevice)?
+
+    init() {}
+}

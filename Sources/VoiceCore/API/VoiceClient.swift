@@ -1,0 +1,191 @@
+import Dispatch
+import Foundation
+import Logging
+import NIOCore
+import Synchronization
+import VoiceMedia
+import VoiceSIP
+
+/// The SDK's entry point: one SIP identity that places calls (``connect(options:delegate:)``)
+/// and receives them (``register(accessToken:notificationDelegate:completion:)``). Many clients
+/// and many calls may live in one process.
+///
+/// Thread-safe. Its signaling runs on one event loop; nothing the app calls blocks on it.
+public final class VoiceClient: @unchecked Sendable {
+    // @unchecked: the vars below are touched on `agent.eventLoop` only, except `audioDeviceBox` (a Mutex).
+
+    /// The SDK version.
+    public static var sdkVersion: String { VoiceSDK.version }
+
+    /// The log level of loggers the SDK creates for itself (the configuration's logger keeps its own).
+    public static var logLevel: Logger.Level {
+        get { logLevelBox.withLock { $0 } }
+        set { logLevelBox.withLock { $0 = newValue } }
+    }
+    private static let logLevelBox = Mutex<Logger.Level>(.info)
+
+    /// The configuration.
+    public let configuration: VoiceClientConfiguration
+    let agent: SIPUserAgent
+    let logger: Logger
+    /// The bound local SIP address.
+    public let localEndpoint: SIPTransportEndpoint
+    private let clock = MonotonicMediaClock()
+    private let audioDeviceBox: Mutex<(any AudioDevice)?>
+    var calls: [SIPCallHandle: CallCore] = [:]
+    var invites: [SIPCallHandle: CallInvite] = [:]
+    var notification: (delegate: DelegateBox<NotificationDelegate>, queue: DispatchQueue, messages: DelegateBox<CallMessageDelegate>?)?
+    var registrationCompletions: [@Sendable (VoiceError?) -> Void] = []
+    var unregistrationCompletions: [@Sendable (VoiceError?) -> Void] = []
+    var accessToken: AccessToken?
+
+    /// The audio device new calls use unless their options name one. Default: none (the call
+    /// runs without local audio; set an ``ALSAAudioDevice``, a ``FileAudioDevice`` or a ``BufferAudioDevice``).
+    public var audioDevice: (any AudioDevice)? {
+        get { audioDeviceBox.withLock { $0 } }
+        set { audioDeviceBox.withLock { $0 = newValue } }
+    }
+
+    /// Creates a client and binds its SIP transport.
+    /// - Throws: ``VoiceError`` 31009 (transportError) when the address cannot be bound or TLS cannot be set up.
+    public init(configuration: VoiceClientConfiguration, audioDevice: (any AudioDevice)? = nil) throws(VoiceError) {
+        self.configuration = configuration
+        var logger = configuration.logger
+        logger[metadataKey: "identity"] = "\(configuration.identity)"
+        self.logger = logger
+        self.audioDeviceBox = Mutex(audioDevice)
+        let agentConfiguration: SIPUserAgentConfiguration
+        do {
+            agentConfiguration = try Self.agentConfiguration(configuration)
+        } catch let error as VoiceError {
+            throw error
+        } catch {
+            throw VoiceError(.malformedRequest, failureReason: "\(error)")
+        }
+        let box = SIPClientBox()
+        do {
+            agent = try SIPUserAgent(configuration: agentConfiguration, logger: logger) { event in box.client?.handle(event) }
+            localEndpoint = try agent.start().wait()
+        } catch let error as SIPTransportError {
+            throw VoiceError(transportError: error)
+        } catch {
+            throw VoiceError(.transportError, failureReason: "\(error)")
+        }
+        box.client = self
+    }
+
+    deinit {
+        _ = agent.shutdown()
+    }
+
+    /// Ends every call and closes the sockets.
+    public func shutdown() {
+        _ = try? agent.eventLoop.submit {
+            for core in self.calls.values { core.disconnect() }
+        }.wait()
+        try? agent.shutdown().wait()
+    }
+
+    private static func agentConfiguration(_ c: VoiceClientConfiguration) throws -> SIPUserAgentConfiguration {
+        let identity = SIPNameAddress(uri: SIPURI(user: c.identity, host: c.domain))
+        var credentials: [SIPAuthCredentials] = []
+        if let username = c.username, let password = c.password {
+            credentials.append(SIPAuthCredentials(username: username, password: password))
+        }
+        var configuration = SIPUserAgentConfiguration(
+            identity: identity, credentials: credentials, transport: c.transport, listenHost: c.listenHost,
+            listenPort: c.listenPort,
+            outboundProxy: try c.outboundProxy.map { try SIPURI(parsing: $0.hasPrefix("sip") ? $0 : "sip:" + $0) },
+            registrar: try c.registrar.map { try SIPURI(parsing: $0.hasPrefix("sip") ? $0 : "sip:" + $0) },
+            media: SDPLocalCapabilities(
+                address: c.listenHost, port: 0, encryption: c.allowUnencryptedMedia ? .unencrypted : .required),
+            userAgent: "VoiceSDK/\(VoiceSDK.version)", transportConfiguration: c.tls)
+        configuration.keepAliveInterval = .seconds(30)
+        return configuration
+    }
+
+    var now: MediaTime { clock.now() }
+
+    // MARK: - Outgoing calls
+
+    /// Places a call. The returned call starts in `.connecting`; its outcome arrives on the delegate.
+    /// An invalid access token (20101/20104/20105…) or destination fails the call before any packet is sent.
+    public func connect(options: ConnectOptions, delegate: CallDelegate) -> Call {
+        let destinationText = options.params[CallCustomHeaders.destinationParameter] ?? ""
+        let call = Call(uuid: options.uuid, from: configuration.identity, to: destinationText, sid: nil)
+        let core = CallCore(
+            client: self, call: call, role: .caller, delegate: delegate, delegateQueue: options.delegateQueue,
+            messageDelegate: options.callMessageDelegate, preferredCodecs: options.preferredAudioCodecs,
+            enableDSCP: options.enableDscp, audioDevice: options.audioDevice)
+        call.core.withLock { $0 = core }
+        // Validate before any traffic.
+        let prepared: (token: AccessToken, uri: SIPURI, headers: [(String, String)])
+        do {
+            let token = try AccessToken(parsing: options.accessToken, now: Date())
+            let destination = try CallDestination(parsing: destinationText)
+            var sipHeaders = SIPHeaders()
+            try CallCustomHeaders(parameters: options.params).apply(to: &sipHeaders)
+            prepared = (token, destination.requestURI(domain: configuration.domain), sipHeaders.map { ($0.name, $0.value) })
+        } catch {
+            agent.eventLoop.execute { core.run(core.machine.signalingFailed(core.stateError(error), now: self.now)) }
+            return call
+        }
+        let headers = prepared.headers.map { SIPHeaderPair(name: $0.0, value: $0.1) }
+        let bearer = SIPAuthCredentials(bearerToken: prepared.token.rawValue)
+        let codecs = options.preferredAudioCodecs.map(\.mediaCodec)
+        agent.eventLoop.execute {
+            self.agent.call(
+                prepared.uri, headers: headers.map { ($0.name, $0.value) }, codecs: codecs, credentials: [bearer]
+            ).whenComplete { result in
+                switch result {
+                case .success(let handle):
+                    core.handle = handle
+                    self.calls[handle] = core
+                    if let info = self.agent.callInfo(handle) {
+                        call.update { $0.sid = CallSid(callID: info.callID).rawValue }
+                    }
+                    if core.machine.isDisconnected { self.agent.hangUp(handle) }
+                case .failure(let error):
+                    let voiceError = VoiceError(.connectionError, failureReason: "\(error)")
+                    core.run(core.machine.signalingFailed(core.stateError(voiceError), now: self.now))
+                }
+            }
+        }
+        return call
+    }
+
+    func callEnded(_ core: CallCore) {
+        if let handle = core.handle { calls[handle] = nil }
+    }
+
+    // MARK: - Events from the SIP agent (on its event loop)
+
+    func handle(_ event: SIPUserAgentEvent) {
+        switch event {
+        case .call(let handle, let sessionEvent):
+            if let core = calls[handle] {
+                core.sessionEvent(sessionEvent)
+            } else if let invite = invites[handle] {
+                inviteEvent(invite, sessionEvent)
+            }
+        case .incomingCall(let handle, let invite, _):
+            incomingCall(handle, invite: invite)
+        case .registration(let registrationEvent):
+            registrationChanged(registrationEvent)
+        case .connectionLost(let remote, _):
+            for core in calls.values { core.signalingConnectionLost(remote) }
+        }
+    }
+}
+
+/// Lets the agent's event closure reach the client once it exists.
+final class SIPClientBox: @unchecked Sendable {
+    // @unchecked: set once during init, before any event can arrive that needs it.
+    weak var client: VoiceClient?
+}
+
+/// A header for hopping onto the event loop.
+struct SIPHeaderPair: Sendable {
+    var name: String
+    var value: String
+}

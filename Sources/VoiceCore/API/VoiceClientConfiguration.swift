@@ -1,0 +1,66 @@
+import Logging
+import NIOSSL
+import VoiceMedia
+import VoiceSIP
+
+/// One SIP identity of the SDK and how it reaches the network.
+public struct VoiceClientConfiguration: Sendable {
+    /// Our user name (`alice`): the user part of our address `sip:alice@domain`.
+    public var identity: String
+    /// The SIP domain (`example.com`, or an IP for a server-less setup); destinations without a
+    /// domain (`bob`, `+14155550101`, `conference:room`) are placed in it.
+    public var domain: String
+    /// The signaling transport. Default UDP.
+    public var transport: SIPTransportProtocol
+    /// The local address to listen on and put in Contact and SDP. Default `127.0.0.1`.
+    public var listenHost: String
+    /// The local SIP port; 0 picks a free one.
+    public var listenPort: Int
+    /// Every request goes here first when set (`sip:proxy.example.com;transport=tls`).
+    public var outboundProxy: String?
+    /// The registrar; nil registers with the domain when ``VoiceClient/register(accessToken:notificationDelegate:completion:)``
+    /// is called with ``registers`` true.
+    public var registrar: String?
+    /// Whether `register(...)` sends REGISTER. False: only listen on the bound address.
+    public var registers: Bool
+    /// Digest credentials answering 401/407 challenges (the access token is sent as a Bearer credential too).
+    public var username: String?
+    /// The digest password.
+    public var password: String?
+    /// Plain RTP instead of SRTP; only for peers that cannot encrypt. Default false.
+    public var allowUnencryptedMedia: Bool
+    /// TLS trust and certificates (certificate verification is on by default).
+    public var tls: SIPTransportConfiguration
+    /// Where Insights events go. Default: logged through swift-log.
+    public var insightsPublisher: any InsightsPublisher
+    /// The SDK's logger.
+    public var logger: Logger
+    /// The media engine calls run on.
+    public var mediaEngine: MediaEngine
+
+    /// Creates a configuration.
+    public init(
+        identity: String, domain: String, transport: SIPTransportProtocol = .udp, listenHost: String = "127.0.0.1",
+        listenPort: Int = 0, outboundProxy: String? = nil, registrar: String? = nil, registers: Bool = true,
+        username: String? = nil, password: String? = nil, allowUnencryptedMedia: Bool = false,
+        tls: SIPTransportConfiguration = SIPTransportConfiguration(),
+        insightsPublisher: any InsightsPublisher = LoggingInsightsPublisher(),
+        logger: Logger = Logger(label: "voice"), mediaEngine: MediaEngine = .shared
+    ) {
+        self.identity = identity
+        self.domain = domain
+        self.transport = transport
+        self.listenHost = listenHost
+        self.listenPort = listenPort
+        self.outboundProxy = outboundProxy
+        self.registrar = registrar
+        self.registers = registers
+        self.username = username
+        self.password = password
+        self.allowUnencryptedMedia = allowUnencryptedMedia
+        self.tls = tls
+        self.insightsPublisher = insightsPublisher
+        self.logger = logger
+        self.mediaEngine = mediaEngine
+    }
+}

@@ -1,0 +1,157 @@
+import Dispatch
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import VoiceMedia
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceCore
+@testable import VoiceSIP
+
+/// What a delegate saw, in order.
+enum SeenCallback: Equatable, CustomStringConvertible {
+    case ringing, connected, failed(VoiceError.Code), disconnected(VoiceError.Code?), reconnecting(VoiceError.Code), reconnected
+    case warnings(Set<CallQualityWarning>)
+
+    var description: String {
+        switch self {
+        case .ringing: "ringing"
+        case .connected: "connected"
+        case .failed(let c): "failed(\(c.rawValue))"
+        case .disconnected(let c): "disconnected(\(c.map { "\($0.rawValue)" } ?? "nil"))"
+        case .reconnecting(let c): "reconnecting(\(c.rawValue))"
+        case .reconnected: "reconnected"
+        case .warnings(let w): "warnings(\(w))"
+        }
+    }
+}
+
+/// Records callbacks on its own serial queue, and the states seen at each callback.
+final class RecordingCallDelegate: CallDelegate, @unchecked Sendable {
+    // @unchecked: the lists are behind a lock.
+    let queue = DispatchQueue(label: "test.call.delegate")
+    private let seen = NIOLockedValueBox<[SeenCallback]>([])
+    private let states = NIOLockedValueBox<[CallState]>([])
+    let onConnect = NIOLockedValueBox<(@Sendable (Call) -> Void)?>(nil)
+
+    var callbacks: [SeenCallback] { seen.withLockedValue { $0 }.filter { if case .warnings = $0 { false } else { true } } }
+    var allCallbacks: [SeenCallback] { seen.withLockedValue { $0 } }
+    var statesAtCallbacks: [CallState] { states.withLockedValue { $0 } }
+
+    private func record(_ callback: SeenCallback, _ call: Call) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        seen.withLockedValue { $0.append(callback) }
+        states.withLockedValue { $0.append(call.state) }
+    }
+
+    func callDidStartRinging(_ call: Call) { record(.ringing, call) }
+    func callDidConnect(_ call: Call) {
+        record(.connected, call)
+        onConnect.withLockedValue { $0 }?(call)
+    }
+    func call(_ call: Call, didFailToConnectWithError error: VoiceError) { record(.failed(error.code), call) }
+    func call(_ call: Call, didDisconnectWithError error: VoiceError?) { record(.disconnected(error?.code), call) }
+    func call(_ call: Call, isReconnectingWithError error: VoiceError) { record(.reconnecting(error.code), call) }
+    func callDidReconnect(_ call: Call) { record(.reconnected, call) }
+    func call(_ call: Call, didReceiveQualityWarnings currentWarnings: Set<CallQualityWarning>, previousWarnings: Set<CallQualityWarning>) {
+        record(.warnings(currentWarnings), call)
+    }
+
+    /// Waits until `count` callbacks (warnings excluded) arrived.
+    @discardableResult
+    func wait(for count: Int, timeout: TimeInterval = 10) -> [SeenCallback] {
+        _ = CallTestWait.until(timeout: timeout) { self.callbacks.count >= count }
+        return callbacks
+    }
+
+    /// Waits until the last callback is a final one (failed or disconnected).
+    @discardableResult
+    func waitForEnd(timeout: TimeInterval = 10) -> [SeenCallback] {
+        _ = CallTestWait.until(timeout: timeout) {
+            self.callbacks.contains { if case .failed = $0 { true } else if case .disconnected = $0 { true } else { false } }
+        }
+        return callbacks
+    }
+}
+
+/// A notification delegate whose reaction to each invite is set by the test.
+final class ScriptedNotificationDelegate: NotificationDelegate, @unchecked Sendable {
+    let queue = DispatchQueue(label: "test.notification.delegate")
+    let invites = NIOLockedValueBox<[CallInvite]>([])
+    let cancelled = NIOLockedValueBox<[(CancelledCallInvite, VoiceError)]>([])
+    let onInvite = NIOLockedValueBox<(@Sendable (CallInvite) -> Void)?>(nil)
+
+    func callInviteReceived(_ callInvite: CallInvite) {
+        invites.withLockedValue { $0.append(callInvite) }
+        onInvite.withLockedValue { $0 }?(callInvite)
+    }
+
+    func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: VoiceError) {
+        cancelled.withLockedValue { $0.append((cancelledCallInvite, error)) }
+    }
+
+    func waitForInvite(timeout: TimeInterval = 10) -> CallInvite? {
+        _ = CallTestWait.until(timeout: timeout) { !self.invites.withLockedValue { $0 }.isEmpty }
+        return invites.withLockedValue { $0.first }
+    }
+}
+
+enum CallTestWait {
+    static func until(timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            if Date() > deadline { return false }
+            usleep(5_000)
+        }
+        return true
+    }
+}
+
+enum CallTestTokens {
+    static let issuer = AccessTokenIssuer(accountSid: "AC" + String(repeating: "0", count: 32), apiKeySid: "SKtest", apiKeySecret: "secret")
+    static func token(_ identity: String, lifetime: TimeInterval = 600, now: Date = Date()) -> String {
+        issuer.makeToken(identity: identity, lifetime: lifetime, now: now)
+    }
+}
+
+/// A client on loopback with in-memory audio and recorded insights.
+struct TestVoiceClient {
+    let client: VoiceClient
+    let device: BufferAudioDevice
+    let insights: RecordingInsightsPublisher
+
+    init(_ identity: String, signal: [Int16] = [], transport: SIPTransportProtocol = .udp) throws {
+        var logger = Logger(label: "test.voice.\(identity)")
+        logger.logLevel = ProcessInfo.processInfo.environment["SIP_TRACE"] == nil ? .warning : .trace
+        insights = RecordingInsightsPublisher()
+        device = BufferAudioDevice(captureSamples: signal, loop: true)
+        client = try VoiceClient(
+            configuration: VoiceClientConfiguration(
+                identity: identity, domain: "127.0.0.1", transport: transport, registers: false,
+                insightsPublisher: insights, logger: logger),
+            audioDevice: device)
+    }
+
+    /// `sip:identity@127.0.0.1:port` of this client.
+    var address: String { "sip:\(client.configuration.identity)@127.0.0.1:\(client.localEndpoint.port)" }
+
+    /// Registers (bind only) with a scripted notification delegate.
+    func listen() -> ScriptedNotificationDelegate {
+        let delegate = ScriptedNotificationDelegate()
+        let done = DispatchSemaphore(value: 0)
+        client.register(accessToken: CallTestTokens.token(client.configuration.identity), notificationDelegate: delegate,
+                        delegateQueue: delegate.queue) { _ in done.signal() }
+        _ = done.wait(timeout: .now() + 5)
+        return delegate
+    }
+
+    func connect(to destination: String, delegate: RecordingCallDelegate, params: [String: String] = [:], token: String? = nil) -> Call {
+        client.connect(
+            options: ConnectOptions(accessToken: token ?? CallTestTokens.token(client.configuration.identity)) { builder in
+                builder.params = params.merging(["To": destination]) { a, _ in a }
+                builder.delegateQueue = delegate.queue
+            },
+            delegate: delegate)
+    }
+}

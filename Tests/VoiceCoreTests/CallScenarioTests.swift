@@ -1,0 +1,170 @@
+import Dispatch
+import Foundation
+import VoiceMedia
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceCore
+@testable import VoiceSIP
+
+/// The caller and callee sequences of Twilio's TVOCall reference, over real SIP on loopback.
+final class CallScenarioTests: XCTestCase {
+    private var clients: [TestVoiceClient] = []
+
+    override func tearDown() {
+        for client in clients { client.client.shutdown() }
+        clients = []
+    }
+
+    private func client(_ name: String, signal: [Int16] = []) throws -> TestVoiceClient {
+        let client = try TestVoiceClient(name, signal: signal)
+        clients.append(client)
+        return client
+    }
+
+    // MARK: Caller
+
+    func testCallerDisconnectsBeforeRinging() throws {
+        let alice = try client("alice")
+        let silent = try UDPSocket(bindTo: try SocketAddress(host: "127.0.0.1", port: 0))  // never answers
+        defer { silent.close() }
+        let delegate = RecordingCallDelegate()
+        let call = alice.connect(to: "sip:nobody@127.0.0.1:\(silent.localAddress.port)", delegate: delegate)
+        XCTAssertEqual(call.state, .connecting)
+        call.disconnect()
+        call.disconnect()  // idempotent
+        XCTAssertEqual(delegate.waitForEnd(), [.disconnected(nil)])
+        XCTAssertEqual(call.state, .disconnected)
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertEqual(delegate.callbacks, [.disconnected(nil)], "nothing after the end")
+    }
+
+    func testCallerDisconnectsWhileRinging() throws {
+        let alice = try client("alice"), bob = try client("bob")
+        let notifications = bob.listen()  // rings, never answers
+        let delegate = RecordingCallDelegate()
+        let call = alice.connect(to: bob.address, delegate: delegate)
+        XCTAssertEqual(delegate.wait(for: 1), [.ringing])
+        XCTAssertEqual(delegate.statesAtCallbacks, [.ringing])
+        XCTAssertTrue(call.sid.hasPrefix("CA") && call.sid.count == 34, call.sid)
+        XCTAssertEqual(notifications.waitForInvite()?.callSid, call.sid, "both ends agree on the SID")
+        call.disconnect()
+        XCTAssertEqual(delegate.waitForEnd(), [.ringing, .disconnected(nil)])
+        XCTAssertTrue(CallTestWait.until(timeout: 5) { !notifications.cancelled.withLockedValue { $0 }.isEmpty })
+        let (cancelled, error) = try XCTUnwrap(notifications.cancelled.withLockedValue { $0.first })
+        XCTAssertEqual(cancelled.callSid, call.sid)
+        XCTAssertEqual(error.code, .requestTerminated)
+    }
+
+    func testCallerFailsBeforeRingingOnABadTokenOrDestinationWithoutSendingAnything() throws {
+        let alice = try client("alice")
+        let watcher = try UDPSocket(bindTo: try SocketAddress(host: "127.0.0.1", port: 0))
+        defer { watcher.close() }
+        let target = "sip:bob@127.0.0.1:\(watcher.localAddress.port)"
+        let cases: [(token: String, to: String, code: VoiceError.Code)] = [
+            ("not-a-jwt", target, .accessTokenInvalid),
+            (CallTestTokens.token("alice", lifetime: 60, now: Date().addingTimeInterval(-3600)), target, .accessTokenExpired),
+            (CallTestTokens.token("alice", now: Date().addingTimeInterval(3600)), target, .accessTokenNotYetValid),
+            (CallTestTokens.token("alice"), "conference:" + String(repeating: "r", count: 65), .malformedRequest),
+        ]
+        for (token, to, code) in cases {
+            let delegate = RecordingCallDelegate()
+            let call = alice.connect(to: to, delegate: delegate, token: token)
+            XCTAssertEqual(delegate.waitForEnd(), [.failed(code)], "\(to)")
+            XCTAssertEqual(call.state, .disconnected)
+        }
+        var buffer = [UInt8](repeating: 0, count: 2048)
+        XCTAssertLessThan(recv(watcher.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT)), 1, "no packet was sent")
+    }
+
+    func testCallerFailsAfterRingingWhenTheInviteIsRejected() throws {
+        let alice = try client("alice"), bob = try client("bob")
+        let notifications = bob.listen()
+        notifications.onInvite.withLockedValue { $0 = { invite in invite.reject() } }
+        let delegate = RecordingCallDelegate()
+        _ = alice.connect(to: bob.address, delegate: delegate)
+        XCTAssertEqual(delegate.waitForEnd(), [.ringing, .failed(.busyEverywhere)])
+    }
+
+    func testConnectedThenEndedByCallerAndByCallee() throws {
+        for callerEnds in [true, false] {
+            let alice = try client("alice"), bob = try client("bob")
+            let notifications = bob.listen()
+            let calleeDelegate = RecordingCallDelegate()
+            let accepted = NIOLockedBox<Call?>(nil)
+            notifications.onInvite.withLockedValue {
+                $0 = { invite in
+                    accepted.value = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue },
+                                                   delegate: calleeDelegate)
+                }
+            }
+            let delegate = RecordingCallDelegate()
+            let call = alice.connect(to: bob.address, delegate: delegate, params: ["customer": "42 & co"])
+            XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected])
+            XCTAssertEqual(calleeDelegate.wait(for: 1), [.connected], "no ringing for an accepted invite")
+            XCTAssertEqual(notifications.invites.withLockedValue { $0.first?.customParameters }, ["customer": "42 & co"])
+            if callerEnds { call.disconnect() } else { accepted.value?.disconnect() }
+            XCTAssertEqual(delegate.waitForEnd(), [.ringing, .connected, .disconnected(nil)])
+            XCTAssertEqual(calleeDelegate.waitForEnd(), [.connected, .disconnected(nil)])
+            XCTAssertEqual(delegate.statesAtCallbacks, [.ringing, .connected, .disconnected])
+            XCTAssertEqual(call.details.endCause, callerEnds ? .local : .remote)
+            for c in clients { c.client.shutdown() }
+            clients = []
+        }
+    }
+
+    // MARK: Callee
+
+    func testCalleeDisconnectsBeforeConnected() throws {
+        let alice = try client("alice"), bob = try client("bob")
+        let notifications = bob.listen()
+        let calleeDelegate = RecordingCallDelegate()
+        notifications.onInvite.withLockedValue {
+            $0 = { invite in
+                let call = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue },
+                                         delegate: calleeDelegate)
+                call.disconnect()
+            }
+        }
+        let delegate = RecordingCallDelegate()
+        _ = alice.connect(to: bob.address, delegate: delegate)
+        XCTAssertEqual(calleeDelegate.waitForEnd(), [.disconnected(nil)])
+        let callerSaw = delegate.waitForEnd()
+        XCTAssertEqual(callerSaw.last, .disconnected(nil), "the caller sees the BYE: \(callerSaw)")
+    }
+
+    func testCalleeFailsToConnectWithNoCommonCodec() throws {
+        let alice = try client("alice"), bob = try client("bob")
+        let notifications = bob.listen()
+        let calleeDelegate = RecordingCallDelegate()
+        notifications.onInvite.withLockedValue {
+            $0 = { invite in
+                _ = invite.accept(options: AcceptOptions(callInvite: invite) { builder in
+                    builder.delegateQueue = calleeDelegate.queue
+                    builder.preferredAudioCodecs = [.pcma]
+                }, delegate: calleeDelegate)
+            }
+        }
+        let delegate = RecordingCallDelegate()
+        _ = alice.client.connect(
+            options: ConnectOptions(accessToken: CallTestTokens.token("alice")) { builder in
+                builder.params = ["To": bob.address]
+                builder.delegateQueue = delegate.queue
+                builder.preferredAudioCodecs = [.pcmu]
+            },
+            delegate: delegate)
+        XCTAssertEqual(calleeDelegate.waitForEnd(), [.failed(.mediaNoSupportedCodec)])
+        XCTAssertEqual(delegate.waitForEnd().last, .failed(.mediaNoSupportedCodec))
+    }
+}
+
+/// A locked optional box for tests.
+final class NIOLockedBox<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T {
+        get { lock.lock(); defer { lock.unlock() }; return stored }
+        set { lock.lock(); stored = newValue; lock.unlock() }
+    }
+}
