@@ -121,28 +121,35 @@ struct TestVoiceClient {
     let device: BufferAudioDevice
     let insights: RecordingInsightsPublisher
 
-    init(_ identity: String, signal: [Int16] = [], transport: SIPTransportProtocol = .udp) throws {
+    init(
+        _ identity: String, signal: [Int16] = [], transport: SIPTransportProtocol = .udp,
+        configure: (inout VoiceClientConfiguration) -> Void = { _ in }
+    ) throws {
         var logger = Logger(label: "test.voice.\(identity)")
         logger.logLevel = ProcessInfo.processInfo.environment["SIP_TRACE"] == nil ? .warning : .trace
         insights = RecordingInsightsPublisher()
         device = BufferAudioDevice(captureSamples: signal, loop: true)
-        client = try VoiceClient(
-            configuration: VoiceClientConfiguration(
-                identity: identity, domain: "127.0.0.1", transport: transport, registers: false,
-                insightsPublisher: insights, logger: logger),
-            audioDevice: device)
+        var configuration = VoiceClientConfiguration(
+            identity: identity, domain: "127.0.0.1", transport: transport, registers: false,
+            insightsPublisher: insights, logger: logger)
+        configure(&configuration)
+        client = try VoiceClient(configuration: configuration, audioDevice: device)
     }
 
     /// `sip:identity@127.0.0.1:port` of this client.
     var address: String { "sip:\(client.configuration.identity)@127.0.0.1:\(client.localEndpoint.port)" }
 
-    /// Registers (bind only) with a scripted notification delegate.
-    func listen() -> ScriptedNotificationDelegate {
+    /// Registers (or only binds, per the configuration) with a scripted notification delegate;
+    /// `result` gets the completion's error.
+    func listen(result: NIOLockedValueBox<VoiceError?>? = nil) -> ScriptedNotificationDelegate {
         let delegate = ScriptedNotificationDelegate()
         let done = DispatchSemaphore(value: 0)
         client.register(accessToken: CallTestTokens.token(client.configuration.identity), notificationDelegate: delegate,
-                        delegateQueue: delegate.queue) { _ in done.signal() }
-        _ = done.wait(timeout: .now() + 5)
+                        delegateQueue: delegate.queue) { error in
+            result?.withLockedValue { $0 = error }
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + 10)
         return delegate
     }
 

@@ -17,12 +17,13 @@ public final class VoiceClient: @unchecked Sendable {
     /// The SDK version.
     public static var sdkVersion: String { VoiceSDK.version }
 
-    /// The log level of loggers the SDK creates for itself (the configuration's logger keeps its own).
-    public static var logLevel: Logger.Level {
+    /// The SDK's log level for clients created from now on; nil (the default) keeps the level of
+    /// the configuration's logger.
+    public static var logLevel: Logger.Level? {
         get { logLevelBox.withLock { $0 } }
         set { logLevelBox.withLock { $0 = newValue } }
     }
-    private static let logLevelBox = Mutex<Logger.Level>(.info)
+    private static let logLevelBox = Mutex<Logger.Level?>(nil)
 
     /// The configuration.
     public let configuration: VoiceClientConfiguration
@@ -52,6 +53,7 @@ public final class VoiceClient: @unchecked Sendable {
         self.configuration = configuration
         var logger = configuration.logger
         logger[metadataKey: "identity"] = "\(configuration.identity)"
+        if let level = Self.logLevel { logger.logLevel = level }
         self.logger = logger
         self.audioDeviceBox = Mutex(audioDevice)
         let agentConfiguration: SIPUserAgentConfiguration

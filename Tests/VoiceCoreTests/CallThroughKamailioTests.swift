@@ -1,0 +1,89 @@
+import Foundation
+import NIOConcurrencyHelpers
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceCore
+
+/// Two clients registered with Kamailio (registrar + record-routing proxy with digest auth):
+/// destinations by user name and number, custom parameters through the proxy, a wrong password.
+final class CallThroughKamailioTests: XCTestCase {
+    private var clients: [TestVoiceClient] = []
+    private var kamailio: KamailioPeer?
+
+    override func tearDown() {
+        for client in clients { client.client.shutdown() }
+        clients = []
+        kamailio?.stop()
+    }
+
+    private func startKamailio() throws -> KamailioPeer {
+        switch SIPPeerRequirement.check("kamailio") {
+        case .available: break
+        case .skip(let message): throw XCTSkip(message)
+        case .fail(let message):
+            XCTFail(message)
+            throw SIPPeerError(.notInstalled, message)
+        }
+        let template = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../VoiceSIPTests/Fixtures/kamailio/kamailio.cfg").standardized.path
+        let peer = try KamailioPeer(templatePath: template)
+        kamailio = peer
+        return peer
+    }
+
+    private func client(_ user: String, password: String, kamailio: KamailioPeer) throws -> TestVoiceClient {
+        let client = try TestVoiceClient(user) { configuration in
+            configuration.domain = kamailio.configuration.realm
+            configuration.outboundProxy = "sip:127.0.0.1:\(kamailio.configuration.udpPort)"
+            configuration.registers = true
+            configuration.username = user
+            configuration.password = password
+        }
+        clients.append(client)
+        return client
+    }
+
+    func testCallByUserNameThroughTheProxyCarriesCustomParameters() throws {
+        let kamailio = try startKamailio()
+        let alice = try client("alice", password: "alicepass", kamailio: kamailio)
+        let bob = try client("bob", password: "bobpass", kamailio: kamailio)
+        let registration = NIOLockedValueBox<VoiceError?>(VoiceError(.registrationError))
+        let notifications = bob.listen(result: registration)
+        XCTAssertNil(registration.withLockedValue { $0 }, "bob registered; log:\n\(kamailio.process.logTail())")
+        let calleeDelegate = RecordingCallDelegate()
+        notifications.onInvite.withLockedValue {
+            $0 = { invite in
+                _ = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue },
+                                  delegate: calleeDelegate)
+            }
+        }
+        let delegate = RecordingCallDelegate()
+        let call = alice.connect(to: "bob", delegate: delegate, params: ["customer": "42", "note": "a b&c"])
+        XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected], "log:\n\(kamailio.process.logTail())")
+        XCTAssertEqual(calleeDelegate.wait(for: 1), [.connected])
+        let invite = try XCTUnwrap(notifications.invites.withLockedValue { $0.first })
+        XCTAssertEqual(invite.customParameters, ["customer": "42", "note": "a b&c"])
+        XCTAssertEqual(invite.from, "alice")
+        XCTAssertEqual(invite.callSid, call.sid, "both ends derive the same SID through the proxy")
+        call.disconnect()
+        XCTAssertEqual(calleeDelegate.waitForEnd(), [.connected, .disconnected(nil)])
+    }
+
+    func testUnknownNumberIsNotFound() throws {
+        let kamailio = try startKamailio()
+        let alice = try client("alice", password: "alicepass", kamailio: kamailio)
+        let delegate = RecordingCallDelegate()
+        let call = alice.connect(to: "+14155550101", delegate: delegate)
+        XCTAssertEqual(delegate.waitForEnd(), [.failed(.notFound)])
+        XCTAssertEqual(call.state, .disconnected)
+    }
+
+    func testWrongPasswordFailsRegistrationWithAuthFailure() throws {
+        let kamailio = try startKamailio()
+        let mallory = try client("bob", password: "wrong", kamailio: kamailio)
+        let registration = NIOLockedValueBox<VoiceError?>(nil)
+        _ = mallory.listen(result: registration)
+        XCTAssertEqual(registration.withLockedValue { $0 }?.code, .authFailure)
+    }
+}
