@@ -57,6 +57,7 @@ public final class CallInvite: Sendable, CustomStringConvertible {
         }
         let client = self.client
         let handle = self.handle
+        let codecs = options.preferredAudioCodecs.map(\.mediaCodec)
         client.agent.eventLoop.execute {
             guard accepted, client.invites.removeValue(forKey: handle) != nil else {
                 let error = VoiceError(.callDoesNotExist, failureReason: "the invite was already answered or cancelled")
@@ -66,7 +67,7 @@ public final class CallInvite: Sendable, CustomStringConvertible {
             core.handle = handle
             client.calls[handle] = core
             core.publish(CallInsights.connection(.acceptedByLocal, callSid: core.sid))
-            client.agent.accept(handle, codecs: options.preferredAudioCodecs.map(\.mediaCodec))
+            client.agent.accept(handle, codecs: codecs)
         }
         return call
     }
