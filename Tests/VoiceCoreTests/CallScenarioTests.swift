@@ -168,3 +168,70 @@ final class NIOLockedBox<T>: @unchecked Sendable {
         set { lock.lock(); stored = newValue; lock.unlock() }
     }
 }
+
+/// Destinations and custom headers end to end, and push payloads.
+final class CallDestinationScenarioTests: XCTestCase {
+    private var clients: [TestVoiceClient] = []
+
+    override func tearDown() {
+        for client in clients { client.client.shutdown() }
+        clients = []
+    }
+
+    func testSIPAddressWithXHeadersArrivesAsCustomParameters() throws {
+        let alice = try TestVoiceClient("alice"), bob = try TestVoiceClient("bob")
+        clients = [alice, bob]
+        let notifications = bob.listen()
+        let delegate = RecordingCallDelegate()
+        let call = alice.client.connect(
+            options: ConnectOptions(accessToken: CallTestTokens.token("alice")) { builder in
+                builder.params = ["To": bob.address, "customer": "42"]
+                builder.sipHeaders = ["X-Ticket": "T-9"]
+                builder.delegateQueue = delegate.queue
+            },
+            delegate: delegate)
+        let invite = try XCTUnwrap(notifications.waitForInvite())
+        XCTAssertEqual(invite.customParameters, ["customer": "42", "Ticket": "T-9"])
+        XCTAssertNil(invite.callerInfo.isVerified, "no verstat: unknown")
+        invite.reject()
+        XCTAssertEqual(delegate.waitForEnd().last, .failed(.busyEverywhere))
+        XCTAssertEqual(call.state, .disconnected)
+    }
+
+    func testHeadersThatAreNotXHeadersOrTooLongAreRefusedBeforeSending() throws {
+        let alice = try TestVoiceClient("alice")
+        clients = [alice]
+        for headers in [["Subject": "hi"], ["X-Big": String(repeating: "a", count: 1100)]] {
+            let delegate = RecordingCallDelegate()
+            _ = alice.client.connect(
+                options: ConnectOptions(accessToken: CallTestTokens.token("alice")) { builder in
+                    builder.params = ["To": "sip:bob@127.0.0.1:9"]
+                    builder.sipHeaders = headers
+                    builder.delegateQueue = delegate.queue
+                },
+                delegate: delegate)
+            XCTAssertEqual(delegate.waitForEnd(), [.failed(.malformedRequest)], "\(headers.keys)")
+        }
+    }
+
+    func testPushPayloadDeliversTheMatchingInviteAndIgnoresOthers() throws {
+        let alice = try TestVoiceClient("alice"), bob = try TestVoiceClient("bob")
+        clients = [alice, bob]
+        let notifications = bob.listen()
+        let delegate = RecordingCallDelegate()
+        let call = alice.connect(to: bob.address, delegate: delegate)
+        let invite = try XCTUnwrap(notifications.waitForInvite())
+        let pushed = ScriptedNotificationDelegate()
+        let payload = [
+            "twi_message_type": "twilio.voice.call", "twi_call_sid": call.sid, "twi_from": "client:alice",
+            "twi_to": "client:bob", "twi_params": "customer=42&note=a%20b",
+        ]
+        XCTAssertTrue(bob.client.handleNotification(payload, delegate: pushed, delegateQueue: pushed.queue))
+        XCTAssertEqual(pushed.waitForInvite()?.callSid, invite.callSid)
+        XCTAssertFalse(bob.client.handleNotification(["aps": "x"], delegate: pushed, delegateQueue: pushed.queue))
+        let cancel = ["twi_message_type": "twilio.voice.cancel", "twi_call_sid": call.sid, "twi_to": "client:bob"]
+        XCTAssertTrue(bob.client.handleNotification(cancel, delegate: pushed, delegateQueue: pushed.queue))
+        XCTAssertTrue(CallTestWait.until(timeout: 5) { !pushed.cancelled.withLockedValue { $0 }.isEmpty })
+        call.disconnect()
+    }
+}

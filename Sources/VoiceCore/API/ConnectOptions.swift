@@ -26,6 +26,9 @@ public final class ConnectOptions {
     public let callMessageDelegate: CallMessageDelegate?
     /// The audio device for this call; nil uses the client's.
     public let audioDevice: (any AudioDevice)?
+    /// Extra SIP headers for a SIP-address destination: names must start with `X-`/`x-`, at
+    /// most 1024 bytes together with the custom parameters.
+    public let sipHeaders: [String: String]
 
     /// Creates options; `block` fills a builder.
     public init(accessToken: String, block: (ConnectOptionsBuilder) -> Void = { _ in }) {
@@ -39,6 +42,7 @@ public final class ConnectOptions {
         self.enableDscp = builder.enableDscp
         self.callMessageDelegate = builder.callMessageDelegate
         self.audioDevice = builder.audioDevice
+        self.sipHeaders = builder.sipHeaders
     }
 }
 
@@ -58,6 +62,8 @@ public final class ConnectOptionsBuilder {
     public var callMessageDelegate: CallMessageDelegate?
     /// Default nil: the client's audio device.
     public var audioDevice: (any AudioDevice)?
+    /// `X-` headers for a SIP-address destination. Empty by default.
+    public var sipHeaders: [String: String] = [:]
 
     init() {}
 }

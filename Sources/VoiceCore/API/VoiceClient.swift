@@ -122,11 +122,15 @@ public final class VoiceClient: @unchecked Sendable {
         call.core.withLock { $0 = core }
         // Validate before any traffic.
         let prepared: (token: AccessToken, uri: SIPURI, headers: [(String, String)])
-        do {
+        do throws(VoiceError) {
             let token = try AccessToken(parsing: options.accessToken, now: Date())
             let destination = try CallDestination(parsing: destinationText)
+            if !options.sipHeaders.isEmpty, case .sipAddress = destination {
+            } else if !options.sipHeaders.isEmpty {
+                throw VoiceError(.malformedRequest, failureReason: "SIP headers are only for SIP-address destinations")
+            }
             var sipHeaders = SIPHeaders()
-            try CallCustomHeaders(parameters: options.params).apply(to: &sipHeaders)
+            try CallCustomHeaders(parameters: options.params, headers: options.sipHeaders).apply(to: &sipHeaders)
             prepared = (token, destination.requestURI(domain: configuration.domain), sipHeaders.map { ($0.name, $0.value) })
         } catch {
             agent.eventLoop.execute { core.run(core.machine.signalingFailed(core.stateError(error), now: self.now)) }
