@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import VoiceCore
 import VoiceSIP
 
@@ -16,15 +17,19 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "Digest password.") var password: String?
     @Option(help: "An access token (JWT); default: a development token for --identity.") var token: String?
     @Flag(help: "Allow plain RTP (only for peers that cannot do SRTP).") var unencrypted = false
+    @Flag(help: "Log SIP messages and Insights events.") var verbose = false
 
     func makeConfiguration() throws -> VoiceClientConfiguration {
         guard let transport = SIPTransportProtocol(token: transport) else {
             throw ValidationError("--transport must be udp, tcp or tls")
         }
+        var logger = Logger(label: "voicecall")
+        logger.logLevel = verbose ? .trace : .warning
         return VoiceClientConfiguration(
             identity: identity, domain: domain, transport: transport, listenHost: listen, listenPort: port,
             outboundProxy: proxy, registrar: registrar, username: username ?? (password == nil ? nil : identity),
-            password: password, allowUnencryptedMedia: unencrypted)
+            password: password, allowUnencryptedMedia: unencrypted,
+            insightsPublisher: LoggingInsightsPublisher(logger: logger), logger: logger)
     }
 
     func makeClient() throws -> VoiceClient {
