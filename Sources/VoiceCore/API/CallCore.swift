@@ -94,6 +94,16 @@ final class CallCore: @unchecked Sendable {
     private func deliver(_ callback: CallStateCallback) {
         let call = self.call
         let delegate = self.delegate
+        // The state a delegate reads during its callback is the one the callback announces.
+        let announced: CallState
+        switch callback {
+        case .didStartRinging: announced = .ringing
+        case .didConnect: announced = .connected
+        case .didFailToConnect, .didDisconnect: announced = .disconnected
+        case .isReconnecting: announced = .reconnecting
+        case .didReconnect: announced = machine.state == .disconnected ? .disconnected : machine.state
+        }
+        call.update { $0.state = announced }
         let event: CallEvent
         switch callback {
         case .didStartRinging:

@@ -146,11 +146,15 @@ public final class VoiceClient: @unchecked Sendable {
                 switch result {
                 case .success(let handle):
                     core.handle = handle
-                    self.calls[handle] = core
                     if let info = self.agent.callInfo(handle) {
                         call.update { $0.sid = CallSid(callID: info.callID).rawValue }
                     }
-                    if core.machine.isDisconnected { self.agent.hangUp(handle) }
+                    // Disconnected before the INVITE went out: end the SIP call, keep no state.
+                    if core.machine.isDisconnected {
+                        self.agent.hangUp(handle)
+                    } else {
+                        self.calls[handle] = core
+                    }
                 case .failure(let error):
                     let voiceError = VoiceError(.connectionError, failureReason: "\(error)")
                     core.run(core.machine.signalingFailed(core.stateError(voiceError), now: self.now))
