@@ -33,6 +33,8 @@ final class CallCore: @unchecked Sendable {
     private var pendingMessages: [CallMessage] = []
     private var messageLimiter = CallMessageRateLimiter()
     private var held = false
+    var mediaTracker = InsightsMediaConnectionTracker()
+    var lastSignalingState: InsightsSignalingState?
     /// The full errors behind the machine's compact ones, so details and SIP status survive.
     private var errors: [Int: VoiceError] = [:]
     private var signalingTransportRemote: SIPTransportEndpoint?
@@ -129,6 +131,7 @@ final class CallCore: @unchecked Sendable {
             event = .disconnected(voiceError)
             delegateQueue.async { delegate.value?.call(call, didDisconnectWithError: voiceError) }
         case .isReconnecting(let error):
+            if error.code == CallStateError.mediaConnectionError.code { trackMedia(.mediaSilent) }
             let voiceError = voiceError(error)
             event = .reconnecting(voiceError)
             delegateQueue.async { delegate.value?.call(call, isReconnectingWithError: voiceError) }
@@ -146,14 +149,19 @@ final class CallCore: @unchecked Sendable {
         switch event {
         case .progress(let code) where code == 180 || code == 183:
             run(machine.ringing(now: now))
-        case .ringing, .earlyMedia:
+        case .ringing:
+            run(machine.ringing(now: now))
+        case .earlyMedia:
+            signalingState(.haveRemotePranswer)
             run(machine.ringing(now: now))
         case .progress:
             break
         case .established(let negotiated):
+            signalingState(.stable)
             startMedia(negotiated)
             run(machine.answered(now: now))
         case .mediaUpdated(let negotiated):
+            signalingState(.stable)
             applyMedia(negotiated)
             if machine.reconnectCauses.contains(.signaling) { run(machine.signalingConnectionRestored(now: now)) }
         case .holdFailed, .resumeFailed:
@@ -201,10 +209,12 @@ final class CallCore: @unchecked Sendable {
             try media.apply(negotiated)
         } catch {
             client.logger.error("media for \(sid) failed to start: \(error)")
+            trackMedia(.failed)
             run(machine.signalingFailed(stateError(.mediaConnectionFailed("\(error)")), now: now))
             return
         }
         media.isMuted = call.isMuted
+        trackMedia(.started(localAddress: "\(client.configuration.listenHost):\(info.mediaPort)", remoteAddress: "\(negotiated.remoteRTP)"))
         lastMediaPacketAt = now
         ticker = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in self.tick() }
     }
@@ -221,6 +231,7 @@ final class CallCore: @unchecked Sendable {
     }
 
     private func releaseMedia() {
+        trackMedia(.closed)
         ticker?.cancel()
         ticker = nil
         media?.stop()
@@ -233,6 +244,7 @@ final class CallCore: @unchecked Sendable {
         if stats.packetsReceived > lastPacketsReceived {
             lastPacketsReceived = stats.packetsReceived
             lastMediaPacketAt = now
+            trackMedia(.mediaReceived)
         }
         run(machine.tick(now: now, lastMediaPacketAt: lastMediaPacketAt))
         guard machine.isConnected else { return }
@@ -276,6 +288,7 @@ final class CallCore: @unchecked Sendable {
         call.update { $0.isOnHold = onHold }
         media?.isOnHold = onHold
         if onHold { client.agent.hold(handle) } else { client.agent.resume(handle) }
+        signalingState(.haveLocalOffer)
         publish(CallInsights.connection(onHold ? .hold : .unhold, callSid: sid))
     }
 
@@ -388,6 +401,7 @@ final class CallCore: @unchecked Sendable {
 
     private func finish() {
         releaseMedia()
+        signalingState(.closed)
         for timer in stateTimers.values { timer.cancel() }
         stateTimers = [:]
         client.callEnded(self)

@@ -67,6 +67,8 @@ public final class CallInvite: Sendable, CustomStringConvertible {
             core.handle = handle
             client.calls[handle] = core
             core.publish(CallInsights.connection(.acceptedByLocal, callSid: core.sid))
+            core.trackMedia(.created)
+            core.signalingState(.haveRemoteOffer)
             client.agent.accept(handle, codecs: codecs)
         }
         return call

@@ -154,6 +154,8 @@ public final class VoiceClient: @unchecked Sendable {
                         self.agent.hangUp(handle)
                     } else {
                         self.calls[handle] = core
+                        core.trackMedia(.created)
+                        core.signalingState(.haveLocalOffer)
                     }
                 case .failure(let error):
                     let voiceError = VoiceError(.connectionError, failureReason: "\(error)")
