@@ -37,7 +37,8 @@ final class CallCore: @unchecked Sendable {
     var lastSignalingState: InsightsSignalingState?
     /// The full errors behind the machine's compact ones, so details and SIP status survive.
     private var errors: [Int: VoiceError] = [:]
-    private var signalingTransportRemote: SIPTransportEndpoint?
+    /// The wait for the peer's re-INVITE after a connection the peer opened was lost.
+    private var peerReconnectWait: Scheduled<Void>?
 
     init(
         client: VoiceClient, call: Call, role: CallStateRole, delegate: CallDelegate, delegateQueue: DispatchQueue,
@@ -52,7 +53,7 @@ final class CallCore: @unchecked Sendable {
         self.preferredCodecs = preferredCodecs
         self.enableDSCP = enableDSCP
         self.audioDevice = audioDevice
-        self.machine = CallStateMachine(role: role, now: client.now)
+        self.machine = CallStateMachine(role: role, configuration: client.configuration.reconnection, now: client.now)
     }
 
     var now: MediaTime { client.now }
@@ -184,15 +185,48 @@ final class CallCore: @unchecked Sendable {
         case .remoteHangUp:
             run(machine.remoteHangUp(now: now))
         default:
+            if machine.reconnectCauses.contains(.signaling) {
+                // The re-INVITE after a lost connection could not be sent or was not answered.
+                run(machine.signalingReconnectFailed(now: now))
+                return
+            }
             let error = VoiceError(sessionEndReason: reason) ?? VoiceError(.connectionError, failureReason: "\(reason)")
             run(machine.signalingFailed(stateError(error), now: now))
         }
     }
 
+    /// A TCP/TLS connection to `remote` closed. It concerns this call when the call's requests
+    /// went to `remote` (a next hop we can dial again) or the peer's INVITE came over it.
+    ///
+    /// Over a connection we opened, the call re-INVITEs at once; the request opens a new
+    /// connection. Over one the peer opened, its ephemeral port cannot be dialled back and the
+    /// peer is the one reconnecting: the call first gives the peer's re-INVITE a moment to
+    /// arrive (any answered re-INVITE restores it; both ends re-INVITING at once would only
+    /// collide with 491), then re-INVITEs the peer's Contact itself. With an outbound proxy every
+    /// request goes through it, so the call re-INVITEs at once either way.
     func signalingConnectionLost(_ remote: SIPTransportEndpoint) {
-        guard machine.state == .connected || machine.state == .reconnecting else { return }
-        run(machine.signalingConnectionLost(now: now))
+        guard machine.state == .connected || machine.state == .reconnecting, let handle,
+            let info = client.agent.callInfo(handle)
+        else { return }
+        let reopensItself = info.requestPeers.contains(remote) || client.configuration.outboundProxy != nil
+        guard reopensItself || info.invitePeer == remote else { return }
+        var outputs = machine.signalingConnectionLost(now: now)
+        if !reopensItself, outputs.contains(.action(.reInviteAfterSignalingReconnect)) {
+            outputs.removeAll { $0 == .action(.reInviteAfterSignalingReconnect) }
+            let grace = min(Self.peerReconnectGrace.nanoseconds, machine.configuration.signalingReconnectTimeout.nanoseconds / 2)
+            peerReconnectWait?.cancel()
+            peerReconnectWait = eventLoop.scheduleTask(in: .nanoseconds(grace)) {
+                self.peerReconnectWait = nil
+                guard self.machine.reconnectCauses.contains(.signaling), let handle = self.handle else { return }
+                self.client.agent.refresh(handle)
+            }
+        }
+        run(outputs)
     }
+
+    /// How long a call whose peer opened the lost connection waits for the peer's re-INVITE
+    /// before sending its own.
+    static let peerReconnectGrace = MediaTime.milliseconds(2_000)
 
     // MARK: - Media
 
@@ -227,7 +261,8 @@ final class CallCore: @unchecked Sendable {
         } catch {
             client.logger.warning("media update for \(sid) failed: \(error)")
         }
-        run(machine.mediaExpectationChanged(expected: negotiated.direction.receives, now: now))
+        // Either side's hold (sendonly, recvonly, inactive) may stop the peer's media.
+        run(machine.mediaExpectationChanged(expected: negotiated.direction == .sendrecv, now: now))
     }
 
     private func releaseMedia() {
@@ -404,6 +439,8 @@ final class CallCore: @unchecked Sendable {
         signalingState(.closed)
         for timer in stateTimers.values { timer.cancel() }
         stateTimers = [:]
+        peerReconnectWait?.cancel()
+        peerReconnectWait = nil
         client.callEnded(self)
         let continuation = call.eventContinuation
         let delegate = self.delegate

@@ -37,6 +37,9 @@ public struct VoiceClientConfiguration: Sendable {
     public var logger: Logger
     /// The media engine calls run on.
     public var mediaEngine: MediaEngine
+    /// When a call starts reconnecting and how long it may try: media silence threshold, media
+    /// and signaling reconnection timeouts. Default 3 s, 30 s, 30 s.
+    public var reconnection: CallStateMachineConfiguration
 
     /// Creates a configuration.
     public init(
@@ -45,7 +48,8 @@ public struct VoiceClientConfiguration: Sendable {
         username: String? = nil, password: String? = nil, allowUnencryptedMedia: Bool = false,
         tls: SIPTransportConfiguration = SIPTransportConfiguration(),
         insightsPublisher: any InsightsPublisher = LoggingInsightsPublisher(),
-        logger: Logger = Logger(label: "voice"), mediaEngine: MediaEngine = .shared
+        logger: Logger = Logger(label: "voice"), mediaEngine: MediaEngine = .shared,
+        reconnection: CallStateMachineConfiguration = CallStateMachineConfiguration()
     ) {
         self.identity = identity
         self.domain = domain
@@ -62,5 +66,6 @@ public struct VoiceClientConfiguration: Sendable {
         self.insightsPublisher = insightsPublisher
         self.logger = logger
         self.mediaEngine = mediaEngine
+        self.reconnection = reconnection
     }
 }

@@ -14,4 +14,8 @@ public struct SIPCallInfo: Sendable, Equatable {
     public var state: SIPInviteSessionState
     /// The signaling transport of the call.
     public var transport: SIPTransportProtocol
+    /// Where the INVITE of an incoming call came from (over TCP/TLS, the connection the peer opened).
+    public var invitePeer: SIPTransportEndpoint?
+    /// Where the call's requests went so far: the next hops a lost connection can be reopened to.
+    public var requestPeers: Set<SIPTransportEndpoint>
 }

@@ -56,7 +56,8 @@ extension SIPUserAgent {
         return SIPCallInfo(
             callID: call.session.callID, localTag: call.session.localTag, remoteTag: call.session.dialogID?.remoteTag,
             mediaPort: call.mediaPort, isOutgoing: call.session.isOutgoing, state: call.session.state,
-            transport: call.invitePeer?.transport ?? configuration.transport)
+            transport: call.invitePeer?.transport ?? configuration.transport, invitePeer: call.invitePeer,
+            requestPeers: call.requestPeers)
     }
 
     /// Rejects an incoming call (e.g. 486 Busy Here, 603 Decline).

@@ -45,6 +45,7 @@ extension SIPUserAgent {
             return
         }
         let payload = SIPTransactionPayload(.request(request), peer: endpoint, serverName: serverName)
+        if case .call(let handle) = owner { calls[handle]?.requestPeers.insert(endpoint) }
         do {
             let (key, outputs) = try table.sendRequest(
                 payload, method: request.method.rawValue, branch: branch,

@@ -9,6 +9,8 @@ struct SIPUserAgentCall {
     /// Where the INVITE of an incoming call came from: 2xx retransmissions go there once the
     /// INVITE server transaction has ended (RFC 3261 §13.3.1.4).
     var invitePeer: SIPTransportEndpoint?
+    /// Where the call's requests were sent (the next hops; connections we may reopen).
+    var requestPeers: Set<SIPTransportEndpoint> = []
     /// The dialog-routing key registered for it (Call-ID and our tag).
     var routingKey: String
 }
