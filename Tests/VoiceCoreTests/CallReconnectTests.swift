@@ -1,0 +1,159 @@
+import Dispatch
+import Foundation
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceCore
+@testable import VoiceMedia
+@testable import VoiceSIP
+
+/// Seed 000's sequence over real sockets: a signaling and a media interruption of one call
+/// reconnect independently, each with its own isReconnecting/didReconnect pair and Insights events.
+final class CallReconnectTests: XCTestCase {
+    private var fixture: ReconnectTestCall?
+
+    override func tearDown() {
+        fixture?.shutdown()
+        fixture = nil
+    }
+
+    func testSignalingThenMediaInterruptionGiveTwoReconnectingPairs() throws {
+        let f = try ReconnectTestCall(
+            transport: .tcp,
+            reconnection: CallStateMachineConfiguration(
+                mediaSilenceThreshold: .milliseconds(1_000), mediaReconnectTimeout: .milliseconds(20_000),
+                signalingReconnectTimeout: .milliseconds(10_000)))
+        fixture = f
+
+        try f.alice.client.agent.transport.closeConnection(to: f.bob.client.localEndpoint).wait()
+        XCTAssertEqual(f.callerDelegate.wait(for: 4), [.ringing, .connected, .reconnecting(.signalingConnectionDisconnected), .reconnected])
+
+        let outage = try MediaOutage(of: f.accepted)
+        outage.begin()
+        XCTAssertEqual(f.callerDelegate.wait(for: 5).last, .reconnecting(.mediaConnectionError))
+        XCTAssertEqual(f.call.state, .reconnecting)
+        outage.end()
+        XCTAssertEqual(
+            f.callerDelegate.wait(for: 6),
+            [
+                .ringing, .connected, .reconnecting(.signalingConnectionDisconnected), .reconnected,
+                .reconnecting(.mediaConnectionError), .reconnected,
+            ])
+        XCTAssertEqual(f.call.state, .connected)
+        XCTAssertEqual(
+            f.callerDelegate.statesAtCallbacks,
+            [.ringing, .connected, .reconnecting, .connected, .reconnecting, .connected])
+        XCTAssertEqual(
+            f.alice.reconnectInsights,
+            ["reconnecting 53001", "reconnected signaling", "reconnecting 53405", "reconnected media"])
+        XCTAssertEqual(f.calleeDelegate.callbacks, [.connected, .reconnecting(.signalingConnectionDisconnected), .reconnected],
+                       "bob's media kept arriving at his end")
+
+        f.call.disconnect()
+        XCTAssertEqual(f.calleeDelegate.waitForEnd().last, .disconnected(nil))
+    }
+}
+
+// MARK: - Fixture
+
+/// A connected call between two loopback clients with the given reconnection thresholds: alice
+/// placed it, bob accepted it. Both play a speech-like signal, so media flows both ways.
+final class ReconnectTestCall {
+    let alice: TestVoiceClient
+    let bob: TestVoiceClient
+    /// Alice's call.
+    let call: Call
+    /// Bob's call.
+    let accepted: Call
+    let callerDelegate = RecordingCallDelegate()
+    let calleeDelegate = RecordingCallDelegate()
+
+    struct NotConnected: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init(transport: SIPTransportProtocol = .udp, reconnection: CallStateMachineConfiguration) throws {
+        let signal = TestSignals.speechLike(seconds: 2)
+        alice = try TestVoiceClient("alice", signal: signal, transport: transport) { $0.reconnection = reconnection }
+        bob = try TestVoiceClient("bob", signal: signal, transport: transport) { $0.reconnection = reconnection }
+        let notifications = bob.listen()
+        let acceptedBox = NIOLockedBox<Call?>(nil)
+        let calleeDelegate = self.calleeDelegate
+        notifications.onInvite.withLockedValue {
+            $0 = { invite in
+                acceptedBox.value = invite.accept(
+                    options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue }, delegate: calleeDelegate)
+            }
+        }
+        call = alice.connect(to: bob.address, delegate: callerDelegate)
+        let callerSaw = callerDelegate.wait(for: 2)
+        let calleeSaw = calleeDelegate.wait(for: 1)
+        guard callerSaw == [.ringing, .connected], calleeSaw == [.connected], let accepted = acceptedBox.value else {
+            alice.client.shutdown()
+            bob.client.shutdown()
+            throw NotConnected(description: "caller saw \(callerSaw), callee saw \(calleeSaw)")
+        }
+        self.accepted = accepted
+    }
+
+    func shutdown() {
+        alice.client.shutdown()
+        bob.client.shutdown()
+    }
+}
+
+/// Runs `body` with `call`'s engine room on its event loop.
+func onCallLoop<T: Sendable>(_ call: Call, _ body: @escaping @Sendable (CallCore) -> T) throws -> T {
+    let core = try XCTUnwrap(call.core.withLock { $0 }, "the call has ended")
+    return try core.eventLoop.submit { body(core) }.wait()
+}
+
+extension TestVoiceClient {
+    /// The `connection` reconnecting/reconnected Insights events so far: "reconnecting <code>" or
+    /// "reconnected <cause>".
+    var reconnectInsights: [String] {
+        func text(_ value: InsightsValue?) -> String {
+            switch value {
+            case .string(let string)?: string
+            case let value?: value.description
+            case nil: "?"
+            }
+        }
+        return insights.events(in: .connection).compactMap { event in
+            switch event.name {
+            case "reconnecting": "reconnecting \(text(event.payload["code"]))"
+            case "reconnected": "reconnected \(text(event.payload["cause"]))"
+            default: nil
+            }
+        }
+    }
+}
+
+/// Really stops a call's outgoing media: ``begin()`` points its stream's RTP and RTCP at a
+/// local socket nobody reads, ``end()`` points them back at the peer.
+final class MediaOutage {
+    private let stream: AudioStream
+    private let original: RemoteEndpoints
+    private let sink: UDPSocket
+
+    init(of call: Call) throws {
+        let stream = try onCallLoop(call) { $0.media?.stream }
+        self.stream = try XCTUnwrap(stream, "no media stream")
+        original = try XCTUnwrap(self.stream.control.remote.withLock { $0 }, "the stream has no remote")
+        sink = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+    }
+
+    deinit { sink.close() }
+
+    func begin() { stream.updateRemote(sink.localAddress, rtcp: sink.localAddress) }
+
+    func end() { stream.updateRemote(original.rtp, rtcp: original.rtcp) }
+
+    /// Whether packets meant for the peer arrived at the sink (the outage is real).
+    func hasDiverted(timeout: TimeInterval = 5) -> Bool {
+        CallTestWait.until(timeout: timeout) {
+            var buffer = [UInt8](repeating: 0, count: 2048)
+            return recv(sink.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0
+        }
+    }
+}
