@@ -72,9 +72,10 @@ final class ReconnectTestCall {
         var description: String
     }
 
-    init(transport: SIPTransportProtocol = .udp, reconnection: CallStateMachineConfiguration) throws {
+    /// Places the call from `caller` (a new client when nil) to a new client.
+    init(transport: SIPTransportProtocol = .udp, reconnection: CallStateMachineConfiguration, caller: TestVoiceClient? = nil) throws {
         let signal = TestSignals.speechLike(seconds: 2)
-        alice = try TestVoiceClient("alice", signal: signal, transport: transport) { $0.reconnection = reconnection }
+        alice = try caller ?? TestVoiceClient("alice", signal: signal, transport: transport) { $0.reconnection = reconnection }
         bob = try TestVoiceClient("bob", signal: signal, transport: transport) { $0.reconnection = reconnection }
         let notifications = bob.listen()
         let acceptedBox = NIOLockedBox<Call?>(nil)
@@ -85,7 +86,16 @@ final class ReconnectTestCall {
                     options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue }, delegate: calleeDelegate)
             }
         }
-        call = alice.connect(to: bob.address, delegate: callerDelegate)
+        let callerDelegate = self.callerDelegate
+        // A second call from the same client needs an audio device of its own.
+        let device = caller.map { _ in BufferAudioDevice(captureSamples: signal, loop: true) }
+        call = alice.client.connect(
+            options: ConnectOptions(accessToken: CallTestTokens.token(alice.client.configuration.identity)) { [bob] builder in
+                builder.params = ["To": bob.address]
+                builder.delegateQueue = callerDelegate.queue
+                if let device { builder.audioDevice = device }
+            },
+            delegate: callerDelegate)
         let callerSaw = callerDelegate.wait(for: 2)
         let calleeSaw = calleeDelegate.wait(for: 1)
         guard callerSaw == [.ringing, .connected], calleeSaw == [.connected], let accepted = acceptedBox.value else {

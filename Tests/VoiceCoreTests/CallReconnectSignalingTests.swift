@@ -1,0 +1,160 @@
+import Foundation
+import XCTest
+
+@testable import VoiceCore
+@testable import VoiceSIP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Signaling reconnection over TCP on loopback: the connection carrying a call drops, the side
+/// that opened it re-INVITEs over a new one; a re-INVITE that fails or goes unanswered ends the
+/// call with 53001.
+final class CallReconnectSignalingTests: XCTestCase {
+    private var fixtures: [ReconnectTestCall] = []
+
+    override func tearDown() {
+        for fixture in fixtures { fixture.shutdown() }
+        fixtures = []
+    }
+
+    private func connectedCall(signalingReconnectTimeout: MediaTime = .milliseconds(10_000)) throws -> ReconnectTestCall {
+        let f = try ReconnectTestCall(
+            transport: .tcp,
+            reconnection: CallStateMachineConfiguration(
+                mediaSilenceThreshold: .milliseconds(30_000), signalingReconnectTimeout: signalingReconnectTimeout))
+        fixtures.append(f)
+        return f
+    }
+
+    func testLostConnectionIsRestoredOnBothSidesWhicheverSideClosesIt() throws {
+        for callerCloses in [true, false] {
+            let f = try connectedCall()
+            let bobEndpoint = f.bob.client.localEndpoint
+            XCTAssertTrue(try f.alice.client.agent.transport.hasConnection(to: bobEndpoint).wait(), "alice opened it")
+            if callerCloses {
+                try f.alice.client.agent.transport.closeConnection(to: bobEndpoint).wait()
+            } else {
+                let aliceEphemeral = try XCTUnwrap(try onCallLoop(f.accepted) { core in
+                    core.handle.flatMap { core.client.agent.callInfo($0)?.invitePeer }
+                })
+                XCTAssertNotEqual(aliceEphemeral, f.alice.client.localEndpoint, "not alice's listening port")
+                try f.bob.client.agent.transport.closeConnection(to: aliceEphemeral).wait()
+            }
+            let reconnected: [SeenCallback] = [.reconnecting(.signalingConnectionDisconnected), .reconnected]
+            XCTAssertEqual(f.callerDelegate.wait(for: 4), [.ringing, .connected] + reconnected, "caller closes: \(callerCloses)")
+            XCTAssertEqual(f.calleeDelegate.wait(for: 3), [.connected] + reconnected, "caller closes: \(callerCloses)")
+            XCTAssertEqual(f.callerDelegate.statesAtCallbacks, [.ringing, .connected, .reconnecting, .connected])
+            XCTAssertEqual(f.calleeDelegate.statesAtCallbacks, [.connected, .reconnecting, .connected])
+            XCTAssertEqual(f.alice.reconnectInsights, ["reconnecting 53001", "reconnected signaling"])
+            XCTAssertEqual(f.bob.reconnectInsights, ["reconnecting 53001", "reconnected signaling"])
+            XCTAssertTrue(try f.alice.client.agent.transport.hasConnection(to: bobEndpoint).wait(), "a new connection")
+
+            // The dialog goes on over the new connection.
+            f.accepted.disconnect()
+            XCTAssertEqual(f.calleeDelegate.waitForEnd().last, .disconnected(nil))
+            XCTAssertEqual(f.callerDelegate.waitForEnd(), [.ringing, .connected] + reconnected + [.disconnected(nil)])
+        }
+    }
+
+    func testALostConnectionConcernsOnlyTheCallsThatUseIt() throws {
+        let first = try connectedCall()
+        let second = try ReconnectTestCall(
+            transport: .tcp, reconnection: first.alice.client.configuration.reconnection, caller: first.alice)
+        defer { second.bob.client.shutdown() }
+        try first.alice.client.agent.transport.closeConnection(to: first.bob.client.localEndpoint).wait()
+        XCTAssertEqual(first.callerDelegate.wait(for: 4).last, .reconnected)
+        XCTAssertEqual(first.calleeDelegate.wait(for: 3).last, .reconnected)
+        // The other call's connection is still up: it may not flicker (and nothing is due from it).
+        _ = CallTestWait.until(timeout: 0.5) { second.callerDelegate.callbacks.count > 2 }
+        XCTAssertEqual(second.callerDelegate.callbacks, [.ringing, .connected])
+        XCTAssertEqual(second.calleeDelegate.callbacks, [.connected])
+        XCTAssertEqual(second.call.state, .connected)
+    }
+
+    func testReINVITEThatCannotBeSentEndsTheCallWith53001() throws {
+        let f = try connectedCall()
+        // Bob's process goes away without a BYE: his connection closes and nothing listens on his port.
+        try f.bob.client.agent.transport.shutdown().wait()
+        XCTAssertEqual(
+            f.callerDelegate.waitForEnd(),
+            [.ringing, .connected, .reconnecting(.signalingConnectionDisconnected), .disconnected(.signalingConnectionDisconnected)])
+        XCTAssertEqual(f.call.state, .disconnected)
+        XCTAssertEqual(f.alice.reconnectInsights, ["reconnecting 53001"])
+        XCTAssertTrue(
+            f.alice.insights.events(in: .connection).contains { $0.name == "error" && $0.payload["code"] == .int(53001) })
+    }
+
+    func testUnansweredReINVITEEndsTheCallWith53001AfterTheTimeoutAndHangsUp() throws {
+        let f = try connectedCall(signalingReconnectTimeout: .milliseconds(3_000))
+        // Alice's process hangs: her connection closes and her port accepts but never answers.
+        let alicePort = f.alice.client.localEndpoint.port
+        try f.alice.client.agent.transport.shutdown().wait()
+        let hungPeer = try SilentTCPListener(port: alicePort)
+        defer { hungPeer.close() }
+        XCTAssertEqual(
+            f.calleeDelegate.waitForEnd(),
+            [.connected, .reconnecting(.signalingConnectionDisconnected), .disconnected(.signalingConnectionDisconnected)])
+        XCTAssertEqual(f.bob.reconnectInsights, ["reconnecting 53001"])
+        // Bob waited for alice's re-INVITE, sent his own to her Contact, then hung up.
+        let received = hungPeer.received()
+        XCTAssertTrue(received.hasPrefix("INVITE sip:alice@127.0.0.1:\(alicePort)"), received)
+        XCTAssertTrue(received.contains("\r\nBYE sip:alice@127.0.0.1:\(alicePort)"), received)
+    }
+}
+
+/// A TCP listener that accepts connections and never answers: a peer whose process hangs.
+final class SilentTCPListener {
+    private var fd: Int32
+
+    struct Failed: Error {
+        var errno: Int32
+    }
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failed(errno: errno) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 8) == 0 else {
+            let error = errno
+            close()
+            throw Failed(errno: error)
+        }
+    }
+
+    /// What arrived so far on the connections waiting to be accepted, in order.
+    func received() -> String {
+        var text = ""
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while fd >= 0 {
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 0) > 0 else { break }
+            let connection = accept(fd, nil, nil)
+            guard connection >= 0 else { break }
+            while true {
+                let count = recv(connection, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                guard count > 0 else { break }
+                text += String(decoding: buffer[0..<count], as: UTF8.self)
+            }
+            Glibc.close(connection)
+        }
+        return text
+    }
+
+    func close() {
+        guard fd >= 0 else { return }
+        Glibc.close(fd)
+        fd = -1
+    }
+
+    deinit { close() }
+}
