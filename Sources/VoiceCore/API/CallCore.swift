@@ -208,8 +208,8 @@ final class CallCore: @unchecked Sendable {
         guard machine.state == .connected || machine.state == .reconnecting, let handle,
             let info = client.agent.callInfo(handle)
         else { return }
+        guard info.requestPeers.contains(remote) || info.invitePeer == remote else { return }
         let reopensItself = info.requestPeers.contains(remote) || client.configuration.outboundProxy != nil
-        guard reopensItself || info.invitePeer == remote else { return }
         var outputs = machine.signalingConnectionLost(now: now)
         if !reopensItself, outputs.contains(.action(.reInviteAfterSignalingReconnect)) {
             outputs.removeAll { $0 == .action(.reInviteAfterSignalingReconnect) }
