@@ -26,6 +26,8 @@ public final class Call: Sendable, CustomStringConvertible {
     public let uuid: UUID
     let snapshot: Mutex<Snapshot>
     let core: Mutex<CallCore?>
+    /// Where feedback goes, kept past the end of the call: feedback is usually collected then.
+    let feedbackPublisher = Mutex<(any InsightsPublisher)?>(nil)
     private let eventStream: AsyncStream<CallEvent>
     let eventContinuation: AsyncStream<CallEvent>.Continuation
 
@@ -95,9 +97,12 @@ public final class Call: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Posts the user's feedback on the call as an Insights event (`feedback` `received` or `received-none`).
+    /// Posts the user's feedback on the call as an Insights event (`feedback` `received` or
+    /// `received-none`). Also works once the call has ended, when feedback is usually collected.
     public func postFeedback(score: CallFeedbackScore, issue: CallFeedbackIssue) {
-        perform { $0.postFeedback(score: score, issue: issue) }
+        let sid = self.sid
+        feedbackPublisher.withLock { $0 }?.publish(
+            InsightsEvent.feedback(score: score, issue: issue, callSid: sid.isEmpty ? nil : sid, at: Date()))
     }
 
     /// Sends a call message (SIP INFO, application/json by default); the outcome goes to the

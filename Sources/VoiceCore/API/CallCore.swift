@@ -54,6 +54,7 @@ final class CallCore: @unchecked Sendable {
         self.enableDSCP = enableDSCP
         self.audioDevice = audioDevice
         self.machine = CallStateMachine(role: role, configuration: client.configuration.reconnection, now: client.now)
+        call.feedbackPublisher.withLock { $0 = client.configuration.insightsPublisher }
     }
 
     var now: MediaTime { client.now }
@@ -355,10 +356,6 @@ final class CallCore: @unchecked Sendable {
         client.agent.sendInfo(handle, contentType: "application/dtmf-relay", body: body).whenComplete { _ in
             self.eventLoop.scheduleTask(in: .milliseconds(200)) { self.sendDigitsByINFO(rest) }
         }
-    }
-
-    func postFeedback(score: CallFeedbackScore, issue: CallFeedbackIssue) {
-        publish(InsightsEvent.feedback(score: score, issue: issue, callSid: sid.isEmpty ? nil : sid, at: Date()))
     }
 
     // MARK: - Call messages

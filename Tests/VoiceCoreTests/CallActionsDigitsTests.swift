@@ -1,0 +1,127 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import VoiceMedia
+import XCTest
+
+@testable import VoiceCore
+@testable import VoiceSIP
+
+/// `sendDigits` over a real call to a bare SIP user agent that answers, runs its own media and
+/// records every digit it gets: RFC 4733 events on its audio stream, or SIP INFO
+/// `application/dtmf-relay` when it does not offer telephone-event.
+final class CallActionsDigitsTests: XCTestCase {
+    /// A SIP peer that answers every call and records the digits it receives.
+    private final class DigitRecordingPeer: Sendable {
+        let agent: SIPUserAgent
+        let endpoint: SIPTransportEndpoint
+        /// RFC 4733 events that reached the peer's audio stream, as digits.
+        let rfc4733Digits: NIOLockedValueBox<String>
+        /// Digits that arrived as SIP INFO.
+        let infoDigits: NIOLockedValueBox<String>
+        let established: NIOLockedValueBox<SDPNegotiatedMedia?>
+        private let media: NIOLockedValueBox<SIPCallMedia?>
+
+        init(telephoneEvents: Bool) throws {
+            var logger = Logger(label: "test.sip.peer")
+            logger.logLevel = .warning
+            let configuration = SIPUserAgentConfiguration(
+                identity: SIPNameAddress(uri: SIPURI(user: "peer", host: "127.0.0.1")),
+                media: SDPLocalCapabilities(address: "127.0.0.1", port: 0, telephoneEvents: telephoneEvents))
+            let box = NIOLockedValueBox<SIPUserAgent?>(nil)
+            let rfc4733Digits = NIOLockedValueBox(""), infoDigits = NIOLockedValueBox("")
+            let established = NIOLockedValueBox<SDPNegotiatedMedia?>(nil), media = NIOLockedValueBox<SIPCallMedia?>(nil)
+            (self.rfc4733Digits, self.infoDigits, self.established, self.media) = (rfc4733Digits, infoDigits, established, media)
+            let created = try SIPUserAgent(configuration: configuration, logger: logger) { event in
+                guard let agent = box.withLockedValue({ $0 }) else { return }
+                switch event {
+                case .incomingCall(let handle, _, _):
+                    agent.accept(handle)
+                case .call(let handle, .established(let negotiated)):
+                    established.withLockedValue { $0 = negotiated }
+                    guard let port = agent.callInfo(handle)?.mediaPort else { return }
+                    let audio = SIPCallMedia(localHost: "127.0.0.1", localPort: port, audioDevice: nil) { streamEvent in
+                        if case .telephoneEvent(let code, _) = streamEvent {
+                            let digit = code < 10 ? Character("\(code)") : code == 10 ? "*" : code == 11 ? "#" : "?"
+                            rfc4733Digits.withLockedValue { $0.append(digit) }
+                        }
+                    }
+                    try? audio.apply(negotiated)
+                    media.withLockedValue { $0 = audio }
+                case .call(_, .dtmfReceived(let digit, _)):
+                    infoDigits.withLockedValue { $0.append(digit) }
+                case .call(_, .terminated):
+                    media.withLockedValue { $0?.stop() }
+                default:
+                    break
+                }
+            }
+            box.withLockedValue { $0 = created }
+            agent = created
+            endpoint = try created.start().wait()
+        }
+
+        var address: String { "sip:peer@127.0.0.1:\(endpoint.port)" }
+
+        func stop() {
+            media.withLockedValue { $0?.stop() }
+            try? agent.shutdown().wait()
+        }
+    }
+
+    private func connectedCall(to peer: DigitRecordingPeer) throws -> (TestVoiceClient, Call, RecordingCallDelegate) {
+        let alice = try TestVoiceClient("alice")
+        let delegate = RecordingCallDelegate()
+        let call = alice.connect(to: peer.address, delegate: delegate)
+        XCTAssertTrue(CallTestWait.until(timeout: 10) { delegate.callbacks.contains(.connected) }, "\(delegate.callbacks)")
+        return (alice, call, delegate)
+    }
+
+    func testDigitsGoAsRFC4733EventsWhenTelephoneEventWasNegotiated() throws {
+        let peer = try DigitRecordingPeer(telephoneEvents: true)
+        defer { peer.stop() }
+        let (alice, call, _) = try connectedCall(to: peer)
+        defer { alice.client.shutdown() }
+        XCTAssertNotNil(peer.established.withLockedValue { $0 }?.telephoneEventPayloadType)
+
+        call.sendDigits("12x")  // not a DTMF string: ignored as a whole
+        call.sendDigits("")
+        call.sendDigits("1w9*#0")
+        XCTAssertTrue(CallTestWait.until(timeout: 10) { peer.rfc4733Digits.withLockedValue { $0 } == "19*#0" },
+                      peer.rfc4733Digits.withLockedValue { $0 })
+        XCTAssertEqual(peer.infoDigits.withLockedValue { $0 }, "", "no INFO when RFC 4733 works")
+        call.disconnect()
+        call.sendDigits("5")  // disconnected: no effect
+        try alice.client.agent.eventLoop.submit {}.wait()
+        XCTAssertEqual(peer.rfc4733Digits.withLockedValue { $0 }, "19*#0")
+    }
+
+    func testDigitsFallBackToSIPInfoWhenThePeerHasNoTelephoneEvent() throws {
+        let peer = try DigitRecordingPeer(telephoneEvents: false)
+        defer { peer.stop() }
+        let (alice, call, _) = try connectedCall(to: peer)
+        defer { alice.client.shutdown() }
+        XCTAssertNil(peer.established.withLockedValue { $0 }?.telephoneEventPayloadType)
+
+        call.sendDigits("#A")  // A–D are not accepted
+        call.sendDigits("7w*3")
+        XCTAssertTrue(CallTestWait.until(timeout: 10) { peer.infoDigits.withLockedValue { $0 } == "7*3" },
+                      peer.infoDigits.withLockedValue { $0 })
+        XCTAssertEqual(peer.rfc4733Digits.withLockedValue { $0 }, "")
+    }
+
+    func testDigitsBeforeConnectedHaveNoEffect() throws {
+        let peer = try DigitRecordingPeer(telephoneEvents: true)
+        defer { peer.stop() }
+        let alice = try TestVoiceClient("alice")
+        defer { alice.client.shutdown() }
+        let delegate = RecordingCallDelegate()
+        let call = alice.connect(to: peer.address, delegate: delegate)
+        call.sendDigits("123")  // still connecting
+        XCTAssertTrue(CallTestWait.until(timeout: 10) { delegate.callbacks.contains(.connected) }, "\(delegate.callbacks)")
+        call.sendDigits("9")
+        // Digits arrive in order, so had "123" been sent, "1" would come first.
+        XCTAssertTrue(CallTestWait.until(timeout: 10) { peer.rfc4733Digits.withLockedValue { $0 }.contains("9") })
+        XCTAssertEqual(peer.rfc4733Digits.withLockedValue { $0 }, "9", "only the digit sent while connected arrives")
+    }
+}
