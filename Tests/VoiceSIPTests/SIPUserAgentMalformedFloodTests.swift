@@ -64,7 +64,7 @@ final class SIPUserAgentMalformedFloodTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(sent, 200)
-        let badRequests = recorder.waitUntil(timeout: 5) {
+        let badRequests = recorder.waitUntil(timeout: 15) {
             recorder.messages.contains { $0.0.response?.statusCode == 400 }
         }
         XCTAssertTrue(badRequests, "malformed requests with enough headers get a 400")
