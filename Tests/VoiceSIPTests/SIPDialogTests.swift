@@ -12,12 +12,12 @@ final class SIPDialogTests: XCTestCase {
     }
 
     static func request(_ lines: [String], body: String = "") throws -> SIPRequest {
-        guard case .request(let r) = try parse(lines, body: body) else { throw XCTSkip("not a request") }
+        guard case .request(let r) = try parse(lines, body: body) else { return try XCTUnwrap(nil as SIPRequest?, "not a request") }
         return r
     }
 
     static func response(_ lines: [String], body: String = "") throws -> SIPResponse {
-        guard case .response(let r) = try parse(lines, body: body) else { throw XCTSkip("not a response") }
+        guard case .response(let r) = try parse(lines, body: body) else { return try XCTUnwrap(nil as SIPResponse?, "not a response") }
         return r
     }
 

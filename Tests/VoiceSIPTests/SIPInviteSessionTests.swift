@@ -70,11 +70,10 @@ enum SIPInviteSessionFixture {
     }
 
     static func single<T>(_ items: [T], file: StaticString = #filePath, line: UInt = #line) throws -> T {
-        guard items.count == 1, let item = items.first else {
-            XCTFail("expected exactly one, got \(items.count)", file: file, line: line)
-            throw XCTSkip("no single item")
+        guard items.count == 1 else {
+            return try XCTUnwrap(nil as T?, "expected exactly one, got \(items.count)", file: file, line: line)
         }
-        return item
+        return try XCTUnwrap(items.first, file: file, line: line)
     }
 
     static func sdp(_ body: [UInt8]) throws -> SDPSessionDescription { try SDPSessionDescription(parsing: body) }
