@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import VoiceMedia
+import VoiceTestKit
 import XCTest
 
 @testable import VoiceCore
@@ -73,7 +74,7 @@ final class CallActionsDigitsTests: XCTestCase {
         let alice = try TestVoiceClient("alice")
         let delegate = RecordingCallDelegate()
         let call = alice.connect(to: peer.address, delegate: delegate)
-        XCTAssertTrue(CallTestWait.until(timeout: 10) { delegate.callbacks.contains(.connected) }, "\(delegate.callbacks)")
+        XCTAssertTrue(PollingWait.until(timeout: 10) { delegate.callbacks.contains(.connected) }, "\(delegate.callbacks)")
         return (alice, call, delegate)
     }
 
@@ -87,7 +88,7 @@ final class CallActionsDigitsTests: XCTestCase {
         call.sendDigits("12x")  // not a DTMF string: ignored as a whole
         call.sendDigits("")
         call.sendDigits("1w9*#0")
-        XCTAssertTrue(CallTestWait.until(timeout: 10) { peer.rfc4733Digits.withLockedValue { $0 } == "19*#0" },
+        XCTAssertTrue(PollingWait.until(timeout: 10) { peer.rfc4733Digits.withLockedValue { $0 } == "19*#0" },
                       peer.rfc4733Digits.withLockedValue { $0 })
         XCTAssertEqual(peer.infoDigits.withLockedValue { $0 }, "", "no INFO when RFC 4733 works")
         call.disconnect()
@@ -105,7 +106,7 @@ final class CallActionsDigitsTests: XCTestCase {
 
         call.sendDigits("#A")  // A–D are not accepted
         call.sendDigits("7w*3")
-        XCTAssertTrue(CallTestWait.until(timeout: 10) { peer.infoDigits.withLockedValue { $0 } == "7*3" },
+        XCTAssertTrue(PollingWait.until(timeout: 10) { peer.infoDigits.withLockedValue { $0 } == "7*3" },
                       peer.infoDigits.withLockedValue { $0 })
         XCTAssertEqual(peer.rfc4733Digits.withLockedValue { $0 }, "")
     }
@@ -118,10 +119,10 @@ final class CallActionsDigitsTests: XCTestCase {
         let delegate = RecordingCallDelegate()
         let call = alice.connect(to: peer.address, delegate: delegate)
         call.sendDigits("123")  // still connecting
-        XCTAssertTrue(CallTestWait.until(timeout: 10) { delegate.callbacks.contains(.connected) }, "\(delegate.callbacks)")
+        XCTAssertTrue(PollingWait.until(timeout: 10) { delegate.callbacks.contains(.connected) }, "\(delegate.callbacks)")
         call.sendDigits("9")
         // Digits arrive in order, so had "123" been sent, "1" would come first.
-        XCTAssertTrue(CallTestWait.until(timeout: 10) { peer.rfc4733Digits.withLockedValue { $0 }.contains("9") })
+        XCTAssertTrue(PollingWait.until(timeout: 10) { peer.rfc4733Digits.withLockedValue { $0 }.contains("9") })
         XCTAssertEqual(peer.rfc4733Digits.withLockedValue { $0 }, "9", "only the digit sent while connected arrives")
     }
 }

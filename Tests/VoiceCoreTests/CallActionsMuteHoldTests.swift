@@ -1,5 +1,6 @@
 import Foundation
 import VoiceMedia
+import VoiceTestKit
 import XCTest
 
 @testable import VoiceCore
@@ -22,7 +23,7 @@ final class CallActionsMuteHoldTests: XCTestCase {
         XCTAssertGreaterThan(ConnectedCallPair.recordedLevel(of: bobDevice, over: 0.5), audible, "bob hears alice before mute")
 
         caller.isMuted = true
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { caller.isMuted })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { caller.isMuted })
         _ = ConnectedCallPair.recordedLevel(of: bobDevice, over: 0.3)  // drains what the jitter buffer held
         let packetsBefore = try ConnectedCallPair.onCore(pair.callee) { $0?.media?.stream?.stats.packetsReceived } ?? 0
         XCTAssertLessThan(ConnectedCallPair.recordedLevel(of: bobDevice, over: 0.5), silent, "bob hears silence while alice is muted")
@@ -30,7 +31,7 @@ final class CallActionsMuteHoldTests: XCTestCase {
         XCTAssertGreaterThan(packetsAfter, packetsBefore + 10, "muted frames still reach the peer")
 
         caller.isMuted = false
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { !caller.isMuted })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !caller.isMuted })
         _ = ConnectedCallPair.recordedLevel(of: bobDevice, over: 0.3)
         XCTAssertGreaterThan(ConnectedCallPair.recordedLevel(of: bobDevice, over: 0.5), audible, "bob hears alice again")
 
@@ -71,7 +72,7 @@ final class CallActionsMuteHoldTests: XCTestCase {
 
         caller.isOnHold = true
         // Bob's side answers the re-INVITE: his offer/answer result says he may only receive.
-        XCTAssertTrue(CallTestWait.until(timeout: 5) {
+        XCTAssertTrue(PollingWait.until(timeout: 5) {
             (try? ConnectedCallPair.onCore(callee) { $0?.negotiated?.direction }) == .recvonly
         }, "the re-INVITE offered sendonly")
         XCTAssertTrue(caller.isOnHold)
@@ -80,7 +81,7 @@ final class CallActionsMuteHoldTests: XCTestCase {
         XCTAssertLessThan(ConnectedCallPair.recordedLevel(of: bobDevice, over: 0.5), silent, "alice sends silence on hold")
 
         caller.isOnHold = false
-        XCTAssertTrue(CallTestWait.until(timeout: 5) {
+        XCTAssertTrue(PollingWait.until(timeout: 5) {
             (try? ConnectedCallPair.onCore(callee) { $0?.negotiated?.direction }) == .sendrecv
         }, "the unhold re-INVITE offered sendrecv")
         XCTAssertFalse(caller.isOnHold)

@@ -1,5 +1,6 @@
 import Foundation
 import VoiceMedia
+import VoiceTestKit
 import XCTest
 
 @testable import VoiceCore
@@ -72,7 +73,7 @@ final class CallActionsStatsFeedbackTests: XCTestCase {
         caller.postFeedback(score: .notReported, issue: .choppyAudio)
         caller.postFeedback(score: .notReported, issue: .notReported)
         let insights = pair.alice.insights
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { insights.events(in: .feedback).count == 3 })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { insights.events(in: .feedback).count == 3 })
         let feedback = insights.events(in: .feedback)
         XCTAssertEqual(feedback.map(\.name), ["received", "received", "received-none"])
         XCTAssertEqual(feedback[0].payload, ["score": .int(5), "issue": .string("echo")])
@@ -90,7 +91,7 @@ final class CallActionsStatsFeedbackTests: XCTestCase {
         XCTAssertEqual(pair.callerDelegate.waitForEnd().last, .disconnected(nil))
         caller.postFeedback(score: .twoPoints, issue: .droppedCall)
         let insights = pair.alice.insights
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { !insights.events(in: .feedback).isEmpty })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !insights.events(in: .feedback).isEmpty })
         XCTAssertEqual(insights.events(in: .feedback).map(\.payload), [["score": .int(2), "issue": .string("dropped-call")]])
         XCTAssertEqual(insights.events(in: .feedback).first?.callSid, caller.sid)
     }

@@ -110,7 +110,7 @@ final class ConnectedCallPair {
     static func recordedLevel(of device: BufferAudioDevice, over seconds: Double) -> Double {
         device.clearRecording()
         let wanted = Int(Double(device.format.sampleRate * device.format.channels) * seconds)
-        _ = CallTestWait.until(timeout: seconds * 4 + 2) { device.recordedSamples.count >= wanted }
+        _ = PollingWait.until(timeout: seconds * 4 + 2) { device.recordedSamples.count >= wanted }
         return rms(device.recordedSamples)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import VoiceTestKit
 import XCTest
 
 @testable import VoiceCore
@@ -11,7 +12,7 @@ final class CallInsightsSequenceTests: XCTestCase {
     /// them arrived (they are published on the signaling loop, a moment after the callbacks).
     private func sequence(_ client: TestVoiceClient, count: Int) -> [String] {
         let names = { client.insights.events.filter { $0.group == .connection || $0.group == .settings }.map(\.qualifiedName) }
-        _ = CallTestWait.until(timeout: 5) { names().count >= count }
+        _ = PollingWait.until(timeout: 5) { names().count >= count }
         return names()
     }
 
@@ -70,7 +71,7 @@ final class CallInsightsSequenceTests: XCTestCase {
         XCTAssertEqual(delegate.wait(for: 1), [.ringing])
         call.disconnect()
         XCTAssertEqual(delegate.waitForEnd(), [.ringing, .disconnected(nil)])
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { !notifications.cancelled.withLockedValue { $0 }.isEmpty })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !notifications.cancelled.withLockedValue { $0 }.isEmpty })
         XCTAssertEqual(sequence(alice, count: 3), [
             "connection:ringing", "connection:disconnect-called", "connection:disconnected-by-local",
         ])

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import VoiceTestKit
 import XCTest
 
 @testable import VoiceCore
@@ -15,16 +16,16 @@ final class CallMessageExchangeTests: XCTestCase {
 
         let toBob = CallMessage(content: #"{"order":42}"#)
         XCTAssertEqual(caller.sendMessage(toBob), toBob.voiceEventSid)
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { pair.callerMessages.sent.withLockedValue { $0 } == [toBob.voiceEventSid] })
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { !pair.calleeMessages.received.withLockedValue { $0 }.isEmpty })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.callerMessages.sent.withLockedValue { $0 } == [toBob.voiceEventSid] })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !pair.calleeMessages.received.withLockedValue { $0 }.isEmpty })
         let atBob = try XCTUnwrap(pair.calleeMessages.received.withLockedValue { $0.first })
         XCTAssertEqual(atBob.content, #"{"order":42}"#)
         XCTAssertEqual(atBob.contentType, "application/json")
 
         let toAlice = CallMessage(content: #"{"reply":"ok"}"#)
         XCTAssertEqual(callee.sendMessage(toAlice), toAlice.voiceEventSid)
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { pair.calleeMessages.sent.withLockedValue { $0 } == [toAlice.voiceEventSid] })
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { !pair.callerMessages.received.withLockedValue { $0 }.isEmpty })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.calleeMessages.sent.withLockedValue { $0 } == [toAlice.voiceEventSid] })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !pair.callerMessages.received.withLockedValue { $0 }.isEmpty })
         XCTAssertEqual(pair.callerMessages.received.withLockedValue { $0.map(\.content) }, [#"{"reply":"ok"}"#])
         XCTAssertTrue(pair.callerMessages.failed.withLockedValue { $0 }.isEmpty)
         XCTAssertTrue(pair.calleeMessages.failed.withLockedValue { $0 }.isEmpty)
@@ -38,7 +39,7 @@ final class CallMessageExchangeTests: XCTestCase {
 
         let big = CallMessage(content: "\"" + String(repeating: "a", count: 10 * 1024) + "\"")
         _ = caller.sendMessage(big)
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { pair.callerMessages.failed.withLockedValue { $0.count } == 1 })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.callerMessages.failed.withLockedValue { $0.count } == 1 })
         XCTAssertEqual(pair.callerMessages.failed.withLockedValue { $0.first?.0.voiceEventSid }, big.voiceEventSid)
         XCTAssertEqual(pair.callerMessages.failed.withLockedValue { $0.first?.1.code }, .malformedRequest)
         let fits = CallMessage(content: "\"" + String(repeating: "a", count: 10 * 1024 - 2) + "\"")
@@ -48,13 +49,13 @@ final class CallMessageExchangeTests: XCTestCase {
         for message in more { _ = caller.sendMessage(message) }
         let eleventh = CallMessage(content: #"{"n":11}"#)
         _ = caller.sendMessage(eleventh)
-        XCTAssertTrue(CallTestWait.until(timeout: 10) { pair.callerMessages.sent.withLockedValue { $0.count } == 10 },
+        XCTAssertTrue(PollingWait.until(timeout: 10) { pair.callerMessages.sent.withLockedValue { $0.count } == 10 },
                       "\(pair.callerMessages.sent.withLockedValue { $0.count }) sent")
         XCTAssertEqual(Set(pair.callerMessages.sent.withLockedValue { $0 }), Set(([fits] + more).map(\.voiceEventSid)))
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { pair.callerMessages.failed.withLockedValue { $0.count } == 2 })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.callerMessages.failed.withLockedValue { $0.count } == 2 })
         XCTAssertEqual(pair.callerMessages.failed.withLockedValue { $0.last?.0.voiceEventSid }, eleventh.voiceEventSid)
         XCTAssertEqual(pair.callerMessages.failed.withLockedValue { $0.last?.1.code }, .tooManyRequests)
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { pair.calleeMessages.received.withLockedValue { $0.count } == 10 })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.calleeMessages.received.withLockedValue { $0.count } == 10 })
         XCTAssertEqual(pair.calleeMessages.received.withLockedValue { $0.first?.content.utf8.count }, 10 * 1024)
     }
 
@@ -80,7 +81,7 @@ final class CallMessageExchangeTests: XCTestCase {
         let invite = try XCTUnwrap(notifications.waitForInvite())
         let message = CallMessage(content: #"{"early":true}"#)
         XCTAssertEqual(invite.sendMessage(message), message.voiceEventSid)
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { !inviteMessages.inviteFailed.withLockedValue { $0 }.isEmpty })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !inviteMessages.inviteFailed.withLockedValue { $0 }.isEmpty })
         XCTAssertEqual(inviteMessages.inviteFailed.withLockedValue { $0.first?.0 }, message)
         XCTAssertEqual(inviteMessages.inviteFailed.withLockedValue { $0.first?.1.code }, .callDoesNotExist)
 

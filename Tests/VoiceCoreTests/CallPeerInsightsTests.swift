@@ -26,12 +26,12 @@ final class CallPeerInsightsTests: XCTestCase {
         let call = alice.connect(to: bob.address, delegate: delegate)
         XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected])
         // The media watchdog looks once a second: wait until packets were seen.
-        XCTAssertTrue(CallTestWait.until(timeout: 5) {
+        XCTAssertTrue(PollingWait.until(timeout: 5) {
             alice.insights.events(in: .pcConnectionState).contains { $0.name == "connected" }
         })
         call.disconnect()
         XCTAssertEqual(calleeDelegate.waitForEnd().last, .disconnected(nil))
-        XCTAssertTrue(CallTestWait.until(timeout: 5) {
+        XCTAssertTrue(PollingWait.until(timeout: 5) {
             bob.insights.events(in: .signalingState).last?.name == "closed"
         })
 

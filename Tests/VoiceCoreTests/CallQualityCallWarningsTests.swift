@@ -36,15 +36,15 @@ final class CallQualityCallWarningsTests: XCTestCase {
 
         try steer(caller, to: relay.addressForA)
         // Seven one-second samples with a mean loss above 3 %.
-        XCTAssertTrue(CallTestWait.until(timeout: 20) { callee.callQualityWarnings.contains(.highPacketsLostFraction) },
+        XCTAssertTrue(PollingWait.until(timeout: 20) { callee.callQualityWarnings.contains(.highPacketsLostFraction) },
                       "raised: \(pair.calleeDelegate.allCallbacks)")
         XCTAssertGreaterThan(relay.counts.dropped, 0)
-        XCTAssertTrue(CallTestWait.until(timeout: 5) {
+        XCTAssertTrue(PollingWait.until(timeout: 5) {
             pair.calleeDelegate.allCallbacks.contains { if case .warnings(let w) = $0 { w.contains(.highPacketsLostFraction) } else { false } }
         }, "the delegate heard of it")
 
         try steer(caller, to: bobMedia)
-        XCTAssertTrue(CallTestWait.until(timeout: 20) { !callee.callQualityWarnings.contains(.highPacketsLostFraction) },
+        XCTAssertTrue(PollingWait.until(timeout: 20) { !callee.callQualityWarnings.contains(.highPacketsLostFraction) },
                       "cleared: \(pair.calleeDelegate.allCallbacks)")
         let warnings = pair.calleeDelegate.allCallbacks.compactMap { if case .warnings(let w) = $0 { w } else { nil } }
         let lossStates = warnings.map { $0.contains(.highPacketsLostFraction) }

@@ -1,4 +1,5 @@
 import Foundation
+import VoiceTestKit
 import XCTest
 
 @testable import VoiceCore
@@ -68,7 +69,7 @@ final class CallReconnectMediaTests: XCTestCase {
         fromAlice.begin()
         XCTAssertTrue(fromBob.hasDiverted() && fromAlice.hasDiverted())
         // Three silence thresholds with nothing arriving either way.
-        _ = CallTestWait.until(timeout: 3.5) { f.callerDelegate.callbacks.count > 2 || f.calleeDelegate.callbacks.count > 1 }
+        _ = PollingWait.until(timeout: 3.5) { f.callerDelegate.callbacks.count > 2 || f.calleeDelegate.callbacks.count > 1 }
         XCTAssertEqual(f.callerDelegate.callbacks, [.ringing, .connected], "the holder expects no media")
         XCTAssertEqual(f.calleeDelegate.callbacks, [.connected], "the held side expects no media")
 
@@ -87,7 +88,7 @@ final class CallReconnectMediaTests: XCTestCase {
     }
 
     private func waitForDirections(_ f: ReconnectTestCall, alice: SDPDirection, bob: SDPDirection) -> Bool {
-        CallTestWait.until(timeout: 5) {
+        PollingWait.until(timeout: 5) {
             let a = try? onCallLoop(f.call) { $0.negotiated?.direction }
             let b = try? onCallLoop(f.accepted) { $0.negotiated?.direction }
             return a == alice && b == bob

@@ -1,4 +1,5 @@
 import Foundation
+import VoiceTestKit
 import XCTest
 
 @testable import VoiceCore
@@ -67,7 +68,7 @@ final class CallReconnectSignalingTests: XCTestCase {
         XCTAssertEqual(first.callerDelegate.wait(for: 4).last, .reconnected)
         XCTAssertEqual(first.calleeDelegate.wait(for: 3).last, .reconnected)
         // The other call's connection is still up: it may not flicker (and nothing is due from it).
-        _ = CallTestWait.until(timeout: 0.5) { second.callerDelegate.callbacks.count > 2 }
+        _ = PollingWait.until(timeout: 0.5) { second.callerDelegate.callbacks.count > 2 }
         XCTAssertEqual(second.callerDelegate.callbacks, [.ringing, .connected])
         XCTAssertEqual(second.calleeDelegate.callbacks, [.connected])
         XCTAssertEqual(second.call.state, .connected)
@@ -100,7 +101,7 @@ final class CallReconnectSignalingTests: XCTestCase {
             [.connected, .reconnecting(.signalingConnectionDisconnected), .disconnected(.signalingConnectionDisconnected)])
         XCTAssertEqual(f.bob.reconnectInsights, ["reconnecting 53001"])
         // Bob waited for alice's re-INVITE, sent his own to her Contact, then hung up.
-        _ = CallTestWait.until(timeout: 5) { hungPeer.received().contains("\r\nBYE ") }
+        _ = PollingWait.until(timeout: 5) { hungPeer.received().contains("\r\nBYE ") }
         let received = hungPeer.received()
         XCTAssertTrue(received.hasPrefix("INVITE sip:alice@127.0.0.1:\(alicePort)"), received)
         XCTAssertTrue(received.contains("\r\nBYE sip:alice@127.0.0.1:\(alicePort)"), received)

@@ -158,7 +158,7 @@ final class MediaOutage {
 
     /// Whether packets meant for the peer arrived at the sink (the outage is real).
     func hasDiverted(timeout: TimeInterval = 5) -> Bool {
-        CallTestWait.until(timeout: timeout) {
+        PollingWait.until(timeout: timeout) {
             var buffer = [UInt8](repeating: 0, count: 2048)
             return recv(sink.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0
         }

@@ -61,14 +61,14 @@ final class RecordingCallDelegate: CallDelegate, @unchecked Sendable {
     /// Waits until `count` callbacks (warnings excluded) arrived.
     @discardableResult
     func wait(for count: Int, timeout: TimeInterval = 10) -> [SeenCallback] {
-        _ = CallTestWait.until(timeout: timeout) { self.callbacks.count >= count }
+        _ = PollingWait.until(timeout: timeout) { self.callbacks.count >= count }
         return callbacks
     }
 
     /// Waits until the last callback is a final one (failed or disconnected).
     @discardableResult
     func waitForEnd(timeout: TimeInterval = 10) -> [SeenCallback] {
-        _ = CallTestWait.until(timeout: timeout) {
+        _ = PollingWait.until(timeout: timeout) {
             self.callbacks.contains { if case .failed = $0 { true } else if case .disconnected = $0 { true } else { false } }
         }
         return callbacks
@@ -92,21 +92,11 @@ final class ScriptedNotificationDelegate: NotificationDelegate, @unchecked Senda
     }
 
     func waitForInvite(timeout: TimeInterval = 10) -> CallInvite? {
-        _ = CallTestWait.until(timeout: timeout) { !self.invites.withLockedValue { $0 }.isEmpty }
+        _ = PollingWait.until(timeout: timeout) { !self.invites.withLockedValue { $0 }.isEmpty }
         return invites.withLockedValue { $0.first }
     }
 }
 
-enum CallTestWait {
-    static func until(timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            if Date() > deadline { return false }
-            usleep(5_000)
-        }
-        return true
-    }
-}
 
 enum CallTestTokens {
     static let issuer = AccessTokenIssuer(accountSid: "AC" + String(repeating: "0", count: 32), apiKeySid: "SKtest", apiKeySecret: "secret")

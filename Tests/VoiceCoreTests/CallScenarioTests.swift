@@ -50,7 +50,7 @@ final class CallScenarioTests: XCTestCase {
         XCTAssertEqual(notifications.waitForInvite()?.callSid, call.sid, "both ends agree on the SID")
         call.disconnect()
         XCTAssertEqual(delegate.waitForEnd(), [.ringing, .disconnected(nil)])
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { !notifications.cancelled.withLockedValue { $0 }.isEmpty })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !notifications.cancelled.withLockedValue { $0 }.isEmpty })
         let (cancelled, error) = try XCTUnwrap(notifications.cancelled.withLockedValue { $0.first })
         XCTAssertEqual(cancelled.callSid, call.sid)
         XCTAssertEqual(error.code, .requestTerminated)
@@ -231,7 +231,7 @@ final class CallDestinationScenarioTests: XCTestCase {
         XCTAssertFalse(bob.client.handleNotification(["aps": "x"], delegate: pushed, delegateQueue: pushed.queue))
         let cancel = ["twi_message_type": "twilio.voice.cancel", "twi_call_sid": call.sid, "twi_to": "client:bob"]
         XCTAssertTrue(bob.client.handleNotification(cancel, delegate: pushed, delegateQueue: pushed.queue))
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { !pushed.cancelled.withLockedValue { $0 }.isEmpty })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !pushed.cancelled.withLockedValue { $0 }.isEmpty })
         call.disconnect()
     }
 }

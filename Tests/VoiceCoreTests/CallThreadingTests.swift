@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
 import VoiceMedia
+import VoiceTestKit
 import XCTest
 
 @testable import VoiceCore
@@ -50,11 +51,11 @@ final class CallThreadingTests: XCTestCase {
             }
         }
         try pair.connect()
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { fromCallback.withLockedValue { $0.count } == 3 },
+        XCTAssertTrue(PollingWait.until(timeout: 5) { fromCallback.withLockedValue { $0.count } == 3 },
                       "\(fromCallback.withLockedValue { $0 })")
         XCTAssertEqual(Set(fromCallback.withLockedValue { $0 }), ["getStats:true", "nested", "stats:true"])
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { pair.caller.isMuted })
-        XCTAssertTrue(CallTestWait.until(timeout: 5) { pair.callerMessages.sent.withLockedValue { $0.count } == 1 })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.caller.isMuted })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.callerMessages.sent.withLockedValue { $0.count } == 1 })
     }
 
     func testDelegateCallsAndEventsArriveInTheSameOrderOnTheDelegateQueue() async throws {
@@ -112,7 +113,7 @@ final class CallThreadingTests: XCTestCase {
             callers.withLockedValue { $0[i] = call }
         }
         for delegate in callerDelegates { XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected]) }
-        XCTAssertTrue(CallTestWait.until(timeout: 10) {
+        XCTAssertTrue(PollingWait.until(timeout: 10) {
             calleeDelegates.withLockedValue { $0 }.count == 10 && calleeDelegates.withLockedValue { $0 }.allSatisfy { $0.callbacks == [.connected] }
         })
         let sids = Set(callers.withLockedValue { $0.values.map(\.sid) })
@@ -133,7 +134,7 @@ final class CallThreadingTests: XCTestCase {
         }
         for delegate in callerDelegates { XCTAssertEqual(delegate.waitForEnd(), [.ringing, .connected, .disconnected(nil)]) }
         for delegate in calleeDelegates.withLockedValue({ $0 }) { XCTAssertEqual(delegate.waitForEnd(), [.connected, .disconnected(nil)]) }
-        XCTAssertTrue(CallTestWait.until(timeout: 5) {
+        XCTAssertTrue(PollingWait.until(timeout: 5) {
             (try? alice.client.agent.eventLoop.submit { alice.client.calls.isEmpty }.wait()) == true
                 && (try? bob.client.agent.eventLoop.submit { bob.client.calls.isEmpty && bob.client.invites.isEmpty }.wait()) == true
         }, "no call state is left behind")

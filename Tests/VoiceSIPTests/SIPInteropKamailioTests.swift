@@ -120,7 +120,7 @@ final class SIPInteropKamailioTests: XCTestCase {
         configuration.password = "bobpass"
         let baresip = try BaresipPeer(templateDirectory: SIPPeerFixtures.baresip, configuration: configuration)
         defer { baresip.stop() }
-        XCTAssertTrue(SIPTestWait.until(timeout: 10) { baresip.log.contains("200 OK") }, "baresip registered; log:\n\(baresip.process.logTail())")
+        XCTAssertTrue(PollingWait.until(timeout: 10) { baresip.log.contains("200 OK") }, "baresip registered; log:\n\(baresip.process.logTail())")
 
         let alice = try agent("alice", password: "alicepass", kamailio: kamailio)
         alice.agent.register()

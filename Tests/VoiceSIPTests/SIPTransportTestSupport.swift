@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
+import VoiceTestKit
 import XCTest
 
 @testable import VoiceSIP
@@ -27,7 +28,7 @@ final class SIPTransportEventRecorder: Sendable {
 
     @discardableResult
     func waitUntil(timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
-        SIPTestWait.until(timeout: timeout, condition)
+        PollingWait.until(timeout: timeout, condition)
     }
 }
 

@@ -88,14 +88,3 @@ final class SIPTestAgent: Sendable {
     func shutdown() { try? agent.shutdown().wait() }
 }
 
-/// Polls a condition with a deadline.
-enum SIPTestWait {
-    static func until(timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            if Date() > deadline { return false }
-            usleep(5_000)
-        }
-        return true
-    }
-}
