@@ -34,6 +34,8 @@ final class RecordingCallDelegate: CallDelegate, @unchecked Sendable {
     private let seen = NIOLockedValueBox<[SeenCallback]>([])
     private let states = NIOLockedValueBox<[CallState]>([])
     let onConnect = NIOLockedValueBox<(@Sendable (Call) -> Void)?>(nil)
+    /// Runs at the start of `callDidStartRinging`, before the state is read.
+    let onRinging = NIOLockedValueBox<(@Sendable (Call) -> Void)?>(nil)
 
     var callbacks: [SeenCallback] { seen.withLockedValue { $0 }.filter { if case .warnings = $0 { false } else { true } } }
     var allCallbacks: [SeenCallback] { seen.withLockedValue { $0 } }
@@ -45,7 +47,10 @@ final class RecordingCallDelegate: CallDelegate, @unchecked Sendable {
         states.withLockedValue { $0.append(call.state) }
     }
 
-    func callDidStartRinging(_ call: Call) { record(.ringing, call) }
+    func callDidStartRinging(_ call: Call) {
+        onRinging.withLockedValue { $0 }?(call)
+        record(.ringing, call)
+    }
     func callDidConnect(_ call: Call) {
         record(.connected, call)
         onConnect.withLockedValue { $0 }?(call)

@@ -113,6 +113,33 @@ final class CallScenarioTests: XCTestCase {
         }
     }
 
+    func testADelegateThatIsSlowToReturnReadsTheStateItsCallbackAnnounces() throws {
+        let alice = try client("alice"), bob = try client("bob")
+        let notifications = bob.listen()
+        let calleeDelegate = RecordingCallDelegate()
+        let accepted = NIOLockedBox<Call?>(nil)
+        notifications.onInvite.withLockedValue {
+            $0 = { invite in
+                accepted.value = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue },
+                                               delegate: calleeDelegate)
+            }
+        }
+        let delegate = RecordingCallDelegate()
+        // The ringing callback holds the delegate queue until the call has connected underneath it.
+        let connectedUnderneath = NIOLockedBox(false)
+        delegate.onRinging.withLockedValue {
+            $0 = { _ in connectedUnderneath.value = calleeDelegate.wait(for: 1) == [.connected] }
+        }
+        let call = alice.connect(to: bob.address, delegate: delegate)
+        XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected])
+        XCTAssertTrue(connectedUnderneath.value, "the callee connected while the caller's ringing callback ran")
+        XCTAssertEqual(delegate.statesAtCallbacks, [.ringing, .connected])
+        call.disconnect()
+        XCTAssertEqual(delegate.waitForEnd(), [.ringing, .connected, .disconnected(nil)])
+        XCTAssertEqual(delegate.statesAtCallbacks, [.ringing, .connected, .disconnected])
+        XCTAssertEqual(call.state, .disconnected)
+    }
+
     // MARK: Callee
 
     func testCalleeDisconnectsBeforeConnected() throws {

@@ -44,7 +44,9 @@ public final class Call: Sendable, CustomStringConvertible {
     public var to: String? { snapshot.withLock { $0.to } }
     /// The call's SID (`CA` + 32 hex), known from the first INVITE on.
     public var sid: String { snapshot.withLock { $0.sid ?? "" } }
-    /// The current state.
+    /// The current state. It changes on the delegate queue, right before the callback that
+    /// announces it, so a delegate reads the state its callback announces; from other threads it
+    /// may lag the signaling by the callbacks still queued.
     public var state: CallState { snapshot.withLock { $0.state } }
     /// Timestamps and the end cause.
     public var details: CallDetails { snapshot.withLock { $0.details } }

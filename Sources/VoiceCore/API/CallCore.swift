@@ -33,6 +33,8 @@ final class CallCore: @unchecked Sendable {
     private var pendingMessages: [CallMessage] = []
     private var messageLimiter = CallMessageRateLimiter()
     private var held = false
+    /// The last machine state sent to the delegate queue for ``Call/state``.
+    private var publishedState = CallState.connecting
     var mediaTracker = InsightsMediaConnectionTracker()
     var lastSignalingState: InsightsSignalingState?
     /// The full errors behind the machine's compact ones, so details and SIP status survive.
@@ -88,9 +90,17 @@ final class CallCore: @unchecked Sendable {
             }
         }
         let state = machine.state
-        call.update { snapshot in
-            snapshot.state = state
-            if state == .disconnected, snapshot.details.disconnectedAt == nil { snapshot.details.disconnectedAt = Date() }
+        if state == .disconnected {
+            call.update { snapshot in
+                if snapshot.details.disconnectedAt == nil { snapshot.details.disconnectedAt = Date() }
+            }
+        }
+        // The public state moves on the delegate queue, in step with the callbacks (see `deliver`);
+        // this catches up with the machine once this step's callbacks have run.
+        if state != publishedState {
+            publishedState = state
+            let call = self.call
+            delegateQueue.async { call.update { $0.state = state } }
         }
         if state == .disconnected { finish() }
     }
@@ -98,31 +108,40 @@ final class CallCore: @unchecked Sendable {
     private func deliver(_ callback: CallStateCallback) {
         let call = self.call
         let delegate = self.delegate
-        // The state a delegate reads during its callback is the one the callback announces.
+        // The state a delegate reads during its callback is the one the callback announces, even
+        // when the machine has already moved on (a fast reconnect, ringing and connected in one
+        // step): the public state is set on the delegate queue right before the callback.
         let announced: CallState
         switch callback {
         case .didStartRinging: announced = .ringing
-        case .didConnect: announced = .connected
+        case .didConnect, .didReconnect: announced = .connected
         case .didFailToConnect, .didDisconnect: announced = .disconnected
         case .isReconnecting: announced = .reconnecting
-        case .didReconnect: announced = machine.state == .disconnected ? .disconnected : machine.state
         }
-        call.update { $0.state = announced }
         let event: CallEvent
         switch callback {
         case .didStartRinging:
             call.update { $0.details.ringingAt = Date() }
             event = .ringing
-            delegateQueue.async { delegate.value?.callDidStartRinging(call) }
+            delegateQueue.async {
+                call.update { $0.state = announced }
+                delegate.value?.callDidStartRinging(call)
+            }
         case .didConnect:
             call.update { $0.details.connectedAt = Date() }
             event = .connected
-            delegateQueue.async { delegate.value?.callDidConnect(call) }
+            delegateQueue.async {
+                call.update { $0.state = announced }
+                delegate.value?.callDidConnect(call)
+            }
         case .didFailToConnect(let error):
             let voiceError = voiceError(error)
             call.update { $0.details.endCause = .error(voiceError) }
             event = .failedToConnect(voiceError)
-            delegateQueue.async { delegate.value?.call(call, didFailToConnectWithError: voiceError) }
+            delegateQueue.async {
+                call.update { $0.state = announced }
+                delegate.value?.call(call, didFailToConnectWithError: voiceError)
+            }
         case .didDisconnect(let error):
             let voiceError = error.map { self.voiceError($0) }
             call.update { snapshot in
@@ -131,15 +150,24 @@ final class CallCore: @unchecked Sendable {
                 }
             }
             event = .disconnected(voiceError)
-            delegateQueue.async { delegate.value?.call(call, didDisconnectWithError: voiceError) }
+            delegateQueue.async {
+                call.update { $0.state = announced }
+                delegate.value?.call(call, didDisconnectWithError: voiceError)
+            }
         case .isReconnecting(let error):
             if error.code == CallStateError.mediaConnectionError.code { trackMedia(.mediaSilent) }
             let voiceError = voiceError(error)
             event = .reconnecting(voiceError)
-            delegateQueue.async { delegate.value?.call(call, isReconnectingWithError: voiceError) }
+            delegateQueue.async {
+                call.update { $0.state = announced }
+                delegate.value?.call(call, isReconnectingWithError: voiceError)
+            }
         case .didReconnect:
             event = .reconnected
-            delegateQueue.async { delegate.value?.callDidReconnect(call) }
+            delegateQueue.async {
+                call.update { $0.state = announced }
+                delegate.value?.callDidReconnect(call)
+            }
         }
         let continuation = call.eventContinuation
         delegateQueue.async { continuation.yield(event) }
