@@ -27,7 +27,7 @@ extension VoiceClient {
                 return
             }
             self.registrationCompletions.append { error in delegateQueue.async { completion(error) } }
-            self.agent.register()
+            self.agent.register(credentials: [SIPAuthCredentials(bearerToken: token.rawValue)])
         }
     }
 

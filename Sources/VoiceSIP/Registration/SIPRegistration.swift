@@ -32,8 +32,8 @@ public struct SIPRegistration: Sendable {
     /// The action type of this machine.
     public typealias Action = SIPRegistrationAction
 
-    /// The configuration it was created with.
-    public let configuration: Configuration
+    /// The configuration it was created with (credentials as last set).
+    public private(set) var configuration: Configuration
     /// Where the registration stands.
     public private(set) var state: SIPRegistrationState = .idle
     /// The Call-ID of every REGISTER of this registration.
@@ -83,6 +83,13 @@ public struct SIPRegistration: Sendable {
         self.random = Randomness(seed: rng.next())
         self.requestedExpires = configuration.expires
         self.authenticator = SIPAuthenticator(credentials: configuration.credentials, cnonce: cnonce)
+    }
+
+    /// Replaces the credentials that answer the registrar's challenges (a renewed token), from
+    /// the next challenge on.
+    public mutating func setCredentials(_ credentials: [SIPAuthCredentials]) {
+        configuration.credentials = credentials
+        authenticator.setCredentials(credentials)
     }
 
     /// When a binding granted for `granted` seconds is refreshed: after

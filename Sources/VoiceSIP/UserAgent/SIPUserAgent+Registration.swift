@@ -4,11 +4,18 @@ import VoiceMedia
 extension SIPUserAgent {
     /// Registers our Contact with the registrar (the configured one, else the identity's domain)
     /// and keeps refreshing it; progress arrives as ``SIPUserAgentEvent/registration(_:)``.
-    public func register() {
+    /// - Parameter credentials: Credentials for the registrar's challenges (e.g. a Bearer token),
+    ///   tried before the configured ones; they replace those of an earlier `register`.
+    public func register(credentials: [SIPAuthCredentials] = []) {
         eventLoop.execute {
+            let all = credentials + self.configuration.credentials
             if self.registration == nil {
                 var rng = SystemRandomNumberGenerator()
-                self.registration = SIPRegistration(configuration: self.registrationConfiguration, using: &rng)
+                var configuration = self.registrationConfiguration
+                configuration.credentials = all
+                self.registration = SIPRegistration(configuration: configuration, using: &rng)
+            } else {
+                self.registration?.setCredentials(all)
             }
             self.mutateRegistration { $0.register(now: $1) }
             self.startKeepAlivesIfNeeded()
