@@ -481,6 +481,11 @@ final class CallCore: @unchecked Sendable {
 final class DelegateBox<Delegate>: @unchecked Sendable {
     // @unchecked: `value` is read and released on the delegate queue only (set once before).
     private(set) var value: Delegate?
-    init(_ value: Delegate) { self.value = value }
+    /// The delegate object's identity, readable from any thread.
+    let id: ObjectIdentifier
+    init(_ value: Delegate) {
+        self.value = value
+        self.id = ObjectIdentifier(value as AnyObject)
+    }
     func release() { value = nil }
 }

@@ -16,13 +16,21 @@ public final class CallInvite: Sendable, CustomStringConvertible {
     public let callSid: String
     /// A UUID for the invite; the accepted call inherits it by default.
     public let uuid: UUID
-    /// `X-` headers of the INVITE (URI-decoded values), i.e. the caller's `params` other than `To`.
-    public let customParameters: [String: String]
+    /// `X-` headers of the INVITE (URI-decoded values), i.e. the caller's `params` other than `To`,
+    /// plus the `twi_params` of a notification handed to ``VoiceClient/handleNotification(_:delegate:delegateQueue:callMessageDelegate:)``
+    /// (a header wins over a notification parameter of the same name).
+    public var customParameters: [String: String] { parameters.withLock { $0 } }
     /// SHAKEN/STIR verification of the caller.
     public let callerInfo: CallerInfo
     let handle: SIPCallHandle
     let client: VoiceClient
     let status = Mutex(Status.pending)
+    private let parameters: Mutex<[String: String]>
+    /// The notification delegates this invite was delivered to, so each gets it once.
+    let recipients = Mutex<Set<ObjectIdentifier>>([])
+    /// Where this invite's call-message results go when a notification named a call message
+    /// delegate; otherwise the one given to `register`.
+    let messageTarget = Mutex<(delegate: DelegateBox<CallMessageDelegate>, queue: DispatchQueue)?>(nil)
 
     init(handle: SIPCallHandle, client: VoiceClient, from: String?, to: String, callSid: String,
          customParameters: [String: String], callerInfo: CallerInfo) {
@@ -32,8 +40,13 @@ public final class CallInvite: Sendable, CustomStringConvertible {
         self.to = to
         self.callSid = callSid
         self.uuid = UUID()
-        self.customParameters = customParameters
+        self.parameters = Mutex(customParameters)
         self.callerInfo = callerInfo
+    }
+
+    /// Adds a notification's parameters, keeping the INVITE's where both name one.
+    func mergeParameters(_ notified: [String: String]) {
+        parameters.withLock { $0.merge(notified) { header, _ in header } }
     }
 
     /// Accepts with default options; the returned call connects or fails through `delegate`.

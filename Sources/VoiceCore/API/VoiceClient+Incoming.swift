@@ -45,48 +45,35 @@ extension VoiceClient {
         }
     }
 
-    /// Hands the SDK a push payload (`twi_message_type`, `twi_call_sid`, `twi_from`, `twi_to`,
-    /// `twi_params`). A call payload for an invite this client already received is delivered to
-    /// `delegate` as that invite; a cancel payload cancels it. Returns false when the payload is
-    /// not one of ours or is malformed.
-    public func handleNotification(
-        _ payload: [String: String], delegate: NotificationDelegate, delegateQueue: DispatchQueue = .main
-    ) -> Bool {
-        guard let parsed = try? CallInviteNotification(payload: payload) else { return false }
-        let box = DelegateBox<NotificationDelegate>(delegate)
-        agent.eventLoop.execute {
-            guard let invite = self.invites.values.first(where: { $0.callSid == parsed.callSid.rawValue }) else {
-                self.logger.info("notification for \(parsed.callSid.rawValue): no matching INVITE yet")
-                return
-            }
-            switch parsed.kind {
-            case .call:
-                delegateQueue.async { box.value?.callInviteReceived(invite) }
-            case .cancel:
-                self.cancelInvite(invite, delivering: (box, delegateQueue))
-            }
-        }
-        return true
-    }
-
     // MARK: - Incoming INVITEs (on the event loop)
 
     func incomingCall(_ handle: SIPCallHandle, invite request: SIPRequest) {
-        guard let notification else {
+        let callID = (try? request.headers.callID()) ?? ""
+        let callSid = ((try? CallSid(headers: request.headers)) ?? CallSid(callID: callID)).rawValue
+        let pending = pendingNotifications.removeValue(forKey: callSid)
+        pending?.expiry?.cancel()
+        guard let target = pending.map({ ($0.delegate, $0.queue) }) ?? notification.map({ ($0.delegate, $0.queue) }) else {
             agent.reject(handle, statusCode: 480)
             return
         }
         let from = try? request.headers.from()
-        let callID = (try? request.headers.callID()) ?? ""
         let invite = CallInvite(
             handle: handle, client: self, from: from?.uri.user ?? from?.uri.host, to: configuration.identity,
-            callSid: ((try? CallSid(headers: request.headers)) ?? CallSid(callID: callID)).rawValue,
-            customParameters: CallCustomHeaders.customParameters(from: request.headers),
+            callSid: callSid, customParameters: CallCustomHeaders.customParameters(from: request.headers),
             callerInfo: CallerInfo(headers: request.headers))
+        if let pending {
+            invite.mergeParameters(pending.notification.customParameters)
+            if let messages = pending.messages { invite.messageTarget.withLock { $0 = (messages, pending.queue) } }
+        }
         invites[handle] = invite
         agent.ring(handle)
-        let queue = notification.queue
-        let delegate = notification.delegate
+        deliver(invite, to: target)
+    }
+
+    /// Hands `invite` to a notification delegate, once per delegate.
+    func deliver(_ invite: CallInvite, to target: (DelegateBox<NotificationDelegate>, DispatchQueue)) {
+        let (delegate, queue) = target
+        guard invite.recipients.withLock({ $0.insert(delegate.id).inserted }) else { return }
         queue.async { delegate.value?.callInviteReceived(invite) }
     }
 
@@ -97,7 +84,7 @@ extension VoiceClient {
         cancelInvite(invite, delivering: (notification.delegate, notification.queue))
     }
 
-    private func cancelInvite(_ invite: CallInvite, delivering target: (DelegateBox<NotificationDelegate>, DispatchQueue)) {
+    func cancelInvite(_ invite: CallInvite, delivering target: (DelegateBox<NotificationDelegate>, DispatchQueue)) {
         let cancelled = invite.status.withLock { status -> Bool in
             guard status == .pending else { return false }
             status = .cancelled

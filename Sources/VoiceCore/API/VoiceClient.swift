@@ -36,6 +36,8 @@ public final class VoiceClient: @unchecked Sendable {
     var calls: [SIPCallHandle: CallCore] = [:]
     var invites: [SIPCallHandle: CallInvite] = [:]
     var notification: (delegate: DelegateBox<NotificationDelegate>, queue: DispatchQueue, messages: DelegateBox<CallMessageDelegate>?)?
+    /// Call notifications handed in before their INVITE arrived, by call SID.
+    var pendingNotifications: [String: PendingNotification] = [:]
     var registrationCompletions: [@Sendable (VoiceError?) -> Void] = []
     var unregistrationCompletions: [@Sendable (VoiceError?) -> Void] = []
     var accessToken: AccessToken?

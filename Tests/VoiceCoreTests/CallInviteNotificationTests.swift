@@ -1,0 +1,107 @@
+import Foundation
+import NIOConcurrencyHelpers
+import VoiceMedia
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceCore
+@testable import VoiceSIP
+
+/// `handleNotification`: push payloads that arrive before or after their INVITE, and cancels.
+final class CallInviteNotificationTests: XCTestCase {
+    private var clients: [TestVoiceClient] = []
+
+    override func tearDown() {
+        for client in clients { client.client.shutdown() }
+        clients = []
+    }
+
+    private func client(_ name: String) throws -> TestVoiceClient {
+        let client = try TestVoiceClient(name)
+        clients.append(client)
+        return client
+    }
+
+    private static let sid = "CA" + String(repeating: "ab", count: 16)
+
+    /// An INVITE as a server that assigns call SIDs sends it, with an SRTP offer and X- headers.
+    private func rawInvite(from channel: SIPPeerUDPChannel, to bob: TestVoiceClient) -> String {
+        let local = channel.localAddress
+        let sdp = [
+            "v=0", "o=- 10 10 IN IP4 127.0.0.1", "s=-", "c=IN IP4 127.0.0.1", "t=0 0",
+            "m=audio 30000 RTP/SAVP 0", "a=rtpmap:0 PCMU/8000",
+            "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR", "",
+        ].joined(separator: "\r\n")
+        return [
+            "INVITE \(bob.address) SIP/2.0",
+            "Via: SIP/2.0/UDP 127.0.0.1:\(local.port);branch=z9hG4bKnotify1;rport",
+            "Max-Forwards: 70", "From: <sip:alice@127.0.0.1>;tag=srv", "To: <\(bob.address)>",
+            "Call-ID: notify-test-1", "CSeq: 1 INVITE", "Contact: <sip:alice@127.0.0.1:\(local.port)>",
+            "\(CallSid.headerName): \(Self.sid)", "X-customer: from-header", "X-order: 7",
+            "Content-Type: application/sdp", "Content-Length: \(sdp.utf8.count)", "", sdp,
+        ].joined(separator: "\r\n")
+    }
+
+    func testANotificationBeforeItsInviteTakesTheInviteWithItsParametersOnAClientThatNeverRegistered() throws {
+        let bob = try client("bob")
+        let pushed = ScriptedNotificationDelegate()
+        let payload = [
+            "twi_message_type": "twilio.voice.call", "twi_call_sid": Self.sid, "twi_from": "client:alice",
+            "twi_to": "client:bob", "twi_params": "customer=from-push&note=a%20b",
+        ]
+        XCTAssertTrue(bob.client.handleNotification(payload, delegate: pushed, delegateQueue: pushed.queue))
+        let server = try SIPPeerUDPChannel()
+        Thread.sleep(forTimeInterval: 0.1)  // the notification is taken on the client's loop first
+        try server.send(rawInvite(from: server, to: bob), to: SocketAddress(host: "127.0.0.1", port: bob.client.localEndpoint.port))
+        let invite = try XCTUnwrap(pushed.waitForInvite())
+        XCTAssertEqual(invite.callSid, Self.sid)
+        XCTAssertEqual(invite.customParameters, ["customer": "from-header", "order": "7", "note": "a b"],
+                       "the INVITE's X- headers plus the notification's twi_params; a header wins")
+        XCTAssertNotNil(server.receive(timeout: .seconds(5)) { $0.hasPrefix("SIP/2.0 180") }, "the invite rings")
+        // The same notification again reaches the same delegate only once.
+        XCTAssertTrue(bob.client.handleNotification(payload, delegate: pushed, delegateQueue: pushed.queue))
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertEqual(pushed.invites.withLockedValue { $0.count }, 1)
+        invite.reject()
+        XCTAssertNotNil(server.receive(timeout: .seconds(5)) { $0.hasPrefix("SIP/2.0 600") })
+    }
+
+    func testAnInviteWithoutANotificationOrARegisteredDelegateIsTurnedAwayWith480() throws {
+        let alice = try client("alice"), bob = try client("bob")
+        let delegate = RecordingCallDelegate()
+        _ = alice.connect(to: bob.address, delegate: delegate)
+        XCTAssertEqual(delegate.waitForEnd(), [.failed(.temporarilyUnavailable)])
+    }
+
+    func testACancelNotificationForAnInviteThatNeverArrivedDeliversACancelledInvite() throws {
+        let bob = try client("bob")
+        let pushed = ScriptedNotificationDelegate()
+        let call = [
+            "twi_message_type": "twilio.voice.call", "twi_call_sid": Self.sid, "twi_from": "client:alice",
+            "twi_to": "client:bob", "twi_params": "customer=42",
+        ]
+        let cancel = ["twi_message_type": "twilio.voice.cancel", "twi_call_sid": Self.sid, "twi_to": "client:bob"]
+        XCTAssertTrue(bob.client.handleNotification(call, delegate: pushed, delegateQueue: pushed.queue))
+        XCTAssertTrue(bob.client.handleNotification(cancel, delegate: pushed, delegateQueue: pushed.queue))
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !pushed.cancelled.withLockedValue { $0 }.isEmpty })
+        let (cancelled, error) = try XCTUnwrap(pushed.cancelled.withLockedValue { $0.first })
+        XCTAssertEqual(cancelled.callSid, Self.sid)
+        XCTAssertEqual(cancelled.from, "client:alice")
+        XCTAssertEqual(cancelled.to, "client:bob")
+        XCTAssertEqual(cancelled.customParameters, ["customer": "42"])
+        XCTAssertEqual(error.code, .requestTerminated)
+        XCTAssertTrue(pushed.invites.withLockedValue { $0.isEmpty })
+    }
+
+    func testMalformedOrForeignPayloadsAreRefused() throws {
+        let bob = try client("bob")
+        let pushed = ScriptedNotificationDelegate()
+        for payload in [
+            ["aps": "x"], ["twi_message_type": "twilio.voice.call"],
+            ["twi_message_type": "twilio.voice.call", "twi_call_sid": "CA123"],
+            ["twi_message_type": "twilio.voice.other", "twi_call_sid": Self.sid],
+        ] {
+            XCTAssertFalse(bob.client.handleNotification(payload, delegate: pushed, delegateQueue: pushed.queue), "\(payload)")
+        }
+    }
+}
