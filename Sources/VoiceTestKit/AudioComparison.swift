@@ -43,6 +43,16 @@ public enum AudioComparison {
         return Alignment(lag: best, correlation: bestValue, snrDB: snr(ref, out, lag: best))
     }
 
+    /// Aligns `output` with a signal that a peer plays in a loop, from wherever in the loop the
+    /// recording happens to start (a peer may have been sending before the recording began).
+    /// The returned lag is the position in `loop` where `output` starts, 0..<loop.count.
+    public static func alignToLoop(_ loop: [Int16], output: [Int16], decimation: Int = 24) -> Alignment {
+        guard !loop.isEmpty, !output.isEmpty else { return Alignment(lag: 0, correlation: 0, snrDB: -100) }
+        let periods = (output.count + 2 * loop.count - 1) / loop.count
+        let repeated = Array([[Int16]](repeating: loop, count: periods).joined())
+        return align(reference: output, output: repeated, maxLag: loop.count - 1, decimation: decimation)
+    }
+
     /// Normalised correlation of `x` with `y` shifted left by `lag`.
     static func correlation(_ x: [Double], _ y: [Double], lag: Int) -> Double {
         let n = min(x.count, y.count - lag)

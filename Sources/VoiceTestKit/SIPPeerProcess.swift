@@ -164,14 +164,33 @@ public final class SIPPeerProcess: Sendable {
         return nil
     }
 
-    /// A port on `host` that is free for both UDP and TCP right now (SIP peers listen on both).
-    /// Another process may take it before the peer binds; tests accept that small race.
+    /// The first port of the kernel's ephemeral range (what `bind` to port 0 and outgoing
+    /// connections draw from), from `/proc/sys/net/ipv4/ip_local_port_range`; 32768 if unreadable.
+    static var ephemeralPortsStart: Int {
+        guard let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8),
+            let first = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap({ Int($0) })
+        else { return 32_768 }
+        return first
+    }
+
+    /// Where peers' SIP and control ports are drawn from: below the media ranges and the
+    /// ephemeral range, so no socket of ours that binds to port 0 can take a port between the
+    /// check and the peer's own bind.
+    static let listeningPorts = 10_000..<20_000
+
+    /// Where peers' media port ranges are drawn from: above ``listeningPorts``, below the
+    /// ephemeral range.
+    static var mediaPorts: Range<Int> { 20_000..<max(20_100, ephemeralPortsStart) }
+
+    /// A port on `host` that is free for both UDP and TCP right now (SIP peers listen on both),
+    /// drawn from ``listeningPorts``, outside the kernel's ephemeral range.
     public static func freePort(host: String = "127.0.0.1") throws(SIPPeerError) -> Int {
-        for _ in 0..<50 {
+        for _ in 0..<200 {
+            let candidate = Int.random(in: listeningPorts)
             let tcp = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard tcp >= 0 else { throw SIPPeerError(.socket, "socket: errno \(errno)") }
             defer { close(tcp) }
-            guard let port = bind(tcp, host: host, port: 0) else { continue }
+            guard let port = bind(tcp, host: host, port: candidate) else { continue }
             let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
             guard udp >= 0 else { throw SIPPeerError(.socket, "socket: errno \(errno)") }
             defer { close(udp) }
@@ -180,10 +199,13 @@ public final class SIPPeerProcess: Sendable {
         throw SIPPeerError(.socket, "no port free for both UDP and TCP on \(host)")
     }
 
-    /// `count` consecutive ports free for UDP now (a media port range), starting at an even port.
+    /// `count` consecutive ports free for UDP now (a media port range), starting at an even
+    /// port, drawn from ``mediaPorts``, outside the kernel's ephemeral range.
     public static func freeUDPPortRange(count: Int, host: String = "127.0.0.1") throws(SIPPeerError) -> ClosedRange<Int> {
-        for _ in 0..<50 {
-            let first = Int.random(in: 20_000...(60_000 - count)) & ~1
+        let ports = mediaPorts
+        guard ports.count > count else { throw SIPPeerError(.socket, "no room for \(count) media ports in \(ports)") }
+        for _ in 0..<200 {
+            let first = Int.random(in: ports.lowerBound...(ports.upperBound - count)) & ~1
             var sockets: [Int32] = []
             defer { sockets.forEach { close($0) } }
             var free = true

@@ -1,6 +1,6 @@
 import Foundation
 import VoiceMedia
-import VoiceTestKit
+@testable import VoiceTestKit
 import XCTest
 
 /// Where the peer configuration templates live in the source tree.
@@ -185,6 +185,11 @@ final class SIPPeerHarnessTests: XCTestCase {
         let range = try SIPPeerProcess.freeUDPPortRange(count: 10)
         XCTAssertEqual(range.count, 10)
         XCTAssertEqual(range.lowerBound % 2, 0)
+        // Both stay below the ephemeral range, where our own port-0 binds could take them first.
+        let ephemeral = SIPPeerProcess.ephemeralPortsStart
+        XCTAssertLessThan(port, ephemeral)
+        XCTAssertLessThan(range.upperBound, ephemeral)
+        XCTAssertFalse(SIPPeerProcess.listeningPorts.overlaps(SIPPeerProcess.mediaPorts))
     }
 
     func testStopTerminatesTheProcessAndLogIsKept() throws {
