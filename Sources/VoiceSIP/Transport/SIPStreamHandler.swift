@@ -13,6 +13,10 @@ final class SIPStreamHandler: ChannelDuplexHandler {
     private let events: SIPStreamEvents
     private var remote: SIPTransportEndpoint?
     private var closeError: SIPTransportError?
+    /// The stream could not be framed: what still arrives is dropped until the close.
+    private var discarding = false
+    /// How long a closing connection waits for its pending writes (a 400) to drain.
+    static let closeDrainTimeout = TimeAmount.seconds(2)
 
     init(transport: SIPTransportProtocol, parser: SIPMessageParser, events: SIPStreamEvents) {
         self.transport = transport
@@ -36,7 +40,7 @@ final class SIPStreamHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
-        guard let remote else { return }
+        guard let remote, !discarding else { return }
         framer.append(buffer.readableBytesView)
         while true {
             do {
@@ -53,10 +57,25 @@ final class SIPStreamHandler: ChannelDuplexHandler {
                 let rest = framer.drainBuffered()
                 events.deliver(.malformed(error, bytes: rest, source: remote))
                 closeError = SIPTransportError(.connectionClosed, "unframeable stream: \(error)")
-                // Close on a later loop turn, so a 400 the user queued in response still goes out first.
-                let channel = context.channel
-                channel.eventLoop.execute { channel.close(promise: nil) }
+                discarding = true
+                Self.closeAfterPendingWrites(context.channel)
                 return
+            }
+        }
+    }
+
+    /// Closes `channel` once what was written before, e.g. the 400 the user agent answers a
+    /// malformed message with, has gone out: `close` alone would fail writes still waiting for
+    /// room in a full socket buffer, as under a flood. Runs on a later loop turn, after the
+    /// response queued during the malformed-message event; gives up waiting after
+    /// ``closeDrainTimeout`` (a peer that does not read).
+    private static func closeAfterPendingWrites(_ channel: Channel) {
+        channel.eventLoop.execute {
+            let drained = channel.writeAndFlush(channel.allocator.buffer(capacity: 0))
+            let deadline = channel.eventLoop.scheduleTask(in: closeDrainTimeout) { channel.close(promise: nil) }
+            drained.whenComplete { _ in
+                deadline.cancel()
+                channel.close(promise: nil)
             }
         }
     }
