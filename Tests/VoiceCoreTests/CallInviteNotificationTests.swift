@@ -24,6 +24,13 @@ final class CallInviteNotificationTests: XCTestCase {
 
     private static let sid = "CA" + String(repeating: "ab", count: 16)
 
+    private static func callPayload(params: String) -> [String: String] {
+        [
+            "twi_message_type": "twilio.voice.call", "twi_call_sid": sid, "twi_from": "client:alice",
+            "twi_to": "client:bob", "twi_params": params,
+        ]
+    }
+
     /// An INVITE as a server that assigns call SIDs sends it, with an SRTP offer and X- headers.
     private func rawInvite(from channel: SIPPeerUDPChannel, to bob: TestVoiceClient) -> String {
         let local = channel.localAddress
@@ -45,10 +52,7 @@ final class CallInviteNotificationTests: XCTestCase {
     func testANotificationBeforeItsInviteTakesTheInviteWithItsParametersOnAClientThatNeverRegistered() throws {
         let bob = try client("bob")
         let pushed = ScriptedNotificationDelegate()
-        let payload = [
-            "twi_message_type": "twilio.voice.call", "twi_call_sid": Self.sid, "twi_from": "client:alice",
-            "twi_to": "client:bob", "twi_params": "customer=from-push&note=a%20b",
-        ]
+        let payload = Self.callPayload(params: "customer=from-push&note=a%20b")
         XCTAssertTrue(bob.client.handleNotification(payload, delegate: pushed, delegateQueue: pushed.queue))
         let server = try SIPPeerUDPChannel()
         Thread.sleep(forTimeInterval: 0.1)  // the notification is taken on the client's loop first
@@ -76,10 +80,7 @@ final class CallInviteNotificationTests: XCTestCase {
     func testACancelNotificationForAnInviteThatNeverArrivedDeliversACancelledInvite() throws {
         let bob = try client("bob")
         let pushed = ScriptedNotificationDelegate()
-        let call = [
-            "twi_message_type": "twilio.voice.call", "twi_call_sid": Self.sid, "twi_from": "client:alice",
-            "twi_to": "client:bob", "twi_params": "customer=42",
-        ]
+        let call = Self.callPayload(params: "customer=42")
         let cancel = ["twi_message_type": "twilio.voice.cancel", "twi_call_sid": Self.sid, "twi_to": "client:bob"]
         XCTAssertTrue(bob.client.handleNotification(call, delegate: pushed, delegateQueue: pushed.queue))
         XCTAssertTrue(bob.client.handleNotification(cancel, delegate: pushed, delegateQueue: pushed.queue))

@@ -96,6 +96,18 @@ final class ScriptedNotificationDelegate: NotificationDelegate, @unchecked Senda
         cancelled.withLockedValue { $0.append((cancelledCallInvite, error)) }
     }
 
+    /// Accepts every invite with `delegate` (on its queue); the box holds the last call.
+    func acceptEach(with delegate: RecordingCallDelegate) -> NIOLockedBox<Call?> {
+        let accepted = NIOLockedBox<Call?>(nil)
+        onInvite.withLockedValue {
+            $0 = { invite in
+                accepted.value = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = delegate.queue },
+                                               delegate: delegate)
+            }
+        }
+        return accepted
+    }
+
     func waitForInvite(timeout: TimeInterval = 10) -> CallInvite? {
         _ = PollingWait.until(timeout: timeout) { !self.invites.withLockedValue { $0 }.isEmpty }
         return invites.withLockedValue { $0.first }

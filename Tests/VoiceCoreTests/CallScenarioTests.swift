@@ -91,13 +91,7 @@ final class CallScenarioTests: XCTestCase {
             let alice = try client("alice"), bob = try client("bob")
             let notifications = bob.listen()
             let calleeDelegate = RecordingCallDelegate()
-            let accepted = NIOLockedBox<Call?>(nil)
-            notifications.onInvite.withLockedValue {
-                $0 = { invite in
-                    accepted.value = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue },
-                                                   delegate: calleeDelegate)
-                }
-            }
+            let accepted = notifications.acceptEach(with: calleeDelegate)
             let delegate = RecordingCallDelegate()
             let call = alice.connect(to: bob.address, delegate: delegate, params: ["customer": "42 & co"])
             XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected])
@@ -117,13 +111,7 @@ final class CallScenarioTests: XCTestCase {
         let alice = try client("alice"), bob = try client("bob")
         let notifications = bob.listen()
         let calleeDelegate = RecordingCallDelegate()
-        let accepted = NIOLockedBox<Call?>(nil)
-        notifications.onInvite.withLockedValue {
-            $0 = { invite in
-                accepted.value = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue },
-                                               delegate: calleeDelegate)
-            }
-        }
+        _ = notifications.acceptEach(with: calleeDelegate)
         let delegate = RecordingCallDelegate()
         // The ringing callback holds the delegate queue until the call has connected underneath it.
         let connectedUnderneath = NIOLockedBox(false)
