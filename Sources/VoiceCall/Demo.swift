@@ -7,7 +7,7 @@ import VoiceSIP
 import VoiceTestKit
 
 /// Two clients on loopback place a real SIP + SRTP + Opus call: alice plays a speech-like
-/// signal, bob answers, plays tones and records; both sides' states, a per-second line and a
+/// signal, bob answers, plays another and records; both sides' states, a per-second line and a
 /// summary are printed. Exits 0 when audio arrived recognisably both ways.
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "A real SIP + SRTP + Opus call between two clients on loopback.")
@@ -19,9 +19,10 @@ struct Demo: ParsableCommand {
         var quiet = Logger(label: "voicecall")
         quiet.logLevel = .warning
         let speech = TestSignals.speechLike(seconds: Double(seconds + 2), seed: 3)
-        let tones = TestSignals.multiTone([(440, 5_000), (1_250, 3_000)], seconds: Double(seconds + 2))
+        // Another voice, not tones: a periodic signal would make the measured delay ambiguous.
+        let answer = TestSignals.speechLike(seconds: Double(seconds + 2), amplitude: 9_000, seed: 11)
         let aliceDevice = BufferAudioDevice(captureSamples: speech)
-        let bobDevice = BufferAudioDevice(captureSamples: tones)
+        let bobDevice = BufferAudioDevice(captureSamples: answer)
         let silentInsights = LoggingInsightsPublisher(logger: quiet)
         guard let transport = SIPTransportProtocol(token: transport), transport != .tls else {
             throw ValidationError("--transport must be udp or tcp (TLS needs a certificate)")
@@ -77,7 +78,7 @@ struct Demo: ParsableCommand {
         _ = bobDelegate.waitForEnd(timeout: 5)
 
         let atBob = AudioComparison.align(reference: speech, output: bobDevice.recordedSamples, maxLag: 48_000)
-        let atAlice = AudioComparison.align(reference: tones, output: aliceDevice.recordedSamples, maxLag: 48_000)
+        let atAlice = AudioComparison.align(reference: answer, output: aliceDevice.recordedSamples, maxLag: 48_000)
         print("")
         print(String(format: "summary: call %@ set up in %.0f ms; custom parameters at bob: %@", call.sid, setup * 1000,
                      answerer.invite?.customParameters.description ?? "-"))

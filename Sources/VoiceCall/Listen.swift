@@ -12,6 +12,7 @@ struct Listen: ParsableCommand {
     @Flag(help: "Answer every call at once; otherwise ask on the terminal.") var autoAnswer = false
     @Flag(help: "Do not send REGISTER; only listen on the bound address.") var noRegister = false
     @Option(help: "Seconds to keep listening (0: until interrupted).") var duration = 0
+    @Flag(help: "Exit once the first call has ended (or --duration ran out).") var once = false
 
     func run() throws {
         var configuration = try client.makeConfiguration()
@@ -27,7 +28,9 @@ struct Listen: ParsableCommand {
             done.signal()
         }
         done.wait()
-        if duration > 0 {
+        if once {
+            _ = delegate.waitForEnd(timeout: TimeInterval(duration > 0 ? duration : 365 * 86_400))
+        } else if duration > 0 {
             Thread.sleep(forTimeInterval: TimeInterval(duration))
         } else {
             while true { Thread.sleep(forTimeInterval: 3600) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CVoiceSys
 
 @main
 struct VoiceCallCommand: ParsableCommand {
@@ -7,4 +8,17 @@ struct VoiceCallCommand: ParsableCommand {
         abstract: "Places and receives encrypted SIP voice calls with VoiceCore.",
         subcommands: [Demo.self, PlaceCall.self, Listen.self],
         defaultSubcommand: Demo.self)
+
+    /// Line-buffers stdout, so a log file or pipe sees each state line as it happens (and
+    /// keeps it if the process is killed), then runs the subcommand.
+    static func main() {
+        voice_line_buffer_stdout()
+        var command: ParsableCommand
+        do {
+            command = try parseAsRoot()
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -65,6 +65,14 @@ public final class SIPPeerProcess: Sendable {
     /// True until the process has exited.
     public var isRunning: Bool { process.withLock { $0?.isRunning ?? false } }
 
+    /// The exit status once the process has exited normally; nil while it runs or after a signal.
+    public var exitStatus: Int32? {
+        process.withLock { process in
+            guard let process, !process.isRunning, process.terminationReason == .exit else { return nil }
+            return process.terminationStatus
+        }
+    }
+
     /// Everything the process has written so far.
     public var log: String {
         (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""

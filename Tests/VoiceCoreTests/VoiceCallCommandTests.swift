@@ -1,0 +1,63 @@
+import Foundation
+import VoiceMedia
+import VoiceTestKit
+import XCTest
+
+/// The `voicecall` command line, run as a user runs it: `listen` on one side, `call` with a WAV
+/// file and digits on the other; what `listen` recorded must be what `call` played.
+final class VoiceCallCommandTests: XCTestCase {
+    private var cleanup: [() -> Void] = []
+
+    override func tearDown() {
+        for step in cleanup.reversed() { step() }
+        cleanup = []
+    }
+
+    /// The `voicecall` binary built next to this test bundle.
+    private func voicecall() throws -> String {
+        let path = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("voicecall").path
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+        let message = "voicecall is not built next to the tests (\(path)); run `swift build` first"
+        if ProcessInfo.processInfo.environment["CI"]?.lowercased() == "true" {
+            XCTFail(message)
+            throw XCTSkip(message)
+        }
+        throw XCTSkip(message)
+    }
+
+    func testListenRecordsWhatCallPlaysAndBothExitCleanly() throws {
+        let binary = try voicecall()
+        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "voicecall-cli")
+        cleanup.append { try? FileManager.default.removeItem(atPath: directory) }
+        let signal = TestSignals.speechLike(seconds: 2)
+        try WAVFile(sampleRate: 48_000, channels: 1, samples: signal).write(toFile: directory + "/play.wav")
+        let port = try SIPPeerProcess.freePort()
+        let listen = try SIPPeerProcess.launchReady(
+            name: "voicecall listen", executable: binary,
+            arguments: ["listen", "--identity", "bob", "--port", "\(port)", "--no-register", "--auto-answer",
+                        "--record", directory + "/recorded.wav", "--duration", "30", "--once"],
+            workingDirectory: directory, logPath: directory + "/listen.log",
+            readyAt: try SocketAddress(host: "127.0.0.1", port: port), requestURI: "sip:bob@127.0.0.1:\(port)",
+            timeout: .seconds(20))
+        cleanup.append { listen.stop() }
+        let call = try SIPPeerProcess(
+            name: "voicecall call", executable: binary,
+            arguments: ["call", "sip:bob@127.0.0.1:\(port)", "--identity", "alice", "--play", directory + "/play.wav",
+                        "--duration", "4", "--digits", "12#", "--param", "order=7"],
+            workingDirectory: directory, logPath: directory + "/call.log")
+        cleanup.append { call.stop() }
+        XCTAssertTrue(PollingWait.until(timeout: 30) { !call.isRunning }, "call did not end:\n\(call.logTail())")
+        XCTAssertEqual(call.exitStatus, 0, call.logTail())
+        XCTAssertTrue(call.log.contains("connected"), call.logTail())
+        let listenLog = listen.log
+        XCTAssertTrue(listenLog.contains("incoming call from alice"), listenLog)
+        XCTAssertTrue(listenLog.contains("\"order\": \"7\""), "custom parameter arrived:\n\(listenLog)")
+        XCTAssertTrue(PollingWait.until(timeout: 10) { !listen.isRunning }, "listen --once exits after the call")
+        XCTAssertEqual(listen.exitStatus, 0, listen.logTail())
+        let recorded = try WAVFile(contentsOfFile: directory + "/recorded.wav")
+        XCTAssertGreaterThan(recorded.samples.count, 48_000 * 2, "at least 2 s recorded")
+        let alignment = AudioComparison.alignToLoop(signal, output: recorded.channel(0))
+        XCTAssertGreaterThan(alignment.correlation, 0.7, "recorded vs played: \(alignment)")
+    }
+}
