@@ -42,6 +42,9 @@ final class ReadmeTourTests: XCTestCase {
             outboundProxy: "sip:proxy.example.com;transport=tls", username: "alice", password: "secret"),
             audioDevice: BufferAudioDevice())
         XCTAssertEqual(client.configuration.identity, "alice")
+        let app = TourApp()
+        let handled = client.handleNotification(["aps": "not a voice notification"], delegate: app, delegateQueue: app.myQueue)
+        XCTAssertFalse(handled)
         client.shutdown()
     }
 
