@@ -49,11 +49,16 @@ extension VoiceClient {
     /// `twi_params`). A call payload for an invite this client already received is delivered to
     /// `delegate` as that invite; a cancel payload cancels it. Returns false when the payload is
     /// not one of ours or is malformed.
+    /// - Parameter callMessageDelegate: When given, receives the invite's call messages (results
+    ///   of ``CallInvite/sendMessage(_:)`` and messages from the caller) on `delegateQueue`,
+    ///   instead of the one given at registration.
     public func handleNotification(
-        _ payload: [String: String], delegate: NotificationDelegate, delegateQueue: DispatchQueue = .main
+        _ payload: [String: String], delegate: NotificationDelegate, delegateQueue: DispatchQueue = .main,
+        callMessageDelegate: CallMessageDelegate? = nil
     ) -> Bool {
         guard let parsed = try? CallInviteNotification(payload: payload) else { return false }
         let box = DelegateBox<NotificationDelegate>(delegate)
+        let messageBox = callMessageDelegate.map { DelegateBox<CallMessageDelegate>($0) }
         agent.eventLoop.execute {
             guard let invite = self.invites.values.first(where: { $0.callSid == parsed.callSid.rawValue }) else {
                 self.logger.info("notification for \(parsed.callSid.rawValue): no matching INVITE yet")
@@ -61,6 +66,12 @@ extension VoiceClient {
             }
             switch parsed.kind {
             case .call:
+                if let messageBox {
+                    invite.messaging.withLock { messaging in
+                        messaging.delegate = messageBox
+                        messaging.queue = delegateQueue
+                    }
+                }
                 delegateQueue.async { box.value?.callInviteReceived(invite) }
             case .cancel:
                 self.cancelInvite(invite, delivering: (box, delegateQueue))
@@ -82,7 +93,8 @@ extension VoiceClient {
             handle: handle, client: self, from: from?.uri.user ?? from?.uri.host, to: configuration.identity,
             callSid: ((try? CallSid(headers: request.headers)) ?? CallSid(callID: callID)).rawValue,
             customParameters: CallCustomHeaders.customParameters(from: request.headers),
-            callerInfo: CallerInfo(headers: request.headers))
+            callerInfo: CallerInfo(headers: request.headers),
+            messaging: CallInviteMessaging(delegate: notification.messages, queue: notification.queue))
         invites[handle] = invite
         agent.ring(handle)
         let queue = notification.queue
@@ -91,6 +103,11 @@ extension VoiceClient {
     }
 
     func inviteEvent(_ invite: CallInvite, _ event: SIPInviteSessionEvent) {
+        if case .infoReceived(let contentType, let body, let headers) = event {
+            guard contentType.lowercased().hasPrefix("application/json") else { return }
+            invite.receiveMessage(CallMessage(receivedContent: body, contentType: "application/json", headers: headers))
+            return
+        }
         guard case .terminated(let reason) = event else { return }
         invites[invite.handle] = nil
         guard case .cancelledByRemote = reason, let notification else { return }
