@@ -75,8 +75,15 @@ let package = Package(
         ),
         // Counts heap allocations per thread by wrapping glibc's allocator; linked only into tests and the benchmark.
         .target(name: "CMallocCounter"),
-        // Tools for tests, bots and benchmarks: user-space network impairment, test signals, audio comparison.
-        .target(name: "VoiceTestKit", dependencies: ["VoiceMedia"]),
+        // Tools for tests, bots and benchmarks: user-space network impairment, test signals, audio comparison, a scripted SIP peer.
+        .target(
+            name: "VoiceTestKit",
+            dependencies: [
+                "VoiceMedia", "VoiceSIP",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "VoiceBench",
             dependencies: [

@@ -16,6 +16,8 @@ final class RecordingMessageDelegate: CallMessageDelegate, @unchecked Sendable {
     let sent = NIOLockedValueBox<[String]>([])
     let failed = NIOLockedValueBox<[(CallMessage, VoiceError)]>([])
     let inviteFailed = NIOLockedValueBox<[(CallMessage, VoiceError)]>([])
+    let inviteSent = NIOLockedValueBox<[String]>([])
+    let inviteReceived = NIOLockedValueBox<[CallMessage]>([])
 
     init(queue: DispatchQueue) { self.queue = queue }
 
@@ -34,6 +36,14 @@ final class RecordingMessageDelegate: CallMessageDelegate, @unchecked Sendable {
     func callInvite(_ callInvite: CallInvite, didFailToSendMessage message: CallMessage, error: VoiceError) {
         dispatchPrecondition(condition: .onQueue(queue))
         inviteFailed.withLockedValue { $0.append((message, error)) }
+    }
+    func callInvite(_ callInvite: CallInvite, didSendMessage voiceEventSid: String) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        inviteSent.withLockedValue { $0.append(voiceEventSid) }
+    }
+    func callInvite(_ callInvite: CallInvite, didReceiveMessage message: CallMessage) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        inviteReceived.withLockedValue { $0.append(message) }
     }
 }
 

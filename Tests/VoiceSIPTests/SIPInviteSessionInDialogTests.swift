@@ -212,7 +212,7 @@ final class SIPInviteSessionInDialogTests: XCTestCase {
         let actions = bob.receiveRequest(info, now: .zero)
         let ok = try F.single(F.responses(actions))
         XCTAssertEqual(ok.statusCode, 200)
-        XCTAssertEqual(F.events(actions), [.infoReceived(contentType: "application/json", body: json)])
+        XCTAssertEqual(F.events(actions), [.infoReceived(contentType: "application/json", body: json, headers: info.headers)])
         XCTAssertEqual(F.events(alice.receiveResponse(ok, now: .zero)), [.infoResult(cseq: 2, statusCode: 200)])
         XCTAssertEqual(
             F.events(alice.requestFailed(method: .info, cseq: 2, failure: .transactionTimeout, now: .zero)), [],

@@ -115,6 +115,33 @@ final class SIPTransactionInviteClientTests: XCTestCase {
             ])
     }
 
+    func testConnectionLostFailsOnlyWhileNoFinalResponseArrived() {
+        var calling = Machine(request: "INVITE", reliableTransport: true)
+        _ = calling.start()
+        XCTAssertEqual(calling.connectionLost(), [.cancelTimer(.a), .cancelTimer(.b), .transportFailed, .terminated])
+        XCTAssertEqual(calling.state, .terminated)
+        XCTAssertEqual(calling.connectionLost(), [])
+
+        var proceeding = Machine(request: "INVITE", reliableTransport: true)
+        _ = proceeding.start()
+        _ = proceeding.receiveResponse("180", statusCode: 180)
+        XCTAssertEqual(proceeding.connectionLost(), [.cancelTimer(.a), .cancelTimer(.b), .transportFailed, .terminated])
+
+        // Answered: the TU already has its final response; the transaction ends on its own timer.
+        var accepted = Machine(request: "INVITE", reliableTransport: true)
+        _ = accepted.start()
+        _ = accepted.receiveResponse("200", statusCode: 200)
+        XCTAssertEqual(accepted.connectionLost(), [])
+        XCTAssertEqual(accepted.state, .accepted)
+        var completed = Machine(request: "INVITE", reliableTransport: false)
+        _ = completed.start()
+        _ = completed.receiveResponse("486", statusCode: 486)
+        XCTAssertEqual(completed.connectionLost(), [])
+        XCTAssertEqual(completed.state, .completed)
+        var idle = Machine(request: "INVITE", reliableTransport: true)
+        XCTAssertEqual(idle.connectionLost(), [])
+    }
+
     func testTransportErrorTerminatesInEveryLiveState() {
         var calling = Machine(request: "INVITE", reliableTransport: false)
         _ = calling.start()

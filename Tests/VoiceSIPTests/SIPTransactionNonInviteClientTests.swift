@@ -95,4 +95,26 @@ final class SIPTransactionNonInviteClientTests: XCTestCase {
         XCTAssertEqual(machine.state, .terminated)
         XCTAssertEqual(machine.receiveResponse("200", statusCode: 200), [])
     }
+
+    func testConnectionLostFailsOnlyWhileNoFinalResponseArrived() {
+        var trying = Machine(request: "BYE", reliableTransport: true)
+        _ = trying.start()
+        XCTAssertEqual(trying.connectionLost(), [.cancelTimer(.e), .cancelTimer(.f), .transportFailed, .terminated])
+        XCTAssertEqual(trying.state, .terminated)
+        XCTAssertEqual(trying.connectionLost(), [])
+
+        var proceeding = Machine(request: "INFO", reliableTransport: true)
+        _ = proceeding.start()
+        _ = proceeding.receiveResponse("100", statusCode: 100)
+        XCTAssertEqual(proceeding.state, .proceeding)
+        XCTAssertEqual(proceeding.connectionLost(), [.cancelTimer(.e), .cancelTimer(.f), .transportFailed, .terminated])
+
+        var completed = Machine(request: "INFO", reliableTransport: false)
+        _ = completed.start()
+        _ = completed.receiveResponse("200", statusCode: 200)
+        XCTAssertEqual(completed.connectionLost(), [], "answered: timer K ends it")
+        XCTAssertEqual(completed.state, .completed)
+        var idle = Machine(request: "INFO", reliableTransport: true)
+        XCTAssertEqual(idle.connectionLost(), [])
+    }
 }

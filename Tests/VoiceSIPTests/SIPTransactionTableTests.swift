@@ -159,6 +159,39 @@ final class SIPTransactionTableTests: XCTestCase {
         XCTAssertEqual(table.transportError(on: key, now: ms(30)), [])
     }
 
+    func testConnectionLostFailsTheClientTransactionsSentOverItAtOnce() throws {
+        var table = SIPTransactionTable<String>()
+        // Messages name their connection after "@"; over TCP only timers B and F run.
+        let (invite, _) = try table.sendRequest("INVITE@a", method: "INVITE", branch: "z9hG4bK1", reliableTransport: true, now: .zero)
+        let (info, _) = try table.sendRequest("INFO@a", method: "INFO", branch: "z9hG4bK2", reliableTransport: true, now: ms(10))
+        let (bye, _) = try table.sendRequest("BYE@b", method: "BYE", branch: "z9hG4bK3", reliableTransport: true, now: ms(20))
+        let (answered, _) = try table.sendRequest("OPTIONS@a", method: "OPTIONS", branch: "z9hG4bK4", reliableTransport: false, now: ms(30))
+        guard case .matched = table.receiveResponse("200", statusCode: 200, branch: "z9hG4bK4", cseqMethod: "OPTIONS", now: ms(40))
+        else { return XCTFail("the OPTIONS answer did not match") }
+        guard
+            case .created(let server, _) = try table.receiveRequest(
+                "INFO@a", identity: inviteIdentity("INFO", branch: "z9hG4bKpeer"), reliableTransport: true, now: ms(50))
+        else { return XCTFail("no server transaction") }
+        XCTAssertTrue(table.run(until: ms(1_000)).isEmpty)
+
+        let outputs = table.connectionLost(now: ms(1_000)) { $0.hasSuffix("@a") }
+        XCTAssertEqual(
+            Set(outputs.map { "\($0.key.method) \($0.action)" }),
+            ["INVITE transportFailed", "INVITE terminated", "INFO transportFailed", "INFO terminated"])
+        XCTAssertEqual(outputs.filter { $0.key == invite }.map(\.action), [.transportFailed, .terminated])
+        XCTAssertEqual(outputs.filter { $0.key == info }.map(\.action), [.transportFailed, .terminated])
+        XCTAssertNil(table[invite])
+        XCTAssertNil(table[info])
+        XCTAssertNotNil(table[answered], "answered already: waits for timer K")
+        XCTAssertNotNil(table[server], "server transactions are not failed by it")
+        XCTAssertEqual(table.connectionLost(now: ms(1_100)) { $0.hasSuffix("@a") }, [], "nothing left to fail")
+
+        // The BYE over the other connection still ends only at timer F.
+        let later = table.run(until: ms(60_000))
+        XCTAssertEqual(later.filter { $0.action == .timedOut(.f) }.map(\.milliseconds), [32_020])
+        XCTAssertNil(table[bye])
+    }
+
     func testManyTransactionsAllTimeOut() throws {
         var table = SIPTransactionTable<String>()
         for index in 0..<200 {

@@ -117,13 +117,14 @@ final class SIPUserAgentLoopbackTests: XCTestCase {
         let (alice, bob) = try pair(.udp)
         let (outgoing, incoming, _, _) = try connect(alice, bob)
         let json = Array(#"{"customer":"42","note":"hello"}"#.utf8)
-        try alice.agent.sendInfo(outgoing, contentType: "application/json", body: json).wait()
+        XCTAssertEqual(try alice.agent.sendInfo(outgoing, contentType: "application/json", body: json).wait(), 200)
         let received = bob.waitForCallEvent(incoming) { event -> [UInt8]? in
-            if case .infoReceived(let type, let body) = event, type == "application/json" { return body } else { return nil }
+            if case .infoReceived(let type, let body, _) = event, type == "application/json" { return body } else { return nil }
         }
         XCTAssertEqual(received, json)
         XCTAssertNotNil(alice.waitForCallEvent(outgoing) { if case .infoResult(_, 200) = $0 { return true } else { return nil } })
-        try bob.agent.sendInfo(incoming, contentType: "application/dtmf-relay", body: Array("Signal=7\r\nDuration=160\r\n".utf8)).wait()
+        let relay = Array("Signal=7\r\nDuration=160\r\n".utf8)
+        XCTAssertEqual(try bob.agent.sendInfo(incoming, contentType: "application/dtmf-relay", body: relay).wait(), 200)
         let digit = alice.waitForCallEvent(outgoing) { if case .dtmfReceived(let d, _) = $0 { return d } else { return nil } }
         XCTAssertEqual(digit, "7")
         // Too large is refused before sending.

@@ -30,7 +30,6 @@ final class CallCore: @unchecked Sendable {
     private var sampler = CallQualitySampler()
     private var lastPacketsReceived: UInt64 = 0
     private var lastMediaPacketAt: MediaTime?
-    private var pendingMessages: [CallMessage] = []
     private var messageLimiter = CallMessageRateLimiter()
     private var held = false
     /// The last machine state sent to the delegate queue for ``Call/state``.
@@ -196,11 +195,10 @@ final class CallCore: @unchecked Sendable {
             if machine.reconnectCauses.contains(.signaling) { run(machine.signalingConnectionRestored(now: now)) }
         case .holdFailed, .resumeFailed:
             if machine.reconnectCauses.contains(.signaling) { run(machine.signalingReconnectFailed(now: now)) }
-        case .infoReceived(let contentType, let body):
-            receiveMessage(contentType: contentType, body: body)
-        case .infoResult(_, let statusCode):
-            messageResult(statusCode: statusCode)
-        case .dtmfReceived:
+        case .infoReceived(let contentType, let body, let headers):
+            receiveMessage(contentType: contentType, body: body, headers: headers)
+        case .infoResult, .dtmfReceived:
+            // INFO results come back through the future of each `sendInfo`.
             break
         case .terminated(let reason):
             sessionEnded(reason)
@@ -381,13 +379,16 @@ final class CallCore: @unchecked Sendable {
             return
         }
         let body = Array("Signal=\(first)\r\nDuration=160\r\n".utf8)
-        client.agent.sendInfo(handle, contentType: "application/dtmf-relay", body: body).whenComplete { _ in
-            self.eventLoop.scheduleTask(in: .milliseconds(200)) { self.sendDigitsByINFO(rest) }
+        client.agent.sendInfo(handle, contentType: "application/dtmf-relay", body: body).whenFailure { error in
+            self.client.logger.debug("digit \(first) by INFO failed: \(error)")
         }
+        eventLoop.scheduleTask(in: .milliseconds(200)) { self.sendDigitsByINFO(rest) }
     }
 
     // MARK: - Call messages
 
+    /// Sends `message` as INFO with its identity headers; its own INFO result (matched by the
+    /// request, never by arrival order) goes to the message delegate.
     func sendMessage(_ message: CallMessage) {
         guard let handle, machine.isConnected || machine.state == .reconnecting else {
             messageFailed(message, VoiceError(.callDoesNotExist, failureReason: "the call is not connected"))
@@ -400,23 +401,24 @@ final class CallCore: @unchecked Sendable {
             return
         }
         guard messageLimiter.admit(at: now) else {
-            messageFailed(message, VoiceError(.tooManyRequests, failureReason: "more than 10 call messages in a minute"))
+            messageFailed(message, CallMessageRateLimiter.rateExceededError)
             return
         }
-        pendingMessages.append(message)
-        client.agent.sendInfo(handle, contentType: message.contentType, body: Array(message.content.utf8)).whenFailure { error in
-            self.pendingMessages.removeAll { $0 == message }
-            self.messageFailed(message, VoiceError(.malformedRequest, failureReason: "\(error)"))
+        client.agent.sendInfo(
+            handle, contentType: message.contentType, body: Array(message.content.utf8), headers: message.infoHeaders
+        ).whenComplete { result in
+            switch result {
+            case .success(let statusCode) where (200..<300).contains(statusCode):
+                self.messageSent(message)
+            case .success(let statusCode):
+                self.messageFailed(message, CallMessage.sendError(statusCode: statusCode))
+            case .failure(let error):
+                self.messageFailed(message, CallMessage.sendError(error))
+            }
         }
     }
 
-    private func messageResult(statusCode: Int) {
-        guard !pendingMessages.isEmpty else { return }
-        let message = pendingMessages.removeFirst()
-        guard (200..<300).contains(statusCode) else {
-            messageFailed(message, VoiceError(sipStatus: statusCode) ?? VoiceError(.badRequest, sipStatus: statusCode))
-            return
-        }
+    private func messageSent(_ message: CallMessage) {
         guard let delegate = messageDelegate else { return }
         let call = self.call
         delegateQueue.async { delegate.value?.call(call, didSendMessage: message.voiceEventSid) }
@@ -428,9 +430,11 @@ final class CallCore: @unchecked Sendable {
         delegateQueue.async { delegate.value?.call(call, didFailToSendMessage: message, error: error) }
     }
 
-    private func receiveMessage(contentType: String, body: [UInt8]) {
+    /// A message from the peer, on the confirmed call or (caller side) on the early dialog of a
+    /// ringing one.
+    private func receiveMessage(contentType: String, body: [UInt8], headers: SIPHeaders) {
         guard contentType.lowercased().hasPrefix("application/json") else { return }
-        let message = CallMessage(content: String(decoding: body, as: UTF8.self), contentType: "application/json")
+        let message = CallMessage(receivedContent: body, contentType: "application/json", headers: headers)
         let call = self.call
         if let delegate = messageDelegate {
             delegateQueue.async { delegate.value?.call(call, didReceiveMessage: message) }

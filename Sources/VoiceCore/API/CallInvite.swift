@@ -28,14 +28,16 @@ public final class CallInvite: Sendable, CustomStringConvertible {
     private let parameters: Mutex<[String: String]>
     /// The notification delegates this invite was delivered to, so each gets it once.
     let recipients = Mutex<Set<ObjectIdentifier>>([])
-    /// Where this invite's call-message results go when a notification named a call message
-    /// delegate; otherwise the one given to `register`.
-    let messageTarget = Mutex<(delegate: DelegateBox<CallMessageDelegate>, queue: DispatchQueue)?>(nil)
+    /// Where message results go and the send rate limit; used on the client's event loop.
+    let messaging: Mutex<CallInviteMessaging>
 
-    init(handle: SIPCallHandle, client: VoiceClient, from: String?, to: String, callSid: String,
-         customParameters: [String: String], callerInfo: CallerInfo) {
+    init(
+        handle: SIPCallHandle, client: VoiceClient, from: String?, to: String, callSid: String,
+        customParameters: [String: String], callerInfo: CallerInfo, messaging: CallInviteMessaging
+    ) {
         self.handle = handle
         self.client = client
+        self.messaging = Mutex(messaging)
         self.from = from
         self.to = to
         self.callSid = callSid
@@ -107,18 +109,68 @@ public final class CallInvite: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Sends a call message to the caller before accepting (SIP INFO is only possible inside a
-    /// dialog, so it fails through the message delegate while the invite is pending). Returns
-    /// "" once the invite was accepted or rejected.
+    /// Sends a call message to the caller while the invite rings: a SIP INFO in the early dialog
+    /// our 180 Ringing set up. The outcome goes to the ``CallMessageDelegate`` given to
+    /// ``VoiceClient/handleNotification(_:delegate:delegateQueue:callMessageDelegate:)`` or, failing
+    /// that, at registration, on that call's queue: `callInvite(_:didSendMessage:)` or
+    /// `callInvite(_:didFailToSendMessage:error:)` (over 10 KB, more than 10 a minute, refused
+    /// by the caller, or the invite answered or cancelled before it went out).
+    /// - Returns: The message's `voiceEventSid`; "" without sending once the invite was
+    ///   accepted, rejected or cancelled.
     public func sendMessage(_ message: CallMessage) -> String {
         guard status.withLock({ $0 }) == .pending else { return "" }
         let client = self.client
-        client.agent.eventLoop.execute {
-            guard let delegate = client.notification?.messages, let queue = client.notification?.queue else { return }
-            let error = VoiceError(.callDoesNotExist, failureReason: "no dialog before the invite is accepted")
-            queue.async { delegate.value?.callInvite(self, didFailToSendMessage: message, error: error) }
-        }
+        client.agent.eventLoop.execute { self.sendMessageOnLoop(message) }
         return message.voiceEventSid
+    }
+
+    private func sendMessageOnLoop(_ message: CallMessage) {
+        guard status.withLock({ $0 }) == .pending, client.invites[handle] === self else {
+            messageFailed(message, VoiceError(.callDoesNotExist, failureReason: "the invite was answered or cancelled"))
+            return
+        }
+        do {
+            try message.validateForSending()
+        } catch {
+            messageFailed(message, error)
+            return
+        }
+        let now = client.now
+        guard messaging.withLock({ $0.limiter.admit(at: now) }) else {
+            messageFailed(message, CallMessageRateLimiter.rateExceededError)
+            return
+        }
+        client.agent.sendInfo(
+            handle, contentType: message.contentType, body: Array(message.content.utf8), headers: message.infoHeaders
+        ).whenComplete { result in
+            switch result {
+            case .success(let statusCode) where (200..<300).contains(statusCode):
+                self.notifyMessageDelegate { $0.callInvite(self, didSendMessage: message.voiceEventSid) }
+            case .success(let statusCode):
+                self.messageFailed(message, CallMessage.sendError(statusCode: statusCode))
+            case .failure(let error):
+                self.messageFailed(message, CallMessage.sendError(error))
+            }
+        }
+    }
+
+    private func messageFailed(_ message: CallMessage, _ error: VoiceError) {
+        notifyMessageDelegate { $0.callInvite(self, didFailToSendMessage: message, error: error) }
+    }
+
+    /// A message the caller sent on the early dialog (JSON INFO).
+    func receiveMessage(_ message: CallMessage) {
+        notifyMessageDelegate { $0.callInvite(self, didReceiveMessage: message) }
+    }
+
+    /// Calls the invite's message delegate, if any, on its queue.
+    private func notifyMessageDelegate(_ body: @escaping @Sendable (CallMessageDelegate) -> Void) {
+        let (delegate, queue) = messaging.withLock { ($0.delegate, $0.queue) }
+        guard let delegate else { return }
+        queue.async {
+            guard let value = delegate.value else { return }
+            body(value)
+        }
     }
 
     public var description: String { "CallInvite(\(callSid) from \(from ?? "?") to \(to))" }

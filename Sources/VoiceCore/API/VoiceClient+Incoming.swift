@@ -60,11 +60,10 @@ extension VoiceClient {
         let invite = CallInvite(
             handle: handle, client: self, from: from?.uri.user ?? from?.uri.host, to: configuration.identity,
             callSid: callSid, customParameters: CallCustomHeaders.customParameters(from: request.headers),
-            callerInfo: CallerInfo(headers: request.headers))
-        if let pending {
-            invite.mergeParameters(pending.notification.customParameters)
-            if let messages = pending.messages { invite.messageTarget.withLock { $0 = (messages, pending.queue) } }
-        }
+            callerInfo: CallerInfo(headers: request.headers),
+            messaging: pending.map { CallInviteMessaging(delegate: $0.messages, queue: $0.queue) }
+                ?? CallInviteMessaging(delegate: notification?.messages, queue: target.1))
+        if let pending { invite.mergeParameters(pending.notification.customParameters) }
         invites[handle] = invite
         agent.ring(handle)
         deliver(invite, to: target)
@@ -78,6 +77,11 @@ extension VoiceClient {
     }
 
     func inviteEvent(_ invite: CallInvite, _ event: SIPInviteSessionEvent) {
+        if case .infoReceived(let contentType, let body, let headers) = event {
+            guard contentType.lowercased().hasPrefix("application/json") else { return }
+            invite.receiveMessage(CallMessage(receivedContent: body, contentType: "application/json", headers: headers))
+            return
+        }
         guard case .terminated(let reason) = event else { return }
         invites[invite.handle] = nil
         guard case .cancelledByRemote = reason, let notification else { return }

@@ -54,7 +54,12 @@ extension VoiceClient {
         case .call:
             if let invite {
                 invite.mergeParameters(parsed.customParameters)
-                if let messages { invite.messageTarget.withLock { $0 = (messages, queue) } }
+                if let messages {
+                    invite.messaging.withLock { messaging in
+                        messaging.delegate = messages
+                        messaging.queue = queue
+                    }
+                }
                 deliver(invite, to: (delegate, queue))
                 return
             }

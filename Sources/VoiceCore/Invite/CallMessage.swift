@@ -2,6 +2,13 @@ import Foundation
 
 /// A user-defined message exchanged during a call or a call invite (Twilio's `TVOCallMessage`),
 /// sent as a SIP INFO.
+///
+/// On the wire the INFO's body is ``content`` with ``contentType``, and two header fields carry
+/// the message's identity, so the receiver's `call(_:didReceiveMessage:)` sees the same
+/// ``voiceEventSid`` and ``messageType`` the sender got back from `sendMessage`:
+/// `X-Twilio-VoiceEventSid` (``voiceEventSidHeader``) and `X-Twilio-MessageType`
+/// (``messageTypeHeader``). An INFO without them (e.g. from another SIP user agent) is received
+/// with a fresh SID and the type "user-defined-message".
 public struct CallMessage: Sendable, Equatable {
     /// Limit on the content, in bytes (10 KB).
     public static let maximumContentLength = 10 * 1024
@@ -11,6 +18,10 @@ public struct CallMessage: Sendable, Equatable {
     public static let defaultMessageType = "user-defined-message"
     /// The prefix of a message's ``voiceEventSid``.
     public static let sidPrefix = "KX"
+    /// The INFO header field carrying ``voiceEventSid``.
+    public static let voiceEventSidHeader = "X-Twilio-VoiceEventSid"
+    /// The INFO header field carrying ``messageType``.
+    public static let messageTypeHeader = "X-Twilio-MessageType"
 
     /// The message body.
     public var content: String
@@ -39,7 +50,7 @@ public struct CallMessage: Sendable, Equatable {
     }
 
     /// Checks that the message may be sent: content at most ``maximumContentLength`` bytes
-    /// and a content type and message type with no control characters and not empty. Fails
+    /// and a content type, message type and SID with no control characters and not empty. Fails
     /// with 31100 ``VoiceError/Code/malformedRequest``, reported through
     /// `didFailToSendMessage`. (Whether the content matches its type is the receiver's concern.)
     public func validateForSending() throws(VoiceError) {
@@ -49,14 +60,14 @@ public struct CallMessage: Sendable, Equatable {
                 .malformedRequest,
                 failureReason: "The message content is \(size) bytes; the limit is \(Self.maximumContentLength)")
         }
-        for (label, text) in [("content type", contentType), ("message type", messageType)] {
+        for (label, text) in [("content type", contentType), ("message type", messageType), ("SID", voiceEventSid)] {
             guard !text.isEmpty, !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
                 throw VoiceError(.malformedRequest, failureReason: "The message \(label) is empty or has control characters")
             }
         }
     }
 
-    private static func makeSid() -> String {
+    static func makeSid() -> String {
         let hex = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         return sidPrefix + hex
     }

@@ -40,10 +40,10 @@ extension SIPInviteSession {
             guard response.statusCode >= 200 else { return [] }
             if let retry = authenticate(response, request: pending.request, purpose: .bye) { return retry }
             return terminate(.localHangUp)
-        case .info:
+        case .info(let firstSequence, _):
             guard response.statusCode >= 200 else { return [] }
-            if let retry = authenticate(response, request: pending.request, purpose: .info) { return retry }
-            return [.event(.infoResult(cseq: cseq.sequence, statusCode: response.statusCode))]
+            if let retry = authenticate(response, request: pending.request, purpose: pending.purpose) { return retry }
+            return [.event(.infoResult(cseq: firstSequence, statusCode: response.statusCode))]
         case .cancel, .forkBye:
             return []
         }
@@ -75,16 +75,22 @@ extension SIPInviteSession {
             if cancelSent { return terminate(.cancelledByLocal) }
             // Hung up before any provisional: the call ends as the user asked.
             return terminate(cancelWanted ? .localHangUp : .failed(failure))
-        case .reinvite:
-            // §12.2.1.2: a timed-out request in a dialog ends it.
+        case .reinvite(let modification):
             offerAnswer.rollbackOffer()
+            if failure != .transactionTimeout {
+                // §8.1.3.1: a transport failure counts as a 503, which leaves the dialog up. The
+                // wished direction stays, so a refresh over a new connection asks for it again.
+                return [failed(modification, 503)] + sendQueuedModification()
+            }
+            // §12.2.1.2: a timed-out request in a dialog ends it.
             var actions: [SIPInviteSessionAction] = []
             if let bye = makeDialogRequest(.bye) { actions.append(send(bye, as: .bye)) }
             return actions + terminate(.failed(failure))
         case .bye:
             return terminate(.localHangUp)
-        case .info:
-            return [.event(.infoResult(cseq: cseq, statusCode: 408))]
+        case .info(let firstSequence, _):
+            // Timer F is a 408 (§8.1.3.1); a transport failure counts as a 503.
+            return [.event(.infoResult(cseq: firstSequence, statusCode: failure == .transactionTimeout ? 408 : 503))]
         case .cancel, .forkBye:
             return []
         }
@@ -164,7 +170,10 @@ extension SIPInviteSession {
             invite = retry
         } else {
             let type = request.headers.first("content-type")
-            retry = makeDialogRequest(request.method, body: request.body, contentType: type, authorization: headers)
+            var extra = SIPHeaders()
+            if case .info(_, let infoHeaders) = purpose { extra = infoHeaders }
+            retry = makeDialogRequest(
+                request.method, body: request.body, contentType: type, authorization: headers, extraHeaders: extra)
         }
         guard let retry else { return nil }
         return [send(retry, as: purpose)]

@@ -62,14 +62,17 @@ extension SIPInviteSession {
         return SIPRequest(method: .cancel, uri: invite.uri, headers: headers)
     }
 
-    /// A request in the dialog with the next CSeq; nil without a dialog.
+    /// A request in the dialog with the next CSeq, carrying `extraHeaders` after the common
+    /// ones; nil without a dialog.
     mutating func makeDialogRequest(
-        _ method: SIPMethod, body: [UInt8] = [], contentType: String? = nil, authorization: [SIPAuthorizationHeader]? = nil
+        _ method: SIPMethod, body: [UInt8] = [], contentType: String? = nil, authorization: [SIPAuthorizationHeader]? = nil,
+        extraHeaders: SIPHeaders = SIPHeaders()
     ) -> SIPRequest? {
         guard var dialog else { return nil }
         var headers: [(String, String)] = []
         if method == .invite { headers.append(("Contact", contactValue)) }
         headers += commonHeaders
+        for field in extraHeaders { headers.append((field.name, field.value)) }
         let auth =
             authorization
             ?? authenticator.authorizationHeaders(method: method.rawValue, uri: dialog.requestTarget.uri.description, body: body)

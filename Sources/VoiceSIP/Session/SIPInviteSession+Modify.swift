@@ -22,15 +22,27 @@ extension SIPInviteSession {
     }
 
     /// Sends INFO (RFC 6086) with `application/json` (at most 10 240 bytes) or
-    /// `application/dtmf-relay`; the outcome comes as ``SIPInviteSessionEvent/infoResult(cseq:statusCode:)``.
+    /// `application/dtmf-relay`, in the confirmed dialog or, for the callee once it sent 180, in
+    /// the early dialog. The outcome comes as ``SIPInviteSessionEvent/infoResult(cseq:statusCode:)``
+    /// carrying the CSeq number of the returned request (kept when a challenge makes the session
+    /// resend it with credentials).
+    /// - Parameters:
+    ///   - contentType: The body's media type.
+    ///   - body: The body.
+    ///   - headers: Extra header fields for the request (e.g. `X-` headers identifying the
+    ///     content); not the ones the dialog sets (Via, From, To, Call-ID, CSeq, Route, Contact,
+    ///     Content-Type, Content-Length, Max-Forwards, Allow, User-Agent, credentials).
+    ///   - now: The current time.
     /// - Throws: ``SIPInviteSessionError/notConfirmed``, ``SIPInviteSessionError/bodyTooLarge``,
-    ///   ``SIPInviteSessionError/unsupportedContentType``, ``SIPInviteSessionError/malformedBody``.
+    ///   ``SIPInviteSessionError/unsupportedContentType``, ``SIPInviteSessionError/malformedBody``,
+    ///   ``SIPInviteSessionError/invalidHeader``.
     public mutating func sendInfo(
-        contentType: String, body: [UInt8], now: MediaTime
+        contentType: String, body: [UInt8], headers: SIPHeaders = SIPHeaders(), now: MediaTime
     ) throws(SIPInviteSessionError)
         -> [SIPInviteSessionAction]
     {
-        guard state == .confirmed else { throw .notConfirmed }
+        let earlyDialog = role == .uas && state == .early
+        guard state == .confirmed || earlyDialog else { throw .notConfirmed }
         let type: SIPContentType
         do throws(SIPParseError) {
             type = try SIPContentType(parsing: contentType)
@@ -47,11 +59,34 @@ extension SIPInviteSession {
         default:
             throw SIPInviteSessionError.unsupportedContentType.with(contentType)
         }
-        guard let request = makeDialogRequest(.info, body: body, contentType: contentType) else { throw .notConfirmed }
-        return [send(request, as: .info)]
+        try Self.checkExtraHeaders(headers)
+        guard let request = makeDialogRequest(.info, body: body, contentType: contentType, extraHeaders: headers),
+            let sequence = try? request.headers.cseq().sequence
+        else { throw .notConfirmed }
+        return [send(request, as: .info(firstSequence: sequence, headers: headers))]
     }
 
-    private func failed(_ modification: Modification, _ statusCode: Int?) -> SIPInviteSessionAction {
+    /// The header fields a dialog request gets from the session itself, which extra headers may not set.
+    static let sessionManagedHeaders: Set<String> = [
+        "via", "from", "to", "call-id", "cseq", "route", "record-route", "contact", "content-type",
+        "content-length", "max-forwards", "allow", "user-agent", "authorization", "proxy-authorization",
+    ]
+
+    /// Throws ``SIPInviteSessionError/invalidHeader`` unless every field has a token name that
+    /// the session does not manage and a value free of control characters (tab allowed).
+    static func checkExtraHeaders(_ headers: SIPHeaders) throws(SIPInviteSessionError) {
+        for field in headers {
+            let name = Array(field.name.utf8)
+            guard !name.isEmpty, name.allSatisfy(SIPGrammar.isToken),
+                !sessionManagedHeaders.contains(SIPHeaders.canonicalName(field.name))
+            else { throw SIPInviteSessionError.invalidHeader.with("name \(field.name)") }
+            guard !field.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
+                throw SIPInviteSessionError.invalidHeader.with("value of \(field.name)")
+            }
+        }
+    }
+
+    func failed(_ modification: Modification, _ statusCode: Int?) -> SIPInviteSessionAction {
         .event(modification == .hold ? .holdFailed(statusCode: statusCode) : .resumeFailed(statusCode: statusCode))
     }
 

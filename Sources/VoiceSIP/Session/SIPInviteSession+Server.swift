@@ -153,7 +153,7 @@ extension SIPInviteSession {
             }
             return [
                 .sendResponse(makeResponse(to: request, statusCode: 200)),
-                .event(.infoReceived(contentType: "application/json", body: request.body)),
+                .event(.infoReceived(contentType: "application/json", body: request.body, headers: request.headers)),
             ]
         case SIPDTMFRelay.contentType:
             do throws(SIPInviteSessionError) {

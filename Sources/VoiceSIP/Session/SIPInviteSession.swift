@@ -17,7 +17,9 @@ public struct SIPInviteSession: Sendable {
         case invite
         case reinvite(Modification)
         case bye
-        case info
+        /// INFO first sent with CSeq `firstSequence` (reported in its result even after an
+        /// authenticated retry) and carrying the extra `headers`.
+        case info(firstSequence: UInt32, headers: SIPHeaders)
         case cancel
         /// BYE ending a second fork's dialog; its outcome does not matter.
         case forkBye

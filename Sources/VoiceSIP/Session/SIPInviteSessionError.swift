@@ -5,6 +5,7 @@ public struct SIPInviteSessionError: Error, Hashable, Sendable, CustomStringConv
         case bodyTooLarge
         case unsupportedContentType
         case malformedBody
+        case invalidHeader
     }
 
     private let kind: Kind
@@ -16,7 +17,8 @@ public struct SIPInviteSessionError: Error, Hashable, Sendable, CustomStringConv
         self.detail = detail
     }
 
-    /// The call is not confirmed (or already ending).
+    /// The call is not confirmed (or already ending), nor, for INFO from the callee, ringing in
+    /// an early dialog.
     public static let notConfirmed = SIPInviteSessionError(.notConfirmed)
     /// The body is larger than the content type allows (application/json: 10 240 bytes).
     public static let bodyTooLarge = SIPInviteSessionError(.bodyTooLarge)
@@ -24,6 +26,9 @@ public struct SIPInviteSessionError: Error, Hashable, Sendable, CustomStringConv
     public static let unsupportedContentType = SIPInviteSessionError(.unsupportedContentType)
     /// The body does not follow its content type's syntax.
     public static let malformedBody = SIPInviteSessionError(.malformedBody)
+    /// An extra header field has a name that is not a token or that the session sets itself,
+    /// or a value with control characters.
+    public static let invalidHeader = SIPInviteSessionError(.invalidHeader)
 
     /// The same error with `detail` attached.
     public func with(_ detail: String) -> SIPInviteSessionError { SIPInviteSessionError(kind, detail) }
@@ -38,6 +43,7 @@ public struct SIPInviteSessionError: Error, Hashable, Sendable, CustomStringConv
         case .bodyTooLarge: name = "body too large"
         case .unsupportedContentType: name = "unsupported content type"
         case .malformedBody: name = "malformed body"
+        case .invalidHeader: name = "invalid header field"
         }
         return detail.isEmpty ? "INVITE session: \(name)" : "INVITE session: \(name): \(detail)"
     }

@@ -10,11 +10,15 @@ public enum SIPInviteSessionEvent: Sendable, Equatable {
     case established(SDPNegotiatedMedia)
     /// A re-INVITE (ours or the peer's) changed the media: hold, resume, new address.
     case mediaUpdated(SDPNegotiatedMedia)
-    /// An INFO with a body we accepted (application/json).
-    case infoReceived(contentType: String, body: [UInt8])
+    /// An INFO with a body we accepted (application/json), with all its header fields (where
+    /// the application finds its own, e.g. `X-` headers describing the content). It may arrive
+    /// in an early dialog, before the call is answered.
+    case infoReceived(contentType: String, body: [UInt8], headers: SIPHeaders)
     /// An INFO carrying application/dtmf-relay: the digit and its duration in ms.
     case dtmfReceived(digit: Character, duration: Int)
-    /// The final status of an INFO we sent (408 on timeout or transport failure).
+    /// The final status of an INFO we sent, identified by the CSeq number of the request
+    /// ``SIPInviteSession/sendInfo(contentType:body:headers:now:)`` returned: 408 when timer F
+    /// fired, 503 when the transport failed or the connection it went over was lost.
     case infoResult(cseq: UInt32, statusCode: Int)
     /// Our hold re-INVITE failed with this status (the media before it stays); nil when it
     /// could not be sent (call not confirmed or another offer outstanding).

@@ -109,6 +109,20 @@ public struct SIPInviteClientTransaction<Message> {
         }
     }
 
+    /// Event: the TCP or TLS connection the INVITE went over closed (RFC 3261 §17.1.4, §18.4).
+    /// While no final response has arrived the transaction fails at once, as for a transport
+    /// error, instead of waiting for timer B; once completed or accepted it is unaffected and
+    /// ends on timer D or M as usual.
+    public mutating func connectionLost() -> [Action] {
+        switch state {
+        case .calling, .proceeding:
+            state = .terminated
+            return [.cancelTimer(.a), .cancelTimer(.b), .transportFailed, .terminated]
+        case .idle, .completed, .accepted, .terminated:
+            return []
+        }
+    }
+
     /// Event: the transport failed to send a message of this transaction.
     public mutating func transportError() -> [Action] {
         switch state {

@@ -93,6 +93,19 @@ public struct SIPNonInviteClientTransaction<Message> {
         }
     }
 
+    /// Event: the TCP or TLS connection the request went over closed (RFC 3261 §17.1.4, §18.4).
+    /// While no final response has arrived the transaction fails at once, as for a transport
+    /// error, instead of waiting for timer F; once completed it is unaffected.
+    public mutating func connectionLost() -> [Action] {
+        switch state {
+        case .trying, .proceeding:
+            state = .terminated
+            return [.cancelTimer(.e), .cancelTimer(.f), .transportFailed, .terminated]
+        case .idle, .completed, .terminated:
+            return []
+        }
+    }
+
     /// Event: the transport failed to send the request.
     public mutating func transportError() -> [Action] {
         switch state {

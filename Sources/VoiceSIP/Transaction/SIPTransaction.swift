@@ -44,6 +44,31 @@ public enum SIPTransaction<Message> {
         }
     }
 
+    /// Whether this is a client transaction (INVITE or not).
+    public var isClient: Bool {
+        switch self {
+        case .inviteClient, .nonInviteClient: return true
+        case .inviteServer, .nonInviteServer: return false
+        }
+    }
+
+    /// Feeds the loss of the connection a client transaction's request went over to it; server
+    /// transactions are unaffected (their responses follow RFC 3261 §18.2.2 on their own).
+    mutating func connectionLost() -> [Action] {
+        switch self {
+        case .inviteClient(var t):
+            let actions = t.connectionLost()
+            self = .inviteClient(t)
+            return actions
+        case .nonInviteClient(var t):
+            let actions = t.connectionLost()
+            self = .nonInviteClient(t)
+            return actions
+        case .inviteServer, .nonInviteServer:
+            return []
+        }
+    }
+
     /// Feeds a transport failure to whichever machine this is.
     mutating func transportError() -> [Action] {
         switch self {

@@ -195,6 +195,25 @@ public struct SIPTransactionTable<Message> {
         return apply(actions, for: key, at: now)
     }
 
+    /// Event: a TCP or TLS connection closed. Every client transaction whose request went over
+    /// it (`sentOver` says which) and that still waits for a final response fails at once with
+    /// ``SIPTransactionAction/transportFailed`` (RFC 3261 §17.1.4, §18.4), instead of at timer B
+    /// or F. Outputs come grouped by transaction, in the order of the keys' descriptions.
+    /// - Parameters:
+    ///   - now: The current time.
+    ///   - sentOver: Whether a client transaction's request went over the lost connection.
+    public mutating func connectionLost(now: MediaTime, where sentOver: (Message) -> Bool) -> [Output] {
+        let lost = transactions.filter { $0.value.isClient && sentOver($0.value.request) }.map(\.key)
+        var outputs: [Output] = []
+        for key in lost.sorted(by: { $0.description < $1.description }) {
+            guard var transaction = transactions[key] else { continue }
+            let actions = transaction.connectionLost()
+            transactions[key] = transaction
+            outputs += apply(actions, for: key, at: now)
+        }
+        return outputs
+    }
+
     /// Event: time passed. Fires every timer due at or before `now`, in deadline order; timers a
     /// firing restarts are measured from its deadline, so late calls keep the exact schedule.
     public mutating func advance(to now: MediaTime) -> [Output] {

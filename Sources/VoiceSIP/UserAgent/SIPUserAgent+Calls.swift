@@ -75,13 +75,42 @@ extension SIPUserAgent {
     /// Resumes a held call with a re-INVITE (`a=sendrecv`).
     public func resume(_ handle: SIPCallHandle) { mutateCall(handle) { $0.resume(now: $1) } }
 
-    /// Sends an INFO in the call's dialog (application/json up to 10 KB, application/dtmf-relay).
-    public func sendInfo(_ handle: SIPCallHandle, contentType: String, body: [UInt8]) -> EventLoopFuture<Void> {
-        eventLoop.submit {
-            guard var call = self.calls[handle] else { throw SIPUserAgentError.noSuchCall }
-            let actions = try call.session.sendInfo(contentType: contentType, body: body, now: self.now)
+    /// Sends an INFO in the call's dialog (application/json up to 10 KB, application/dtmf-relay),
+    /// or, for an incoming call that rang, in its early dialog.
+    /// - Parameters:
+    ///   - handle: The call.
+    ///   - contentType: The body's media type.
+    ///   - body: The body.
+    ///   - headers: Extra header fields (see ``SIPInviteSession/sendInfo(contentType:body:headers:now:)``).
+    /// - Returns: A future with the INFO's final status: the peer's (2xx accepted it), 408 when
+    ///   it went unanswered, 503 when the transport failed or the connection was lost. It fails
+    ///   with ``SIPInviteSessionError`` when the INFO could not be sent at all, and with
+    ///   ``SIPUserAgentError/noSuchCall`` for an unknown call or one dropped before the result.
+    public func sendInfo(
+        _ handle: SIPCallHandle, contentType: String, body: [UInt8], headers: SIPHeaders = SIPHeaders()
+    ) -> EventLoopFuture<Int> {
+        eventLoop.flatSubmit {
+            guard var call = self.calls[handle] else { return self.eventLoop.makeFailedFuture(SIPUserAgentError.noSuchCall) }
+            let actions: [SIPInviteSessionAction]
+            do {
+                actions = try call.session.sendInfo(contentType: contentType, body: body, headers: headers, now: self.now)
+            } catch {
+                return self.eventLoop.makeFailedFuture(error)
+            }
+            // Registered before performing: a send that fails at once reports its result right away.
+            let promise = self.eventLoop.makePromise(of: Int.self)
+            let sent = actions.lazy.compactMap { action -> UInt32? in
+                guard case .sendRequest(let request) = action else { return nil }
+                return try? request.headers.cseq().sequence
+            }.first
+            guard let sequence = sent else {
+                promise.fail(SIPInviteSessionError.notConfirmed)
+                return promise.futureResult
+            }
+            call.infoWaiters[sequence] = promise
             self.calls[handle] = call
             self.performCall(actions, handle: handle)
+            return promise.futureResult
         }
     }
 
@@ -183,6 +212,9 @@ extension SIPUserAgent {
                 calls[handle]?.timers[timer]?.cancel()
                 calls[handle]?.timers[timer] = nil
             case .event(let event):
+                if case .infoResult(let cseq, let statusCode) = event {
+                    calls[handle]?.infoWaiters.removeValue(forKey: cseq)?.succeed(statusCode)
+                }
                 onEvent(.call(handle, event))
                 if case .terminated = event { scheduleCallRemoval(handle) }
             }
@@ -195,6 +227,7 @@ extension SIPUserAgent {
         eventLoop.scheduleTask(in: .nanoseconds(linger.nanoseconds)) {
             guard let call = self.calls.removeValue(forKey: handle) else { return }
             for timer in call.timers.values { timer.cancel() }
+            for waiter in call.infoWaiters.values { waiter.fail(SIPUserAgentError.noSuchCall) }
             self.callsByDialog[call.routingKey] = nil
         }
     }

@@ -24,6 +24,9 @@ extension SIPUserAgent {
             }
         case .connectionClosed(let remote, let error):
             logger.debug("connection to \(remote) closed: \(error.map { "\($0)" } ?? "orderly")")
+            // Requests still waiting for an answer on it fail now (RFC 3261 §17.1.4), before the
+            // calls hear of the loss and perhaps send new requests over a new connection.
+            perform(table.connectionLost(now: now) { $0.peer == remote })
             onEvent(.connectionLost(remote: remote, error: error))
         }
     }

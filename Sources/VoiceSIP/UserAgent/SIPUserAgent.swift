@@ -95,6 +95,13 @@ public final class SIPUserAgent: @unchecked Sendable {
             // Give the last BYEs a moment on the wire before closing.
             return self.eventLoop.scheduleTask(in: .milliseconds(50)) {}.futureResult.flatMap {
                 self.transport.shutdown()
+            }.always { _ in
+                // Nothing will answer the INFOs still waiting.
+                for handle in Array(self.calls.keys) {
+                    let waiters = self.calls[handle]?.infoWaiters ?? [:]
+                    self.calls[handle]?.infoWaiters = [:]
+                    for waiter in waiters.values { waiter.fail(SIPUserAgentError.noSuchCall) }
+                }
             }
         }
     }

@@ -13,4 +13,7 @@ struct SIPUserAgentCall {
     var requestPeers: Set<SIPTransportEndpoint> = []
     /// The dialog-routing key registered for it (Call-ID and our tag).
     var routingKey: String
+    /// Who waits for the final status of each INFO sent through ``SIPUserAgent/sendInfo(_:contentType:body:headers:)``,
+    /// by the CSeq number its result reports.
+    var infoWaiters: [UInt32: EventLoopPromise<Int>] = [:]
 }

@@ -1,0 +1,36 @@
+import VoiceSIP
+
+// A call message as SIP INFO: the identity headers, and the errors of a send.
+extension CallMessage {
+    /// The header fields the INFO carries: ``voiceEventSidHeader`` and ``messageTypeHeader``.
+    var infoHeaders: SIPHeaders {
+        SIPHeaders([(Self.voiceEventSidHeader, voiceEventSid), (Self.messageTypeHeader, messageType)])
+    }
+
+    /// The message a received INFO carries: its identity from the header fields, a fresh SID and
+    /// the default type when they are absent or empty.
+    init(receivedContent body: [UInt8], contentType: String, headers: SIPHeaders) {
+        let sid = headers.first(Self.voiceEventSidHeader).flatMap { $0.isEmpty ? nil : $0 }
+        let type = headers.first(Self.messageTypeHeader).flatMap { $0.isEmpty ? nil : $0 }
+        self.init(
+            content: String(decoding: body, as: UTF8.self), contentType: contentType,
+            messageType: type ?? Self.defaultMessageType, voiceEventSid: sid ?? Self.makeSid())
+    }
+
+    /// The error for an INFO whose final status is not 2xx.
+    static func sendError(statusCode: Int) -> VoiceError {
+        VoiceError(sipStatus: statusCode) ?? VoiceError(.badRequest, sipStatus: statusCode)
+    }
+
+    /// The error for an INFO that could not be sent or whose call went away before its result:
+    /// 31481 when there is no dialog (any more), 31100 when the session refused the request.
+    static func sendError(_ error: any Error) -> VoiceError {
+        if let error = error as? SIPUserAgentError, error == .noSuchCall {
+            return VoiceError(.callDoesNotExist, failureReason: "the call is over")
+        }
+        if let error = error as? SIPInviteSessionError, error == .notConfirmed {
+            return VoiceError(.callDoesNotExist, failureReason: "\(error)")
+        }
+        return VoiceError(.malformedRequest, failureReason: "\(error)")
+    }
+}

@@ -1,0 +1,186 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+import VoiceMedia
+import VoiceSIP
+
+/// A SIP callee for tests, on loopback over UDP or TCP: it answers the first INVITE at once
+/// (180, then 200 with an SDP answer from a real ``SIPInviteSession``) and lets the test choose
+/// how each later request is answered: by the session, with a fixed status, or not at all. It
+/// can send INFO in the dialog and close the connections peers opened to it.
+///
+/// It runs no transactions: nothing is retransmitted, which loopback does not need. RTP sent to
+/// it lands on a bound socket nobody reads.
+///
+/// Thread-safe: the session lives on the transport's event loop; the answer policy and the
+/// recorded requests sit behind one lock.
+public final class SIPScriptedPeer: @unchecked Sendable {
+    // @unchecked: `session` and `sources` are touched on `transport.eventLoop` only; `shared` is a Mutex.
+
+    /// How the peer answers a request after the INVITE (ACKs always go to the session).
+    public enum Answer: Sendable {
+        /// Let the session answer (200 to INFO, BYE, re-INVITE…).
+        case session
+        /// Answer with this status, without telling the session.
+        case status(Int)
+        /// Do not answer.
+        case silence
+    }
+
+    private struct Shared {
+        var answer: @Sendable (SIPRequest) -> Answer
+        var requests: [SIPRequest] = []
+        var responses: [SIPResponse] = []
+    }
+
+    /// Where the peer listens.
+    public let endpoint: SIPTransportEndpoint
+    private let transport: SIPTransportLayer
+    private let media: UDPSocket
+    private let shared: Mutex<Shared>
+    private let configuration: SIPInviteSession.Configuration
+    private var session: SIPInviteSession?
+    private var sources: Set<SIPTransportEndpoint> = []
+
+    /// Binds the peer.
+    /// - Parameters:
+    ///   - transport: UDP or TCP.
+    ///   - user: The user part of its address.
+    ///   - telephoneEvents: Whether its SDP answer accepts RFC 4733 events (without them, digits come as INFO).
+    ///   - answer: How to answer each request after the INVITE; see ``setAnswer(_:)``.
+    public init(
+        transport: SIPTransportProtocol = .udp, user: String = "peer", telephoneEvents: Bool = false,
+        answer: @escaping @Sendable (SIPRequest) -> Answer = { _ in .session }
+    ) throws {
+        let host = "127.0.0.1"
+        media = try UDPSocket(bindTo: try VoiceMedia.SocketAddress(host: host, port: 0))
+        shared = Mutex(Shared(answer: answer))
+        let box = SIPScriptedPeerBox()
+        self.transport = try SIPTransportLayer(group: MultiThreadedEventLoopGroup.singleton) { event in
+            box.peer?.handle(event)
+        }
+        endpoint = try self.transport.listen(transport, host: host, port: 0).wait()
+        var contact = SIPURI(user: user, host: host, port: endpoint.port)
+        if transport != .udp { contact.parameters.set("transport", transport.uriParameter) }
+        var via = SIPVia(transport: transport.rawValue, host: host, port: endpoint.port)
+        via.parameters.set("rport", nil)
+        configuration = SIPInviteSession.Configuration(
+            localIdentity: SIPNameAddress(uri: SIPURI(user: user, host: host)), contact: contact, via: via,
+            capabilities: SDPLocalCapabilities(
+                address: host, port: UInt16(media.localAddress.port), telephoneEvents: telephoneEvents))
+        box.peer = self
+    }
+
+    /// The URI to call the peer at.
+    public var uri: SIPURI { configuration.contact }
+
+    /// Replaces the answer policy for requests from now on.
+    public func setAnswer(_ answer: @escaping @Sendable (SIPRequest) -> Answer) {
+        shared.withLock { $0.answer = answer }
+    }
+
+    /// Every request received so far, ACKs included, in order.
+    public var requests: [SIPRequest] { shared.withLock { $0.requests } }
+
+    /// Every response received so far (to the INFO the peer sent), in order.
+    public var responses: [SIPResponse] { shared.withLock { $0.responses } }
+
+    /// Sends INFO in the dialog (after the call was set up) to the caller's Contact.
+    /// - Throws: ``SIPInviteSessionError`` when the session refuses it.
+    public func sendInfo(contentType: String, body: [UInt8], headers: SIPHeaders = SIPHeaders()) throws {
+        try transport.eventLoop.submit {
+            guard var session = self.session else { throw SIPInviteSessionError.notConfirmed }
+            let actions = try session.sendInfo(contentType: contentType, body: body, headers: headers, now: .zero)
+            self.session = session
+            self.perform(actions, source: nil)
+        }.wait()
+    }
+
+    /// Closes every TCP connection a peer opened to us (as a crashed or restarted proxy would).
+    public func closeConnections() {
+        let closes = try? transport.eventLoop.submit {
+            self.sources.filter { $0.transport != .udp }.map { self.transport.closeConnection(to: $0) }
+        }.wait()
+        for close in closes ?? [] { try? close.wait() }
+    }
+
+    /// Closes the sockets.
+    public func shutdown() {
+        try? transport.shutdown().wait()
+        media.close()
+    }
+
+    // MARK: - On the event loop
+
+    private func handle(_ event: SIPTransportEvent) {
+        guard case .received(let message, let source) = event else { return }
+        switch message {
+        case .request(let request):
+            receive(request, from: source)
+        case .response(let response):
+            shared.withLock { $0.responses.append(response) }
+            guard var session else { return }
+            let actions = session.receiveResponse(response, now: .zero)
+            self.session = session
+            perform(actions, source: nil)
+        }
+    }
+
+    private func receive(_ request: SIPRequest, from source: SIPTransportEndpoint) {
+        sources.insert(source)
+        let answer = shared.withLock { shared -> Answer in
+            shared.requests.append(request)
+            return request.method == .ack || request.method == .invite && session == nil ? .session : shared.answer(request)
+        }
+        guard var session else {
+            guard request.method == .invite else {
+                send(.response(SIPResponse(replyingTo: request, statusCode: 481, toTag: "none")), to: source)
+                return
+            }
+            var rng = SystemRandomNumberGenerator()
+            var created = SIPInviteSession(incoming: request, configuration: configuration, using: &rng)
+            let actions = created.ring(now: .zero) + created.accept(now: .zero)
+            self.session = created
+            perform(actions, source: source)
+            return
+        }
+        switch answer {
+        case .session:
+            let actions = session.receiveRequest(request, now: .zero)
+            self.session = session
+            perform(actions, source: source)
+        case .status(let code):
+            send(.response(SIPResponse(replyingTo: request, statusCode: code, toTag: session.localTag)), to: source)
+        case .silence:
+            break
+        }
+    }
+
+    /// Sends what the session asks: responses back to `source`, requests to the dialog's target.
+    private func perform(_ actions: [SIPInviteSessionAction], source: SIPTransportEndpoint?) {
+        for action in actions {
+            switch action {
+            case .sendResponse(let response):
+                if let source { send(.response(response), to: source) }
+            case .sendRequest(let request), .sendACK(let request):
+                let target = (try? request.headers.route().first?.uri) ?? request.uri
+                let kind = SIPTransportProtocol(rawValue: target.parameters.value("transport")?.uppercased() ?? "UDP") ?? .udp
+                guard let port = target.port, let destination = try? SIPTransportEndpoint(transport: kind, ip: target.host, port: port)
+                else { continue }
+                send(.request(request), to: destination)
+            case .startTimer, .cancelTimer, .event:
+                break
+            }
+        }
+    }
+
+    private func send(_ message: SIPMessage, to destination: SIPTransportEndpoint) {
+        _ = transport.send(message.serialized(), to: destination)
+    }
+}
+
+/// Lets the transport's event closure reach the peer once it exists.
+final class SIPScriptedPeerBox: @unchecked Sendable {
+    // @unchecked: set once during init, before any request can arrive.
+    weak var peer: SIPScriptedPeer?
+}
