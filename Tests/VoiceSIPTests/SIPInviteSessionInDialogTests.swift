@@ -252,8 +252,8 @@ final class SIPInviteSessionInDialogTests: XCTestCase {
         XCTAssertEqual(F.responses(actions).map(\.statusCode), [200])
         XCTAssertEqual(F.events(actions), [.dtmfReceived(digit: "5", duration: 160)])
         XCTAssertEqual(
-            F.events(bob.requestFailed(method: .info, cseq: 1, failure: .transactionTimeout, now: .seconds(32))),
-            [.infoResult(cseq: 1, statusCode: 408)])
+            F.events(bob.requestFailed(method: .info, cseq: 1, failure: .transportError, now: .seconds(32))),
+            [.infoResult(cseq: 1, statusCode: 503)])
 
         var broken = info
         broken.headers.set("CSeq", "5 INFO")

@@ -73,10 +73,29 @@ final class SIPInviteSessionInfoTests: XCTestCase {
         XCTAssertEqual(
             F.events(alice.requestFailed(method: .info, cseq: lostCSeq, failure: .transportError, now: .seconds(1))),
             [.infoResult(cseq: lostCSeq, statusCode: 503)])
-        XCTAssertEqual(
-            F.events(alice.requestFailed(method: .info, cseq: timedOutCSeq, failure: .transactionTimeout, now: .seconds(32))),
-            [.infoResult(cseq: timedOutCSeq, statusCode: 408)])
-        XCTAssertEqual(alice.state, .confirmed, "a failed INFO leaves the call up")
+        XCTAssertEqual(alice.state, .confirmed, "an INFO lost with its connection leaves the call up")
+        // §12.2.1.2: no answer at all to a request inside the dialog ends the dialog.
+        let actions = alice.requestFailed(method: .info, cseq: timedOutCSeq, failure: .transactionTimeout, now: .seconds(32))
+        XCTAssertEqual(F.events(actions), [.infoResult(cseq: timedOutCSeq, statusCode: 408), .terminated(.failed(.transactionTimeout))])
+        XCTAssertEqual(F.requests(actions).map(\.method), [.bye])
+    }
+
+    func testInfoAnswered481Or408EndsTheDialog() throws {
+        for status in [481, 408] {
+            var (alice, _) = try F.establishedCall()
+            let info = try F.single(F.requests(alice.sendInfo(contentType: "application/json", body: json, now: .zero)))
+            let sequence = try info.headers.cseq().sequence
+            let actions = alice.receiveResponse(F.reply(info, status, toTag: nil), now: .seconds(1))
+            XCTAssertEqual(
+                F.events(actions),
+                [.infoResult(cseq: sequence, statusCode: status), .terminated(.failed(.finalResponse(statusCode: status)))], "\(status)")
+            XCTAssertEqual(F.requests(actions).map(\.method), [.bye], "\(status)")
+        }
+        // Any other failure leaves the call up.
+        var (alice, _) = try F.establishedCall()
+        let info = try F.single(F.requests(alice.sendInfo(contentType: "application/json", body: json, now: .zero)))
+        _ = alice.receiveResponse(F.reply(info, 415, toTag: nil), now: .seconds(1))
+        XCTAssertEqual(alice.state, .confirmed)
     }
 
     func testCalleeSendsInfoInTheEarlyDialogAndTheCallerAcceptsIt() throws {

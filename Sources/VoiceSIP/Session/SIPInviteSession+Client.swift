@@ -43,7 +43,12 @@ extension SIPInviteSession {
         case .info(let firstSequence, _):
             guard response.statusCode >= 200 else { return [] }
             if let retry = authenticate(response, request: pending.request, purpose: pending.purpose) { return retry }
-            return [.event(.infoResult(cseq: firstSequence, statusCode: response.statusCode))]
+            let result = SIPInviteSessionAction.event(.infoResult(cseq: firstSequence, statusCode: response.statusCode))
+            if (response.statusCode == 408 || response.statusCode == 481) && state == .confirmed {
+                // §12.2.1.2: a 408 or 481 to a request inside the dialog means the dialog is gone.
+                return [result] + byeAndTerminate(.failed(.finalResponse(statusCode: response.statusCode)))
+            }
+            return [result]
         case .cancel, .forkBye:
             return []
         }
@@ -90,7 +95,10 @@ extension SIPInviteSession {
             return terminate(.localHangUp)
         case .info(let firstSequence, _):
             // Timer F is a 408 (§8.1.3.1); a transport failure counts as a 503.
-            return [.event(.infoResult(cseq: firstSequence, statusCode: failure == .transactionTimeout ? 408 : 503))]
+            guard failure == .transactionTimeout else { return [.event(.infoResult(cseq: firstSequence, statusCode: 503))] }
+            let result = SIPInviteSessionAction.event(.infoResult(cseq: firstSequence, statusCode: 408))
+            // §12.2.1.2: no answer to a request inside the dialog ends it.
+            return state == .confirmed ? [result] + byeAndTerminate(.failed(failure)) : [result]
         case .cancel, .forkBye:
             return []
         }
