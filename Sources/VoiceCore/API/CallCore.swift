@@ -193,8 +193,14 @@ final class CallCore: @unchecked Sendable {
             signalingState(.stable)
             applyMedia(negotiated)
             if machine.reconnectCauses.contains(.signaling) { run(machine.signalingConnectionRestored(now: now)) }
-        case .holdFailed, .resumeFailed:
-            if machine.reconnectCauses.contains(.signaling) { run(machine.signalingReconnectFailed(now: now)) }
+        case .holdFailed(let statusCode), .resumeFailed(let statusCode):
+            if machine.reconnectCauses.contains(.signaling) {
+                run(machine.signalingReconnectFailed(now: now))
+            } else if statusCode != 503 {
+                // The peer refused the change (a 503 is a lost connection: the session keeps the
+                // wish and the reconnection's re-INVITE asks again): back to what is in force.
+                if case .holdFailed = event { holdRefused(statusCode) } else { resumeRefused(statusCode) }
+            }
         case .infoReceived(let contentType, let body, let headers):
             receiveMessage(contentType: contentType, body: body, headers: headers)
         case .infoResult, .dtmfReceived:
@@ -344,11 +350,26 @@ final class CallCore: @unchecked Sendable {
         publish(CallInsights.connection(muted ? .muted : .unmuted, callSid: sid))
     }
 
-    func setOnHold(_ onHold: Bool) {
-        guard machine.isConnected, let handle, held != onHold else { return }
+    private func holdRefused(_ statusCode: Int?) {
+        client.logger.warning("hold of \(sid) refused (\(statusCode.map(String.init) ?? "not possible now")): the call stays off hold")
+        applyHold(false)
+    }
+
+    private func resumeRefused(_ statusCode: Int?) {
+        client.logger.warning("resume of \(sid) refused (\(statusCode.map(String.init) ?? "not possible now")): the call stays on hold")
+        applyHold(true)
+    }
+
+    /// The local side of hold: the public flag and the media (silence out, no playback).
+    private func applyHold(_ onHold: Bool) {
         held = onHold
         call.update { $0.isOnHold = onHold }
         media?.isOnHold = onHold
+    }
+
+    func setOnHold(_ onHold: Bool) {
+        guard machine.isConnected, let handle, held != onHold else { return }
+        applyHold(onHold)
         if onHold { client.agent.hold(handle) } else { client.agent.resume(handle) }
         signalingState(.haveLocalOffer)
         publish(CallInsights.connection(onHold ? .hold : .unhold, callSid: sid))
