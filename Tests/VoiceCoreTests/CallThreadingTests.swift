@@ -102,7 +102,7 @@ final class CallThreadingTests: XCTestCase {
         let callers = NIOLockedValueBox<[Int: Call]>([:])
         // Placed from ten threads at once.
         DispatchQueue.concurrentPerform(iterations: 10) { i in
-            // One audio device runs one call: each call brings its own.
+            // Each call brings its own device (calls sharing one: CallSharedAudioDeviceTests).
             let call = alice.client.connect(
                 options: ConnectOptions(accessToken: CallTestTokens.token("alice")) { builder in
                     builder.params = ["To": bob.address]

@@ -270,7 +270,8 @@ final class CallCore: @unchecked Sendable {
         publish(CallInsights.codec(negotiated.codec.name, callSid: sid))
         let media = SIPCallMedia(
             localHost: client.configuration.listenHost, localPort: info.mediaPort,
-            audioDevice: audioDevice ?? client.audioDevice, engine: client.configuration.mediaEngine, enableDSCP: enableDSCP)
+            audioDevice: client.sharedAudioDevice(audioDevice ?? client.audioDevice), engine: client.configuration.mediaEngine,
+            enableDSCP: enableDSCP)
         self.media = media
         do {
             try media.apply(negotiated)

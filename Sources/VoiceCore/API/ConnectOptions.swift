@@ -24,7 +24,7 @@ public final class ConnectOptions {
     public let enableDscp: Bool
     /// Receives call messages sent and received on this call.
     public let callMessageDelegate: CallMessageDelegate?
-    /// The audio device for this call; nil uses the client's.
+    /// The audio device for this call; nil uses the client's. Shared with other calls on the same device object.
     public let audioDevice: (any AudioDevice)?
     /// Extra SIP headers for a SIP-address destination: names must start with `X-`/`x-`, at
     /// most 1024 bytes together with the custom parameters.
@@ -82,7 +82,7 @@ public final class AcceptOptions {
     public let enableDscp: Bool
     /// Receives call messages on the call.
     public let callMessageDelegate: CallMessageDelegate?
-    /// The audio device for this call; nil uses the client's.
+    /// The audio device for this call; nil uses the client's. Shared with other calls on the same device object.
     public let audioDevice: (any AudioDevice)?
 
     /// Creates options for `callInvite`; `block` fills a builder.

@@ -44,6 +44,11 @@ public final class VoiceClient: @unchecked Sendable {
 
     /// The audio device new calls use unless their options name one. Default: none (the call
     /// runs without local audio; set an ``ALSAAudioDevice``, a ``FileAudioDevice`` or a ``BufferAudioDevice``).
+    ///
+    /// Calls share devices, as in Twilio's SDK: all calls running on one device object (this
+    /// one, or one passed in several calls' options, by any client of the process) hear its
+    /// microphone, and it plays the mix of their audio. A held call drops out of the mix; the
+    /// device starts with the first call and stops when the last one ends (see ``SharedAudioDevice``).
     public var audioDevice: (any AudioDevice)? {
         get { audioDeviceBox.withLock { $0 } }
         set { audioDeviceBox.withLock { $0 = newValue } }

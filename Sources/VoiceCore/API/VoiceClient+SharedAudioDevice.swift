@@ -1,0 +1,11 @@
+import VoiceMedia
+
+extension VoiceClient {
+    /// The device a call runs on: its own port on the process-wide hub of `device` (the call's
+    /// options' device, else the client's), so any number of calls, of this client or others,
+    /// can use one device at once. Nil when there is no device. Releasing the call's media
+    /// releases the port, and with the last port the hub.
+    func sharedAudioDevice(_ device: (any AudioDevice)?) -> (any AudioDevice)? {
+        device.map { SharedAudioDeviceRegistry.shared.port(for: $0) }
+    }
+}

@@ -1,0 +1,61 @@
+/// One audio device shared by many streams: every stream hears what the device captures, and the
+/// device plays the mix of what every stream renders. Twilio shares one device across all the
+/// calls of a process the same way.
+///
+/// The hub wraps an underlying ``AudioDevice``, which supports one context per direction, and
+/// vends ports (``makePort()``): devices of their own, one per stream, in the underlying device's
+/// formats. A port's `start*` subscribes its context; the underlying device starts that direction
+/// for the first subscriber and stops it when the last one leaves. Captured buffers go to every
+/// capturing port unchanged; render audio is the saturating (Int16) sum of every rendering port's
+/// audio, passed straight through when only one port renders. Device events (xrun, failure) go to
+/// the ports of the direction that reported them. After the device reports a failure, the next
+/// port to start that direction restarts it.
+///
+/// Real-time behaviour: the device thread never waits on a lock a control thread holds for
+/// audio. It try-locks the subscriber list; if a port is starting or stopping at that very
+/// moment it skips the period (drops that captured buffer, plays one period of silence). Mixing
+/// uses a scratch buffer of one device period allocated here, in chunks when a callback asks for
+/// more, so steady-state callbacks allocate nothing.
+///
+/// Threading: thread-safe. Ports may be started and stopped from any thread; a port may also be
+/// stopped from inside its context's callbacks (the stop takes effect at once, the subscription
+/// is cleaned up by a later start or stop). The hub keeps the underlying device alive; ports
+/// keep the hub alive.
+public final class SharedAudioDevice: Sendable {
+    /// The device all ports share.
+    public let device: any AudioDevice
+    let capture: SharedAudioDeviceSide
+    let render: SharedAudioDeviceSide
+
+    /// Wraps `device`. Nothing starts until a port does. Use one hub per device object (see
+    /// ``SharedAudioDeviceRegistry``): two hubs on one device conflict like two streams would.
+    public init(wrapping device: any AudioDevice) {
+        self.device = device
+        self.capture = SharedAudioDeviceSide(direction: .capture, device: device)
+        self.render = SharedAudioDeviceSide(direction: .render, device: device)
+    }
+
+    deinit {
+        // Ports stop their subscriptions when released; this only catches one stopped from inside a callback.
+        capture.shutDown()
+        render.shutDown()
+    }
+
+    /// A new port: an ``AudioDevice`` for one stream, sharing this hub's device.
+    public func makePort() -> SharedAudioDevicePort { SharedAudioDevicePort(hub: self) }
+
+    /// The underlying device's switch: when false it captures silence and plays nothing, for every port.
+    public var isEnabled: Bool {
+        get { device.isEnabled }
+        set { device.isEnabled = newValue }
+    }
+
+    /// Ports currently capturing.
+    public var capturingPortCount: Int { capture.subscriberCount }
+    /// Ports currently rendering.
+    public var renderingPortCount: Int { render.subscriberCount }
+    /// Whether the hub has the underlying device capturing.
+    public var isCapturing: Bool { capture.isDeviceRunning }
+    /// Whether the hub has the underlying device rendering.
+    public var isRendering: Bool { render.isDeviceRunning }
+}

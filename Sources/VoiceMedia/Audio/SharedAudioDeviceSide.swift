@@ -1,0 +1,245 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import Synchronization
+
+/// One direction (capture or render) of a ``SharedAudioDevice``: the context the underlying
+/// device runs with, fanning captured audio out to, or mixing render audio in from, the contexts
+/// of the ports subscribed to it.
+///
+/// Locking: `subscribers` is the only state the device thread touches. The device thread takes
+/// it with `withLockIfAvailable` for audio and, when a control thread is editing the list at that
+/// moment, skips the period (captured audio is dropped for every port, silence is played): it
+/// never waits on a control thread. Control threads hold it only to edit the list (no I/O, no
+/// other lock), and every context callback runs under it, so once an edit that removed a
+/// subscriber returns, that subscriber's context is no longer called. Events (xrun, failure) are
+/// rare and must not be lost, so their delivery waits for the lock; that wait is bounded by one
+/// list edit. `control` serializes subscribe/unsubscribe with starting and stopping the
+/// underlying device; the device thread never takes it.
+///
+/// A context may stop its port from inside one of this side's callbacks: the subscriber is then
+/// marked inactive (never called again) and dropped from the list by the next control-thread
+/// operation on this side (another port's start or stop, or the port's own stop or release on
+/// another thread).
+///
+/// `@unchecked Sendable`: `scratch` is only touched under the `subscribers` lock by the render
+/// callback; everything else is a lock or an atomic.
+final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
+    enum Direction: CustomStringConvertible {
+        case capture, render
+        var description: String { self == .capture ? "capture" : "render" }
+    }
+
+    /// One port's context on this side.
+    final class Subscriber: Sendable {
+        let port: ObjectIdentifier
+        let context: any AudioDeviceContext
+        /// Cleared by a stop from inside a callback; inactive subscribers are skipped.
+        let active = Atomic<Bool>(true)
+        init(port: ObjectIdentifier, context: any AudioDeviceContext) {
+            self.port = port
+            self.context = context
+        }
+        var isActive: Bool { active.load(ordering: .acquiring) }
+    }
+
+    let direction: Direction
+    private let device: any AudioDevice
+    private let subscribers: Mutex<[Subscriber]>
+    /// Whether the underlying device runs this direction.
+    private let control = Mutex<Bool>(false)
+    /// Set when the device reports a failure: the next subscriber restarts it.
+    private let failed = Atomic<Bool>(false)
+    /// The thread inside this side's callbacks right now (0: none), to recognise a stop from a callback.
+    private let dispatchingThread = Atomic<UInt>(0)
+    /// Render mixing buffer: one device period, allocated here so the device thread never allocates.
+    private let scratch: UnsafeMutableBufferPointer<Int16>
+
+    init(direction: Direction, device: any AudioDevice) {
+        self.direction = direction
+        self.device = device
+        var list: [Subscriber] = []
+        list.reserveCapacity(8)  // So adding a port rarely allocates while holding the device thread's lock.
+        self.subscribers = Mutex(list)
+        let period = direction == .render ? (device.renderFormat?.samplesPerBuffer ?? 0) : 0
+        self.scratch = .allocate(capacity: max(1, period))
+        scratch.initialize(repeating: 0)
+    }
+
+    deinit { scratch.deallocate() }
+
+    /// Ports currently subscribed (and not stopped from a callback).
+    var subscriberCount: Int { subscribers.withLock { list in list.count(where: { $0.isActive }) } }
+
+    /// Whether the underlying device is running this direction for the hub.
+    var isDeviceRunning: Bool { control.withLock { $0 } }
+
+    // MARK: - Control side
+
+    /// Subscribes `context` for `port`; starts the underlying device for the first subscriber
+    /// (or restarts it after it reported a failure).
+    ///
+    /// - Throws: ``AudioDeviceError/Kind/alreadyStarted`` if `port` is subscribed, or whatever
+    ///   starting the underlying device throws (the port is then not subscribed).
+    func subscribe(_ port: ObjectIdentifier, context: any AudioDeviceContext) throws(AudioDeviceError) -> Subscriber {
+        guard !isDispatchingOnCurrentThread else {
+            throw AudioDeviceError(kind: .ioFailed, message: "shared \(direction) port started from inside a \(direction) callback")
+        }
+        let subscriber = Subscriber(port: port, context: context)
+        try control.withLock { running throws(AudioDeviceError) in
+            let added = subscribers.withLock { list -> Bool in
+                list.removeAll { !$0.isActive }
+                guard !list.contains(where: { $0.port == port }) else { return false }
+                list.append(subscriber)
+                return true
+            }
+            guard added else { throw AudioDeviceError(kind: .alreadyStarted, message: "shared \(direction) port already started") }
+            guard !running || failed.load(ordering: .acquiring) else { return }
+            if running {
+                stopDevice()  // It failed and stopped by itself; stopping resets it for a fresh start.
+                running = false
+            }
+            failed.store(false, ordering: .releasing)
+            do throws(AudioDeviceError) {
+                try startDevice()
+            } catch {
+                subscribers.withLock { list in list.removeAll { $0 === subscriber } }
+                throw error
+            }
+            running = true
+        }
+        return subscriber
+    }
+
+    /// Unsubscribes `subscriber`; stops the underlying device when no subscriber is left.
+    /// Returns once its context is no longer called. Idempotent.
+    ///
+    /// - Returns: false when called from inside one of this side's callbacks: the subscriber is
+    ///   then only marked inactive (never called again) and stays listed until a later call from
+    ///   another thread, or another port's start or stop, removes it.
+    @discardableResult
+    func unsubscribe(_ subscriber: Subscriber) -> Bool {
+        subscriber.active.store(false, ordering: .releasing)
+        // Inside a callback this thread holds `subscribers`; waiting for it would never end.
+        guard !isDispatchingOnCurrentThread else { return false }
+        control.withLock { running in
+            let empty = subscribers.withLock { list -> Bool in
+                list.removeAll { !$0.isActive }
+                return list.isEmpty
+            }
+            guard empty, running else { return }
+            stopDevice()
+            running = false
+        }
+        return true
+    }
+
+    /// Stops the underlying device if it runs for this side, whoever is subscribed (hub teardown).
+    func shutDown() {
+        control.withLock { running in
+            guard running else { return }
+            stopDevice()
+            running = false
+        }
+    }
+
+    private func startDevice() throws(AudioDeviceError) {
+        switch direction {
+        case .capture: try device.startCapturing(context: self)
+        case .render: try device.startRendering(context: self)
+        }
+    }
+
+    private func stopDevice() {
+        switch direction {
+        case .capture: device.stopCapturing()
+        case .render: device.stopRendering()
+        }
+    }
+
+    // MARK: - Device thread
+
+    func deliverCapturedAudio(_ samples: UnsafeBufferPointer<Int16>) {
+        guard direction == .capture else { return }
+        dispatching {
+            _ = subscribers.withLockIfAvailable { list in
+                // Index loops: a for-in over the array allocates an iterator in unoptimized builds.
+                for i in list.indices where list[i].isActive {
+                    list[i].context.deliverCapturedAudio(samples)
+                }
+            }
+        }
+    }
+
+    func readRenderAudio(into samples: UnsafeMutableBufferPointer<Int16>) {
+        guard direction == .render else {
+            samples.update(repeating: 0)
+            return
+        }
+        let played = dispatching {
+            subscribers.withLockIfAvailable { list -> Bool in
+                mix(list, into: samples)
+                return true
+            }
+        }
+        if played == nil { samples.update(repeating: 0) }
+    }
+
+    func audioDevice(didReport event: AudioDeviceEvent) {
+        if case .failed = event { failed.store(true, ordering: .releasing) }
+        dispatching {
+            subscribers.withLock { list in
+                for i in list.indices where list[i].isActive {
+                    list[i].context.audioDevice(didReport: event)
+                }
+            }
+        }
+    }
+
+    /// Fills `out` with the saturating sum of every active subscriber's render audio. One
+    /// subscriber reads straight into `out`; with more, the buffer is processed in chunks of
+    /// `scratch` so a callback asking for more than one period still never allocates.
+    private func mix(_ list: [Subscriber], into out: UnsafeMutableBufferPointer<Int16>) {
+        var active = 0
+        var only: Subscriber?
+        for i in list.indices where list[i].isActive {
+            active += 1
+            only = list[i]
+        }
+        guard active > 1 else {
+            if let only { only.context.readRenderAudio(into: out) } else { out.update(repeating: 0) }
+            return
+        }
+        var offset = 0
+        while offset < out.count {
+            let n = min(scratch.count, out.count - offset)
+            let chunk = UnsafeMutableBufferPointer(rebasing: out[offset..<(offset + n)])
+            let addend = UnsafeMutableBufferPointer(rebasing: scratch[0..<n])
+            var first = true
+            for i in list.indices where list[i].isActive {
+                if first {
+                    list[i].context.readRenderAudio(into: chunk)
+                    first = false
+                    continue
+                }
+                list[i].context.readRenderAudio(into: addend)
+                for k in 0..<n { chunk[k] = Int16(clamping: Int32(chunk[k]) + Int32(addend[k])) }
+            }
+            if first { chunk.update(repeating: 0) }  // Every subscriber was stopped meanwhile.
+            offset += n
+        }
+    }
+
+    // MARK: - Callbacks from inside callbacks
+
+    private var isDispatchingOnCurrentThread: Bool {
+        dispatchingThread.load(ordering: .acquiring) == UInt(pthread_self())
+    }
+
+    /// Runs `body` marked as this side's dispatch on the current thread.
+    private func dispatching<R>(_ body: () -> R) -> R {
+        let previous = dispatchingThread.exchange(UInt(pthread_self()), ordering: .acquiringAndReleasing)
+        defer { dispatchingThread.store(previous, ordering: .releasing) }
+        return body()
+    }
+}
