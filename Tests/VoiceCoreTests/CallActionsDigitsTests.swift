@@ -23,7 +23,18 @@ final class CallActionsDigitsTests: XCTestCase {
         let established: NIOLockedValueBox<SDPNegotiatedMedia?>
         private let media: NIOLockedValueBox<SIPCallMedia?>
 
-        init(telephoneEvents: Bool) throws {
+        /// Calls waiting for ``answer()`` when the peer does not answer at once.
+        private let waiting = NIOLockedValueBox<[SIPCallHandle]>([])
+
+        /// True once the peer's media for the call runs (digits sent before would be lost).
+        var mediaRunning: Bool { media.withLockedValue { $0 != nil } }
+
+        /// Answers the calls that are ringing.
+        func answer() {
+            for handle in waiting.withLockedValue({ list in defer { list = [] }; return list }) { agent.accept(handle) }
+        }
+
+        init(telephoneEvents: Bool, answerAtOnce: Bool = true) throws {
             var logger = Logger(label: "test.sip.peer")
             logger.logLevel = .warning
             let configuration = SIPUserAgentConfiguration(
@@ -33,11 +44,15 @@ final class CallActionsDigitsTests: XCTestCase {
             let rfc4733Digits = NIOLockedValueBox(""), infoDigits = NIOLockedValueBox("")
             let established = NIOLockedValueBox<SDPNegotiatedMedia?>(nil), media = NIOLockedValueBox<SIPCallMedia?>(nil)
             (self.rfc4733Digits, self.infoDigits, self.established, self.media) = (rfc4733Digits, infoDigits, established, media)
+            let waiting = self.waiting
             let created = try SIPUserAgent(configuration: configuration, logger: logger) { event in
                 guard let agent = box.withLockedValue({ $0 }) else { return }
                 switch event {
-                case .incomingCall(let handle, _, _):
+                case .incomingCall(let handle, _, _) where answerAtOnce:
                     agent.accept(handle)
+                case .incomingCall(let handle, _, _):
+                    agent.ring(handle)
+                    waiting.withLockedValue { $0.append(handle) }
                 case .call(let handle, .established(let negotiated)):
                     established.withLockedValue { $0 = negotiated }
                     guard let port = agent.callInfo(handle)?.mediaPort else { return }
@@ -75,6 +90,7 @@ final class CallActionsDigitsTests: XCTestCase {
         let delegate = RecordingCallDelegate()
         let call = alice.connect(to: peer.address, delegate: delegate)
         XCTAssertTrue(PollingWait.until(timeout: 10) { delegate.callbacks.contains(.connected) }, "\(delegate.callbacks)")
+        XCTAssertTrue(PollingWait.until(timeout: 10) { peer.mediaRunning }, "the peer's media runs")
         return (alice, call, delegate)
     }
 
@@ -112,14 +128,19 @@ final class CallActionsDigitsTests: XCTestCase {
     }
 
     func testDigitsBeforeConnectedHaveNoEffect() throws {
-        let peer = try DigitRecordingPeer(telephoneEvents: true)
+        let peer = try DigitRecordingPeer(telephoneEvents: true, answerAtOnce: false)
         defer { peer.stop() }
         let alice = try TestVoiceClient("alice")
         defer { alice.client.shutdown() }
         let delegate = RecordingCallDelegate()
         let call = alice.connect(to: peer.address, delegate: delegate)
-        call.sendDigits("123")  // still connecting
+        call.sendDigits("123")  // connecting
+        XCTAssertEqual(delegate.wait(for: 1), [.ringing])
+        call.sendDigits("456")  // ringing
+        try alice.client.agent.eventLoop.submit {}.wait()  // both were taken (and ignored) before the answer
+        peer.answer()
         XCTAssertTrue(PollingWait.until(timeout: 10) { delegate.callbacks.contains(.connected) }, "\(delegate.callbacks)")
+        XCTAssertTrue(PollingWait.until(timeout: 10) { peer.mediaRunning }, "the peer's media runs")
         call.sendDigits("9")
         // Digits arrive in order, so had "123" been sent, "1" would come first.
         XCTAssertTrue(PollingWait.until(timeout: 10) { peer.rfc4733Digits.withLockedValue { $0 }.contains("9") })
