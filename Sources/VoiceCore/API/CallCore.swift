@@ -416,27 +416,9 @@ final class CallCore: @unchecked Sendable {
             messageFailed(message, VoiceError(.callDoesNotExist, failureReason: "the call is not connected"))
             return
         }
-        do {
-            try message.validateForSending()
-        } catch {
-            messageFailed(message, error)
-            return
-        }
-        guard messageLimiter.admit(at: now) else {
-            messageFailed(message, CallMessageRateLimiter.rateExceededError)
-            return
-        }
-        client.agent.sendInfo(
-            handle, contentType: message.contentType, body: Array(message.content.utf8), headers: message.infoHeaders
-        ).whenComplete { result in
-            switch result {
-            case .success(let statusCode) where (200..<300).contains(statusCode):
-                self.messageSent(message)
-            case .success(let statusCode):
-                self.messageFailed(message, CallMessage.sendError(statusCode: statusCode))
-            case .failure(let error):
-                self.messageFailed(message, CallMessage.sendError(error))
-            }
+        let now = self.now
+        message.send(over: client.agent, on: handle, admit: { messageLimiter.admit(at: now) }) { error in
+            if let error { self.messageFailed(message, error) } else { self.messageSent(message) }
         }
     }
 

@@ -129,27 +129,12 @@ public final class CallInvite: Sendable, CustomStringConvertible {
             messageFailed(message, VoiceError(.callDoesNotExist, failureReason: "the invite was answered or cancelled"))
             return
         }
-        do {
-            try message.validateForSending()
-        } catch {
-            messageFailed(message, error)
-            return
-        }
         let now = client.now
-        guard messaging.withLock({ $0.limiter.admit(at: now) }) else {
-            messageFailed(message, CallMessageRateLimiter.rateExceededError)
-            return
-        }
-        client.agent.sendInfo(
-            handle, contentType: message.contentType, body: Array(message.content.utf8), headers: message.infoHeaders
-        ).whenComplete { result in
-            switch result {
-            case .success(let statusCode) where (200..<300).contains(statusCode):
+        message.send(over: client.agent, on: handle, admit: { messaging.withLock { $0.limiter.admit(at: now) } }) { error in
+            if let error {
+                self.messageFailed(message, error)
+            } else {
                 self.notifyMessageDelegate { $0.callInvite(self, didSendMessage: message.voiceEventSid) }
-            case .success(let statusCode):
-                self.messageFailed(message, CallMessage.sendError(statusCode: statusCode))
-            case .failure(let error):
-                self.messageFailed(message, CallMessage.sendError(error))
             }
         }
     }

@@ -1,3 +1,4 @@
+import NIOCore
 import VoiceSIP
 
 // A call message as SIP INFO: the identity headers, and the errors of a send.
@@ -15,6 +16,32 @@ extension CallMessage {
         self.init(
             content: String(decoding: body, as: UTF8.self), contentType: contentType,
             messageType: type ?? Self.defaultMessageType, voiceEventSid: sid ?? Self.makeSid())
+    }
+
+    /// Sends the message as INFO on `handle` if it is valid and `admit` lets it through the rate
+    /// limit; `outcome` gets nil once the peer accepted it (2xx), otherwise the error. On the
+    /// agent's event loop.
+    func send(
+        over agent: SIPUserAgent, on handle: SIPCallHandle, admit: () -> Bool,
+        outcome: @escaping @Sendable (VoiceError?) -> Void
+    ) {
+        do {
+            try validateForSending()
+        } catch {
+            outcome(error)
+            return
+        }
+        guard admit() else {
+            outcome(CallMessageRateLimiter.rateExceededError)
+            return
+        }
+        agent.sendInfo(handle, contentType: contentType, body: Array(content.utf8), headers: infoHeaders).whenComplete { result in
+            switch result {
+            case .success(let statusCode) where (200..<300).contains(statusCode): outcome(nil)
+            case .success(let statusCode): outcome(Self.sendError(statusCode: statusCode))
+            case .failure(let error): outcome(Self.sendError(error))
+            }
+        }
     }
 
     /// The error for an INFO whose final status is not 2xx.
