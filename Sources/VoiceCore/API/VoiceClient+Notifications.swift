@@ -13,10 +13,6 @@ struct PendingNotification {
 }
 
 extension VoiceClient {
-    /// How long a call notification waits for its INVITE (the INVITE transaction's own
-    /// lifetime, 64·T1).
-    static let notificationLifetime = TimeAmount.seconds(32)
-
     /// Hands the SDK a push payload (`twi_message_type`, `twi_call_sid`, `twi_from`, `twi_to`,
     /// `twi_params`), as an app does with a notification from its own push channel.
     ///
@@ -65,7 +61,7 @@ extension VoiceClient {
             }
             pendingNotifications[sid]?.expiry?.cancel()
             var pending = PendingNotification(notification: parsed, delegate: delegate, queue: queue, messages: messages)
-            pending.expiry = agent.eventLoop.scheduleTask(in: Self.notificationLifetime) {
+            pending.expiry = agent.eventLoop.scheduleTask(in: notificationLifetime) {
                 guard self.pendingNotifications.removeValue(forKey: sid) != nil else { return }
                 self.logger.info("call notification \(sid): no INVITE arrived")
             }

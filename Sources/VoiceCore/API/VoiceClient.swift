@@ -38,6 +38,9 @@ public final class VoiceClient: @unchecked Sendable {
     var notification: (delegate: DelegateBox<NotificationDelegate>, queue: DispatchQueue, messages: DelegateBox<CallMessageDelegate>?)?
     /// Call notifications handed in before their INVITE arrived, by call SID.
     var pendingNotifications: [String: PendingNotification] = [:]
+    /// How long a call notification waits for its INVITE: the INVITE transaction's own lifetime
+    /// (64·T1). Tests shorten it.
+    var notificationLifetime = TimeAmount.seconds(32)
     var registrationCompletions: [@Sendable (VoiceError?) -> Void] = []
     var unregistrationCompletions: [@Sendable (VoiceError?) -> Void] = []
     var accessToken: AccessToken?
