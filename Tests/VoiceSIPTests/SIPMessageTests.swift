@@ -67,6 +67,20 @@ final class SIPMessageTests: XCTestCase {
         XCTAssertEqual(framer.bufferedByteCount, 0)
     }
 
+    func testStreamFramerHandsOutAFramedMessageThatDoesNotValidateAndGoesOn() throws {
+        let bad = wire(
+            "OPTIONS sip:a@b SIP/2.0\nVia: SIP/2.0/TCP h;branch=z9hG4bKx\nFrom: <sip:a@b>;tag=1\nTo: <sip:a@b>\nCall-ID: x\nCSeq: one OPTIONS\nContent-Length: 0\n\n")
+        let good = try makeInvite().serialized()
+        var framer = SIPStreamFramer()
+        framer.append(bad + good)
+        guard case .malformed(let error, let bytes)? = try framer.next() else { return XCTFail("no malformed frame") }
+        XCTAssertEqual(bytes, bad, "exactly the bad message, for its 400")
+        XCTAssertNotEqual(error.kind, .truncated)
+        guard case .message(let message)? = try framer.next() else { return XCTFail("the stream did not go on") }
+        XCTAssertEqual(message.request?.method, .invite)
+        XCTAssertEqual(framer.bufferedByteCount, 0)
+    }
+
     func testStreamFramerRequiresContentLengthAndLimitsSize() {
         var framer = SIPStreamFramer()
         framer.append(

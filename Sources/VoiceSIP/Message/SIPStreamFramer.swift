@@ -3,7 +3,8 @@
 /// Feed received bytes with ``append(_:)`` and pull messages with ``next()`` until it returns nil.
 /// CRLFs between messages are skipped; a double CRLF is reported as a keep-alive ping
 /// (RFC 5626 §3.5.1) so the transport can answer with a single CRLF. A message without
-/// Content-Length is an error on a stream. Not thread-safe: owned by one connection.
+/// Content-Length is an error on a stream; a framed message that does not validate is handed
+/// out as ``Frame/malformed(_:bytes:)`` and the stream goes on. Not thread-safe: owned by one connection.
 public struct SIPStreamFramer {
     /// What the stream produced.
     public enum Frame: Sendable, Equatable {
@@ -11,6 +12,10 @@ public struct SIPStreamFramer {
         case message(SIPMessage)
         /// A CRLFCRLF keep-alive ping.
         case keepAlivePing
+        /// A message whose framing (start line, header section, Content-Length) is intact but
+        /// that does not validate (a bad CSeq, a missing mandatory header…): its bytes, for a
+        /// 400. The stream stays in step and goes on with the next message.
+        case malformed(SIPParseError, bytes: [UInt8])
     }
 
     /// The parser and its limits.
@@ -71,8 +76,13 @@ public struct SIPStreamFramer {
         }
         guard reader.remaining >= length else { return nil }
         let body = Array(reader.bytes[reader.position..<(reader.position + length)])
-        start += reader.position + length
-        return .message(try head.message(body: body))
+        let end = reader.position + length
+        start += end
+        do {
+            return .message(try head.message(body: body))
+        } catch {
+            return .malformed(error, bytes: Array(reader.bytes[0..<end]))
+        }
     }
 }
 

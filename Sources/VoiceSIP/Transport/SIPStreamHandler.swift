@@ -48,6 +48,9 @@ final class SIPStreamHandler: ChannelDuplexHandler {
                 switch frame {
                 case .message(let message):
                     events.deliver(.received(message, source: remote))
+                case .malformed(let error, let bytes):
+                    // Framing held: answer it (400) like a malformed datagram and read on.
+                    events.deliver(.malformed(error, bytes: bytes, source: remote))
                 case .keepAlivePing:
                     var pong = context.channel.allocator.buffer(capacity: 2)
                     pong.writeStaticString("\r\n")
