@@ -212,6 +212,12 @@ public final class SIPTransportLayer: @unchecked Sendable {
         eventLoop.submit { self.connections[remote] != nil }
     }
 
+    /// Whether a TCP/TLS connection to `remote` is open; on ``eventLoop`` only.
+    func isConnected(to remote: SIPTransportEndpoint) -> Bool {
+        eventLoop.preconditionInEventLoop()
+        return connections[remote] != nil
+    }
+
     /// Closes the connection to `remote`, if open.
     public func closeConnection(to remote: SIPTransportEndpoint) -> EventLoopFuture<Void> {
         eventLoop.flatSubmit {

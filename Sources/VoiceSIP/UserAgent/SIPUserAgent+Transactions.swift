@@ -111,11 +111,17 @@ extension SIPUserAgent {
     }
 
     /// Where a response goes (RFC 3261 §18.2.2, RFC 3581): on a stream, back on the connection
-    /// the request came on; over UDP, to the address its top Via names (the stamped received and
-    /// rport, so normally the request's source).
+    /// the request came on while it is open, and once it has closed over a new connection to the
+    /// received address and the sent-by port (the peer's listening port, not the closed
+    /// connection's ephemeral one); over UDP, to the address its top Via names (the stamped
+    /// received and rport, so normally the request's source).
     func responseDestination(_ response: SIPResponse, peer: SIPTransportEndpoint) -> SIPTransportEndpoint {
-        guard peer.transport == .udp, let destination = try? SIPViaStamping.responseDestination(for: response) else { return peer }
-        return (try? SIPTransportEndpoint(transport: .udp, ip: destination.host, port: destination.port)) ?? peer
+        guard let destination = try? SIPViaStamping.responseDestination(for: response) else { return peer }
+        if peer.transport == .udp {
+            return (try? SIPTransportEndpoint(transport: .udp, ip: destination.host, port: destination.port)) ?? peer
+        }
+        guard !transport.isConnected(to: peer) else { return peer }
+        return (try? SIPTransportEndpoint(transport: peer.transport, ip: destination.host, port: destination.port)) ?? peer
     }
 
     // MARK: - Transaction outputs and timers
