@@ -74,6 +74,8 @@ final class ReadmeTourTests: XCTestCase {
         XCTAssertTrue(PollingWait.until(timeout: 10) { aliceApp.log.withLockedValue { $0 }.contains("connected") })
         XCTAssertEqual(bobApp.log.withLockedValue { $0.first }, "invite from alice [\"customer\": \"42\"]")
 
+        let sid = call.sendMessage(CallMessage(content: #"{"order":42}"#))
+        XCTAssertTrue(sid.hasPrefix("KX"), sid)
         call.isMuted = true
         call.isOnHold = true
         XCTAssertTrue(PollingWait.until(timeout: 5) { call.isMuted && call.isOnHold })
