@@ -57,6 +57,9 @@ final class CallReconnectMediaTests: XCTestCase {
         XCTAssertEqual(f.alice.reconnectInsights, ["reconnecting 53405"])
         XCTAssertTrue(
             f.alice.insights.events(in: .connection).contains { $0.name == "error" && $0.payload["code"] == .int(53405) })
+        // Media that did not come back failed, then closed.
+        XCTAssertEqual(f.alice.insights.events(in: .pcConnectionState).map(\.name).suffix(2), ["failed", "closed"])
+        XCTAssertEqual(f.alice.insights.events(in: .iceConnectionState).map(\.name).suffix(2), ["failed", "closed"])
     }
 
     func testHoldOnEitherSideIsNotAMediaInterruption() throws {

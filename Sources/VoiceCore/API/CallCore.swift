@@ -81,7 +81,10 @@ final class CallCore: @unchecked Sendable {
                 let delay = max(0, (deadline - now).nanoseconds)
                 stateTimers[timer] = eventLoop.scheduleTask(in: .nanoseconds(delay)) {
                     self.stateTimers[timer] = nil
-                    self.run(self.machine.timerFired(timer, now: self.now))
+                    let outputs = self.machine.timerFired(timer, now: self.now)
+                    // Media that did not come back in time failed (pc/ICE `failed`) before it closes.
+                    if timer == .mediaReconnect, self.machine.isDisconnected { self.trackMedia(.failed) }
+                    self.run(outputs)
                 }
             case .cancelTimer(let timer):
                 stateTimers[timer]?.cancel()
@@ -278,7 +281,9 @@ final class CallCore: @unchecked Sendable {
         } catch {
             client.logger.error("media for \(sid) failed to start: \(error)")
             trackMedia(.failed)
-            run(machine.signalingFailed(stateError(.mediaConnectionFailed("\(error)")), now: now))
+            // The 2xx and ACK are through: hang the dialog up too, or the peer would stay
+            // connected to a call that has no media.
+            run(machine.mediaFailed(stateError(.mediaConnectionFailed("\(error)")), now: now))
             return
         }
         media.isMuted = call.isMuted

@@ -1,0 +1,52 @@
+import Foundation
+import NIOConcurrencyHelpers
+import VoiceMedia
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceCore
+
+/// Media that cannot start once the call is answered (a busy sound card, a port that will not
+/// bind) ends the call on both sides: the failing side reports 53405 and hangs up.
+final class CallMediaFailureTests: XCTestCase {
+    /// A sound card that is busy.
+    final class BusyAudioDevice: AudioDevice, @unchecked Sendable {
+        // @unchecked: immutable apart from `isEnabled`, which nothing reads.
+        var captureFormat: AudioFormat? { .voice }
+        var renderFormat: AudioFormat? { .voice }
+        var isEnabled = true
+        func startCapturing(context: any AudioDeviceContext) throws(AudioDeviceError) {
+            throw AudioDeviceError(kind: .ioFailed, message: "device busy")
+        }
+        func stopCapturing() {}
+        func startRendering(context: any AudioDeviceContext) throws(AudioDeviceError) {
+            throw AudioDeviceError(kind: .ioFailed, message: "device busy")
+        }
+        func stopRendering() {}
+    }
+
+    func testACalleeWhoseMediaCannotStartFailsWith53405AndHangsUpTheCaller() throws {
+        let alice = try TestVoiceClient("alice"), bob = try TestVoiceClient("bob")
+        defer {
+            alice.client.shutdown()
+            bob.client.shutdown()
+        }
+        let notifications = bob.listen()
+        let calleeDelegate = RecordingCallDelegate()
+        notifications.onInvite.withLockedValue {
+            $0 = { invite in
+                _ = invite.accept(
+                    options: AcceptOptions(callInvite: invite) { builder in
+                        builder.delegateQueue = calleeDelegate.queue
+                        builder.audioDevice = BusyAudioDevice()
+                    },
+                    delegate: calleeDelegate)
+            }
+        }
+        let delegate = RecordingCallDelegate()
+        _ = alice.connect(to: bob.address, delegate: delegate)
+        XCTAssertEqual(calleeDelegate.waitForEnd(), [.failed(.mediaConnectionError)])
+        XCTAssertEqual(delegate.waitForEnd(), [.ringing, .connected, .disconnected(nil)], "bob's BYE ended alice's call")
+        XCTAssertTrue(bob.insights.events(in: .pcConnectionState).contains { $0.name == "failed" })
+    }
+}
