@@ -70,6 +70,29 @@ final class CallInviteNotificationTests: XCTestCase {
         XCTAssertNotNil(server.receive(timeout: .seconds(5)) { $0.hasPrefix("SIP/2.0 600") })
     }
 
+    func testASIPCancelReachesTheDelegateTheNotificationDeliveredTheInviteTo() throws {
+        let bob = try client("bob")
+        let pushed = ScriptedNotificationDelegate()
+        XCTAssertTrue(bob.client.handleNotification(Self.callPayload(params: "customer=42"), delegate: pushed, delegateQueue: pushed.queue))
+        let server = try SIPPeerUDPChannel()
+        Thread.sleep(forTimeInterval: 0.1)  // the notification is taken on the client's loop first
+        let invite = rawInvite(from: server, to: bob)
+        try server.send(invite, to: SocketAddress(host: "127.0.0.1", port: bob.client.localEndpoint.port))
+        let delivered = try XCTUnwrap(pushed.waitForInvite())
+        XCTAssertNotNil(server.receive(timeout: .seconds(5)) { $0.hasPrefix("SIP/2.0 180") })
+        // CANCEL: the INVITE's request line, Via, From, To, Call-ID, with CSeq 1 CANCEL (RFC 3261 §9.1).
+        let head = invite.components(separatedBy: "\r\n")
+        let cancel = [head[0].replacingOccurrences(of: "INVITE", with: "CANCEL")]
+            + head.filter { $0.hasPrefix("Via:") || $0.hasPrefix("From:") || $0.hasPrefix("To:") || $0.hasPrefix("Call-ID:") || $0.hasPrefix("Max-Forwards:") }
+            + ["CSeq: 1 CANCEL", "Content-Length: 0", "", ""]
+        try server.send(cancel.joined(separator: "\r\n"), to: SocketAddress(host: "127.0.0.1", port: bob.client.localEndpoint.port))
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !pushed.cancelled.withLockedValue { $0 }.isEmpty }, "the pushed delegate hears of it")
+        let (cancelled, error) = try XCTUnwrap(pushed.cancelled.withLockedValue { $0.first })
+        XCTAssertEqual(cancelled.callSid, delivered.callSid)
+        XCTAssertEqual(error.code, .requestTerminated)
+        XCTAssertNotNil(server.receive(timeout: .seconds(5)) { $0.hasPrefix("SIP/2.0 487") })
+    }
+
     func testANotificationWhoseInviteNeverCameExpires() throws {
         let bob = try client("bob")
         try bob.client.agent.eventLoop.submit { bob.client.notificationLifetime = .milliseconds(200) }.wait()

@@ -26,8 +26,9 @@ public final class CallInvite: Sendable, CustomStringConvertible {
     let client: VoiceClient
     let status = Mutex(Status.pending)
     private let parameters: Mutex<[String: String]>
-    /// The notification delegates this invite was delivered to, so each gets it once.
-    let recipients = Mutex<Set<ObjectIdentifier>>([])
+    /// The notification delegates this invite was delivered to, in order: each gets it once, and
+    /// each hears of its cancellation.
+    let recipients = Mutex<[CallInviteRecipient]>([])
     /// Where message results go and the send rate limit; used on the client's event loop.
     let messaging: Mutex<CallInviteMessaging>
 
@@ -159,6 +160,12 @@ public final class CallInvite: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "CallInvite(\(callSid) from \(from ?? "?") to \(to))" }
+}
+
+/// A notification delegate an invite was delivered to, and its queue.
+struct CallInviteRecipient: Sendable {
+    let delegate: DelegateBox<NotificationDelegate>
+    let queue: DispatchQueue
 }
 
 /// An invite the caller cancelled before it was answered.

@@ -72,7 +72,12 @@ extension VoiceClient {
     /// Hands `invite` to a notification delegate, once per delegate.
     func deliver(_ invite: CallInvite, to target: (DelegateBox<NotificationDelegate>, DispatchQueue)) {
         let (delegate, queue) = target
-        guard invite.recipients.withLock({ $0.insert(delegate.id).inserted }) else { return }
+        let isNew = invite.recipients.withLock { recipients -> Bool in
+            guard !recipients.contains(where: { $0.delegate.id == delegate.id }) else { return false }
+            recipients.append(CallInviteRecipient(delegate: delegate, queue: queue))
+            return true
+        }
+        guard isNew else { return }
         queue.async { delegate.value?.callInviteReceived(invite) }
     }
 
@@ -84,11 +89,13 @@ extension VoiceClient {
         }
         guard case .terminated(let reason) = event else { return }
         invites[invite.handle] = nil
-        guard case .cancelledByRemote = reason, let notification else { return }
-        cancelInvite(invite, delivering: (notification.delegate, notification.queue))
+        guard case .cancelledByRemote = reason else { return }
+        cancelInvite(invite)
     }
 
-    func cancelInvite(_ invite: CallInvite, delivering target: (DelegateBox<NotificationDelegate>, DispatchQueue)) {
+    /// Marks `invite` cancelled and tells `target`, or, without one (a SIP CANCEL), every
+    /// delegate the invite was delivered to.
+    func cancelInvite(_ invite: CallInvite, delivering target: (DelegateBox<NotificationDelegate>, DispatchQueue)? = nil) {
         let cancelled = invite.status.withLock { status -> Bool in
             guard status == .pending else { return false }
             status = .cancelled
@@ -99,8 +106,11 @@ extension VoiceClient {
         let value = CancelledCallInvite(
             from: invite.from, to: invite.to, callSid: invite.callSid, customParameters: invite.customParameters)
         let error = VoiceError(.requestTerminated, failureReason: "the caller cancelled", sipStatus: 487)
-        let (delegate, queue) = target
-        queue.async { delegate.value?.cancelledCallInviteReceived(value, error: error) }
+        let targets = target.map { [CallInviteRecipient(delegate: $0.0, queue: $0.1)] } ?? invite.recipients.withLock { $0 }
+        for recipient in targets {
+            let delegate = recipient.delegate
+            recipient.queue.async { delegate.value?.cancelledCallInviteReceived(value, error: error) }
+        }
     }
 
     // MARK: - Registration (on the event loop)
