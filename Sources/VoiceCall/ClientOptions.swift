@@ -9,7 +9,7 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "Our user name (the user part of sip:identity@domain).") var identity = "alice"
     @Option(help: "The SIP domain destinations without a domain are placed in.") var domain = "127.0.0.1"
     @Option(help: "Signaling transport: udp, tcp or tls.") var transport = "udp"
-    @Option(help: "The local address to listen on and announce.") var listen = "127.0.0.1"
+    @Option(help: "This machine's address that peers and the server can reach: SIP and RTP bind there and it is announced in Contact and SDP.") var listen = "127.0.0.1"
     @Option(help: "The local SIP port (0 picks one).") var port = 0
     @Option(help: "Outbound proxy, e.g. sip:proxy.example.com;transport=tcp.") var proxy: String?
     @Option(help: "Registrar (default: the domain).") var registrar: String?

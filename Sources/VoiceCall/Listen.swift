@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Synchronization
 import VoiceCore
 
 /// `voicecall listen`: registers (or just binds) and answers incoming calls.
@@ -22,19 +23,25 @@ struct Listen: ParsableCommand {
         let delegate = PrintingCallDelegate(name: "call")
         let name = "\(configuration.identity)@\(configuration.domain)"
         let listener = Listener(callDelegate: delegate, autoAnswer: autoAnswer)
+        let interrupt = Interrupt()
         let done = DispatchSemaphore(value: 0)
+        let failure = Mutex<VoiceError?>(nil)
         voice.register(accessToken: client.accessToken, notificationDelegate: listener, delegateQueue: delegate.queue) { error in
             print(error.map { "registration failed: \($0.code.rawValue) \($0)" } ?? "listening on \(voice.localEndpoint) as \(name)")
+            failure.withLock { $0 = error }
             done.signal()
         }
         done.wait()
-        if once {
-            _ = delegate.waitForEnd(timeout: TimeInterval(duration > 0 ? duration : 365 * 86_400))
-        } else if duration > 0 {
-            Thread.sleep(forTimeInterval: TimeInterval(duration))
-        } else {
-            while true { Thread.sleep(forTimeInterval: 3600) }
+        if failure.withLock({ $0 }) != nil { throw ExitCode(1) }
+        _ = interrupt.wait(seconds: duration > 0 ? TimeInterval(duration) : nil) { once && delegate.hasEnded }
+        // Interrupted or done: hang up what still runs and take the registration back.
+        delegate.queue.sync { listener.hangUpAll() }
+        if configuration.registers {
+            let unregistered = DispatchSemaphore(value: 0)
+            voice.unregister(accessToken: client.accessToken) { _ in unregistered.signal() }
+            _ = unregistered.wait(timeout: .now() + 5)
         }
+        _ = delegate.waitForEnd(timeout: 0.5)
     }
 }
 
@@ -64,6 +71,11 @@ final class Listener: NotificationDelegate, @unchecked Sendable {
         calls.append(callInvite.accept(
             options: AcceptOptions(callInvite: callInvite) { $0.delegateQueue = self.callDelegate.queue },
             delegate: callDelegate))
+    }
+
+    /// Disconnects every call (on the delegate queue).
+    func hangUpAll() {
+        for call in calls where call.state != .disconnected { call.disconnect() }
     }
 
     func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: VoiceError) {

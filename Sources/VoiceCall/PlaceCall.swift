@@ -32,10 +32,14 @@ struct PlaceCall: ParsableCommand {
                 builder.delegateQueue = delegate.queue
             },
             delegate: delegate)
-        guard delegate.waitForConnected(timeout: 60) else { throw ExitCode(1) }
+        let interrupt = Interrupt()
+        _ = interrupt.wait(seconds: 60) { delegate.hasConnectedOrEnded }
+        guard !interrupt.isRequested else { return try hangUp(call, delegate) }
+        guard delegate.waitForConnected(timeout: 0) else { throw ExitCode(1) }
         if let digits { call.sendDigits(digits) }
         for second in 1...max(1, duration) {
-            if delegate.waitForEnd(timeout: 1) { return }
+            if interrupt.wait(seconds: 1, until: { delegate.hasEnded }) { return try hangUp(call, delegate) }
+            if delegate.hasEnded { break }
             let done = DispatchSemaphore(value: 0)
             call.getStats { report in
                 print(CallStatsLine.line("call", report, second: second))
@@ -43,7 +47,14 @@ struct PlaceCall: ParsableCommand {
             }
             _ = done.wait(timeout: .now() + 1)
         }
-        call.disconnect()
+        try hangUp(call, delegate)
+    }
+
+    /// Ends the call if it still runs; exits 1 when it ended with an error (the peer or the
+    /// network ended it with one).
+    private func hangUp(_ call: Call, _ delegate: PrintingCallDelegate) throws {
+        if !delegate.hasEnded { call.disconnect() }
         _ = delegate.waitForEnd(timeout: 5)
+        if delegate.endErrorCode != nil { throw ExitCode(1) }
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import VoiceCore
 
 /// Prints a call's state changes and lets the command wait for them. Runs on `queue`.
@@ -10,9 +11,23 @@ final class PrintingCallDelegate: CallDelegate, @unchecked Sendable {
     private let started = Date()
     private let connectedSignal = DispatchSemaphore(value: 0)
     private let endedSignal = DispatchSemaphore(value: 0)
+    private let progress = Mutex(Progress())
     private(set) var connected = false
     private(set) var endError: VoiceError?
     private(set) var failed = false
+
+    private struct Progress {
+        var connected = false
+        var ended = false
+        var endErrorCode: Int?
+    }
+
+    /// Readable from any thread.
+    var hasConnectedOrEnded: Bool { progress.withLock { $0.connected || $0.ended } }
+    /// Readable from any thread.
+    var hasEnded: Bool { progress.withLock { $0.ended } }
+    /// The code the call failed or ended with, nil for a clean end; readable from any thread.
+    var endErrorCode: Int? { progress.withLock { $0.endErrorCode } }
 
     init(name: String) {
         self.name = name
@@ -27,6 +42,7 @@ final class PrintingCallDelegate: CallDelegate, @unchecked Sendable {
 
     func callDidConnect(_ call: Call) {
         connected = true
+        progress.withLock { $0.connected = true }
         say("connected (\(call.details.codec ?? "?"))")
         connectedSignal.signal()
     }
@@ -34,6 +50,10 @@ final class PrintingCallDelegate: CallDelegate, @unchecked Sendable {
     func call(_ call: Call, didFailToConnectWithError error: VoiceError) {
         failed = true
         endError = error
+        progress.withLock {
+            $0.ended = true
+            $0.endErrorCode = error.code.rawValue
+        }
         say("failed to connect: \(error.code.rawValue) \(error)")
         connectedSignal.signal()
         endedSignal.signal()
@@ -41,6 +61,10 @@ final class PrintingCallDelegate: CallDelegate, @unchecked Sendable {
 
     func call(_ call: Call, didDisconnectWithError error: VoiceError?) {
         endError = error
+        progress.withLock {
+            $0.ended = true
+            $0.endErrorCode = error?.code.rawValue
+        }
         say("disconnected" + (error.map { ": \($0.code.rawValue) \($0)" } ?? ""))
         endedSignal.signal()
     }

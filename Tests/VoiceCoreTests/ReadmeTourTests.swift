@@ -39,6 +39,7 @@ final class ReadmeTourTests: XCTestCase {
     func testTheClientOfTheTourIsConstructedWithoutTraffic() throws {
         let client = try VoiceClient(configuration: VoiceClientConfiguration(
             identity: "alice", domain: "sip.example.com", transport: .tls,
+            listenHost: "127.0.0.1",  // the README's 192.0.2.10 is not this machine's
             outboundProxy: "sip:proxy.example.com;transport=tls", username: "alice", password: "secret"),
             audioDevice: BufferAudioDevice())
         XCTAssertEqual(client.configuration.identity, "alice")

@@ -26,6 +26,61 @@ final class VoiceCallCommandTests: XCTestCase {
         throw XCTSkip(message)
     }
 
+    private func startListen(_ binary: String, in directory: String, extra: [String] = []) throws -> (SIPPeerProcess, Int) {
+        let port = try SIPPeerProcess.freePort()
+        let listen = try SIPPeerProcess.launchReady(
+            name: "voicecall listen", executable: binary,
+            arguments: ["listen", "--identity", "bob", "--port", "\(port)", "--no-register", "--auto-answer"] + extra,
+            workingDirectory: directory, logPath: directory + "/listen.log",
+            readyAt: try SocketAddress(host: "127.0.0.1", port: port), requestURI: "sip:bob@127.0.0.1:\(port)",
+            timeout: .seconds(20))
+        cleanup.append { listen.stop() }
+        return (listen, port)
+    }
+
+    func testCtrlCHangsTheCallUpWithABye() throws {
+        let binary = try voicecall()
+        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "voicecall-cli")
+        cleanup.append { try? FileManager.default.removeItem(atPath: directory) }
+        let (listen, port) = try startListen(binary, in: directory, extra: ["--once", "--duration", "60"])
+        let call = try SIPPeerProcess(
+            name: "voicecall call", executable: binary,
+            arguments: ["call", "sip:bob@127.0.0.1:\(port)", "--identity", "alice", "--duration", "60"],
+            workingDirectory: directory, logPath: directory + "/call.log")
+        cleanup.append { call.stop() }
+        XCTAssertTrue(PollingWait.until(timeout: 20) { call.log.contains("connected") }, call.logTail())
+        kill(call.pid, SIGINT)
+        XCTAssertTrue(PollingWait.until(timeout: 10) { !call.isRunning }, "call exits on Ctrl-C:\n\(call.logTail())")
+        XCTAssertEqual(call.exitStatus, 0, call.logTail())
+        XCTAssertTrue(PollingWait.until(timeout: 10) { !listen.isRunning }, "listen --once saw the BYE:\n\(listen.logTail())")
+        XCTAssertEqual(listen.exitStatus, 0, listen.logTail())
+        XCTAssertTrue(listen.log.contains("call: disconnected"), listen.log)
+    }
+
+    func testListenExitsWithAnErrorWhenTheRegistrarRefuses() throws {
+        let binary = try voicecall()
+        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "voicecall-cli")
+        cleanup.append { try? FileManager.default.removeItem(atPath: directory) }
+        let registrar = try SIPPeerUDPChannel()
+        let listen = try SIPPeerProcess(
+            name: "voicecall listen", executable: binary,
+            arguments: ["listen", "--identity", "bob", "--domain", "127.0.0.1",
+                        "--registrar", "sip:127.0.0.1:\(registrar.localAddress.port)", "--duration", "30"],
+            workingDirectory: directory, logPath: directory + "/listen.log")
+        cleanup.append { listen.stop() }
+        let register = try XCTUnwrap(registrar.receive(timeout: .seconds(20)) { $0.hasPrefix("REGISTER ") }, listen.logTail())
+        // 403, echoing the request's Via, From, To, Call-ID and CSeq.
+        let lines = register.components(separatedBy: "\r\n")
+        let echoed = lines.filter { line in ["Via:", "From:", "To:", "Call-ID:", "CSeq:"].contains { line.hasPrefix($0) } }
+        let via = try XCTUnwrap(echoed.first { $0.hasPrefix("Via:") })
+        let port = try XCTUnwrap(via.split(separator: " ").dropFirst(2).first?.split(separator: ";").first?.split(separator: ":").last.flatMap { Int($0) })
+        let response = (["SIP/2.0 403 Forbidden"] + echoed + ["Content-Length: 0", "", ""]).joined(separator: "\r\n")
+        try registrar.send(response, to: SocketAddress(host: "127.0.0.1", port: port))
+        XCTAssertTrue(PollingWait.until(timeout: 10) { !listen.isRunning }, listen.logTail())
+        XCTAssertEqual(listen.exitStatus, 1, listen.logTail())
+        XCTAssertTrue(listen.log.contains("registration failed"), listen.log)
+    }
+
     func testListenRecordsWhatCallPlaysAndBothExitCleanly() throws {
         let binary = try voicecall()
         let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "voicecall-cli")
