@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
 import XCTest
@@ -37,6 +38,14 @@ final class CallScenarioTests: XCTestCase {
         XCTAssertEqual(call.state, .disconnected)
         Thread.sleep(forTimeInterval: 0.2)
         XCTAssertEqual(delegate.callbacks, [.disconnected(nil)], "nothing after the end")
+        // Stats of an ended call: nil, still on the delegate queue.
+        let key = DispatchSpecificKey<Int>()
+        delegate.queue.setSpecific(key: key, value: 7)
+        let seen = NIOLockedValueBox<(onQueue: Bool, report: CallStatsReport?)?>(nil)
+        call.getStats { report in seen.withLockedValue { $0 = (DispatchQueue.getSpecific(key: key) == 7, report) } }
+        XCTAssertTrue(PollingWait.until(timeout: 5) { seen.withLockedValue { $0 } != nil })
+        XCTAssertEqual(seen.withLockedValue { $0?.onQueue }, true)
+        XCTAssertNil(seen.withLockedValue { $0?.report })
     }
 
     func testCallerDisconnectsWhileRinging() throws {

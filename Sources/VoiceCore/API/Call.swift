@@ -31,8 +31,12 @@ public final class Call: Sendable, CustomStringConvertible {
     private let eventStream: AsyncStream<CallEvent>
     let eventContinuation: AsyncStream<CallEvent>.Continuation
 
-    init(uuid: UUID, from: String?, to: String?, sid: String?) {
+    /// The queue of the connect or accept options: callbacks and completions run there.
+    let delegateQueue: DispatchQueue
+
+    init(uuid: UUID, from: String?, to: String?, sid: String?, delegateQueue: DispatchQueue) {
         self.uuid = uuid
+        self.delegateQueue = delegateQueue
         self.snapshot = Mutex(Snapshot(sid: sid, from: from, to: to, details: CallDetails(createdAt: Date())))
         self.core = Mutex(nil)
         (eventStream, eventContinuation) = AsyncStream.makeStream(of: CallEvent.self, bufferingPolicy: .unbounded)
@@ -80,7 +84,7 @@ public final class Call: Sendable, CustomStringConvertible {
     /// Delivers the stats of the audio track to `completion` on the delegate queue (nil once the
     /// call has no media).
     public func getStats(_ completion: @escaping @Sendable (CallStatsReport?) -> Void) {
-        let queue = core.withLock { $0?.delegateQueue } ?? .global()
+        let queue = delegateQueue
         guard let core = core.withLock({ $0 }) else {
             queue.async { completion(nil) }
             return

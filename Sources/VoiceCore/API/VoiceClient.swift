@@ -124,7 +124,7 @@ public final class VoiceClient: @unchecked Sendable {
     /// An invalid access token (20101/20104/20105…) or destination fails the call before any packet is sent.
     public func connect(options: ConnectOptions, delegate: CallDelegate) -> Call {
         let destinationText = options.params[CallCustomHeaders.destinationParameter] ?? ""
-        let call = Call(uuid: options.uuid, from: configuration.identity, to: destinationText, sid: nil)
+        let call = Call(uuid: options.uuid, from: configuration.identity, to: destinationText, sid: nil, delegateQueue: options.delegateQueue)
         let core = CallCore(
             client: self, call: call, role: .caller, delegate: delegate, delegateQueue: options.delegateQueue,
             messageDelegate: options.callMessageDelegate, preferredCodecs: options.preferredAudioCodecs,
