@@ -20,6 +20,16 @@ final class CallActionsDigitsTests: XCTestCase {
         let rfc4733Digits: NIOLockedValueBox<String>
         /// Digits that arrived as SIP INFO.
         let infoDigits: NIOLockedValueBox<String>
+        /// When each digit arrived, either way.
+        let arrivals = NIOLockedValueBox<[(Character, ContinuousClock.Instant)]>([])
+
+        /// Seconds between the arrivals of `first` and `second`.
+        func gap(from first: Character, to second: Character) -> Double? {
+            let list = arrivals.withLockedValue { $0 }
+            guard let a = list.first(where: { $0.0 == first })?.1, let b = list.first(where: { $0.0 == second })?.1 else { return nil }
+            let d = (b - a).components
+            return Double(d.seconds) + Double(d.attoseconds) / 1e18
+        }
         let established: NIOLockedValueBox<SDPNegotiatedMedia?>
         private let media: NIOLockedValueBox<SIPCallMedia?>
 
@@ -44,7 +54,7 @@ final class CallActionsDigitsTests: XCTestCase {
             let rfc4733Digits = NIOLockedValueBox(""), infoDigits = NIOLockedValueBox("")
             let established = NIOLockedValueBox<SDPNegotiatedMedia?>(nil), media = NIOLockedValueBox<SIPCallMedia?>(nil)
             (self.rfc4733Digits, self.infoDigits, self.established, self.media) = (rfc4733Digits, infoDigits, established, media)
-            let waiting = self.waiting
+            let waiting = self.waiting, arrivals = self.arrivals
             let created = try SIPUserAgent(configuration: configuration, logger: logger) { event in
                 guard let agent = box.withLockedValue({ $0 }) else { return }
                 switch event {
@@ -60,12 +70,14 @@ final class CallActionsDigitsTests: XCTestCase {
                         if case .telephoneEvent(let code, _) = streamEvent {
                             let digit = code < 10 ? Character("\(code)") : code == 10 ? "*" : code == 11 ? "#" : "?"
                             rfc4733Digits.withLockedValue { $0.append(digit) }
+                            arrivals.withLockedValue { $0.append((digit, .now)) }
                         }
                     }
                     try? audio.apply(negotiated)
                     media.withLockedValue { $0 = audio }
                 case .call(_, .dtmfReceived(let digit, _)):
                     infoDigits.withLockedValue { $0.append(digit) }
+                    arrivals.withLockedValue { $0.append((digit, .now)) }
                 case .call(_, .terminated):
                     media.withLockedValue { $0?.stop() }
                 default:
@@ -107,6 +119,7 @@ final class CallActionsDigitsTests: XCTestCase {
         XCTAssertTrue(PollingWait.until(timeout: 10) { peer.rfc4733Digits.withLockedValue { $0 } == "19*#0" },
                       peer.rfc4733Digits.withLockedValue { $0 })
         XCTAssertEqual(peer.infoDigits.withLockedValue { $0 }, "", "no INFO when RFC 4733 works")
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(peer.gap(from: "1", to: "9")), 0.45, "w pauses 500 ms")
         call.disconnect()
         call.sendDigits("5")  // disconnected: no effect
         try alice.client.agent.eventLoop.submit {}.wait()
@@ -125,6 +138,7 @@ final class CallActionsDigitsTests: XCTestCase {
         XCTAssertTrue(PollingWait.until(timeout: 10) { peer.infoDigits.withLockedValue { $0 } == "7*3" },
                       peer.infoDigits.withLockedValue { $0 })
         XCTAssertEqual(peer.rfc4733Digits.withLockedValue { $0 }, "")
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(peer.gap(from: "7", to: "*")), 0.45, "w pauses 500 ms")
     }
 
     func testDigitsBeforeConnectedHaveNoEffect() throws {
