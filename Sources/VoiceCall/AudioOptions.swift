@@ -9,6 +9,9 @@ struct AudioOptions: ParsableArguments {
 
     func makeDevice() throws -> (any AudioDevice)? {
         if let device {
+            guard play == nil, record == nil else {
+                throw ValidationError("--device plays and records on the sound card: use it without --play and --record")
+            }
             return try ALSAAudioDevice(name: device)
         }
         if play != nil || record != nil {

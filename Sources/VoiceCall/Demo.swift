@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Synchronization
 import Logging
 import VoiceCore
 import VoiceSIP
@@ -106,20 +107,23 @@ private final class StatsBox: @unchecked Sendable {
 }
 
 /// Accepts every invite with the given call delegate (on its queue).
-final class AutoAnswer: NotificationDelegate, @unchecked Sendable {
-    // @unchecked: touched on the call delegate's queue only.
+final class AutoAnswer: NotificationDelegate, Sendable {
     let callDelegate: PrintingCallDelegate
-    private(set) var call: Call?
-    private(set) var invite: CallInvite?
+    private let answered = Mutex<(invite: CallInvite?, call: Call?)>((nil, nil))
 
     init(callDelegate: PrintingCallDelegate) { self.callDelegate = callDelegate }
 
+    /// The accepted call, from any thread.
+    var call: Call? { answered.withLock { $0.call } }
+    /// The invite it came from, from any thread.
+    var invite: CallInvite? { answered.withLock { $0.invite } }
+
     func callInviteReceived(_ callInvite: CallInvite) {
         print("bob  : invite from \(callInvite.from ?? "?") (\(callInvite.callSid)), answering")
-        invite = callInvite
-        call = callInvite.accept(
+        let call = callInvite.accept(
             options: AcceptOptions(callInvite: callInvite) { $0.delegateQueue = self.callDelegate.queue },
             delegate: callDelegate)
+        answered.withLock { $0 = (callInvite, call) }
     }
 
     func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: VoiceError) {

@@ -13,12 +13,6 @@ struct VoiceCallCommand: ParsableCommand {
     /// keeps it if the process is killed), then runs the subcommand.
     static func main() {
         voice_line_buffer_stdout()
-        var command: ParsableCommand
-        do {
-            command = try parseAsRoot()
-            try command.run()
-        } catch {
-            exit(withError: error)
-        }
+        main(nil)
     }
 }
