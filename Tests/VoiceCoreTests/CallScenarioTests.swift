@@ -105,12 +105,16 @@ final class CallScenarioTests: XCTestCase {
             let call = alice.connect(to: bob.address, delegate: delegate, params: ["customer": "42 & co"])
             XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected])
             XCTAssertEqual(calleeDelegate.wait(for: 1), [.connected], "no ringing for an accepted invite")
+            let mediaPort = try XCTUnwrap(try onCallLoop(call) { core in core.media?.stream?.localAddress.port })
             XCTAssertEqual(notifications.invites.withLockedValue { $0.first?.customParameters }, ["customer": "42 & co"])
             if callerEnds { call.disconnect() } else { accepted.value?.disconnect() }
             XCTAssertEqual(delegate.waitForEnd(), [.ringing, .connected, .disconnected(nil)])
             XCTAssertEqual(calleeDelegate.waitForEnd(), [.connected, .disconnected(nil)])
             XCTAssertEqual(delegate.statesAtCallbacks, [.ringing, .connected, .disconnected])
             XCTAssertEqual(call.details.endCause, callerEnds ? .local : .remote)
+            // The end frees the call's RTP socket (its port binds again) and its engine.
+            XCTAssertTrue(PollingWait.until(timeout: 5) { call.core.withLock { $0 } == nil }, "the call's engine is released")
+            XCTAssertNoThrow(try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: mediaPort)).close(), "RTP port \(mediaPort) is free")
             for c in clients { c.client.shutdown() }
             clients = []
         }
