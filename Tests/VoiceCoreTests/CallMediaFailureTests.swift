@@ -33,16 +33,7 @@ final class CallMediaFailureTests: XCTestCase {
         }
         let notifications = bob.listen()
         let calleeDelegate = RecordingCallDelegate()
-        notifications.onInvite.withLockedValue {
-            $0 = { invite in
-                _ = invite.accept(
-                    options: AcceptOptions(callInvite: invite) { builder in
-                        builder.delegateQueue = calleeDelegate.queue
-                        builder.audioDevice = BusyAudioDevice()
-                    },
-                    delegate: calleeDelegate)
-            }
-        }
+        notifications.acceptEach(with: calleeDelegate) { $0.audioDevice = BusyAudioDevice() }
         let delegate = RecordingCallDelegate()
         _ = alice.connect(to: bob.address, delegate: delegate)
         XCTAssertEqual(calleeDelegate.waitForEnd(), [.failed(.mediaConnectionError)])

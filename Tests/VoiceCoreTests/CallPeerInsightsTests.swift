@@ -16,12 +16,7 @@ final class CallPeerInsightsTests: XCTestCase {
         }
         let notifications = bob.listen()
         let calleeDelegate = RecordingCallDelegate()
-        notifications.onInvite.withLockedValue {
-            $0 = { invite in
-                _ = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue },
-                                  delegate: calleeDelegate)
-            }
-        }
+        notifications.acceptEach(with: calleeDelegate)
         let delegate = RecordingCallDelegate()
         let call = alice.connect(to: bob.address, delegate: delegate)
         XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected])

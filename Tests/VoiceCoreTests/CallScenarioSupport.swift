@@ -96,13 +96,21 @@ final class ScriptedNotificationDelegate: NotificationDelegate, @unchecked Senda
         cancelled.withLockedValue { $0.append((cancelledCallInvite, error)) }
     }
 
-    /// Accepts every invite with `delegate` (on its queue); the box holds the last call.
-    func acceptEach(with delegate: RecordingCallDelegate) -> NIOLockedBox<Call?> {
+    /// Accepts every invite with `delegate` (on its queue) and whatever else `configure` sets;
+    /// the box holds the last call.
+    @discardableResult
+    func acceptEach(
+        with delegate: RecordingCallDelegate, configure: @escaping @Sendable (AcceptOptionsBuilder) -> Void = { _ in }
+    ) -> NIOLockedBox<Call?> {
         let accepted = NIOLockedBox<Call?>(nil)
         onInvite.withLockedValue {
             $0 = { invite in
-                accepted.value = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = delegate.queue },
-                                               delegate: delegate)
+                accepted.value = invite.accept(
+                    options: AcceptOptions(callInvite: invite) { builder in
+                        builder.delegateQueue = delegate.queue
+                        configure(builder)
+                    },
+                    delegate: delegate)
             }
         }
         return accepted
