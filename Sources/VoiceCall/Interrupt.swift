@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import VoiceTestKit
 
 /// Ctrl-C (SIGINT) and SIGTERM as a flag the commands poll, so that an interrupted command
 /// still hangs its calls up (BYE) and unregisters before it exits.
@@ -30,11 +31,7 @@ final class Interrupt: @unchecked Sendable {
     /// Waits up to `seconds` (forever when nil) or until `done` returns true; returns true when
     /// interrupted.
     func wait(seconds: TimeInterval?, until done: () -> Bool = { false }) -> Bool {
-        let deadline = seconds.map { Date().addingTimeInterval($0) }
-        while !isRequested && !done() {
-            if let deadline, Date() >= deadline { return false }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
+        _ = PollingWait.until(timeout: seconds ?? .greatestFiniteMagnitude, every: 0.1) { isRequested || done() }
         return isRequested
     }
 }

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import VoiceCore
+import VoiceTestKit
 
 /// `voicecall listen`: registers (or just binds) and answers incoming calls.
 struct Listen: ParsableCommand {
@@ -41,7 +42,7 @@ struct Listen: ParsableCommand {
             voice.unregister(accessToken: client.accessToken) { _ in unregistered.signal() }
             _ = unregistered.wait(timeout: .now() + 5)
         }
-        _ = delegate.waitForEnd(timeout: 0.5)
+        _ = PollingWait.until(timeout: 5) { delegate.queue.sync { !listener.hasLiveCalls } }
     }
 }
 
@@ -77,6 +78,9 @@ final class Listener: NotificationDelegate, @unchecked Sendable {
     func hangUpAll() {
         for call in calls where call.state != .disconnected { call.disconnect() }
     }
+
+    /// Whether a call has not ended yet (on the delegate queue).
+    var hasLiveCalls: Bool { calls.contains { $0.state != .disconnected } }
 
     func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: VoiceError) {
         print("call \(cancelledCallInvite.callSid) cancelled: \(error)")

@@ -33,9 +33,8 @@ struct PlaceCall: ParsableCommand {
             },
             delegate: delegate)
         let interrupt = Interrupt()
-        _ = interrupt.wait(seconds: 60) { delegate.hasConnectedOrEnded }
-        guard !interrupt.isRequested else { return try hangUp(call, delegate) }
-        guard delegate.waitForConnected(timeout: 0) else { throw ExitCode(1) }
+        if interrupt.wait(seconds: 60, until: { delegate.hasConnected || delegate.hasEnded }) { return try hangUp(call, delegate) }
+        guard delegate.hasConnected else { throw ExitCode(1) }
         if let digits { call.sendDigits(digits) }
         for second in 1...max(1, duration) {
             if interrupt.wait(seconds: 1, until: { delegate.hasEnded }) { return try hangUp(call, delegate) }
@@ -55,6 +54,6 @@ struct PlaceCall: ParsableCommand {
     private func hangUp(_ call: Call, _ delegate: PrintingCallDelegate) throws {
         if !delegate.hasEnded { call.disconnect() }
         _ = delegate.waitForEnd(timeout: 5)
-        if delegate.endErrorCode != nil { throw ExitCode(1) }
+        if delegate.endError != nil { throw ExitCode(1) }
     }
 }

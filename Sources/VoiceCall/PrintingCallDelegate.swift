@@ -2,37 +2,33 @@ import Dispatch
 import Foundation
 import Synchronization
 import VoiceCore
+import VoiceTestKit
 
-/// Prints a call's state changes and lets the command wait for them. Runs on `queue`.
-final class PrintingCallDelegate: CallDelegate, @unchecked Sendable {
-    // @unchecked: mutated only on `queue`, read after `ended` was signalled.
+/// Prints a call's state changes and lets the command wait for them. Callbacks run on
+/// `queue`; what the command reads (connected, ended, the end error) sits behind a lock.
+final class PrintingCallDelegate: CallDelegate, Sendable {
     let name: String
     let queue: DispatchQueue
     private let started = Date()
-    private let connectedSignal = DispatchSemaphore(value: 0)
-    private let endedSignal = DispatchSemaphore(value: 0)
     private let progress = Mutex(Progress())
-    private(set) var connected = false
-    private(set) var endError: VoiceError?
-    private(set) var failed = false
 
     private struct Progress {
         var connected = false
         var ended = false
-        var endErrorCode: Int?
+        var endError: VoiceError?
     }
-
-    /// Readable from any thread.
-    var hasConnectedOrEnded: Bool { progress.withLock { $0.connected || $0.ended } }
-    /// Readable from any thread.
-    var hasEnded: Bool { progress.withLock { $0.ended } }
-    /// The code the call failed or ended with, nil for a clean end; readable from any thread.
-    var endErrorCode: Int? { progress.withLock { $0.endErrorCode } }
 
     init(name: String) {
         self.name = name
         self.queue = DispatchQueue(label: "voicecall.\(name)")
     }
+
+    /// Whether the call connected (it may have ended since).
+    var hasConnected: Bool { progress.withLock { $0.connected } }
+    /// Whether the call failed or ended.
+    var hasEnded: Bool { progress.withLock { $0.ended } }
+    /// The error the call failed or ended with; nil for a clean end or while it runs.
+    var endError: VoiceError? { progress.withLock { $0.endError } }
 
     private func say(_ text: String) {
         print(String(format: "%6.2fs %@: %@", Date().timeIntervalSince(started), name, text))
@@ -41,32 +37,25 @@ final class PrintingCallDelegate: CallDelegate, @unchecked Sendable {
     func callDidStartRinging(_ call: Call) { say("ringing (\(call.sid))") }
 
     func callDidConnect(_ call: Call) {
-        connected = true
         progress.withLock { $0.connected = true }
         say("connected (\(call.details.codec ?? "?"))")
-        connectedSignal.signal()
     }
 
     func call(_ call: Call, didFailToConnectWithError error: VoiceError) {
-        failed = true
-        endError = error
-        progress.withLock {
-            $0.ended = true
-            $0.endErrorCode = error.code.rawValue
-        }
+        ended(with: error)
         say("failed to connect: \(error.code.rawValue) \(error)")
-        connectedSignal.signal()
-        endedSignal.signal()
     }
 
     func call(_ call: Call, didDisconnectWithError error: VoiceError?) {
-        endError = error
+        ended(with: error)
+        say("disconnected" + (error.map { ": \($0.code.rawValue) \($0)" } ?? ""))
+    }
+
+    private func ended(with error: VoiceError?) {
         progress.withLock {
             $0.ended = true
-            $0.endErrorCode = error?.code.rawValue
+            $0.endError = error
         }
-        say("disconnected" + (error.map { ": \($0.code.rawValue) \($0)" } ?? ""))
-        endedSignal.signal()
     }
 
     func call(_ call: Call, isReconnectingWithError error: VoiceError) { say("reconnecting: \(error.code.rawValue) \(error)") }
@@ -80,13 +69,13 @@ final class PrintingCallDelegate: CallDelegate, @unchecked Sendable {
 
     /// Waits until the call connected or failed; true if connected.
     func waitForConnected(timeout: TimeInterval) -> Bool {
-        _ = connectedSignal.wait(timeout: .now() + timeout)
-        return queue.sync { connected }
+        _ = PollingWait.until(timeout: timeout, every: 0.01) { hasConnected || hasEnded }
+        return hasConnected
     }
 
-    /// Waits until the call ended.
+    /// Waits until the call ended; false on timeout.
     func waitForEnd(timeout: TimeInterval) -> Bool {
-        endedSignal.wait(timeout: .now() + timeout) == .success
+        PollingWait.until(timeout: timeout, every: 0.01) { hasEnded }
     }
 }
 
