@@ -114,36 +114,22 @@ final class CallCore: @unchecked Sendable {
         // when the machine has already moved on (a fast reconnect, ringing and connected in one
         // step): the public state is set on the delegate queue right before the callback.
         let announced: CallState
-        switch callback {
-        case .didStartRinging: announced = .ringing
-        case .didConnect, .didReconnect: announced = .connected
-        case .didFailToConnect, .didDisconnect: announced = .disconnected
-        case .isReconnecting: announced = .reconnecting
-        }
         let event: CallEvent
+        let notify: @Sendable (CallDelegate) -> Void
         switch callback {
         case .didStartRinging:
             call.update { $0.details.ringingAt = Date() }
-            event = .ringing
-            delegateQueue.async {
-                call.update { $0.state = announced }
-                delegate.value?.callDidStartRinging(call)
-            }
+            (announced, event) = (.ringing, .ringing)
+            notify = { $0.callDidStartRinging(call) }
         case .didConnect:
             call.update { $0.details.connectedAt = Date() }
-            event = .connected
-            delegateQueue.async {
-                call.update { $0.state = announced }
-                delegate.value?.callDidConnect(call)
-            }
+            (announced, event) = (.connected, .connected)
+            notify = { $0.callDidConnect(call) }
         case .didFailToConnect(let error):
             let voiceError = voiceError(error)
             call.update { $0.details.endCause = .error(voiceError) }
-            event = .failedToConnect(voiceError)
-            delegateQueue.async {
-                call.update { $0.state = announced }
-                delegate.value?.call(call, didFailToConnectWithError: voiceError)
-            }
+            (announced, event) = (.disconnected, .failedToConnect(voiceError))
+            notify = { $0.call(call, didFailToConnectWithError: voiceError) }
         case .didDisconnect(let error):
             let voiceError = error.map { self.voiceError($0) }
             call.update { snapshot in
@@ -151,28 +137,23 @@ final class CallCore: @unchecked Sendable {
                     snapshot.details.endCause = voiceError.map { .error($0) } ?? (self.machine.endCause == .localDisconnect ? .local : .remote)
                 }
             }
-            event = .disconnected(voiceError)
-            delegateQueue.async {
-                call.update { $0.state = announced }
-                delegate.value?.call(call, didDisconnectWithError: voiceError)
-            }
+            (announced, event) = (.disconnected, .disconnected(voiceError))
+            notify = { $0.call(call, didDisconnectWithError: voiceError) }
         case .isReconnecting(let error):
             if error.code == CallStateError.mediaConnectionError.code { trackMedia(.mediaSilent) }
             let voiceError = voiceError(error)
-            event = .reconnecting(voiceError)
-            delegateQueue.async {
-                call.update { $0.state = announced }
-                delegate.value?.call(call, isReconnectingWithError: voiceError)
-            }
+            (announced, event) = (.reconnecting, .reconnecting(voiceError))
+            notify = { $0.call(call, isReconnectingWithError: voiceError) }
         case .didReconnect:
-            event = .reconnected
-            delegateQueue.async {
-                call.update { $0.state = announced }
-                delegate.value?.callDidReconnect(call)
-            }
+            (announced, event) = (.connected, .reconnected)
+            notify = { $0.callDidReconnect(call) }
         }
         let continuation = call.eventContinuation
-        delegateQueue.async { continuation.yield(event) }
+        delegateQueue.async {
+            call.update { $0.state = announced }
+            if let value = delegate.value { notify(value) }
+            continuation.yield(event)
+        }
     }
 
     // MARK: - SIP session events
@@ -442,8 +423,7 @@ final class CallCore: @unchecked Sendable {
     /// A message from the peer, on the confirmed call or (caller side) on the early dialog of a
     /// ringing one.
     private func receiveMessage(contentType: String, body: [UInt8], headers: SIPHeaders) {
-        guard contentType.lowercased().hasPrefix("application/json") else { return }
-        let message = CallMessage(receivedContent: body, contentType: "application/json", headers: headers)
+        guard let message = CallMessage(receivedINFO: body, contentType: contentType, headers: headers) else { return }
         let call = self.call
         if let delegate = messageDelegate {
             delegateQueue.async { delegate.value?.call(call, didReceiveMessage: message) }

@@ -166,6 +166,13 @@ public final class CallInvite: Sendable, CustomStringConvertible {
 struct CallInviteRecipient: Sendable {
     let delegate: DelegateBox<NotificationDelegate>
     let queue: DispatchQueue
+
+    /// Tells the delegate, on its queue, that the caller cancelled (31487).
+    func tellCancelled(_ cancelled: CancelledCallInvite) {
+        let delegate = self.delegate
+        let error = VoiceError(.requestTerminated, failureReason: "the caller cancelled", sipStatus: 487)
+        queue.async { delegate.value?.cancelledCallInviteReceived(cancelled, error: error) }
+    }
 }
 
 /// An invite the caller cancelled before it was answered.

@@ -52,7 +52,10 @@ extension VoiceClient {
         let callSid = ((try? CallSid(headers: request.headers)) ?? CallSid(callID: callID)).rawValue
         let pending = pendingNotifications.removeValue(forKey: callSid)
         pending?.expiry?.cancel()
-        guard let target = pending.map({ ($0.delegate, $0.queue) }) ?? notification.map({ ($0.delegate, $0.queue) }) else {
+        guard
+            let target = pending.map({ CallInviteRecipient(delegate: $0.delegate, queue: $0.queue) })
+                ?? notification.map({ CallInviteRecipient(delegate: $0.delegate, queue: $0.queue) })
+        else {
             agent.reject(handle, statusCode: 480)
             return
         }
@@ -62,7 +65,7 @@ extension VoiceClient {
             callSid: callSid, customParameters: CallCustomHeaders.customParameters(from: request.headers),
             callerInfo: CallerInfo(headers: request.headers),
             messaging: pending.map { CallInviteMessaging(delegate: $0.messages, queue: $0.queue) }
-                ?? CallInviteMessaging(delegate: notification?.messages, queue: target.1))
+                ?? CallInviteMessaging(delegate: notification?.messages, queue: target.queue))
         if let pending { invite.mergeParameters(pending.notification.customParameters) }
         invites[handle] = invite
         agent.ring(handle)
@@ -70,21 +73,20 @@ extension VoiceClient {
     }
 
     /// Hands `invite` to a notification delegate, once per delegate.
-    func deliver(_ invite: CallInvite, to target: (DelegateBox<NotificationDelegate>, DispatchQueue)) {
-        let (delegate, queue) = target
+    func deliver(_ invite: CallInvite, to recipient: CallInviteRecipient) {
         let isNew = invite.recipients.withLock { recipients -> Bool in
-            guard !recipients.contains(where: { $0.delegate.id == delegate.id }) else { return false }
-            recipients.append(CallInviteRecipient(delegate: delegate, queue: queue))
+            guard !recipients.contains(where: { $0.delegate.id == recipient.delegate.id }) else { return false }
+            recipients.append(recipient)
             return true
         }
         guard isNew else { return }
-        queue.async { delegate.value?.callInviteReceived(invite) }
+        let delegate = recipient.delegate
+        recipient.queue.async { delegate.value?.callInviteReceived(invite) }
     }
 
     func inviteEvent(_ invite: CallInvite, _ event: SIPInviteSessionEvent) {
         if case .infoReceived(let contentType, let body, let headers) = event {
-            guard contentType.lowercased().hasPrefix("application/json") else { return }
-            invite.receiveMessage(CallMessage(receivedContent: body, contentType: "application/json", headers: headers))
+            if let message = CallMessage(receivedINFO: body, contentType: contentType, headers: headers) { invite.receiveMessage(message) }
             return
         }
         guard case .terminated(let reason) = event else { return }
@@ -95,7 +97,7 @@ extension VoiceClient {
 
     /// Marks `invite` cancelled and tells `target`, or, without one (a SIP CANCEL), every
     /// delegate the invite was delivered to.
-    func cancelInvite(_ invite: CallInvite, delivering target: (DelegateBox<NotificationDelegate>, DispatchQueue)? = nil) {
+    func cancelInvite(_ invite: CallInvite, delivering target: CallInviteRecipient? = nil) {
         let cancelled = invite.status.withLock { status -> Bool in
             guard status == .pending else { return false }
             status = .cancelled
@@ -105,12 +107,7 @@ extension VoiceClient {
         invites[invite.handle] = nil
         let value = CancelledCallInvite(
             from: invite.from, to: invite.to, callSid: invite.callSid, customParameters: invite.customParameters)
-        let error = VoiceError(.requestTerminated, failureReason: "the caller cancelled", sipStatus: 487)
-        let targets = target.map { [CallInviteRecipient(delegate: $0.0, queue: $0.1)] } ?? invite.recipients.withLock { $0 }
-        for recipient in targets {
-            let delegate = recipient.delegate
-            recipient.queue.async { delegate.value?.cancelledCallInviteReceived(value, error: error) }
-        }
+        for recipient in target.map({ [$0] }) ?? invite.recipients.withLock({ $0 }) { recipient.tellCancelled(value) }
     }
 
     // MARK: - Registration (on the event loop)

@@ -56,7 +56,7 @@ extension VoiceClient {
                         messaging.queue = queue
                     }
                 }
-                deliver(invite, to: (delegate, queue))
+                deliver(invite, to: CallInviteRecipient(delegate: delegate, queue: queue))
                 return
             }
             pendingNotifications[sid]?.expiry?.cancel()
@@ -68,7 +68,7 @@ extension VoiceClient {
             pendingNotifications[sid] = pending
         case .cancel:
             if let invite {
-                cancelInvite(invite, delivering: (delegate, queue))
+                cancelInvite(invite, delivering: CallInviteRecipient(delegate: delegate, queue: queue))
                 return
             }
             let pending = pendingNotifications.removeValue(forKey: sid)
@@ -76,8 +76,7 @@ extension VoiceClient {
             let cancelled = CancelledCallInvite(
                 from: parsed.from ?? pending?.notification.from, to: parsed.to.isEmpty ? configuration.identity : parsed.to,
                 callSid: sid, customParameters: pending?.notification.customParameters ?? parsed.customParameters)
-            let error = VoiceError(.requestTerminated, failureReason: "the caller cancelled", sipStatus: 487)
-            queue.async { delegate.value?.cancelledCallInviteReceived(cancelled, error: error) }
+            CallInviteRecipient(delegate: delegate, queue: queue).tellCancelled(cancelled)
         }
     }
 }

@@ -8,13 +8,15 @@ extension CallMessage {
         SIPHeaders([(Self.voiceEventSidHeader, voiceEventSid), (Self.messageTypeHeader, messageType)])
     }
 
-    /// The message a received INFO carries: its identity from the header fields, a fresh SID and
-    /// the default type when they are absent or empty.
-    init(receivedContent body: [UInt8], contentType: String, headers: SIPHeaders) {
+    /// The message a received INFO carries, nil unless its body is JSON (call messages are;
+    /// DTMF relay is not): its identity from the header fields, a fresh SID and the default type
+    /// when they are absent or empty.
+    init?(receivedINFO body: [UInt8], contentType: String, headers: SIPHeaders) {
+        guard contentType.lowercased().hasPrefix("application/json") else { return nil }
         let sid = headers.first(Self.voiceEventSidHeader).flatMap { $0.isEmpty ? nil : $0 }
         let type = headers.first(Self.messageTypeHeader).flatMap { $0.isEmpty ? nil : $0 }
         self.init(
-            content: String(decoding: body, as: UTF8.self), contentType: contentType,
+            content: String(decoding: body, as: UTF8.self), contentType: "application/json",
             messageType: type ?? Self.defaultMessageType, voiceEventSid: sid ?? Self.makeSid())
     }
 
