@@ -88,9 +88,7 @@ extension SIPInviteSession {
                 return [failed(modification, 503)] + sendQueuedModification()
             }
             // §12.2.1.2: a timed-out request in a dialog ends it.
-            var actions: [SIPInviteSessionAction] = []
-            if let bye = makeDialogRequest(.bye) { actions.append(send(bye, as: .bye)) }
-            return actions + terminate(.failed(failure))
+            return byeAndTerminate(.failed(failure))
         case .bye:
             return terminate(.localHangUp)
         case .info(let firstSequence, _):

@@ -209,7 +209,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
 
     /// Whether a TCP/TLS connection to `remote` is open.
     public func hasConnection(to remote: SIPTransportEndpoint) -> EventLoopFuture<Bool> {
-        eventLoop.submit { self.connections[remote] != nil }
+        eventLoop.submit { self.isConnected(to: remote) }
     }
 
     /// Whether a TCP/TLS connection to `remote` is open; on ``eventLoop`` only.

@@ -97,16 +97,13 @@ extension SIPUserAgent {
             } catch {
                 return self.eventLoop.makeFailedFuture(error)
             }
-            // Registered before performing: a send that fails at once reports its result right away.
-            let promise = self.eventLoop.makePromise(of: Int.self)
             let sent = actions.lazy.compactMap { action -> UInt32? in
                 guard case .sendRequest(let request) = action else { return nil }
                 return try? request.headers.cseq().sequence
             }.first
-            guard let sequence = sent else {
-                promise.fail(SIPInviteSessionError.notConfirmed)
-                return promise.futureResult
-            }
+            guard let sequence = sent else { return self.eventLoop.makeFailedFuture(SIPInviteSessionError.notConfirmed) }
+            // Registered before performing: a send that fails at once reports its result right away.
+            let promise = self.eventLoop.makePromise(of: Int.self)
             call.infoWaiters[sequence] = promise
             self.calls[handle] = call
             self.performCall(actions, handle: handle)
@@ -225,9 +222,9 @@ extension SIPUserAgent {
     private func scheduleCallRemoval(_ handle: SIPCallHandle) {
         let linger = configuration.transactionConfiguration.transactionTimeout
         eventLoop.scheduleTask(in: .nanoseconds(linger.nanoseconds)) {
-            guard let call = self.calls.removeValue(forKey: handle) else { return }
+            guard var call = self.calls.removeValue(forKey: handle) else { return }
             for timer in call.timers.values { timer.cancel() }
-            for waiter in call.infoWaiters.values { waiter.fail(SIPUserAgentError.noSuchCall) }
+            for waiter in call.takeInfoWaiters() { waiter.fail(SIPUserAgentError.noSuchCall) }
             self.callsByDialog[call.routingKey] = nil
         }
     }

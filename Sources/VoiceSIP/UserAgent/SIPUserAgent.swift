@@ -97,11 +97,8 @@ public final class SIPUserAgent: @unchecked Sendable {
                 self.transport.shutdown()
             }.always { _ in
                 // Nothing will answer the INFOs still waiting.
-                for handle in Array(self.calls.keys) {
-                    let waiters = self.calls[handle]?.infoWaiters ?? [:]
-                    self.calls[handle]?.infoWaiters = [:]
-                    for waiter in waiters.values { waiter.fail(SIPUserAgentError.noSuchCall) }
-                }
+                let waiters = Array(self.calls.keys).flatMap { self.calls[$0]?.takeInfoWaiters() ?? [] }
+                for waiter in waiters { waiter.fail(SIPUserAgentError.noSuchCall) }
             }
         }
     }
