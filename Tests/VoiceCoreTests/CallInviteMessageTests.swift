@@ -25,12 +25,7 @@ final class CallInviteMessageTests: XCTestCase {
             bob = try TestVoiceClient("bob", transport: transport)
             notifications = ScriptedNotificationDelegate()
             inviteMessages = RecordingMessageDelegate(queue: notifications.queue)
-            let registered = DispatchSemaphore(value: 0)
-            bob.client.register(
-                accessToken: CallTestTokens.token("bob"), notificationDelegate: notifications, delegateQueue: notifications.queue,
-                callMessageDelegate: inviteMessages
-            ) { _ in registered.signal() }
-            _ = registered.wait(timeout: .now() + 10)
+            bob.listen(with: notifications, callMessageDelegate: inviteMessages)
             callerMessages = RecordingMessageDelegate(queue: callerDelegate.queue)
             let destination = bob.address
             let delegate = callerDelegate, messages = callerMessages

@@ -156,11 +156,14 @@ struct TestVoiceClient {
 
     /// Registers (or only binds, per the configuration) with a scripted notification delegate;
     /// `result` gets the completion's error.
-    func listen(result: NIOLockedValueBox<VoiceError?>? = nil) -> ScriptedNotificationDelegate {
-        let delegate = ScriptedNotificationDelegate()
+    @discardableResult
+    func listen(
+        with delegate: ScriptedNotificationDelegate = ScriptedNotificationDelegate(),
+        callMessageDelegate: CallMessageDelegate? = nil, result: NIOLockedValueBox<VoiceError?>? = nil
+    ) -> ScriptedNotificationDelegate {
         let done = DispatchSemaphore(value: 0)
         client.register(accessToken: CallTestTokens.token(client.configuration.identity), notificationDelegate: delegate,
-                        delegateQueue: delegate.queue) { error in
+                        delegateQueue: delegate.queue, callMessageDelegate: callMessageDelegate) { error in
             result?.withLockedValue { $0 = error }
             done.signal()
         }

@@ -26,6 +26,15 @@ final class VoiceCallCommandTests: XCTestCase {
         throw XCTSkip(message)
     }
 
+    /// The binary and a scratch directory removed after the test.
+    private func workspace() throws -> (binary: String, directory: String) {
+        let binary = try voicecall()
+        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "voicecall-cli")
+        cleanup.append { try? FileManager.default.removeItem(atPath: directory) }
+        return (binary, directory)
+    }
+
+    /// `voicecall listen` as bob, only bound (no REGISTER), auto-answering; ready once it answers OPTIONS.
     private func startListen(_ binary: String, in directory: String, extra: [String] = []) throws -> (SIPPeerProcess, Int) {
         let port = try SIPPeerProcess.freePort()
         let listen = try SIPPeerProcess.launchReady(
@@ -38,16 +47,20 @@ final class VoiceCallCommandTests: XCTestCase {
         return (listen, port)
     }
 
-    func testCtrlCHangsTheCallUpWithABye() throws {
-        let binary = try voicecall()
-        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "voicecall-cli")
-        cleanup.append { try? FileManager.default.removeItem(atPath: directory) }
-        let (listen, port) = try startListen(binary, in: directory, extra: ["--once", "--duration", "60"])
+    /// `voicecall call` from alice to the listener on `port`.
+    private func startCall(_ binary: String, in directory: String, port: Int, extra: [String]) throws -> SIPPeerProcess {
         let call = try SIPPeerProcess(
             name: "voicecall call", executable: binary,
-            arguments: ["call", "sip:bob@127.0.0.1:\(port)", "--identity", "alice", "--duration", "60"],
+            arguments: ["call", "sip:bob@127.0.0.1:\(port)", "--identity", "alice"] + extra,
             workingDirectory: directory, logPath: directory + "/call.log")
         cleanup.append { call.stop() }
+        return call
+    }
+
+    func testCtrlCHangsTheCallUpWithABye() throws {
+        let (binary, directory) = try workspace()
+        let (listen, port) = try startListen(binary, in: directory, extra: ["--once", "--duration", "60"])
+        let call = try startCall(binary, in: directory, port: port, extra: ["--duration", "60"])
         XCTAssertTrue(PollingWait.until(timeout: 20) { call.log.contains("connected") }, call.logTail())
         kill(call.pid, SIGINT)
         XCTAssertTrue(PollingWait.until(timeout: 10) { !call.isRunning }, "call exits on Ctrl-C:\n\(call.logTail())")
@@ -58,9 +71,7 @@ final class VoiceCallCommandTests: XCTestCase {
     }
 
     func testListenExitsWithAnErrorWhenTheRegistrarRefuses() throws {
-        let binary = try voicecall()
-        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "voicecall-cli")
-        cleanup.append { try? FileManager.default.removeItem(atPath: directory) }
+        let (binary, directory) = try workspace()
         let registrar = try SIPPeerUDPChannel()
         let listen = try SIPPeerProcess(
             name: "voicecall listen", executable: binary,
@@ -82,26 +93,14 @@ final class VoiceCallCommandTests: XCTestCase {
     }
 
     func testListenRecordsWhatCallPlaysAndBothExitCleanly() throws {
-        let binary = try voicecall()
-        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "voicecall-cli")
-        cleanup.append { try? FileManager.default.removeItem(atPath: directory) }
+        let (binary, directory) = try workspace()
         let signal = TestSignals.speechLike(seconds: 2)
         try WAVFile(sampleRate: 48_000, channels: 1, samples: signal).write(toFile: directory + "/play.wav")
-        let port = try SIPPeerProcess.freePort()
-        let listen = try SIPPeerProcess.launchReady(
-            name: "voicecall listen", executable: binary,
-            arguments: ["listen", "--identity", "bob", "--port", "\(port)", "--no-register", "--auto-answer",
-                        "--record", directory + "/recorded.wav", "--duration", "30", "--once"],
-            workingDirectory: directory, logPath: directory + "/listen.log",
-            readyAt: try SocketAddress(host: "127.0.0.1", port: port), requestURI: "sip:bob@127.0.0.1:\(port)",
-            timeout: .seconds(20))
-        cleanup.append { listen.stop() }
-        let call = try SIPPeerProcess(
-            name: "voicecall call", executable: binary,
-            arguments: ["call", "sip:bob@127.0.0.1:\(port)", "--identity", "alice", "--play", directory + "/play.wav",
-                        "--duration", "4", "--digits", "12#", "--param", "order=7"],
-            workingDirectory: directory, logPath: directory + "/call.log")
-        cleanup.append { call.stop() }
+        let (listen, port) = try startListen(
+            binary, in: directory, extra: ["--record", directory + "/recorded.wav", "--duration", "30", "--once"])
+        let call = try startCall(
+            binary, in: directory, port: port,
+            extra: ["--play", directory + "/play.wav", "--duration", "4", "--digits", "12#", "--param", "order=7"])
         XCTAssertTrue(PollingWait.until(timeout: 30) { !call.isRunning }, "call did not end:\n\(call.logTail())")
         XCTAssertEqual(call.exitStatus, 0, call.logTail())
         XCTAssertTrue(call.log.contains("connected"), call.logTail())
