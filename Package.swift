@@ -87,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "VoiceBench",
             dependencies: [
-                "VoiceMedia", "VoiceTestKit", "COpus", "CLibSRTP", "CVoiceShims", "CMallocCounter",
+                "VoiceMedia", "VoiceSIP", "VoiceTestKit", "COpus", "CLibSRTP", "CVoiceShims", "CMallocCounter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

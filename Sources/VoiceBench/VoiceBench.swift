@@ -8,7 +8,7 @@ struct VoiceBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voice-bench",
         abstract: "Measures the media engine, or runs a loopback call demo.",
-        subcommands: [Measure.self, Demo.self],
+        subcommands: [Measure.self, Quality.self, Demo.self],
         defaultSubcommand: Measure.self)
 }
 
@@ -25,6 +25,8 @@ struct Measure: ParsableCommand {
     @Option(help: "Opus bitrate for the PESQ figures (default: the highQuality preset's).") var pesqBitrate: Int?
     @Option(help: "Packet-loss percentages for the PESQ figures.") var pesqLoss: [Int] = [0, 5, 10]
     @Flag(help: "Skip the PESQ figures (they need espeak-ng and the pesq Python package).") var skipPesq = false
+    @Flag(help: "Skip the default-settings PESQ figures measured against baresip.") var skipQuality = false
+    @Option(help: "Loss seeds per condition for the default-settings PESQ figures.") var qualitySeeds = 3
     @Flag(help: "Skip the capacity ramp.") var skipCapacity = false
     @Flag(help: "Skip the CPU-ratio and memory figures.") var skipCpu = false
 
@@ -65,6 +67,23 @@ struct Measure: ParsableCommand {
                 figures.append(("pesq_wb_loss\(loss)", String(format: "%.2f", score)))
             }
         }
+        if !skipPesq && !skipQuality {
+            figures += try DefaultQualityBenchmark(seeds: qualitySeeds).run()
+        }
+        print("")
+        for (name, value) in figures { print("\(name): \(value)") }
+    }
+}
+
+struct Quality: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Prints only the default-settings PESQ-WB figures, ours and baresip's, through the same impairment.")
+
+    @Option(help: "Loss seeds per condition.") var seeds = 3
+    @Option(help: "Only these conditions (loss0, loss5, loss10, burst5).") var condition: [String] = []
+
+    func run() throws {
+        let figures = try DefaultQualityBenchmark(seeds: seeds, only: condition).run()
         print("")
         for (name, value) in figures { print("\(name): \(value)") }
     }

@@ -17,19 +17,27 @@ public final class ImpairmentProxy: Sendable {
     private let socketB: UDPSocket
     private let shared = ProxyShared()
 
-    /// Starts relaying between `a` and `b` with `aToB` and `bToA` impairments.
-    public init(endpointA a: SocketAddress, endpointB b: SocketAddress, aToB: NetworkImpairment, bToA: NetworkImpairment) throws {
+    /// Starts relaying between `a` and `b` with `aToB` and `bToA` impairments. With `b` nil,
+    /// packets for B are dropped until ``connect(endpointB:)`` names it: for a peer whose media
+    /// address is known only after ``addressForB`` was announced to it (in an SDP offer).
+    public init(endpointA a: SocketAddress, endpointB b: SocketAddress?, aToB: NetworkImpairment, bToA: NetworkImpairment) throws {
         let host = a.isIPv6 ? "::1" : "127.0.0.1"
         socketA = try UDPSocket(bindTo: SocketAddress(host: host, port: 0))
         socketB = try UDPSocket(bindTo: SocketAddress(host: host, port: 0))
         addressForA = socketA.localAddress
         addressForB = socketB.localAddress
         let loop = ProxyLoop(
-            socketA: socketA, socketB: socketB, a: a, b: b, aToB: ImpairmentModel(aToB),
+            socketA: socketA, socketB: socketB, a: a, aToB: ImpairmentModel(aToB),
             bToA: ImpairmentModel(bToA), shared: shared)
+        shared.endpointB.withLock { $0 = b }
         let thread = Thread { loop.run() }
         thread.name = "impairment-proxy"
         thread.start()
+    }
+
+    /// Sets (or changes) where traffic for endpoint B goes.
+    public func connect(endpointB: SocketAddress) {
+        shared.endpointB.withLock { $0 = endpointB }
     }
 
     /// Packets seen, dropped and reordered, both directions together.
@@ -51,6 +59,7 @@ private final class ProxyShared: Sendable {
     let running = Atomic<Bool>(true)
     let finished = DispatchSemaphore(value: 0)
     let counters = Mutex<(seen: Int, dropped: Int, reordered: Int)>((0, 0, 0))
+    let endpointB = Mutex<SocketAddress?>(nil)
 }
 
 private final class ProxyLoop: @unchecked Sendable {  // used only by the proxy thread
@@ -60,17 +69,17 @@ private final class ProxyLoop: @unchecked Sendable {  // used only by the proxy 
         var bytes: [UInt8]
     }
     let socketA: UDPSocket, socketB: UDPSocket
-    let a: SocketAddress, b: SocketAddress
+    let a: SocketAddress
     var aToB: ImpairmentModel, bToA: ImpairmentModel
     let shared: ProxyShared
     var queue: [Pending] = []
     let clock = MonotonicMediaClock()
 
     init(
-        socketA: UDPSocket, socketB: UDPSocket, a: SocketAddress, b: SocketAddress, aToB: ImpairmentModel,
+        socketA: UDPSocket, socketB: UDPSocket, a: SocketAddress, aToB: ImpairmentModel,
         bToA: ImpairmentModel, shared: ProxyShared
     ) {
-        self.socketA = socketA; self.socketB = socketB; self.a = a; self.b = b
+        self.socketA = socketA; self.socketB = socketB; self.a = a
         self.aToB = aToB; self.bToA = bToA; self.shared = shared
     }
 
@@ -101,10 +110,15 @@ private final class ProxyLoop: @unchecked Sendable {  // used only by the proxy 
                 }
             }
             let now2 = clock.now()
+            let b = shared.endpointB.withLock { $0 }
             while let first = queue.first, first.due <= now2 {
                 queue.removeFirst()
                 first.bytes.withUnsafeBytes { raw in
-                    _ = first.toB ? socketB.send(raw, to: b) : socketA.send(raw, to: a)
+                    if !first.toB {
+                        _ = socketA.send(raw, to: a)
+                    } else if let b {
+                        _ = socketB.send(raw, to: b)
+                    }
                 }
             }
             shared.counters.withLock {

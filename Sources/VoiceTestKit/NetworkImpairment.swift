@@ -1,9 +1,14 @@
 import VoiceMedia
 
-/// User-space network impairment: random loss, extra delay (jitter) and reordering.
+/// User-space network impairment: random or bursty loss, extra delay (jitter) and reordering.
 public struct NetworkImpairment: Hashable, Sendable {
-    /// Probability that a packet is dropped, 0…1.
+    /// Probability that a packet is dropped, 0…1 (the long-run loss rate, also with bursts).
     public var lossRate: Double
+    /// Mean length of a loss burst, in packets. 1 (the default) drops each packet independently;
+    /// above 1, losses follow a two-state Gilbert–Elliott chain: every packet in the bad state is
+    /// lost, none in the good state, a bad run lasts `meanBurstLength` packets on average, and
+    /// the good→bad probability is set so that the long-run loss is still `lossRate`.
+    public var meanBurstLength: Double
     /// Extra one-way delay added to every packet.
     public var baseDelay: MediaTime
     /// Each packet gets a further uniform random delay in 0…jitter.
@@ -14,10 +19,11 @@ public struct NetworkImpairment: Hashable, Sendable {
     public var seed: UInt64
 
     public init(
-        lossRate: Double = 0, baseDelay: MediaTime = .zero, jitter: MediaTime = .zero,
+        lossRate: Double = 0, meanBurstLength: Double = 1, baseDelay: MediaTime = .zero, jitter: MediaTime = .zero,
         reorderRate: Double = 0, seed: UInt64 = 0x5EED
     ) {
         self.lossRate = lossRate
+        self.meanBurstLength = meanBurstLength
         self.baseDelay = baseDelay
         self.jitter = jitter
         self.reorderRate = reorderRate
@@ -33,6 +39,7 @@ public struct NetworkImpairment: Hashable, Sendable {
 public struct ImpairmentModel: Sendable {
     public let impairment: NetworkImpairment
     private var rng: SplitMix64
+    private var inBurst = false
     /// Packets seen, dropped, and reordered so far.
     public private(set) var seen = 0
     public private(set) var dropped = 0
@@ -46,7 +53,7 @@ public struct ImpairmentModel: Sendable {
     /// When a packet arriving at `now` should be delivered, or nil to drop it.
     public mutating func deliveryTime(forPacketAt now: MediaTime, packetInterval: MediaTime = .milliseconds(20)) -> MediaTime? {
         seen += 1
-        if rng.nextUnit() < impairment.lossRate {
+        if isLost() {
             dropped += 1
             return nil
         }
@@ -59,6 +66,18 @@ public struct ImpairmentModel: Sendable {
             delay += MediaTime(nanoseconds: packetInterval.nanoseconds + packetInterval.nanoseconds / 2)
         }
         return now + delay
+    }
+
+    /// Draws whether the next packet is lost: independently, or from the Gilbert–Elliott chain.
+    private mutating func isLost() -> Bool {
+        let loss = impairment.lossRate
+        guard impairment.meanBurstLength > 1, loss > 0, loss < 1 else { return rng.nextUnit() < loss }
+        let badToGood = 1 / impairment.meanBurstLength
+        // Stationary P(bad) = p / (p + r) = loss  ⇒  p = loss · r / (1 − loss).
+        let goodToBad = min(1, loss * badToGood / (1 - loss))
+        let u = rng.nextUnit()
+        inBurst = inBurst ? u >= badToGood : u < goodToBad
+        return inBurst
     }
 }
 

@@ -1,0 +1,193 @@
+import Foundation
+import VoiceMedia
+import VoiceTestKit
+
+/// `pesq_wb_default_*` and `pesq_wb_baresip_*`: PESQ-WB of speech sent at the SDK's default call
+/// settings, and by baresip at its own, through the same impairment in the same run, both
+/// received by a default SDK stream whose recording device plays out in real time from the
+/// jitter buffer. Only the sender differs between the two figures.
+///
+/// Each call carries three voices one after another; every (voice, loss seed) pair is scored on
+/// its own and the figure is the median. The impairment is 20 ms ± 20 ms of delay (uniform, so
+/// packets reorder) in both directions, with random or Gilbert–Elliott loss.
+struct DefaultQualityBenchmark {
+    /// One network condition.
+    struct Condition {
+        var name: String
+        var lossRate: Double
+        var meanBurstLength: Double
+
+        func impairment(seed: UInt64) -> NetworkImpairment {
+            NetworkImpairment(
+                lossRate: lossRate, meanBurstLength: meanBurstLength, baseDelay: .zero, jitter: .milliseconds(40), seed: seed)
+        }
+    }
+
+    static let conditions = [
+        Condition(name: "loss0", lossRate: 0, meanBurstLength: 1),
+        Condition(name: "loss5", lossRate: 0.05, meanBurstLength: 1),
+        Condition(name: "loss10", lossRate: 0.10, meanBurstLength: 1),
+        Condition(name: "burst5", lossRate: 0.05, meanBurstLength: 3),
+    ]
+
+    let voices: [[Int16]]
+    let signal: [Int16]
+    let voiceStarts: [Int]
+    let seeds: Int
+    let conditions: [Condition]
+    let tool: String
+    let workDirectory: String
+    let baresipTemplates: String
+
+    /// - Parameters:
+    ///   - seeds: loss seeds per condition.
+    ///   - only: names of the conditions to run; empty runs them all.
+    init(seeds: Int, only: [String] = []) throws {
+        self.seeds = max(1, seeds)
+        conditions = only.isEmpty ? Self.conditions : Self.conditions.filter { only.contains($0.name) }
+        guard !conditions.isEmpty else { throw BenchError("no condition named \(only); known: \(Self.conditions.map(\.name))") }
+        tool = PESQBenchmark.findTool()
+        workDirectory = NSTemporaryDirectory() + "voice-bench-quality-\(getpid())"
+        try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
+        try PESQBenchmark.python([tool, "prepare-set", workDirectory + "/voice"])
+        var voices: [[Int16]] = []
+        for i in 1...3 {
+            let wav = try WAVFile(contentsOfFile: workDirectory + "/voice-\(i).wav")
+            guard wav.sampleRate == 48_000, wav.channels == 1 else { throw BenchError("voice \(i) is not 48 kHz mono") }
+            voices.append(wav.samples)
+        }
+        self.voices = voices
+        // 0.5 s of silence, then the voices with 1 s between them, then 1.5 s of silence.
+        var signal = [Int16](repeating: 0, count: 24_000)
+        var starts: [Int] = []
+        for voice in voices {
+            starts.append(signal.count)
+            signal += voice + [Int16](repeating: 0, count: 48_000)
+        }
+        signal += [Int16](repeating: 0, count: 24_000)
+        self.signal = signal
+        voiceStarts = starts
+        guard let templates = Self.findBaresipTemplates() else {
+            throw BenchError("baresip configuration templates not found (Tests/VoiceSIPTests/Fixtures/baresip)")
+        }
+        baresipTemplates = templates
+        guard SIPPeerProcess.isInstalled("baresip") else { throw BenchError("baresip is not installed; run scripts/install-deps.sh") }
+    }
+
+    static func findBaresipTemplates() -> String? {
+        let relative = "Tests/VoiceSIPTests/Fixtures/baresip"
+        let candidates = [
+            FileManager.default.currentDirectoryPath + "/" + relative,
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../" + relative).path,
+        ]
+        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/config") }
+    }
+
+    /// Runs every condition and seed; returns the figures (name, value) in print order.
+    func run() throws -> [(String, String)] {
+        var pairs: [(condition: Int, baresip: Bool, ref: String, deg: String)] = []
+        for (c, condition) in conditions.enumerated() {
+            for seed in 0..<seeds {
+                let base = UInt64(10_000 * (c + 1) + 100 * seed)
+                let outputs = try runBoth(condition: condition, seed: base, label: "\(condition.name) seed \(seed)")
+                for (isBaresip, output) in [(false, outputs.ours), (true, outputs.baresip)] {
+                    let segments = try cut(output, label: "\(condition.name) seed \(seed) \(isBaresip ? "baresip" : "ours")")
+                    for (v, segment) in segments.enumerated() {
+                        let name = "\(condition.name)-\(seed)-\(isBaresip ? "baresip" : "ours")-\(v + 1)"
+                        let ref = workDirectory + "/voice-\(v + 1).wav", deg = workDirectory + "/\(name).wav"
+                        try WAVFile(sampleRate: 48_000, channels: 1, samples: segment).write(toFile: deg)
+                        pairs.append((c, isBaresip, ref, deg))
+                    }
+                }
+            }
+        }
+        let list = workDirectory + "/pairs.txt"
+        try pairs.map { "\($0.ref) \($0.deg)" }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let scores = try PESQBenchmark.python([tool, "score-list", list]).split(separator: "\n").compactMap { Double($0) }
+        guard scores.count == pairs.count else { throw BenchError("pesq scored \(scores.count) of \(pairs.count) samples") }
+
+        var figures: [(String, String)] = []
+        var ours: [Double] = [], theirs: [Double] = []
+        for (c, condition) in conditions.enumerated() {
+            let mine = scores.indices.filter { pairs[$0].condition == c && !pairs[$0].baresip }.map { scores[$0] }
+            let baresip = scores.indices.filter { pairs[$0].condition == c && pairs[$0].baresip }.map { scores[$0] }
+            ours.append(Self.median(mine))
+            theirs.append(Self.median(baresip))
+            print(
+                "quality: \(condition.name): ours median \(Self.format(ours[c])) \(Self.list(mine)); "
+                    + "baresip median \(Self.format(theirs[c])) \(Self.list(baresip))")
+        }
+        for (c, condition) in conditions.enumerated() { figures.append(("pesq_wb_default_\(condition.name)", Self.format(ours[c]))) }
+        for (c, condition) in conditions.enumerated() { figures.append(("pesq_wb_baresip_\(condition.name)", Self.format(theirs[c]))) }
+        let margin = zip(ours, theirs).map { $0 - $1 }.min() ?? 0
+        figures.append(("pesq_vs_baresip_min", String(format: "%+.2f", margin)))
+        return figures
+    }
+
+    /// One call of ours and one of baresip's, at the same time, through the same condition.
+    private func runBoth(condition: Condition, seed: UInt64, label: String) throws -> (ours: [Int16], baresip: [Int16]) {
+        let capacity = signal.count + 48_000 * 5
+        let ours = try LoopbackCall(
+            codec: .opus(.voice), signalA: signal, signalB: [], impairmentAToB: condition.impairment(seed: seed),
+            impairmentBToA: condition.impairment(seed: seed + 1))
+        let baresip = try BaresipSenderCall(
+            templateDirectory: baresipTemplates, samples: signal, workDirectory: workDirectory,
+            toUs: condition.impairment(seed: seed), toBaresip: condition.impairment(seed: seed + 1), recordingCapacity: capacity)
+        try ours.start()
+        Thread.sleep(forTimeInterval: Double(signal.count) / 48_000 + 1)
+        let sender = ours.a.stats, receiver = ours.b.stats, fromBaresip = baresip.receiverStats
+        ours.stop()
+        baresip.stop()
+        print("quality: \(label): ours: sender FEC \(sender.fecEnabled ? "on" : "off") hint \(sender.packetLossHint)%; \(Self.describe(receiver))")
+        print("quality: \(label): baresip: \(Self.describe(fromBaresip))")
+        flushOutput()
+        return (ours.deviceB.recordedSamples, baresip.device.recordedSamples)
+    }
+
+    /// Finds each voice in `output` and cuts it out: the first with a wide search (the sender may
+    /// start before or after the recording), the others near where the first one puts them.
+    private func cut(_ output: [Int16], label: String) throws -> [[Int16]] {
+        var segments: [[Int16]] = []
+        var lag: Int?
+        for (v, voice) in voices.enumerated() {
+            let range = lag.map { ($0 - 14_400)...($0 + 14_400) } ?? (-24_000)...(96_000)
+            guard let found = Self.locate(voice, nominalStart: voiceStarts[v], lags: range, in: output) else {
+                throw BenchError("\(label): voice \(v + 1) not found in a recording of \(output.count) samples")
+            }
+            if lag == nil { lag = found - voiceStarts[v] }
+            segments.append(Array(output[found..<(found + voice.count)]))
+        }
+        return segments
+    }
+
+    /// The start of `voice` in `output`, searched at `nominalStart + lags`; nil if out of range.
+    static func locate(_ voice: [Int16], nominalStart: Int, lags: ClosedRange<Int>, in output: [Int16]) -> Int? {
+        let from = max(0, nominalStart + lags.lowerBound)
+        let to = min(output.count, nominalStart + lags.upperBound + voice.count)
+        guard to - from >= voice.count else { return nil }
+        let window = Array(output[from..<to])
+        let alignment = AudioComparison.align(reference: voice, output: window, maxLag: window.count - voice.count)
+        let start = from + alignment.lag
+        return start + voice.count <= output.count ? start : nil
+    }
+
+    /// The receiving side's figures: what arrived, at what rate, and how playout coped.
+    static func describe(_ s: AudioStreamStats) -> String {
+        let jb = s.jitterBuffer
+        let kbps = s.packetsReceived > 0 ? Double(s.bytesReceived) * 8 / (Double(s.packetsReceived) * 0.02) / 1000 : 0
+        return String(
+            format: "received %d packets with %.1f kb/s of payload, lost %d, recovered %d, concealed %d, late %d, delay %.0f ms",
+            Int(s.packetsReceived), kbps, Int(s.packetsLost), jb.recoveredFrames, jb.concealedFrames, jb.late,
+            jb.currentDelay.milliseconds)
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let mid = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+    }
+
+    static func format(_ value: Double) -> String { String(format: "%.2f", value) }
+    static func list(_ values: [Double]) -> String { "[" + values.map(format).joined(separator: " ") + "]" }
+}
