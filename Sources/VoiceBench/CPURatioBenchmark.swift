@@ -43,6 +43,14 @@ struct CPURatioBenchmark {
         return Result(bareMicroseconds: median(bare), fullMicroseconds: median(full), frames: frames)
     }
 
+    /// The full media path's CPU per frame with `lossRate` random loss each way: the median of `rounds`.
+    func fullPathUnderLoss(_ lossRate: Double) throws -> Double {
+        let signal = TestSignals.speechLike(seconds: 10)
+        var full: [Double] = []
+        for _ in 0..<rounds { full.append(try fullPath(signal: signal, lossRate: lossRate).perFrame) }
+        return full.sorted()[full.count / 2]
+    }
+
     /// Encode, protect, unprotect, decode: nothing else, for `2 × pairs` contexts in real time.
     func bareLoop(signal: [Int16]) throws -> Double {
         let contexts = try (0..<(2 * pairs)).map { _ in try BareContext(settings: settings) }
@@ -81,19 +89,24 @@ struct CPURatioBenchmark {
     /// from the captured frame to the decoded one, including the UDP system calls and the
     /// kernel's loopback delivery) over a steady window, divided by the frames sent. The audio
     /// devices' own thread is not counted: it stands in for a sound card.
-    func fullPath(signal: [Int16]) throws -> (perFrame: Double, frames: Int) {
+    /// With `lossRate`, both directions lose packets at random (through an impairment proxy,
+    /// whose thread is not counted), so the senders run with FEC on.
+    func fullPath(signal: [Int16], lossRate: Double = 0) throws -> (perFrame: Double, frames: Int) {
         let engine = MediaEngine(workerCount: 1)
         var calls: [LoopbackCall] = []
         for i in 0..<pairs {
             let shift = (i * 4_800) % signal.count
+            let loss = lossRate > 0 ? NetworkImpairment(lossRate: lossRate, seed: UInt64(i)) : nil
             let call = try LoopbackCall(
                 codec: .opus(settings), signalA: Array(signal[shift...] + signal[..<shift]), signalB: signal,
-                loop: true, record: false, engine: engine)
+                loop: true, record: false, impairmentAToB: loss, impairmentBToA: loss, engine: engine,
+                rtcpInterval: lossRate > 0 ? .seconds(1) : .seconds(5))
             try call.start()
             calls.append(call)
         }
         defer { calls.forEach { $0.stop() } }
-        Thread.sleep(forTimeInterval: 1)
+        // With loss, the first reports must reach the senders before the window starts.
+        Thread.sleep(forTimeInterval: lossRate > 0 ? 4 : 1)
         let sent0 = calls.reduce(UInt64(0)) { $0 + $1.a.stats.packetsSent + $1.b.stats.packetsSent }
         let cpu0 = engine.cpuTime.seconds
         Thread.sleep(forTimeInterval: seconds)

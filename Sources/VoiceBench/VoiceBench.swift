@@ -16,8 +16,8 @@ struct Measure: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "measure", abstract: "Prints CPU ratio, real-time stream capacity, memory per stream and PESQ-WB figures.")
 
-    @Option(help: "Opus complexity used for every figure.") var complexity = 5
-    @Option(help: "Opus bitrate in bits/s.") var bitrate = 32_000
+    @Option(help: "Opus complexity for the CPU, capacity and memory figures (default: the SDK's default).") var complexity: Int?
+    @Option(help: "Opus bitrate in bits/s for those figures (default: the SDK's default).") var bitrate: Int?
     @Option(help: "Largest number of stream endpoints tried for max_realtime_streams.") var maxStreams = 600
     @Option(help: "Step between stream counts tried.") var step = 50
     @Option(help: "Seconds measured per stream count.") var seconds = 5.0
@@ -32,7 +32,9 @@ struct Measure: ParsableCommand {
 
     func run() throws {
         var figures: [(String, String)] = []
-        let settings = OpusSettings.benchmark(complexity: complexity, bitrate: bitrate)
+        var settings = OpusSettings.voice
+        if let complexity { settings.complexity = complexity }
+        if let bitrate { settings.bitrate = bitrate }
 
         var memory: MemoryBenchmark.Result?
         if !skipCpu {
@@ -43,6 +45,11 @@ struct Measure: ParsableCommand {
                     cpu.bareMicroseconds, cpu.fullMicroseconds, cpu.frames))
             flushOutput()
             figures.append(("media_cpu_ratio", String(format: "%.3f", cpu.ratio)))
+            figures.append(("call_cpu_us_per_frame", String(format: "%.1f", cpu.fullMicroseconds)))
+            let lossy = try CPURatioBenchmark(settings: settings).fullPathUnderLoss(0.05)
+            print(String(format: "cpu: full media path with 5%% loss each way (FEC on) %.1f µs/frame", lossy))
+            flushOutput()
+            figures.append(("call_cpu_us_per_frame_loss5", String(format: "%.1f", lossy)))
             let m = try MemoryBenchmark(settings: settings, endpoints: 300).run()
             print(String(format: "memory: %d endpoints added %.0f KiB resident", m.endpoints, m.totalKiB))
             flushOutput()
@@ -52,7 +59,7 @@ struct Measure: ParsableCommand {
         if !skipCapacity {
             let capacity = try CapacityBenchmark(settings: settings, maxEndpoints: maxStreams, step: step, seconds: seconds).run()
             figures.append(("max_realtime_streams", "\(capacity)"))
-            figures.append(("opus_complexity", "\(complexity)"))
+            figures.append(("opus_complexity", "\(settings.complexity)"))
         }
         if let memory { figures.append(("memory_per_stream_kib", String(format: "%.1f", memory.perEndpointKiB))) }
 

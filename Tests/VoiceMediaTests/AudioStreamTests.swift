@@ -59,7 +59,25 @@ final class AudioStreamTests: XCTestCase {
         XCTAssertGreaterThan(b.jitterBuffer.concealedFrames + b.jitterBuffer.recoveredFrames, 0)
         XCTAssertGreaterThan(b.jitterMs, 1)
         XCTAssertTrue(call.a.stats.fecEnabled, "the peer reported loss, so FEC is on")
+        XCTAssertGreaterThan(call.a.stats.fecPacketsSent, 20, "and libopus really sends redundancy")
+        XCTAssertGreaterThan(call.a.stats.sendBitrate, OpusSettings.voice.bitrate, "the bitrate rose to make room for it")
         XCTAssertGreaterThan(call.proxy?.counts.dropped ?? 0, 0)
+    }
+
+    /// At 32 kbps and complexity 5 libopus sends no redundancy for a small loss hint; the sender
+    /// sees that in its own packets and raises the hint until redundancy goes out.
+    func testALowBitrateSenderRaisesItsHintUntilFECIsReallySent() throws {
+        let low = OpusSettings(bitrate: 32_000, maxAverageBitrate: 32_000)
+        let loss = NetworkImpairment(lossRate: 0.05, seed: 5)
+        let call = try LoopbackCall(
+            codec: .opus(low), signalA: speech, signalB: speech, loop: true, impairmentAToB: loss, impairmentBToA: loss,
+            rtcpInterval: .milliseconds(500))
+        try run(call, seconds: 4)
+        let a = call.a.stats
+        XCTAssertTrue(a.fecEnabled)
+        XCTAssertGreaterThan(a.packetLossHint, low.packetLossPercent, "raised above the hint that produced nothing")
+        XCTAssertGreaterThan(a.fecPacketsSent, 20, "redundancy really went out")
+        XCTAssertEqual(a.sendBitrate, 32_000, "never above the negotiated maximum")
     }
 
     func testWrongSRTPKeyIsRejectedCountedAndNeverPlayed() throws {
@@ -107,6 +125,7 @@ final class AudioStreamTests: XCTestCase {
         XCTAssertGreaterThan(a.rtcpReceived, 2)
         XCTAssertEqual(a.remoteFractionLost, 0)
         XCTAssertFalse(a.fecEnabled, "no redundancy on a clean link")
+        XCTAssertEqual(a.sendBitrate, OpusSettings.voice.bitrate, "and the clean bitrate")
     }
 
     func testPCMUCarriesAudio() throws {

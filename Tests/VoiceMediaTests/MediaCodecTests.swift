@@ -26,12 +26,14 @@ final class MediaCodecTests: XCTestCase {
         XCTAssertEqual(Self.codecs.map(\.description), ["opus/48000/2", "PCMU/8000", "PCMA/8000"])
         XCTAssertEqual(MediaCodec.pcmu.rtpTimestampIncrement(ptime: 20), 160)
         XCTAssertEqual(MediaCodec.opus(.voice).rtpTimestampIncrement(ptime: 20), 960)
-        XCTAssertNotEqual(MediaCodec.opus(.voice), MediaCodec.opus(OpusSettings(bitrate: 64_000)))
+        XCTAssertNotEqual(MediaCodec.opus(.voice), MediaCodec.opus(OpusSettings(bitrate: 32_000)))
     }
 
     func testOpusVoiceDefaults() {
         let s = OpusSettings.voice
-        XCTAssertEqual(s.bitrate, 32_000)
+        XCTAssertEqual(s.bitrate, 64_000)
+        XCTAssertEqual(s.maxAverageBitrate, 80_000)
+        XCTAssertEqual(s.packetLossPercent, 3)
         XCTAssertEqual(s.complexity, 5)
         XCTAssertEqual(s.bitrateMode, .vbr)
         XCTAssertTrue(s.fec)

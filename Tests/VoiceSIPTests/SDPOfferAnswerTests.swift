@@ -54,7 +54,7 @@ final class SDPOfferAnswerTests: XCTestCase {
         XCTAssertEqual(audio.rtpMap(for: 111)?.value, "111 opus/48000/2")
         XCTAssertEqual(
             audio.formatParameters(for: "111")?.parameters,
-            "useinbandfec=1;usedtx=0;maxaveragebitrate=32000;stereo=0")
+            "useinbandfec=1;usedtx=0;maxaveragebitrate=80000;stereo=0")
         XCTAssertEqual(audio.rtpMap(for: 110)?.value, "110 telephone-event/48000")
         XCTAssertEqual(audio.rtpMap(for: 101)?.value, "101 telephone-event/8000")
         XCTAssertEqual(audio.ptime, 20)
@@ -90,7 +90,8 @@ final class SDPOfferAnswerTests: XCTestCase {
     // MARK: Full exchange between two instances
 
     func testOfferAnswerBetweenTwoEndpointsAgreesOnKeysAndAddresses() throws {
-        var alice = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        let modest = OpusSettings(bitrate: 32_000, maxAverageBitrate: 40_000)
+        var alice = SDPOfferAnswer(capabilities: capabilities(codecs: [.opus(modest), .pcmu, .pcma]), using: &generator)
         var bob = SDPOfferAnswer(
             capabilities: capabilities("203.0.113.5", port: 5000, codecs: [.pcmu, .opus(.highQuality)]),
             using: &generator)
@@ -101,7 +102,9 @@ final class SDPOfferAnswerTests: XCTestCase {
         XCTAssertEqual(bobMedia.payloadType, 111)
         XCTAssertEqual(aliceMedia.payloadType, 111)
         guard case let .opus(settings) = bobMedia.codec else { return XCTFail("expected opus, got \(bobMedia.codec)") }
-        XCTAssertEqual(settings.bitrate, 32_000, "capped by the offer's maxaveragebitrate")
+        XCTAssertEqual(settings.bitrate, 40_000, "capped by the offer's maxaveragebitrate")
+        XCTAssertEqual(settings.maxAverageBitrate, 40_000, "so is the bitrate FEC may raise it to")
+        XCTAssertTrue(offer.text.contains("maxaveragebitrate=40000"), "the offer announces the maximum, not the clean bitrate")
         XCTAssertEqual(bobMedia.telephoneEventPayloadType, 110)
         XCTAssertEqual(aliceMedia.telephoneEventPayloadType, 110)
         XCTAssertEqual(aliceMedia.remoteRTP, SDPTransportAddress(host: "203.0.113.5", port: 5000))
@@ -168,7 +171,7 @@ final class SDPOfferAnswerTests: XCTestCase {
         let offer = try remoteOffer(formats: "96", maps: ["a=rtpmap:96 opus/48000/2", "a=fmtp:96 maxaveragebitrate=20000;useinbandfec=0"])
         let (answer, media) = try bob.receiveOffer(offer, using: &generator)
         XCTAssertEqual(media.payloadType, 96, "keeps the offerer's payload type")
-        XCTAssertEqual(media.codec, .opus(OpusSettings(bitrate: 20_000, fec: false)))
+        XCTAssertEqual(media.codec, .opus(OpusSettings(bitrate: 20_000, maxAverageBitrate: 20_000, fec: false)))
         XCTAssertNil(media.telephoneEventPayloadType)
         XCTAssertEqual(answer.media[0].mediaLineValue, "audio 4000 RTP/SAVP 96")
         XCTAssertFalse(media.rtcpMux, "the offer had no rtcp-mux")

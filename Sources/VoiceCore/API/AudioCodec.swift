@@ -2,14 +2,17 @@ import VoiceMedia
 
 /// An audio codec a call may use, in the caller's order of preference.
 public enum AudioCodec: Hashable, Sendable, CustomStringConvertible {
-    /// Opus at 48 kHz with in-band FEC; `maxAverageBitrate` in bits per second (6 000–510 000).
-    case opus(maxAverageBitrate: Int = 32_000)
+    /// Opus at 48 kHz with in-band FEC; `maxAverageBitrate` in bits per second (6 000–510 000) is
+    /// the most the call sends and asks the peer to send. On a clean link a call sends
+    /// ``OpusSettings/voice``'s bitrate (64 kbps) or this maximum if it is lower; while the peer
+    /// reports loss it rises towards the maximum to make room for FEC.
+    case opus(maxAverageBitrate: Int = OpusSettings.voice.maxAverageBitrate)
     /// G.711 μ-law.
     case pcmu
     /// G.711 A-law.
     case pcma
 
-    /// The default preference: Opus at 32 kbps, then PCMU, then PCMA.
+    /// The default preference: Opus (64 kbps, up to 80 kbps with FEC), then PCMU, then PCMA.
     public static let defaultPreference: [AudioCodec] = [.opus(), .pcmu, .pcma]
 
     /// The media engine's codec.
@@ -17,7 +20,8 @@ public enum AudioCodec: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .opus(let bitrate):
             var settings = OpusSettings.voice
-            settings.bitrate = min(510_000, max(6_000, bitrate))
+            settings.maxAverageBitrate = min(510_000, max(6_000, bitrate))
+            settings.bitrate = min(settings.bitrate, settings.maxAverageBitrate)
             return .opus(settings)
         case .pcmu: return .pcmu
         case .pcma: return .pcma

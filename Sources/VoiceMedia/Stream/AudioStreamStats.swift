@@ -44,6 +44,10 @@ public struct AudioStreamStats: Sendable, Hashable {
     /// Whether Opus in-band FEC is on, and the loss hint the encoder was given (percent).
     public var fecEnabled: Bool = false
     public var packetLossHint: Int = 0
+    /// The Opus encoder's current target bitrate in bits per second (0 for G.711).
+    public var sendBitrate: Int = 0
+    /// Opus packets sent that carried in-band FEC (LBRR) for the frame before them.
+    public var fecPacketsSent: UInt64 = 0
     /// Captured audio dropped because the stream fell behind, and playout reads that found no audio.
     public var captureOverflows: UInt64 = 0
     public var renderUnderruns: UInt64 = 0

@@ -88,22 +88,20 @@ extension StreamCore {
         }
     }
 
-    /// No redundancy on a clean link; FEC and a loss hint as soon as the peer reports loss.
-    /// The hint rises at once with the reported loss and decays by half per clean report.
+    /// Feeds the peer's loss report to the FEC policy and applies what changed.
     func adaptFEC(remoteLoss: Double) {
-        guard configuration.adaptiveFEC, configuration.codec.isOpus else { return }
-        let reported = Int((remoteLoss * 100).rounded(.up))
-        if reported > 0 {
-            lossHint = min(50, max(lossHint, reported * 2 + 4))
-        } else {
-            lossHint /= 2
-        }
-        let wantFEC = lossHint > 0
-        if wantFEC != fecEnabled {
-            fecEnabled = wantFEC
-            encoder.setFEC(wantFEC)
-        }
-        encoder.setPacketLossPercent(lossHint)
+        guard let change = lossAdaptation?.reportReceived(fractionLost: remoteLoss) else { return }
+        apply(change)
+    }
+
+    /// Sets the encoder's FEC, loss hint and bitrate.
+    func apply(_ setting: OpusLossAdaptation.Setting) {
+        if setting.fec != fecEnabled { encoder.setFEC(setting.fec) }
+        if setting.lossHint != lossHint { encoder.setPacketLossPercent(setting.lossHint) }
+        if setting.bitrate != sendBitrate { encoder.setBitrate(setting.bitrate) }
+        fecEnabled = setting.fec
+        lossHint = setting.lossHint
+        sendBitrate = setting.bitrate
     }
 
     /// Publishes a stats snapshot without waiting: skipped if a reader holds the lock right now.
@@ -133,6 +131,8 @@ extension StreamCore {
         s.malformedPackets = malformedPackets
         s.fecEnabled = fecEnabled
         s.packetLossHint = lossHint
+        s.sendBitrate = sendBitrate
+        s.fecPacketsSent = fecPacketsSent
         s.captureOverflows = control.captureOverflows.load(ordering: .relaxed)
         s.renderUnderruns = control.renderUnderruns.load(ordering: .relaxed)
         s.rtcpSent = rtcp.sent

@@ -44,6 +44,12 @@ extension StreamCore {
             markerNext = true
             return
         }
+        if configuration.codec.isOpus,
+            let flags = OpusSILKFlags(packet: UnsafeRawBufferPointer(rebasing: payloadArea[0..<payloadLength]))
+        {
+            if flags.lbrr { fecPacketsSent += 1 }
+            if let change = lossAdaptation?.packetSent(flags) { apply(change) }
+        }
         guard protectAndSend(packetLength: headerLength + payloadLength, payloadLength: payloadLength, to: destination, now: now)
         else { return }
         markerNext = false

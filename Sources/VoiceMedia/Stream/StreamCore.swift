@@ -64,6 +64,10 @@ final class StreamCore: MediaTask {
     var nextStatsPublish = MediaTime.zero
     var fecEnabled = false
     var lossHint = 0
+    var sendBitrate = 0
+    var fecPacketsSent: UInt64 = 0
+    /// The FEC policy, for an Opus stream with adaptive FEC whose peer takes FEC.
+    var lossAdaptation: OpusLossAdaptation?
     var startTime: MediaTime?
 
     init(configuration c: AudioStreamConfiguration, control: StreamControl) throws(AudioStreamError) {
@@ -123,11 +127,15 @@ final class StreamCore: MediaTask {
         receiveBuffer = .allocate(byteCount: packetCapacity, alignment: 16)
         playoutPayload = .allocate(byteCount: packetCapacity, alignment: 16)
         rtcp = RTCPState(interval: c.rtcpInterval)
-        fecEnabled = false
-        if c.adaptiveFEC {
-            encoder.setFEC(false)
-            encoder.setPacketLossPercent(0)
+        if case .opus(let settings) = c.codec {
+            fecEnabled = settings.fec
+            lossHint = settings.packetLossPercent
+            sendBitrate = settings.bitrate
+            if c.adaptiveFEC, settings.fec {
+                lossAdaptation = OpusLossAdaptation(settings: settings)
+            }
         }
+        if let setting = lossAdaptation?.setting { apply(setting) }
     }
 
     deinit {
