@@ -20,10 +20,11 @@ final class BaresipSenderCall {
 
     /// Starts baresip playing `samples` and places the call; audio flows when this returns.
     /// - Parameters:
+    ///   - settings: the Opus settings our offer announces (the SDK's default codec list has `.voice`).
     ///   - toUs: impairment of baresip's packets on their way to our stream.
     ///   - toBaresip: impairment of our packets (RTCP reports, silence) on their way back.
     init(
-        templateDirectory: String, samples: [Int16], workDirectory: String, toUs: NetworkImpairment,
+        templateDirectory: String, samples: [Int16], workDirectory: String, offering settings: OpusSettings, toUs: NetworkImpairment,
         toBaresip: NetworkImpairment, recordingCapacity: Int
     ) throws {
         let file = workDirectory + "/baresip-source-\(UInt32.random(in: 0...UInt32.max)).wav"
@@ -39,7 +40,8 @@ final class BaresipSenderCall {
 
         // The offer the SDK makes, announcing the proxy as our media address.
         var negotiation = SDPOfferAnswer(
-            capabilities: SDPLocalCapabilities(address: "127.0.0.1", port: UInt16(proxy.addressForB.port)))
+            capabilities: SDPLocalCapabilities(
+                address: "127.0.0.1", port: UInt16(proxy.addressForB.port), codecs: [.opus(settings), .pcmu, .pcma]))
         let offer = try negotiation.makeOffer()
         let ok = try Self.invite(channel: channel, peer: peer, callID: callID, fromTag: fromTag, sdp: offer.text)
         toHeader = ok.headers["To"].first ?? ""

@@ -34,6 +34,7 @@ struct DefaultQualityBenchmark {
     let signal: [Int16]
     let voiceStarts: [Int]
     let seeds: Int
+    let settings: OpusSettings
     let conditions: [Condition]
     let tool: String
     let workDirectory: String
@@ -42,8 +43,10 @@ struct DefaultQualityBenchmark {
     /// - Parameters:
     ///   - seeds: loss seeds per condition.
     ///   - only: names of the conditions to run; empty runs them all.
-    init(seeds: Int, only: [String] = []) throws {
+    ///   - settings: our Opus settings (the SDK's default unless a preset is being measured).
+    init(seeds: Int, only: [String] = [], settings: OpusSettings = .voice) throws {
         self.seeds = max(1, seeds)
+        self.settings = settings
         conditions = only.isEmpty ? Self.conditions : Self.conditions.filter { only.contains($0.name) }
         guard !conditions.isEmpty else { throw BenchError("no condition named \(only); known: \(Self.conditions.map(\.name))") }
         tool = PESQBenchmark.findTool()
@@ -128,10 +131,10 @@ struct DefaultQualityBenchmark {
     private func runBoth(condition: Condition, seed: UInt64, label: String) throws -> (ours: [Int16], baresip: [Int16]) {
         let capacity = signal.count + 48_000 * 5
         let ours = try LoopbackCall(
-            codec: .opus(.voice), signalA: signal, signalB: [], impairmentAToB: condition.impairment(seed: seed),
+            codec: .opus(settings), signalA: signal, signalB: [], impairmentAToB: condition.impairment(seed: seed),
             impairmentBToA: condition.impairment(seed: seed + 1))
         let baresip = try BaresipSenderCall(
-            templateDirectory: baresipTemplates, samples: signal, workDirectory: workDirectory,
+            templateDirectory: baresipTemplates, samples: signal, workDirectory: workDirectory, offering: settings,
             toUs: condition.impairment(seed: seed), toBaresip: condition.impairment(seed: seed + 1), recordingCapacity: capacity)
         try ours.start()
         Thread.sleep(forTimeInterval: Double(signal.count) / 48_000 + 1)

@@ -88,9 +88,12 @@ struct Quality: ParsableCommand {
 
     @Option(help: "Loss seeds per condition.") var seeds = 3
     @Option(help: "Only these conditions (loss0, loss5, loss10, burst5).") var condition: [String] = []
+    @Option(help: "Our Opus preset: voice (the default), highQuality or lowBandwidth.") var preset = "voice"
 
     func run() throws {
-        let figures = try DefaultQualityBenchmark(seeds: seeds, only: condition).run()
+        let presets: [String: OpusSettings] = ["voice": .voice, "highQuality": .highQuality, "lowBandwidth": .lowBandwidth]
+        guard let settings = presets[preset] else { throw BenchError("unknown preset \(preset); known: \(presets.keys.sorted())") }
+        let figures = try DefaultQualityBenchmark(seeds: seeds, only: condition, settings: settings).run()
         print("")
         for (name, value) in figures { print("\(name): \(value)") }
     }

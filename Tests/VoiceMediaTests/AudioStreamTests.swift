@@ -64,6 +64,22 @@ final class AudioStreamTests: XCTestCase {
         XCTAssertGreaterThan(call.proxy?.counts.dropped ?? 0, 0)
     }
 
+    /// With random loss and jitter, a lost frame whose successor arrives in time is rebuilt from
+    /// that successor's FEC data, not concealed; and the sender protects from the first packet.
+    func testLostFramesAreRecoveredFromTheNextPacketsFEC() throws {
+        let impairment = NetworkImpairment(lossRate: 0.05, jitter: .milliseconds(40), seed: 77)
+        let call = try LoopbackCall(
+            signalA: speech, signalB: speech, loop: true, impairmentAToB: impairment, impairmentBToA: impairment)
+        try run(call, seconds: 4)
+        let a = call.a.stats, b = call.b.stats
+        XCTAssertGreaterThan(b.packetsLost, 5)
+        XCTAssertLessThan(a.rtcpReceived, 3, "few reports in 4 s at the default interval: the protection is the initial one")
+        XCTAssertGreaterThan(a.fecPacketsSent, 50, "redundancy from the start of the call")
+        XCTAssertGreaterThanOrEqual(
+            b.jitterBuffer.recoveredFrames * 100, Int(b.packetsLost) * 80,
+            "most losses recovered by FEC (\(b.jitterBuffer.recoveredFrames) of \(b.packetsLost); concealed \(b.jitterBuffer.concealedFrames))")
+    }
+
     /// At 32 kbps and complexity 5 libopus sends no redundancy for a small loss hint; the sender
     /// sees that in its own packets and raises the hint until redundancy goes out.
     func testALowBitrateSenderRaisesItsHintUntilFECIsReallySent() throws {
