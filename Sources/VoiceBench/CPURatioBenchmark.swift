@@ -105,8 +105,9 @@ struct CPURatioBenchmark {
             calls.append(call)
         }
         defer { calls.forEach { $0.stop() } }
-        // With loss, the first reports must reach the senders before the window starts.
-        Thread.sleep(forTimeInterval: lossRate > 0 ? 4 : 1)
+        // The window starts once the first receiver reports (1.25–2.5 s at the 5 s default) have
+        // set the senders' FEC: on with loss, off (after the call's initial protection) without.
+        Thread.sleep(forTimeInterval: lossRate > 0 ? 4 : 3)
         let sent0 = calls.reduce(UInt64(0)) { $0 + $1.a.stats.packetsSent + $1.b.stats.packetsSent }
         let cpu0 = engine.cpuTime.seconds
         Thread.sleep(forTimeInterval: seconds)

@@ -35,7 +35,7 @@ extension InsightsEvent {
 
     /// The `settings`/`codec` event, sent once the negotiated codec is known and the remote SDP
     /// applied: payload `selected_codec` (e.g. `opus/48000/2`) and, when given, `codec_params`
-    /// (the fmtp line, e.g. `maxaveragebitrate=32000;useinbandfec=1`).
+    /// (the fmtp line, e.g. `maxaveragebitrate=80000;useinbandfec=1`).
     public static func codec(
         _ selectedCodec: String, parameters: String? = nil, callSid: String?, at timestamp: Date
     ) -> InsightsEvent {

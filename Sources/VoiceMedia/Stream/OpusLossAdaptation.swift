@@ -13,7 +13,8 @@
 ///   bitrate rises to `fecBitrate` so that the redundancy has room and the primary signal keeps
 ///   most of what it had.
 /// - Protection starts with the first packet, at `initialHint`, rather than after the first
-///   report; it is switched off once `cleanReportsToRelax` reports in a row show no loss.
+///   report; it is switched off once `cleanReportsToRelax` reports in a row show no loss and
+///   the loss estimate has decayed.
 /// - The sender checks what libopus really sent (``OpusSILKFlags``): if voiced packets keep
 ///   going out without redundancy while FEC is on, the hint is too small for this bitrate and
 ///   complexity, and it is raised until redundancy appears.
@@ -40,8 +41,10 @@ struct OpusLossAdaptation: Hashable, Sendable {
         var maximumHint = 6
         /// A report below this fraction lost counts as clean.
         var cleanFraction = 0.01
-        /// Clean reports in a row before FEC is switched off.
-        var cleanReportsToRelax = 2
+        /// Clean reports in a row before FEC is switched off (and the loss estimate must have
+        /// decayed below `cleanFraction`). One: the first report (after 1.25–2.5 s at the
+        /// default interval, some 100 packets) ends the speculative protection a call starts with.
+        var cleanReportsToRelax = 1
         /// Bitrate while FEC is on, as a multiple of the clean bitrate (capped by `ceiling`).
         var fecBitrateFactor = 1.25
         /// Voiced packets in a row sent without redundancy, while FEC is on, before the hint rises.
