@@ -59,7 +59,7 @@ final class AudioStreamTests: XCTestCase {
         XCTAssertGreaterThan(b.jitterBuffer.concealedFrames + b.jitterBuffer.recoveredFrames, 0)
         XCTAssertGreaterThan(b.jitterMs, 1)
         XCTAssertTrue(call.a.stats.fecEnabled, "the peer reported loss, so FEC is on")
-        XCTAssertGreaterThan(call.a.stats.fecPacketsSent, 20, "and libopus really sends redundancy")
+        XCTAssertGreaterThan(call.a.stats.fecPacketsSent, 5, "and libopus really sends redundancy")
         XCTAssertGreaterThan(call.a.stats.sendBitrate, OpusSettings.voice.bitrate, "the bitrate rose to make room for it")
         XCTAssertGreaterThan(call.proxy?.counts.dropped ?? 0, 0)
     }
