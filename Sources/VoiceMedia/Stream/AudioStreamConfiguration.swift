@@ -28,7 +28,11 @@ public struct AudioStreamConfiguration: Sendable {
     public var jitterBuffer: JitterBufferConfiguration
     /// Mean RTCP report interval (randomized ±50 % per RFC 3550; the first report comes sooner).
     public var rtcpInterval: MediaTime
-    /// Switch Opus in-band FEC and the loss hint on and off from the loss the peer reports.
+    /// Adapt Opus in-band FEC to the loss the peer reports: protected from the first packet at
+    /// the settings' `packetLossPercent`, then a hint of half the measured loss (2–6 %) with the
+    /// bitrate raised towards `maxAverageBitrate`, off again on a clean link; the hint also rises
+    /// when libopus is seen sending no redundancy for it. Only when the settings (and so the
+    /// peer's `useinbandfec`) allow FEC. When false the encoder keeps the settings as given.
     public var adaptiveFEC: Bool
     /// Our SSRC.
     public var ssrc: UInt32
