@@ -68,7 +68,7 @@ let package = Package(
         .executableTarget(
             name: "VoiceCall",
             dependencies: [
-                "VoiceCore", "VoiceSIP", "VoiceTestKit", "CVoiceSys",
+                "VoiceCore", "VoiceSIP", "VoiceMedia", "VoiceTestKit", "CVoiceSys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

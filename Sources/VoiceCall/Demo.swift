@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Logging
 import VoiceCore
+import VoiceMedia
 import VoiceSIP
 import VoiceTestKit
 
@@ -119,7 +120,7 @@ final class AutoAnswer: NotificationDelegate, Sendable {
     var invite: CallInvite? { answered.withLock { $0.invite } }
 
     func callInviteReceived(_ callInvite: CallInvite) {
-        print("bob  : invite from \(callInvite.from ?? "?") (\(callInvite.callSid)), answering")
+        print("bob  : invite from \(callInvite.from ?? "?") (\(callInvite.callSid)), answering".escapingControlCharacters)
         let call = callInvite.accept(
             options: AcceptOptions(callInvite: callInvite) { $0.delegateQueue = self.callDelegate.queue },
             delegate: callDelegate)
@@ -127,6 +128,6 @@ final class AutoAnswer: NotificationDelegate, Sendable {
     }
 
     func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: VoiceError) {
-        print("bob  : invite \(cancelledCallInvite.callSid) cancelled: \(error)")
+        print("bob  : invite \(cancelledCallInvite.callSid) cancelled: \(error)".escapingControlCharacters)
     }
 }

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import VoiceCore
+import VoiceMedia
 import VoiceTestKit
 
 /// `voicecall listen`: registers (or just binds) and answers incoming calls.
@@ -28,7 +29,7 @@ struct Listen: ParsableCommand {
         let done = DispatchSemaphore(value: 0)
         let failure = Mutex<VoiceError?>(nil)
         voice.register(accessToken: client.accessToken, notificationDelegate: listener, delegateQueue: delegate.queue) { error in
-            print(error.map { "registration failed: \($0.code.rawValue) \($0)" } ?? "listening on \(voice.localEndpoint) as \(name)")
+            print((error.map { "registration failed: \($0.code.rawValue) \($0)" } ?? "listening on \(voice.localEndpoint) as \(name)").escapingControlCharacters)
             failure.withLock { $0 = error }
             done.signal()
         }
@@ -59,7 +60,7 @@ final class Listener: NotificationDelegate, @unchecked Sendable {
     }
 
     func callInviteReceived(_ callInvite: CallInvite) {
-        print("incoming call from \(callInvite.from ?? "?") (\(callInvite.callSid)) \(callInvite.customParameters)")
+        print("incoming call from \(callInvite.from ?? "?") (\(callInvite.callSid)) \(callInvite.customParameters)".escapingControlCharacters)
         var answer = autoAnswer
         if !answer {
             print("answer? [y/N] ", terminator: "")
@@ -83,6 +84,6 @@ final class Listener: NotificationDelegate, @unchecked Sendable {
     var hasLiveCalls: Bool { calls.contains { $0.state != .disconnected } }
 
     func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: VoiceError) {
-        print("call \(cancelledCallInvite.callSid) cancelled: \(error)")
+        print("call \(cancelledCallInvite.callSid) cancelled: \(error)".escapingControlCharacters)
     }
 }

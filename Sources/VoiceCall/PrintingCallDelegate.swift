@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import VoiceCore
+import VoiceMedia
 import VoiceTestKit
 
 /// Prints a call's state changes and lets the command wait for them. Callbacks run on
@@ -31,7 +32,7 @@ final class PrintingCallDelegate: CallDelegate, Sendable {
     var endError: VoiceError? { progress.withLock { $0.endError } }
 
     private func say(_ text: String) {
-        print(String(format: "%6.2fs %@: %@", Date().timeIntervalSince(started), name, text))
+        print(String(format: "%6.2fs %@: %@", Date().timeIntervalSince(started), name, text.escapingControlCharacters))
     }
 
     func callDidStartRinging(_ call: Call) { say("ringing (\(call.sid))") }

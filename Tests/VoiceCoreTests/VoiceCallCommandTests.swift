@@ -1,5 +1,6 @@
 import Foundation
 import VoiceMedia
+import VoiceSIP
 import VoiceTestKit
 import XCTest
 
@@ -55,6 +56,38 @@ final class VoiceCallCommandTests: XCTestCase {
             workingDirectory: directory, logPath: directory + "/call.log")
         cleanup.append { call.stop() }
         return call
+    }
+
+    /// A caller whose From user decodes to CR LF ESC must not forge or colour a line of the
+    /// listener's output: what the peer sent is shown escaped.
+    func testAPeersControlCharactersAreShownEscapedNotObeyed() throws {
+        let (binary, directory) = try workspace()
+        let (listen, port) = try startListen(binary, in: directory, extra: ["--once"])
+        let channel = try SIPPeerUDPChannel()
+        cleanup.append { channel.close() }
+        var negotiation = SDPOfferAnswer(capabilities: SDPLocalCapabilities(address: "127.0.0.1", port: 40_000))
+        let sdp = try negotiation.makeOffer().text
+        let local = channel.localAddress.port
+        let invite = """
+            INVITE sip:bob@127.0.0.1:\(port) SIP/2.0\r
+            Via: SIP/2.0/UDP 127.0.0.1:\(local);branch=z9hG4bKinjection1;rport\r
+            Max-Forwards: 70\r
+            From: <sip:evil%0d%0a%1b%5b31mFAKE-LOG-LINE@127.0.0.1:\(local)>;tag=inj1\r
+            To: <sip:bob@127.0.0.1:\(port)>\r
+            Call-ID: injection-test\r
+            CSeq: 1 INVITE\r
+            Contact: <sip:evil@127.0.0.1:\(local)>\r
+            Content-Type: application/sdp\r
+            Content-Length: \(sdp.utf8.count)\r
+            \r
+            \(sdp)
+            """
+        try channel.send(invite, to: SocketAddress(host: "127.0.0.1", port: port))
+        XCTAssertTrue(PollingWait.until(timeout: 10) { listen.log.contains("incoming call from") }, listen.logTail())
+        let log = listen.log
+        XCTAssertTrue(log.contains("incoming call from evil\\u{d}\\u{a}\\u{1b}[31mFAKE-LOG-LINE"), log)
+        XCTAssertFalse(log.contains("\u{1b}"), "no raw escape character reached the output")
+        XCTAssertFalse(log.contains("\nFAKE-LOG-LINE"), "no forged line")
     }
 
     func testCtrlCHangsTheCallUpWithABye() throws {

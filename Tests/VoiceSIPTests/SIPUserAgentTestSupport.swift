@@ -17,7 +17,8 @@ final class SIPTestAgent: Sendable {
     init(
         user: String, transport: SIPTransportProtocol = .udp, host: String = "127.0.0.1",
         credentials: [SIPAuthCredentials] = [], domain: String? = nil, outboundProxy: SIPURI? = nil,
-        encryption: SDPEncryptionPolicy = .required, configure: (inout SIPUserAgentConfiguration) throws -> Void = { _ in }
+        encryption: SDPEncryptionPolicy = .required, logger customLogger: Logger? = nil,
+        configure: (inout SIPUserAgentConfiguration) throws -> Void = { _ in }
     ) throws {
         let box = NIOLockedValueBox<[SIPUserAgentEvent]>([])
         recorded = box
@@ -36,7 +37,7 @@ final class SIPTestAgent: Sendable {
         var logger = Logger(label: "test.sip.\(user)")
         // SIP_TRACE=1 prints every message sent and received.
         logger.logLevel = ProcessInfo.processInfo.environment["SIP_TRACE"] == nil ? .warning : .trace
-        agent = try SIPUserAgent(configuration: configuration, logger: logger) { event in box.withLockedValue { $0.append(event) } }
+        agent = try SIPUserAgent(configuration: configuration, logger: customLogger ?? logger) { event in box.withLockedValue { $0.append(event) } }
         endpoint = try agent.start().wait()
     }
 

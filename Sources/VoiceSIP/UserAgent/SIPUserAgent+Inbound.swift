@@ -7,17 +7,17 @@ extension SIPUserAgent {
         guard !isShutDown else { return }
         switch event {
         case .received(.request(var request), let source):
-            logger.trace("recv \(source)\n\(String(decoding: SIPMessage.request(request).serialized(), as: UTF8.self))")
+            logger.trace("recv \(source)\n\(SIPTraceText.render(SIPMessage.request(request).serialized()))")
             guard let stamped = try? SIPViaStamping.stampReceived(request, sourceHost: source.host, sourcePort: source.port) else {
                 return
             }
             request = stamped
             receiveRequest(request, source: source)
         case .received(.response(let response), let source):
-            logger.trace("recv \(source)\n\(String(decoding: SIPMessage.response(response).serialized(), as: UTF8.self))")
+            logger.trace("recv \(source)\n\(SIPTraceText.render(SIPMessage.response(response).serialized()))")
             receiveResponse(response, source: source)
         case .malformed(let error, let bytes, let source):
-            logger.debug("malformed message from \(source): \(error)")
+            logger.debug("malformed message from \(source): \("\(error)".escapingControlCharacters)")
             // The Via of a message that did not parse is not trusted: the 400 goes back to the source.
             if let response = coreResponder.answer(malformed: bytes, error: error, toTag: SIPIdentifierGenerator.tag()) {
                 sendStateless(.response(response), to: source)

@@ -61,7 +61,7 @@ extension SIPUserAgent {
     /// Sends a message outside any transaction (the ACK to a 2xx, stateless responses).
     func sendStateless(_ message: SIPMessage, to endpoint: SIPTransportEndpoint, serverName: String? = nil) {
         let bytes = message.serialized()
-        logger.trace("send \(endpoint)\n\(String(decoding: bytes, as: UTF8.self))")
+        logger.trace("send \(endpoint)\n\(SIPTraceText.render(bytes))")
         transport.send(bytes, to: endpoint, serverName: serverName).whenFailure { error in
             self.logger.debug("send to \(endpoint) failed: \(error)")
         }
@@ -130,7 +130,7 @@ extension SIPUserAgent {
         for output in outputs {
             switch output.action {
             case .transmit(let payload):
-                logger.trace("send \(payload.peer)\n\(String(decoding: payload.bytes, as: UTF8.self))")
+                logger.trace("send \(payload.peer)\n\(SIPTraceText.render(payload.bytes))")
                 let key = output.key
                 transport.send(payload.bytes, to: payload.peer, serverName: payload.serverName).whenFailure { error in
                     self.logger.debug("send to \(payload.peer) failed: \(error)")
