@@ -55,6 +55,27 @@ final class RTPReceiverStatisticsTests: XCTestCase {
         XCTAssertEqual(second.lastSR, 0)
     }
 
+    /// Replayed packets (an attacker resending captured ones, or a looping network) are counted
+    /// as A.3 says, but their stale timestamps must not pass for path jitter.
+    func testReplayedPacketsDoNotInflateJitter() {
+        var stats = RTPReceiverStatistics(clockRate: 8000)
+        for seq in UInt16(100)...200 {
+            stats.received(sequenceNumber: seq, timestamp: timestamp(seq), arrival: 1000 + UInt32(seq - 100) * 160)
+        }
+        XCTAssertEqual(stats.jitter, 0)
+        // One second later, the last 50 packets again (and the newest once more).
+        for seq in UInt16(151)...200 {
+            stats.received(sequenceNumber: seq, timestamp: timestamp(seq), arrival: 1000 + 8000 + UInt32(seq - 100) * 160)
+        }
+        stats.received(sequenceNumber: 200, timestamp: timestamp(200), arrival: 1000 + 9000 + 100 * 160)
+        XCTAssertEqual(stats.jitter, 0, "duplicates carry no timing")
+        XCTAssertEqual(stats.receivedPackets, 100 + 51, "still counted, as A.3 counts duplicates")
+        // A reordered packet that really is new still counts for jitter.
+        stats.received(sequenceNumber: 202, timestamp: timestamp(202), arrival: 1000 + 102 * 160)
+        stats.received(sequenceNumber: 201, timestamp: timestamp(201), arrival: 1000 + 102 * 160 + 80)
+        XCTAssertGreaterThan(stats.jitter, 0)
+    }
+
     func testFractionLostPerInterval() {
         var stats = RTPReceiverStatistics(clockRate: 48000)
         for seq: UInt16 in [1, 2, 3, 4, 5] {

@@ -28,6 +28,10 @@ public struct RTPReceiverStatistics: Hashable, Sendable {
     @usableFromInline var lastTransit: Int32?
     /// Jitter scaled by 16, as in the integer form of A.8.
     @usableFromInline var scaledJitter: UInt32 = 0
+    /// Which of the 64 sequence numbers up to `maxSeq` have arrived (bit k: `maxSeq - k`):
+    /// a duplicate or a replay is counted as A.3 says, but its stale timestamp does not feed
+    /// the jitter estimate.
+    @usableFromInline var seen: UInt64 = 0
 
     /// Creates statistics for a source whose media clock runs at `clockRate` Hz.
     public init(clockRate: Int) {
@@ -53,9 +57,13 @@ public struct RTPReceiverStatistics: Hashable, Sendable {
             maxSeq = sequenceNumber &- 1
             probation = Self.minSequential
         }
-        guard updateSequence(sequenceNumber) else { return false }
-        updateJitter(timestamp: timestamp, arrival: arrival)
-        return true
+        switch updateSequence(sequenceNumber) {
+        case .ignored: return false
+        case .duplicate: return true
+        case .counted:
+            updateJitter(timestamp: timestamp, arrival: arrival)
+            return true
+        }
     }
 
     /// Records one received packet whose arrival time is a ``MediaTime``; converts it to RTP
@@ -77,10 +85,20 @@ public struct RTPReceiverStatistics: Hashable, Sendable {
         expectedPrior = 0
         lastTransit = nil
         scaledJitter = 0
+        seen = 1
     }
 
-    /// A.1 `update_seq`: returns whether the packet is counted.
-    @inlinable mutating func updateSequence(_ seq: UInt16) -> Bool {
+    @usableFromInline enum SequenceVerdict {
+        /// Probation, or a suspected restart: not counted.
+        case ignored
+        /// Counted, and its timing is news.
+        case counted
+        /// Counted (A.3) but already seen: its timing says nothing of the path.
+        case duplicate
+    }
+
+    /// A.1 `update_seq`, plus duplicate detection.
+    @inlinable mutating func updateSequence(_ seq: UInt16) -> SequenceVerdict {
         let udelta = seq &- maxSeq
         if probation > 0 {
             if seq == maxSeq &+ 1 {
@@ -89,28 +107,40 @@ public struct RTPReceiverStatistics: Hashable, Sendable {
                 if probation == 0 {
                     initSequence(seq)
                     receivedCount += 1
-                    return true
+                    return .counted
                 }
             } else {
                 probation = Self.minSequential - 1
                 maxSeq = seq
             }
-            return false
+            return .ignored
+        } else if udelta == 0 {
+            receivedCount &+= 1
+            return .duplicate
         } else if udelta < Self.maxDropout {
             if seq < maxSeq { cycles &+= Self.sequenceModulo }
             maxSeq = seq
+            seen = udelta >= 64 ? 1 : (seen << UInt64(udelta)) | 1
         } else if UInt32(udelta) <= Self.sequenceModulo - UInt32(Self.maxMisorder) {
             if UInt32(seq) == badSeq {
                 // Two sequential packets after a big jump: the sender restarted; resync.
                 initSequence(seq)
             } else {
                 badSeq = (UInt32(seq) + 1) & (Self.sequenceModulo - 1)
-                return false
+                return .ignored
             }
+        } else {
+            // Behind the highest: reordered, or a duplicate if it already came.
+            let behind = maxSeq &- seq
+            receivedCount &+= 1
+            guard behind < 64 else { return .duplicate }  // too old to tell: no timing from it
+            let bit = UInt64(1) << UInt64(behind)
+            if seen & bit != 0 { return .duplicate }
+            seen |= bit
+            return .counted
         }
-        // Otherwise a duplicate or reordered packet: counted, no state change.
         receivedCount &+= 1
-        return true
+        return .counted
     }
 
     /// A.8: J += (|D| - J) / 16, kept scaled by 16 in integers.

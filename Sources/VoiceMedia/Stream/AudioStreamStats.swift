@@ -41,6 +41,9 @@ public struct AudioStreamStats: Sendable, Hashable {
     public var srtpReplayFailures: UInt64 = 0
     /// Packets that could not be parsed as RTP/RTCP or carried an unexpected payload type.
     public var malformedPackets: UInt64 = 0
+    /// Authenticated, well-formed RTP packets from an SSRC other than the one being played
+    /// (forged, stale or replayed from another call): counted, never played.
+    public var foreignSourcePackets: UInt64 = 0
     /// Whether Opus in-band FEC is on, and the loss hint the encoder was given (percent).
     public var fecEnabled: Bool = false
     public var packetLossHint: Int = 0

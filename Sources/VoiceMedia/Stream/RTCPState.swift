@@ -19,9 +19,24 @@ struct RTCPState {
     var sent: UInt64 = 0
     var received: UInt64 = 0
     private var rng = SystemRandomNumberGenerator()
+    /// Compact NTP times of the SRs we sent last (a ring), to check the LSR of reports.
+    private var recentSenderReports: [UInt32]
+    private var nextSenderReportSlot = 0
 
     init(interval: MediaTime) {
         self.interval = interval
+        recentSenderReports = [UInt32](repeating: 0, count: 8)
+    }
+
+    /// Remembers an SR we are sending.
+    mutating func recordSenderReport(compact: UInt32) {
+        recentSenderReports[nextSenderReportSlot] = compact
+        nextSenderReportSlot = (nextSenderReportSlot + 1) % recentSenderReports.count
+    }
+
+    /// Whether `compact` is the time of one of our last few SRs (0, "no SR", never is).
+    func sentSenderReport(compact: UInt32) -> Bool {
+        compact != 0 && recentSenderReports.contains(compact)
     }
 
     /// Schedules the first report sooner than the interval (RFC 3550 §6.2: half the minimum).

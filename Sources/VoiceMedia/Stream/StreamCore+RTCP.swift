@@ -15,9 +15,11 @@ extension StreamCore {
         if packetsSent > 0 {
             let elapsed = lastSendTime.map { now - $0 } ?? .zero
             let rtpNow = rtpTimestamp &+ UInt32(truncatingIfNeeded: elapsed.nanoseconds * Int64(rtpClockRate) / 1_000_000_000)
+            let ntp = RTCPState.wallClockNTP()
+            rtcp.recordSenderReport(compact: ntp.compact)
             report = .senderReport(
                 RTCPSenderReport(
-                    ssrc: configuration.ssrc, ntpTimestamp: RTCPState.wallClockNTP(), rtpTimestamp: rtpNow,
+                    ssrc: configuration.ssrc, ntpTimestamp: ntp, rtpTimestamp: rtpNow,
                     packetCount: UInt32(truncatingIfNeeded: packetsSent), octetCount: UInt32(truncatingIfNeeded: octetsSent),
                     reportBlocks: blocks))
         } else {
@@ -57,20 +59,32 @@ extension StreamCore {
             return
         }
         rtcp.received += 1
+        // Reports and BYEs count only from the source being played: anyone else's (forged,
+        // or replayed from earlier) would falsify the stats or end the stream.
         for packet in compound.packets {
             switch packet {
             case .senderReport(let sr):
+                guard isCurrentSource(sr.ssrc) else { continue }
                 rtcp.lastSRCompact = sr.ntpTimestamp.compact
                 rtcp.lastSRArrival = now
                 handleReportBlocks(sr.reportBlocks, arrival: now)
             case .receiverReport(let rr):
+                guard isCurrentSource(rr.ssrc) else { continue }
                 handleReportBlocks(rr.reportBlocks, arrival: now)
-            case .goodbye:
+            case .goodbye(let bye):
+                guard let current = sourceGate.current, bye.ssrcs.contains(current) else { continue }
                 control.emit(.remoteBye)
             default:
                 break
             }
         }
+    }
+
+    /// Whether RTCP from `ssrc` speaks for the source being played. A receive-only peer has no
+    /// RTP source; its reports are taken until one has proven itself.
+    private func isCurrentSource(_ ssrc: UInt32) -> Bool {
+        guard let current = sourceGate.current else { return true }
+        return ssrc == current
     }
 
     private func handleReportBlocks(_ blocks: [RTCPReportBlock], arrival: MediaTime) {
@@ -79,8 +93,11 @@ extension StreamCore {
             rtcp.remoteFractionLost = Double(block.fractionLost) / 256
             rtcp.remoteJitterUnits = block.jitter
             rtcp.remoteCumulativeLost = Int64(block.cumulativeLost)
-            if let rtt = RTCPRoundTrip.compute(
-                arrivalCompactNTP: RTCPState.wallClockNTP(at: arrival).compact, lsr: block.lastSR, dlsr: block.delaySinceLastSR)
+            // The round trip only from an LSR naming one of our recent SRs: a replayed or
+            // made-up report would otherwise claim any RTT it likes.
+            if rtcp.sentSenderReport(compact: block.lastSR),
+                let rtt = RTCPRoundTrip.compute(
+                    arrivalCompactNTP: RTCPState.wallClockNTP(at: arrival).compact, lsr: block.lastSR, dlsr: block.delaySinceLastSR)
             {
                 rtcp.rtt = rtt
             }
@@ -129,6 +146,7 @@ extension StreamCore {
         s.srtpAuthFailures = srtpAuthFailures
         s.srtpReplayFailures = srtpReplayFailures
         s.malformedPackets = malformedPackets
+        s.foreignSourcePackets = foreignSourcePackets
         s.fecEnabled = fecEnabled
         s.packetLossHint = lossHint
         s.sendBitrate = sendBitrate

@@ -22,6 +22,18 @@ extension StreamCore {
             malformedPackets += 1
             return
         }
+        switch sourceGate.admit(ssrc: view.ssrc, sequenceNumber: view.sequenceNumber, arrival: now) {
+        case .accept:
+            break
+        case .acceptNewSource:
+            // Another sender (a PBX bridging a new leg) after the old one went quiet.
+            receiverStats = RTPReceiverStatistics(clockRate: rtpClockRate)
+        case .probation:
+            return
+        case .foreign:
+            foreignSourcePackets += 1
+            return
+        }
         // Events share the source's sequence numbers, so they count for RTP statistics too.
         packetsReceived += 1
         octetsReceived += UInt64(view.payload.count)

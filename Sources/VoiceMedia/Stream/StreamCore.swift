@@ -45,6 +45,9 @@ final class StreamCore: MediaTask {
     var srtpAuthFailures: UInt64 = 0
     var srtpReplayFailures: UInt64 = 0
     var malformedPackets: UInt64 = 0
+    /// Which SSRC is played: forged or stale packets from others are counted, not played.
+    var sourceGate = RTPSourceGate()
+    var foreignSourcePackets: UInt64 = 0
     var inputLevel = 0
     var outputLevel = 0
     var lastTelephoneEventTimestamp: UInt32?
@@ -178,6 +181,9 @@ final class StreamCore: MediaTask {
         }
         let version = control.remoteVersion.load(ordering: .acquiring)
         if version != remoteVersion, let r = control.remote.withLockIfAvailable({ $0 }) {
+            // A new peer address (a transfer, a re-INVITE to another party) may send from a
+            // new SSRC at once: it proves itself like the first source of the call.
+            if let old = remote, let new = r, new.rtp != old.rtp { sourceGate.reset() }
             remote = r
             remoteVersion = version
         }
@@ -198,10 +204,10 @@ final class StreamCore: MediaTask {
         }
     }
 
-    func readable(descriptorIndex: Int, now: MediaTime, wallToMonotonic: Int64) {
+    func readable(descriptorIndex: Int, now: MediaTime, wallToMonotonic: Int64) -> Bool {
         let socket = descriptorIndex == 0 ? rtpSocket : (rtcpSocket ?? rtpSocket)
         var stamp: timespec?
-        guard let n = socket.receive(into: receiveBuffer, arrival: &stamp) else { return }
+        guard let n = socket.receive(into: receiveBuffer, arrival: &stamp) else { return false }
         var arrival = now
         if let stamp {
             let stamped = MediaTime(nanoseconds: Int64(stamp.tv_sec) * 1_000_000_000 + Int64(stamp.tv_nsec) + wallToMonotonic)
@@ -212,5 +218,6 @@ final class StreamCore: MediaTask {
         } else {
             receiveRTP(length: n, now: arrival)
         }
+        return true
     }
 }
