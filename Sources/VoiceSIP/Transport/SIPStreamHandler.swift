@@ -3,6 +3,12 @@ import NIOCore
 /// Frames a TCP or TLS byte stream into SIP messages (Content-Length, RFC 3261 §18.3), answers
 /// RFC 5626 CRLFCRLF pings with a CRLF pong, and tells the transport layer when the connection
 /// opens and closes. A stream that cannot be framed is reported as malformed and closed.
+///
+/// It also guards the connection against peers who hold it without using it: a message must
+/// arrive whole within ``SIPStreamLimits/messageCompletionTimeout`` of its first byte (and an
+/// inbound connection must bring its first one that fast), reading stops while the socket
+/// cannot take our writes, and a peer that lets ``SIPStreamLimits/maximumPendingOutputBytes``
+/// pile up unread is disconnected.
 final class SIPStreamHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -15,25 +21,40 @@ final class SIPStreamHandler: ChannelDuplexHandler {
     private var closeError: SIPTransportError?
     /// The stream could not be framed: what still arrives is dropped until the close.
     private var discarding = false
+    private let limits: SIPStreamLimits
+    private let isInbound: Bool
+    /// Closes the connection unless the message under way (or an inbound connection's first
+    /// one) completes in time.
+    private var completionDeadline: Scheduled<Void>?
+    private var hasCompletedMessage = false
+    private var pendingOutputBytes = 0
     /// How long a closing connection waits for its pending writes (a 400) to drain.
     static let closeDrainTimeout = TimeAmount.seconds(2)
 
-    init(transport: SIPTransportProtocol, parser: SIPMessageParser, events: SIPStreamEvents) {
+    init(
+        transport: SIPTransportProtocol, parser: SIPMessageParser, events: SIPStreamEvents, limits: SIPStreamLimits,
+        isInbound: Bool
+    ) {
         self.transport = transport
         self.framer = SIPStreamFramer(parser: parser)
         self.events = events
+        self.limits = limits
+        self.isInbound = isInbound
     }
 
     func channelActive(context: ChannelHandlerContext) {
         if let address = context.channel.remoteAddress {
             let endpoint = SIPTransportEndpoint(transport: transport, address: address)
             remote = endpoint
-            events.opened(endpoint, context.channel)
+            events.opened(endpoint, context.channel, isInbound)
         }
+        if isInbound { armCompletionDeadline(context, reason: "no complete message") }
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        completionDeadline?.cancel()
+        completionDeadline = nil
         if let remote { events.closed(remote, context.channel, closeError) }
         context.fireChannelInactive()
     }
@@ -42,9 +63,14 @@ final class SIPStreamHandler: ChannelDuplexHandler {
         let buffer = unwrapInboundIn(data)
         guard let remote, !discarding else { return }
         framer.append(buffer.readableBytesView)
+        defer { updateCompletionDeadline(context) }
         while true {
             do {
                 guard let frame = try framer.next() else { return }
+                if !hasCompletedMessage {
+                    hasCompletedMessage = true
+                    events.proven(remote, context.channel)
+                }
                 switch frame {
                 case .message(let message):
                     events.deliver(.received(message, source: remote))
@@ -84,7 +110,51 @@ final class SIPStreamHandler: ChannelDuplexHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        context.write(data, promise: promise)
+        let bytes = unwrapOutboundIn(data).readableBytes
+        guard pendingOutputBytes + bytes <= limits.maximumPendingOutputBytes else {
+            // The peer sends but does not read: what we owe it would grow without bound.
+            promise?.fail(SIPTransportError(.sendFailed, "peer is not reading: \(pendingOutputBytes) bytes pending"))
+            if closeError == nil {
+                closeError = SIPTransportError(.connectionClosed, "peer stopped reading with \(pendingOutputBytes) bytes pending")
+                context.close(promise: nil)
+            }
+            return
+        }
+        pendingOutputBytes += bytes
+        let written = promise ?? context.eventLoop.makePromise()
+        written.futureResult.assumeIsolated().whenComplete { [weak self] _ in self?.pendingOutputBytes -= bytes }
+        context.write(data, promise: written)
+    }
+
+    /// Backpressure: while the socket cannot take our writes, stop reading what would make more.
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        let writable = context.channel.isWritable
+        context.channel.setOption(ChannelOptions.autoRead, value: writable).assumeIsolated().whenSuccess {
+            if writable { context.read() }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// A message under way must complete in time; a connection between messages has no deadline
+    /// (the idle timeout covers it), except an inbound one that has not yet sent a message.
+    private func updateCompletionDeadline(_ context: ChannelHandlerContext) {
+        if framer.bufferedByteCount > 0 {
+            if completionDeadline == nil { armCompletionDeadline(context, reason: "message incomplete") }
+        } else if hasCompletedMessage || !isInbound {
+            completionDeadline?.cancel()
+            completionDeadline = nil
+        }
+    }
+
+    private func armCompletionDeadline(_ context: ChannelHandlerContext, reason: String) {
+        let timeout = limits.messageCompletionTimeout
+        let channel = context.channel
+        completionDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [weak self] in
+            guard let self else { return }
+            self.completionDeadline = nil
+            self.closeError = SIPTransportError(.connectionClosed, "\(reason) after \(timeout)")
+            channel.close(promise: nil)
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
@@ -95,7 +165,16 @@ final class SIPStreamHandler: ChannelDuplexHandler {
 
 /// The transport layer's callbacks for one stream connection, run on the connection's event loop.
 struct SIPStreamEvents: Sendable {
-    var opened: @Sendable (SIPTransportEndpoint, Channel) -> Void
+    /// The connection is up; the flag says whether the peer opened it.
+    var opened: @Sendable (SIPTransportEndpoint, Channel, Bool) -> Void
+    /// The connection has delivered its first complete message (or keep-alive).
+    var proven: @Sendable (SIPTransportEndpoint, Channel) -> Void
     var closed: @Sendable (SIPTransportEndpoint, Channel, SIPTransportError?) -> Void
     var deliver: @Sendable (SIPTransportEvent) -> Void
+}
+
+/// The limits a stream handler enforces on its connection.
+struct SIPStreamLimits: Sendable {
+    var messageCompletionTimeout: TimeAmount
+    var maximumPendingOutputBytes: Int
 }

@@ -29,6 +29,12 @@ public final class SIPTransportLayer: @unchecked Sendable {
     private var udpChannel: Channel?
     private var listeners: [SIPTransportProtocol: Channel] = [:]
     private var connections: [SIPTransportEndpoint: Channel] = [:]
+    /// Inbound connections that have not yet sent a complete message, with when they opened:
+    /// the ones to close first when the table is full.
+    private var unproven: [SIPTransportEndpoint: NIODeadline] = [:]
+    /// Open inbound connections per source IP address.
+    private var inboundPerSource: [String: Int] = [:]
+    private var inbound: Set<SIPTransportEndpoint> = []
     private var pendingConnections: [SIPTransportEndpoint: EventLoopFuture<Channel>] = [:]
     private var isShutDown = false
 
@@ -58,6 +64,10 @@ public final class SIPTransportLayer: @unchecked Sendable {
             throw SIPTransportError(.tlsFailed, "TLS configuration: \(error)")
         }
     }
+
+    /// The kernel send buffer of a TCP/TLS connection. Signaling needs little, and a fixed size
+    /// (rather than autotuning to megabytes) makes a peer that does not read push back soon.
+    static let streamSendBufferSize: SocketOptionValue = 128 << 10
 
     // MARK: - Listening
 
@@ -106,9 +116,10 @@ public final class SIPTransportLayer: @unchecked Sendable {
                 .serverChannelOption(.backlog, value: 256)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelOption(.socketOption(.so_sndbuf), value: Self.streamSendBufferSize)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try self.configureStream(channel, transport: transport, serverTLS: tls, clientTLSHost: nil)
+                        try self.configureStream(channel, transport: transport, serverTLS: tls, clientTLSHost: nil, inbound: true)
                     }
                 }
                 .bind(host: host, port: port)
@@ -237,9 +248,10 @@ public final class SIPTransportLayer: @unchecked Sendable {
         let connect = ClientBootstrap(group: eventLoop)
             .connectTimeout(configuration.connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.socketOption(.so_sndbuf), value: Self.streamSendBufferSize)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try self.configureStream(channel, transport: transport, serverTLS: nil, clientTLSHost: tlsHost)
+                    try self.configureStream(channel, transport: transport, serverTLS: nil, clientTLSHost: tlsHost, inbound: false)
                 }
             }
             .connect(to: destination.address)
@@ -264,7 +276,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
 
     /// Builds a stream pipeline: TLS (server or client side) if asked, then the SIP framer.
     private func configureStream(
-        _ channel: Channel, transport: SIPTransportProtocol, serverTLS: NIOSSLContext?, clientTLSHost: String?
+        _ channel: Channel, transport: SIPTransportProtocol, serverTLS: NIOSSLContext?, clientTLSHost: String?, inbound: Bool
     ) throws {
         if let serverTLS {
             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: serverTLS))
@@ -278,26 +290,70 @@ public final class SIPTransportLayer: @unchecked Sendable {
             IdleStateHandler(allTimeout: configuration.idleConnectionTimeout))
         try channel.pipeline.syncOperations.addHandler(SIPIdleCloser())
         let events = SIPStreamEvents(
-            opened: { [weak self] remote, channel in self?.connectionOpened(remote, channel) },
+            opened: { [weak self] remote, channel, inbound in self?.connectionOpened(remote, channel, inbound: inbound) },
+            proven: { [weak self] remote, channel in
+                if self?.connections[remote] === channel { self?.unproven[remote] = nil }
+            },
             closed: { [weak self] remote, channel, error in self?.connectionClosed(remote, channel, error) },
             deliver: onEvent
         )
+        let limits = SIPStreamLimits(
+            messageCompletionTimeout: configuration.messageCompletionTimeout,
+            maximumPendingOutputBytes: configuration.maximumPendingOutputBytes)
         try channel.pipeline.syncOperations.addHandler(
-            SIPStreamHandler(transport: transport, parser: parser, events: events))
+            SIPStreamHandler(transport: transport, parser: parser, events: events, limits: limits, isInbound: inbound))
     }
 
-    private func connectionOpened(_ remote: SIPTransportEndpoint, _ channel: Channel) {
-        guard !isShutDown, connections.count < configuration.maximumConnections else {
+    private func connectionOpened(_ remote: SIPTransportEndpoint, _ channel: Channel, inbound isInbound: Bool) {
+        guard !isShutDown else {
+            channel.close(promise: nil)
+            return
+        }
+        if isInbound {
+            let source = remote.address.ipAddress ?? ""
+            guard inboundPerSource[source, default: 0] < configuration.maximumConnectionsPerSource else {
+                logger.debug("refused a connection from \(remote): \(configuration.maximumConnectionsPerSource) open from that address")
+                channel.close(promise: nil)
+                return
+            }
+            if connections.count >= configuration.maximumConnections, !evictOldestUnproven() {
+                channel.close(promise: nil)
+                return
+            }
+            inboundPerSource[source, default: 0] += 1
+            inbound.insert(remote)
+            unproven[remote] = .now()
+        } else if connections.count >= configuration.maximumConnections {
             channel.close(promise: nil)
             return
         }
         connections[remote] = channel
     }
 
+    /// Closes the inbound connection that has been open longest without sending a message, to
+    /// make room for a new one; false if every connection has sent one.
+    private func evictOldestUnproven() -> Bool {
+        guard let (oldest, _) = unproven.min(by: { $0.value < $1.value }), let channel = connections[oldest] else { return false }
+        logger.debug("closing \(oldest): no message yet and the connection table is full")
+        forget(oldest)
+        channel.close(promise: nil)
+        return true
+    }
+
     private func connectionClosed(_ remote: SIPTransportEndpoint, _ channel: Channel, _ error: SIPTransportError?) {
         guard connections[remote] === channel else { return }
-        connections[remote] = nil
+        forget(remote)
         onEvent(.connectionClosed(remote: remote, error: error))
+    }
+
+    /// Takes `remote` out of the connection tables.
+    private func forget(_ remote: SIPTransportEndpoint) {
+        connections[remote] = nil
+        unproven[remote] = nil
+        if inbound.remove(remote) != nil, let source = remote.address.ipAddress {
+            inboundPerSource[source, default: 1] -= 1
+            if inboundPerSource[source] == 0 { inboundPerSource[source] = nil }
+        }
     }
 
     // MARK: - Keep-alives and shutdown
@@ -318,6 +374,9 @@ public final class SIPTransportLayer: @unchecked Sendable {
             var channels = Array(self.connections.values) + Array(self.listeners.values)
             if let udp = self.udpChannel { channels.append(udp) }
             self.connections = [:]
+            self.unproven = [:]
+            self.inbound = []
+            self.inboundPerSource = [:]
             self.listeners = [:]
             self.udpChannel = nil
             let closes = channels.map { $0.close().recover { _ in } }
