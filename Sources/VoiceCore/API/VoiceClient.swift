@@ -113,6 +113,7 @@ public final class VoiceClient: @unchecked Sendable {
                 address: c.listenHost, port: 0, encryption: c.allowUnencryptedMedia ? .unencrypted : .required),
             userAgent: "VoiceSDK/\(VoiceSDK.version)", transportConfiguration: c.tls)
         configuration.keepAliveInterval = .seconds(30)
+        configuration.limits = c.limits
         return configuration
     }
 

@@ -40,6 +40,9 @@ public struct VoiceClientConfiguration: Sendable {
     /// When a call starts reconnecting and how long it may try: media silence threshold, media
     /// and signaling reconnection timeouts. Default 3 s, 30 s, 30 s.
     public var reconnection: CallStateMachineConfiguration
+    /// How many calls and transactions the client takes on at once (32 calls, 8 ringing per
+    /// caller address by default); beyond them requests are refused without keeping state.
+    public var limits: SIPUserAgentLimits
 
     /// Creates a configuration.
     public init(
@@ -49,7 +52,8 @@ public struct VoiceClientConfiguration: Sendable {
         tls: SIPTransportConfiguration = SIPTransportConfiguration(),
         insightsPublisher: any InsightsPublisher = LoggingInsightsPublisher(),
         logger: Logger = Logger(label: "voice"), mediaEngine: MediaEngine = .shared,
-        reconnection: CallStateMachineConfiguration = CallStateMachineConfiguration()
+        reconnection: CallStateMachineConfiguration = CallStateMachineConfiguration(),
+        limits: SIPUserAgentLimits = SIPUserAgentLimits()
     ) {
         self.identity = identity
         self.domain = domain
@@ -67,5 +71,6 @@ public struct VoiceClientConfiguration: Sendable {
         self.logger = logger
         self.mediaEngine = mediaEngine
         self.reconnection = reconnection
+        self.limits = limits
     }
 }

@@ -6,6 +6,7 @@ public struct SIPTransactionError: Error, Hashable, Sendable, CustomStringConver
         case unknownTransaction
         case duplicateTransaction
         case tableFull
+        case sourceLimit
         case invalidBranch
         case invalidMethod
         case invalidSentBy
@@ -26,6 +27,8 @@ public struct SIPTransactionError: Error, Hashable, Sendable, CustomStringConver
     public static let duplicateTransaction = SIPTransactionError(.duplicateTransaction)
     /// The table holds its maximum number of transactions.
     public static let tableFull = SIPTransactionError(.tableFull)
+    /// The request's source already has its maximum of pending server transactions.
+    public static let sourceLimit = SIPTransactionError(.sourceLimit)
     /// The branch is empty, too long or contains characters outside the token set.
     public static let invalidBranch = SIPTransactionError(.invalidBranch)
     /// The method is empty, too long or not a token.
@@ -45,6 +48,7 @@ public struct SIPTransactionError: Error, Hashable, Sendable, CustomStringConver
         case .unknownTransaction: return "SIP transaction: no transaction with this key"
         case .duplicateTransaction: return "SIP transaction: a transaction with this key already exists"
         case .tableFull: return "SIP transaction: the transaction table is full"
+        case .sourceLimit: return "SIP transaction: the source has too many pending server transactions"
         case .invalidBranch: return "SIP transaction: Via branch is empty, too long or not a token"
         case .invalidMethod: return "SIP transaction: method is empty, too long or not a token"
         case .invalidSentBy: return "SIP transaction: Via sent-by host is empty or too long, or its port is out of range"

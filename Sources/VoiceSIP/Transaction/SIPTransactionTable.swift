@@ -45,18 +45,39 @@ public struct SIPTransactionTable<Message> {
     public let configuration: SIPTransactionConfiguration
     /// Most transactions the table holds at once.
     public let capacity: Int
+    /// Most server transactions at once: the rest of ``capacity`` stays for our own requests
+    /// (a BYE, a REGISTER refresh), however many requests arrive.
+    public let serverCapacity: Int
+    /// Most server transactions at once for requests from one source (IP address): a flood
+    /// from one address cannot take the table from everybody else.
+    public let serverCapacityPerSource: Int
     /// The live transactions.
     public private(set) var transactions: [SIPTransactionKey: SIPTransaction<Message>] = [:]
     private var timers = SIPTransactionTimerQueue()
+    private var serverCount = 0
+    private var sourceOfServerTransaction: [SIPTransactionKey: String] = [:]
+    private var serverCountBySource: [String: Int] = [:]
 
     /// Creates an empty table.
     /// - Parameters:
     ///   - configuration: T1, T2, T4 and derived timers.
     ///   - capacity: Most concurrent transactions; further ones throw ``SIPTransactionError/tableFull``.
-    public init(configuration: SIPTransactionConfiguration = .rfc3261, capacity: Int = 4096) {
+    ///   - serverCapacity: Most server transactions; by default three quarters of `capacity`.
+    ///   - serverCapacityPerSource: Most server transactions per source; by default an eighth
+    ///     of `serverCapacity`. Beyond it ``receiveRequest(_:identity:source:reliableTransport:now:)``
+    ///     throws ``SIPTransactionError/sourceLimit``.
+    public init(
+        configuration: SIPTransactionConfiguration = .rfc3261, capacity: Int = 4096, serverCapacity: Int? = nil,
+        serverCapacityPerSource: Int? = nil
+    ) {
         self.configuration = configuration
         self.capacity = max(0, capacity)
+        self.serverCapacity = min(self.capacity, max(0, serverCapacity ?? self.capacity * 3 / 4))
+        self.serverCapacityPerSource = max(1, serverCapacityPerSource ?? max(1, self.serverCapacity / 8))
     }
+
+    /// Pending server transactions for requests from `source`.
+    public func serverTransactionCount(from source: String) -> Int { serverCountBySource[source] ?? 0 }
 
     /// Number of live transactions.
     public var count: Int { transactions.count }
@@ -132,8 +153,12 @@ public struct SIPTransactionTable<Message> {
     /// or ACK goes to its transaction, any other request creates one.
     /// - Throws: the key errors of ``SIPTransactionKey/server(for:)`` and
     ///   ``SIPTransactionError/tableFull`` (the driver answers 503 statelessly).
+    ///   A new request beyond ``serverCapacity`` throws ``SIPTransactionError/tableFull``, and
+    ///   one beyond `source`'s share ``SIPTransactionError/sourceLimit``.
+    /// - Parameter source: Who sent it (the IP address the packet came from), for the per-source limit.
     public mutating func receiveRequest(
-        _ request: Message, identity: SIPTransactionRequestIdentity, reliableTransport: Bool, now: MediaTime
+        _ request: Message, identity: SIPTransactionRequestIdentity, source: String = "", reliableTransport: Bool,
+        now: MediaTime
     ) throws(SIPTransactionError) -> RequestResult {
         let key = try SIPTransactionKey.server(for: identity)
         let isACK = identity.method == "ACK"
@@ -152,7 +177,11 @@ public struct SIPTransactionTable<Message> {
             return .matched(key, apply(actions, for: key, at: now))
         }
         if isACK { return .unmatchedACK }
-        guard transactions.count < capacity else { throw .tableFull }
+        guard transactions.count < capacity, serverCount < serverCapacity else { throw .tableFull }
+        guard serverCountBySource[source, default: 0] < serverCapacityPerSource else { throw .sourceLimit }
+        serverCount += 1
+        serverCountBySource[source, default: 0] += 1
+        sourceOfServerTransaction[key] = source
         let actions: [SIPTransactionAction<Message>]
         if key.isInvite {
             var t = SIPInviteServerTransaction(request: request, reliableTransport: reliableTransport, configuration: configuration)
@@ -238,6 +267,11 @@ public struct SIPTransactionTable<Message> {
                 timers.cancel(.init(key: key, timer: timer))
             case .terminated:
                 transactions.removeValue(forKey: key)
+                if let source = sourceOfServerTransaction.removeValue(forKey: key) {
+                    serverCount -= 1
+                    serverCountBySource[source, default: 1] -= 1
+                    if serverCountBySource[source] == 0 { serverCountBySource[source] = nil }
+                }
                 timers.cancelAll(for: key)
                 outputs.append(Output(key: key, action: action))
             case .transmit, .transmitACK, .sendTrying, .deliverResponse, .deliverRequest, .timedOut, .transportFailed:

@@ -146,10 +146,22 @@ extension SIPUserAgent {
         let key = Self.routingKey(callID: session.callID, localTag: session.localTag)
         calls[handle] = SIPUserAgentCall(session: session, mediaPort: mediaPort, routingKey: key)
         callsByDialog[key] = handle
+        liveCallCount += 1
         return handle
     }
 
     func acceptIncomingInvite(_ invite: SIPRequest, key: SIPTransactionKey, source: SIPTransportEndpoint) {
+        let ringingFromSource = ringingCallsBySource[source.host, default: 0]
+        guard liveCallCount < configuration.limits.maximumCalls,
+            ringingFromSource < configuration.limits.maximumRingingCallsPerSource
+        else {
+            // Busy: no media port, no dialog, no event for the app.
+            overloadRejections += 1
+            var busy = SIPResponse(replyingTo: invite, statusCode: 486)
+            busy.headers.add("Retry-After", "\(configuration.limits.retryAfterSeconds)")
+            sendResponse(busy)
+            return
+        }
         let port: UInt16
         do {
             port = try SIPMediaPortReservation.reserve(host: configuration.media.address)
@@ -161,6 +173,8 @@ extension SIPUserAgent {
         let session = SIPInviteSession(incoming: invite, configuration: sessionConfiguration(mediaPort: port), using: &rng)
         let handle = register(session, mediaPort: port)
         calls[handle]?.invitePeer = source
+        calls[handle]?.ringingSource = source.host
+        ringingCallsBySource[source.host] = ringingFromSource + 1
         callsByServerInvite[key] = handle
         onEvent(.incomingCall(handle, invite: invite, mediaPort: port))
     }
@@ -212,10 +226,28 @@ extension SIPUserAgent {
                 if case .infoResult(let cseq, let statusCode) = event {
                     calls[handle]?.infoWaiters.removeValue(forKey: cseq)?.succeed(statusCode)
                 }
+                switch event {
+                case .established: stopRinging(handle)
+                case .terminated:
+                    stopRinging(handle)
+                    if calls[handle]?.isLive == true {
+                        calls[handle]?.isLive = false
+                        liveCallCount -= 1
+                    }
+                default: break
+                }
                 onEvent(.call(handle, event))
                 if case .terminated = event { scheduleCallRemoval(handle) }
             }
         }
+    }
+
+    /// An incoming call is answered or over: it no longer counts as ringing for its source.
+    private func stopRinging(_ handle: SIPCallHandle) {
+        guard let source = calls[handle]?.ringingSource else { return }
+        calls[handle]?.ringingSource = nil
+        ringingCallsBySource[source, default: 1] -= 1
+        if ringingCallsBySource[source] == 0 { ringingCallsBySource[source] = nil }
     }
 
     /// Keeps a terminated call around for 64·T1 so late retransmissions still find their dialog, then drops it.
@@ -223,6 +255,7 @@ extension SIPUserAgent {
         let linger = configuration.transactionConfiguration.transactionTimeout
         eventLoop.scheduleTask(in: .nanoseconds(linger.nanoseconds)) {
             guard var call = self.calls.removeValue(forKey: handle) else { return }
+            if call.isLive { self.liveCallCount -= 1 }
             for timer in call.timers.values { timer.cancel() }
             for waiter in call.takeInfoWaiters() { waiter.fail(SIPUserAgentError.noSuchCall) }
             self.callsByDialog[call.routingKey] = nil

@@ -57,16 +57,20 @@ extension SIPUserAgent {
                 fromTag: try? request.headers.from().tag, cseqNumber: cseq.sequence))
         let payload = SIPTransactionPayload(.request(request), peer: source)
         do {
-            switch try table.receiveRequest(payload, identity: identity, reliableTransport: source.transport.isReliable, now: now) {
+            switch try table.receiveRequest(
+                payload, identity: identity, source: source.host, reliableTransport: source.transport.isReliable, now: now)
+            {
             case .created(_, let outputs), .matched(_, let outputs):
                 perform(outputs)
             case .unmatchedACK:
                 if let handle = callForRequest(request) { callReceived(request, handle: handle) }
             }
         } catch {
-            // Table full or an unusable Via: answer statelessly so the peer is not left waiting.
+            // Table full, the source over its share, or an unusable Via: answer statelessly (no
+            // state kept) so the peer is not left waiting; busy callers come back later.
+            overloadRejections += 1
             var response = SIPResponse(replyingTo: request, statusCode: 503)
-            response.headers.add("Retry-After", "5")
+            response.headers.add("Retry-After", "\(configuration.limits.retryAfterSeconds)")
             sendStateless(.response(response), to: responseDestination(response, peer: source))
         }
     }

@@ -37,6 +37,12 @@ public final class SIPUserAgent: @unchecked Sendable {
     let coreResponder = SIPCoreResponder(
         configuration: .init(allowedMethods: [.invite, .ack, .cancel, .bye, .options, .info], serverName: nil))
     var isShutDown = false
+    /// Requests refused statelessly because a limit was reached (503 or 486).
+    var overloadRejections = 0
+    /// Calls not yet ended (terminated calls linger in `calls` for a while).
+    var liveCallCount = 0
+    /// Incoming calls not yet answered, per source address.
+    var ringingCallsBySource: [String: Int] = [:]
 
     /// Creates a user agent; call ``start()`` to bind its transport.
     /// - Parameters:
@@ -55,7 +61,10 @@ public final class SIPUserAgent: @unchecked Sendable {
         self.clock = MonotonicMediaClock()
         self.resolver = SIPTargetResolver(defaultTransport: configuration.transport)
         self.onEvent = onEvent
-        self.table = SIPTransactionTable(configuration: configuration.transactionConfiguration)
+        self.table = SIPTransactionTable(
+            configuration: configuration.transactionConfiguration, capacity: configuration.limits.maximumTransactions,
+            serverCapacity: configuration.limits.maximumServerTransactions,
+            serverCapacityPerSource: configuration.limits.maximumServerTransactionsPerSource)
         let box = SIPWeakBox<SIPUserAgent>()
         self.transport = try SIPTransportLayer(
             group: group, configuration: configuration.transportConfiguration, logger: logger,

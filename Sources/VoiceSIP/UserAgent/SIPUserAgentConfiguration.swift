@@ -29,6 +29,8 @@ public struct SIPUserAgentConfiguration: Sendable {
     public var transactionConfiguration: SIPTransactionConfiguration
     /// Send CRLF keep-alives to the outbound proxy or registrar this often; nil disables.
     public var keepAliveInterval: TimeAmount?
+    /// How many transactions and calls the agent takes on at once.
+    public var limits: SIPUserAgentLimits
 
     /// Creates a configuration.
     public init(
@@ -44,7 +46,8 @@ public struct SIPUserAgentConfiguration: Sendable {
         userAgent: String? = "VoiceSDK",
         transportConfiguration: SIPTransportConfiguration = SIPTransportConfiguration(),
         transactionConfiguration: SIPTransactionConfiguration = .rfc3261,
-        keepAliveInterval: TimeAmount? = .seconds(30)
+        keepAliveInterval: TimeAmount? = .seconds(30),
+        limits: SIPUserAgentLimits = SIPUserAgentLimits()
     ) {
         self.identity = identity
         self.credentials = credentials
@@ -59,5 +62,6 @@ public struct SIPUserAgentConfiguration: Sendable {
         self.transportConfiguration = transportConfiguration
         self.transactionConfiguration = transactionConfiguration
         self.keepAliveInterval = keepAliveInterval
+        self.limits = limits
     }
 }
