@@ -70,6 +70,7 @@ final class Listener: NotificationDelegate, @unchecked Sendable {
             callInvite.reject()
             return
         }
+        calls.removeAll { $0.state == .disconnected }  // a long-running listener keeps only live calls
         calls.append(callInvite.accept(
             options: AcceptOptions(callInvite: callInvite) { $0.delegateQueue = self.callDelegate.queue },
             delegate: callDelegate))

@@ -39,7 +39,8 @@ public final class Call: Sendable, CustomStringConvertible {
         self.delegateQueue = delegateQueue
         self.snapshot = Mutex(Snapshot(sid: sid, from: from, to: to, details: CallDetails(createdAt: Date())))
         self.core = Mutex(nil)
-        (eventStream, eventContinuation) = AsyncStream.makeStream(of: CallEvent.self, bufferingPolicy: .unbounded)
+        (eventStream, eventContinuation) = AsyncStream.makeStream(
+            of: CallEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBufferLimit))
     }
 
     /// The caller (our identity for an outgoing call, the invite's `from` for an incoming one).
@@ -57,7 +58,12 @@ public final class Call: Sendable, CustomStringConvertible {
     /// The current quality warnings.
     public var callQualityWarnings: Set<CallQualityWarning> { snapshot.withLock { $0.warnings } }
     /// Every state change, warning and message, in delegate order; finishes when the call disconnects.
+    /// Events wait here until read; of those not read, the newest ``eventBufferLimit`` are kept,
+    /// so a call whose events nobody reads holds a bounded amount of memory.
     public var events: AsyncStream<CallEvent> { eventStream }
+
+    /// How many unread events ``events`` keeps (the newest).
+    public static let eventBufferLimit = 64
 
     /// Mute: the media engine sends silent frames. Only takes effect while connected.
     public var isMuted: Bool {
