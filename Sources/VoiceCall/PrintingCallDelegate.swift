@@ -87,10 +87,16 @@ enum CallStatsLine {
         let local = report.localAudioTrack
         let remote = report.remoteAudioTrack
         return String(
-            format: "%3ld s %@: out level %5ld  in level %5ld  sent %4ld  recv %4ld  lost %3ld  jitter %5.1f ms  rtt %@  MOS %@",
+            format: "%3ld s %@: out level %5ld  in level %5ld  sent %4ld  recv %4ld  lost %3ld  jitter %5.1f ms  rtt %@  MOS %@%@",
             second, name, local?.audioLevel ?? 0, remote?.audioLevel ?? 0, Int(local?.packetsSent ?? 0),
             Int(remote?.packetsReceived ?? 0), Int(remote?.packetsLost ?? 0), remote?.jitterMs ?? 0,
             report.roundTripTimeMs.map { String(format: "%5.1f ms", $0) } ?? "   -    ",
-            remote?.mos.map { String(format: "%.2f", $0) } ?? " -  ")
+            remote?.mos.map { String(format: "%.2f", $0) } ?? " -  ", refused(report.security))
+    }
+
+    /// The refused-packet counters, shown once any is non-zero.
+    private static func refused(_ s: CallSecurityStats) -> String {
+        guard s.total > 0 else { return "" }
+        return "  refused: auth \(s.srtpAuthFailures) replay \(s.srtpReplays) malformed \(s.malformedPackets) foreign-ssrc \(s.rejectedSourcePackets)"
     }
 }

@@ -52,6 +52,20 @@ final class CallStatsReportTests: XCTestCase {
         XCTAssertEqual(report.remoteAudioTrack?.mos, 4.1)
     }
 
+    func testRefusedPacketsAreReportedBySecurityCounter() {
+        var s = streamStats()
+        s.srtpAuthFailures = 7
+        s.srtpReplayFailures = 3
+        s.malformedPackets = 2
+        s.foreignSourcePackets = 150
+        let report = CallStatsReport(streamStats: s, callSid: nil)
+        XCTAssertEqual(
+            report.security,
+            CallSecurityStats(srtpAuthFailures: 7, srtpReplays: 3, malformedPackets: 2, rejectedSourcePackets: 150))
+        XCTAssertEqual(report.security.total, 162)
+        XCTAssertEqual(CallStatsReport(streamStats: streamStats(), callSid: nil).security.total, 0)
+    }
+
     func testMosIsAbsentBeforeAnyPacketArrives() {
         var s = streamStats()
         s.packetsReceived = 0

@@ -14,17 +14,21 @@ public struct CallStatsReport: Hashable, Sendable {
     public var localAudioTrackStats: [CallLocalAudioTrackStats]
     /// What the call receives.
     public var remoteAudioTrackStats: [CallRemoteAudioTrackStats]
+    /// What the call's media refused (forged, tampered, replayed or malformed packets).
+    public var security: CallSecurityStats
 
     /// Creates a report.
     public init(
         callSid: String? = nil, timestamp: MediaTime = .zero, roundTripTimeMs: Double? = nil,
-        localAudioTrackStats: [CallLocalAudioTrackStats] = [], remoteAudioTrackStats: [CallRemoteAudioTrackStats] = []
+        localAudioTrackStats: [CallLocalAudioTrackStats] = [], remoteAudioTrackStats: [CallRemoteAudioTrackStats] = [],
+        security: CallSecurityStats = CallSecurityStats()
     ) {
         self.callSid = callSid
         self.timestamp = timestamp
         self.roundTripTimeMs = roundTripTimeMs
         self.localAudioTrackStats = localAudioTrackStats
         self.remoteAudioTrackStats = remoteAudioTrackStats
+        self.security = security
     }
 
     /// A report from the media stream's statistics: one local and one remote track.
@@ -41,7 +45,10 @@ public struct CallStatsReport: Hashable, Sendable {
             audioLevel: stats.outputLevel, mos: stats.packetsReceived > 0 ? stats.mos : nil)
         self.init(
             callSid: callSid, timestamp: stats.timestamp, roundTripTimeMs: stats.rttMs,
-            localAudioTrackStats: [local], remoteAudioTrackStats: [remote])
+            localAudioTrackStats: [local], remoteAudioTrackStats: [remote],
+            security: CallSecurityStats(
+                srtpAuthFailures: stats.srtpAuthFailures, srtpReplays: stats.srtpReplayFailures,
+                malformedPackets: stats.malformedPackets, rejectedSourcePackets: stats.foreignSourcePackets))
     }
 
     /// The local track, when media is set up.
