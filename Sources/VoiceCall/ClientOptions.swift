@@ -17,6 +17,8 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "Digest password.") var password: String?
     @Option(help: "An access token (JWT); default: a development token for --identity.") var token: String?
     @Flag(help: "Allow plain RTP (only for peers that cannot do SRTP).") var unencrypted = false
+    @Flag(help: "Send and accept SRTP keys over UDP/TCP signaling to other machines (readable on the path; prefer --transport tls).")
+    var allowClearTextKeys = false
     @Flag(help: "Log SIP messages and Insights events.") var verbose = false
 
     func makeConfiguration() throws -> VoiceClientConfiguration {
@@ -25,11 +27,13 @@ struct ClientOptions: ParsableArguments {
         }
         var logger = Logger(label: "voicecall")
         logger.logLevel = verbose ? .trace : .warning
-        return VoiceClientConfiguration(
+        var configuration = VoiceClientConfiguration(
             identity: identity, domain: domain, transport: transport, listenHost: listen, listenPort: port,
             outboundProxy: proxy, registrar: registrar, username: username ?? (password == nil ? nil : identity),
             password: password, allowUnencryptedMedia: unencrypted,
             insightsPublisher: LoggingInsightsPublisher(logger: logger), logger: logger)
+        configuration.allowKeysOverUnencryptedSignaling = allowClearTextKeys
+        return configuration
     }
 
     func makeClient() throws -> VoiceClient {

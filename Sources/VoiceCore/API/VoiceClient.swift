@@ -114,6 +114,7 @@ public final class VoiceClient: @unchecked Sendable {
             userAgent: "VoiceSDK/\(VoiceSDK.version)", transportConfiguration: c.tls)
         configuration.keepAliveInterval = .seconds(30)
         configuration.limits = c.limits
+        configuration.allowsKeysOverUnencryptedSignaling = c.allowKeysOverUnencryptedSignaling
         return configuration
     }
 
@@ -168,6 +169,11 @@ public final class VoiceClient: @unchecked Sendable {
                         core.trackMedia(.created)
                         core.signalingState(.haveLocalOffer)
                     }
+                case .failure(SIPUserAgentError.keysNeedProtectedSignaling):
+                    let voiceError = VoiceError(
+                        .mediaClientLocalDescFailed,
+                        failureReason: "SRTP keys are only sent over TLS signaling (or loopback); use TLS, or allowKeysOverUnencryptedSignaling")
+                    core.run(core.machine.signalingFailed(core.stateError(voiceError), now: self.now))
                 case .failure(let error):
                     let voiceError = VoiceError(.connectionError, failureReason: "\(error)")
                     core.run(core.machine.signalingFailed(core.stateError(voiceError), now: self.now))

@@ -43,6 +43,12 @@ public struct VoiceClientConfiguration: Sendable {
     /// How many calls and transactions the client takes on at once (32 calls, 8 ringing per
     /// caller address by default); beyond them requests are refused without keeping state.
     public var limits: SIPUserAgentLimits
+    /// Whether SRTP keys may be exchanged over UDP or TCP signaling with a peer that is not on
+    /// loopback. Off by default (RFC 4568 §8.3): keys in clear-text SIP let anyone on the path
+    /// decrypt or forge the call's media, so such a call fails with 53400 and such an incoming
+    /// call is refused (488). Use TLS (`transport: .tls`, or a `sips:`/`transport=tls` proxy);
+    /// turn this on only on a network you trust (a warning is logged once).
+    public var allowKeysOverUnencryptedSignaling = false
 
     /// Creates a configuration.
     public init(

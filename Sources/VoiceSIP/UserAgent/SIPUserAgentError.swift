@@ -6,4 +6,7 @@ public enum SIPUserAgentError: Error, Sendable, Equatable {
     case noMediaPort(String)
     /// No registrar is configured and the identity has no domain.
     case noRegistrar
+    /// The call would send SRTP keys (SDES) over signaling that is neither TLS nor loopback,
+    /// and ``SIPUserAgentConfiguration/allowsKeysOverUnencryptedSignaling`` is off.
+    case keysNeedProtectedSignaling
 }
