@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import VoiceCore
 import VoiceMedia
+import VoiceSIP
 import VoiceTestKit
 
 /// `voicecall listen`: registers (or just binds) and answers incoming calls.
@@ -16,10 +17,20 @@ struct Listen: ParsableCommand {
     @Flag(help: "Do not send REGISTER; only listen on the bound address.") var noRegister = false
     @Option(help: "Seconds to keep listening (0: until interrupted).") var duration = 0
     @Flag(help: "Exit once the first call has ended (or --duration ran out).") var once = false
+    @Option(help: "Accept calls only from this address (the proxy's); repeat for several.") var trustedSource: [String] = []
+    @Option(help: "Ask callers for a password: user:password, Digest-challenged; repeat for several.") var caller: [String] = []
 
     func run() throws {
         var configuration = try client.makeConfiguration()
         configuration.registers = !noRegister
+        let callers = try caller.map { entry -> SIPAuthCredentials in
+            guard let colon = entry.firstIndex(of: ":"), colon != entry.startIndex else {
+                throw ValidationError("--caller must be user:password")
+            }
+            return SIPAuthCredentials(username: String(entry[..<colon]), password: String(entry[entry.index(after: colon)...]))
+        }
+        configuration.incomingCallPolicy = SIPIncomingCallPolicy(
+            trustedSources: trustedSource, requiredCredentials: callers, realm: configuration.domain)
         let voice = try VoiceClient(configuration: configuration, audioDevice: try audio.makeDevice())
         defer { voice.shutdown() }
         let delegate = PrintingCallDelegate(name: "call")

@@ -90,6 +90,31 @@ final class VoiceCallCommandTests: XCTestCase {
         XCTAssertFalse(log.contains("\nFAKE-LOG-LINE"), "no forged line")
     }
 
+    func testListenWithATrustedSourceRefusesEverybodyElse() throws {
+        let (binary, directory) = try workspace()
+        let (listen, port) = try startListen(binary, in: directory, extra: ["--once", "--trusted-source", "127.0.0.9"])
+        let channel = try SIPPeerUDPChannel()
+        cleanup.append { channel.close() }
+        let local = channel.localAddress.port
+        let invite = """
+            INVITE sip:bob@127.0.0.1:\(port) SIP/2.0\r
+            Via: SIP/2.0/UDP 127.0.0.1:\(local);branch=z9hG4bKstranger1;rport\r
+            Max-Forwards: 70\r
+            From: <sip:stranger@127.0.0.1:\(local)>;tag=s1\r
+            To: <sip:bob@127.0.0.1:\(port)>\r
+            Call-ID: trusted-source-test\r
+            CSeq: 1 INVITE\r
+            Contact: <sip:stranger@127.0.0.1:\(local)>\r
+            Content-Length: 0\r
+            \r
+
+            """
+        try channel.send(invite, to: SocketAddress(host: "127.0.0.1", port: port))
+        let reply = channel.receive(timeout: .seconds(5)) { $0.hasPrefix("SIP/2.0 ") && !$0.hasPrefix("SIP/2.0 100") }
+        XCTAssertTrue(reply?.hasPrefix("SIP/2.0 403") ?? false, reply ?? "no answer")
+        XCTAssertFalse(listen.log.contains("incoming call"), listen.logTail())
+    }
+
     func testCtrlCHangsTheCallUpWithABye() throws {
         let (binary, directory) = try workspace()
         let (listen, port) = try startListen(binary, in: directory, extra: ["--once", "--duration", "60"])

@@ -111,10 +111,11 @@ public final class VoiceClient: @unchecked Sendable {
             registrar: try c.registrar.map { try SIPURI(parsing: $0.hasPrefix("sip") ? $0 : "sip:" + $0) },
             media: SDPLocalCapabilities(
                 address: c.listenHost, port: 0, encryption: c.allowUnencryptedMedia ? .unencrypted : .required),
-            userAgent: "VoiceSDK/\(VoiceSDK.version)", transportConfiguration: c.tls)
+            userAgent: c.userAgent, transportConfiguration: c.tls)
         configuration.keepAliveInterval = .seconds(30)
         configuration.limits = c.limits
         configuration.allowsKeysOverUnencryptedSignaling = c.allowKeysOverUnencryptedSignaling
+        configuration.incomingCallPolicy = c.incomingCallPolicy
         return configuration
     }
 

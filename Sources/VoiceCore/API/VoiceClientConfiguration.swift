@@ -49,6 +49,14 @@ public struct VoiceClientConfiguration: Sendable {
     /// call is refused (488). Use TLS (`transport: .tls`, or a `sips:`/`transport=tls` proxy);
     /// turn this on only on a network you trust (a warning is logged once).
     public var allowKeysOverUnencryptedSignaling = false
+    /// Who may call this client: by default anybody who reaches its port. Behind a proxy, list
+    /// the proxy's address in `trustedSources`; without one, require callers' credentials
+    /// (a Digest challenge). Refused callers get 403 or 401 whichever user they call.
+    public var incomingCallPolicy = SIPIncomingCallPolicy.anyone
+    /// The User-Agent header of our requests; nil sends none. The default names the SDK
+    /// without its version, which would only help a scanner pick an exploit. No `Server`
+    /// header is sent in responses.
+    public var userAgent: String? = "VoiceSDK"
 
     /// Creates a configuration.
     public init(

@@ -15,6 +15,7 @@ extension SIPUserAgent {
     ) -> EventLoopFuture<SIPCallHandle> {
         let headers = headers.map { SIPHeaderPair(name: $0.0, value: $0.1) }
         return eventLoop.submit {
+            guard self.mayExchangeKeys(callingTo: remote) else { throw SIPUserAgentError.keysNeedProtectedSignaling }
             let port = try SIPMediaPortReservation.reserve(host: self.configuration.media.address)
             var rng = SystemRandomNumberGenerator()
             var configuration = self.sessionConfiguration(mediaPort: port)
@@ -160,6 +161,13 @@ extension SIPUserAgent {
             var busy = SIPResponse(replyingTo: invite, statusCode: 486)
             busy.headers.add("Retry-After", "\(configuration.limits.retryAfterSeconds)")
             sendResponse(busy)
+            return
+        }
+        guard mayExchangeKeys(transport: source.transport, host: source.host) else {
+            // Our answer would carry our key in clear text (RFC 4568 §8.3).
+            var refused = SIPResponse(replyingTo: invite, statusCode: 488)
+            refused.headers.add("Warning", "399 - \"SRTP keys are only exchanged over TLS\"")
+            sendResponse(refused)
             return
         }
         let port: UInt16

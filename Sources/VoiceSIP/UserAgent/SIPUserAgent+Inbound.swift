@@ -55,6 +55,12 @@ extension SIPUserAgent {
             legacy: .init(
                 requestURI: request.uri.description, callID: (try? request.headers.callID()) ?? "",
                 fromTag: try? request.headers.from().tag, cseqNumber: cseq.sequence))
+        if let refusal = admissionRefusal(request, source: source) {
+            // Refused or challenged without a transaction: nothing is kept for a caller who
+            // may never come back (the INVITE's retransmissions get the same answer).
+            sendStateless(.response(refusal), to: responseDestination(refusal, peer: source))
+            return
+        }
         let payload = SIPTransactionPayload(.request(request), peer: source)
         do {
             switch try table.receiveRequest(

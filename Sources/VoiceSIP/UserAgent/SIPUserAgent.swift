@@ -39,6 +39,10 @@ public final class SIPUserAgent: @unchecked Sendable {
     var isShutDown = false
     /// Requests refused statelessly because a limit was reached (503 or 486).
     var overloadRejections = 0
+    /// Whether the warning about keys over unencrypted signaling was logged.
+    var warnedAboutClearTextKeys = false
+    /// Checks callers' credentials when the incoming-call policy asks for them.
+    let callerVerifier: SIPDigestVerifier?
     /// Calls not yet ended (terminated calls linger in `calls` for a while).
     var liveCallCount = 0
     /// Incoming calls not yet answered, per source address.
@@ -61,6 +65,10 @@ public final class SIPUserAgent: @unchecked Sendable {
         self.clock = MonotonicMediaClock()
         self.resolver = SIPTargetResolver(defaultTransport: configuration.transport)
         self.onEvent = onEvent
+        let policy = configuration.incomingCallPolicy
+        self.callerVerifier =
+            policy.requiredCredentials.isEmpty
+            ? nil : SIPDigestVerifier(realm: policy.realm, credentials: policy.requiredCredentials)
         self.table = SIPTransactionTable(
             configuration: configuration.transactionConfiguration, capacity: configuration.limits.maximumTransactions,
             serverCapacity: configuration.limits.maximumServerTransactions,

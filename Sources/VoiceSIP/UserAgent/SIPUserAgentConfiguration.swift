@@ -31,6 +31,13 @@ public struct SIPUserAgentConfiguration: Sendable {
     public var keepAliveInterval: TimeAmount?
     /// How many transactions and calls the agent takes on at once.
     public var limits: SIPUserAgentLimits
+    /// Whether SRTP keys (SDES, RFC 4568) may be sent and accepted over UDP or TCP to a peer
+    /// that is not on loopback. Off by default: such keys can be read by anyone on the path,
+    /// who can then decrypt or forge the media. Use TLS (`sips:` or `transport=tls`) instead;
+    /// turn this on only for a trusted network, and a warning is logged once.
+    public var allowsKeysOverUnencryptedSignaling: Bool
+    /// Who may start a call with us; default anybody.
+    public var incomingCallPolicy: SIPIncomingCallPolicy
 
     /// Creates a configuration.
     public init(
@@ -47,7 +54,9 @@ public struct SIPUserAgentConfiguration: Sendable {
         transportConfiguration: SIPTransportConfiguration = SIPTransportConfiguration(),
         transactionConfiguration: SIPTransactionConfiguration = .rfc3261,
         keepAliveInterval: TimeAmount? = .seconds(30),
-        limits: SIPUserAgentLimits = SIPUserAgentLimits()
+        limits: SIPUserAgentLimits = SIPUserAgentLimits(),
+        allowsKeysOverUnencryptedSignaling: Bool = false,
+        incomingCallPolicy: SIPIncomingCallPolicy = .anyone
     ) {
         self.identity = identity
         self.credentials = credentials
@@ -63,5 +72,7 @@ public struct SIPUserAgentConfiguration: Sendable {
         self.transactionConfiguration = transactionConfiguration
         self.keepAliveInterval = keepAliveInterval
         self.limits = limits
+        self.allowsKeysOverUnencryptedSignaling = allowsKeysOverUnencryptedSignaling
+        self.incomingCallPolicy = incomingCallPolicy
     }
 }

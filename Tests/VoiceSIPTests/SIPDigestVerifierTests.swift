@@ -1,0 +1,47 @@
+import Foundation
+import XCTest
+
+@testable import VoiceSIP
+
+final class SIPDigestVerifierTests: XCTestCase {
+    private let verifier = SIPDigestVerifier(realm: "office", credentials: [SIPAuthCredentials(username: "alice", password: "s3cret")])
+
+    private func answer(_ challengeValue: String, user: String = "alice", password: String = "s3cret", method: String = "INVITE") throws -> String {
+        let challenge = try DigestChallenge(parsing: challengeValue)
+        return DigestAuthorization(
+            answering: challenge, username: user, password: password, method: method, uri: "sip:bob@127.0.0.1",
+            cnonce: "0a4f113b", nonceCount: 1
+        ).headerValue
+    }
+
+    func testTheRightAnswerAuthenticates() throws {
+        let value = try answer(verifier.challenge())
+        XCTAssertEqual(verifier.verify(value, method: "INVITE"), .authenticated(username: "alice"))
+        XCTAssertEqual(verifier.verify(value, method: "BYE"), .rejected, "the method is part of the digest")
+    }
+
+    func testWrongPasswordUnknownUserAndForeignNonceAreRejected() throws {
+        XCTAssertEqual(verifier.verify(try answer(verifier.challenge(), password: "guess"), method: "INVITE"), .rejected)
+        XCTAssertEqual(verifier.verify(try answer(verifier.challenge(), user: "eve"), method: "INVITE"), .rejected)
+        let other = SIPDigestVerifier(realm: "office", credentials: [SIPAuthCredentials(username: "alice", password: "s3cret")])
+        XCTAssertEqual(verifier.verify(try answer(other.challenge()), method: "INVITE"), .rejected, "a nonce another key made")
+        let forged = "Digest realm=\"office\", nonce=\"ffffffffff.00000000000000000000000000000000\", algorithm=MD5, qop=\"auth\""
+        XCTAssertEqual(verifier.verify(try answer(forged), method: "INVITE"), .rejected, "a made-up nonce")
+    }
+
+    func testAnOldNonceIsStaleNotWrong() throws {
+        let issued = Date(timeIntervalSinceNow: -120)
+        let value = try answer(verifier.challenge(now: issued))
+        XCTAssertEqual(verifier.verify(value, method: "INVITE"), .stale)
+        XCTAssertTrue(verifier.challenge(stale: true).contains("stale=true"))
+    }
+
+    func testMalformedAuthorizationValuesAreRejectedNotCrashes() {
+        for value in ["", "Digest", "Basic YWxpY2U6czNjcmV0", "Digest username=", "Digest username=\"alice\", realm=\"office\"",
+            "Digest username=\"alice\", realm=\"office\", nonce=\"..\", uri=\"x\", response=\"y\"",
+            "Digest " + String(repeating: "a=b, ", count: 5_000), "Digest username=\"\u{0}\"", "Digest realm=\"office\", nonce=\"zz.zz\""]
+        {
+            XCTAssertEqual(verifier.verify(value, method: "INVITE"), .rejected, value.prefix(40).description)
+        }
+    }
+}
