@@ -16,7 +16,7 @@ import VoiceSIP
 public enum CallDestination: Sendable, Equatable, CustomStringConvertible {
     /// A user of the same service (App-to-App): 1–121 characters of ALPHA, DIGIT and `-_.~!*'()`.
     case user(String)
-    /// A phone number in E.164 form: `+`, then 1–15 digits, the first not 0.
+    /// A phone number in E.164 form: `+`, then 7–15 digits, the first not 0.
     case phoneNumber(String)
     /// A SIP or SIPS address with a user and a host and no URI headers (App-to-SIP).
     case sipAddress(SIPURI)
@@ -31,6 +31,9 @@ public enum CallDestination: Sendable, Equatable, CustomStringConvertible {
     public static let maximumConferenceIDLength = 64
     /// The longest E.164 number, in digits.
     public static let maximumPhoneDigits = 15
+    /// The shortest E.164 number, in digits: a three-digit country code and a four-digit
+    /// subscriber number (Niue, Tokelau) is the shortest any numbering plan assigns.
+    public static let minimumPhoneDigits = 7
     /// The URI parameter that marks a conference Request-URI.
     public static let conferenceParameter = "conference"
 
@@ -140,6 +143,9 @@ public enum CallDestination: Sendable, Equatable, CustomStringConvertible {
             digits += 1
         }
         guard digits > 0 else { throw invalid("The E.164 number has no digits") }
+        guard digits >= minimumPhoneDigits else {
+            throw invalid("The E.164 number has \(digits) digits; no number is shorter than \(minimumPhoneDigits)")
+        }
         guard digits <= maximumPhoneDigits else {
             throw invalid("The E.164 number has \(digits) digits; the limit is \(maximumPhoneDigits)")
         }
@@ -156,6 +162,12 @@ public enum CallDestination: Sendable, Equatable, CustomStringConvertible {
         guard uri.scheme == .sip || uri.scheme == .sips else { throw invalid("A SIP address is sip: or sips:") }
         guard let user = uri.user, !user.isEmpty else { throw invalid("The SIP address has no user part") }
         guard !uri.host.isEmpty else { throw invalid("The SIP address has no host") }
+        // Escapes decode to any byte: a user or parameter with a line break or an escape
+        // sequence is no address anybody can have, only a way to smuggle text into logs.
+        let decoded = [user, uri.host] + uri.parameters.map { $0.name + ($0.value ?? "") }
+        guard !decoded.contains(where: { $0.unicodeScalars.contains { $0.properties.generalCategory == .control } }) else {
+            throw invalid("The SIP address contains control characters")
+        }
         guard uri.headers.isEmpty else {
             throw invalid("The SIP address carries URI headers; pass custom headers as X- parameters instead")
         }
