@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "VoiceSIP", targets: ["VoiceSIP"]),
         .executable(name: "voicecall", targets: ["VoiceCall"]),
         .executable(name: "voice-bench", targets: ["VoiceBench"]),
+        .executable(name: "voice-fuzz", targets: ["VoiceFuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
@@ -91,6 +92,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .target(name: "VoiceFuzzing", dependencies: ["VoiceSIP", "VoiceMedia", "VoiceCore"]),
+        .executableTarget(name: "VoiceFuzz", dependencies: ["VoiceFuzzing"]),
+        .testTarget(name: "VoiceFuzzingTests", dependencies: ["VoiceFuzzing"], resources: [.copy("Corpus")]),
         .testTarget(
             name: "VoiceMediaTests", dependencies: ["VoiceMedia", "VoiceTestKit", "CMallocCounter", "CLibSRTP", "COpus", "CVoiceShims"]),
         .testTarget(

@@ -2,9 +2,9 @@
 /// `a=crypto` `inline:` key parameters) and credentials (`Authorization`,
 /// `Proxy-Authorization`) are redacted, and every control character other than the line breaks
 /// is escaped as `\u{…}`, so a peer can neither forge log lines nor drive a terminal.
-enum SIPTraceText {
+package enum SIPTraceText {
     /// The text of `bytes` (one serialized message), one log line per message line.
-    static func render(_ message: some Sequence<UInt8>) -> String {
+    package static func render(_ message: some Sequence<UInt8>) -> String {
         let bytes = Array(message)
         var lines: [String] = []
         var inCredential = false

@@ -1,0 +1,87 @@
+import VoiceMedia
+import VoiceSIP
+
+extension FuzzHarness {
+    static let sip: [FuzzHarness] = [
+        FuzzHarness(name: "sip-datagram", summary: "a UDP datagram: parse, read the typed headers, answer a malformed one, serialize") { bytes in
+            let parser = SIPMessageParser()
+            do {
+                let message = try parser.parse(datagram: bytes)
+                touchHeaders(message)
+                let again = try parser.parse(datagram: message.serialized())
+                precondition(again.headers.count == message.headers.count, "a serialized message parses to the same headers")
+            } catch let error as SIPParseError {
+                _ = SIPCoreResponder().answer(malformed: bytes, error: error, toTag: "fuzz")
+            } catch {}
+        },
+        FuzzHarness(name: "sip-stream", summary: "a TCP/TLS byte stream split at every 7th byte into the framer") { bytes in
+            var framer = SIPStreamFramer()
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(bytes.count, offset + 7)
+                framer.append(bytes[offset..<end])
+                offset = end
+                do {
+                    while let frame = try framer.next() {
+                        if case .message(let message) = frame { touchHeaders(message) }
+                    }
+                } catch {
+                    _ = framer.drainBuffered()
+                    return
+                }
+            }
+        },
+        FuzzHarness(name: "sip-uri", summary: "a SIP/SIPS/tel URI and a name-address") { bytes in
+            let text = String(decoding: bytes, as: UTF8.self)
+            if let uri = try? SIPURI(parsing: text) {
+                let again = try? SIPURI(parsing: uri.description)
+                precondition(again != nil, "a serialized URI parses again: \(uri.description)")
+            }
+            _ = try? SIPNameAddress(parsing: text)
+            _ = try? SIPVia(parsing: text)
+            _ = try? SIPCSeq(parsing: text)
+            _ = try? SIPContentType(parsing: text)
+        },
+        FuzzHarness(name: "sdp", summary: "an SDP body: parse, then answer it as an offer and take it as an answer") { bytes in
+            guard let description = try? SDPSessionDescription(parsing: bytes) else { return }
+            var answerer = SDPOfferAnswer(capabilities: SDPLocalCapabilities(address: "127.0.0.1", port: 40_000))
+            _ = try? answerer.receiveOffer(description)
+            var offerer = SDPOfferAnswer(capabilities: SDPLocalCapabilities(address: "127.0.0.1", port: 40_002))
+            if (try? offerer.makeOffer()) != nil { _ = try? offerer.receiveAnswer(description) }
+            _ = try? SDPSessionDescription(parsing: description.text)
+        },
+        FuzzHarness(name: "digest", summary: "WWW-Authenticate challenges, answered; Authorization values, verified") { bytes in
+            let text = String(decoding: bytes, as: UTF8.self)
+            if case .digest(let challenge)? = try? SIPAuthChallenge(parsing: text) {
+                _ = DigestAuthorization(
+                    answering: challenge, username: "alice", password: "secret", method: "INVITE", uri: "sip:bob@h",
+                    cnonce: "c", nonceCount: 1
+                ).headerValue
+            }
+            _ = verifier.verify(text, method: "INVITE")
+        },
+        FuzzHarness(name: "info-body", summary: "INFO bodies: application/dtmf-relay") { bytes in
+            _ = try? SIPDTMFRelay(parsing: bytes)
+        },
+    ]
+
+    private static let verifier = SIPDigestVerifier(realm: "fuzz", credentials: [SIPAuthCredentials(username: "alice", password: "secret")])
+
+    /// Reads every typed header a user agent reads from a message.
+    static func touchHeaders(_ message: SIPMessage) {
+        let headers = message.headers
+        _ = try? headers.topVia()
+        _ = try? headers.cseq()
+        _ = try? headers.callID()
+        _ = try? headers.from()
+        _ = try? headers.to()
+        _ = try? headers.via()
+        _ = try? headers.contact()
+        _ = try? headers.route()
+        _ = try? headers.recordRoute()
+        _ = try? headers.maxForwards()
+        _ = try? headers.contentLength()
+        _ = try? headers.contentType()
+        _ = SIPTraceText.render(message.serialized())
+    }
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing with libFuzzer and AddressSanitizer.
+#
+#   scripts/fuzz.sh TARGET SECONDS     fuzz one harness for SECONDS (TARGET "all": each in turn)
+#   scripts/fuzz.sh list               the harnesses
+#
+# Builds `voice-fuzz` with -sanitize=fuzzer,address into .build-fuzz (release, so the figures
+# mean something), starts from the committed seeds in Tests/VoiceFuzzingTests/Corpus/TARGET
+# plus what earlier runs found (.build-fuzz/corpus/TARGET), and stops at the first crash, leak
+# or timeout (-timeout=10 s per input, -rss_limit_mb=2048). A finding is left in
+# .build-fuzz/findings/TARGET/; copy it into the committed corpus once it is fixed, where
+# FuzzCorpusTests replays it on every test run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scratch=.build-fuzz
+if [[ "${1:-}" == "list" ]]; then
+    swift run -c release voice-fuzz 2>/dev/null | sed -n '3,$p'
+    exit 0
+fi
+target=${1:?usage: scripts/fuzz.sh TARGET SECONDS}
+seconds=${2:?usage: scripts/fuzz.sh TARGET SECONDS}
+swift build -c release --product voice-fuzz --scratch-path "$scratch" \
+    --sanitize=fuzzer --sanitize=address -Xswiftc -DVOICE_FUZZING >&2
+binary="$scratch/release/voice-fuzz"
+if [[ "$target" == "all" ]]; then
+    targets=$(ls Tests/VoiceFuzzingTests/Corpus)
+else
+    targets=$target
+fi
+status=0
+for t in $targets; do
+    mkdir -p "$scratch/corpus/$t" "$scratch/findings/$t"
+    log="$scratch/findings/$t/log.txt"
+    echo "== $t: ${seconds}s" >&2
+    if ! VOICE_FUZZ_TARGET=$t "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+        -print_final_stats=1 -artifact_prefix="$scratch/findings/$t/" \
+        "$scratch/corpus/$t" "Tests/VoiceFuzzingTests/Corpus/$t" >"$log" 2>&1; then
+        status=1
+        echo "$t: FINDING (see $scratch/findings/$t/)" >&2
+        tail -40 "$log" >&2
+    fi
+    runs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}')
+    per=$(grep -m1 'stat::average_exec_per_sec' "$log" | awk '{print $2}')
+    cov=$(grep -E '^#[0-9]+' "$log" | tail -1 | grep -o 'cov: [0-9]*' || true)
+    echo "$t: ${runs:-0} executions, ${per:-0} exec/s, ${cov:-cov: ?}"
+done
+exit $status
