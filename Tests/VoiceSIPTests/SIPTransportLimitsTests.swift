@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import VoiceTestKit
 import XCTest
 
 @testable import VoiceSIP

@@ -54,7 +54,9 @@ final class SIPUserAgentOverloadTests: XCTestCase {
         XCTAssertEqual(ringing.count, 8, "eight ring (the source's share of ringing calls), the rest are busy")
         XCTAssertGreaterThan(answers[486] ?? 0, 100, "\(answers)")
         XCTAssertEqual(try target.agent.eventLoop.submit { target.agent.table.serverTransactionCount(from: "127.0.0.2") }.wait(), 150)
-        XCTAssertGreaterThan(answers[503] ?? 0, 1_000, "beyond its share of the table, refused without state: \(answers)")
+        // How many of the 2,000 are answered at all depends on how fast this machine reads
+        // them (the kernel drops the rest); beyond its share, each one read is refused.
+        XCTAssertGreaterThan(answers[503] ?? 0, 100, "beyond its share of the table, refused without state: \(answers)")
 
         // Meanwhile a caller from another address gets through.
         let alice = try SIPTestAgent(user: "alice", host: "127.0.0.3", encryption: .unencrypted)

@@ -1,4 +1,5 @@
 import Foundation
+import VoiceTestKit
 import XCTest
 
 @testable import VoiceSIP

@@ -147,13 +147,12 @@ extension SIPUserAgent {
         let key = Self.routingKey(callID: session.callID, localTag: session.localTag)
         calls[handle] = SIPUserAgentCall(session: session, mediaPort: mediaPort, routingKey: key)
         callsByDialog[key] = handle
-        liveCallCount += 1
         return handle
     }
 
     func acceptIncomingInvite(_ invite: SIPRequest, key: SIPTransactionKey, source: SIPTransportEndpoint) {
         let ringingFromSource = ringingCallsBySource[source.host, default: 0]
-        guard liveCallCount < configuration.limits.maximumCalls,
+        guard activeCallCount < configuration.limits.maximumCalls,
             ringingFromSource < configuration.limits.maximumRingingCallsPerSource
         else {
             // Busy: no media port, no dialog, no event for the app.
@@ -238,14 +237,22 @@ extension SIPUserAgent {
                 case .established: stopRinging(handle)
                 case .terminated:
                     stopRinging(handle)
-                    if calls[handle]?.isLive == true {
-                        calls[handle]?.isLive = false
-                        liveCallCount -= 1
-                    }
                 default: break
                 }
                 onEvent(.call(handle, event))
                 if case .terminated = event { scheduleCallRemoval(handle) }
+            }
+        }
+    }
+
+    /// Calls that count against ``SIPUserAgentLimits/maximumCalls``: not yet ending. A call
+    /// whose BYE or CANCEL is out holds no media and no longer counts, however long the peer
+    /// takes to answer it (a flood's peer never does).
+    var activeCallCount: Int {
+        calls.values.reduce(0) { count, call in
+            switch call.session.state {
+            case .terminating, .terminated: count
+            default: count + 1
             }
         }
     }
@@ -263,7 +270,6 @@ extension SIPUserAgent {
         let linger = configuration.transactionConfiguration.transactionTimeout
         eventLoop.scheduleTask(in: .nanoseconds(linger.nanoseconds)) {
             guard var call = self.calls.removeValue(forKey: handle) else { return }
-            if call.isLive { self.liveCallCount -= 1 }
             for timer in call.timers.values { timer.cancel() }
             for waiter in call.takeInfoWaiters() { waiter.fail(SIPUserAgentError.noSuchCall) }
             self.callsByDialog[call.routingKey] = nil

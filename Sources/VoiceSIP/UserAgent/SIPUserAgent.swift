@@ -43,8 +43,6 @@ public final class SIPUserAgent: @unchecked Sendable {
     var warnedAboutClearTextKeys = false
     /// Checks callers' credentials when the incoming-call policy asks for them.
     let callerVerifier: SIPDigestVerifier?
-    /// Calls not yet ended (terminated calls linger in `calls` for a while).
-    var liveCallCount = 0
     /// Incoming calls not yet answered, per source address.
     var ringingCallsBySource: [String: Int] = [:]
 

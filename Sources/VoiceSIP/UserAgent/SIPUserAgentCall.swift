@@ -16,8 +16,6 @@ struct SIPUserAgentCall {
     /// Who waits for the final status of each INFO sent through ``SIPUserAgent/sendInfo(_:contentType:body:headers:)``,
     /// by the CSeq number its result reports.
     var infoWaiters: [UInt32: EventLoopPromise<Int>] = [:]
-    /// Until it ends, the call counts against ``SIPUserAgentLimits/maximumCalls``.
-    var isLive = true
     /// For an incoming call not yet answered: the source address it counts against in
     /// ``SIPUserAgentLimits/maximumRingingCallsPerSource``.
     var ringingSource: String?

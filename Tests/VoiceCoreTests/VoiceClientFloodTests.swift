@@ -1,0 +1,264 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import Foundation
+import NIOConcurrencyHelpers
+import VoiceMedia
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceCore
+@testable import VoiceSIP
+
+/// Floods at a listening client, each bounded in count and time: afterwards the process's
+/// memory, descriptors and threads are back near where they were, and a normal call connects
+/// with audio both ways.
+final class VoiceClientFloodTests: XCTestCase {
+    private let aliceTone = ConnectedCallPair.tone(440)
+    private let bobTone = ConnectedCallPair.tone(660)
+
+    /// What the process holds: resident memory (KiB), open descriptors, threads.
+    struct Footprint: CustomStringConvertible {
+        var rssKiB = 0
+        var fds = 0
+        var threads = 0
+
+        static func now() -> Footprint {
+            var f = Footprint()
+            let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+            for line in status.split(separator: "\n") {
+                let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+                if line.hasPrefix("VmRSS:"), parts.count > 1 { f.rssKiB = Int(parts[1]) ?? 0 }
+                if line.hasPrefix("Threads:"), parts.count > 1 { f.threads = Int(parts[1]) ?? 0 }
+            }
+            f.fds = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count
+            return f
+        }
+
+        var description: String { "RSS \(rssKiB / 1024) MiB, \(fds) fds, \(threads) threads" }
+    }
+
+    /// Bob listens and answers calls from alice only (others ring until they give up).
+    private func makeBob(transport: SIPTransportProtocol = .udp, acceptAll: Bool = false, configure: (inout VoiceClientConfiguration) -> Void = { _ in })
+        throws -> (TestVoiceClient, RecordingCallDelegate, NIOLockedValueBox<[Call]>)
+    {
+        let bob = try TestVoiceClient("bob", signal: bobTone, transport: transport, configure: configure)
+        let delegate = RecordingCallDelegate()
+        let accepted = NIOLockedValueBox<[Call]>([])
+        let notifications = bob.listen()
+        notifications.onInvite.withLockedValue {
+            $0 = { invite in
+                guard acceptAll || (invite.from ?? "").contains("alice") else { return }
+                let call = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = delegate.queue }, delegate: delegate)
+                accepted.withLockedValue { $0.append(call) }
+            }
+        }
+        return (bob, delegate, accepted)
+    }
+
+    /// After a flood: the footprint is near `baseline`, and alice gets a call through with
+    /// audio both ways.
+    private func assertRecovered(
+        bob: TestVoiceClient, baseline: Footprint, transport: SIPTransportProtocol = .udp, unencrypted: Bool = false,
+        label: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let settled = PollingWait.until(timeout: 10) {
+            let now = Footprint.now()
+            return now.fds <= baseline.fds + 8 && now.threads <= baseline.threads + 4
+        }
+        let after = Footprint.now()
+        print("\(label): before \(baseline); after \(after)")
+        XCTAssertTrue(settled, "\(label): descriptors and threads back near baseline: \(baseline) → \(after)", file: file, line: line)
+        XCTAssertLessThan(after.rssKiB - baseline.rssKiB, 96 * 1024, "\(label): memory back near baseline", file: file, line: line)
+        let alice = try TestVoiceClient("alice", signal: aliceTone, transport: transport) { $0.allowUnencryptedMedia = unencrypted }
+        defer { alice.client.shutdown() }
+        let delegate = RecordingCallDelegate()
+        let call = alice.connect(to: bob.address, delegate: delegate)
+        XCTAssertEqual(delegate.wait(for: 2, timeout: 15).last, .connected, "\(label): a normal call connects", file: file, line: line)
+        alice.device.clearRecording()
+        bob.device.clearRecording()
+        _ = PollingWait.until(timeout: 10) { alice.device.recordedSamples.count >= 96_000 && bob.device.recordedSamples.count >= 96_000 }
+        let atBob = AudioComparison.align(reference: aliceTone, output: bob.device.recordedSamples, maxLag: 48_000)
+        let atAlice = AudioComparison.align(reference: bobTone, output: alice.device.recordedSamples, maxLag: 48_000)
+        XCTAssertGreaterThan(atBob.correlation, 0.8, "\(label): bob hears alice \(atBob)", file: file, line: line)
+        XCTAssertGreaterThan(atAlice.correlation, 0.8, "\(label): alice hears bob \(atAlice)", file: file, line: line)
+        call.disconnect()
+        _ = delegate.wait(for: 3, timeout: 5)
+    }
+
+    private func invite(_ i: Int, from port: Int, to bob: TestVoiceClient, sdpPort: Int = 4_000) -> [UInt8] {
+        let sdp =
+            "v=0\r\no=- \(i) 1 IN IP4 127.0.0.2\r\ns=-\r\nc=IN IP4 127.0.0.2\r\nt=0 0\r\n"
+            + "m=audio \(sdpPort) RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\na=sendrecv\r\n"
+        let text =
+            "INVITE \(bob.address) SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.2:\(port);branch=z9hG4bKf\(i)x\(port)\r\n"
+            + "Max-Forwards: 70\r\nTo: <\(bob.address)>\r\nFrom: <sip:flood@127.0.0.2>;tag=f\(i)\r\n"
+            + "Call-ID: flood\(i)x\(port)@127.0.0.2\r\nCSeq: 1 INVITE\r\nContact: <sip:flood@127.0.0.2:\(port)>\r\n"
+            + "Content-Type: application/sdp\r\nContent-Length: \(sdp.utf8.count)\r\n\r\n" + sdp
+        return Array(text.utf8)
+    }
+
+    private func bobSIP(_ bob: TestVoiceClient) throws -> SocketAddress {
+        try SocketAddress(host: "127.0.0.1", port: Int(bob.client.localEndpoint.port))
+    }
+
+    /// Reads what waits on `socket` now, as texts.
+    private func drain(_ socket: UDPSocket) -> [String] {
+        var out: [String] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        buffer.withUnsafeMutableBytes { raw in
+            while let n = socket.receive(into: raw) { out.append(String(decoding: raw.prefix(n), as: UTF8.self)) }
+        }
+        return out
+    }
+
+    func testTwoThousandINVITEsThatNeverACK() throws {
+        let (bob, _, _) = try makeBob()
+        defer { bob.client.shutdown() }
+        let baseline = Footprint.now()
+        let attacker = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.2", port: 0))
+        defer { attacker.close() }
+        let target = try bobSIP(bob)
+        var answers: [String: Int] = [:]
+        for i in 0..<2_000 {
+            _ = invite(i, from: attacker.localAddress.port, to: bob).withUnsafeBytes { attacker.send($0, to: target) }
+            if i % 50 == 49 {
+                Thread.sleep(forTimeInterval: 0.02)
+                for reply in drain(attacker) { answers[String(reply.prefix(11)), default: 0] += 1 }
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        for reply in drain(attacker) { answers[String(reply.prefix(11)), default: 0] += 1 }
+        print("2,000 INVITEs: \(answers)")
+        XCTAssertGreaterThan(answers["SIP/2.0 503", default: 0] + answers["SIP/2.0 486", default: 0], 300, "refused without a call: \(answers)")
+        XCTAssertEqual(answers["SIP/2.0 180", default: 0], 8, "the source's share of ringing calls")
+        try assertRecovered(bob: bob, baseline: baseline, label: "2,000 unACKed INVITEs")
+    }
+
+    func testFiftyThousandMalformedDatagrams() throws {
+        let (bob, _, _) = try makeBob()
+        defer { bob.client.shutdown() }
+        let baseline = Footprint.now()
+        let attacker = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.2", port: 0))
+        defer { attacker.close() }
+        let target = try bobSIP(bob)
+        var rng = SplitMix64(seed: 10)
+        let base = invite(0, from: attacker.localAddress.port, to: bob)
+        for i in 0..<50_000 {
+            var bytes = base
+            switch rng.next() % 4 {
+            case 0: for _ in 0..<(1 + Int(rng.next() % 8)) { bytes[Int(rng.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: rng.next()) }
+            case 1: bytes = Array(bytes.prefix(Int(rng.next() % UInt64(bytes.count))))
+            case 2: bytes = (0..<Int(rng.next() % 1400)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            default: bytes.insert(contentsOf: Array("X-\(i): \(String(repeating: "a", count: Int(rng.next() % 3000)))\r\n".utf8), at: 60)
+            }
+            _ = bytes.withUnsafeBytes { attacker.send($0, to: target) }
+            if i % 100 == 99 {
+                Thread.sleep(forTimeInterval: 0.005)
+                _ = drain(attacker)
+            }
+        }
+        try assertRecovered(bob: bob, baseline: baseline, label: "50,000 malformed datagrams")
+    }
+
+    func testFiveHundredTricklingTCPConnections() throws {
+        let (bob, _, _) = try makeBob(transport: .tcp) { $0.tls.messageCompletionTimeout = .seconds(2) }
+        defer { bob.client.shutdown() }
+        let baseline = Footprint.now()
+        let port = Int(bob.client.localEndpoint.port)
+        var tricklers: [RawTCPClient] = []
+        for i in 0..<500 {  // 25 from each of 20 addresses, under the per-address limit
+            if let c = RawTCPClient(from: "127.0.1.\(1 + i % 20)", to: "127.0.0.1", port: port) { tricklers.append(c) }
+        }
+        XCTAssertEqual(tricklers.count, 500)
+        let started = Date()
+        var cut = 0
+        while Date().timeIntervalSince(started) < 4 {
+            cut = 0
+            for c in tricklers where c.sendNow(Array("O".utf8)) < 0 { cut += 1 }
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        XCTAssertEqual(cut, 500, "every trickler was closed at the message deadline")
+        tricklers.removeAll()
+        try assertRecovered(bob: bob, baseline: baseline, transport: .tcp, label: "500 trickling TCP connections")
+    }
+
+    func testATCPClientThatNeverReads() throws {
+        let (bob, _, _) = try makeBob(transport: .tcp)
+        defer { bob.client.shutdown() }
+        let baseline = Footprint.now()
+        let hog = try XCTUnwrap(RawTCPClient(from: "127.0.0.2", to: "127.0.0.1", port: Int(bob.client.localEndpoint.port), receiveBuffer: 16 << 10))
+        let started = Date()
+        var i = 0
+        var taken = 0
+        while Date().timeIntervalSince(started) < 3 {
+            var batch: [UInt8] = []
+            for _ in 0..<32 {
+                i += 1
+                batch += Array(
+                    ("OPTIONS \(bob.address) SIP/2.0\r\nVia: SIP/2.0/TCP 127.0.0.2:5060;branch=z9hG4bKo\(i)\r\nMax-Forwards: 70\r\n"
+                        + "To: <\(bob.address)>\r\nFrom: <sip:hog@127.0.0.2>;tag=h\r\nCall-ID: hog\(i)\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n").utf8)
+            }
+            let n = hog.sendNow(batch)
+            if n < 0 { break }
+            taken += n
+            if n < batch.count { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        print("a TCP client that never reads: \(taken / 1024) KiB taken in 3 s")
+        try assertRecovered(bob: bob, baseline: baseline, transport: .tcp, label: "a TCP client that never reads")
+    }
+
+    func testTwoHundredACKedCallsBeyondTheCallLimit() throws {
+        let (bob, _, accepted) = try makeBob(acceptAll: true) {
+            $0.allowUnencryptedMedia = true
+            $0.limits.maximumRingingCallsPerSource = 200
+        }
+        defer { bob.client.shutdown() }
+        let baseline = Footprint.now()
+        let tasksBefore = MediaEngine.shared.stats.tasks
+        let attacker = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.2", port: 0))
+        defer { attacker.close() }
+        let sink = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.2", port: 0))  // where the answered calls' media goes
+        defer { sink.close() }
+        let target = try bobSIP(bob)
+        let parser = SIPMessageParser()
+        var answered: [SIPResponse] = []
+        var busy = 0
+        func collect() {
+            for text in drain(attacker) {
+                guard case .response(let response)? = try? parser.parse(datagram: Array(text.utf8)) else { continue }
+                if response.statusCode == 200, !answered.contains(where: { (try? $0.headers.callID()) == (try? response.headers.callID()) }) {
+                    answered.append(response)
+                    // ACK it: the call is up as far as bob knows.
+                    let to = (try? response.headers.single("To")) ?? ""
+                    let callID = (try? response.headers.callID()) ?? ""
+                    let ack =
+                        "ACK \(bob.address) SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.2:\(attacker.localAddress.port);branch=z9hG4bKack\(answered.count)\r\n"
+                        + "Max-Forwards: 70\r\nTo: \(to)\r\nFrom: <sip:flood@127.0.0.2>;tag=\((try? response.headers.from().tag ?? "") ?? "")\r\n"
+                        + "Call-ID: \(callID)\r\nCSeq: 1 ACK\r\nContent-Length: 0\r\n\r\n"
+                    _ = Array(ack.utf8).withUnsafeBytes { attacker.send($0, to: target) }
+                } else if response.statusCode == 486 {
+                    busy += 1
+                }
+            }
+        }
+        for i in 0..<200 {
+            _ = invite(i, from: attacker.localAddress.port, to: bob, sdpPort: sink.localAddress.port).withUnsafeBytes { attacker.send($0, to: target) }
+            Thread.sleep(forTimeInterval: 0.01)
+            collect()
+        }
+        _ = PollingWait.until(timeout: 5) {
+            collect()
+            return answered.count + busy >= 200
+        }
+        let limit = bob.client.configuration.limits.maximumCalls
+        print("200 ACKed INVITEs: \(answered.count) answered, \(busy) busy, media tasks \(MediaEngine.shared.stats.tasks - tasksBefore)")
+        XCTAssertEqual(answered.count, limit, "calls up to the limit, no more")
+        XCTAssertGreaterThanOrEqual(busy, 200 - limit)
+        XCTAssertLessThanOrEqual(MediaEngine.shared.stats.tasks - tasksBefore, limit, "no more media streams than calls")
+        // The flood hangs up; bob's streams stop.
+        for call in accepted.withLockedValue({ $0 }) { call.disconnect() }
+        XCTAssertTrue(PollingWait.until(timeout: 10) { MediaEngine.shared.stats.tasks <= tasksBefore }, "every stream stopped")
+        try assertRecovered(bob: bob, baseline: baseline, unencrypted: true, label: "200 ACKed calls beyond the limit")
+    }
+}
