@@ -72,6 +72,7 @@ final class SIPURITests: XCTestCase {
         for bad in [
             "", "sip:", "sip:user@", "sip:user@host:99999", "sip:user@host:", "sip:us er@host", "sip:a@b;=x",
             "sip:%4@host", "<sip:a@b>", "1sip:a@b", "sip:@host", "sip:a@host;p=", "tel:", "sip:a@b?h",
+            "tel:+14%5550101", "tel:+1%0d%0a",  // found by fuzzing: escapes that decode to no phone digit
         ] {
             XCTAssertThrowsError(try SIPURI(parsing: bad), bad) { XCTAssertTrue($0 is SIPParseError) }
         }

@@ -82,10 +82,14 @@ extension SIPURI {
     private static func parseTel(_ reader: inout SIPTextReader) throws(SIPParseError) -> SIPURI {
         let number = reader.read(while: { $0 != 0x3B })
         var uri = SIPURI(scheme: .tel, host: "")
-        uri.user = try SIPGrammar.unescape(
-            number, allowed: { SIPGrammar.isHexDigit($0) || SIPGrammar.contains("+-.()*#", $0) },
-            what: "telephone number")
+        let isPhoneDigit: (UInt8) -> Bool = { SIPGrammar.isHexDigit($0) || SIPGrammar.contains("+-.()*#", $0) }
+        uri.user = try SIPGrammar.unescape(number, allowed: isPhoneDigit, what: "telephone number")
         guard let u = uri.user, !u.isEmpty else { throw SIPParseError(.invalidURI, "empty telephone number") }
+        // RFC 3966 has no escapes in a number: one that decodes to anything else ("%55" is
+        // "U") is no number, and would not survive being written out again.
+        if let bad = u.utf8.first(where: { !isPhoneDigit($0) }) {
+            throw SIPParseError(.invalidURI, "character 0x\(String(bad, radix: 16)) not allowed in telephone number")
+        }
         uri.parameters = try parseURIParameters(&reader)
         guard reader.isAtEnd else { throw SIPParseError(.invalidURI, "unexpected characters in tel URI") }
         return uri
