@@ -10,6 +10,9 @@
 # or timeout (-timeout=10 s per input, -rss_limit_mb=2048). A finding is left in
 # .build-fuzz/findings/TARGET/; copy it into the committed corpus once it is fixed, where
 # FuzzCorpusTests replays it on every test run.
+#
+# FUZZ_SEED=N fixes libFuzzer's seed and FUZZ_RUNS=N stops each harness after N inputs (within
+# SECONDS), for a repeatable short pass such as CI's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch=.build-fuzz
@@ -33,6 +36,7 @@ for t in $targets; do
     log="$scratch/findings/$t/log.txt"
     echo "== $t: ${seconds}s" >&2
     if ! VOICE_FUZZ_TARGET=$t "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+        -seed="${FUZZ_SEED:-0}" -runs="${FUZZ_RUNS:--1}" \
         -print_final_stats=1 -artifact_prefix="$scratch/findings/$t/" \
         "$scratch/corpus/$t" "Tests/VoiceFuzzingTests/Corpus/$t" >"$log" 2>&1; then
         status=1
