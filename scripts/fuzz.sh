@@ -43,6 +43,11 @@ for t in $targets; do
         echo "$t: FINDING (see $scratch/findings/$t/)" >&2
         tail -40 "$log" >&2
     fi
+    if grep -q 'Is the code instrumented for coverage' "$log"; then
+        # Seen after an incremental sanitizer build: the binary runs but records no coverage.
+        status=1
+        echo "$t: no coverage recorded; remove $scratch and run again for a clean build" >&2
+    fi
     runs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}')
     per=$(grep -m1 'stat::average_exec_per_sec' "$log" | awk '{print $2}')
     cov=$(grep -E '^#[0-9]+' "$log" | tail -1 | grep -o 'cov: [0-9]*' || true)

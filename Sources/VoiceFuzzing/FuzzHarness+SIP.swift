@@ -8,8 +8,11 @@ extension FuzzHarness {
             do {
                 let message = try parser.parse(datagram: bytes)
                 touchHeaders(message)
-                let again = try parser.parse(datagram: message.serialized())
-                precondition(again.headers.count == message.headers.count, "a serialized message parses to the same headers")
+                // Writing a message out may add what it lacked (Content-Length); after that,
+                // parsing and writing again must change nothing.
+                let written = message.serialized()
+                let again = try parser.parse(datagram: written)
+                precondition(again.serialized() == written, "a written message reads back the same")
             } catch let error as SIPParseError {
                 _ = SIPCoreResponder().answer(malformed: bytes, error: error, toTag: "fuzz")
             } catch {}

@@ -68,6 +68,27 @@ final class SIPMessageTests: XCTestCase {
         XCTAssertEqual(framer.bufferedByteCount, 0)
     }
 
+    /// A message arriving a byte at a time (a slow-loris, or a fuzzer's small reads) is parsed
+    /// when its header section and when its body are complete, not once per byte: linear work,
+    /// not quadratic.
+    func testStreamFramerParsesAHeaderSectionOnceHoweverItArrives() throws {
+        var invite = try makeInvite()
+        invite.body = [UInt8](repeating: 0x61, count: 20_000)
+        let bytes = invite.serialized()
+        var framer = SIPStreamFramer()
+        var frames = 0
+        for byte in bytes {
+            framer.append([byte])
+            while let frame = try framer.next() {
+                if case .message = frame { frames += 1 }
+            }
+        }
+        XCTAssertEqual(frames, 1)
+        XCTAssertEqual(framer.headParses, 2, "\(bytes.count) single-byte reads: parsed when the headers are in, and when the body is")
+        for byte in bytes + bytes { framer.append([byte]); while try framer.next() != nil {} }
+        XCTAssertEqual(framer.headParses, 6)
+    }
+
     func testStreamFramerHandsOutAFramedMessageThatDoesNotValidateAndGoesOn() throws {
         let bad = wire(
             "OPTIONS sip:a@b SIP/2.0\nVia: SIP/2.0/TCP h;branch=z9hG4bKx\nFrom: <sip:a@b>;tag=1\nTo: <sip:a@b>\nCall-ID: x\nCSeq: one OPTIONS\nContent-Length: 0\n\n")

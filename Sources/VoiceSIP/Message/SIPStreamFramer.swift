@@ -22,6 +22,13 @@ public struct SIPStreamFramer {
     public let parser: SIPMessageParser
     private var buffer: [UInt8] = []
     private var start = 0
+    /// Where the search for the end of the header section resumes: bytes before it were
+    /// searched already, so a message arriving a byte at a time costs linear, not quadratic, work.
+    private var searchFrom = 0
+    /// Once a header section has been read, where its message ends (absolute in `buffer`).
+    private var messageEnd: Int?
+    /// How many times a header section was parsed (for tests of the linear-work property).
+    private(set) var headParses = 0
 
     /// Creates a framer.
     public init(parser: SIPMessageParser = SIPMessageParser()) { self.parser = parser }
@@ -43,6 +50,8 @@ public struct SIPStreamFramer {
     public mutating func append(_ bytes: some Sequence<UInt8>) {
         if start > 0 && start >= buffer.count / 2 {
             buffer.removeFirst(start)
+            searchFrom = max(0, searchFrom - start)
+            messageEnd = messageEnd.map { $0 - start }
             start = 0
         }
         buffer.append(contentsOf: bytes)
@@ -58,11 +67,20 @@ public struct SIPStreamFramer {
         }
         if crlfs >= 2 { return .keepAlivePing }
         guard start < buffer.count else { return nil }
+        if let messageEnd, buffer.count < messageEnd { return nil }  // the body is still arriving
+        if messageEnd == nil, !findHeaderEnd() {
+            guard bufferedByteCount <= parser.limits.maximumHeaderSize else {
+                throw SIPParseError(.tooLarge, "header section over \(parser.limits.maximumHeaderSize) bytes")
+            }
+            return nil
+        }
+        headParses += 1
         var reader = SIPTextReader(Array(buffer[start...]))
         let head: SIPMessageParser.Head
         do {
             head = try parser.parseHead(&reader)
         } catch  where error.kind == .truncated {
+            searchFrom = buffer.count  // wait for another empty line before parsing again
             guard bufferedByteCount <= parser.limits.maximumHeaderSize else {
                 throw SIPParseError(.tooLarge, "header section over \(parser.limits.maximumHeaderSize) bytes")
             }
@@ -74,15 +92,43 @@ public struct SIPStreamFramer {
         guard reader.position + length <= parser.limits.maximumMessageSize else {
             throw SIPParseError(.tooLarge, "message of \(reader.position + length) bytes")
         }
-        guard reader.remaining >= length else { return nil }
+        guard reader.remaining >= length else {
+            messageEnd = start + reader.position + length
+            return nil
+        }
         let body = Array(reader.bytes[reader.position..<(reader.position + length)])
         let end = reader.position + length
         start += end
+        messageEnd = nil
+        searchFrom = start
         do {
             return .message(try head.message(body: body))
         } catch {
             return .malformed(error, bytes: Array(reader.bytes[0..<end]))
         }
+    }
+
+    /// Whether the header section's end (an empty line: LF, optional CR, LF) has arrived,
+    /// searching only bytes not searched before.
+    private mutating func findHeaderEnd() -> Bool {
+        var i = max(searchFrom, start)
+        while i < buffer.count {
+            if buffer[i] == 0x0A {
+                var j = i + 1
+                if j < buffer.count, buffer[j] == 0x0D { j += 1 }
+                if j < buffer.count, buffer[j] == 0x0A {
+                    searchFrom = i
+                    return true
+                }
+                if j >= buffer.count {  // the line may end in the next bytes
+                    searchFrom = i
+                    return false
+                }
+            }
+            i += 1
+        }
+        searchFrom = buffer.count
+        return false
     }
 }
 
