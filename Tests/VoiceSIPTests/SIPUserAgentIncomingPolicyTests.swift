@@ -1,5 +1,6 @@
 import Foundation
 import VoiceMedia
+import VoiceTestKit
 import XCTest
 
 @testable import VoiceSIP
@@ -30,6 +31,23 @@ final class SIPUserAgentIncomingPolicyTests: XCTestCase {
         XCTAssertNotNil(proxy.waitForEstablished(admitted))
         proxy.agent.hangUp(admitted)
         _ = proxy.waitForTermination(admitted)
+    }
+
+    /// The proxy carries everybody's calls: the per-source limits do not throttle it.
+    func testATrustedSourceIsNotHeldToThePerSourceLimits() throws {
+        let target = try SIPTestAgent(user: "target") {
+            $0.incomingCallPolicy = SIPIncomingCallPolicy(trustedSources: ["127.0.0.1"])
+            $0.limits.maximumRingingCallsPerSource = 2
+        }
+        let proxy = try SIPTestAgent(user: "proxy")
+        defer {
+            target.shutdown()
+            proxy.shutdown()
+        }
+        let calls = try (0..<4).map { _ in try proxy.agent.call(target.uri).wait() }
+        XCTAssertTrue(PollingWait.until(timeout: 5) { self.incomingCalls(target) == 4 }, "four ring at once: \(self.incomingCalls(target))")
+        for call in calls { proxy.agent.hangUp(call) }
+        for call in calls { _ = proxy.waitForTermination(call) }
     }
 
     func testCallersMustProveThePasswordWhenAsked() throws {

@@ -40,7 +40,7 @@ public struct VoiceClientConfiguration: Sendable {
     /// When a call starts reconnecting and how long it may try: media silence threshold, media
     /// and signaling reconnection timeouts. Default 3 s, 30 s, 30 s.
     public var reconnection: CallStateMachineConfiguration
-    /// How many calls and transactions the client takes on at once (32 calls, 8 ringing per
+    /// How many calls and transactions the client takes on at once (32 calls, 16 ringing per
     /// caller address by default); beyond them requests are refused without keeping state.
     public var limits: SIPUserAgentLimits
     /// Whether SRTP keys may be exchanged over UDP or TCP signaling with a peer that is not on

@@ -155,7 +155,8 @@ public struct SIPTransactionTable<Message> {
     ///   ``SIPTransactionError/tableFull`` (the driver answers 503 statelessly).
     ///   A new request beyond ``serverCapacity`` throws ``SIPTransactionError/tableFull``, and
     ///   one beyond `source`'s share ``SIPTransactionError/sourceLimit``.
-    /// - Parameter source: Who sent it (the IP address the packet came from), for the per-source limit.
+    /// - Parameter source: Who sent it (the IP address the packet came from), for the per-source
+    ///   limit; empty for a source exempt from it (a trusted proxy).
     public mutating func receiveRequest(
         _ request: Message, identity: SIPTransactionRequestIdentity, source: String = "", reliableTransport: Bool,
         now: MediaTime
@@ -178,9 +179,14 @@ public struct SIPTransactionTable<Message> {
         }
         if isACK { return .unmatchedACK }
         guard transactions.count < capacity, serverCount < serverCapacity else { throw .tableFull }
-        guard serverCountBySource[source, default: 0] < serverCapacityPerSource else { throw .sourceLimit }
         serverCount += 1
-        serverCountBySource[source, default: 0] += 1
+        if !source.isEmpty {
+            guard serverCountBySource[source, default: 0] < serverCapacityPerSource else {
+                serverCount -= 1
+                throw .sourceLimit
+            }
+            serverCountBySource[source, default: 0] += 1
+        }
         sourceOfServerTransaction[key] = source
         let actions: [SIPTransactionAction<Message>]
         if key.isInvite {
@@ -269,8 +275,10 @@ public struct SIPTransactionTable<Message> {
                 transactions.removeValue(forKey: key)
                 if let source = sourceOfServerTransaction.removeValue(forKey: key) {
                     serverCount -= 1
-                    serverCountBySource[source, default: 1] -= 1
-                    if serverCountBySource[source] == 0 { serverCountBySource[source] = nil }
+                    if !source.isEmpty {
+                        serverCountBySource[source, default: 1] -= 1
+                        if serverCountBySource[source] == 0 { serverCountBySource[source] = nil }
+                    }
                 }
                 timers.cancelAll(for: key)
                 outputs.append(Output(key: key, action: action))

@@ -22,4 +22,10 @@ extension SIPUserAgent {
         challenge.headers.add("WWW-Authenticate", verifier.challenge(stale: stale))
         return challenge
     }
+
+    /// Whether `source` is one of the incoming-call policy's trusted sources (a proxy): it
+    /// carries everybody's calls, so the per-source limits do not apply to it.
+    func isTrustedSource(_ source: SIPTransportEndpoint) -> Bool {
+        configuration.incomingCallPolicy.trustedSources.contains(source.host)
+    }
 }

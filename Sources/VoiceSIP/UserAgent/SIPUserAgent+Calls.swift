@@ -153,7 +153,7 @@ extension SIPUserAgent {
     func acceptIncomingInvite(_ invite: SIPRequest, key: SIPTransactionKey, source: SIPTransportEndpoint) {
         let ringingFromSource = ringingCallsBySource[source.host, default: 0]
         guard activeCallCount < configuration.limits.maximumCalls,
-            ringingFromSource < configuration.limits.maximumRingingCallsPerSource
+            ringingFromSource < configuration.limits.maximumRingingCallsPerSource || isTrustedSource(source)
         else {
             // Busy: no media port, no dialog, no event for the app.
             overloadRejections += 1

@@ -64,7 +64,8 @@ extension SIPUserAgent {
         let payload = SIPTransactionPayload(.request(request), peer: source)
         do {
             switch try table.receiveRequest(
-                payload, identity: identity, source: source.host, reliableTransport: source.transport.isReliable, now: now)
+                payload, identity: identity, source: isTrustedSource(source) ? "" : source.host,
+                reliableTransport: source.transport.isReliable, now: now)
             {
             case .created(_, let outputs), .matched(_, let outputs):
                 perform(outputs)

@@ -18,15 +18,18 @@ public struct SIPUserAgentLimits: Sendable, Hashable {
     public var maximumCalls: Int
     /// Most incoming calls not yet answered from one IP address; an INVITE beyond it is
     /// answered 486. A source that rings and never lets go cannot take every call slot.
+    /// The per-source limits do not apply to the incoming-call policy's trusted sources (the
+    /// proxy every call comes through).
     public var maximumRingingCallsPerSource: Int
     /// The `Retry-After` (seconds) of an overload 503.
     public var retryAfterSeconds: Int
 
     /// Creates limits. The defaults suit a server with tens of calls: each source may hold an
-    /// eighth of the server transactions, and 32 calls at once keep media real time on two cores.
+    /// eighth of the server transactions and ring half the calls, and 32 calls at once keep
+    /// media real time on two cores.
     public init(
         maximumTransactions: Int = 4096, maximumServerTransactions: Int = 3072,
-        maximumServerTransactionsPerSource: Int = 384, maximumCalls: Int = 32, maximumRingingCallsPerSource: Int = 8,
+        maximumServerTransactionsPerSource: Int = 384, maximumCalls: Int = 32, maximumRingingCallsPerSource: Int = 16,
         retryAfterSeconds: Int = 5
     ) {
         self.maximumTransactions = maximumTransactions
