@@ -31,7 +31,8 @@ let package = Package(
             dependencies: ["COpus", "CLibSRTP"],
             linkerSettings: [.linkedLibrary("opus"), .linkedLibrary("srtp2")]
         ),
-        // Linux event APIs (epoll, eventfd, timerfd) that Glibc's Swift module does not export.
+        // Linux APIs that Glibc's Swift module does not export (epoll, eventfd, timerfd), and socket
+        // calls that need the CMSG macros (receive timestamps, the UDP error queue).
         .target(name: "CVoiceSys"),
         .target(
             name: "VoiceMedia",
@@ -46,7 +47,7 @@ let package = Package(
         .target(
             name: "VoiceSIP",
             dependencies: [
-                "VoiceMedia",
+                "VoiceMedia", "CVoiceSys",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

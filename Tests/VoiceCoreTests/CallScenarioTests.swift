@@ -48,6 +48,19 @@ final class CallScenarioTests: XCTestCase {
         XCTAssertNil(seen.withLockedValue { $0?.report })
     }
 
+    func testACallToAUDPPortNobodyListensOnFailsWithATransportErrorAtOnce() throws {
+        let alice = try client("alice")
+        let closed = try UDPSocket(bindTo: try SocketAddress(host: "127.0.0.1", port: 0))
+        let port = closed.localAddress.port
+        closed.close()  // the port answers ICMP "port unreachable" now
+        let delegate = RecordingCallDelegate()
+        let started = Date()
+        _ = alice.connect(to: "sip:nobody@127.0.0.1:\(port)", delegate: delegate)
+        XCTAssertEqual(delegate.waitForEnd(timeout: 5), [.failed(.transportError)])
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertLessThan(elapsed, 1, "failed after \(elapsed) s, not at once (Timer B is 32 s)")
+    }
+
     func testCallerDisconnectsWhileRinging() throws {
         let alice = try client("alice"), bob = try client("bob")
         let notifications = bob.listen()  // rings, never answers

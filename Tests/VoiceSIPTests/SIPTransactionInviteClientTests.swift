@@ -142,6 +142,28 @@ final class SIPTransactionInviteClientTests: XCTestCase {
         XCTAssertEqual(idle.connectionLost(), [])
     }
 
+    func testAnUnreachableDestinationFailsTheInviteOnlyBeforeAnyResponse() {
+        var calling = Machine(request: "INVITE", reliableTransport: false)
+        _ = calling.start()
+        XCTAssertEqual(calling.destinationUnreachable(), [.cancelTimer(.a), .cancelTimer(.b), .transportFailed, .terminated])
+        XCTAssertEqual(calling.state, .terminated)
+        XCTAssertEqual(calling.destinationUnreachable(), [])
+
+        // Something answered: the peer is there, whatever a late or forged ICMP message says.
+        var proceeding = Machine(request: "INVITE", reliableTransport: false)
+        _ = proceeding.start()
+        _ = proceeding.receiveResponse("100", statusCode: 100)
+        XCTAssertEqual(proceeding.destinationUnreachable(), [])
+        XCTAssertEqual(proceeding.state, .proceeding)
+        var completed = Machine(request: "INVITE", reliableTransport: false)
+        _ = completed.start()
+        _ = completed.receiveResponse("486", statusCode: 486)
+        XCTAssertEqual(completed.destinationUnreachable(), [])
+        XCTAssertEqual(completed.state, .completed)
+        var idle = Machine(request: "INVITE", reliableTransport: false)
+        XCTAssertEqual(idle.destinationUnreachable(), [])
+    }
+
     func testTransportErrorTerminatesInEveryLiveState() {
         var calling = Machine(request: "INVITE", reliableTransport: false)
         _ = calling.start()

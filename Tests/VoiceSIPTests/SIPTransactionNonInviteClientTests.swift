@@ -96,6 +96,25 @@ final class SIPTransactionNonInviteClientTests: XCTestCase {
         XCTAssertEqual(machine.receiveResponse("200", statusCode: 200), [])
     }
 
+    func testAnUnreachableDestinationFailsTheRequestOnlyBeforeAnyResponse() {
+        var trying = Machine(request: "REGISTER", reliableTransport: false)
+        _ = trying.start()
+        XCTAssertEqual(trying.destinationUnreachable(), [.cancelTimer(.e), .cancelTimer(.f), .transportFailed, .terminated])
+        XCTAssertEqual(trying.state, .terminated)
+        XCTAssertEqual(trying.destinationUnreachable(), [])
+
+        var proceeding = Machine(request: "INFO", reliableTransport: false)
+        _ = proceeding.start()
+        _ = proceeding.receiveResponse("100", statusCode: 100)
+        XCTAssertEqual(proceeding.destinationUnreachable(), [], "something answered: the peer is there")
+        XCTAssertEqual(proceeding.state, .proceeding)
+        var completed = Machine(request: "INFO", reliableTransport: false)
+        _ = completed.start()
+        _ = completed.receiveResponse("200", statusCode: 200)
+        XCTAssertEqual(completed.destinationUnreachable(), [])
+        XCTAssertEqual(completed.state, .completed)
+    }
+
     func testConnectionLostFailsOnlyWhileNoFinalResponseArrived() {
         var trying = Machine(request: "BYE", reliableTransport: true)
         _ = trying.start()

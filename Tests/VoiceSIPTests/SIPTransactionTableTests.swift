@@ -192,6 +192,29 @@ final class SIPTransactionTableTests: XCTestCase {
         XCTAssertNil(table[bye])
     }
 
+    func testAnUnreachableDestinationFailsOnlyUnansweredClientTransactionsSentThere() throws {
+        var table = SIPTransactionTable<String>()
+        // Messages name their destination after "@".
+        let (invite, _) = try table.sendRequest("INVITE@a", method: "INVITE", branch: "z9hG4bK1", reliableTransport: false, now: .zero)
+        let (register, _) = try table.sendRequest("REGISTER@a", method: "REGISTER", branch: "z9hG4bK2", reliableTransport: false, now: ms(10))
+        let (other, _) = try table.sendRequest("INVITE@b", method: "INVITE", branch: "z9hG4bK3", reliableTransport: false, now: ms(20))
+        let (ringing, _) = try table.sendRequest("INVITE@a", method: "INVITE", branch: "z9hG4bK4", reliableTransport: false, now: ms(30))
+        guard case .matched = table.receiveResponse("180", statusCode: 180, branch: "z9hG4bK4", cseqMethod: "INVITE", now: ms(40))
+        else { return XCTFail("the 180 did not match") }
+
+        let outputs = table.destinationUnreachable(now: ms(50)) { $0.hasSuffix("@a") }
+        XCTAssertEqual(outputs.filter { $0.key == invite }.map(\.action), [.transportFailed, .terminated])
+        XCTAssertEqual(outputs.filter { $0.key == register }.map(\.action), [.transportFailed, .terminated])
+        XCTAssertEqual(outputs.count, 4)
+        XCTAssertNil(table[invite])
+        XCTAssertNil(table[register])
+        XCTAssertNotNil(table[other], "sent elsewhere")
+        XCTAssertNotNil(table[ringing], "answered already")
+        // The INVITE to the other destination still retransmits and ends only at timer B.
+        let later = table.run(until: ms(60_000))
+        XCTAssertEqual(later.filter { $0.action == .timedOut(.b) }.map(\.milliseconds), [32_020])
+    }
+
     func testManyTransactionsAllTimeOut() throws {
         var table = SIPTransactionTable<String>()
         for index in 0..<200 {

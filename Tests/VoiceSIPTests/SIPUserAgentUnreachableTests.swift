@@ -20,6 +20,19 @@ final class SIPUserAgentUnreachableTests: XCTestCase {
         guard case .failed? = reason else { return XCTFail("\(String(describing: reason))") }
         XCTAssertLessThan(elapsed, 1, "failed in \(elapsed) s")
     }
+
+    func testAUDPPortNobodyListensOnFailsTheCallWithinASecond() throws {
+        let alice = try SIPTestAgent(user: "alice", transport: .udp)
+        defer { alice.shutdown() }
+        let closed = try FreeUDPPort.find(host: "127.0.0.1")
+        let started = Date()
+        let call = try alice.agent.call(try SIPURI(parsing: "sip:bob@127.0.0.1:\(closed)")).wait()
+        let reason = alice.waitForTermination(call, timeout: 5)
+        let elapsed = Date().timeIntervalSince(started)
+        guard case .failed(let failure)? = reason else { return XCTFail("\(String(describing: reason))") }
+        XCTAssertEqual(failure, .transportError)
+        XCTAssertLessThan(elapsed, 1, "failed in \(elapsed) s")
+    }
 }
 
 /// A TCP port number nothing listens on (bound, then released).

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <sys/types.h>
@@ -19,6 +20,25 @@
  * A C function because reading the timestamp needs the CMSG_* macros.
  */
 ssize_t voice_recv_timestamped(int fd, void *buffer, size_t length, struct timespec *arrival, int *has_arrival);
+
+/*
+ * Asks the kernel to queue ICMP errors for datagrams this UDP socket sends
+ * (IP_RECVERR, or IPV6_RECVERR when family is AF_INET6): without it Linux
+ * drops them for an unconnected socket. Returns 0, or -1 with errno set.
+ */
+int voice_enable_datagram_errors(int fd, int family);
+
+/*
+ * Reads one queued error without blocking (recvmsg with MSG_ERRQUEUE). Returns
+ * 1 when an error was read: *destination (*destination_length bytes) is where
+ * the failed datagram was going, *error its errno (ECONNREFUSED for ICMP port
+ * unreachable) and *from_icmp 1 when a router or the peer sent it (ICMP or
+ * ICMPv6), 0 for a local error. Returns 0 when the queue is empty, -1 with
+ * errno set on another failure. A C function because the error comes in a
+ * control message (CMSG_* macros).
+ */
+int voice_recv_datagram_error(int fd, struct sockaddr_storage *destination, socklen_t *destination_length,
+                              int *error, int *from_icmp);
 
 /*
  * Makes the C stdout stream (where Swift's print writes) line-buffered, so a

@@ -123,6 +123,15 @@ public struct SIPInviteClientTransaction<Message> {
         }
     }
 
+    /// Event: an ICMP error said the INVITE's UDP destination is unreachable (RFC 3261 §18.4:
+    /// a transport failure). Only a transaction still in Calling fails: once anything has
+    /// answered, the peer is evidently there, so a late or forged ICMP message changes nothing.
+    public mutating func destinationUnreachable() -> [Action] {
+        guard case .calling = state else { return [] }
+        state = .terminated
+        return [.cancelTimer(.a), .cancelTimer(.b), .transportFailed, .terminated]
+    }
+
     /// Event: the transport failed to send a message of this transaction.
     public mutating func transportError() -> [Action] {
         switch state {

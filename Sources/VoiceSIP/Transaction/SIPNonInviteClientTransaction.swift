@@ -106,6 +106,15 @@ public struct SIPNonInviteClientTransaction<Message> {
         }
     }
 
+    /// Event: an ICMP error said the request's UDP destination is unreachable (RFC 3261 §18.4:
+    /// a transport failure). Only a transaction still in Trying fails: once anything has
+    /// answered, the peer is evidently there, so a late or forged ICMP message changes nothing.
+    public mutating func destinationUnreachable() -> [Action] {
+        guard case .trying = state else { return [] }
+        state = .terminated
+        return [.cancelTimer(.e), .cancelTimer(.f), .transportFailed, .terminated]
+    }
+
     /// Event: the transport failed to send the request.
     public mutating func transportError() -> [Action] {
         switch state {

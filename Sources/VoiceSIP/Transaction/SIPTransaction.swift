@@ -69,6 +69,23 @@ public enum SIPTransaction<Message> {
         }
     }
 
+    /// Feeds an ICMP "unreachable" for the request's destination to a client transaction;
+    /// server transactions are unaffected.
+    mutating func destinationUnreachable() -> [Action] {
+        switch self {
+        case .inviteClient(var t):
+            let actions = t.destinationUnreachable()
+            self = .inviteClient(t)
+            return actions
+        case .nonInviteClient(var t):
+            let actions = t.destinationUnreachable()
+            self = .nonInviteClient(t)
+            return actions
+        case .inviteServer, .nonInviteServer:
+            return []
+        }
+    }
+
     /// Feeds a transport failure to whichever machine this is.
     mutating func transportError() -> [Action] {
         switch self {

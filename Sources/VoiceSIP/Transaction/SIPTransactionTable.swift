@@ -249,6 +249,25 @@ public struct SIPTransactionTable<Message> {
         return outputs
     }
 
+    /// Event: an ICMP error said a UDP destination is unreachable. Every client transaction
+    /// whose request went there (`sentTo` says which) and that has had no response yet fails at
+    /// once with ``SIPTransactionAction/transportFailed`` (RFC 3261 §18.4) instead of at timer B
+    /// or F. Outputs come grouped by transaction, in the order of the keys' descriptions.
+    /// - Parameters:
+    ///   - now: The current time.
+    ///   - sentTo: Whether a client transaction's request went to the unreachable destination.
+    public mutating func destinationUnreachable(now: MediaTime, where sentTo: (Message) -> Bool) -> [Output] {
+        let affected = transactions.filter { $0.value.isClient && sentTo($0.value.request) }.map(\.key)
+        var outputs: [Output] = []
+        for key in affected.sorted(by: { $0.description < $1.description }) {
+            guard var transaction = transactions[key] else { continue }
+            let actions = transaction.destinationUnreachable()
+            transactions[key] = transaction
+            outputs += apply(actions, for: key, at: now)
+        }
+        return outputs
+    }
+
     /// Event: time passed. Fires every timer due at or before `now`, in deadline order; timers a
     /// firing restarts are measured from its deadline, so late calls keep the exact schedule.
     public mutating func advance(to now: MediaTime) -> [Output] {

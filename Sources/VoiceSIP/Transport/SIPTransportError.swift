@@ -19,6 +19,9 @@ public struct SIPTransportError: Error, Sendable, Equatable, CustomStringConvert
         public static let tlsFailed = Kind("TLS failed")
         /// The connection closed or reset.
         public static let connectionClosed = Kind("connection closed")
+        /// An ICMP error came back for a datagram: nothing listens at the port, or the host or
+        /// network cannot be reached.
+        public static let unreachable = Kind("unreachable")
         /// Writing to the socket failed.
         public static let sendFailed = Kind("send failed")
         /// The message is larger than a datagram may be.

@@ -9,4 +9,7 @@ public enum SIPTransportEvent: Sendable {
     case malformed(SIPParseError, bytes: [UInt8], source: SIPTransportEndpoint)
     /// A TCP or TLS connection to or from `remote` closed; `error` is nil for an orderly close.
     case connectionClosed(remote: SIPTransportEndpoint, error: SIPTransportError?)
+    /// An ICMP error said a UDP datagram sent to `remote` could not be delivered (port, host or
+    /// network unreachable). The socket stays open; what to fail is the user's decision.
+    case unreachable(remote: SIPTransportEndpoint, error: SIPTransportError)
 }

@@ -9,7 +9,9 @@ import NIOSSL
 ///
 /// All state lives on one event loop, ``eventLoop``; events are delivered there, and methods may
 /// be called from any thread (they hop onto the loop). UDP messages are sent from the listening
-/// socket so the peer sees the address it would reply to (symmetric signaling, RFC 3581).
+/// socket so the peer sees the address it would reply to (symmetric signaling, RFC 3581); ICMP
+/// errors for them are reported as ``SIPTransportEvent/unreachable(remote:error:)`` (see
+/// `SIPDatagramSocket`, which reads UDP on its own thread and hands batches to the loop).
 /// TLS connections verify the server certificate and host name unless the client configuration
 /// says otherwise.
 public final class SIPTransportLayer: @unchecked Sendable {
@@ -26,7 +28,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
     private let logger: Logger
     private let onEvent: @Sendable (SIPTransportEvent) -> Void
 
-    private var udpChannel: Channel?
+    private var udpSocket: SIPDatagramSocket?
     private var listeners: [SIPTransportProtocol: Channel] = [:]
     private var connections: [SIPTransportEndpoint: Channel] = [:]
     /// Inbound connections that have not yet sent a complete message, with when they opened:
@@ -80,8 +82,8 @@ public final class SIPTransportLayer: @unchecked Sendable {
     /// The bound local endpoint of `transport`, if listening.
     public func localEndpoint(_ transport: SIPTransportProtocol) -> EventLoopFuture<SIPTransportEndpoint?> {
         eventLoop.submit {
-            let channel = transport == .udp ? self.udpChannel : self.listeners[transport]
-            return channel?.localAddress.map { SIPTransportEndpoint(transport: transport, address: $0) }
+            if transport == .udp { return self.udpSocket.map { SIPTransportEndpoint(transport: .udp, address: $0.localAddress) } }
+            return self.listeners[transport]?.localAddress.map { SIPTransportEndpoint(transport: transport, address: $0) }
         }
     }
 
@@ -90,17 +92,20 @@ public final class SIPTransportLayer: @unchecked Sendable {
         let bound: EventLoopFuture<Channel>
         switch transport {
         case .udp:
-            let parser = self.parser
             let deliver = self.onEvent
-            bound = DatagramBootstrap(group: eventLoop)
-                .channelOption(.socketOption(.so_reuseaddr), value: 1)
-                .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(SIPDatagramHandler(parser: parser, deliver: deliver))
-                    }
+            do {
+                let address = try NIOCore.SocketAddress.makeAddressResolvingHost(host, port: port)
+                let socket = try SIPDatagramSocket.open(boundTo: address, eventLoop: eventLoop, parser: parser) { events in
+                    for event in events { deliver(event) }
                 }
-                .bind(host: host, port: port)
+                udpSocket?.close()
+                udpSocket = socket
+                return eventLoop.makeSucceededFuture(SIPTransportEndpoint(transport: .udp, address: socket.localAddress))
+            } catch let error as SIPTransportError {
+                return eventLoop.makeFailedFuture(SIPTransportError(.bindFailed, "udp \(host):\(port): \(error.detail)"))
+            } catch {
+                return eventLoop.makeFailedFuture(SIPTransportError(.bindFailed, "udp \(host):\(port): \(error)"))
+            }
         case .tcp, .tls:
             let tls: NIOSSLContext?
             if transport == .tls {
@@ -128,31 +133,13 @@ public final class SIPTransportLayer: @unchecked Sendable {
             throw SIPTransportError(.bindFailed, "\(transport) \(host):\(port): \(error)")
         }.flatMapThrowing { channel in
             guard let local = channel.localAddress else { throw SIPTransportError(.bindFailed, "no local address") }
-            if transport == .udp {
-                self.udpChannel = channel
-                self.rebindWhenClosed(channel, local: local)
-            } else {
-                self.listeners[transport] = channel
-            }
+            self.listeners[transport] = channel
             return SIPTransportEndpoint(transport: transport, address: local)
         }
     }
 
-    /// NIO closes a datagram channel on most send errors (EINVAL, EACCES, ENETUNREACH...). The
-    /// listening socket must outlive a bad destination, so it is bound again on the same port.
-    private func rebindWhenClosed(_ channel: Channel, local: NIOCore.SocketAddress) {
-        channel.closeFuture.whenComplete { _ in
-            guard !self.isShutDown, self.udpChannel === channel, let host = local.ipAddress, let port = local.port else { return }
-            self.udpChannel = nil
-            self.logger.warning("UDP socket \(local) closed after a send error; binding it again")
-            self.listenOnLoop(.udp, host: host, port: port).whenFailure { error in
-                self.logger.error("UDP socket \(local) could not be bound again: \(error)")
-            }
-        }
-    }
-
-    /// Refuses UDP destinations a send would fail on in a way that closes the socket: another
-    /// address family, broadcast/unspecified addresses, and non-loopback peers of a loopback socket.
+    /// Refuses UDP destinations a send cannot reach: another address family, broadcast or
+    /// unspecified addresses, and non-loopback peers of a loopback socket.
     private func checkDatagramDestination(_ destination: NIOCore.SocketAddress, from local: NIOCore.SocketAddress?) throws(SIPTransportError) {
         guard let ip = destination.ipAddress, let local else { return }
         if local.protocol != destination.protocol {
@@ -189,22 +176,19 @@ public final class SIPTransportLayer: @unchecked Sendable {
             guard bytes.count <= 65_507 else {
                 return eventLoop.makeFailedFuture(SIPTransportError(.messageTooLarge, "\(bytes.count) bytes over UDP"))
             }
-            let socket: EventLoopFuture<Channel>
-            if let udpChannel {
-                socket = eventLoop.makeSucceededFuture(udpChannel)
+            let socket: EventLoopFuture<SIPDatagramSocket>
+            if let udpSocket {
+                socket = eventLoop.makeSucceededFuture(udpSocket)
             } else {
                 let any = destination.address.protocol == .inet6 ? "::" : "0.0.0.0"
                 socket = listenOnLoop(.udp, host: any, port: 0).flatMapThrowing { _ in
-                    guard let channel = self.udpChannel else { throw SIPTransportError(.bindFailed, "no UDP socket") }
-                    return channel
+                    guard let socket = self.udpSocket else { throw SIPTransportError(.bindFailed, "no UDP socket") }
+                    return socket
                 }
             }
-            return socket.flatMapThrowing { channel -> Channel in
-                try self.checkDatagramDestination(destination.address, from: channel.localAddress)
-                return channel
-            }.flatMap { channel in
-                let envelope = AddressedEnvelope(remoteAddress: destination.address, data: channel.allocator.buffer(bytes: bytes))
-                return channel.writeAndFlush(envelope)
+            return socket.flatMapThrowing { socket in
+                try self.checkDatagramDestination(destination.address, from: socket.localAddress)
+                try socket.send(bytes, to: destination.address)
             }.flatMapErrorThrowing { error in throw Self.sendError(error, destination) }
         case .tcp, .tls:
             return connection(to: destination, serverName: serverName).flatMap { channel in
@@ -371,14 +355,14 @@ public final class SIPTransportLayer: @unchecked Sendable {
     public func shutdown() -> EventLoopFuture<Void> {
         eventLoop.flatSubmit {
             self.isShutDown = true
-            var channels = Array(self.connections.values) + Array(self.listeners.values)
-            if let udp = self.udpChannel { channels.append(udp) }
+            let channels = Array(self.connections.values) + Array(self.listeners.values)
+            self.udpSocket?.close()
             self.connections = [:]
             self.unproven = [:]
             self.inbound = []
             self.inboundPerSource = [:]
             self.listeners = [:]
-            self.udpChannel = nil
+            self.udpSocket = nil
             let closes = channels.map { $0.close().recover { _ in } }
             return EventLoopFuture.andAllComplete(closes, on: self.eventLoop)
         }

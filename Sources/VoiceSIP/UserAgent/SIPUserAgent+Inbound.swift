@@ -28,6 +28,11 @@ extension SIPUserAgent {
             // calls hear of the loss and perhaps send new requests over a new connection.
             perform(table.connectionLost(now: now) { $0.peer == remote })
             onEvent(.connectionLost(remote: remote, error: error))
+        case .unreachable(let remote, let error):
+            logger.debug("\(error)")
+            // RFC 3261 §18.4: requests sent there that nothing has answered fail now, not at
+            // Timer B or F (32 s).
+            perform(table.destinationUnreachable(now: now) { $0.peer == remote })
         }
     }
 
