@@ -12,18 +12,23 @@
 # FuzzCorpusTests replays it on every test run.
 #
 # FUZZ_SEED=N fixes libFuzzer's seed and FUZZ_RUNS=N stops each harness after N inputs (within
-# SECONDS), for a repeatable short pass such as CI's.
+# SECONDS), for a repeatable short pass such as CI's. FUZZ_SCRATCH=DIR builds elsewhere than
+# .build-fuzz.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scratch=.build-fuzz
+scratch=${FUZZ_SCRATCH:-.build-fuzz}
 if [[ "${1:-}" == "list" ]]; then
     swift run -c release voice-fuzz 2>/dev/null | sed -n '3,$p'
     exit 0
 fi
 target=${1:?usage: scripts/fuzz.sh TARGET SECONDS}
 seconds=${2:?usage: scripts/fuzz.sh TARGET SECONDS}
+# The Swift frontend applies only the last -sanitize= it is given, and SwiftPM passes one per
+# --sanitize in no fixed order: so Swift code was built with coverage but no ASan, or ASan but
+# no coverage (libFuzzer then finds nothing). The combined flag last gives it both; --sanitize
+# still builds the C targets and links the runtimes.
 swift build -c release --product voice-fuzz --scratch-path "$scratch" \
-    --sanitize=fuzzer --sanitize=address -Xswiftc -DVOICE_FUZZING >&2
+    --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address -Xswiftc -DVOICE_FUZZING >&2
 binary="$scratch/release/voice-fuzz"
 if [[ "$target" == "all" ]]; then
     targets=$(ls Tests/VoiceFuzzingTests/Corpus)
