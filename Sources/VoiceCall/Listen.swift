@@ -18,6 +18,8 @@ struct Listen: ParsableCommand {
     @Option(help: "Seconds to keep listening (0: until interrupted).") var duration = 0
     @Flag(help: "Exit once the first call has ended (or --duration ran out).") var once = false
     @Option(help: "Accept calls only from this address (the proxy's); repeat for several.") var trustedSource: [String] = []
+    @Option(help: "Accept calls only over TLS from a peer whose verified certificate names this host (the proxy's); repeat for several.")
+    var trustedTLSName: [String] = []
     @Option(help: "Ask callers for a password: user:password, Digest-challenged; repeat for several.") var caller: [String] = []
 
     func run() throws {
@@ -30,7 +32,8 @@ struct Listen: ParsableCommand {
             return SIPAuthCredentials(username: String(entry[..<colon]), password: String(entry[entry.index(after: colon)...]))
         }
         configuration.incomingCallPolicy = SIPIncomingCallPolicy(
-            trustedSources: trustedSource, requiredCredentials: callers, realm: configuration.domain)
+            trustedSources: trustedSource, trustedTLSNames: trustedTLSName, requiredCredentials: callers,
+            realm: configuration.domain)
         let voice = try VoiceClient(configuration: configuration, audioDevice: try audio.makeDevice())
         defer { voice.shutdown() }
         let delegate = PrintingCallDelegate(name: "call")

@@ -1,4 +1,5 @@
 import Foundation
+import NIOSSL
 import VoiceMedia
 import VoiceTestKit
 import XCTest
@@ -25,6 +26,38 @@ final class SIPUserAgentIncomingPolicyTests: XCTestCase {
         XCTAssertEqual(incomingCalls(target), 0)
         XCTAssertEqual(try target.agent.eventLoop.submit { target.agent.table.serverTransactionCount(from: "127.0.0.3") }.wait(), 0,
             "refused without keeping a transaction")
+        let admitted = try proxy.agent.call(target.uri).wait()
+        let (incoming, _) = try XCTUnwrap(target.waitForIncomingCall())
+        target.agent.accept(incoming)
+        XCTAssertNotNil(proxy.waitForEstablished(admitted))
+        proxy.agent.hangUp(admitted)
+        _ = proxy.waitForTermination(admitted)
+    }
+
+    func testOnlyAPeerWhoseCertificateNamesATrustedHostMayCall() throws {
+        let ca = try NIOSSLCertificate.fromPEMFile(SIPTransportFixtures.directory + "/ca.pem")
+        let target = try SIPTestAgent(user: "target", transport: .tls) {
+            $0.incomingCallPolicy = SIPIncomingCallPolicy(trustedTLSNames: ["LOCALHOST"])
+            $0.transportConfiguration.tlsServer?.certificateVerification = .optionalVerification
+            $0.transportConfiguration.tlsServer?.trustRoots = .certificates(ca)
+        }
+        // The proxy presents a client certificate naming localhost; the stranger, on the same
+        // address and over TLS too, presents none.
+        let proxy = try SIPTestAgent(user: "proxy", transport: .tls) {
+            $0.transportConfiguration.tlsClient.certificateChain = try NIOSSLCertificate.fromPEMFile(
+                SIPTransportFixtures.directory + "/server.pem").map { .certificate($0) }
+            $0.transportConfiguration.tlsClient.privateKey = .privateKey(
+                try NIOSSLPrivateKey(file: SIPTransportFixtures.directory + "/server.key", format: .pem))
+        }
+        let stranger = try SIPTestAgent(user: "mallory", transport: .tls)
+        defer {
+            target.shutdown()
+            stranger.shutdown()
+            proxy.shutdown()
+        }
+        let refused = try stranger.agent.call(target.uri).wait()
+        XCTAssertEqual(stranger.waitForTermination(refused), .rejected(statusCode: 403))
+        XCTAssertEqual(incomingCalls(target), 0)
         let admitted = try proxy.agent.call(target.uri).wait()
         let (incoming, _) = try XCTUnwrap(target.waitForIncomingCall())
         target.agent.accept(incoming)

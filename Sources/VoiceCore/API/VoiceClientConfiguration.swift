@@ -50,7 +50,8 @@ public struct VoiceClientConfiguration: Sendable {
     /// turn this on only on a network you trust (a warning is logged once).
     public var allowKeysOverUnencryptedSignaling = false
     /// Who may call this client: by default anybody who reaches its port. Behind a proxy, list
-    /// the proxy's address in `trustedSources`; without one, require callers' credentials
+    /// the proxy's address in `trustedSources`, or over TLS the name its certificate proves in
+    /// `trustedTLSNames`; without one, require callers' credentials
     /// (a Digest challenge). Refused callers get 403 or 401 whichever user they call.
     public var incomingCallPolicy = SIPIncomingCallPolicy.anyone
     /// The User-Agent header of our requests; nil sends none. The default names the SDK

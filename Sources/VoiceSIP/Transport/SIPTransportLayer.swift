@@ -38,6 +38,8 @@ public final class SIPTransportLayer: @unchecked Sendable {
     private var inboundPerSource: [String: Int] = [:]
     private var inbound: Set<SIPTransportEndpoint> = []
     private var pendingConnections: [SIPTransportEndpoint: EventLoopFuture<Channel>] = [:]
+    /// The verified certificate names of each TLS connection's peer (see `SIPTLSIdentity`).
+    private var tlsIdentities: [SIPTransportEndpoint: Set<String>] = [:]
     private var isShutDown = false
 
     /// Creates a transport layer; nothing is bound until ``listen(_:host:port:)``.
@@ -213,6 +215,14 @@ public final class SIPTransportLayer: @unchecked Sendable {
         return connections[remote] != nil
     }
 
+    /// The DNS names the peer of the TLS connection `remote` proved with a certificate that
+    /// verified against our trust roots; empty for another transport, an unverified or absent
+    /// certificate, or no such connection. On ``eventLoop`` only.
+    func verifiedTLSNames(of remote: SIPTransportEndpoint) -> Set<String> {
+        eventLoop.preconditionInEventLoop()
+        return tlsIdentities[remote] ?? []
+    }
+
     /// Closes the connection to `remote`, if open.
     public func closeConnection(to remote: SIPTransportEndpoint) -> EventLoopFuture<Void> {
         eventLoop.flatSubmit {
@@ -264,10 +274,16 @@ public final class SIPTransportLayer: @unchecked Sendable {
     ) throws {
         if let serverTLS {
             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: serverTLS))
+            if let tls = configuration.tlsServer, SIPTLSIdentity.verifiesPeer(tls.certificateVerification) {
+                try channel.pipeline.syncOperations.addHandler(identityRecorder(for: channel))
+            }
         } else if let clientTLSHost {
             let isIP = (try? NIOCore.SocketAddress(ipAddress: clientTLSHost, port: 0)) != nil
             let name = clientTLSHost.isEmpty || isIP ? nil : clientTLSHost
             try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: clientTLS, serverHostname: name))
+            if SIPTLSIdentity.verifiesPeer(configuration.tlsClient.certificateVerification) {
+                try channel.pipeline.syncOperations.addHandler(identityRecorder(for: channel))
+            }
             try channel.pipeline.syncOperations.addHandler(SIPTLSHandshakeWaiter(promise: channel.eventLoop.makePromise()))
         }
         try channel.pipeline.syncOperations.addHandler(
@@ -286,6 +302,14 @@ public final class SIPTransportLayer: @unchecked Sendable {
             maximumPendingOutputBytes: configuration.maximumPendingOutputBytes)
         try channel.pipeline.syncOperations.addHandler(
             SIPStreamHandler(transport: transport, parser: parser, events: events, limits: limits, isInbound: inbound))
+    }
+
+    private func identityRecorder(for channel: Channel) -> SIPTLSIdentityRecorder {
+        SIPTLSIdentityRecorder { [weak self] names in
+            guard let self, let address = channel.remoteAddress else { return }
+            let remote = SIPTransportEndpoint(transport: .tls, address: address)
+            if self.connections[remote] === channel, !names.isEmpty { self.tlsIdentities[remote] = names }
+        }
     }
 
     private func connectionOpened(_ remote: SIPTransportEndpoint, _ channel: Channel, inbound isInbound: Bool) {
@@ -334,6 +358,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
     private func forget(_ remote: SIPTransportEndpoint) {
         connections[remote] = nil
         unproven[remote] = nil
+        tlsIdentities[remote] = nil
         if inbound.remove(remote) != nil, let source = remote.address.ipAddress {
             inboundPerSource[source, default: 1] -= 1
             if inboundPerSource[source] == 0 { inboundPerSource[source] = nil }
@@ -361,6 +386,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
             self.unproven = [:]
             self.inbound = []
             self.inboundPerSource = [:]
+            self.tlsIdentities = [:]
             self.listeners = [:]
             self.udpSocket = nil
             let closes = channels.map { $0.close().recover { _ in } }

@@ -6,7 +6,7 @@ extension SIPUserAgent {
     func admissionRefusal(_ request: SIPRequest, source: SIPTransportEndpoint) -> SIPResponse? {
         guard request.method == .invite, (try? request.headers.to().tag) == nil else { return nil }
         let policy = configuration.incomingCallPolicy
-        if !policy.trustedSources.isEmpty, !policy.trustedSources.contains(source.host) {
+        if policy.restrictsSources, !isTrustedSource(source) {
             return SIPResponse(replyingTo: request, statusCode: 403)
         }
         guard let verifier = callerVerifier else { return nil }
@@ -23,9 +23,14 @@ extension SIPUserAgent {
         return challenge
     }
 
-    /// Whether `source` is one of the incoming-call policy's trusted sources (a proxy): it
-    /// carries everybody's calls, so the per-source limits do not apply to it.
+    /// Whether `source` is one of the incoming-call policy's trusted peers (a proxy), by address
+    /// or by the TLS connection's verified certificate names: it carries everybody's calls, so
+    /// the per-source limits do not apply to it.
     func isTrustedSource(_ source: SIPTransportEndpoint) -> Bool {
-        configuration.incomingCallPolicy.trustedSources.contains(source.host)
+        let policy = configuration.incomingCallPolicy
+        if policy.trustedSources.contains(source.host) { return true }
+        guard source.transport == .tls, !policy.trustedTLSNames.isEmpty else { return false }
+        let proven = transport.verifiedTLSNames(of: source)
+        return policy.trustedTLSNames.contains { proven.contains($0.lowercased()) }
     }
 }
