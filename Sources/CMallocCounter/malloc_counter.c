@@ -3,6 +3,23 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define VOICE_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define VOICE_SANITIZED 1
+#endif
+
+#ifdef VOICE_SANITIZED
+/* A sanitizer brings its own allocator: wrapping glibc's would mix the two. Nothing is counted. */
+void voice_malloc_counter_track_current_thread(int on) { (void)on; }
+unsigned long long voice_malloc_counter_tracked_count(void) { return 0; }
+int voice_malloc_counter_is_counting(void) { return 0; }
+#else
+int voice_malloc_counter_is_counting(void) { return 1; }
+
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);
 extern void *__libc_realloc(void *ptr, size_t size);
@@ -56,3 +73,4 @@ int posix_memalign(void **out, size_t alignment, size_t size) {
     *out = p;
     return 0;
 }
+#endif

@@ -287,6 +287,7 @@ final class SharedAudioDeviceTests: XCTestCase {
     }
 
     func testFanOutAndMixAllocateNothing() throws {
+        try XCTSkipUnless(voice_malloc_counter_is_counting() == 1, "a sanitizer build counts no allocations")
         let device = ManualAudioDevice()
         let hub = SharedAudioDevice(wrapping: device)
         let ports = (0..<3).map { _ in hub.makePort() }

@@ -15,4 +15,7 @@ void voice_malloc_counter_track_current_thread(int on);
 /* Allocations made so far by all tracking threads. */
 unsigned long long voice_malloc_counter_tracked_count(void);
 
+/* 1 when allocations are counted; 0 in a sanitizer build, whose allocator is left alone. */
+int voice_malloc_counter_is_counting(void);
+
 #endif
