@@ -19,10 +19,10 @@ case "$kind" in
 address)
     # Everything but the allocation counter (it wraps malloc, which ASan replaces), audio
     # quality and pacing judged against real time, peers, and floods.
-    skip='MediaPathAllocationTests|AudioDevicePacingTests|ALSAAudioDeviceTests|Interop|PeerHarness|FloodTests|OverloadTests|CallQualityEndToEndTests|AudioStreamHostileMediaTests|SlowReaderTests'
+    skip='MediaPathAllocationTests|AudioDevicePacingTests|NullAudioDeviceTests|ALSAAudioDeviceTests|Interop|PeerHarness|FloodTests|OverloadTests|CallQualityEndToEndTests|AudioStreamHostileMediaTests|SlowReaderTests'
     ;;
 thread)
-    skip='MediaPathAllocationTests|AudioDevicePacingTests|ALSAAudioDeviceTests|Interop|PeerHarness|FloodTests|OverloadTests|CallQualityEndToEndTests|AudioStreamHostileMediaTests|SlowReaderTests|CallThroughKamailioTests|VoiceCallCommandTests|OpusLossAdaptationTests|JitterBufferHarnessTests'
+    skip='MediaPathAllocationTests|AudioDevicePacingTests|NullAudioDeviceTests|ALSAAudioDeviceTests|Interop|PeerHarness|FloodTests|OverloadTests|CallQualityEndToEndTests|AudioStreamHostileMediaTests|SlowReaderTests|CallThroughKamailioTests|VoiceCallCommandTests|OpusLossAdaptationTests|JitterBufferHarnessTests'
     ;;
 *)
     echo "unknown sanitizer: $kind (address or thread)" >&2
