@@ -6,28 +6,7 @@ import XCTest
 
 @testable import VoiceSIP
 
-final class SIPTransportLayerTests: XCTestCase {
-    private var group: MultiThreadedEventLoopGroup!
-    private var layers: [SIPTransportLayer] = []
-
-    override func setUp() {
-        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    }
-
-    override func tearDown() {
-        for layer in layers { try? layer.shutdown().wait() }
-        layers = []
-        try? group.syncShutdownGracefully()
-    }
-
-    private func makeLayer(
-        _ recorder: SIPTransportEventRecorder, configuration: SIPTransportConfiguration = .init()
-    ) throws -> SIPTransportLayer {
-        let layer = try SIPTransportLayer(group: group, configuration: configuration, onEvent: recorder.handler)
-        layers.append(layer)
-        return layer
-    }
-
+final class SIPTransportLayerTests: SIPTransportTestCase {
     func testUDPBothWaysFromTheListeningSocketOnIPv4AndIPv6() throws {
         for host in ["127.0.0.1", "::1"] {
             let a = SIPTransportEventRecorder(), b = SIPTransportEventRecorder()

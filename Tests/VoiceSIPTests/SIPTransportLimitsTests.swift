@@ -7,25 +7,11 @@ import XCTest
 
 /// Connections that hold the listener without using it: too many from one address, silent or
 /// trickling ones (slow-loris), and a full table that must still let a new client in.
-final class SIPTransportLimitsTests: XCTestCase {
-    private var group: MultiThreadedEventLoopGroup!
-    private var layers: [SIPTransportLayer] = []
-
-    override func setUp() {
-        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    }
-
-    override func tearDown() {
-        for layer in layers { try? layer.shutdown().wait() }
-        layers = []
-        try? group.syncShutdownGracefully()
-    }
-
+final class SIPTransportLimitsTests: SIPTransportTestCase {
     private func listen(_ recorder: SIPTransportEventRecorder, _ configure: (inout SIPTransportConfiguration) -> Void) throws -> Int {
         var configuration = SIPTransportConfiguration()
         configure(&configuration)
-        let layer = try SIPTransportLayer(group: group, configuration: configuration, onEvent: recorder.handler)
-        layers.append(layer)
+        let layer = try makeLayer(recorder, configuration: configuration)
         return try XCTUnwrap(layer.listen(.tcp, host: "127.0.0.1", port: 0).wait().address.port)
     }
 

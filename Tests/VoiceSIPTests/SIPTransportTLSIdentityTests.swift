@@ -1,5 +1,4 @@
 import NIOCore
-import NIOPosix
 import NIOSSL
 import XCTest
 
@@ -7,27 +6,13 @@ import XCTest
 
 /// A TLS connection's peer is known by the DNS names of a certificate that verified: the
 /// server we connected to, or a client that presented one to a listener that verifies them.
-final class SIPTransportTLSIdentityTests: XCTestCase {
-    private var group: MultiThreadedEventLoopGroup!
-    private var layers: [SIPTransportLayer] = []
-
-    override func setUp() {
-        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    }
-
-    override func tearDown() {
-        for layer in layers { try? layer.shutdown().wait() }
-        layers = []
-        try? group.syncShutdownGracefully()
-    }
-
+final class SIPTransportTLSIdentityTests: SIPTransportTestCase {
+    /// A layer whose TLS client trusts the test CA, configured further by `configure`.
     private func makeLayer(_ recorder: SIPTransportEventRecorder, _ configure: (inout SIPTransportConfiguration) throws -> Void) throws -> SIPTransportLayer {
         var configuration = SIPTransportConfiguration()
         configuration.tlsClient = try SIPTransportFixtures.clientTrustingTestCA()
         try configure(&configuration)
-        let layer = try SIPTransportLayer(group: group, configuration: configuration, onEvent: recorder.handler)
-        layers.append(layer)
-        return layer
+        return try makeLayer(recorder, configuration: configuration)
     }
 
     private func names(_ layer: SIPTransportLayer, _ remote: SIPTransportEndpoint) throws -> Set<String> {

@@ -63,3 +63,29 @@ enum SIPTransportFixtures {
         return Array(text.utf8)
     }
 }
+
+/// A test case that makes transport layers on one event loop of its own and shuts every layer
+/// and the loop down after each test.
+class SIPTransportTestCase: XCTestCase {
+    private(set) var group: MultiThreadedEventLoopGroup!
+    private var layers: [SIPTransportLayer] = []
+
+    override func setUp() {
+        super.setUp()
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    }
+
+    override func tearDown() {
+        for layer in layers { try? layer.shutdown().wait() }
+        layers = []
+        try? group.syncShutdownGracefully()
+        super.tearDown()
+    }
+
+    /// A transport layer on the test's loop, reporting to `recorder`; shut down after the test.
+    func makeLayer(_ recorder: SIPTransportEventRecorder, configuration: SIPTransportConfiguration = .init()) throws -> SIPTransportLayer {
+        let layer = try SIPTransportLayer(group: group, configuration: configuration, onEvent: recorder.handler)
+        layers.append(layer)
+        return layer
+    }
+}

@@ -2,33 +2,14 @@
     import Glibc
 #endif
 import NIOCore
-import NIOPosix
+import VoiceMedia
 import XCTest
 
 @testable import VoiceSIP
 
 /// ICMP errors for datagrams the UDP socket sent come back as `.unreachable` events, and the
 /// socket they came on keeps working.
-final class SIPTransportUnreachableTests: XCTestCase {
-    private var group: MultiThreadedEventLoopGroup!
-    private var layers: [SIPTransportLayer] = []
-
-    override func setUp() {
-        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    }
-
-    override func tearDown() {
-        for layer in layers { try? layer.shutdown().wait() }
-        layers = []
-        try? group.syncShutdownGracefully()
-    }
-
-    private func makeLayer(_ recorder: SIPTransportEventRecorder) throws -> SIPTransportLayer {
-        let layer = try SIPTransportLayer(group: group, onEvent: recorder.handler)
-        layers.append(layer)
-        return layer
-    }
-
+final class SIPTransportUnreachableTests: SIPTransportTestCase {
     private func unreachable(_ recorder: SIPTransportEventRecorder) -> [(SIPTransportEndpoint, SIPTransportError)] {
         recorder.all.compactMap { if case .unreachable(let remote, let error) = $0 { return (remote, error) } else { return nil } }
     }
@@ -111,16 +92,8 @@ enum ForgedICMP {
 /// A UDP port nothing is bound to on `host` (bound, then released).
 enum FreeUDPPort {
     static func find(host: String) throws -> Int {
-        let address = try NIOCore.SocketAddress(ipAddress: host, port: 0)
-        let fd = socket(address.protocol == .inet6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(fd) }
-        guard address.withSockAddr({ bind(fd, $0, socklen_t($1)) }) == 0 else { throw XCTSkip("no free UDP port") }
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        let port = withUnsafeBytes(of: &storage) { raw -> UInt16 in
-            address.protocol == .inet6 ? raw.loadUnaligned(as: sockaddr_in6.self).sin6_port : raw.loadUnaligned(as: sockaddr_in.self).sin_port
-        }
-        return Int(UInt16(bigEndian: port))
+        let socket = try UDPSocket(bindTo: try VoiceMedia.SocketAddress(host: host, port: 0))
+        defer { socket.close() }
+        return socket.localAddress.port
     }
 }

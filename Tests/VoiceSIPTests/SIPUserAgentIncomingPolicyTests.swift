@@ -12,6 +12,16 @@ final class SIPUserAgentIncomingPolicyTests: XCTestCase {
         agent.events.filter { if case .incomingCall = $0 { return true } else { return false } }.count
     }
 
+    /// `caller` calls `target`, which answers: the call is established, then hung up.
+    private func assertCallConnects(from caller: SIPTestAgent, to target: SIPTestAgent, file: StaticString = #filePath, line: UInt = #line) throws {
+        let call = try caller.agent.call(target.uri).wait()
+        let (incoming, _) = try XCTUnwrap(target.waitForIncomingCall(), "no incoming call", file: file, line: line)
+        target.agent.accept(incoming)
+        XCTAssertNotNil(caller.waitForEstablished(call), "not established", file: file, line: line)
+        caller.agent.hangUp(call)
+        _ = caller.waitForTermination(call)
+    }
+
     func testOnlyTrustedSourcesMayCall() throws {
         let target = try SIPTestAgent(user: "target") { $0.incomingCallPolicy = SIPIncomingCallPolicy(trustedSources: ["127.0.0.1"]) }
         let stranger = try SIPTestAgent(user: "mallory", host: "127.0.0.3")
@@ -26,12 +36,7 @@ final class SIPUserAgentIncomingPolicyTests: XCTestCase {
         XCTAssertEqual(incomingCalls(target), 0)
         XCTAssertEqual(try target.agent.eventLoop.submit { target.agent.table.serverTransactionCount(from: "127.0.0.3") }.wait(), 0,
             "refused without keeping a transaction")
-        let admitted = try proxy.agent.call(target.uri).wait()
-        let (incoming, _) = try XCTUnwrap(target.waitForIncomingCall())
-        target.agent.accept(incoming)
-        XCTAssertNotNil(proxy.waitForEstablished(admitted))
-        proxy.agent.hangUp(admitted)
-        _ = proxy.waitForTermination(admitted)
+        try assertCallConnects(from: proxy, to: target)
     }
 
     func testOnlyAPeerWhoseCertificateNamesATrustedHostMayCall() throws {
@@ -58,12 +63,7 @@ final class SIPUserAgentIncomingPolicyTests: XCTestCase {
         let refused = try stranger.agent.call(target.uri).wait()
         XCTAssertEqual(stranger.waitForTermination(refused), .rejected(statusCode: 403))
         XCTAssertEqual(incomingCalls(target), 0)
-        let admitted = try proxy.agent.call(target.uri).wait()
-        let (incoming, _) = try XCTUnwrap(target.waitForIncomingCall())
-        target.agent.accept(incoming)
-        XCTAssertNotNil(proxy.waitForEstablished(admitted))
-        proxy.agent.hangUp(admitted)
-        _ = proxy.waitForTermination(admitted)
+        try assertCallConnects(from: proxy, to: target)
     }
 
     /// The proxy carries everybody's calls: the per-source limits do not throttle it.
