@@ -54,7 +54,7 @@ public struct SIPTransactionTable<Message> {
     /// The live transactions.
     public private(set) var transactions: [SIPTransactionKey: SIPTransaction<Message>] = [:]
     private var timers = SIPTransactionTimerQueue()
-    private var serverCount = 0
+    /// The source of each live server transaction (empty: exempt from the per-source limit).
     private var sourceOfServerTransaction: [SIPTransactionKey: String] = [:]
     private var serverCountBySource: [String: Int] = [:]
 
@@ -178,13 +178,9 @@ public struct SIPTransactionTable<Message> {
             return .matched(key, apply(actions, for: key, at: now))
         }
         if isACK { return .unmatchedACK }
-        guard transactions.count < capacity, serverCount < serverCapacity else { throw .tableFull }
-        serverCount += 1
+        guard transactions.count < capacity, sourceOfServerTransaction.count < serverCapacity else { throw .tableFull }
         if !source.isEmpty {
-            guard serverCountBySource[source, default: 0] < serverCapacityPerSource else {
-                serverCount -= 1
-                throw .sourceLimit
-            }
+            guard serverCountBySource[source, default: 0] < serverCapacityPerSource else { throw .sourceLimit }
             serverCountBySource[source, default: 0] += 1
         }
         sourceOfServerTransaction[key] = source
@@ -238,15 +234,7 @@ public struct SIPTransactionTable<Message> {
     ///   - now: The current time.
     ///   - sentOver: Whether a client transaction's request went over the lost connection.
     public mutating func connectionLost(now: MediaTime, where sentOver: (Message) -> Bool) -> [Output] {
-        let lost = transactions.filter { $0.value.isClient && sentOver($0.value.request) }.map(\.key)
-        var outputs: [Output] = []
-        for key in lost.sorted(by: { $0.description < $1.description }) {
-            guard var transaction = transactions[key] else { continue }
-            let actions = transaction.connectionLost()
-            transactions[key] = transaction
-            outputs += apply(actions, for: key, at: now)
-        }
-        return outputs
+        feedClientTransactions(now: now, where: sentOver) { $0.connectionLost() }
     }
 
     /// Event: an ICMP error said a UDP destination is unreachable. Every client transaction
@@ -257,11 +245,20 @@ public struct SIPTransactionTable<Message> {
     ///   - now: The current time.
     ///   - sentTo: Whether a client transaction's request went to the unreachable destination.
     public mutating func destinationUnreachable(now: MediaTime, where sentTo: (Message) -> Bool) -> [Output] {
-        let affected = transactions.filter { $0.value.isClient && sentTo($0.value.request) }.map(\.key)
+        feedClientTransactions(now: now, where: sentTo) { $0.destinationUnreachable() }
+    }
+
+    /// Feeds `event` to every client transaction whose request `matches`, in the order of the
+    /// keys' descriptions, and performs what it returns.
+    private mutating func feedClientTransactions(
+        now: MediaTime, where matches: (Message) -> Bool,
+        _ event: (inout SIPTransaction<Message>) -> [SIPTransactionAction<Message>]
+    ) -> [Output] {
+        let affected = transactions.filter { $0.value.isClient && matches($0.value.request) }.map(\.key)
         var outputs: [Output] = []
         for key in affected.sorted(by: { $0.description < $1.description }) {
             guard var transaction = transactions[key] else { continue }
-            let actions = transaction.destinationUnreachable()
+            let actions = event(&transaction)
             transactions[key] = transaction
             outputs += apply(actions, for: key, at: now)
         }
@@ -293,11 +290,7 @@ public struct SIPTransactionTable<Message> {
             case .terminated:
                 transactions.removeValue(forKey: key)
                 if let source = sourceOfServerTransaction.removeValue(forKey: key) {
-                    serverCount -= 1
-                    if !source.isEmpty {
-                        serverCountBySource[source, default: 1] -= 1
-                        if serverCountBySource[source] == 0 { serverCountBySource[source] = nil }
-                    }
+                    serverCountBySource.decrementCount(source)
                 }
                 timers.cancelAll(for: key)
                 outputs.append(Output(key: key, action: action))

@@ -103,10 +103,9 @@ public final class SIPTransportLayer: @unchecked Sendable {
                 udpSocket?.close()
                 udpSocket = socket
                 return eventLoop.makeSucceededFuture(SIPTransportEndpoint(transport: .udp, address: socket.localAddress))
-            } catch let error as SIPTransportError {
-                return eventLoop.makeFailedFuture(SIPTransportError(.bindFailed, "udp \(host):\(port): \(error.detail)"))
             } catch {
-                return eventLoop.makeFailedFuture(SIPTransportError(.bindFailed, "udp \(host):\(port): \(error)"))
+                let detail = (error as? SIPTransportError)?.detail ?? "\(error)"
+                return eventLoop.makeFailedFuture(SIPTransportError(.bindFailed, "udp \(host):\(port): \(detail)"))
             }
         case .tcp, .tls:
             let tls: NIOSSLContext?
@@ -360,8 +359,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
         unproven[remote] = nil
         tlsIdentities[remote] = nil
         if inbound.remove(remote) != nil, let source = remote.address.ipAddress {
-            inboundPerSource[source, default: 1] -= 1
-            if inboundPerSource[source] == 0 { inboundPerSource[source] = nil }
+            inboundPerSource.decrementCount(source)
         }
     }
 

@@ -234,9 +234,7 @@ extension SIPUserAgent {
                     calls[handle]?.infoWaiters.removeValue(forKey: cseq)?.succeed(statusCode)
                 }
                 switch event {
-                case .established: stopRinging(handle)
-                case .terminated:
-                    stopRinging(handle)
+                case .established, .terminated: stopRinging(handle)
                 default: break
                 }
                 onEvent(.call(handle, event))
@@ -261,8 +259,7 @@ extension SIPUserAgent {
     private func stopRinging(_ handle: SIPCallHandle) {
         guard let source = calls[handle]?.ringingSource else { return }
         calls[handle]?.ringingSource = nil
-        ringingCallsBySource[source, default: 1] -= 1
-        if ringingCallsBySource[source] == 0 { ringingCallsBySource[source] = nil }
+        ringingCallsBySource.decrementCount(source)
     }
 
     /// Keeps a terminated call around for 64·T1 so late retransmissions still find their dialog, then drops it.
