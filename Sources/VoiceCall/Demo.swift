@@ -1,7 +1,6 @@
 import ArgumentParser
 import Dispatch
 import Foundation
-import Synchronization
 import Logging
 import VoiceCore
 import VoiceMedia
@@ -110,7 +109,7 @@ private final class StatsBox: @unchecked Sendable {
 /// Accepts every invite with the given call delegate (on its queue).
 final class AutoAnswer: NotificationDelegate, Sendable {
     let callDelegate: PrintingCallDelegate
-    private let answered = Mutex<(invite: CallInvite?, call: Call?)>((nil, nil))
+    private let answered = Locked<(invite: CallInvite?, call: Call?)>((nil, nil))
 
     init(callDelegate: PrintingCallDelegate) { self.callDelegate = callDelegate }
 

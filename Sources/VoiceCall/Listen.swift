@@ -1,7 +1,6 @@
 import ArgumentParser
 import Dispatch
 import Foundation
-import Synchronization
 import VoiceCore
 import VoiceMedia
 import VoiceSIP
@@ -41,7 +40,7 @@ struct Listen: ParsableCommand {
         let listener = Listener(callDelegate: delegate, autoAnswer: autoAnswer)
         let interrupt = Interrupt()
         let done = DispatchSemaphore(value: 0)
-        let failure = Mutex<VoiceError?>(nil)
+        let failure = Locked<VoiceError?>(nil)
         voice.register(accessToken: client.accessToken, notificationDelegate: listener, delegateQueue: delegate.queue) { error in
             print((error.map { "registration failed: \($0.code.rawValue) \($0)" } ?? "listening on \(voice.localEndpoint) as \(name)").escapingControlCharacters)
             failure.withLock { $0 = error }

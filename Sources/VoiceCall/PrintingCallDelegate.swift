@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import VoiceCore
 import VoiceMedia
 import VoiceTestKit
@@ -11,7 +10,7 @@ final class PrintingCallDelegate: CallDelegate, Sendable {
     let name: String
     let queue: DispatchQueue
     private let started = Date()
-    private let progress = Mutex(Progress())
+    private let progress = Locked(Progress())
 
     private struct Progress {
         var connected = false

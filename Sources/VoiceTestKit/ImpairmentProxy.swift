@@ -1,8 +1,8 @@
+import Synchronization
 #if canImport(Glibc)
     import Glibc
 #endif
 import Foundation
-import Synchronization
 import VoiceMedia
 
 /// A UDP relay between two endpoints that impairs traffic in user space (loss, jitter, reorder),
@@ -58,8 +58,8 @@ public final class ImpairmentProxy: Sendable {
 private final class ProxyShared: Sendable {
     let running = Atomic<Bool>(true)
     let finished = DispatchSemaphore(value: 0)
-    let counters = Mutex<(seen: Int, dropped: Int, reordered: Int)>((0, 0, 0))
-    let endpointB = Mutex<SocketAddress?>(nil)
+    let counters = Locked<(seen: Int, dropped: Int, reordered: Int)>((0, 0, 0))
+    let endpointB = Locked<SocketAddress?>(nil)
 }
 
 private final class ProxyLoop: @unchecked Sendable {  // used only by the proxy thread

@@ -2,7 +2,6 @@
     import Glibc
 #endif
 import Foundation
-import Synchronization
 import VoiceMedia
 
 /// A real SIP peer (baresip, Kamailio) running as a child process for interop tests.
@@ -18,7 +17,7 @@ public final class SIPPeerProcess: Sendable {
     public let pid: Int32
     /// Where stdout and stderr go.
     public let logPath: String
-    private let process: Mutex<Process?>
+    private let process: Locked<Process?>
 
     /// Launches `executable` with `arguments` in `workingDirectory`, logging to `logPath`.
     /// - Parameters:
@@ -57,7 +56,7 @@ public final class SIPPeerProcess: Sendable {
         self.name = name
         self.pid = process.processIdentifier
         self.logPath = logPath
-        self.process = Mutex(process)
+        self.process = Locked(process)
     }
 
     deinit { stop() }

@@ -15,7 +15,7 @@ import VoiceSIP
 /// Thread-safe: the session lives on the transport's event loop; the answer policy and the
 /// recorded requests sit behind one lock.
 public final class SIPScriptedPeer: @unchecked Sendable {
-    // @unchecked: `session` and `sources` are touched on `transport.eventLoop` only; `shared` is a Mutex.
+    // @unchecked: `session` and `sources` are touched on `transport.eventLoop` only; `shared` is `Locked`.
 
     /// How the peer answers a request after the INVITE (ACKs always go to the session).
     public enum Answer: Sendable {
@@ -37,7 +37,7 @@ public final class SIPScriptedPeer: @unchecked Sendable {
     public let endpoint: SIPTransportEndpoint
     private let transport: SIPTransportLayer
     private let media: UDPSocket
-    private let shared: Mutex<Shared>
+    private let shared: Locked<Shared>
     private let configuration: SIPInviteSession.Configuration
     private var session: SIPInviteSession?
     private var sources: Set<SIPTransportEndpoint> = []
@@ -54,7 +54,7 @@ public final class SIPScriptedPeer: @unchecked Sendable {
     ) throws {
         let host = "127.0.0.1"
         media = try UDPSocket(bindTo: try VoiceMedia.SocketAddress(host: host, port: 0))
-        shared = Mutex(Shared(answer: answer))
+        shared = Locked(Shared(answer: answer))
         let box = SIPScriptedPeerBox()
         self.transport = try SIPTransportLayer(group: MultiThreadedEventLoopGroup.singleton) { event in
             box.peer?.handle(event)
@@ -137,7 +137,7 @@ public final class SIPScriptedPeer: @unchecked Sendable {
                 send(.response(SIPResponse(replyingTo: request, statusCode: 481, toTag: "none")), to: source)
                 return
             }
-            var rng = SystemRandomNumberGenerator()
+            var rng = SecureRandomNumberGenerator()
             var created = SIPInviteSession(incoming: request, configuration: configuration, using: &rng)
             let actions = created.ring(now: .zero) + created.accept(now: .zero)
             self.session = created

@@ -109,6 +109,8 @@ final class CallMessageMatchingTests: XCTestCase {
             CallMessage(
                 content: "{}", contentType: "application/json", messageType: "custom-type",
                 voiceEventSid: "KX00112233445566778899aabbccddeeff"))
+        // Our 200s travel back to the peer on their own: wait for the second as for the messages.
+        XCTAssertTrue(PollingWait.until(timeout: 5) { call.peer.responses.count >= 2 })
         XCTAssertEqual(call.peer.responses.map(\.statusCode), [200, 200])
     }
 }

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import VoiceMedia
 import VoiceSIP
 
@@ -24,10 +23,10 @@ public final class Call: Sendable, CustomStringConvertible {
 
     /// The call's UUID.
     public let uuid: UUID
-    let snapshot: Mutex<Snapshot>
-    let core: Mutex<CallCore?>
+    let snapshot: Locked<Snapshot>
+    let core: Locked<CallCore?>
     /// Where feedback goes, kept past the end of the call: feedback is usually collected then.
-    let feedbackPublisher = Mutex<(any InsightsPublisher)?>(nil)
+    let feedbackPublisher = Locked<(any InsightsPublisher)?>(nil)
     private let eventStream: AsyncStream<CallEvent>
     let eventContinuation: AsyncStream<CallEvent>.Continuation
 
@@ -37,8 +36,8 @@ public final class Call: Sendable, CustomStringConvertible {
     init(uuid: UUID, from: String?, to: String?, sid: String?, delegateQueue: DispatchQueue) {
         self.uuid = uuid
         self.delegateQueue = delegateQueue
-        self.snapshot = Mutex(Snapshot(sid: sid, from: from, to: to, details: CallDetails(createdAt: Date())))
-        self.core = Mutex(nil)
+        self.snapshot = Locked(Snapshot(sid: sid, from: from, to: to, details: CallDetails(createdAt: Date())))
+        self.core = Locked(nil)
         (eventStream, eventContinuation) = AsyncStream.makeStream(
             of: CallEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBufferLimit))
     }

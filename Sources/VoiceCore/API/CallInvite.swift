@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import VoiceSIP
 
 /// An incoming call, mirroring Twilio's `TVOCallInvite`: accept it, reject it, or wait for its
@@ -24,13 +23,13 @@ public final class CallInvite: Sendable, CustomStringConvertible {
     public let callerInfo: CallerInfo
     let handle: SIPCallHandle
     let client: VoiceClient
-    let status = Mutex(Status.pending)
-    private let parameters: Mutex<[String: String]>
+    let status = Locked(Status.pending)
+    private let parameters: Locked<[String: String]>
     /// The notification delegates this invite was delivered to, in order: each gets it once, and
     /// each hears of its cancellation.
-    let recipients = Mutex<[CallInviteRecipient]>([])
+    let recipients = Locked<[CallInviteRecipient]>([])
     /// Where message results go and the send rate limit; used on the client's event loop.
-    let messaging: Mutex<CallInviteMessaging>
+    let messaging: Locked<CallInviteMessaging>
 
     init(
         handle: SIPCallHandle, client: VoiceClient, from: String?, to: String, callSid: String,
@@ -38,12 +37,12 @@ public final class CallInvite: Sendable, CustomStringConvertible {
     ) {
         self.handle = handle
         self.client = client
-        self.messaging = Mutex(messaging)
+        self.messaging = Locked(messaging)
         self.from = from
         self.to = to
         self.callSid = callSid
         self.uuid = UUID()
-        self.parameters = Mutex(customParameters)
+        self.parameters = Locked(customParameters)
         self.callerInfo = callerInfo
     }
 

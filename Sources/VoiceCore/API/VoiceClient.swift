@@ -12,7 +12,7 @@ import VoiceSIP
 ///
 /// Thread-safe. Its signaling runs on one event loop; nothing the app calls blocks on it.
 public final class VoiceClient: @unchecked Sendable {
-    // @unchecked: the vars below are touched on `agent.eventLoop` only, except `audioDeviceBox` (a Mutex).
+    // @unchecked: the vars below are touched on `agent.eventLoop` only, except `audioDeviceBox` (a `Locked`).
 
     /// The SDK version.
     public static var sdkVersion: String { VoiceSDK.version }
@@ -23,7 +23,7 @@ public final class VoiceClient: @unchecked Sendable {
         get { logLevelBox.withLock { $0 } }
         set { logLevelBox.withLock { $0 = newValue } }
     }
-    private static let logLevelBox = Mutex<Logger.Level?>(nil)
+    private static let logLevelBox = Locked<Logger.Level?>(nil)
 
     /// The configuration.
     public let configuration: VoiceClientConfiguration
@@ -32,7 +32,7 @@ public final class VoiceClient: @unchecked Sendable {
     /// The bound local SIP address.
     public let localEndpoint: SIPTransportEndpoint
     private let clock = MonotonicMediaClock()
-    private let audioDeviceBox: Mutex<(any AudioDevice)?>
+    private let audioDeviceBox: Locked<(any AudioDevice)?>
     var calls: [SIPCallHandle: CallCore] = [:]
     var invites: [SIPCallHandle: CallInvite] = [:]
     var notification: (delegate: DelegateBox<NotificationDelegate>, queue: DispatchQueue, messages: DelegateBox<CallMessageDelegate>?)?
@@ -65,7 +65,7 @@ public final class VoiceClient: @unchecked Sendable {
         logger[metadataKey: "identity"] = "\(configuration.identity)"
         if let level = Self.logLevel { logger.logLevel = level }
         self.logger = logger
-        self.audioDeviceBox = Mutex(audioDevice)
+        self.audioDeviceBox = Locked(audioDevice)
         let agentConfiguration: SIPUserAgentConfiguration
         do {
             agentConfiguration = try Self.agentConfiguration(configuration)

@@ -1,5 +1,4 @@
 import CALSA
-import Synchronization
 
 /// An audio device on ALSA (libasound): any PCM name, interleaved S16_LE, 10–20 ms periods.
 ///
@@ -53,8 +52,8 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
     }
 
     private let enabled = AudioEnableFlag(true)
-    private let captureThread = Mutex<DeviceThread?>(nil)
-    private let playbackThread = Mutex<DeviceThread?>(nil)
+    private let captureThread = Locked<DeviceThread?>(nil)
+    private let playbackThread = Locked<DeviceThread?>(nil)
 
     /// Creates a device; nothing is opened until `start*`.
     ///
@@ -109,7 +108,7 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
     /// Stops playback and closes the PCM; no render callback runs after it returns. Idempotent.
     public func stopRendering() { stop(playbackThread) }
 
-    private func start(capture: Bool, slot: borrowing Mutex<DeviceThread?>, context: any AudioDeviceContext) throws(AudioDeviceError) {
+    private func start(capture: Bool, slot: Locked<DeviceThread?>, context: any AudioDeviceContext) throws(AudioDeviceError) {
         let configuration = configuration
         let enabled = enabled
         try slot.withLock { running throws(AudioDeviceError) in
@@ -128,7 +127,7 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
         }
     }
 
-    private func stop(_ slot: borrowing Mutex<DeviceThread?>) {
+    private func stop(_ slot: Locked<DeviceThread?>) {
         let thread = slot.withLock { running -> DeviceThread? in
             defer { running = nil }
             return running

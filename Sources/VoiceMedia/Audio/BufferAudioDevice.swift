@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A device that captures from memory (samples or a generator) and records what it renders
 /// into memory, for bots, servers and tests.
@@ -138,12 +137,12 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
 
     /// The recording, behind a mutex so snapshots can be taken while rendering.
     final class Recorder: SoftwareRenderSink, Sendable {
-        let samples: Mutex<[Int16]>
+        let samples: Locked<[Int16]>
         let enabled: Bool
         init(capacity: Int, enabled: Bool = true) {
             var storage = [Int16]()
             storage.reserveCapacity(max(0, capacity))
-            samples = Mutex(storage)
+            samples = Locked(storage)
             self.enabled = enabled
         }
         func consume(_ buffer: UnsafeBufferPointer<Int16>) {

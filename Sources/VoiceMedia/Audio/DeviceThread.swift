@@ -1,8 +1,8 @@
+import Synchronization
 #if canImport(Glibc)
     import Glibc
 #endif
 import Foundation
-import Synchronization
 
 /// A named POSIX thread running one device loop, with a stop flag and a join that is safe to
 /// call from the thread itself.
@@ -12,7 +12,7 @@ import Synchronization
 final class DeviceThread: Sendable {
     private let stopFlag = Atomic<Bool>(false)
     private let joined = Atomic<Bool>(false)
-    private let handle = Mutex<pthread_t?>(nil)
+    private let handle = Locked<pthread_t?>(nil)
 
     private init() {}
 

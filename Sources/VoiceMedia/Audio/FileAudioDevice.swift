@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A device that captures from a WAV or raw PCM file and renders into a WAV file.
 ///
@@ -47,7 +46,7 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
     private let source: BufferAudioDevice.Source?
     private let captureSide = SoftwareDeviceSide(label: "voice-file-cap")
     private let renderSide = SoftwareDeviceSide(label: "voice-file-ren")
-    private let sink = Mutex<FileSink?>(nil)
+    private let sink = Locked<FileSink?>(nil)
 
     /// Creates a file device.
     ///

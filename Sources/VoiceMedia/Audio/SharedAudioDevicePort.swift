@@ -1,4 +1,3 @@
-import Synchronization
 
 /// One stream's share of a ``SharedAudioDevice``: an ``AudioDevice`` in the underlying device's
 /// formats that can run next to the hub's other ports.
@@ -12,8 +11,8 @@ import Synchronization
 public final class SharedAudioDevicePort: AudioDevice, Sendable {
     /// The hub this port belongs to.
     public let hub: SharedAudioDevice
-    private let captureSubscriber = Mutex<SharedAudioDeviceSide.Subscriber?>(nil)
-    private let renderSubscriber = Mutex<SharedAudioDeviceSide.Subscriber?>(nil)
+    private let captureSubscriber = Locked<SharedAudioDeviceSide.Subscriber?>(nil)
+    private let renderSubscriber = Locked<SharedAudioDeviceSide.Subscriber?>(nil)
 
     init(hub: SharedAudioDevice) { self.hub = hub }
 
@@ -55,7 +54,7 @@ public final class SharedAudioDevicePort: AudioDevice, Sendable {
     /// Stops rendering for this port; the device stops once no port renders. Idempotent.
     public func stopRendering() { stop(hub.render, renderSubscriber) }
 
-    private func stop(_ side: SharedAudioDeviceSide, _ slot: borrowing Mutex<SharedAudioDeviceSide.Subscriber?>) {
+    private func stop(_ side: SharedAudioDeviceSide, _ slot: Locked<SharedAudioDeviceSide.Subscriber?>) {
         guard let subscriber = slot.withLock({ $0 }) else { return }
         // Kept when stopped from inside a callback, so a later stop or the release finishes the job.
         if side.unsubscribe(subscriber) {

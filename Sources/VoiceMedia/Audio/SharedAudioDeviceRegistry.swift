@@ -1,4 +1,3 @@
-import Synchronization
 
 /// One ``SharedAudioDevice`` per device object, so every stream given the same device shares it.
 ///
@@ -14,7 +13,7 @@ public final class SharedAudioDeviceRegistry: Sendable {
     private struct Entry {
         weak var hub: SharedAudioDevice?
     }
-    private let hubs = Mutex<[ObjectIdentifier: Entry]>([:])
+    private let hubs = Locked<[ObjectIdentifier: Entry]>([:])
 
     /// Creates an empty registry.
     public init() {}

@@ -1,7 +1,7 @@
+import Synchronization
 #if canImport(Glibc)
     import Glibc
 #endif
-import Synchronization
 
 /// One direction (capture or render) of a ``SharedAudioDevice``: the context the underlying
 /// device runs with, fanning captured audio out to, or mixing render audio in from, the contexts
@@ -45,9 +45,9 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
 
     let direction: Direction
     private let device: any AudioDevice
-    private let subscribers: Mutex<[Subscriber]>
+    private let subscribers: Locked<[Subscriber]>
     /// Whether the underlying device runs this direction.
-    private let control = Mutex<Bool>(false)
+    private let control = Locked<Bool>(false)
     /// Set when the device reports a failure: the next subscriber restarts it.
     private let failed = Atomic<Bool>(false)
     /// The thread inside this side's callbacks right now (0: none), to recognise a stop from a callback.
@@ -60,7 +60,7 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
         self.device = device
         var list: [Subscriber] = []
         list.reserveCapacity(8)  // So adding a port rarely allocates while holding the device thread's lock.
-        self.subscribers = Mutex(list)
+        self.subscribers = Locked(list)
         let period = direction == .render ? (device.renderFormat?.samplesPerBuffer ?? 0) : 0
         self.scratch = .allocate(capacity: max(1, period))
         scratch.initialize(repeating: 0)

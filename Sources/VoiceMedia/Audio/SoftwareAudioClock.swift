@@ -1,7 +1,7 @@
+import Synchronization
 #if canImport(Glibc)
     import Glibc
 #endif
-import Synchronization
 
 /// Something ticked by a ``SoftwareAudioClock`` every period.
 ///
@@ -37,7 +37,7 @@ public final class SoftwareAudioClock: Sendable {
         var thread: DeviceThread?
         var threadRunning = false
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a clock ticking every `period` (must be positive).
     public init(period: MediaTime = .milliseconds(10), name: String = "voice-audio-clk") {
@@ -53,8 +53,9 @@ public final class SoftwareAudioClock: Sendable {
     public final class Registration: Sendable {
         let client: any SoftwareAudioClockClient
         let active = Atomic<Bool>(true)
-        /// Held while the client ticks, so unregistering can wait out a tick in progress.
-        let tickLock = Mutex<Void>(())
+        /// The ticks delivered; its lock is held while the client ticks, so unregistering can
+        /// wait out a tick in progress.
+        let ticks = Locked<UInt64>(0)
 
         init(client: any SoftwareAudioClockClient) { self.client = client }
 
@@ -62,8 +63,10 @@ public final class SoftwareAudioClock: Sendable {
         public var isActive: Bool { active.load(ordering: .acquiring) }
 
         func tick(at time: MediaTime) {
-            tickLock.withLock { _ in
-                if active.load(ordering: .acquiring) { client.clockDidTick(at: time) }
+            ticks.withLock { count in
+                guard active.load(ordering: .acquiring) else { return }
+                client.clockDidTick(at: time)
+                count &+= 1
             }
         }
     }
@@ -102,7 +105,7 @@ public final class SoftwareAudioClock: Sendable {
             return s.thread?.isCurrent ?? false
         }
         if !onClockThread {
-            registration.tickLock.withLock { _ in }  // Wait out a tick in progress.
+            registration.ticks.withLock { _ in }  // Wait out a tick in progress.
         }
     }
 

@@ -108,7 +108,7 @@ final class SoftwareDeviceSide: Sendable {
         case clock(SoftwareAudioClock, SoftwareAudioClock.Registration)
         case thread(DeviceThread)
     }
-    private let running = Mutex<Running?>(nil)
+    private let running = Locked<Running?>(nil)
     private let label: String
 
     init(label: String) { self.label = label }

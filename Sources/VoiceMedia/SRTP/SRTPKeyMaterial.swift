@@ -47,7 +47,7 @@ public struct SRTPKeyMaterial: Sendable {
     /// Fresh random key material for `suite` from the system's cryptographically secure
     /// generator (`getrandom(2)` on Linux).
     public static func random(for suite: SRTPSuite) -> SRTPKeyMaterial {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SecureRandomNumberGenerator()
         return random(for: suite, using: &generator)
     }
 

@@ -15,9 +15,9 @@ public final class AudioStream: Sendable {
     public let localRTCPAddress: SocketAddress?
 
     let control: StreamControl
-    private let core: Mutex<StreamCoreBox?>
+    private let core: Locked<StreamCoreBox?>
     private let engine: MediaEngine
-    private let running = Mutex<RunningState?>(nil)
+    private let running = Locked<RunningState?>(nil)
 
     struct RunningState: @unchecked Sendable {  // only used under `running`'s lock
         let handle: MediaTaskHandle
@@ -43,7 +43,7 @@ public final class AudioStream: Sendable {
         let c = try StreamCore(configuration: configuration, control: control)
         self.localAddress = c.rtpSocket.localAddress
         self.localRTCPAddress = c.rtcpSocket?.localAddress
-        self.core = Mutex(StreamCoreBox(core: c))
+        self.core = Locked(StreamCoreBox(core: c))
     }
 
     deinit { stop() }

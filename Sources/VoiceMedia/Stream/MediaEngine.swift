@@ -1,8 +1,8 @@
+import Synchronization
 #if canImport(Glibc)
     import Glibc
 #endif
 import Foundation
-import Synchronization
 import CVoiceSys
 
 /// Work the media engine runs: a stream's real-time side. Called only on its worker thread.
@@ -146,7 +146,7 @@ final class MediaWorker: Sendable {
     /// The worker thread's CPU-time clock id (0 until the thread has started).
     let cpuClock = Atomic<Int32>(0)
     private let nextID = Atomic<Int>(1)
-    private let pending = Mutex<[(Int, Command, DispatchSemaphore)]>([])
+    private let pending = Locked<[(Int, Command, DispatchSemaphore)]>([])
     private let epfd: Int32
     private let socketEpfd: Int32
     private let eventfd: Int32

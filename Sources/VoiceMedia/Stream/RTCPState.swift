@@ -18,7 +18,7 @@ struct RTCPState {
     var reportsReceived = 0
     var sent: UInt64 = 0
     var received: UInt64 = 0
-    private var rng = SystemRandomNumberGenerator()
+    private var rng = SecureRandomNumberGenerator()
     /// Compact NTP times of the SRs we sent last (a ring), to check the LSR of reports.
     private var recentSenderReports: [UInt32]
     private var nextSenderReportSlot = 0

@@ -15,18 +15,18 @@ final class StreamControl: Sendable {
     let byeRequested = Atomic<Bool>(false)
     let captureOverflows = Atomic<UInt64>(0)
     let renderUnderruns = Atomic<UInt64>(0)
-    let snapshot = Mutex<AudioStreamStats>(AudioStreamStats())
-    let remote = Mutex<RemoteEndpoints?>(nil)
+    let snapshot = Locked<AudioStreamStats>(AudioStreamStats())
+    let remote = Locked<RemoteEndpoints?>(nil)
     let remoteVersion = Atomic<Int>(0)
-    let events: Mutex<(@Sendable (AudioStreamEvent) -> Void)?>
-    let sockets = Mutex<[UDPSocket]>([])
+    let events: Locked<(@Sendable (AudioStreamEvent) -> Void)?>
+    let sockets = Locked<[UDPSocket]>([])
     /// Digits queued by ``AudioStream/sendDigits(_:)``; the count lets the media thread skip the lock.
-    let digits = Mutex<[Character]>([])
+    let digits = Locked<[Character]>([])
     let pendingDigits = Atomic<Int>(0)
     private let byeDone = DispatchSemaphore(value: 0)
 
     init(events: (@Sendable (AudioStreamEvent) -> Void)?) {
-        self.events = Mutex(events)
+        self.events = Locked(events)
     }
 
     func setRemote(rtp: SocketAddress, rtcp: SocketAddress?) {

@@ -1,3 +1,5 @@
+import VoiceMedia
+
 /// The credentials store of one user agent and the rules for answering challenges: a pure
 /// value, driven by the transaction user.
 ///
@@ -184,7 +186,7 @@ public struct SIPAuthenticator: Sendable {
 
     /// 32 lowercase hex digits from the system random generator.
     public static func randomCNonce() -> String {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SecureRandomNumberGenerator()
         var text = ""
         for _ in 0..<2 {
             let word = generator.next() as UInt64

@@ -1,4 +1,3 @@
-import Synchronization
 import VoiceMedia
 
 /// Runs a call's audio: turns each negotiated SDP (initial answer, hold, resume) into the media
@@ -26,7 +25,7 @@ public final class SIPCallMedia: Sendable {
     private let engine: MediaEngine
     private let enableDSCP: Bool
     private let onEvent: (@Sendable (AudioStreamEvent) -> Void)?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates the media side of a call; nothing is bound until the first ``apply(_:)``.
     public init(

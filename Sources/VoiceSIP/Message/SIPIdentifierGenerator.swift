@@ -1,3 +1,5 @@
+import VoiceMedia
+
 /// Makes the random identifiers a user agent puts in its messages: tags (RFC 3261 §19.3), Call-IDs
 /// (§8.1.1.4) and RFC 3261 branches (§8.1.1.7, starting with the magic cookie). Each has at least
 /// 64 random bits, drawn from the generator it is given so tests can be deterministic.
@@ -33,19 +35,19 @@ public enum SIPIdentifierGenerator {
 
     /// A tag from the system generator.
     public static func tag() -> String {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SecureRandomNumberGenerator()
         return tag(using: &generator)
     }
 
     /// A Call-ID from the system generator.
     public static func callID(host: String? = nil) -> String {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SecureRandomNumberGenerator()
         return callID(host: host, using: &generator)
     }
 
     /// A branch from the system generator.
     public static func branch() -> String {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SecureRandomNumberGenerator()
         return branch(using: &generator)
     }
 }

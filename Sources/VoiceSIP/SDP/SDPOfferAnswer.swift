@@ -34,7 +34,7 @@ public struct SDPOfferAnswer: Sendable {
 
     /// Creates the negotiation of one session with a random session id.
     public init(capabilities: SDPLocalCapabilities) {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SecureRandomNumberGenerator()
         self.init(capabilities: capabilities, using: &generator)
     }
 
@@ -62,7 +62,7 @@ public struct SDPOfferAnswer: Sendable {
     /// Builds an offer (initial or re-offer) with `direction`, using the system's secure generator for keys.
     /// - Throws: ``SDPNegotiationError/offerPending`` if an offer is already outstanding.
     public mutating func makeOffer(direction: SDPDirection = .sendrecv) throws(SDPNegotiationError) -> SDPSessionDescription {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SecureRandomNumberGenerator()
         return try makeOffer(direction: direction, using: &generator)
     }
 
@@ -211,7 +211,7 @@ public struct SDPOfferAnswer: Sendable {
     )
         throws(SDPNegotiationError) -> (answer: SDPSessionDescription, media: SDPNegotiatedMedia)
     {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SecureRandomNumberGenerator()
         return try receiveOffer(offer, direction: direction, using: &generator)
     }
 

@@ -17,7 +17,7 @@ extension SIPUserAgent {
         return eventLoop.submit {
             guard self.mayExchangeKeys(callingTo: remote) else { throw SIPUserAgentError.keysNeedProtectedSignaling }
             let port = try SIPMediaPortReservation.reserve(host: self.configuration.media.address)
-            var rng = SystemRandomNumberGenerator()
+            var rng = SecureRandomNumberGenerator()
             var configuration = self.sessionConfiguration(mediaPort: port)
             if let codecs, !codecs.isEmpty { configuration.capabilities.codecs = codecs }
             configuration.credentials = credentials + configuration.credentials
@@ -176,7 +176,7 @@ extension SIPUserAgent {
             sendResponse(SIPResponse(replyingTo: invite, statusCode: 503))
             return
         }
-        var rng = SystemRandomNumberGenerator()
+        var rng = SecureRandomNumberGenerator()
         let session = SIPInviteSession(incoming: invite, configuration: sessionConfiguration(mediaPort: port), using: &rng)
         let handle = register(session, mediaPort: port)
         calls[handle]?.invitePeer = source

@@ -10,7 +10,7 @@ extension SIPUserAgent {
         eventLoop.execute {
             let all = credentials + self.configuration.credentials
             if self.registration == nil {
-                var rng = SystemRandomNumberGenerator()
+                var rng = SecureRandomNumberGenerator()
                 var configuration = self.registrationConfiguration
                 configuration.credentials = all
                 self.registration = SIPRegistration(configuration: configuration, using: &rng)
