@@ -7,6 +7,12 @@ import VoiceSIP
 
 /// The engine room of one ``Call``: its state machine, SIP call and media, run on the client's
 /// signaling event loop. Every method runs on ``eventLoop``.
+///
+/// Media is started, updated and stopped off the loop, on the call's own serial queue
+/// (``mediaQueue``): binding sockets, the media engine's hand-over and joining device threads
+/// would otherwise stall signaling for every call on the loop. Each job reports back to the
+/// loop as an event (``mediaStarted(_:)``, ``mediaFailed(_:_:)``, ``mediaStopped()``): the call
+/// connects once its media runs, and announces its end once its media has stopped.
 final class CallCore: @unchecked Sendable {
     // @unchecked: all mutable state is touched on `eventLoop` only.
 
@@ -40,6 +46,13 @@ final class CallCore: @unchecked Sendable {
     private var errors: [Int: VoiceError] = [:]
     /// The wait for the peer's re-INVITE after a connection the peer opened was lost.
     private var peerReconnectWait: Scheduled<Void>?
+    /// Where this call's media jobs run, one at a time and in order.
+    let mediaQueue: DispatchQueue
+    /// The SIP answer arrived; the call connects when its media has started.
+    private var answerAwaitingMedia = false
+    /// A media stop is under way: callbacks and the end of the call wait for it.
+    private var mediaStopping = false
+    private var callbacksAwaitingMediaStop: [CallStateCallback] = []
 
     init(
         client: VoiceClient, call: Call, role: CallStateRole, delegate: CallDelegate, delegateQueue: DispatchQueue,
@@ -55,6 +68,7 @@ final class CallCore: @unchecked Sendable {
         self.enableDSCP = enableDSCP
         self.audioDevice = audioDevice
         self.machine = CallStateMachine(role: role, configuration: client.configuration.reconnection, now: client.now)
+        self.mediaQueue = DispatchQueue(label: "voice-media-call", target: client.mediaControlQueue)
         call.feedbackPublisher.withLock { $0 = client.configuration.insightsPublisher }
     }
 
@@ -67,7 +81,7 @@ final class CallCore: @unchecked Sendable {
         for output in outputs {
             switch output {
             case .callback(let callback):
-                deliver(callback)
+                if mediaStopping { callbacksAwaitingMediaStop.append(callback) } else { deliver(callback) }
             case .insights(let event):
                 publish(CallInsights.event(for: event, callSid: sid) { self.voiceError($0) })
             case .action(.hangUpSignaling):
@@ -97,14 +111,19 @@ final class CallCore: @unchecked Sendable {
                 if snapshot.details.disconnectedAt == nil { snapshot.details.disconnectedAt = Date() }
             }
         }
-        // The public state moves on the delegate queue, in step with the callbacks (see `deliver`);
-        // this catches up with the machine once this step's callbacks have run.
-        if state != publishedState {
-            publishedState = state
-            let call = self.call
-            delegateQueue.async { call.update { $0.state = state } }
-        }
+        guard !mediaStopping else { return }  // `mediaStopped()` catches up.
+        publishState()
         if state == .disconnected { finish() }
+    }
+
+    /// The public state moves on the delegate queue, in step with the callbacks (see `deliver`);
+    /// this catches up with the machine once this step's callbacks have run.
+    private func publishState() {
+        let state = machine.state
+        guard state != publishedState else { return }
+        publishedState = state
+        let call = self.call
+        delegateQueue.async { call.update { $0.state = state } }
     }
 
     private func deliver(_ callback: CallStateCallback) {
@@ -171,8 +190,8 @@ final class CallCore: @unchecked Sendable {
             break
         case .established(let negotiated):
             signalingState(.stable)
+            answerAwaitingMedia = true
             startMedia(negotiated)
-            run(machine.answered(now: now))
         case .mediaUpdated(let negotiated):
             signalingState(.stable)
             applyMedia(negotiated)
@@ -196,6 +215,8 @@ final class CallCore: @unchecked Sendable {
     }
 
     private func sessionEnded(_ reason: SIPSessionEndReason) {
+        // Answered, then ended while the media was still starting: it did connect.
+        connectIfAnswered()
         switch reason {
         case .localHangUp, .cancelledByLocal, .declined:
             if !machine.isDisconnected { run(machine.remoteHangUp(now: now)) }
@@ -247,50 +268,100 @@ final class CallCore: @unchecked Sendable {
 
     // MARK: - Media
 
+    /// Creates the call's media and starts it on ``mediaQueue``; ``mediaStarted(_:)`` or
+    /// ``mediaFailed(_:_:)`` follows on the loop.
     private func startMedia(_ negotiated: SDPNegotiatedMedia) {
         self.negotiated = negotiated
-        guard media == nil, let handle, let info = client.agent.callInfo(handle) else { return }
+        guard media == nil, let handle, let info = client.agent.callInfo(handle) else {
+            connectIfAnswered()
+            return
+        }
         call.update { $0.details.codec = negotiated.codec.name }
         publish(CallInsights.codec(negotiated.codec.name, callSid: sid))
         let media = SIPCallMedia(
             localHost: client.configuration.listenHost, localPort: info.mediaPort,
             audioDevice: client.sharedAudioDevice(audioDevice ?? client.audioDevice), engine: client.configuration.mediaEngine,
             enableDSCP: enableDSCP)
-        self.media = media
-        do {
-            try media.apply(negotiated)
-        } catch {
-            client.logger.error("media for \(sid) failed to start: \(error)")
-            trackMedia(.failed)
-            // The 2xx and ACK are through: hang the dialog up too, or the peer would stay
-            // connected to a call that has no media.
-            run(machine.mediaFailed(stateError(.mediaConnectionFailed("\(error)")), now: now))
-            return
-        }
         media.isMuted = call.isMuted
+        self.media = media
+        let loop = eventLoop
+        mediaQueue.async {
+            do throws(AudioStreamError) {
+                try media.apply(negotiated)
+                loop.execute { self.mediaStarted(media) }
+            } catch {
+                loop.execute { self.mediaFailed(media, error) }
+            }
+        }
+    }
+
+    /// The media runs: the call connects (if answered) and the watchdog starts.
+    private func mediaStarted(_ started: SIPCallMedia) {
+        guard media === started, !machine.isDisconnected, let negotiated, let handle,
+            let info = client.agent.callInfo(handle)
+        else { return }
         trackMedia(.started(localAddress: "\(client.configuration.listenHost):\(info.mediaPort)", remoteAddress: "\(negotiated.remoteRTP)"))
         lastMediaPacketAt = now
         ticker = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in self.tick() }
+        connectIfAnswered()
+    }
+
+    private func mediaFailed(_ failed: SIPCallMedia, _ error: AudioStreamError) {
+        guard media === failed, !machine.isDisconnected else { return }
+        answerAwaitingMedia = false
+        client.logger.error("media for \(sid) failed to start: \(error)")
+        trackMedia(.failed)
+        // The 2xx and ACK are through: hang the dialog up too, or the peer would stay
+        // connected to a call that has no media.
+        run(machine.mediaFailed(stateError(.mediaConnectionFailed("\(error)")), now: now))
+    }
+
+    private func connectIfAnswered() {
+        guard answerAwaitingMedia else { return }
+        answerAwaitingMedia = false
+        run(machine.answered(now: now))
     }
 
     private func applyMedia(_ negotiated: SDPNegotiatedMedia) {
         self.negotiated = negotiated
-        guard let media else { return }
-        do {
-            try media.apply(negotiated)
-        } catch {
-            client.logger.warning("media update for \(sid) failed: \(error)")
+        if let media {
+            let sid = self.sid
+            let logger = client.logger
+            mediaQueue.async {
+                do {
+                    try media.apply(negotiated)
+                } catch {
+                    logger.warning("media update for \(sid) failed: \(error)")
+                }
+            }
         }
         // Either side's hold (sendonly, recvonly, inactive) may stop the peer's media.
         run(machine.mediaExpectationChanged(expected: negotiated.direction == .sendrecv, now: now))
     }
 
+    /// Stops the media on ``mediaQueue`` (after any start or update still queued there);
+    /// ``mediaStopped()`` follows on the loop.
     private func releaseMedia() {
         trackMedia(.closed)
         ticker?.cancel()
         ticker = nil
-        media?.stop()
-        media = nil
+        guard let media else { return }
+        self.media = nil
+        mediaStopping = true
+        let loop = eventLoop
+        mediaQueue.async {
+            media.stop()
+            loop.execute { self.mediaStopped() }
+        }
+    }
+
+    /// The media has stopped (sockets closed, device released): what waited for it goes on.
+    private func mediaStopped() {
+        mediaStopping = false
+        let waiting = callbacksAwaitingMediaStop
+        callbacksAwaitingMediaStop = []
+        for callback in waiting { deliver(callback) }
+        run([])
     }
 
     /// Once a second: the media watchdog and the quality warnings.
@@ -454,6 +525,7 @@ final class CallCore: @unchecked Sendable {
 
     private func finish() {
         releaseMedia()
+        guard !mediaStopping else { return }  // `mediaStopped()` finishes.
         signalingState(.closed)
         for timer in stateTimers.values { timer.cancel() }
         stateTimers = [:]

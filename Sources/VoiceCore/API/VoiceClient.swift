@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import NIOCore
+import NIOPosix
 import Synchronization
 import VoiceMedia
 import VoiceSIP
@@ -10,7 +11,10 @@ import VoiceSIP
 /// and receives them (``register(accessToken:notificationDelegate:completion:)``). Many clients
 /// and many calls may live in one process.
 ///
-/// Thread-safe. Its signaling runs on one event loop; nothing the app calls blocks on it.
+/// Thread-safe. Its signaling runs on one event loop: by default one of the SDK's own group
+/// (``defaultEventLoopGroup``, never NIO's process-wide singleton, which the app may be using),
+/// or one of the group passed to ``init(configuration:audioDevice:eventLoopGroup:)``. Nothing
+/// slow runs on that loop: each call's media starts and stops on a queue of its own.
 public final class VoiceClient: @unchecked Sendable {
     // @unchecked: the vars below are touched on `agent.eventLoop` only, except `audioDeviceBox` (a `Locked`).
 
@@ -33,6 +37,8 @@ public final class VoiceClient: @unchecked Sendable {
     public let localEndpoint: SIPTransportEndpoint
     private let clock = MonotonicMediaClock()
     private let audioDeviceBox: Locked<(any AudioDevice)?>
+    /// Where calls' media jobs run (each call's serial queue targets it).
+    let mediaControlQueue = DispatchQueue(label: "voice-media-control", attributes: .concurrent)
     var calls: [SIPCallHandle: CallCore] = [:]
     var invites: [SIPCallHandle: CallInvite] = [:]
     var notification: (delegate: DelegateBox<NotificationDelegate>, queue: DispatchQueue, messages: DelegateBox<CallMessageDelegate>?)?
@@ -57,9 +63,22 @@ public final class VoiceClient: @unchecked Sendable {
         set { audioDeviceBox.withLock { $0 = newValue } }
     }
 
+    /// The event loops clients run on unless given a group: the SDK's own, one thread per core,
+    /// started on first use and never shut down.
+    public static let defaultEventLoopGroup: any EventLoopGroup =
+        MultiThreadedEventLoopGroup._makePerpetualGroup(threadNamePrefix: "voice-sip-", numberOfThreads: System.coreCount)
+
     /// Creates a client and binds its SIP transport.
+    ///
+    /// Do not call it on an event loop: it waits for the bind.
+    /// - Parameters:
+    ///   - eventLoopGroup: Where the client's signaling runs (it uses one loop of the group);
+    ///     default ``defaultEventLoopGroup``. The group must outlive the client.
     /// - Throws: ``VoiceError`` 31009 (transportError) when the address cannot be bound or TLS cannot be set up.
-    public init(configuration: VoiceClientConfiguration, audioDevice: (any AudioDevice)? = nil) throws(VoiceError) {
+    public init(
+        configuration: VoiceClientConfiguration, audioDevice: (any AudioDevice)? = nil,
+        eventLoopGroup: any EventLoopGroup = VoiceClient.defaultEventLoopGroup
+    ) throws(VoiceError) {
         self.configuration = configuration
         var logger = configuration.logger
         logger[metadataKey: "identity"] = "\(configuration.identity)"
@@ -76,7 +95,9 @@ public final class VoiceClient: @unchecked Sendable {
         }
         let box = SIPClientBox()
         do {
-            agent = try SIPUserAgent(configuration: agentConfiguration, logger: logger) { event in box.client?.handle(event) }
+            agent = try SIPUserAgent(configuration: agentConfiguration, group: eventLoopGroup, logger: logger) { event in
+                box.client?.handle(event)
+            }
             localEndpoint = try agent.start().wait()
         } catch let error as SIPTransportError {
             throw VoiceError(transportError: error)
