@@ -77,6 +77,24 @@ final class SIPUserAgentLoopbackTests: XCTestCase {
         XCTAssertEqual(alice.waitForTermination(outgoing), .cancelledByLocal)
     }
 
+    /// The callee reserves an incoming call's media port off its event loop; a CANCEL arriving
+    /// meanwhile gets its 200, the INVITE its 487, and the app never hears of the call.
+    func testCancelWhileTheCalleeReservesAMediaPortGives487AndNoCall() throws {
+        let (alice, bob) = try pair(.udp)
+        bob.agent.blockingQueue.suspend()
+        var resumed = false
+        defer { if !resumed { bob.agent.blockingQueue.resume() } }
+        let outgoing = try alice.agent.call(bob.uri).wait()
+        XCTAssertTrue(PollingWait.until(timeout: 5) { (try? bob.agent.eventLoop.submit { bob.agent.invitesAwaitingMediaPort.count }.wait()) == 1 })
+        alice.agent.hangUp(outgoing)
+        XCTAssertTrue(PollingWait.until(timeout: 5) { (try? bob.agent.eventLoop.submit { bob.agent.invitesAwaitingMediaPort.values.first }.wait()) == true }, "the CANCEL reached bob")
+        bob.agent.blockingQueue.resume()
+        resumed = true
+        XCTAssertEqual(alice.waitForTermination(outgoing), .cancelledByLocal)
+        XCTAssertNil(bob.waitForIncomingCall(timeout: 0.5), "a cancelled INVITE is never offered to the app")
+        XCTAssertEqual(try bob.agent.eventLoop.submit { bob.agent.ringingCallsBySource.isEmpty && bob.agent.invitesAwaitingMediaPort.isEmpty }.wait(), true)
+    }
+
     func testRejectReachesTheCallerWithItsStatus() throws {
         let (alice, bob) = try pair(.udp)
         let outgoing = try alice.agent.call(bob.uri).wait()

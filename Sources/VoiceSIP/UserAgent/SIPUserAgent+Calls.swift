@@ -14,9 +14,12 @@ extension SIPUserAgent {
         credentials: [SIPAuthCredentials] = []
     ) -> EventLoopFuture<SIPCallHandle> {
         let headers = headers.map { SIPHeaderPair(name: $0.0, value: $0.1) }
-        return eventLoop.submit {
-            guard self.mayExchangeKeys(callingTo: remote) else { throw SIPUserAgentError.keysNeedProtectedSignaling }
-            let port = try SIPMediaPortReservation.reserve(host: self.configuration.media.address)
+        return eventLoop.flatSubmit { () -> EventLoopFuture<UInt16> in
+            guard self.mayExchangeKeys(callingTo: remote) else {
+                return self.eventLoop.makeFailedFuture(SIPUserAgentError.keysNeedProtectedSignaling)
+            }
+            return self.reserveMediaPort()
+        }.map { (port: UInt16) -> SIPCallHandle in
             var rng = SecureRandomNumberGenerator()
             var configuration = self.sessionConfiguration(mediaPort: port)
             if let codecs, !codecs.isEmpty { configuration.capabilities.codecs = codecs }
@@ -152,7 +155,7 @@ extension SIPUserAgent {
 
     func acceptIncomingInvite(_ invite: SIPRequest, key: SIPTransactionKey, source: SIPTransportEndpoint) {
         let ringingFromSource = ringingCallsBySource[source.host, default: 0]
-        guard activeCallCount < configuration.limits.maximumCalls,
+        guard activeCallCount + invitesAwaitingMediaPort.count < configuration.limits.maximumCalls,
             ringingFromSource < configuration.limits.maximumRingingCallsPerSource || isTrustedSource(source)
         else {
             // Busy: no media port, no dialog, no event for the app.
@@ -169,21 +172,40 @@ extension SIPUserAgent {
             sendResponse(refused)
             return
         }
-        let port: UInt16
-        do {
-            port = try SIPMediaPortReservation.reserve(host: configuration.media.address)
-        } catch {
-            sendResponse(SIPResponse(replyingTo: invite, statusCode: 503))
-            return
-        }
-        var rng = SecureRandomNumberGenerator()
-        let session = SIPInviteSession(incoming: invite, configuration: sessionConfiguration(mediaPort: port), using: &rng)
-        let handle = register(session, mediaPort: port)
-        calls[handle]?.invitePeer = source
-        calls[handle]?.ringingSource = source.host
+        // Counted as ringing from here, so a burst cannot overrun the limits while ports are reserved.
         ringingCallsBySource[source.host] = ringingFromSource + 1
-        callsByServerInvite[key] = handle
-        onEvent(.incomingCall(handle, invite: invite, mediaPort: port))
+        invitesAwaitingMediaPort[key] = false
+        reserveMediaPort().whenComplete { result in
+            let cancelled = self.invitesAwaitingMediaPort.removeValue(forKey: key) ?? true
+            guard case .success(let port) = result, !cancelled, !self.isShutDown else {
+                self.ringingCallsBySource.decrementCount(source.host)
+                // Cancelled meanwhile (the CANCEL got its 200): the INVITE ends with 487.
+                self.sendResponse(SIPResponse(replyingTo: invite, statusCode: cancelled ? 487 : 503))
+                return
+            }
+            var rng = SecureRandomNumberGenerator()
+            let session = SIPInviteSession(incoming: invite, configuration: self.sessionConfiguration(mediaPort: port), using: &rng)
+            let handle = self.register(session, mediaPort: port)
+            self.calls[handle]?.invitePeer = source
+            self.calls[handle]?.ringingSource = source.host
+            self.callsByServerInvite[key] = handle
+            self.onEvent(.incomingCall(handle, invite: invite, mediaPort: port))
+        }
+    }
+
+    /// A free local RTP port, found by binding on ``blockingQueue`` (not on the loop); the
+    /// future completes on the loop.
+    func reserveMediaPort() -> EventLoopFuture<UInt16> {
+        let promise = eventLoop.makePromise(of: UInt16.self)
+        let host = configuration.media.address
+        blockingQueue.async {
+            do {
+                promise.succeed(try SIPMediaPortReservation.reserve(host: host))
+            } catch {
+                promise.fail(error)
+            }
+        }
+        return promise.futureResult
     }
 
     static func routingKey(callID: String, localTag: String) -> String { callID + "\u{0}" + localTag }

@@ -90,8 +90,12 @@ extension SIPUserAgent {
     /// A new request from a server transaction: to its call, a new call, or the core responder.
     func deliverRequest(_ request: SIPRequest, key: SIPTransactionKey, source: SIPTransportEndpoint) {
         if request.method == .cancel {
-            if let inviteKey = table.inviteTransaction(cancelledBy: key), let handle = callsByServerInvite[inviteKey] {
+            let inviteKey = table.inviteTransaction(cancelledBy: key)
+            if let inviteKey, let handle = callsByServerInvite[inviteKey] {
                 callReceived(request, handle: handle)
+            } else if let inviteKey, invitesAwaitingMediaPort[inviteKey] != nil {
+                invitesAwaitingMediaPort[inviteKey] = true
+                sendResponse(SIPResponse(replyingTo: request, statusCode: 200))
             } else {
                 sendResponse(SIPResponse(replyingTo: request, statusCode: 481))
             }

@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import NIOCore
 import NIOPosix
@@ -30,6 +31,11 @@ public final class SIPUserAgent: @unchecked Sendable {
     var calls: [SIPCallHandle: SIPUserAgentCall] = [:]
     var callsByDialog: [String: SIPCallHandle] = [:]
     var callsByServerInvite: [SIPTransactionKey: SIPCallHandle] = [:]
+    /// Incoming INVITEs admitted while their media port is reserved (off the loop), by server
+    /// transaction; `true` once a CANCEL arrived for one.
+    var invitesAwaitingMediaPort: [SIPTransactionKey: Bool] = [:]
+    /// Where blocking work runs (binding a socket to reserve a media port), never on the loop.
+    let blockingQueue = DispatchQueue(label: "voice-sip-blocking", attributes: .concurrent)
     var nextCallID = 1
     var registration: SIPRegistration?
     var registrationTimers: [SIPRegistrationTimer: Scheduled<Void>] = [:]
