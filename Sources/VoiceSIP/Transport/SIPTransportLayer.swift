@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import NIOCore
 import NIOPosix
@@ -29,6 +30,10 @@ public final class SIPTransportLayer: @unchecked Sendable {
     private let onEvent: @Sendable (SIPTransportEvent) -> Void
 
     private var udpSocket: SIPDatagramSocket?
+    /// The socket the first UDP send is opening, if any.
+    private var udpSocketOpening: EventLoopFuture<SIPTransportEndpoint>?
+    /// Where the UDP socket is resolved, bound and given its reader thread (not on the loop).
+    private let blockingQueue = DispatchQueue(label: "voice-sip-transport-blocking")
     private var listeners: [SIPTransportProtocol: Channel] = [:]
     private var connections: [SIPTransportEndpoint: Channel] = [:]
     /// Inbound connections that have not yet sent a complete message, with when they opened:
@@ -94,19 +99,33 @@ public final class SIPTransportLayer: @unchecked Sendable {
         let bound: EventLoopFuture<Channel>
         switch transport {
         case .udp:
+            // Resolving, binding and starting the reader thread happen off the loop.
             let deliver = self.onEvent
-            do {
-                let address = try NIOCore.SocketAddress.makeAddressResolvingHost(host, port: port)
-                let socket = try SIPDatagramSocket.open(boundTo: address, eventLoop: eventLoop, parser: parser) { events in
-                    for event in events { deliver(event) }
+            let loop = eventLoop
+            let parser = self.parser
+            let promise = loop.makePromise(of: SIPTransportEndpoint.self)
+            blockingQueue.async {
+                do {
+                    let address = try NIOCore.SocketAddress.makeAddressResolvingHost(host, port: port)
+                    let socket = try SIPDatagramSocket.open(boundTo: address, eventLoop: loop, parser: parser) { events in
+                        for event in events { deliver(event) }
+                    }
+                    loop.execute {
+                        guard !self.isShutDown else {
+                            socket.close()
+                            promise.fail(SIPTransportError(.shutDown, "transport is shut down"))
+                            return
+                        }
+                        self.udpSocket?.close()
+                        self.udpSocket = socket
+                        promise.succeed(SIPTransportEndpoint(transport: .udp, address: socket.localAddress))
+                    }
+                } catch {
+                    let detail = (error as? SIPTransportError)?.detail ?? "\(error)"
+                    promise.fail(SIPTransportError(.bindFailed, "udp \(host):\(port): \(detail)"))
                 }
-                udpSocket?.close()
-                udpSocket = socket
-                return eventLoop.makeSucceededFuture(SIPTransportEndpoint(transport: .udp, address: socket.localAddress))
-            } catch {
-                let detail = (error as? SIPTransportError)?.detail ?? "\(error)"
-                return eventLoop.makeFailedFuture(SIPTransportError(.bindFailed, "udp \(host):\(port): \(detail)"))
             }
+            return promise.futureResult
         case .tcp, .tls:
             let tls: NIOSSLContext?
             if transport == .tls {
@@ -181,8 +200,17 @@ public final class SIPTransportLayer: @unchecked Sendable {
             if let udpSocket {
                 socket = eventLoop.makeSucceededFuture(udpSocket)
             } else {
-                let any = destination.address.protocol == .inet6 ? "::" : "0.0.0.0"
-                socket = listenOnLoop(.udp, host: any, port: 0).flatMapThrowing { _ in
+                // The first send opens a socket; sends meanwhile wait for the same one.
+                let opening: EventLoopFuture<SIPTransportEndpoint>
+                if let pending = udpSocketOpening {
+                    opening = pending
+                } else {
+                    let any = destination.address.protocol == .inet6 ? "::" : "0.0.0.0"
+                    opening = listenOnLoop(.udp, host: any, port: 0)
+                    udpSocketOpening = opening
+                    opening.whenComplete { _ in self.udpSocketOpening = nil }
+                }
+                socket = opening.flatMapThrowing { _ in
                     guard let socket = self.udpSocket else { throw SIPTransportError(.bindFailed, "no UDP socket") }
                     return socket
                 }
