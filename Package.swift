@@ -90,8 +90,11 @@ let package = Package(
         .executableTarget(
             name: "VoiceBench",
             dependencies: [
-                "VoiceMedia", "VoiceSIP", "VoiceTestKit", "COpus", "CLibSRTP", "CVoiceShims", "CMallocCounter",
+                "VoiceMedia", "VoiceSIP", "VoiceCore", "VoiceTestKit", "COpus", "CLibSRTP", "CVoiceShims", "CMallocCounter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .target(name: "VoiceFuzzing", dependencies: ["VoiceSIP", "VoiceMedia", "VoiceCore"]),

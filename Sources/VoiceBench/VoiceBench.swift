@@ -8,7 +8,7 @@ struct VoiceBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voice-bench",
         abstract: "Measures the media engine, or runs a loopback call demo.",
-        subcommands: [Measure.self, Quality.self, Demo.self],
+        subcommands: [Measure.self, Quality.self, Loop.self, Demo.self],
         defaultSubcommand: Measure.self)
 }
 
@@ -29,6 +29,7 @@ struct Measure: ParsableCommand {
     @Option(help: "Loss seeds per condition for the default-settings PESQ figures.") var qualitySeeds = 3
     @Flag(help: "Skip the capacity ramp.") var skipCapacity = false
     @Flag(help: "Skip the CPU-ratio and memory figures.") var skipCpu = false
+    @Flag(help: "Skip the signaling loop-stall figure.") var skipLoop = false
 
     func run() throws {
         var figures: [(String, String)] = []
@@ -55,6 +56,8 @@ struct Measure: ParsableCommand {
             flushOutput()
             memory = m
         }
+
+        if !skipLoop { figures += try Loop.figures(calls: 50, holdSeconds: 2) }
 
         if !skipCapacity {
             let capacity = try CapacityBenchmark(settings: settings, maxEndpoints: maxStreams, step: step, seconds: seconds).run()
@@ -106,5 +109,32 @@ extension OpusSettings {
         s.complexity = complexity
         s.bitrate = bitrate
         return s
+    }
+}
+
+struct Loop: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Prints loop_stall_max_ms: the caller's signaling loop while calls start, run and end at once.")
+
+    @Option(help: "Calls placed at once.") var calls = 50
+    @Option(help: "Seconds the calls are held.") var hold = 2.0
+
+    func run() throws {
+        print("")
+        for (name, value) in try Self.figures(calls: calls, holdSeconds: hold) { print("\(name): \(value)") }
+    }
+
+    static func figures(calls: Int, holdSeconds: Double) throws -> [(String, String)] {
+        let result = try LoopStallBenchmark(calls: calls, holdSeconds: holdSeconds).run()
+        print(
+            String(
+                format: "loop: %d of %d calls connected in %.0f ms, ended in %.0f ms; caller's loop late by %.2f ms at most, %.2f ms p99",
+                result.connected, calls, result.setupSeconds * 1000, result.teardownSeconds * 1000,
+                result.maxStallMilliseconds, result.p99StallMilliseconds))
+        flushOutput()
+        return [
+            ("loop_stall_max_ms", String(format: "%.2f", result.maxStallMilliseconds)),
+            ("loop_stall_p99_ms", String(format: "%.2f", result.p99StallMilliseconds)),
+        ]
     }
 }

@@ -1,0 +1,164 @@
+import Dispatch
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import VoiceCore
+import VoiceMedia
+import VoiceSIP
+import VoiceTestKit
+
+/// How long the caller's signaling event loop is held up while many calls start and end: a
+/// 1 ms repeating task on that loop records how late each run is, while `calls` calls (each
+/// with its own buffer device, as a server would run them) are placed at once to an
+/// auto-answering client, held, and hung up at once. Both clients use default settings (UDP,
+/// SRTP, Opus); the caller runs on a one-thread group of its own so the probe sees exactly
+/// what its calls cost that loop.
+struct LoopStallBenchmark {
+    struct Result {
+        var maxStallMilliseconds: Double
+        var p99StallMilliseconds: Double
+        var setupSeconds: Double
+        var teardownSeconds: Double
+        var connected: Int
+    }
+
+    let calls: Int
+    let holdSeconds: Double
+
+    func run() throws -> Result {
+        var quiet = Logger(label: "voice-bench")
+        quiet.logLevel = .error
+        let insights = LoggingInsightsPublisher(logger: quiet)
+        let callerGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? callerGroup.syncShutdownGracefully() }
+        var limits = SIPUserAgentLimits()
+        limits.maximumCalls = max(limits.maximumCalls, calls)
+        limits.maximumRingingCallsPerSource = max(limits.maximumRingingCallsPerSource, calls)
+        let callee = try VoiceClient(
+            configuration: VoiceClientConfiguration(
+                identity: "callee", domain: "127.0.0.1", registers: false, insightsPublisher: insights, logger: quiet,
+                limits: limits))
+        let caller = try VoiceClient(
+            configuration: VoiceClientConfiguration(
+                identity: "caller", domain: "127.0.0.1", registers: false, insightsPublisher: insights, logger: quiet,
+                limits: limits),
+            eventLoopGroup: callerGroup)
+        defer {
+            caller.shutdown()
+            callee.shutdown()
+        }
+        let tone = TestSignals.multiTone([(440, 8_000)], seconds: 1)
+        let answerer = BenchAnswerer(device: { BufferAudioDevice(captureSamples: tone, loop: true) })
+        let registered = DispatchSemaphore(value: 0)
+        callee.register(accessToken: Self.token("callee"), notificationDelegate: answerer, delegateQueue: answerer.queue) { _ in
+            registered.signal()
+        }
+        _ = registered.wait(timeout: .now() + 5)
+
+        let probe = LoopStallProbe(loop: callerGroup.next())
+        probe.start()
+        let delegate = BenchCallDelegate()
+        let started = Date()
+        let placed = (0..<calls).map { _ in
+            caller.connect(
+                options: ConnectOptions(accessToken: Self.token("caller")) { builder in
+                    builder.params = ["To": "sip:callee@127.0.0.1:\(callee.localEndpoint.port)"]
+                    builder.delegateQueue = delegate.queue
+                    builder.audioDevice = BufferAudioDevice(captureSamples: tone, loop: true)
+                },
+                delegate: delegate)
+        }
+        _ = PollingWait.until(timeout: 30, every: 0.005) { delegate.counts.connected + delegate.counts.ended >= calls }
+        let setup = Date().timeIntervalSince(started)
+        let connected = delegate.counts.connected
+        Thread.sleep(forTimeInterval: holdSeconds)
+        let ending = Date()
+        for call in placed { call.disconnect() }
+        _ = PollingWait.until(timeout: 30, every: 0.005) { delegate.counts.ended >= calls }
+        let teardown = Date().timeIntervalSince(ending)
+        let stalls = probe.stop()
+        return Result(
+            maxStallMilliseconds: stalls.max, p99StallMilliseconds: stalls.p99, setupSeconds: setup,
+            teardownSeconds: teardown, connected: connected)
+    }
+
+    private static let issuer = AccessTokenIssuer(
+        accountSid: "AC00000000000000000000000000000000", apiKeySid: "SK00000000000000000000000000000000",
+        apiKeySecret: "voice-bench")
+
+    private static func token(_ identity: String) -> String { issuer.makeToken(identity: identity) }
+}
+
+/// A repeating 1 ms task on one loop that records how late each run starts.
+private final class LoopStallProbe: @unchecked Sendable {
+    // @unchecked: `task`, `last` and `lateness` are touched on `loop` only (and read after `stop`).
+    private let loop: any EventLoop
+    private var task: RepeatedTask?
+    private var last: NIODeadline?
+    private var lateness: [Double] = []
+
+    init(loop: any EventLoop) { self.loop = loop }
+
+    func start() {
+        try? loop.submit {
+            self.lateness.reserveCapacity(100_000)
+            self.task = self.loop.scheduleRepeatedTask(initialDelay: .milliseconds(1), delay: .milliseconds(1)) { _ in
+                let now = NIODeadline.now()
+                if let last = self.last {
+                    // The task runs 1 ms after the previous run ended; anything beyond is the loop's delay.
+                    let gap = Double((now - last).nanoseconds) / 1e6
+                    self.lateness.append(max(0, gap - 1))
+                }
+                self.last = NIODeadline.now()
+            }
+        }.wait()
+    }
+
+    func stop() -> (max: Double, p99: Double) {
+        let sorted = (try? loop.submit { () -> [Double] in
+            self.task?.cancel()
+            return self.lateness.sorted()
+        }.wait()) ?? []
+        guard let max = sorted.last else { return (0, 0) }
+        return (max, sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
+    }
+}
+
+/// Accepts every invite at once, each call with a device of its own.
+private final class BenchAnswerer: NotificationDelegate, Sendable {
+    let queue = DispatchQueue(label: "voice-bench-callee")
+    private let device: @Sendable () -> any AudioDevice
+    private let delegate = BenchCallDelegate()
+    private let accepted = Locked<[Call]>([])
+
+    init(device: @escaping @Sendable () -> any AudioDevice) { self.device = device }
+
+    func callInviteReceived(_ callInvite: CallInvite) {
+        let call = callInvite.accept(
+            options: AcceptOptions(callInvite: callInvite) { builder in
+                builder.delegateQueue = self.delegate.queue
+                builder.audioDevice = self.device()
+            },
+            delegate: delegate)
+        accepted.withLock { $0.append(call) }
+    }
+
+    func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: VoiceError) {}
+}
+
+/// Counts connected and ended calls.
+private final class BenchCallDelegate: CallDelegate, Sendable {
+    struct Counts {
+        var connected = 0
+        var ended = 0
+    }
+
+    let queue = DispatchQueue(label: "voice-bench-calls")
+    private let box = Locked(Counts())
+    var counts: Counts { box.withLock { $0 } }
+
+    func callDidConnect(_ call: Call) { box.withLock { $0.connected += 1 } }
+    func call(_ call: Call, didFailToConnectWithError error: VoiceError) { box.withLock { $0.ended += 1 } }
+    func call(_ call: Call, didDisconnectWithError error: VoiceError?) { box.withLock { $0.ended += 1 } }
+}
