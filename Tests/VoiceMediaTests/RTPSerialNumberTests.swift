@@ -53,6 +53,21 @@ final class RTPSerialNumberTests: XCTestCase {
         XCTAssertEqual(unwrapper.highest, 0)
     }
 
+    /// The jitter buffer extends against its own highest value: every 16-bit value lands within
+    /// -32768...32767 of the reference, as a signed 16-bit difference would put it.
+    func testExtendPlacesEveryValueWithinHalfARangeOfTheReference() {
+        for reference: Int64 in [0, 1, 32_767, 32_768, 65_535, 65_536, 1_000_000, -5] {
+            for value in 0...Int(UInt16.max) {
+                let word = UInt16(value)
+                let expected = reference + Int64(Int16(bitPattern: word &- UInt16(truncatingIfNeeded: reference)))
+                XCTAssertEqual(SequenceNumberUnwrapper.extend(word, near: reference), expected, "\(word) near \(reference)")
+            }
+        }
+        XCTAssertEqual(TimestampUnwrapper.extend(0x8000_0000, near: 0), -0x8000_0000, "exactly half a range counts as before")
+        XCTAssertEqual(TimestampUnwrapper.extend(0x7FFF_FFFF, near: 0), 0x7FFF_FFFF)
+        XCTAssertEqual(TimestampUnwrapper.extend(5, near: 0xFFFF_FFFF), 0x1_0000_0005)
+    }
+
     func testTimestampUnwrapperAcrossWrap() {
         var unwrapper = TimestampUnwrapper()
         XCTAssertEqual(unwrapper.unwrap(UInt32.max - 159), 4_294_967_136)

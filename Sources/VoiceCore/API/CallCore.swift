@@ -446,22 +446,29 @@ final class CallCore: @unchecked Sendable {
                 client.logger.warning("RFC 4733 digits failed, falling back to INFO: \(error)")
             }
         }
-        sendDigitsByINFO(Array(digits))
+        sendDigitsByINFO(DTMFSequence(Array(digits)))
     }
 
-    /// INFO application/dtmf-relay, one digit at a time, `w` waiting 500 ms (the peer has no telephone-event).
-    private func sendDigitsByINFO(_ digits: [Character]) {
-        guard let first = digits.first, let handle, machine.isConnected else { return }
-        let rest = Array(digits.dropFirst())
-        if first == "w" {
-            eventLoop.scheduleTask(in: .milliseconds(500)) { self.sendDigitsByINFO(rest) }
-            return
+    /// INFO application/dtmf-relay, one digit at a time, paced as RFC 4733 digits are (the peer
+    /// has no telephone-event): each INFO carries the tone's duration, the next follows after
+    /// the tone and its gap, `w` waits its pause.
+    private func sendDigitsByINFO(_ sequence: DTMFSequence) {
+        var sequence = sequence
+        guard let handle, machine.isConnected, let step = sequence.next() else { return }
+        let wait: Int
+        switch step {
+        case .silence(let milliseconds):
+            wait = milliseconds
+        case .tone(let digit, let milliseconds):
+            wait = milliseconds
+            if let relay = SIPDTMFRelay(digit: digit, duration: milliseconds) {
+                client.agent.sendInfo(handle, contentType: SIPDTMFRelay.contentType, body: relay.body).whenFailure { error in
+                    self.client.logger.debug("digit \(digit) by INFO failed: \(error)")
+                }
+            }
         }
-        let body = Array("Signal=\(first)\r\nDuration=160\r\n".utf8)
-        client.agent.sendInfo(handle, contentType: "application/dtmf-relay", body: body).whenFailure { error in
-            self.client.logger.debug("digit \(first) by INFO failed: \(error)")
-        }
-        eventLoop.scheduleTask(in: .milliseconds(200)) { self.sendDigitsByINFO(rest) }
+        let rest = sequence
+        eventLoop.scheduleTask(in: .milliseconds(Int64(wait))) { self.sendDigitsByINFO(rest) }
     }
 
     // MARK: - Call messages

@@ -83,12 +83,12 @@ extension JitterBuffer {
 
     /// Extends a 16-bit sequence number to the 64-bit value nearest the highest one seen.
     func extend(_ seq: UInt16) -> Int64 {
-        highestSeq + Int64(Int16(bitPattern: seq &- UInt16(truncatingIfNeeded: highestSeq)))
+        SequenceNumberUnwrapper.extend(seq, near: highestSeq)
     }
 
     /// Extends a 32-bit timestamp to the 64-bit value nearest that of the highest packet.
     func extend(_ ts: UInt32) -> Int64 {
-        highestTs + Int64(Int32(bitPattern: ts &- UInt32(truncatingIfNeeded: highestTs)))
+        TimestampUnwrapper.extend(ts, near: highestTs)
     }
 
     /// Begins a new stream at this packet: extended numbers start one wrap up so that reordered
