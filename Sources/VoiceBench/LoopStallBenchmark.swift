@@ -18,6 +18,8 @@ struct LoopStallBenchmark {
     struct Result {
         var maxStallMilliseconds: Double
         var p99StallMilliseconds: Double
+        /// How much of the worst stall the loop thread spent running (the rest it waited for a core).
+        var worstStallWorkMilliseconds: Double
         var setupSeconds: Double
         var teardownSeconds: Double
         var connected: Int
@@ -79,7 +81,8 @@ struct LoopStallBenchmark {
         let teardown = Date().timeIntervalSince(ending)
         let stalls = probe.stop()
         return Result(
-            maxStallMilliseconds: stalls.max, p99StallMilliseconds: stalls.p99, setupSeconds: setup,
+            maxStallMilliseconds: stalls.max, p99StallMilliseconds: stalls.p99,
+            worstStallWorkMilliseconds: stalls.worstGapWork, setupSeconds: setup,
             teardownSeconds: teardown, connected: connected)
     }
 
@@ -96,7 +99,10 @@ private final class LoopStallProbe: @unchecked Sendable {
     private let loop: any EventLoop
     private var task: RepeatedTask?
     private var last: NIODeadline?
+    private var lastCPU = 0.0
     private var lateness: [Double] = []
+    /// The loop thread's own CPU time within the worst gap, ms.
+    private var worstGapWork = 0.0
 
     init(loop: any EventLoop) { self.loop = loop }
 
@@ -105,23 +111,26 @@ private final class LoopStallProbe: @unchecked Sendable {
             self.lateness.reserveCapacity(100_000)
             self.task = self.loop.scheduleRepeatedTask(initialDelay: .milliseconds(1), delay: .milliseconds(1)) { _ in
                 let now = NIODeadline.now()
+                let cpu = ProcessFigures.threadCPUSeconds()
                 if let last = self.last {
                     // The task runs 1 ms after the previous run ended; anything beyond is the loop's delay.
-                    let gap = Double((now - last).nanoseconds) / 1e6
-                    self.lateness.append(max(0, gap - 1))
+                    let late = max(0, Double((now - last).nanoseconds) / 1e6 - 1)
+                    if late > (self.lateness.max() ?? 0) { self.worstGapWork = (cpu - self.lastCPU) * 1000 }
+                    self.lateness.append(late)
                 }
+                self.lastCPU = ProcessFigures.threadCPUSeconds()
                 self.last = NIODeadline.now()
             }
         }.wait()
     }
 
-    func stop() -> (max: Double, p99: Double) {
-        let sorted = (try? loop.submit { () -> [Double] in
+    func stop() -> (max: Double, p99: Double, worstGapWork: Double) {
+        let (sorted, work) = (try? loop.submit { () -> ([Double], Double) in
             self.task?.cancel()
-            return self.lateness.sorted()
-        }.wait()) ?? []
-        guard let max = sorted.last else { return (0, 0) }
-        return (max, sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
+            return (self.lateness.sorted(), self.worstGapWork)
+        }.wait()) ?? ([], 0)
+        guard let max = sorted.last else { return (0, 0, 0) }
+        return (max, sorted[min(sorted.count - 1, sorted.count * 99 / 100)], work)
     }
 }
 
