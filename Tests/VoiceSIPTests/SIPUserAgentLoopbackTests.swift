@@ -104,16 +104,6 @@ final class SIPUserAgentLoopbackTests: XCTestCase {
         XCTAssertTrue(reason == .rejected(statusCode: 486) || reason == .declined(statusCode: 486), "\(String(describing: reason))")
     }
 
-    func testCallingAPortWithNobodyTimesOut() throws {
-        let alice = try SIPTestAgent(user: "alice")
-        agents.append(alice)
-        // A bound UDP socket that never answers: Timer B (64·T1 = 6.4 s with T1 = 100 ms) ends the call.
-        let silent = try UDPSocket(bindTo: try SocketAddress(host: "127.0.0.1", port: 0))
-        defer { silent.close() }
-        let outgoing = try alice.agent.call(SIPURI(user: "nobody", host: "127.0.0.1", port: silent.localAddress.port)).wait()
-        XCTAssertEqual(alice.waitForTermination(outgoing, timeout: 15), .failed(.transactionTimeout), "\(alice.events)")
-    }
-
     func testHoldAndResumeBothWays() throws {
         let (alice, bob) = try pair(.udp)
         let (outgoing, incoming, _, _) = try connect(alice, bob)
@@ -169,8 +159,9 @@ final class SIPUserAgentLoopbackTests: XCTestCase {
         alice.agent.hangUp(outgoing)
         mediaA.stop()
         mediaB.stop()
-        let atB = AudioComparison.align(reference: tonesA, output: deviceB.recordedSamples, maxLag: 24_000)
-        let atA = AudioComparison.align(reference: tonesB, output: deviceA.recordedSamples, maxLag: 24_000)
+        // Window by window: a loaded machine shifts a real-time call's timeline now and then.
+        let atB = WindowedAlignment(played: tonesA, in: deviceB.recordedSamples)
+        let atA = WindowedAlignment(played: tonesB, in: deviceA.recordedSamples)
         XCTAssertGreaterThan(atB.correlation, 0.8, "alice → bob: \(atB)")
         XCTAssertGreaterThan(atA.correlation, 0.8, "bob → alice: \(atA)")
     }

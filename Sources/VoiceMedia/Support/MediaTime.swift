@@ -39,3 +39,19 @@ public struct MonotonicMediaClock: MediaClock {
         return MediaTime(nanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
     }
 }
+
+/// A clock that moves only when told to: for tests of code that reads a ``MediaClock``.
+public final class ManualMediaClock: MediaClock {
+    private let time: Locked<MediaTime>
+
+    /// A clock standing at `start`.
+    public init(start: MediaTime = .zero) { time = Locked(start) }
+
+    public func now() -> MediaTime { time.withLock { $0 } }
+
+    /// Moves the clock forward by `interval`.
+    public func advance(by interval: MediaTime) { time.withLock { $0 += interval } }
+
+    /// Sets the clock to `instant`.
+    public func set(to instant: MediaTime) { time.withLock { $0 = instant } }
+}

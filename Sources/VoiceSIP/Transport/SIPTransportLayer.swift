@@ -237,7 +237,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
     }
 
     /// Whether a TCP/TLS connection to `remote` is open; on ``eventLoop`` only.
-    func isConnected(to remote: SIPTransportEndpoint) -> Bool {
+    package func isConnected(to remote: SIPTransportEndpoint) -> Bool {
         eventLoop.preconditionInEventLoop()
         return connections[remote] != nil
     }
@@ -245,7 +245,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
     /// The DNS names the peer of the TLS connection `remote` proved with a certificate that
     /// verified against our trust roots; empty for another transport, an unverified or absent
     /// certificate, or no such connection. On ``eventLoop`` only.
-    func verifiedTLSNames(of remote: SIPTransportEndpoint) -> Set<String> {
+    package func verifiedTLSNames(of remote: SIPTransportEndpoint) -> Set<String> {
         eventLoop.preconditionInEventLoop()
         return tlsIdentities[remote] ?? []
     }

@@ -196,6 +196,7 @@ extension SIPUserAgent {
     /// A free local RTP port, found by binding on ``blockingQueue`` (not on the loop); the
     /// future completes on the loop.
     func reserveMediaPort() -> EventLoopFuture<UInt16> {
+        if let mediaPortSource { return mediaPortSource(eventLoop) }
         let promise = eventLoop.makePromise(of: UInt16.self)
         let host = configuration.media.address
         blockingQueue.async {

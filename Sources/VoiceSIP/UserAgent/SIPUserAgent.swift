@@ -18,7 +18,7 @@ public final class SIPUserAgent: @unchecked Sendable {
     /// The loop everything runs on.
     public var eventLoop: EventLoop { transport.eventLoop }
 
-    let transport: SIPTransportLayer
+    let transport: any SIPTransport
     let logger: Logger
     let clock: any MediaClock
     let resolver: SIPTargetResolver
@@ -36,6 +36,8 @@ public final class SIPUserAgent: @unchecked Sendable {
     var invitesAwaitingMediaPort: [SIPTransactionKey: Bool] = [:]
     /// Where blocking work runs (binding a socket to reserve a media port), never on the loop.
     let blockingQueue = DispatchQueue(label: "voice-sip-blocking", attributes: .concurrent)
+    /// Finds a local RTP port for a new call; nil binds one on ``blockingQueue``.
+    let mediaPortSource: SIPMediaPortSource?
     var nextCallID = 1
     var registration: SIPRegistration?
     var registrationTimers: [SIPRegistrationTimer: Scheduled<Void>] = [:]
@@ -58,15 +60,38 @@ public final class SIPUserAgent: @unchecked Sendable {
     ///   - group: The event loop group the transport runs on.
     ///   - logger: Where signaling is logged (messages at trace level).
     ///   - onEvent: Called on the event loop for registration changes, incoming calls and call events.
-    public init(
+    public convenience init(
         configuration: SIPUserAgentConfiguration,
         group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger = Logger(label: "voice.sip"),
         onEvent: @escaping @Sendable (SIPUserAgentEvent) -> Void
     ) throws(SIPTransportError) {
+        let transportConfiguration = configuration.transportConfiguration
+        try self.init(
+            configuration: configuration,
+            transport: { onEvent throws(SIPTransportError) in
+                try SIPTransportLayer(group: group, configuration: transportConfiguration, logger: logger, onEvent: onEvent)
+            },
+            logger: logger, onEvent: onEvent)
+    }
+
+    /// Creates a user agent on a transport of the caller's making (an in-memory one in tests).
+    /// - Parameters:
+    ///   - clock: Where the state machines read the time; default: the transport's event loop's
+    ///     clock, so that on an `EmbeddedEventLoop` timers and "now" move together in virtual time.
+    ///   - mediaPorts: Finds each call's local RTP port; default: a port the system picks, found
+    ///     by binding off the loop.
+    package init(
+        configuration: SIPUserAgentConfiguration,
+        transport makeTransport: SIPTransportFactory,
+        clock: (any MediaClock)? = nil,
+        mediaPorts: SIPMediaPortSource? = nil,
+        logger: Logger = Logger(label: "voice.sip"),
+        onEvent: @escaping @Sendable (SIPUserAgentEvent) -> Void
+    ) throws(SIPTransportError) {
         self.configuration = configuration
         self.logger = logger
-        self.clock = MonotonicMediaClock()
+        self.mediaPortSource = mediaPorts
         self.resolver = SIPTargetResolver(defaultTransport: configuration.transport)
         self.onEvent = onEvent
         let policy = configuration.incomingCallPolicy
@@ -78,9 +103,9 @@ public final class SIPUserAgent: @unchecked Sendable {
             serverCapacity: configuration.limits.maximumServerTransactions,
             serverCapacityPerSource: configuration.limits.maximumServerTransactionsPerSource)
         let box = SIPWeakBox<SIPUserAgent>()
-        self.transport = try SIPTransportLayer(
-            group: group, configuration: configuration.transportConfiguration, logger: logger,
-            onEvent: { event in box.value?.handleTransportEvent(event) })
+        let transport = try makeTransport { event in box.value?.handleTransportEvent(event) }
+        self.transport = transport
+        self.clock = clock ?? EventLoopMediaClock(loop: transport.eventLoop)
         box.value = self
     }
 
