@@ -24,20 +24,20 @@ final class CallCore: @unchecked Sendable {
     let enableDSCP: Bool
     let audioDevice: (any AudioDevice)?
     var eventLoop: EventLoop { client.agent.eventLoop }
-    private let delegate: DelegateBox<CallDelegate>
-    private let messageDelegate: DelegateBox<CallMessageDelegate>?
+    let delegate: DelegateBox<CallDelegate>
+    let messageDelegate: DelegateBox<CallMessageDelegate>?
     var machine: CallStateMachine
     var handle: SIPCallHandle?
     var media: SIPCallMedia?
     var negotiated: SDPNegotiatedMedia?
     private var stateTimers: [CallStateTimer: Scheduled<Void>] = [:]
-    private var ticker: RepeatedTask?
-    private var quality = CallQualityWarningDetector()
-    private var sampler = CallQualitySampler()
-    private var lastPacketsReceived: UInt64 = 0
-    private var lastMediaPacketAt: MediaTime?
-    private var messageLimiter = CallMessageRateLimiter()
-    private var held = false
+    var ticker: RepeatedTask?
+    var quality = CallQualityWarningDetector()
+    var sampler = CallQualitySampler()
+    var lastPacketsReceived: UInt64 = 0
+    var lastMediaPacketAt: MediaTime?
+    var messageLimiter = CallMessageRateLimiter()
+    var held = false
     /// The last machine state sent to the delegate queue for ``Call/state``.
     private var publishedState = CallState.connecting
     var mediaTracker = InsightsMediaConnectionTracker()
@@ -49,10 +49,10 @@ final class CallCore: @unchecked Sendable {
     /// Where this call's media jobs run, one at a time and in order.
     let mediaQueue: DispatchQueue
     /// The SIP answer arrived; the call connects when its media has started.
-    private var answerAwaitingMedia = false
+    var answerAwaitingMedia = false
     /// A media stop is under way: callbacks and the end of the call wait for it.
-    private var mediaStopping = false
-    private var callbacksAwaitingMediaStop: [CallStateCallback] = []
+    var mediaStopping = false
+    var callbacksAwaitingMediaStop: [CallStateCallback] = []
 
     init(
         client: VoiceClient, call: Call, role: CallStateRole, delegate: CallDelegate, delegateQueue: DispatchQueue,
@@ -118,7 +118,7 @@ final class CallCore: @unchecked Sendable {
 
     /// The public state moves on the delegate queue, in step with the callbacks (see `deliver`);
     /// this catches up with the machine once this step's callbacks have run.
-    private func publishState() {
+    func publishState() {
         let state = machine.state
         guard state != publishedState else { return }
         publishedState = state
@@ -126,7 +126,7 @@ final class CallCore: @unchecked Sendable {
         delegateQueue.async { call.update { $0.state = state } }
     }
 
-    private func deliver(_ callback: CallStateCallback) {
+    func deliver(_ callback: CallStateCallback) {
         let call = self.call
         let delegate = self.delegate
         // The state a delegate reads during its callback is the one the callback announces, even
@@ -214,7 +214,7 @@ final class CallCore: @unchecked Sendable {
         }
     }
 
-    private func sessionEnded(_ reason: SIPSessionEndReason) {
+    func sessionEnded(_ reason: SIPSessionEndReason) {
         // Answered, then ended while the media was still starting: it did connect.
         connectIfAnswered()
         switch reason {
@@ -266,250 +266,6 @@ final class CallCore: @unchecked Sendable {
     /// before sending its own.
     static let peerReconnectGrace = MediaTime.milliseconds(2_000)
 
-    // MARK: - Media
-
-    /// Creates the call's media and starts it on ``mediaQueue``; ``mediaStarted(_:)`` or
-    /// ``mediaFailed(_:_:)`` follows on the loop.
-    private func startMedia(_ negotiated: SDPNegotiatedMedia) {
-        self.negotiated = negotiated
-        guard media == nil, let handle, let info = client.agent.callInfo(handle) else {
-            connectIfAnswered()
-            return
-        }
-        call.update { $0.details.codec = negotiated.codec.name }
-        publish(CallInsights.codec(negotiated.codec.name, callSid: sid))
-        let media = SIPCallMedia(
-            localHost: client.configuration.listenHost, localPort: info.mediaPort,
-            audioDevice: client.sharedAudioDevice(audioDevice ?? client.audioDevice), engine: client.configuration.mediaEngine,
-            enableDSCP: enableDSCP)
-        media.isMuted = call.isMuted
-        self.media = media
-        let loop = eventLoop
-        mediaQueue.async {
-            do throws(AudioStreamError) {
-                try media.apply(negotiated)
-                loop.execute { self.mediaStarted(media) }
-            } catch {
-                loop.execute { self.mediaFailed(media, error) }
-            }
-        }
-    }
-
-    /// The media runs: the call connects (if answered) and the watchdog starts.
-    private func mediaStarted(_ started: SIPCallMedia) {
-        guard media === started, !machine.isDisconnected, let negotiated, let handle,
-            let info = client.agent.callInfo(handle)
-        else { return }
-        trackMedia(.started(localAddress: "\(client.configuration.listenHost):\(info.mediaPort)", remoteAddress: "\(negotiated.remoteRTP)"))
-        lastMediaPacketAt = now
-        ticker = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in self.tick() }
-        connectIfAnswered()
-    }
-
-    private func mediaFailed(_ failed: SIPCallMedia, _ error: AudioStreamError) {
-        guard media === failed, !machine.isDisconnected else { return }
-        answerAwaitingMedia = false
-        client.logger.error("media for \(sid) failed to start: \(error)")
-        trackMedia(.failed)
-        // The 2xx and ACK are through: hang the dialog up too, or the peer would stay
-        // connected to a call that has no media.
-        run(machine.mediaFailed(stateError(.mediaConnectionFailed("\(error)")), now: now))
-    }
-
-    private func connectIfAnswered() {
-        guard answerAwaitingMedia else { return }
-        answerAwaitingMedia = false
-        run(machine.answered(now: now))
-    }
-
-    private func applyMedia(_ negotiated: SDPNegotiatedMedia) {
-        self.negotiated = negotiated
-        if let media {
-            let sid = self.sid
-            let logger = client.logger
-            mediaQueue.async {
-                do {
-                    try media.apply(negotiated)
-                } catch {
-                    logger.warning("media update for \(sid) failed: \(error)")
-                }
-            }
-        }
-        // Either side's hold (sendonly, recvonly, inactive) may stop the peer's media.
-        run(machine.mediaExpectationChanged(expected: negotiated.direction == .sendrecv, now: now))
-    }
-
-    /// Stops the media on ``mediaQueue`` (after any start or update still queued there);
-    /// ``mediaStopped()`` follows on the loop.
-    private func releaseMedia() {
-        trackMedia(.closed)
-        ticker?.cancel()
-        ticker = nil
-        guard let media else { return }
-        self.media = nil
-        mediaStopping = true
-        let loop = eventLoop
-        mediaQueue.async {
-            media.stop()
-            loop.execute { self.mediaStopped() }
-        }
-    }
-
-    /// The media has stopped (sockets closed, device released): what waited for it goes on.
-    private func mediaStopped() {
-        mediaStopping = false
-        let waiting = callbacksAwaitingMediaStop
-        callbacksAwaitingMediaStop = []
-        for callback in waiting { deliver(callback) }
-        run([])
-    }
-
-    /// Once a second: the media watchdog and the quality warnings.
-    private func tick() {
-        guard let stats = media?.stream?.stats, !machine.isDisconnected else { return }
-        if stats.packetsReceived > lastPacketsReceived {
-            lastPacketsReceived = stats.packetsReceived
-            lastMediaPacketAt = now
-            trackMedia(.mediaReceived)
-        }
-        run(machine.tick(now: now, lastMediaPacketAt: lastMediaPacketAt))
-        guard machine.isConnected else { return }
-        let sample = sampler.sample(from: stats, isMuted: call.isMuted, isOnHold: held)
-        guard let change = quality.add(sample, at: Date(), callSid: sid) else { return }
-        for event in change.insightsEvents { publish(event) }
-        let current = change.current
-        let previous = change.previous
-        call.update { $0.warnings = current }
-        let call = self.call
-        let delegate = self.delegate
-        delegateQueue.async {
-            delegate.value?.call(call, didReceiveQualityWarnings: current, previousWarnings: previous)
-        }
-        let continuation = call.eventContinuation
-        delegateQueue.async { continuation.yield(.qualityWarnings(current: current, previous: previous)) }
-    }
-
-    func statsReport() -> CallStatsReport? {
-        guard let stream = media?.stream else { return nil }
-        return CallStatsReport(streamStats: stream.stats, callSid: sid.isEmpty ? nil : sid)
-    }
-
-    // MARK: - Actions
-
-    func disconnect() {
-        guard !machine.isDisconnected else { return }
-        run(machine.disconnect(now: now))
-    }
-
-    func setMuted(_ muted: Bool) {
-        guard machine.isConnected, call.isMuted != muted else { return }
-        call.update { $0.isMuted = muted }
-        media?.isMuted = muted
-        publish(CallInsights.connection(muted ? .muted : .unmuted, callSid: sid))
-    }
-
-    private func holdRefused(_ statusCode: Int?) {
-        client.logger.warning("hold of \(sid) refused (\(statusCode.map(String.init) ?? "not possible now")): the call stays off hold")
-        applyHold(false)
-    }
-
-    private func resumeRefused(_ statusCode: Int?) {
-        client.logger.warning("resume of \(sid) refused (\(statusCode.map(String.init) ?? "not possible now")): the call stays on hold")
-        applyHold(true)
-    }
-
-    /// The local side of hold: the public flag and the media (silence out, no playback).
-    private func applyHold(_ onHold: Bool) {
-        held = onHold
-        call.update { $0.isOnHold = onHold }
-        media?.isOnHold = onHold
-    }
-
-    func setOnHold(_ onHold: Bool) {
-        guard machine.isConnected, let handle, held != onHold else { return }
-        applyHold(onHold)
-        if onHold { client.agent.hold(handle) } else { client.agent.resume(handle) }
-        signalingState(.haveLocalOffer)
-        publish(CallInsights.connection(onHold ? .hold : .unhold, callSid: sid))
-    }
-
-    func sendDigits(_ digits: String) {
-        guard machine.isConnected, !digits.isEmpty, digits.allSatisfy({ "0123456789*#w".contains($0) }) else {
-            client.logger.debug("sendDigits(\(digits)) ignored: not connected or not 0-9 * # w")
-            return
-        }
-        if negotiated?.telephoneEventPayloadType != nil, let media {
-            do {
-                try media.sendDigits(digits)
-                return
-            } catch {
-                client.logger.warning("RFC 4733 digits failed, falling back to INFO: \(error)")
-            }
-        }
-        sendDigitsByINFO(DTMFSequence(Array(digits)))
-    }
-
-    /// INFO application/dtmf-relay, one digit at a time, paced as RFC 4733 digits are (the peer
-    /// has no telephone-event): each INFO carries the tone's duration, the next follows after
-    /// the tone and its gap, `w` waits its pause.
-    private func sendDigitsByINFO(_ sequence: DTMFSequence) {
-        var sequence = sequence
-        guard let handle, machine.isConnected, let step = sequence.next() else { return }
-        let wait: Int
-        switch step {
-        case .silence(let milliseconds):
-            wait = milliseconds
-        case .tone(let digit, let milliseconds):
-            wait = milliseconds
-            if let relay = SIPDTMFRelay(digit: digit, duration: milliseconds) {
-                client.agent.sendInfo(handle, contentType: SIPDTMFRelay.contentType, body: relay.body).whenFailure { error in
-                    self.client.logger.debug("digit \(digit) by INFO failed: \(error)")
-                }
-            }
-        }
-        let rest = sequence
-        eventLoop.scheduleTask(in: .milliseconds(Int64(wait))) { self.sendDigitsByINFO(rest) }
-    }
-
-    // MARK: - Call messages
-
-    /// Sends `message` as INFO with its identity headers; its own INFO result (matched by the
-    /// request, never by arrival order) goes to the message delegate.
-    func sendMessage(_ message: CallMessage) {
-        guard let handle, machine.isConnected || machine.state == .reconnecting else {
-            messageFailed(message, VoiceError(.callDoesNotExist, failureReason: "the call is not connected"))
-            return
-        }
-        let now = self.now
-        message.send(over: client.agent, on: handle, admit: { messageLimiter.admit(at: now) }) { error in
-            if let error { self.messageFailed(message, error) } else { self.messageSent(message) }
-        }
-    }
-
-    private func messageSent(_ message: CallMessage) {
-        guard let delegate = messageDelegate else { return }
-        let call = self.call
-        delegateQueue.async { delegate.value?.call(call, didSendMessage: message.voiceEventSid) }
-    }
-
-    private func messageFailed(_ message: CallMessage, _ error: VoiceError) {
-        guard let delegate = messageDelegate else { return }
-        let call = self.call
-        delegateQueue.async { delegate.value?.call(call, didFailToSendMessage: message, error: error) }
-    }
-
-    /// A message from the peer, on the confirmed call or (caller side) on the early dialog of a
-    /// ringing one.
-    private func receiveMessage(contentType: String, body: [UInt8], headers: SIPHeaders) {
-        guard let message = CallMessage(receivedINFO: body, contentType: contentType, headers: headers) else { return }
-        let call = self.call
-        if let delegate = messageDelegate {
-            delegateQueue.async { delegate.value?.call(call, didReceiveMessage: message) }
-        }
-        let continuation = call.eventContinuation
-        delegateQueue.async { continuation.yield(.messageReceived(message)) }
-    }
-
     // MARK: - Errors
 
     /// The machine's compact error for `error`, remembering the full one.
@@ -530,7 +286,7 @@ final class CallCore: @unchecked Sendable {
         client.configuration.insightsPublisher.publish(event)
     }
 
-    private func finish() {
+    func finish() {
         releaseMedia()
         guard !mediaStopping else { return }  // `mediaStopped()` finishes.
         signalingState(.closed)

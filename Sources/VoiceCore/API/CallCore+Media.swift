@@ -1,0 +1,135 @@
+import Dispatch
+import Foundation
+import NIOCore
+import VoiceMedia
+import VoiceSIP
+
+// A call's media: started, updated and stopped off the loop, the once-a-second watchdog and
+// quality warnings, and the stats.
+extension CallCore {
+    /// Creates the call's media and starts it on ``mediaQueue``; ``mediaStarted(_:)`` or
+    /// ``mediaFailed(_:_:)`` follows on the loop.
+    func startMedia(_ negotiated: SDPNegotiatedMedia) {
+        self.negotiated = negotiated
+        guard media == nil, let handle, let info = client.agent.callInfo(handle) else {
+            connectIfAnswered()
+            return
+        }
+        call.update { $0.details.codec = negotiated.codec.name }
+        publish(CallInsights.codec(negotiated.codec.name, callSid: sid))
+        let media = SIPCallMedia(
+            localHost: client.configuration.listenHost, localPort: info.mediaPort,
+            audioDevice: client.sharedAudioDevice(audioDevice ?? client.audioDevice), engine: client.configuration.mediaEngine,
+            enableDSCP: enableDSCP)
+        media.isMuted = call.isMuted
+        self.media = media
+        let loop = eventLoop
+        mediaQueue.async {
+            do throws(AudioStreamError) {
+                try media.apply(negotiated)
+                loop.execute { self.mediaStarted(media) }
+            } catch {
+                loop.execute { self.mediaFailed(media, error) }
+            }
+        }
+    }
+
+    /// The media runs: the call connects (if answered) and the watchdog starts.
+    func mediaStarted(_ started: SIPCallMedia) {
+        guard media === started, !machine.isDisconnected, let negotiated, let handle,
+            let info = client.agent.callInfo(handle)
+        else { return }
+        trackMedia(.started(localAddress: "\(client.configuration.listenHost):\(info.mediaPort)", remoteAddress: "\(negotiated.remoteRTP)"))
+        lastMediaPacketAt = now
+        ticker = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in self.tick() }
+        connectIfAnswered()
+    }
+
+    func mediaFailed(_ failed: SIPCallMedia, _ error: AudioStreamError) {
+        guard media === failed, !machine.isDisconnected else { return }
+        answerAwaitingMedia = false
+        client.logger.error("media for \(sid) failed to start: \(error)")
+        trackMedia(.failed)
+        // The 2xx and ACK are through: hang the dialog up too, or the peer would stay
+        // connected to a call that has no media.
+        run(machine.mediaFailed(stateError(.mediaConnectionFailed("\(error)")), now: now))
+    }
+
+    func connectIfAnswered() {
+        guard answerAwaitingMedia else { return }
+        answerAwaitingMedia = false
+        run(machine.answered(now: now))
+    }
+
+    func applyMedia(_ negotiated: SDPNegotiatedMedia) {
+        self.negotiated = negotiated
+        if let media {
+            let sid = self.sid
+            let logger = client.logger
+            mediaQueue.async {
+                do {
+                    try media.apply(negotiated)
+                } catch {
+                    logger.warning("media update for \(sid) failed: \(error)")
+                }
+            }
+        }
+        // Either side's hold (sendonly, recvonly, inactive) may stop the peer's media.
+        run(machine.mediaExpectationChanged(expected: negotiated.direction == .sendrecv, now: now))
+    }
+
+    /// Stops the media on ``mediaQueue`` (after any start or update still queued there);
+    /// ``mediaStopped()`` follows on the loop.
+    func releaseMedia() {
+        trackMedia(.closed)
+        ticker?.cancel()
+        ticker = nil
+        guard let media else { return }
+        self.media = nil
+        mediaStopping = true
+        let loop = eventLoop
+        mediaQueue.async {
+            media.stop()
+            loop.execute { self.mediaStopped() }
+        }
+    }
+
+    /// The media has stopped (sockets closed, device released): what waited for it goes on.
+    func mediaStopped() {
+        mediaStopping = false
+        let waiting = callbacksAwaitingMediaStop
+        callbacksAwaitingMediaStop = []
+        for callback in waiting { deliver(callback) }
+        run([])
+    }
+
+    /// Once a second: the media watchdog and the quality warnings.
+    func tick() {
+        guard let stats = media?.stream?.stats, !machine.isDisconnected else { return }
+        if stats.packetsReceived > lastPacketsReceived {
+            lastPacketsReceived = stats.packetsReceived
+            lastMediaPacketAt = now
+            trackMedia(.mediaReceived)
+        }
+        run(machine.tick(now: now, lastMediaPacketAt: lastMediaPacketAt))
+        guard machine.isConnected else { return }
+        let sample = sampler.sample(from: stats, isMuted: call.isMuted, isOnHold: held)
+        guard let change = quality.add(sample, at: Date(), callSid: sid) else { return }
+        for event in change.insightsEvents { publish(event) }
+        let current = change.current
+        let previous = change.previous
+        call.update { $0.warnings = current }
+        let call = self.call
+        let delegate = self.delegate
+        delegateQueue.async {
+            delegate.value?.call(call, didReceiveQualityWarnings: current, previousWarnings: previous)
+        }
+        let continuation = call.eventContinuation
+        delegateQueue.async { continuation.yield(.qualityWarnings(current: current, previous: previous)) }
+    }
+
+    func statsReport() -> CallStatsReport? {
+        guard let stream = media?.stream else { return nil }
+        return CallStatsReport(streamStats: stream.stats, callSid: sid.isEmpty ? nil : sid)
+    }
+}
