@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import VoiceTestKit
 import XCTest
 
 @testable import VoiceSIP
@@ -45,7 +46,9 @@ final class SIPUserAgentResponseRoutingTests: XCTestCase {
         XCTAssertTrue(recorder.waitUntil {
             recorder.all.contains { if case .connectionClosed = $0 { true } else { false } }
         })
-        Thread.sleep(forTimeInterval: 0.2)  // the target notices the close too
+        XCTAssertTrue(PollingWait.until(timeout: 5) {
+            target.events.contains { if case .connectionLost = $0 { true } else { false } }
+        }, "the target noticed the close too")
         target.agent.reject(handle, statusCode: 486)
         XCTAssertTrue(recorder.waitUntil(timeout: 10) { !answers(486).isEmpty }, "486 over a new connection to the sent-by port")
     }

@@ -85,6 +85,11 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
     /// Stops rendering; no render callback runs after it returns. Idempotent.
     public func stopRendering() { renderSide.stop() }
 
+    /// Whether capture runs (started and not stopped).
+    package var isCapturing: Bool { captureSide.isRunning }
+    /// Whether rendering runs (started and not stopped).
+    package var isRendering: Bool { renderSide.isRunning }
+
     /// The capture content and read position. Only the capture pump touches `position` (and
     /// `rewind` runs before the pump starts), hence `@unchecked Sendable`.
     final class Source: SoftwareCaptureSource, @unchecked Sendable {

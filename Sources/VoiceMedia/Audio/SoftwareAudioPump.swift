@@ -128,6 +128,9 @@ final class SoftwareDeviceSide: Sendable {
         }
     }
 
+    /// Whether the side was started and not yet stopped.
+    var isRunning: Bool { running.withLock { $0 != nil } }
+
     /// Stops the pump and waits until it no longer runs. Idempotent.
     func stop() {
         guard
