@@ -68,6 +68,17 @@ final class SIPURITests: XCTestCase {
         XCTAssertEqual(try SIPURI(parsing: u.description), u)
     }
 
+    /// Found by fuzzing: `%D0` alone decoded to U+FFFD, so a 3.9 KB tel URI came back 4.2 KB
+    /// long (past the 4096-byte limit) with its parameter changed. Escapes must decode to UTF-8.
+    func testEscapesThatAreNotUTF8AreRefusedAndUTF8OnesRoundTrip() throws {
+        for bad in ["tel:+1;p=%d0", "sip:%ff@example.net", "sip:a@example.net;x=%C3", "sip:a@example.net?h=%80"] {
+            XCTAssertThrowsError(try SIPURI(parsing: bad), bad) { XCTAssertEqual(($0 as? SIPParseError)?.kind, .invalidURI) }
+        }
+        let accented = try SIPURI(parsing: "sip:ren%C3%A9e@example.net;x=%E2%82%AC")
+        XCTAssertEqual(accented.user, "renée")
+        XCTAssertEqual(try SIPURI(parsing: accented.description), accented)
+    }
+
     func testMalformedURIsThrowTypedErrors() {
         for bad in [
             "", "sip:", "sip:user@", "sip:user@host:99999", "sip:user@host:", "sip:us er@host", "sip:a@b;=x",

@@ -55,7 +55,10 @@ enum SIPGrammar {
                 throw SIPParseError(.invalidURI, "character 0x\(String(c, radix: 16)) not allowed in \(what)")
             }
         }
-        return String(decoding: out, as: UTF8.self)
+        // SIP text is UTF-8 (RFC 3261 §7.3.1): escapes that decode to anything else would come
+        // back as U+FFFD, changing the value and tripling its escaped length when written out.
+        guard let text = utf8String(out[...]) else { throw SIPParseError(.invalidURI, "escapes in \(what) are not UTF-8") }
+        return text
     }
 
     /// Escapes every byte of `text` that `allowed` rejects as `%HH`.
