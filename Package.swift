@@ -108,6 +108,7 @@ let package = Package(
                 "VoiceCore", "VoiceSIP", "VoiceTestKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         // Fixtures: peer configuration templates (baresip, Kamailio) read from disk by the interop tests.

@@ -77,14 +77,18 @@ package final class SIPMemoryTransport: SIPTransport, @unchecked Sendable {
 
     package var eventLoop: any EventLoop { network.loop }
 
+    /// Binds at once when called on the loop (so a client created on an embedded loop's thread
+    /// has its address without running the loop), else on the loop.
     package func listen(_ transport: SIPTransportProtocol, host: String, port: Int) -> EventLoopFuture<SIPTransportEndpoint> {
-        eventLoop.submit { () throws -> SIPTransportEndpoint in
+        let bind = { @Sendable () throws -> SIPTransportEndpoint in
             guard transport == .udp else { throw SIPTransportError(.unsupportedTransport, "the memory network carries UDP only") }
             guard !self.isShutDown else { throw SIPTransportError(.shutDown, "transport is shut down") }
             let endpoint = try self.network.bind(self, host: host, port: port)
             self.local = endpoint
             return endpoint
         }
+        guard eventLoop.inEventLoop else { return eventLoop.submit(bind) }
+        return eventLoop.makeCompletedFuture(Result { try bind() })
     }
 
     package func send(_ bytes: [UInt8], to destination: SIPTransportEndpoint, serverName: String?) -> EventLoopFuture<Void> {

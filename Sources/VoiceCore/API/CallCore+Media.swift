@@ -17,14 +17,13 @@ extension CallCore {
         }
         call.update { $0.details.codec = negotiated.codec.name }
         publish(CallInsights.codec(negotiated.codec.name, callSid: sid))
-        let media = SIPCallMedia(
-            localHost: client.configuration.listenHost, localPort: info.mediaPort,
-            audioDevice: client.sharedAudioDevice(audioDevice ?? client.audioDevice), engine: client.configuration.mediaEngine,
-            enableDSCP: enableDSCP)
+        let media = client.mediaFactory.make(
+            client.configuration.listenHost, info.mediaPort, client.sharedAudioDevice(audioDevice ?? client.audioDevice),
+            client.configuration.mediaEngine, enableDSCP)
         media.isMuted = call.isMuted
         self.media = media
         let loop = eventLoop
-        mediaQueue.async {
+        onMediaQueue {
             do throws(AudioStreamError) {
                 try media.apply(negotiated)
                 loop.execute { self.mediaStarted(media) }
@@ -35,7 +34,7 @@ extension CallCore {
     }
 
     /// The media runs: the call connects (if answered) and the watchdog starts.
-    func mediaStarted(_ started: SIPCallMedia) {
+    func mediaStarted(_ started: any CallMedia) {
         guard media === started, !machine.isDisconnected, let negotiated, let handle,
             let info = client.agent.callInfo(handle)
         else { return }
@@ -45,7 +44,7 @@ extension CallCore {
         connectIfAnswered()
     }
 
-    func mediaFailed(_ failed: SIPCallMedia, _ error: AudioStreamError) {
+    func mediaFailed(_ failed: any CallMedia, _ error: AudioStreamError) {
         guard media === failed, !machine.isDisconnected else { return }
         answerAwaitingMedia = false
         client.logger.error("media for \(sid) failed to start: \(error)")
@@ -66,7 +65,7 @@ extension CallCore {
         if let media {
             let sid = self.sid
             let logger = client.logger
-            mediaQueue.async {
+            onMediaQueue {
                 do {
                     try media.apply(negotiated)
                 } catch {
@@ -88,7 +87,7 @@ extension CallCore {
         self.media = nil
         mediaStopping = true
         let loop = eventLoop
-        mediaQueue.async {
+        onMediaQueue {
             media.stop()
             loop.execute { self.mediaStopped() }
         }
@@ -105,7 +104,7 @@ extension CallCore {
 
     /// Once a second: the media watchdog and the quality warnings.
     func tick() {
-        guard let stats = media?.stream?.stats, !machine.isDisconnected else { return }
+        guard let stats = media?.stats, !machine.isDisconnected else { return }
         if stats.packetsReceived > lastPacketsReceived {
             lastPacketsReceived = stats.packetsReceived
             lastMediaPacketAt = now
@@ -129,7 +128,13 @@ extension CallCore {
     }
 
     func statsReport() -> CallStatsReport? {
-        guard let stream = media?.stream else { return nil }
-        return CallStatsReport(streamStats: stream.stats, callSid: sid.isEmpty ? nil : sid)
+        guard let stats = media?.stats else { return nil }
+        return CallStatsReport(streamStats: stats, callSid: sid.isEmpty ? nil : sid)
+    }
+
+    /// Runs a media job on the call's media queue, or at once where the client says so (tests
+    /// on an embedded event loop, whose null media does no I/O).
+    func onMediaQueue(_ job: @escaping @Sendable () -> Void) {
+        if client.runsMediaJobsInline { job() } else { mediaQueue.async(execute: job) }
     }
 }

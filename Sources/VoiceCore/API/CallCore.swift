@@ -28,7 +28,7 @@ final class CallCore: @unchecked Sendable {
     let messageDelegate: DelegateBox<CallMessageDelegate>?
     var machine: CallStateMachine
     var handle: SIPCallHandle?
-    var media: SIPCallMedia?
+    var media: (any CallMedia)?
     var negotiated: SDPNegotiatedMedia?
     private var stateTimers: [CallStateTimer: Scheduled<Void>] = [:]
     var ticker: RepeatedTask?

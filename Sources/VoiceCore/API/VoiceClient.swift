@@ -35,7 +35,10 @@ public final class VoiceClient: @unchecked Sendable {
     let logger: Logger
     /// The bound local SIP address.
     public let localEndpoint: SIPTransportEndpoint
-    private let clock = MonotonicMediaClock()
+    /// Makes each call's media.
+    let mediaFactory: CallMediaFactory
+    /// Media jobs run at once on the loop instead of on a queue (tests with null media).
+    let runsMediaJobsInline: Bool
     private let audioDeviceBox: Locked<(any AudioDevice)?>
     /// Where calls' media jobs run (each call's serial queue targets it): one job at a time per
     /// client. Run concurrently, a burst of call setups spread over many threads and took the
@@ -78,11 +81,26 @@ public final class VoiceClient: @unchecked Sendable {
     ///   - eventLoopGroup: Where the client's signaling runs (it uses one loop of the group);
     ///     default ``defaultEventLoopGroup``. The group must outlive the client.
     /// - Throws: ``VoiceError`` 31009 (transportError) when the address cannot be bound or TLS cannot be set up.
-    public init(
+    public convenience init(
         configuration: VoiceClientConfiguration, audioDevice: (any AudioDevice)? = nil,
         eventLoopGroup: any EventLoopGroup = VoiceClient.defaultEventLoopGroup
     ) throws(VoiceError) {
+        try self.init(configuration: configuration, audioDevice: audioDevice, eventLoopGroup: eventLoopGroup, transport: nil)
+    }
+
+    /// Creates a client on a transport, clock and media of the caller's making: with an
+    /// in-memory transport on an `EmbeddedEventLoop`, null media and media jobs run inline, a
+    /// whole call runs in virtual time. The transport must have bound when `listen` returns
+    /// on its loop, or be on a loop other than the calling thread's.
+    package init(
+        configuration: VoiceClientConfiguration, audioDevice: (any AudioDevice)? = nil,
+        eventLoopGroup: any EventLoopGroup = VoiceClient.defaultEventLoopGroup,
+        transport: SIPTransportFactory?, clock: (any MediaClock)? = nil, mediaPorts: SIPMediaPortSource? = nil,
+        media: CallMediaFactory = .engine, runsMediaJobsInline: Bool = false
+    ) throws(VoiceError) {
         self.configuration = configuration
+        self.mediaFactory = media
+        self.runsMediaJobsInline = runsMediaJobsInline
         var logger = configuration.logger
         logger[metadataKey: "identity"] = "\(configuration.identity)"
         if let level = Self.logLevel { logger.logLevel = level }
@@ -98,10 +116,15 @@ public final class VoiceClient: @unchecked Sendable {
         }
         let box = SIPClientBox()
         do {
-            agent = try SIPUserAgent(configuration: agentConfiguration, group: eventLoopGroup, logger: logger) { event in
-                box.client?.handle(event)
+            let onEvent: @Sendable (SIPUserAgentEvent) -> Void = { event in box.client?.handle(event) }
+            if let transport {
+                agent = try SIPUserAgent(
+                    configuration: agentConfiguration, transport: transport, clock: clock, mediaPorts: mediaPorts, logger: logger,
+                    onEvent: onEvent)
+            } else {
+                agent = try SIPUserAgent(configuration: agentConfiguration, group: eventLoopGroup, logger: logger, onEvent: onEvent)
             }
-            localEndpoint = try agent.start().wait()
+            localEndpoint = try Self.value(of: agent.start())
         } catch let error as SIPTransportError {
             throw VoiceError(transportError: error)
         } catch {
@@ -143,7 +166,19 @@ public final class VoiceClient: @unchecked Sendable {
         return configuration
     }
 
-    var now: MediaTime { clock.now() }
+    var now: MediaTime { agent.clock.now() }
+
+    /// The value of `future`: at once if it has completed and this thread is its loop's, else
+    /// by waiting (never on the loop itself).
+    private static func value<T: Sendable>(of future: EventLoopFuture<T>) throws -> T {
+        if future.eventLoop.inEventLoop {
+            let result = Locked<Result<T, Error>?>(nil)
+            future.whenComplete { outcome in result.withLock { $0 = outcome } }
+            if let outcome = result.withLock({ $0 }) { return try outcome.get() }
+            throw VoiceError(.transportError, failureReason: "the transport did not bind at once on its own loop")
+        }
+        return try future.wait()
+    }
 
     // MARK: - Outgoing calls
 

@@ -20,7 +20,7 @@ public final class SIPUserAgent: @unchecked Sendable {
 
     let transport: any SIPTransport
     let logger: Logger
-    let clock: any MediaClock
+    package let clock: any MediaClock
     let resolver: SIPTargetResolver
     let onEvent: @Sendable (SIPUserAgentEvent) -> Void
     var table: SIPTransactionTable<SIPTransactionPayload>
