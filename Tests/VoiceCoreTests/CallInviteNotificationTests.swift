@@ -55,7 +55,7 @@ final class CallInviteNotificationTests: XCTestCase {
         let payload = Self.callPayload(params: "customer=from-push&note=a%20b")
         XCTAssertTrue(bob.client.handleNotification(payload, delegate: pushed, delegateQueue: pushed.queue))
         let server = try SIPPeerUDPChannel()
-        Thread.sleep(forTimeInterval: 0.1)  // the notification is taken on the client's loop first
+        try bob.client.agent.eventLoop.submit {}.wait()  // the notification is taken on the client's loop first
         try server.send(rawInvite(from: server, to: bob), to: SocketAddress(host: "127.0.0.1", port: bob.client.localEndpoint.port))
         let invite = try XCTUnwrap(pushed.waitForInvite())
         XCTAssertEqual(invite.callSid, Self.sid)
@@ -64,7 +64,9 @@ final class CallInviteNotificationTests: XCTestCase {
         XCTAssertNotNil(server.receive(timeout: .seconds(5)) { $0.hasPrefix("SIP/2.0 180") }, "the invite rings")
         // The same notification again reaches the same delegate only once.
         XCTAssertTrue(bob.client.handleNotification(payload, delegate: pushed, delegateQueue: pushed.queue))
-        Thread.sleep(forTimeInterval: 0.2)
+        // Once the loop has taken it, and the delegate's queue has run what that sent it.
+        try bob.client.agent.eventLoop.submit {}.wait()
+        pushed.queue.sync {}
         XCTAssertEqual(pushed.invites.withLockedValue { $0.count }, 1)
         invite.reject()
         XCTAssertNotNil(server.receive(timeout: .seconds(5)) { $0.hasPrefix("SIP/2.0 600") })
@@ -75,7 +77,7 @@ final class CallInviteNotificationTests: XCTestCase {
         let pushed = ScriptedNotificationDelegate()
         XCTAssertTrue(bob.client.handleNotification(Self.callPayload(params: "customer=42"), delegate: pushed, delegateQueue: pushed.queue))
         let server = try SIPPeerUDPChannel()
-        Thread.sleep(forTimeInterval: 0.1)  // the notification is taken on the client's loop first
+        try bob.client.agent.eventLoop.submit {}.wait()  // the notification is taken on the client's loop first
         let invite = rawInvite(from: server, to: bob)
         try server.send(invite, to: SocketAddress(host: "127.0.0.1", port: bob.client.localEndpoint.port))
         let delivered = try XCTUnwrap(pushed.waitForInvite())

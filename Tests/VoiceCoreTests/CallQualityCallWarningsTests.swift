@@ -46,11 +46,16 @@ final class CallQualityCallWarningsTests: XCTestCase {
         try steer(caller, to: bobMedia)
         XCTAssertTrue(PollingWait.until(timeout: 20) { !callee.callQualityWarnings.contains(.highPacketsLostFraction) },
                       "cleared: \(pair.calleeDelegate.allCallbacks)")
-        let warnings = pair.calleeDelegate.allCallbacks.compactMap { if case .warnings(let w) = $0 { w } else { nil } }
-        let lossStates = warnings.map { $0.contains(.highPacketsLostFraction) }
-        let runs = lossStates.reduce(into: [Bool]()) { if $0.last != $1 { $0.append($1) } }
-        XCTAssertEqual(Array(runs.drop { !$0 }), [true, false],
-                       "raised once, then cleared once: \(warnings)")
+        func warnings() -> [Set<CallQualityWarning>] {
+            pair.calleeDelegate.allCallbacks.compactMap { if case .warnings(let w) = $0 { w } else { nil } }
+        }
+        func lossRuns() -> [Bool] {
+            let runs = warnings().map { $0.contains(.highPacketsLostFraction) }.reduce(into: [Bool]()) { if $0.last != $1 { $0.append($1) } }
+            return Array(runs.drop { !$0 })
+        }
+        // The call's warnings change first; the delegate hears of it afterwards, on its own queue.
+        XCTAssertTrue(PollingWait.until(timeout: 5) { lossRuns().last == false }, "the delegate heard it cleared: \(warnings())")
+        XCTAssertEqual(lossRuns(), [true, false], "raised once, then cleared once: \(warnings())")
         XCTAssertEqual(pair.calleeDelegate.callbacks, [.connected], "loss alone is no reconnect")
 
         let lossEvents = pair.bob.insights.events.filter { $0.name == "high-packets-lost-fraction" }

@@ -114,7 +114,8 @@ final class CallSharedAudioDeviceTests: XCTestCase {
     private func assertHearsAlice(_ peer: TestVoiceClient, _ who: String, file: StaticString = #filePath, line: UInt = #line) {
         peer.device.clearRecording()
         _ = PollingWait.until(timeout: 10) { peer.device.recordedSamples.count >= 96_000 }
-        let alignment = AudioComparison.align(reference: aliceSignal, output: peer.device.recordedSamples, maxLag: 48_000)
+        // Window by window: a loaded machine shifts a real-time call's timeline now and then.
+        let alignment = WindowedAlignment(playedInALoop: aliceSignal, in: peer.device.recordedSamples)
         XCTAssertGreaterThan(alignment.correlation, 0.8, "\(who) hears alice: \(alignment)", file: file, line: line)
     }
 

@@ -169,7 +169,9 @@ final class VoiceCallCommandTests: XCTestCase {
         XCTAssertEqual(listen.exitStatus, 0, listen.logTail())
         let recorded = try WAVFile(contentsOfFile: directory + "/recorded.wav")
         XCTAssertGreaterThan(recorded.samples.count, 48_000 * 2, "at least 2 s recorded")
-        let alignment = AudioComparison.alignToLoop(signal, output: recorded.channel(0))
+        // Window by window: two real-time processes on a loaded machine shift the recording's
+        // timeline now and then, which one lag for the whole recording takes for broken audio.
+        let alignment = WindowedAlignment(playedInALoop: signal, in: recorded.channel(0))
         XCTAssertGreaterThan(alignment.correlation, 0.7, "recorded vs played: \(alignment)")
     }
 }

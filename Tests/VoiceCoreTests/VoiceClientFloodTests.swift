@@ -78,8 +78,9 @@ final class VoiceClientFloodTests: XCTestCase {
         alice.device.clearRecording()
         bob.device.clearRecording()
         _ = PollingWait.until(timeout: 10) { alice.device.recordedSamples.count >= 96_000 && bob.device.recordedSamples.count >= 96_000 }
-        let atBob = AudioComparison.align(reference: aliceTone, output: bob.device.recordedSamples, maxLag: 48_000)
-        let atAlice = AudioComparison.align(reference: bobTone, output: alice.device.recordedSamples, maxLag: 48_000)
+        // Window by window: a loaded machine shifts a real-time call's timeline now and then.
+        let atBob = WindowedAlignment(playedInALoop: aliceTone, in: bob.device.recordedSamples)
+        let atAlice = WindowedAlignment(playedInALoop: bobTone, in: alice.device.recordedSamples)
         XCTAssertGreaterThan(atBob.correlation, 0.8, "\(label): bob hears alice \(atBob)", file: file, line: line)
         XCTAssertGreaterThan(atAlice.correlation, 0.8, "\(label): alice hears bob \(atAlice)", file: file, line: line)
         call.disconnect()
@@ -127,11 +128,18 @@ final class VoiceClientFloodTests: XCTestCase {
                 for reply in drain(attacker) { answers[String(reply.prefix(11)), default: 0] += 1 }
             }
         }
+        // The last replies (a loaded machine answers later): until those asked for below are in,
+        // then 0.3 s more, in which any ringing beyond the share would show too.
+        let ringingShare = bob.client.configuration.limits.maximumRingingCallsPerSource
+        _ = PollingWait.until(timeout: 10, every: 0.05) {
+            for reply in drain(attacker) { answers[String(reply.prefix(11)), default: 0] += 1 }
+            return answers["SIP/2.0 180", default: 0] >= ringingShare && answers["SIP/2.0 503", default: 0] + answers["SIP/2.0 486", default: 0] > 300
+        }
         Thread.sleep(forTimeInterval: 0.3)
         for reply in drain(attacker) { answers[String(reply.prefix(11)), default: 0] += 1 }
         print("2,000 INVITEs: \(answers)")
         XCTAssertGreaterThan(answers["SIP/2.0 503", default: 0] + answers["SIP/2.0 486", default: 0], 300, "refused without a call: \(answers)")
-        XCTAssertEqual(answers["SIP/2.0 180", default: 0], bob.client.configuration.limits.maximumRingingCallsPerSource, "the source's share of ringing calls")
+        XCTAssertEqual(answers["SIP/2.0 180", default: 0], ringingShare, "the source's share of ringing calls")
         try assertRecovered(bob: bob, baseline: baseline, label: "2,000 unACKed INVITEs")
     }
 
@@ -171,9 +179,11 @@ final class VoiceClientFloodTests: XCTestCase {
             if let c = RawTCPClient(from: "127.0.1.\(1 + i % 20)", to: "127.0.0.1", port: port) { tricklers.append(c) }
         }
         XCTAssertEqual(tricklers.count, 500)
+        // Cut at 2 s (a loaded machine may take a little longer to notice): well before the
+        // default deadline of 10 s, so it is the configured one that cut them.
         let started = Date()
         var cut = 0
-        while Date().timeIntervalSince(started) < 4 {
+        while Date().timeIntervalSince(started) < 8, cut < 500 {
             cut = 0
             for c in tricklers where c.sendNow(Array("O".utf8)) < 0 { cut += 1 }
             Thread.sleep(forTimeInterval: 0.5)

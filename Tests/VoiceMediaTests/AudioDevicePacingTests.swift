@@ -1,6 +1,7 @@
 import Synchronization
 import XCTest
 @testable import VoiceMedia
+import VoiceTestKit
 
 final class AudioDevicePacingTests: XCTestCase {
     // MARK: PacingSchedule on a virtual clock
@@ -66,18 +67,23 @@ final class AudioDevicePacingTests: XCTestCase {
     func testClockTicksManyClientsOnOneThreadAtItsPeriod() throws {
         let clock = SoftwareAudioClock(period: .milliseconds(10), name: "test-clock")
         let clients = (0..<200).map { _ in CountingClient() }
+        let start = MonotonicMediaClock().now()
         let registrations = try clients.map { try clock.register($0) }
         XCTAssertEqual(clock.clientCount, 200)
-        usleep(300_000)
+        XCTAssertTrue(PollingWait.until(timeout: 10) { clients.allSatisfy { $0.count >= 30 } })
+        let elapsed = MonotonicMediaClock().now() - start
         for registration in registrations { clock.unregister(registration) }
         XCTAssertEqual(clock.clientCount, 0)
-        for client in clients {
-            XCTAssert((21...40).contains(client.count), "about 30 ticks in 300 ms, got \(client.count)")
-        }
-        // Ticks are exactly one period apart: absolute deadlines, no drift.
+        // Never faster than the period: tick n comes no earlier than (n - 1) periods after the start.
+        // (A stalled machine makes ticks late, never early; so no upper bound on the count.)
+        XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(29 * 10), "30 ticks of 10 ms took \(elapsed)")
+        // Ticks are exactly one period apart: absolute deadlines, no drift. The one exception is a
+        // stall of more than ten periods (a loaded machine), after which the clock restarts its
+        // timeline from the current time rather than bursting to catch up.
         let ticks = clients[0].ticks.withLock { $0 }
         for (a, b) in zip(ticks, ticks.dropFirst()) {
-            XCTAssertEqual((b - a).nanoseconds, 10_000_000)
+            let gap = (b - a).nanoseconds
+            XCTAssert(gap == 10_000_000 || gap > 110_000_000, "ticks \(a) and \(b) are \(gap) ns apart")
         }
     }
 
@@ -112,8 +118,9 @@ final class AudioDevicePacingTests: XCTestCase {
         let client = SelfRemoving(clock: clock)
         let registration = try clock.register(client)
         client.registration.withLock { $0 = registration }
-        usleep(60_000)
+        XCTAssertTrue(PollingWait.until(timeout: 5) { clock.clientCount == 0 }, "the client unregisters itself")
+        usleep(20_000)  // ten more periods in which a stray tick could come
         XCTAssertEqual(client.ticks.load(ordering: .relaxed), 3)
-        XCTAssertEqual(clock.clientCount, 0)
+        XCTAssertFalse(registration.isActive)
     }
 }

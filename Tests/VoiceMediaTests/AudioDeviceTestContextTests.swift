@@ -57,7 +57,7 @@ final class CollectingAudioContext: AudioDeviceContext {
 
     /// Polls (real devices run in real time) until `condition` holds or `timeout` passes.
     @discardableResult
-    func wait(timeout: Double = 2, until condition: (State) -> Bool) -> Bool {
+    func wait(timeout: Double = 5, until condition: (State) -> Bool) -> Bool {
         let clock = MonotonicMediaClock()
         let end = clock.now() + .seconds(timeout)
         while clock.now() < end {

@@ -61,15 +61,20 @@ final class AudioStreamHostileMediaTests: XCTestCase {
             target: call.b.localAddress, ssrc: 0xBAD0_0BAD, claimedSSRC: 0xBAD0_0BAD,
             reportedSSRC: call.b.configuration.ssrc, packetsPerSecond: 100)
         Thread.sleep(forTimeInterval: 3.0)
+        _ = PollingWait.until(timeout: 20, every: 0.02) { call.b.stats.foreignSourcePackets > 100 }
         forger.stop()
         call.stop()
-        let atB = AudioComparison.align(reference: tones, output: call.deviceB.recordedSamples, maxLag: 24_000)
+        let atB = WindowedAlignment(played: tones, in: call.deviceB.recordedSamples)
         let b = call.b.stats
         XCTAssertGreaterThan(atB.correlation, 0.7, "the call's audio plays through the forgery: \(atB)")
         XCTAssertEqual(b.remoteSSRC, call.a.configuration.ssrc)
         XCTAssertEqual(b.jitterBuffer.ssrcChanges, 0, "never reset by foreign packets")
         XCTAssertGreaterThan(b.foreignSourcePackets, 100, "the forgery is counted")
-        XCTAssertLessThan(b.jitterMs, 20)
+        // Taken into the jitter estimate, the forger's packets (their timestamps a random distance
+        // from the real source's) would put it in seconds. The real stream's is near 0 on loopback;
+        // a sender stalled by a loaded machine raises it by about a sixteenth of the stall (RFC
+        // 3550's filter), some 13 ms for 200 ms.
+        XCTAssertLessThan(b.jitterMs, 100, "the forgery is not in the jitter estimate")
         XCTAssertLessThan(b.rttMs ?? 0, 100, "a report that names no SR of ours sets no RTT")
     }
 
@@ -83,9 +88,13 @@ final class AudioStreamHostileMediaTests: XCTestCase {
             target: call.b.localAddress, ssrc: 0xBAD0_0BAD, claimedSSRC: call.a.configuration.ssrc,
             reportedSSRC: call.b.configuration.ssrc, packetsPerSecond: 100)
         var largest = 0.0
-        for _ in 0..<30 {  // every stats snapshot along the way, not just the last
+        var snapshots = 0
+        // Every stats snapshot along the way, not just the last: for 1.5 s, and on until the real
+        // reports have given an RTT (a loaded machine may take longer for the first exchange).
+        while snapshots < 30 || call.b.stats.rttMs == nil && snapshots < 400 {
             Thread.sleep(forTimeInterval: 0.05)
             largest = max(largest, call.b.stats.rttMs ?? 0)
+            snapshots += 1
         }
         let rtt = try XCTUnwrap(call.b.stats.rttMs, "the real reports still give an RTT")
         call.stop()
@@ -109,25 +118,39 @@ final class AudioStreamHostileMediaTests: XCTestCase {
             junk[0] = 0x80  // version 2, so it is taken for RTP and has to fail SRTP authentication
             junk[1] = 111
             var rng = SystemRandomNumberGenerator()
-            let start = Date()
-            var count = 0
+            var start = Date()
+            var count = 0, paced = 0
             while !stop.load(ordering: .relaxed) {
                 for i in 2..<12 { junk[i] = UInt8.random(in: 0...255, using: &rng) }
                 _ = junk.withUnsafeBytes { socket.send($0, to: target) }
                 count += 1
-                let due = Date(timeInterval: Double(count) / 20_000, since: start)
-                if count % 50 == 0, due > Date() { Thread.sleep(until: due) }
+                paced += 1
+                let due = Date(timeInterval: Double(paced) / 20_000, since: start)
+                if paced % 50 == 0 {
+                    if due > Date() {
+                        Thread.sleep(until: due)
+                    } else if Date().timeIntervalSince(due) > 0.01 {
+                        // Held up (a loaded machine): carry on at the rate, not in a burst to catch up.
+                        start = Date()
+                        paced = 0
+                    }
+                }
+                sent.store(count, ordering: .relaxed)
             }
-            sent.store(count, ordering: .relaxed)
         }
         flooder.start()
         Thread.sleep(forTimeInterval: 3.2)
+        _ = PollingWait.until(timeout: 20, every: 0.02) { sent.load(ordering: .relaxed) > 40_000 }
+        let junkSent = sent.load(ordering: .relaxed)
         call.stop()
         stop.store(true, ordering: .relaxed)
-        let atB = AudioComparison.align(reference: tones, output: call.deviceB.recordedSamples, maxLag: 24_000)
+        let atB = WindowedAlignment(played: tones, in: call.deviceB.recordedSamples)
         let b = call.b.stats
         XCTAssertGreaterThan(atB.correlation, 0.8, "audio under the flood: \(atB)")
-        XCTAssertGreaterThan(b.srtpAuthFailures, 20_000, "the junk was read and rejected, not left queued")
+        // Most of the junk sent was read: a fixed budget (32 a tick, 6,400 a second) would have read
+        // under a third of it; the count, not the rate, since a loaded machine sends and reads less.
+        XCTAssertGreaterThan(junkSent, 40_000, "the flood ran")
+        XCTAssertGreaterThan(Int(b.srtpAuthFailures) * 3, junkSent * 2, "the junk was read and rejected, not left queued (of \(junkSent))")
         XCTAssertLessThan(b.jitterBuffer.late + b.jitterBuffer.discarded, 10, "real packets were not held up behind it")
         XCTAssertLessThan(b.packetsLost, 5, "nor dropped by a full socket queue")
         print("junk flood: \(sent.load(ordering: .relaxed)) datagrams sent, \(b.srtpAuthFailures) read and rejected, \(b.packetsLost) real lost")

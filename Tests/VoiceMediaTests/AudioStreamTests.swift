@@ -11,26 +11,41 @@ final class AudioStreamTests: XCTestCase {
     /// Packets a new source sends before it is played (it proves itself first).
     let probation = UInt64(RTPSourceGate().minimumRun - 1)
 
-    private func run(_ call: LoopbackCall, seconds: Double) throws {
+    /// Runs `call` for `seconds`, then on (up to 20 s more) until `enough` holds. A loaded machine
+    /// sends fewer packets a second (a paced device that stalls drops buffers rather than burst),
+    /// so counts are waited for, not expected by a deadline.
+    private func run(_ call: LoopbackCall, seconds: Double, until enough: () -> Bool = { true }) throws {
         try call.start()
         Thread.sleep(forTimeInterval: seconds)
+        _ = PollingWait.until(timeout: 20, every: 0.02, enough)
         call.stop()
     }
 
     func testSRTPOpusCarriesAudioBothWaysAndStatsAgree() throws {
         let call = try LoopbackCall(signalA: speech, signalB: tones)
-        try run(call, seconds: 3.6)
-        let atB = AudioComparison.align(reference: speech, output: call.deviceB.recordedSamples, maxLag: 24_000)
-        let atA = AudioComparison.align(reference: tones, output: call.deviceA.recordedSamples, maxLag: 24_000)
+        try call.start()
+        Thread.sleep(forTimeInterval: 3.6)
+        XCTAssertTrue(PollingWait.until(timeout: 20, every: 0.02) { call.a.stats.packetsSent > 150 }, "the call runs")
+        // Every packet B has sent so far reaches A (a receiver reads within a tick, or a stall later).
+        let sentByB = call.b.stats.packetsSent
+        XCTAssertTrue(
+            PollingWait.until(timeout: 5) { call.a.stats.packetsReceived >= sentByB - probation },
+            "B→A: every packet after the source's probation arrives: \(call.a.stats.packetsReceived) of \(sentByB)")
+        // A stops first; then B reads what A sent last before it stops too.
+        call.a.stop()
+        let sentByA = call.a.stats.packetsSent
+        _ = PollingWait.until(timeout: 5) { call.b.stats.packetsReceived >= sentByA - probation }
+        call.stop()
+        let atB = WindowedAlignment(played: speech, in: call.deviceB.recordedSamples)
+        let atA = WindowedAlignment(played: tones, in: call.deviceA.recordedSamples)
         XCTAssertGreaterThan(atB.correlation, 0.8, "A→B: \(atB)")
         XCTAssertGreaterThan(atA.correlation, 0.8, "B→A: \(atA)")
-        XCTAssertLessThan(atB.lag, 48 * 250, "latency on loopback should be well under 250 ms")
+        // The latency the call reached: a stall can raise it for a while, not lower it.
+        XCTAssertLessThan(atB.smallestLag() ?? .max, 48 * 250, "latency on loopback should be well under 250 ms: \(atB)")
         let a = call.a.stats, b = call.b.stats
         XCTAssertGreaterThan(a.packetsSent, 150)
         XCTAssertEqual(b.packetsReceived, a.packetsSent - probation, "every packet after the source's probation arrives")
-        // A stops first, so B may send a frame or two that A no longer reads.
         XCTAssertLessThanOrEqual(a.packetsReceived, b.packetsSent)
-        XCTAssertLessThanOrEqual(b.packetsSent - a.packetsReceived, 3)
         XCTAssertLessThanOrEqual(a.bytesSent - b.bytesReceived, probation * 400)
         XCTAssertEqual(b.packetsLost, 0)
         XCTAssertEqual(a.codec, "opus")
@@ -41,19 +56,39 @@ final class AudioStreamTests: XCTestCase {
 
     func testImpairedLinkStaysContinuousAndConcealsOrRecovers() throws {
         let impairment = NetworkImpairment(lossRate: 0.05, jitter: .milliseconds(30), reorderRate: 0.03, seed: 42)
+        // A plays the tone that B's recording is checked against; B talks, so that its encoder has
+        // speech to protect. (For a steady tone SILK's voice detection soon finds no speech, after
+        // some 0.7 s, and libopus codes no redundancy for frames without it: what a tone's sender
+        // sends with FEC on depends only on how early the first report comes.)
         let call = try LoopbackCall(
-            signalA: tones, signalB: tones, impairmentAToB: impairment, impairmentBToA: impairment,
+            signalA: tones, signalB: speech, loop: true, impairmentAToB: impairment, impairmentBToA: impairment,
             rtcpInterval: .milliseconds(500))
-        try run(call, seconds: 3.6)
+        // B's sender, watched while the call runs: the first snapshot after A reported loss. The
+        // call runs 3.6 s, and on (up to 20 s) until five packets with redundancy followed it.
+        var protected: AudioStreamStats?
+        func redundancyFollowed() -> Bool { protected.map { call.b.stats.fecPacketsSent >= $0.fecPacketsSent + 5 } ?? false }
+        try call.start()
+        let clock = MonotonicMediaClock()
+        let start = clock.now()
+        while clock.now() - start < .milliseconds(3_600) || !redundancyFollowed() && clock.now() - start < .seconds(20) {
+            let s = call.b.stats
+            if protected == nil, s.remoteFractionLost >= OpusLossAdaptation.Parameters().cleanFraction { protected = s }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        call.stop()
         let out = call.deviceB.recordedSamples
-        let alignment = AudioComparison.align(reference: tones, output: out, maxLag: 24_000)
-        XCTAssertGreaterThan(alignment.correlation, 0.5, "\(alignment)")
+        // Window by window, the jitter buffer's time-stretching does not dilute the comparison (as
+        // it did a single lag's, which asked only for 0.5): the tone comes through, concealed where lost.
+        let alignment = WindowedAlignment(played: tones, in: out)
+        XCTAssertGreaterThan(alignment.correlation, 0.8, "\(alignment)")
         // The reference is a continuous tone: once playout has started, a run of exact zeros is a gap.
         // A frame the jitter buffer fails to fill would be 960 zeros (20 ms). Runs of 350-410 zeros
         // have been seen only with every core saturated by other work, with no stream or jitter-buffer
-        // counter moving, so the bound is one device period (480).
-        // The region runs from 100 ms after playout starts to 200 ms before the sender's 3 s of
-        // tone can have ended there (its first packets, still on probation, are not played). It
+        // counter moving, so the bound is one device period (480). A device period the stream
+        // could not fill in time (the media thread stalled by a loaded machine) is counted as a
+        // render underrun and played as up to 480 zeros; each may lengthen a gap by as much.
+        // The region runs from 100 ms after playout starts to 200 ms before the sender's first 3 s
+        // of tone can have ended there (its first packets, still on probation, are not played). It
         // is not taken from the alignment's lag: with the jitter buffer stretching time, the
         // best single lag of a periodic signal can land 340 ms late, and a region placed by it
         // then reaches the silence after the tone ends.
@@ -61,14 +96,16 @@ final class AudioStreamTests: XCTestCase {
         let region = (playoutStart + 4_800)..<(playoutStart + tones.count - 9_600)
         let b = call.b.stats
         XCTAssertLessThan(
-            AudioComparison.longestSilentRun(out, in: region), 480,
+            AudioComparison.longestSilentRun(out, in: region), 480 * (1 + Int(b.renderUnderruns)),
             "no gaps in the rendered timeline (render underruns \(b.renderUnderruns), jitter buffer \(b.jitterBuffer))")
         XCTAssertGreaterThan(b.packetsLost, 0)
         XCTAssertGreaterThan(b.jitterBuffer.concealedFrames + b.jitterBuffer.recoveredFrames, 0)
         XCTAssertGreaterThan(b.jitterMs, 1)
-        XCTAssertTrue(call.a.stats.fecEnabled, "the peer reported loss, so FEC is on")
-        XCTAssertGreaterThan(call.a.stats.fecPacketsSent, 5, "and libopus really sends redundancy")
-        XCTAssertGreaterThan(call.a.stats.sendBitrate, OpusSettings.voice.bitrate, "the bitrate rose to make room for it")
+        let reported = try XCTUnwrap(protected, "the peer reports loss")
+        XCTAssertTrue(reported.fecEnabled, "the peer reported loss, so FEC is on")
+        XCTAssertGreaterThan(reported.sendBitrate, OpusSettings.voice.bitrate, "the bitrate rose to make room for it")
+        XCTAssertGreaterThanOrEqual(
+            call.b.stats.fecPacketsSent, reported.fecPacketsSent + 5, "and libopus really sends redundancy from then on")
         XCTAssertGreaterThan(call.proxy?.counts.dropped ?? 0, 0)
     }
 
@@ -96,7 +133,7 @@ final class AudioStreamTests: XCTestCase {
         let call = try LoopbackCall(
             codec: .opus(low), signalA: speech, signalB: speech, loop: true, impairmentAToB: loss, impairmentBToA: loss,
             rtcpInterval: .milliseconds(500))
-        try run(call, seconds: 4)
+        try run(call, seconds: 4) { call.a.stats.fecPacketsSent > 20 }
         let a = call.a.stats
         XCTAssertTrue(a.fecEnabled)
         XCTAssertGreaterThan(a.packetLossHint, low.packetLossPercent, "raised above the hint that produced nothing")
@@ -110,7 +147,7 @@ final class AudioStreamTests: XCTestCase {
                 config.encryption = .srtp(local: local, remote: SRTPKeyMaterial.random(for: local.suite))
             }
         }
-        try run(call, seconds: 1.5)
+        try run(call, seconds: 1.5) { call.b.stats.srtpAuthFailures > 20 }
         let b = call.b.stats
         XCTAssertGreaterThan(b.srtpAuthFailures, 20)
         XCTAssertEqual(b.packetsReceived, 0)
@@ -120,20 +157,20 @@ final class AudioStreamTests: XCTestCase {
     func testMuteKeepsSendingSilentFrames() throws {
         let call = try LoopbackCall(signalA: tones, signalB: tones)
         call.a.isMuted = true
-        try run(call, seconds: 1.5)
+        try run(call, seconds: 1.5) { call.b.stats.packetsReceived > 50 }
         let b = call.b.stats
         XCTAssertGreaterThan(b.packetsReceived, 50, "a muted stream still sends")
         let out = call.deviceB.recordedSamples
         XCTAssertLessThan(out.map { abs(Int($0)) }.max() ?? 0, 200, "what arrives is silence")
         XCTAssertEqual(call.a.stats.inputLevel, 0)
-        let back = AudioComparison.align(reference: tones, output: call.deviceA.recordedSamples, maxLag: 24_000)
-        XCTAssertGreaterThan(back.correlation, 0.8, "the other direction is untouched")
+        let back = WindowedAlignment(played: tones, in: call.deviceA.recordedSamples)
+        XCTAssertGreaterThan(back.correlation, 0.8, "the other direction is untouched: \(back)")
     }
 
     func testHoldSendsSilenceAndStopsPlayback() throws {
         let call = try LoopbackCall(signalA: tones, signalB: tones)
         call.a.isOnHold = true
-        try run(call, seconds: 1.5)
+        try run(call, seconds: 1.5) { call.a.stats.packetsReceived > 50 }
         XCTAssertLessThan(call.deviceB.recordedSamples.map { abs(Int($0)) }.max() ?? 0, 200)
         XCTAssertEqual(call.deviceA.recordedSamples.map { abs(Int($0)) }.max() ?? 0, 0, "nothing played while on hold")
         XCTAssertGreaterThan(call.a.stats.packetsReceived, 50, "media still arrives during hold")
@@ -141,7 +178,7 @@ final class AudioStreamTests: XCTestCase {
 
     func testRTCPMeasuresRoundTripAndReportsNoLoss() throws {
         let call = try LoopbackCall(signalA: tones, signalB: tones, rtcpInterval: .milliseconds(300))
-        try run(call, seconds: 2)
+        try run(call, seconds: 2) { call.a.stats.rtcpReceived > 2 && call.a.stats.rttMs != nil }
         let a = call.a.stats
         let rtt = try XCTUnwrap(a.rttMs, "RTT from LSR/DLSR")
         XCTAssertLessThan(rtt, 50)
@@ -155,7 +192,7 @@ final class AudioStreamTests: XCTestCase {
     func testPCMUCarriesAudio() throws {
         let call = try LoopbackCall(codec: .pcmu, signalA: tones, signalB: speech)
         try run(call, seconds: 3.6)
-        let atB = AudioComparison.align(reference: tones, output: call.deviceB.recordedSamples, maxLag: 24_000)
+        let atB = WindowedAlignment(played: tones, in: call.deviceB.recordedSamples)
         XCTAssertGreaterThan(atB.correlation, 0.9, "\(atB)")
         XCTAssertEqual(call.b.stats.codec, "PCMU")
         XCTAssertEqual(call.b.stats.payloadType, 0)
@@ -164,7 +201,7 @@ final class AudioStreamTests: XCTestCase {
     func testUnencryptedWhenOptedIn() throws {
         let call = try LoopbackCall(encrypted: false, signalA: tones, signalB: tones)
         try run(call, seconds: 1.5)
-        let atB = AudioComparison.align(reference: tones, output: call.deviceB.recordedSamples, maxLag: 24_000)
+        let atB = WindowedAlignment(played: tones, in: call.deviceB.recordedSamples)
         XCTAssertGreaterThan(atB.correlation, 0.7, "\(atB)")
     }
 
@@ -179,6 +216,7 @@ final class AudioStreamTests: XCTestCase {
         try call.b.start(remote: call.a.localAddress, remoteRTCP: call.a.localRTCPAddress, audioDevice: call.deviceB)
         Thread.sleep(forTimeInterval: 1.5)
         XCTAssertEqual(call.a.dscp, 46)
+        _ = PollingWait.until(timeout: 20, every: 0.02) { call.a.stats.rtcpReceived > 1 && call.a.stats.rttMs != nil }
         call.stop()
         XCTAssertGreaterThan(call.a.stats.rtcpReceived, 1)
         XCTAssertNotNil(call.a.stats.rttMs)
@@ -232,11 +270,14 @@ final class AudioStreamTests: XCTestCase {
         try b.start(remote: a.localAddress, audioDevice: devB)
         Thread.sleep(forTimeInterval: 1.5)
         a.stop()
+        // B reads what A sent last (within a tick, or later if the machine stalls it) before it stops.
+        let sentByA = a.stats.packetsSent
+        _ = PollingWait.until(timeout: 5) { b.stats.packetsReceived >= sentByA - probation }
         b.stop()
         XCTAssertTrue(a.localAddress.isIPv6)
         XCTAssertEqual(b.stats.packetsReceived, a.stats.packetsSent - probation, "all but the source's probation arrive")
-        let atB = AudioComparison.align(reference: tones, output: devB.recordedSamples, maxLag: 24_000)
-        XCTAssertGreaterThan(atB.correlation, 0.8)
+        let atB = WindowedAlignment(played: tones, in: devB.recordedSamples)
+        XCTAssertGreaterThan(atB.correlation, 0.8, "\(atB)")
     }
 }
 
@@ -264,9 +305,9 @@ final class AudioStreamDeviceFormatTests: XCTestCase {
         let left = stride(from: 0, to: recordedStereo.count - 1, by: 2).map { recordedStereo[$0] }
         let right = stride(from: 1, to: recordedStereo.count, by: 2).map { recordedStereo[$0] }
         XCTAssertEqual(left, right, "mono is copied to both channels")
-        let atB = AudioComparison.align(reference: at48k, output: left, maxLag: 24_000)
+        let atB = WindowedAlignment(played: at48k, in: left)
         XCTAssertGreaterThan(atB.correlation, 0.8, "16 kHz capture arrives at 48 kHz: \(atB)")
-        let atA = AudioComparison.align(reference: at16k, output: narrow.recordedSamples, maxLag: 8_000, decimation: 8)
+        let atA = WindowedAlignment(played: at16k, in: narrow.recordedSamples, sampleRate: 16_000)
         XCTAssertGreaterThan(atA.correlation, 0.8, "48 kHz stereo capture arrives at 16 kHz: \(atA)")
     }
 }
@@ -283,15 +324,22 @@ final class AudioStreamDTMFTests: XCTestCase {
         }
         try call.a.sendDigits("1w#9")
         XCTAssertThrowsError(try call.a.sendDigits("x"))
-        Thread.sleep(forTimeInterval: 1.5)
-        call.stop()
-        let codes = received.withLock { events in
-            events.compactMap { event -> UInt8? in
-                if case .telephoneEvent(let code, _) = event { return code }
-                return nil
+        func codes() -> [UInt8] {
+            received.withLock { events in
+                events.compactMap { event -> UInt8? in
+                    if case .telephoneEvent(let code, _) = event { return code }
+                    return nil
+                }
             }
         }
-        XCTAssertEqual(codes, [1, 11, 9])
+        // The digits take about a second (100 ms each, a 500 ms pause); on a loaded machine longer.
+        Thread.sleep(forTimeInterval: 1.5)
+        _ = PollingWait.until(timeout: 20, every: 0.02) { codes().count >= 3 }
+        call.a.stop()
+        let sentByA = call.a.stats.packetsSent
+        _ = PollingWait.until(timeout: 5) { call.b.stats.packetsReceived >= sentByA - UInt64(RTPSourceGate().minimumRun - 1) }
+        call.stop()
+        XCTAssertEqual(codes(), [1, 11, 9])
         if case .telephoneEvent(_, let duration)? = received.withLock({ $0.first }) {
             XCTAssertEqual(duration, 4_800, "100 ms at 48 kHz")
         }

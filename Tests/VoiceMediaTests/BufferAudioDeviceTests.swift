@@ -56,16 +56,21 @@ final class BufferAudioDeviceTests: XCTestCase {
     }
 
     func testDisabledCapturesAndRecordsSilenceButKeepsPacing() throws {
-        let device = BufferAudioDevice(captureSamples: testTone(count: 48_000), loop: true)
+        // A clock of its own, started by this test: every tick it gives is due after `start`.
+        let pacing = SoftwareAudioPacing.realTime(clock: SoftwareAudioClock(period: .milliseconds(10), name: "test-buf-clk"))
+        let device = BufferAudioDevice(captureSamples: testTone(count: 48_000), loop: true, pacing: pacing)
         device.isEnabled = false
         XCTAssertFalse(device.isEnabled)
         let context = CollectingAudioContext(renderSource: testTone(count: 48_000))
+        let clock = MonotonicMediaClock()
+        let start = clock.now()
         try device.startCapturing(context: context)
         try device.startRendering(context: context)
-        usleep(200_000)
+        XCTAssertTrue(context.wait(timeout: 10) { $0.captureCalls >= 20 && $0.renderCalls > 0 })
+        let elapsed = clock.now() - start
         device.stopCapturing()
         device.stopRendering()
-        XCTAssert((13...28).contains(context.captureCalls), "paced while disabled, got \(context.captureCalls)")
+        XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(19 * 10), "paced while disabled: 20 buffers of 10 ms took \(elapsed)")
         XCTAssert(context.captured.allSatisfy { $0 == 0 })
         XCTAssertGreaterThan(context.renderCalls, 0, "render audio is still pulled")
         XCTAssertFalse(device.recordedSamples.isEmpty)

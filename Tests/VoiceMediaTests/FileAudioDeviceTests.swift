@@ -36,17 +36,23 @@ final class FileAudioDeviceTests: XCTestCase {
 
     func testRealTimeCaptureIsPacedAndLoops() throws {
         let tone = testTone(count: 4_800, rate: 16_000)
-        let device = try FileAudioDevice(input: .wav(path: try writeWAV("in16.wav", rate: 16_000, samples: tone)), endOfInput: .loop)
+        // A clock of its own, started by this test: every tick it gives is due after `start`.
+        let pacing = SoftwareAudioPacing.realTime(clock: SoftwareAudioClock(period: .milliseconds(10), name: "test-file-clk"))
+        let device = try FileAudioDevice(
+            input: .wav(path: try writeWAV("in16.wav", rate: 16_000, samples: tone)), endOfInput: .loop, pacing: pacing)
         XCTAssertEqual(device.captureFormat, AudioFormat(sampleRate: 16_000, channels: 1, framesPerBuffer: 160))
         let context = CollectingAudioContext()
+        let clock = MonotonicMediaClock()
+        let start = clock.now()
         try device.startCapturing(context: context)
-        usleep(400_000)
+        XCTAssertTrue(context.wait(timeout: 10) { $0.captureCalls >= 40 })
+        let elapsed = clock.now() - start
         device.stopCapturing()
-        XCTAssert((28...52).contains(context.captureCalls), "about 40 buffers in 400 ms, got \(context.captureCalls)")
+        XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(39 * 10), "40 buffers of 10 ms took \(elapsed)")
         let captured = context.captured
-        XCTAssertGreaterThan(captured.count, 4_800)
+        XCTAssertGreaterThanOrEqual(captured.count, 6_400)
         XCTAssertEqual(Array(captured.prefix(4_800)), tone)
-        XCTAssertEqual(Array(captured[4_800..<min(captured.count, 6_000)]), Array(tone.prefix(min(captured.count, 6_000) - 4_800)))
+        XCTAssertEqual(Array(captured.prefix(6_400).dropFirst(4_800)), Array(tone.prefix(1_600)), "the input loops")
     }
 
     func testRawInputAndStereo() throws {
@@ -106,16 +112,20 @@ final class FileAudioDeviceTests: XCTestCase {
 
     func testRealTimeRenderDisabledWritesSilenceAndNoCallbackAfterStop() throws {
         let out = directory + "/quiet.wav"
-        let device = try FileAudioDevice(input: nil, outputPath: out)
+        let pacing = SoftwareAudioPacing.realTime(clock: SoftwareAudioClock(period: .milliseconds(10), name: "test-file-clk"))
+        let device = try FileAudioDevice(input: nil, outputPath: out, pacing: pacing)
         device.isEnabled = false
         let context = CollectingAudioContext(renderSource: testTone(count: 48_000))
+        let clock = MonotonicMediaClock()
+        let start = clock.now()
         try device.startRendering(context: context)
-        usleep(200_000)
+        XCTAssertTrue(context.wait(timeout: 10) { $0.renderCalls >= 20 })
+        let elapsed = clock.now() - start
         device.stopRendering()
         context.close()
         usleep(30_000)
         XCTAssertEqual(context.callbacksAfterClose, 0)
-        XCTAssert((13...28).contains(context.renderCalls), "paced render, got \(context.renderCalls)")
+        XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(19 * 10), "paced render: 20 pulls of 10 ms took \(elapsed)")
         let wav = try WAVFile(contentsOfFile: out)
         XCTAssertEqual(wav.samples.count, context.renderCalls * 480)
         XCTAssert(wav.samples.allSatisfy { $0 == 0 })

@@ -26,11 +26,13 @@ final class MediaPathAllocationTests: XCTestCase {
         Thread.sleep(forTimeInterval: 1.0)
         let before = voice_malloc_counter_tracked_count()
         let packetsBefore = call.b.stats.packetsReceived + call.a.stats.packetsReceived
+        // At least 2 s of media (some 190 packets), longer if a loaded machine sent fewer.
         Thread.sleep(forTimeInterval: 2.0)
+        let flowed = PollingWait.until(timeout: 20) { call.b.stats.packetsReceived + call.a.stats.packetsReceived - packetsBefore > 150 }
         let after = voice_malloc_counter_tracked_count()
         let packetsAfter = call.b.stats.packetsReceived + call.a.stats.packetsReceived
         call.stop()
-        XCTAssertGreaterThan(packetsAfter - packetsBefore, 150, "media flowed through loss, jitter, SRTP and the jitter buffer")
+        XCTAssertTrue(flowed, "media flowed through loss, jitter and the jitter buffer: \(packetsAfter - packetsBefore) packets")
         XCTAssertEqual(after - before, 0, "heap allocations on media threads in steady state")
     }
 

@@ -1,17 +1,23 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceTestKit
 
 final class NullAudioDeviceTests: XCTestCase {
     func testCapturesSilencePacedAndDiscardsRender() throws {
-        let device = NullAudioDevice()
+        // A clock of its own, started by this test: every tick it gives is due after `start`.
+        let device = NullAudioDevice(pacing: .realTime(clock: SoftwareAudioClock(period: .milliseconds(10), name: "test-null-clk")))
         let context = CollectingAudioContext(renderSource: testTone(count: 48_000))
+        let clock = MonotonicMediaClock()
+        let start = clock.now()
         try device.startCapturing(context: context)
         try device.startRendering(context: context)
-        usleep(300_000)
+        XCTAssertTrue(context.wait(timeout: 10) { $0.captureCalls >= 30 && $0.renderCalls >= 30 })
+        let elapsed = clock.now() - start
         device.stopCapturing()
         device.stopRendering()
-        XCTAssert((21...40).contains(context.captureCalls), "about 30 buffers in 300 ms, got \(context.captureCalls)")
-        XCTAssert((21...40).contains(context.renderCalls), "about 30 pulls in 300 ms, got \(context.renderCalls)")
+        // Paced: buffer n is never delivered before (n - 1) periods have passed. Only this lower
+        // bound holds on a loaded machine; a stalled clock delivers later, or drops buffers.
+        XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(29 * 10), "30 buffers and 30 pulls of 10 ms took \(elapsed)")
         XCTAssertEqual(context.captured.count, context.captureCalls * 480)
         XCTAssert(context.captured.allSatisfy { $0 == 0 })
     }
@@ -40,14 +46,15 @@ final class NullAudioDeviceTests: XCTestCase {
         let clock = SoftwareAudioClock(period: .milliseconds(10), name: "test-null-clk")
         let devices = (0..<300).map { _ in NullAudioDevice(pacing: .realTime(clock: clock)) }
         let contexts = devices.map { _ in CollectingAudioContext() }
+        let start = MonotonicMediaClock().now()
         for (device, context) in zip(devices, contexts) { try device.startCapturing(context: context) }
         XCTAssertEqual(clock.clientCount, 300)
-        usleep(200_000)
+        XCTAssertTrue(PollingWait.until(timeout: 10) { contexts.allSatisfy { $0.captureCalls >= 20 } })
+        let elapsed = MonotonicMediaClock().now() - start
         for device in devices { device.stopCapturing() }
         XCTAssertEqual(clock.clientCount, 0)
-        for context in contexts {
-            XCTAssert((13...28).contains(context.captureCalls), "about 20 buffers in 200 ms, got \(context.captureCalls)")
-        }
+        // Each device is paced on the shared clock, not ticked more often: 20 buffers take 19 periods.
+        XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(19 * 10), "20 buffers of 10 ms on every device took \(elapsed)")
     }
 
     func testStoppingFromInsideACallbackEndsCapture() throws {

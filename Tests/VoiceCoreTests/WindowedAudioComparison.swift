@@ -1,0 +1,1 @@
+../VoiceMediaTests/WindowedAudioComparison.swift
