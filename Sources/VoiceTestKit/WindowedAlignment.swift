@@ -13,15 +13,15 @@
 /// silence of an underrun, are a minority that the median passes over; audio that is not the
 /// signal (noise, another signal, a wrong rate) or is not there at all scores low in most windows,
 /// and so in the median. Continuity is not judged here: the tests count packets and gaps for that.
-struct WindowedAlignment: CustomStringConvertible {
+public struct WindowedAlignment: CustomStringConvertible, Sendable {
     /// The energy-weighted median of the windows' correlations, −1…1 (0 without a whole window).
-    let correlation: Double
+    public let correlation: Double
     /// Each window's correlation at its best lag.
-    let windowCorrelations: [Double]
+    public let windowCorrelations: [Double]
     /// Each window's lag: samples by which the output lags the signal there.
-    let lags: [Int]
+    public let lags: [Int]
 
-    var description: String {
+    public var description: String {
         let sorted = windowCorrelations.sorted()
         let lowest = sorted.prefix(3).map { String(format: "%.2f", $0) }.joined(separator: ", ")
         return "median correlation \(String(format: "%.3f", correlation)) over \(lags.count) windows (lowest \(lowest)), "
@@ -30,14 +30,14 @@ struct WindowedAlignment: CustomStringConvertible {
 
     /// The smallest lag of a window that matches the signal well (correlation above `minimum`):
     /// the latency the call reached, which a stall can raise but not lower.
-    func smallestLag(ofWindowsAbove minimum: Double = 0.9) -> Int? {
+    public func smallestLag(ofWindowsAbove minimum: Double = 0.9) -> Int? {
         zip(lags, windowCorrelations).filter { $0.1 > minimum }.map(\.0).min()
     }
 
     /// Compares what `output` (recorded at `sampleRate`) played of `signal`: from where playout
     /// starts (the first non-zero sample) for nine tenths of the signal's length (a call's first
     /// packets are on probation and unplayed, so the signal's very end may be missing).
-    init(played signal: [Int16], in output: [Int16], sampleRate: Int = 48_000) {
+    public init(played signal: [Int16], in output: [Int16], sampleRate: Int = 48_000) {
         let start = output.firstIndex { $0 != 0 } ?? output.count
         self.init(
             reference: signal, output: output, range: start..<(start + signal.count * 9 / 10),
@@ -47,7 +47,7 @@ struct WindowedAlignment: CustomStringConvertible {
     /// Compares what `output` (recorded at `sampleRate`) played of `loop`, which a peer plays over
     /// and over from wherever it had got to: from where playout starts (the first non-zero
     /// sample) to where it ends (the last). A lag is then the position in the repeated loop.
-    init(playedInALoop loop: [Int16], in output: [Int16], sampleRate: Int = 48_000) {
+    public init(playedInALoop loop: [Int16], in output: [Int16], sampleRate: Int = 48_000) {
         let start = output.firstIndex { $0 != 0 } ?? output.count
         let end = (output.lastIndex { $0 != 0 } ?? 0) + 1
         let repeated = Array([[Int16]](repeating: loop, count: output.count / max(1, loop.count) + 3).joined())

@@ -1,1 +1,0 @@
-../VoiceMediaTests/WindowedAudioComparison.swift
