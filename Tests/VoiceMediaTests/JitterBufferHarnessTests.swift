@@ -1,3 +1,4 @@
+import VoiceTestKit
 import XCTest
 @testable import VoiceMedia
 
@@ -28,18 +29,13 @@ enum JitterTestOutput: Equatable {
     }
 }
 
-/// Seeded SplitMix64, so scripted networks are reproducible.
+/// Seeded SplitMix64 (VoiceTestKit's), so scripted networks are reproducible.
 struct JitterTestRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    private var generator: SplitMix64
+    init(state: UInt64) { generator = SplitMix64(seed: state) }
+    mutating func next() -> UInt64 { generator.next() }
     /// Uniform in 0..<1.
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    mutating func unit() -> Double { generator.nextUnit() }
     /// Uniform integer in range.
     mutating func int(in range: ClosedRange<Int64>) -> Int64 {
         range.lowerBound + Int64(next() % UInt64(range.upperBound - range.lowerBound + 1))

@@ -1,21 +1,11 @@
 import CLibSRTP
+import VoiceTestKit
 import XCTest
 @testable import VoiceMedia
 
 final class SRTPSessionTests: XCTestCase {
     /// A deterministic generator so failures reproduce (key quality is irrelevant here).
-    private struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    private var generator = SplitMix64(state: 42)
+    private var generator = SplitMix64(seed: 42)
 
     private func keys(_ suite: SRTPSuite) -> SRTPKeyMaterial {
         SRTPKeyMaterial.random(for: suite, using: &generator)

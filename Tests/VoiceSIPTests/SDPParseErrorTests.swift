@@ -1,3 +1,4 @@
+import VoiceTestKit
 import XCTest
 @testable import VoiceSIP
 
@@ -105,7 +106,7 @@ final class SDPParseErrorTests: XCTestCase {
     }
 
     func testGarbageNeverCrashes() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 108)  // seeded: a failure replays
         let valid = Array(
             (Self.head + ["m=audio 4000 RTP/AVP 0 8", "a=rtpmap:0 PCMU/8000", "a=ptime:20"])
                 .map { $0 + "\r\n" }.joined().utf8)

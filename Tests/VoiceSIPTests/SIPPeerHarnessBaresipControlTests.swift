@@ -52,7 +52,7 @@ final class SIPPeerHarnessBaresipControlTests: XCTestCase {
     }
 
     func testNetstringSurvivesRandomBytesWithoutCrashing() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 55)  // seeded: a failure replays
         for _ in 0..<500 {
             var decoder = BaresipControlNetstring.Decoder()
             decoder.append((0..<Int.random(in: 0...64, using: &generator)).map { _ in
