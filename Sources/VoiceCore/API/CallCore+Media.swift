@@ -35,10 +35,8 @@ extension CallCore {
 
     /// The media runs: the call connects (if answered) and the watchdog starts.
     func mediaStarted(_ started: any CallMedia) {
-        guard media === started, !machine.isDisconnected, let negotiated, let handle,
-            let info = client.agent.callInfo(handle)
-        else { return }
-        trackMedia(.started(localAddress: "\(client.configuration.listenHost):\(info.mediaPort)", remoteAddress: "\(negotiated.remoteRTP)"))
+        guard media === started, !machine.isDisconnected, let negotiated else { return }
+        trackMedia(.started(localAddress: "\(started.localHost):\(started.localPort)", remoteAddress: "\(negotiated.remoteRTP)"))
         lastMediaPacketAt = now
         ticker = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in self.tick() }
         connectIfAnswered()
