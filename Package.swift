@@ -5,9 +5,11 @@ let package = Package(
     name: "VoiceSDK",
     platforms: [.macOS(.v14)],
     products: [
+        // What an app imports: the call API, its configuration, errors, stats and audio devices.
         .library(name: "VoiceCore", targets: ["VoiceCore"]),
-        .library(name: "VoiceMedia", targets: ["VoiceMedia"]),
-        .library(name: "VoiceSIP", targets: ["VoiceSIP"]),
+        // For apps that test their own code against the SDK: test signals, audio comparison,
+        // user-space network impairment, and real peers (baresip, Kamailio) run on loopback.
+        .library(name: "VoiceTestKit", targets: ["VoiceTestKit", "VoiceSignals"]),
         .executable(name: "voicecall", targets: ["VoiceCall"]),
         .executable(name: "voice-bench", targets: ["VoiceBench"]),
         .executable(name: "voice-fuzz", targets: ["VoiceFuzz"]),
@@ -34,22 +36,36 @@ let package = Package(
         // Linux APIs that Glibc's Swift module does not export (epoll, eventfd, timerfd), and socket
         // calls that need the CMSG macros (receive timestamps, the UDP error queue).
         .target(name: "CVoiceSys"),
+        // Monotonic media time and the clocks that read it, a lock, a random source and byte
+        // readers: what every layer above shares. No dependencies.
+        .target(name: "VoiceSupport"),
+        // What signaling and media agree on, as plain values: codecs and their settings, SRTP suites
+        // and SDES keys (RFC 4568), a stream's encryption. Links no C library.
+        .target(name: "VoiceMediaTypes", dependencies: ["VoiceSupport"]),
         .target(
             name: "VoiceMedia",
             dependencies: [
-                "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CVoiceShims",
+                "VoiceSupport", "VoiceMediaTypes", "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CVoiceShims",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // SIP signaling: the protocol layers as pure values (messages, transactions, dialogs, sessions,
-        // registration, SDP offer/answer, digest, status mapping), UDP/TCP/TLS transports on SwiftNIO,
-        // and the user agent that drives them.
+        // SIP signaling as pure values driven by events and a clock: messages, transactions, dialogs,
+        // INVITE sessions, registration, SDP offer/answer, digest, status mapping, the core responder.
+        // No sockets, no event loop, no C media library.
         .target(
             name: "VoiceSIP",
             dependencies: [
-                "VoiceMedia", "CVoiceSys",
-                .product(name: "Logging", package: "swift-log"),
+                "VoiceSupport", "VoiceMediaTypes",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The SIP driver: UDP/TCP/TLS transports on SwiftNIO and the user agent that runs the pure
+        // layers on an event loop (or on an injected transport and clock).
+        .target(
+            name: "VoiceSIPAgent",
+            dependencies: [
+                "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "CVoiceSys",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -59,7 +75,7 @@ let package = Package(
         .target(
             name: "VoiceCore",
             dependencies: [
-                "VoiceMedia", "VoiceSIP",
+                "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -71,18 +87,23 @@ let package = Package(
         .executableTarget(
             name: "VoiceCall",
             dependencies: [
-                "VoiceCore", "VoiceSIP", "VoiceMedia", "VoiceTestKit", "CVoiceSys",
+                "VoiceCore", "VoiceSignals", "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
+                "CVoiceSys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Counts heap allocations per thread by wrapping glibc's allocator; linked only into tests and the benchmark.
         .target(name: "CMallocCounter"),
-        // Tools for tests, bots and benchmarks: user-space network impairment, test signals, audio comparison, a scripted SIP peer.
+        // Test signals (speech-like noise, tones) and audio comparison (alignment, correlation, SNR):
+        // plain Swift, used by the demo command as well as by tests.
+        .target(name: "VoiceSignals"),
+        // Tools for tests, bots and benchmarks: user-space network impairment, real peers, a scripted
+        // SIP peer, an in-memory SIP network.
         .target(
             name: "VoiceTestKit",
             dependencies: [
-                "VoiceMedia", "VoiceSIP",
+                "VoiceSignals", "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -90,32 +111,44 @@ let package = Package(
         .executableTarget(
             name: "VoiceBench",
             dependencies: [
-                "VoiceMedia", "VoiceSIP", "VoiceCore", "VoiceTestKit", "COpus", "CLibSRTP", "CVoiceShims", "CMallocCounter",
+                "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "VoiceCore", "VoiceTestKit", "VoiceSignals", "COpus", "CLibSRTP", "CVoiceShims", "CMallocCounter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .target(name: "VoiceFuzzing", dependencies: ["VoiceSIP", "VoiceMedia", "VoiceCore"]),
+        .target(
+            name: "VoiceFuzzing",
+            dependencies: ["VoiceSupport", "VoiceMediaTypes", "VoiceSIP", "VoiceSIPAgent", "VoiceMedia", "VoiceCore"]),
         .executableTarget(name: "VoiceFuzz", dependencies: ["VoiceFuzzing"]),
         .testTarget(name: "VoiceFuzzingTests", dependencies: ["VoiceFuzzing"], resources: [.copy("Corpus")]),
         .testTarget(
-            name: "VoiceMediaTests", dependencies: ["VoiceMedia", "VoiceTestKit", "CMallocCounter", "CLibSRTP", "COpus", "CVoiceShims"]),
+            name: "VoiceMediaTests",
+            dependencies: ["VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceTestKit", "VoiceSignals", "CMallocCounter", "CLibSRTP", "COpus", "CVoiceShims"]),
         .testTarget(
             name: "VoiceCoreTests",
             dependencies: [
-                "VoiceCore", "VoiceSIP", "VoiceTestKit",
+                "VoiceCore", "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
+                "VoiceTestKit", "VoiceSignals",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
-        // Fixtures: peer configuration templates (baresip, Kamailio) read from disk by the interop tests.
+        // The pure SIP layers' tests: they build and run without libopus, libsrtp or ALSA.
         .testTarget(
-            name: "VoiceSIPTests",
+            name: "VoiceSIPTests", dependencies: ["VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "VoiceSignals", "VoiceSIPTestVectors"]),
+        // RFC 4475's torture messages, shared by the parser tests and the user agent's flood test.
+        .target(name: "VoiceSIPTestVectors", dependencies: ["VoiceSIP"], path: "Tests/VoiceSIPTestVectors"),
+        // Transports, the user agent, and interop with real peers. Fixtures: peer configuration
+        // templates (baresip, Kamailio) read from disk by the interop tests.
+        .testTarget(
+            name: "VoiceSIPAgentTests",
             dependencies: [
-                "VoiceSIP", "VoiceTestKit", .product(name: "Logging", package: "swift-log"),
+                "VoiceSIPAgent", "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceTestKit",
+                "VoiceSignals", "VoiceSIPTestVectors",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -2,6 +2,7 @@ import Foundation
 import VoiceMedia
 import VoiceSIP
 import VoiceTestKit
+import VoiceMediaTypes
 
 /// baresip, with its own encoder settings, speaking a WAV file into a call that the benchmark
 /// places with the SDK's SDP offer (Opus at the default settings, SDES-SRTP). baresip's media

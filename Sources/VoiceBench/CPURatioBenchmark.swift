@@ -7,6 +7,8 @@ import VoiceTestKit
 #if canImport(Glibc)
     import Glibc
 #endif
+import VoiceSignals
+import VoiceMediaTypes
 
 /// `media_cpu_ratio`: CPU per 20 ms frame of the full media path (capture → encode → RTP → SRTP →
 /// UDP → SRTP → jitter buffer → decode → render, on real streams in real time) divided by a bare

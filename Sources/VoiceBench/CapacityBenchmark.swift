@@ -1,6 +1,8 @@
 import Foundation
 import VoiceMedia
 import VoiceTestKit
+import VoiceSignals
+import VoiceMediaTypes
 
 /// Late frames across a set of running calls: engine ticks that overran, audio the device found
 /// missing, captured audio dropped, and frames the jitter buffer had to conceal or found late

@@ -1,6 +1,8 @@
 import Foundation
 import VoiceMedia
 import VoiceTestKit
+import VoiceSignals
+import VoiceMediaTypes
 
 /// `pesq_wb_default_*` and `pesq_wb_baresip_*`: PESQ-WB of speech sent at the SDK's default call
 /// settings, and by baresip at its own, through the same impairment in the same run, both
@@ -71,14 +73,14 @@ struct DefaultQualityBenchmark {
         self.signal = signal
         voiceStarts = starts
         guard let templates = Self.findBaresipTemplates() else {
-            throw BenchError("baresip configuration templates not found (Tests/VoiceSIPTests/Fixtures/baresip)")
+            throw BenchError("baresip configuration templates not found (Tests/VoiceSIPAgentTests/Fixtures/baresip)")
         }
         baresipTemplates = templates
         guard SIPPeerProcess.isInstalled("baresip") else { throw BenchError("baresip is not installed; run scripts/install-deps.sh") }
     }
 
     static func findBaresipTemplates() -> String? {
-        let relative = "Tests/VoiceSIPTests/Fixtures/baresip"
+        let relative = "Tests/VoiceSIPAgentTests/Fixtures/baresip"
         let candidates = [
             FileManager.default.currentDirectoryPath + "/" + relative,
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../" + relative).path,

@@ -6,7 +6,10 @@ import NIOPosix
 import VoiceCore
 import VoiceMedia
 import VoiceSIP
+import VoiceSIPAgent
 import VoiceTestKit
+import VoiceSignals
+import VoiceSupport
 
 /// How long the caller's signaling event loop is held up while many calls start and end: a
 /// 1 ms repeating task on that loop records how late each run is, while `calls` calls (each

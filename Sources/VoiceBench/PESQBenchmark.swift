@@ -1,6 +1,8 @@
 import Foundation
 import VoiceMedia
 import VoiceTestKit
+import VoiceSignals
+import VoiceMediaTypes
 
 /// `pesq_wb_lossN`: PESQ-WB (P.862.2 at 16 kHz) of a spoken sample sent through two streams on
 /// loopback in real time, with N % random loss in user space, after aligning the output.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VoiceMedia
+import VoiceMediaTypes
 
 /// The media benchmark and loopback demo.
 @main

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import VoiceCore
 import VoiceSIP
+import VoiceSIPAgent
 
 /// Server, identity and credential options shared by `call` and `listen`.
 struct ClientOptions: ParsableArguments {

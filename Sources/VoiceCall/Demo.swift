@@ -5,7 +5,9 @@ import Logging
 import VoiceCore
 import VoiceMedia
 import VoiceSIP
-import VoiceTestKit
+import VoiceSIPAgent
+import VoiceSignals
+import VoiceSupport
 
 /// Two clients on loopback place a real SIP + SRTP + Opus call: alice plays a speech-like
 /// signal, bob answers, plays another and records; both sides' states, a per-second line and a

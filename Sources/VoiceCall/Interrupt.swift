@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
-import VoiceTestKit
+import VoiceSupport
 
 /// Ctrl-C (SIGINT) and SIGTERM as a flag the commands poll, so that an interrupted command
 /// still hangs its calls up (BYE) and unregisters before it exits.

@@ -4,7 +4,8 @@ import Foundation
 import VoiceCore
 import VoiceMedia
 import VoiceSIP
-import VoiceTestKit
+import VoiceSIPAgent
+import VoiceSupport
 
 /// `voicecall listen`: registers (or just binds) and answers incoming calls.
 struct Listen: ParsableCommand {

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import VoiceCore
 import VoiceMedia
-import VoiceTestKit
+import VoiceSupport
 
 /// Prints a call's state changes and lets the command wait for them. Callbacks run on
 /// `queue`; what the command reads (connected, ended, the end error) sits behind a lock.

@@ -1,4 +1,5 @@
 import VoiceMedia
+import VoiceMediaTypes
 
 extension FuzzHarness {
     static let media: [FuzzHarness] = [

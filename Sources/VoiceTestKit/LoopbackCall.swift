@@ -1,4 +1,6 @@
 import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 /// Two audio streams on loopback talking to each other, each with an in-memory audio device:
 /// A plays `signalA` and records what B sends, and the other way round. With an impairment,

@@ -1,5 +1,6 @@
 import NIOCore
 import VoiceSIP
+import VoiceSIPAgent
 
 /// SIP datagrams between in-memory transports on one event loop: no sockets, no real time.
 /// With an `EmbeddedEventLoop`, a whole exchange (retransmissions, timeouts) runs in virtual time

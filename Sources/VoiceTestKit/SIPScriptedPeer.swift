@@ -3,6 +3,8 @@ import NIOPosix
 import Synchronization
 import VoiceMedia
 import VoiceSIP
+import VoiceSIPAgent
+import VoiceSupport
 
 /// A SIP callee for tests, on loopback over UDP or TCP: it answers the first INVITE at once
 /// (180, then 200 with an SDP answer from a real ``SIPInviteSession``) and lets the test choose

@@ -1,6 +1,8 @@
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
 
 final class AccessTokenBase64URLTests: XCTestCase {
     func testRFC4648Vectors() throws {

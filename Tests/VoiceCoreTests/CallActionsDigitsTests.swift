@@ -3,10 +3,13 @@ import Logging
 import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
 @testable import VoiceSIP
+@testable import VoiceSIPAgent
+import VoiceMediaTypes
 
 /// `sendDigits` over a real call to a bare SIP user agent that answers, runs its own media and
 /// records every digit it gets: RFC 4733 events on its audio stream, or SIP INFO

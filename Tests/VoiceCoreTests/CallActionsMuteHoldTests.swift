@@ -1,10 +1,12 @@
 import Foundation
 import VoiceMedia
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
 @testable import VoiceSIP
+import VoiceMediaTypes
 
 /// Mute and hold over a real call: what the peer hears, what is played locally, the re-INVITE
 /// direction, and the Insights events.

@@ -1,9 +1,11 @@
 import Foundation
 import VoiceMedia
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
 
 /// `getStats`/`stats()` and `postFeedback` over a real call.
 final class CallActionsStatsFeedbackTests: XCTestCase {

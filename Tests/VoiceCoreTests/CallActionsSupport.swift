@@ -3,10 +3,13 @@ import Foundation
 import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
 @testable import VoiceSIP
+import VoiceSignals
+import VoiceMediaTypes
 
 /// Records call messages on its own serial queue.
 final class RecordingMessageDelegate: CallMessageDelegate, @unchecked Sendable {

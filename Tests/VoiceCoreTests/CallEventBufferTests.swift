@@ -2,6 +2,8 @@ import Foundation
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
 
 /// An app that never reads `Call.events` must not make every call a growing buffer.
 final class CallEventBufferTests: XCTestCase {

@@ -2,6 +2,8 @@ import Foundation
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
 
 final class CallFeedbackTests: XCTestCase {
     private let now = Date(timeIntervalSince1970: 1_700_000_000)

@@ -2,9 +2,11 @@ import Foundation
 import VoiceMedia
 import VoiceSIP
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
 
 /// A hold or resume the peer refuses leaves the call as it was, locally too.
 final class CallHoldRefusedTests: XCTestCase {

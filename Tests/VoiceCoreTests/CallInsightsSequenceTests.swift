@@ -1,9 +1,11 @@
 import Foundation
 import NIOConcurrencyHelpers
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
 
 /// The exact `connection` (and `settings`) Insights events each side publishes in the main call
 /// scenarios over real SIP, per the seed's table.

@@ -1,10 +1,13 @@
 import Foundation
 import NIOConcurrencyHelpers
 import VoiceSIP
+import VoiceSIPAgent
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
 
 /// Call messages from a ringing callee to the caller (`CallInvite.sendMessage`), as SIP INFO in
 /// the early dialog its 180 set up, over real SIP on loopback.

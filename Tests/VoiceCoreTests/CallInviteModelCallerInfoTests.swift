@@ -2,6 +2,8 @@ import VoiceSIP
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
 
 final class CallInviteModelCallerInfoTests: XCTestCase {
     func testVerstatValues() {

@@ -1,6 +1,8 @@
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
 
 final class CallInviteModelMessageTests: XCTestCase {
     func testDefaultsAndSid() {

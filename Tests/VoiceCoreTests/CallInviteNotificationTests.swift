@@ -2,10 +2,12 @@ import Foundation
 import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
 @testable import VoiceSIP
+import VoiceMediaTypes
 
 /// `handleNotification`: push payloads that arrive before or after their INVITE, and cancels.
 final class CallInviteNotificationTests: XCTestCase {

@@ -5,6 +5,8 @@ import VoiceTestKit
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
 
 /// Media that cannot start once the call is answered (a busy sound card, a port that will not
 /// bind) ends the call on both sides: the failing side reports 53405 and hangs up.

@@ -1,9 +1,11 @@
 import Foundation
 import NIOConcurrencyHelpers
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
 
 /// Call messages as SIP INFO application/json over a real call, both ways, with their identity
 /// and the size and rate limits.

@@ -2,9 +2,11 @@ import Foundation
 import NIOConcurrencyHelpers
 import VoiceSIP
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
 
 /// Each call message's outcome comes from the answer to its own INFO, not from the order answers
 /// arrive in: digits sent as INFO share the path and never settle a message. And messages from

@@ -1,8 +1,11 @@
 import Foundation
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
+import VoiceSignals
+import VoiceMediaTypes
 
 /// The peer-connection, ICE and signaling-state Insights events of a call, mapped onto SIP
 /// offer/answer and the RTP stream.

@@ -1,10 +1,12 @@
 import Foundation
 import VoiceMedia
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
 @testable import VoiceSIP
+import VoiceMediaTypes
 
 /// The packet-loss warning end to end through a ``Call``: alice's media is steered through a
 /// user-space relay that drops a fifth of her packets; bob's call raises

@@ -6,6 +6,8 @@ import Synchronization
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
 
 /// Two real media streams on loopback through a user-space relay that drops packets on demand:
 /// the receiver's statistics, sampled through ``CallQualitySampler`` into the detector, must raise

@@ -2,6 +2,8 @@ import Foundation
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
 
 final class CallQualitySamplerTests: XCTestCase {
     private func stats(received: UInt64, lost: Int64, fractionLost: Double = 0) -> AudioStreamStats {

@@ -4,6 +4,8 @@ import XCTest
 
 @testable import VoiceCore
 @testable import VoiceSIP
+import VoiceSupport
+import VoiceMediaTypes
 
 /// Media reconnection over real sockets: the peer's RTP really stops (its stream sends elsewhere)
 /// and resumes, or does not.

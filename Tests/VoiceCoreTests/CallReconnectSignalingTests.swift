@@ -8,6 +8,8 @@ import XCTest
 #if canImport(Glibc)
     import Glibc
 #endif
+import VoiceSupport
+import VoiceMediaTypes
 
 /// Signaling reconnection over TCP on loopback: the connection carrying a call drops, the side
 /// that opened it re-INVITEs over a new one; a re-INVITE that is refused or goes unanswered ends the

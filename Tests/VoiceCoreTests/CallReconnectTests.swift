@@ -1,11 +1,15 @@
 import Dispatch
 import Foundation
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
 @testable import VoiceMedia
 @testable import VoiceSIP
+@testable import VoiceSIPAgent
+import VoiceSignals
+import VoiceMediaTypes
 
 /// Seed 000's sequence over real sockets: a signaling and a media interruption of one call
 /// reconnect independently, each with its own isReconnecting/didReconnect pair and Insights events.

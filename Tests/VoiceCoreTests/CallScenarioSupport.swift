@@ -4,10 +4,13 @@ import Logging
 import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
 @testable import VoiceSIP
+@testable import VoiceSIPAgent
+import VoiceMediaTypes
 
 /// What a delegate saw, in order.
 enum SeenCallback: Equatable, CustomStringConvertible {

@@ -3,10 +3,12 @@ import Foundation
 import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
 @testable import VoiceSIP
+import VoiceMediaTypes
 
 /// The caller and callee sequences of Twilio's TVOCall reference, over real SIP on loopback.
 final class CallScenarioTests: XCTestCase {

@@ -2,9 +2,12 @@ import Foundation
 import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
+import VoiceSignals
+import VoiceMediaTypes
 
 /// One client's single audio device serving two calls at once: both peers hear its capture, it
 /// plays both peers, hold takes one call out of the mix, and hanging up one call leaves the other.

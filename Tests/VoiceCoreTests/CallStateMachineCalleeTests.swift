@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
 
 /// The callee table (seed 002): an accepted invite never rings.
 final class CallStateMachineCalleeTests: XCTestCase {

@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
 
 /// The caller table of seed 000: every scenario with its exact outputs and state transitions.
 final class CallStateMachineCallerTests: XCTestCase {

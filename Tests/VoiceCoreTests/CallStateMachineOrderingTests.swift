@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceCore
+import VoiceSupport
+import VoiceMediaTypes
 
 /// Inputs in odd orders: late, duplicated, or after the end. None may produce a second end or a
 /// callback out of sequence.

@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
 
 /// Reconnection on a virtual clock: media silence and lost signaling, recovered or timed out.
 final class CallStateMachineReconnectTests: XCTestCase {

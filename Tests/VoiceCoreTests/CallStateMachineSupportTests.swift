@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceCore
+import VoiceSupport
+import VoiceMediaTypes
 
 /// Drives a ``CallStateMachine`` on a virtual clock and records the states it passes through.
 struct CallStateMachineTestDriver {

@@ -2,6 +2,8 @@ import Foundation
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
 
 final class CallStatsReportTests: XCTestCase {
     private func streamStats() -> AudioStreamStats {

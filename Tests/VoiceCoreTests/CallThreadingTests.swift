@@ -3,9 +3,11 @@ import Foundation
 import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
 
 /// Delegates that call back into the SDK, delegate-queue discipline, and many calls at once.
 final class CallThreadingTests: XCTestCase {

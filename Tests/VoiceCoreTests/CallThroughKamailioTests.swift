@@ -4,6 +4,8 @@ import VoiceTestKit
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
 
 /// Two clients registered with Kamailio (registrar + record-routing proxy with digest auth):
 /// destinations by user name and number, custom parameters through the proxy, a wrong password.
@@ -26,7 +28,7 @@ final class CallThroughKamailioTests: XCTestCase {
             throw SIPPeerError(.notInstalled, message)
         }
         let template = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../VoiceSIPTests/Fixtures/kamailio/kamailio.cfg").standardized.path
+            .appendingPathComponent("../VoiceSIPAgentTests/Fixtures/kamailio/kamailio.cfg").standardized.path
         let peer = try KamailioPeer(templatePath: template)
         kamailio = peer
         return peer

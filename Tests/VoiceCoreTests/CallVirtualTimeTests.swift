@@ -9,6 +9,9 @@ import XCTest
 @testable import VoiceCore
 @testable import VoiceMedia
 @testable import VoiceSIP
+@testable import VoiceSIPAgent
+import VoiceMediaTypes
+import VoiceSupport
 
 /// Media that does nothing and receives nothing: for a client whose calls run in virtual time.
 private final class SilentCallMedia: CallMedia, @unchecked Sendable {

@@ -3,6 +3,8 @@ import Logging
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
 
 final class InsightsPublisherTests: XCTestCase {
     private let now = Date(timeIntervalSince1970: 1_700_000_000)

@@ -3,9 +3,12 @@ import Foundation
 import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 import VoiceCore
+import VoiceSignals
+import VoiceMediaTypes
 
 /// The README's API tour, line for line where it can run here (loopback instead of a server,
 /// in-memory audio instead of ALSA): if this stops compiling or passing, the README is wrong.

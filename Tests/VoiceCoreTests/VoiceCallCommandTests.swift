@@ -2,7 +2,10 @@ import Foundation
 import VoiceMedia
 import VoiceSIP
 import VoiceTestKit
+import VoiceSupport
 import XCTest
+import VoiceSignals
+import VoiceMediaTypes
 
 /// The `voicecall` command line, run as a user runs it: `listen` on one side, `call` with a WAV
 /// file and digits on the other; what `listen` recorded must be what `call` played.

@@ -2,10 +2,12 @@ import Foundation
 import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
 @testable import VoiceSIP
+import VoiceMediaTypes
 
 /// The access token answers an RFC 8898 Bearer challenge, on REGISTER and on INVITE, against a
 /// hand-written server that challenges with `WWW-Authenticate: Bearer`.

@@ -5,10 +5,14 @@ import Foundation
 import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
 @testable import VoiceSIP
+@testable import VoiceSIPAgent
+import VoiceSignals
+import VoiceMediaTypes
 
 /// Floods at a listening client, each bounded in count and time: afterwards the process's
 /// memory, descriptors and threads are back near where they were, and a normal call connects

@@ -2,6 +2,8 @@ import VoiceSIP
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
 
 final class VoiceErrorCodeTests: XCTestCase {
     /// The TVOError list: case, name and number.

@@ -1,7 +1,10 @@
 import VoiceSIP
+import VoiceSIPAgent
 import XCTest
 
 @testable import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
 
 final class VoiceErrorMappingTests: XCTestCase {
     func testSIPStatusRows() {

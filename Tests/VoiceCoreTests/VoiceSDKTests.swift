@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
 
 final class VoiceSDKTests: XCTestCase {
     func testVersionIsSemantic() {

@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceSupport
+import VoiceMediaTypes
 
 /// ALSA tests run the real libasound: `null` and the `file` plugin, configured through a
 /// temporary `ALSA_CONFIG_PATH` set before libasound reads its configuration.

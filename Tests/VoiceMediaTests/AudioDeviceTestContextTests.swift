@@ -1,6 +1,8 @@
 import Synchronization
 import XCTest
 @testable import VoiceMedia
+import VoiceSupport
+import VoiceMediaTypes
 
 /// A test ``AudioDeviceContext``: collects captured samples, plays a fixed sequence, records events,
 /// and counts any callback that arrives after the test declared the device stopped.

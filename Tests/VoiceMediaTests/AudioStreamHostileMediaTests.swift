@@ -1,9 +1,12 @@
 import Foundation
 import Synchronization
+import VoiceSupport
 import XCTest
 import VoiceTestKit
 
 @testable import VoiceMedia
+import VoiceSignals
+import VoiceMediaTypes
 
 /// Calls under attack from an off-path sender who knows the RTP port (from the SDP) but not the
 /// source or the keys: forged RTP from other SSRCs, forged RTCP reports, a flood of junk.

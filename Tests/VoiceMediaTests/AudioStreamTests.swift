@@ -3,6 +3,9 @@ import Synchronization
 import XCTest
 @testable import VoiceMedia
 import VoiceTestKit
+import VoiceSignals
+import VoiceMediaTypes
+import VoiceSupport
 
 /// End-to-end tests: real streams on loopback UDP, SRTP, Opus/G.711, in-memory devices in real time.
 final class AudioStreamTests: XCTestCase {

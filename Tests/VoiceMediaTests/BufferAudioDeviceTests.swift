@@ -1,6 +1,8 @@
 import Synchronization
 import XCTest
 @testable import VoiceMedia
+import VoiceSupport
+import VoiceMediaTypes
 
 final class BufferAudioDeviceTests: XCTestCase {
     func testRecordsWhatTheContextRenders() throws {

@@ -1,5 +1,7 @@
 import Synchronization
 @testable import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 /// A context that renders one constant value and counts what it captures, without allocating
 /// or locking, so it can run inside allocation-counted code.

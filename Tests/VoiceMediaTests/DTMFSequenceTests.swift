@@ -1,6 +1,8 @@
 import XCTest
 
 @testable import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 final class DTMFSequenceTests: XCTestCase {
     func testEachDigitIsAToneAndAGapAndWIsAPause() {

@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceSupport
+import VoiceMediaTypes
 
 final class FileAudioDeviceTests: XCTestCase {
     private var directory = ""

@@ -1,6 +1,8 @@
 import XCTest
 import VoiceMedia
 import VoiceTestKit
+import VoiceSupport
+import VoiceMediaTypes
 
 final class ImpairmentModelTests: XCTestCase {
     func testLossRateIsCloseToTheTargetAndRepeatable() {

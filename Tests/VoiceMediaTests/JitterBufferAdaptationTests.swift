@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceSupport
+import VoiceMediaTypes
 
 /// Delay adaptation and whole-timeline properties, on scripted networks.
 final class JitterBufferAdaptationTests: XCTestCase {

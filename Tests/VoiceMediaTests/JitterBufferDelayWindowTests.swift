@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 /// The jitter buffer's sliding delay window: minimum and nearest-rank quantile.
 final class JitterBufferDelayWindowTests: XCTestCase {

@@ -1,6 +1,9 @@
 import VoiceTestKit
 import XCTest
 @testable import VoiceMedia
+import VoiceSignals
+import VoiceSupport
+import VoiceMediaTypes
 
 /// One scripted RTP packet for jitter buffer tests. The payload's first four bytes carry
 /// `index` (big-endian) so playout can be traced back to the packet.

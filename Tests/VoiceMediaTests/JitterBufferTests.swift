@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceSupport
+import VoiceMediaTypes
 
 final class JitterBufferTests: XCTestCase {
     /// A configuration whose warm-up floor equals the settled target, so a clean stream needs

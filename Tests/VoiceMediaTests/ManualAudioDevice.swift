@@ -1,5 +1,7 @@
 import Synchronization
 @testable import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 /// A device the test drives by hand: it keeps the context of each direction, counts starts and
 /// stops, and moves audio (synchronously, on the calling thread) only when told to.

@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 final class MediaCodecTests: XCTestCase {
     private static let codecs: [MediaCodec] = [.opus(.voice), .pcmu, .pcma]

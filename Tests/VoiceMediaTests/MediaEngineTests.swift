@@ -2,6 +2,8 @@ import Synchronization
 import XCTest
 @testable import VoiceMedia
 import VoiceTestKit
+import VoiceSupport
+import VoiceMediaTypes
 
 final class MediaEngineTests: XCTestCase {
     final class CountingTask: MediaTask, @unchecked Sendable {

@@ -1,8 +1,11 @@
 import CMallocCounter
 import Foundation
+import VoiceSupport
 import XCTest
 @testable import VoiceMedia
 import VoiceTestKit
+import VoiceSignals
+import VoiceMediaTypes
 
 /// The real-time media path allocates nothing per packet in steady state: every heap allocation
 /// made on the media engine's threads is counted (the test executable wraps glibc's allocator).

@@ -1,6 +1,8 @@
 import XCTest
 @testable import VoiceMedia
 import VoiceTestKit
+import VoiceSupport
+import VoiceMediaTypes
 
 final class NullAudioDeviceTests: XCTestCase {
     func testCapturesSilencePacedAndDiscardsRender() throws {

@@ -1,6 +1,9 @@
 import VoiceTestKit
 import XCTest
 @testable import VoiceMedia
+import VoiceSignals
+import VoiceMediaTypes
+import VoiceSupport
 
 final class OpusDecoderTests: XCTestCase {
     private func decode(_ decoder: VoiceMedia.OpusDecoder, _ packet: [UInt8]) throws -> [Int16] {

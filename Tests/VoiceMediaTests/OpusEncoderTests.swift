@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 final class OpusEncoderTests: XCTestCase {
     /// Encodes `signal` in frames of `frameSize` samples per channel.

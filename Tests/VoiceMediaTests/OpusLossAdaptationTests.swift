@@ -1,6 +1,8 @@
 import XCTest
 
 @testable import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 final class OpusLossAdaptationTests: XCTestCase {
     typealias Setting = OpusLossAdaptation.Setting

@@ -2,6 +2,9 @@ import VoiceTestKit
 import XCTest
 
 @testable import VoiceMedia
+import VoiceSignals
+import VoiceMediaTypes
+import VoiceSupport
 
 final class OpusSILKFlagsTests: XCTestCase {
     private func flags(_ bytes: [UInt8]) -> OpusSILKFlags? {

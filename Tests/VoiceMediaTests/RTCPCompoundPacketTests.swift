@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceSupport
+import VoiceMediaTypes
 
 final class RTCPCompoundPacketTests: XCTestCase {
     private func parse(_ bytes: [UInt8], requireReportFirst: Bool = true) throws -> [RTCPPacket] {

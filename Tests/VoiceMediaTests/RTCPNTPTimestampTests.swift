@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceSupport
+import VoiceMediaTypes
 
 final class RTCPNTPTimestampTests: XCTestCase {
     func testUnixEpochIsNTPSecond2208988800() {

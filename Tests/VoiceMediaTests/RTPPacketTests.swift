@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceSupport
+import VoiceMediaTypes
 
 final class RTPPacketTests: XCTestCase {
     /// Runs `body` over `bytes` copied behind a 3-byte prefix, so the slice does not start at index 0.

@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 final class RTPReceiverStatisticsTests: XCTestCase {
     /// 8 kHz audio, 20 ms packets: timestamp advances 160 per sequence number.

@@ -1,6 +1,8 @@
 import XCTest
 
 @testable import VoiceMedia
+import VoiceSupport
+import VoiceMediaTypes
 
 final class RTPSourceGateTests: XCTestCase {
     private let real: UInt32 = 0x1111_1111

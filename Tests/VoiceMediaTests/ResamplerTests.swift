@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 final class ResamplerTests: XCTestCase {
     /// Runs `input` through `resampler` in blocks of `block` samples, as a stream would.

@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 final class SDESCryptoAttributeTests: XCTestCase {
     private let rfcKey = "PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR"

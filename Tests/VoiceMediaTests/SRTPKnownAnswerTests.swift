@@ -2,6 +2,8 @@ import CLibSRTP
 import CVoiceShims
 import XCTest
 @testable import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 /// Hex helpers and packet buffers shared by the SRTP and SDES test files.
 enum SRTPTestSupport {

@@ -2,6 +2,9 @@ import CLibSRTP
 import VoiceTestKit
 import XCTest
 @testable import VoiceMedia
+import VoiceSignals
+import VoiceMediaTypes
+import VoiceSupport
 
 final class SRTPSessionTests: XCTestCase {
     /// A deterministic generator so failures reproduce (key quality is irrelevant here).

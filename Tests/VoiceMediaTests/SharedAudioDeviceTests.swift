@@ -1,8 +1,10 @@
 import CMallocCounter
 import Synchronization
+import VoiceSupport
 import XCTest
 @testable import VoiceMedia
 import VoiceTestKit
+import VoiceMediaTypes
 
 /// The shared-device hub: capture fan-out, render mix, start/stop of the underlying device,
 /// events, failures, and the real-time rules, on a hand-driven device and a real-time buffer device.

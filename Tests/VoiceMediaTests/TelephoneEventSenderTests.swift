@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 final class TelephoneEventSenderTests: XCTestCase {
     private func drain(_ sender: inout TelephoneEventSender) -> [TelephoneEventSender.Packet] {

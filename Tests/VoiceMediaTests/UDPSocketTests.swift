@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 final class UDPSocketTests: XCTestCase {
     func testSocketAddressParsesAndRejects() throws {

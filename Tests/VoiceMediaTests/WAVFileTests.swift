@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceSupport
+import VoiceMediaTypes
 
 /// Little helpers to build RIFF bytes by hand.
 enum RIFFBytes {

@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 final class WAVFileWriterTests: XCTestCase {
     private var path = ""

@@ -1,5 +1,8 @@
+import VoiceSIPTestVectors
 import XCTest
 @testable import VoiceSIP
+import VoiceMediaTypes
+import VoiceSupport
 
 final class RFC4475Tests: XCTestCase {
     let parser = SIPMessageParser()

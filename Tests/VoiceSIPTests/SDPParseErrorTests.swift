@@ -1,6 +1,8 @@
-import VoiceTestKit
+import VoiceSignals
 import XCTest
 @testable import VoiceSIP
+import VoiceMediaTypes
+import VoiceSupport
 
 final class SDPParseErrorTests: XCTestCase {
     private static let head = ["v=0", "o=- 1 1 IN IP4 192.0.2.1", "s=-", "c=IN IP4 192.0.2.1", "t=0 0"]

@@ -1,6 +1,9 @@
+import VoiceSIPTestVectors
 import XCTest
 
 @testable import VoiceSIP
+import VoiceMediaTypes
+import VoiceSupport
 
 final class SIPCoreResponderTests: XCTestCase {
     private struct NoResponse: Error {}

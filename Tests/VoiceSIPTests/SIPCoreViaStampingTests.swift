@@ -1,6 +1,8 @@
 import XCTest
 
 @testable import VoiceSIP
+import VoiceMediaTypes
+import VoiceSupport
 
 final class SIPCoreViaStampingTests: XCTestCase {
     private func request(via: [String], extra: [String] = []) throws -> SIPRequest {

@@ -1,6 +1,8 @@
 import XCTest
 
 @testable import VoiceSIP
+import VoiceMediaTypes
+import VoiceSupport
 
 /// RFC 3261 §12 dialogs, checked against the RFC 3665 §3.2 flow (session through two
 /// record-routing proxies): Alice at client.atlanta.example.com, Bob at client.biloxi.example.com.

@@ -2,6 +2,8 @@ import Foundation
 import XCTest
 
 @testable import VoiceSIP
+import VoiceMediaTypes
+import VoiceSupport
 
 final class SIPDigestAuthenticatorTests: XCTestCase {
     let realm = "sip.example.com"

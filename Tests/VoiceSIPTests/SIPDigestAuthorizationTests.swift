@@ -1,6 +1,8 @@
 import XCTest
 
 @testable import VoiceSIP
+import VoiceMediaTypes
+import VoiceSupport
 
 final class SIPDigestAuthorizationTests: XCTestCase {
     /// RFC 2617 §3.5: Mufasa / "Circle Of Life", GET /dir/index.html.

@@ -1,6 +1,8 @@
 import XCTest
 
 @testable import VoiceSIP
+import VoiceMediaTypes
+import VoiceSupport
 
 final class SIPDigestChallengeTests: XCTestCase {
     /// RFC 2617 §3.5, typed in with its line folds.

@@ -2,6 +2,8 @@ import Foundation
 import XCTest
 
 @testable import VoiceSIP
+import VoiceMediaTypes
+import VoiceSupport
 
 final class SIPDigestVerifierTests: XCTestCase {
     private let verifier = SIPDigestVerifier(realm: "office", credentials: [SIPAuthCredentials(username: "alice", password: "s3cret")])

@@ -1,5 +1,6 @@
-import VoiceMedia
-import VoiceTestKit
+import VoiceMediaTypes
+import VoiceSupport
+import VoiceSignals
 import XCTest
 
 @testable import VoiceSIP

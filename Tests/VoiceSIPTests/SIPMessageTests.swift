@@ -1,6 +1,9 @@
-import VoiceTestKit
+import VoiceSignals
+import VoiceSIPTestVectors
 import XCTest
 @testable import VoiceSIP
+import VoiceMediaTypes
+import VoiceSupport
 
 final class SIPMessageTests: XCTestCase {
     func makeInvite() throws -> SIPRequest {

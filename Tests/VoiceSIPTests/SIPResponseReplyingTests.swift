@@ -1,6 +1,8 @@
 import XCTest
 
 @testable import VoiceSIP
+import VoiceMediaTypes
+import VoiceSupport
 
 final class SIPResponseReplyingTests: XCTestCase {
     private func request() throws -> SIPRequest {

@@ -1,6 +1,8 @@
 import XCTest
 
 @testable import VoiceSIP
+import VoiceMediaTypes
+import VoiceSupport
 
 final class SIPStatusMappingTests: XCTestCase {
     /// The named status codes and the code each must map to.

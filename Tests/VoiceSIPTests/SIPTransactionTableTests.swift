@@ -1,4 +1,5 @@
-import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 import XCTest
 @testable import VoiceSIP
 

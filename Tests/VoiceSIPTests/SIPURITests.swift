@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceSIP
+import VoiceMediaTypes
+import VoiceSupport
 
 final class SIPURITests: XCTestCase {
     func testParsesComponents() throws {

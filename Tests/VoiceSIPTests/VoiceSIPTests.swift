@@ -1,5 +1,7 @@
 import XCTest
 @testable import VoiceSIP
+import VoiceMediaTypes
+import VoiceSupport
 
 final class VoiceSIPTests: XCTestCase {
     func testUserAgentNamesTheStackAndVersion() {

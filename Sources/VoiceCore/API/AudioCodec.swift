@@ -1,4 +1,5 @@
 import VoiceMedia
+import VoiceMediaTypes
 
 /// An audio codec a call may use, in the caller's order of preference.
 public enum AudioCodec: Hashable, Sendable, CustomStringConvertible {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import VoiceMedia
 import VoiceSIP
+import VoiceSupport
 
 /// One call, outgoing (from ``VoiceClient/connect(options:delegate:)``) or incoming (from
 /// ``CallInvite/accept(delegate:)``), mirroring Twilio's `TVOCall`.

@@ -4,6 +4,8 @@ import Logging
 import NIOCore
 import VoiceMedia
 import VoiceSIP
+import VoiceSIPAgent
+import VoiceSupport
 
 /// The engine room of one ``Call``: its state machine, SIP call and media, run on the client's
 /// signaling event loop. Every method runs on ``eventLoop``.

@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
 import VoiceSIP
+import VoiceSIPAgent
+import VoiceSupport
 
 /// An incoming call, mirroring Twilio's `TVOCallInvite`: accept it, reject it, or wait for its
 /// cancellation. Delivered to ``NotificationDelegate/callInviteReceived(_:)``.

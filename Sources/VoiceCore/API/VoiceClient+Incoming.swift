@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import VoiceSIP
+import VoiceSIPAgent
 
 extension VoiceClient {
     /// Makes this client reachable: validates the access token, sends REGISTER (unless the

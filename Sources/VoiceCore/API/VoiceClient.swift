@@ -6,6 +6,9 @@ import NIOPosix
 import Synchronization
 import VoiceMedia
 import VoiceSIP
+import VoiceSIPAgent
+import VoiceMediaTypes
+import VoiceSupport
 
 /// The SDK's entry point: one SIP identity that places calls (``connect(options:delegate:)``)
 /// and receives them (``register(accessToken:notificationDelegate:completion:)``). Many clients
@@ -157,7 +160,7 @@ public final class VoiceClient: @unchecked Sendable {
             outboundProxy: try c.outboundProxy.map { try SIPURI(parsing: $0.hasPrefix("sip") ? $0 : "sip:" + $0) },
             registrar: try c.registrar.map { try SIPURI(parsing: $0.hasPrefix("sip") ? $0 : "sip:" + $0) },
             media: SDPLocalCapabilities(
-                address: c.listenHost, port: 0, encryption: c.allowUnencryptedMedia ? .unencrypted : .required),
+                address: c.listenHost, port: 0, encryption: c.allowUnencryptedMedia ? .unencrypted : .srtp(suites: SRTPSuite.available)),
             userAgent: c.userAgent, transportConfiguration: c.tls)
         configuration.keepAliveInterval = .seconds(30)
         configuration.limits = c.limits

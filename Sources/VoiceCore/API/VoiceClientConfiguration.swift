@@ -2,6 +2,7 @@ import Logging
 import NIOSSL
 import VoiceMedia
 import VoiceSIP
+import VoiceSIPAgent
 
 /// One SIP identity of the SDK and how it reaches the network.
 public struct VoiceClientConfiguration: Sendable {

@@ -1,4 +1,5 @@
 import VoiceSIP
+import VoiceSIPAgent
 
 extension VoiceError {
     /// The reason phrase this SDK sends with the 600 that rejects a call invite, so that the

@@ -1,5 +1,6 @@
 import NIOCore
 import VoiceSIP
+import VoiceSIPAgent
 
 // A call message as SIP INFO: the identity headers, and the errors of a send.
 extension CallMessage {

@@ -1,4 +1,5 @@
 import VoiceMedia
+import VoiceSupport
 
 /// The call-message send rate limit: at most ``maximumMessages`` messages in any sliding
 /// ``window`` (10 per minute). A pure value; the caller passes the time in.

@@ -1,3 +1,4 @@
+import VoiceSupport
 /// The lifecycle of one call as a pure value: one mutating function per input event, the time
 /// passed in, and the work to do returned as ``CallStateOutput``s in order.
 ///

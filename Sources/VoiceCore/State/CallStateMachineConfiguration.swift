@@ -1,3 +1,4 @@
+import VoiceSupport
 /// The thresholds of a ``CallStateMachine``'s reconnection logic.
 public struct CallStateMachineConfiguration: Sendable, Hashable {
     /// How long the peer's media may be silent while connected before the call starts

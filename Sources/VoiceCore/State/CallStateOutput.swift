@@ -1,3 +1,4 @@
+import VoiceSupport
 /// One thing a ``CallStateMachine`` asks its driver to do, in the order returned.
 public enum CallStateOutput: Sendable, Hashable {
     /// Deliver a delegate callback on the delegate queue.

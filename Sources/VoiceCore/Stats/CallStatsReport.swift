@@ -1,4 +1,5 @@
 import VoiceMedia
+import VoiceSupport
 
 /// A snapshot of one call's media statistics, as returned by `Call.getStats(_:)` and
 /// `Call.stats()` (Twilio's `TVOStatsReport`). One call has one media stream, so the track

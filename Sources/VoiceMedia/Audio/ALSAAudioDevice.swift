@@ -1,4 +1,5 @@
 import CALSA
+import VoiceSupport
 
 /// An audio device on ALSA (libasound): any PCM name, interleaved S16_LE, 10–20 ms periods.
 ///

@@ -1,4 +1,5 @@
 import CALSA
+import VoiceSupport
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,3 +1,4 @@
+import VoiceSupport
 /// The body of one ALSA device thread: moves periods between the PCM and the context, paced
 /// on absolute deadlines, and closes the PCM when it ends.
 ///

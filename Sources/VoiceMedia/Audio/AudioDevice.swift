@@ -1,3 +1,4 @@
+import VoiceSupport
 /// The PCM format a device captures or renders: signed 16-bit, interleaved, native endian.
 public struct AudioFormat: Hashable, Sendable, CustomStringConvertible {
     /// Samples per second per channel.

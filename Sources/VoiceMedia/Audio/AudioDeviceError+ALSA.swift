@@ -1,4 +1,5 @@
 import CALSA
+import VoiceSupport
 
 extension AudioDeviceError {
     /// Turns a negative ALSA return code into a typed error carrying `snd_strerror`'s text.

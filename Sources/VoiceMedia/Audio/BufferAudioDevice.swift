@@ -1,3 +1,4 @@
+import VoiceSupport
 
 /// A device that captures from memory (samples or a generator) and records what it renders
 /// into memory, for bots, servers and tests.

@@ -1,3 +1,4 @@
+import VoiceSupport
 extension ByteReader {
     /// Reads a little-endian 16-bit integer (RIFF/WAV byte order) and advances.
     @inlinable public mutating func readUInt16LE() throws(Error) -> UInt16 {

@@ -1,3 +1,4 @@
+import VoiceSupport
 extension ByteWriter {
     /// Writes a little-endian 16-bit integer (RIFF/WAV byte order).
     @inlinable public mutating func writeLE(_ v: UInt16) throws(Error) {

@@ -3,6 +3,7 @@ import Synchronization
     import Glibc
 #endif
 import Foundation
+import VoiceSupport
 
 /// A named POSIX thread running one device loop, with a stop flag and a join that is safe to
 /// call from the thread itself.

@@ -1,3 +1,4 @@
+import VoiceSupport
 /// Decides how many buffers a paced device owes at a given time: a pure value driven by ticks.
 ///
 /// The schedule starts at the first ``buffersDue(at:)`` call (one buffer is due at once), then

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import VoiceSupport
 
 /// The wake-up times of a periodic real-time loop: absolute deadlines one period apart, so
 /// sleeping never accumulates drift, restarted from the current time after a stall.

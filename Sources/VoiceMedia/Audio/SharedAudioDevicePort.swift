@@ -1,3 +1,4 @@
+import VoiceSupport
 
 /// One stream's share of a ``SharedAudioDevice``: an ``AudioDevice`` in the underlying device's
 /// formats that can run next to the hub's other ports.

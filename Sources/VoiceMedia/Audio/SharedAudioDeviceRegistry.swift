@@ -1,3 +1,4 @@
+import VoiceSupport
 
 /// One ``SharedAudioDevice`` per device object, so every stream given the same device shares it.
 ///

@@ -2,6 +2,7 @@ import Synchronization
 #if canImport(Glibc)
     import Glibc
 #endif
+import VoiceSupport
 
 /// One direction (capture or render) of a ``SharedAudioDevice``: the context the underlying
 /// device runs with, fanning captured audio out to, or mixing render audio in from, the contexts

@@ -2,6 +2,7 @@ import Synchronization
 #if canImport(Glibc)
     import Glibc
 #endif
+import VoiceSupport
 
 /// Something ticked by a ``SoftwareAudioClock`` every period.
 ///

@@ -1,4 +1,5 @@
 import Synchronization
+import VoiceSupport
 
 /// The shared on/off switch between a device and its running pumps.
 final class AudioEnableFlag: Sendable {

@@ -1,3 +1,4 @@
+import VoiceSupport
 /// A 16-bit PCM RIFF/WAVE file held in memory: its format and interleaved samples.
 ///
 /// Parsing accepts `WAVE_FORMAT_PCM` and `WAVE_FORMAT_EXTENSIBLE` with the PCM sub-format,

@@ -1,3 +1,5 @@
+import VoiceMediaTypes
+import VoiceSupport
 extension MediaCodec {
     /// Makes an encoder for this codec that takes 48 kHz mono frames of `ptime` milliseconds.
     /// - Throws: ``MediaCodecError/unsupportedPtime(_:)`` unless `ptime` is 10, 20, 40 or 60;

@@ -1,3 +1,5 @@
+import VoiceMediaTypes
+import VoiceSupport
 /// Why a media encoder or decoder could not be made or could not process a frame.
 public enum MediaCodecError: Error, Hashable, Sendable, CustomStringConvertible {
     /// libopus failed.

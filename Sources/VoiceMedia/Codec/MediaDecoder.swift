@@ -1,3 +1,5 @@
+import VoiceMediaTypes
+import VoiceSupport
 /// Decodes RTP payloads of one negotiated codec into the stream's 48 kHz mono samples, and
 /// fills gaps when packets are lost.
 ///

@@ -1,3 +1,5 @@
+import VoiceMediaTypes
+import VoiceSupport
 /// Encodes the stream's 48 kHz mono frames into RTP payloads of one negotiated codec.
 ///
 /// Implementers guarantee: ``encode(_:into:)`` allocates nothing and never blocks.

@@ -1,4 +1,5 @@
 import COpus
+import VoiceSupport
 import CVoiceShims
 
 /// A libopus decoder with a typed Swift API, including packet-loss concealment and in-band FEC.

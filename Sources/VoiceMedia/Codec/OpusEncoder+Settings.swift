@@ -1,5 +1,7 @@
 import COpus
+import VoiceSupport
 import CVoiceShims
+import VoiceMediaTypes
 
 extension OpusEncoder {
 

@@ -1,5 +1,7 @@
 import COpus
+import VoiceSupport
 import CVoiceShims
+import VoiceMediaTypes
 
 /// A libopus encoder with a typed Swift API.
 ///

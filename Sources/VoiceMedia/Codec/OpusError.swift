@@ -1,4 +1,5 @@
 import COpus
+import VoiceSupport
 
 /// A libopus failure, wrapping one of its `OPUS_*` status codes.
 ///

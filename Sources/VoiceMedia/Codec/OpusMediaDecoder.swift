@@ -1,3 +1,5 @@
+import VoiceMediaTypes
+import VoiceSupport
 /// ``MediaDecoder`` for Opus: libopus decodes straight to 48 kHz mono, with libopus PLC and FEC.
 final class OpusMediaDecoder: MediaDecoder {
     let codec: MediaCodec

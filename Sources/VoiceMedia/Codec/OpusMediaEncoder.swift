@@ -1,3 +1,5 @@
+import VoiceMediaTypes
+import VoiceSupport
 /// ``MediaEncoder`` for Opus: 48 kHz mono straight into libopus.
 final class OpusMediaEncoder: MediaEncoder {
     let codec: MediaCodec

@@ -1,4 +1,5 @@
 import CSpeexDSP
+import VoiceSupport
 
 /// A sample-rate converter over the speexdsp resampler (windowed-sinc, band-limited: it
 /// filters before decimating, so no aliasing), for 16-bit interleaved PCM.

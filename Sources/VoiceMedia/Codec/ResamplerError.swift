@@ -1,4 +1,5 @@
 import CSpeexDSP
+import VoiceSupport
 
 /// A speexdsp resampler failure, wrapping its `RESAMPLER_ERR_*` code.
 public struct ResamplerError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import VoiceSupport
 extension JitterBuffer {
     /// Stores one received RTP packet. Real-time safe: copies `payload` into preallocated
     /// storage and allocates nothing.

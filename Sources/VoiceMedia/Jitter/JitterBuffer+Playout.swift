@@ -1,3 +1,4 @@
+import VoiceSupport
 extension JitterBuffer {
     /// Produces the next frame to render. Call it each time the playout side needs audio
     /// (normally every `frameDuration`; after a longer packet, once its duration has elapsed).

@@ -1,3 +1,4 @@
+import VoiceSupport
 /// An adaptive jitter buffer for one RTP audio stream: packets go in as they arrive, frames come
 /// out in order at the playout pace, with the delay steered toward measured network jitter.
 ///

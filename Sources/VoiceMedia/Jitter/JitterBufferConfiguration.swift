@@ -1,3 +1,4 @@
+import VoiceSupport
 /// Tuning of a ``JitterBuffer``: RTP clock, playout frame size, delay bounds, storage and the
 /// delay estimator. Plain value; freely shared across threads.
 public struct JitterBufferConfiguration: Hashable, Sendable {

@@ -1,3 +1,4 @@
+import VoiceSupport
 /// Counters and delay figures of a ``JitterBuffer``. Counters are cumulative since `init` or
 /// ``JitterBuffer/reset()``; resynchronizations keep them.
 public struct JitterBufferStats: Hashable, Sendable {

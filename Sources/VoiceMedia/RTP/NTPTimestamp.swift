@@ -1,3 +1,4 @@
+import VoiceSupport
 /// A 64-bit NTP timestamp (RFC 5905): seconds since 1 January 1900 in the high 32 bits,
 /// the binary fraction of a second in the low 32 bits. Used by RTCP sender reports.
 public struct NTPTimestamp: Hashable, Comparable, Sendable, CustomStringConvertible {

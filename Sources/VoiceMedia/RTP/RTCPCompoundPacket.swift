@@ -1,3 +1,4 @@
+import VoiceSupport
 /// A compound RTCP packet (RFC 3550 §6.1): RTCP packets stacked back to back in one datagram.
 ///
 /// Parsing applies the RFC 3550 A.2 validity checks: version 2 everywhere, padding only on

@@ -1,3 +1,4 @@
+import VoiceSupport
 extension RTCPPacket {
     /// Bytes ``write(into:)`` produces, header included.
     public var encodedLength: Int {

@@ -1,3 +1,4 @@
+import VoiceSupport
 /// One reception report block of an SR or RR (RFC 3550 §6.4.1), 24 bytes on the wire.
 public struct RTCPReportBlock: Hashable, Sendable {
     /// The source this block reports on.

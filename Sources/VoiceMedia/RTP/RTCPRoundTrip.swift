@@ -1,3 +1,4 @@
+import VoiceSupport
 /// Round-trip time from an RTCP report block (RFC 3550 §6.4.1).
 public enum RTCPRoundTrip: Sendable {
     /// Computes RTT = A − LSR − DLSR in compact NTP units.

@@ -1,3 +1,4 @@
+import VoiceSupport
 /// Why an RTP packet could not be parsed or written.
 ///
 /// A struct over a private code so cases can be added without breaking callers; compare

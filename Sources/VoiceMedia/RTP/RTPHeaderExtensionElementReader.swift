@@ -1,3 +1,4 @@
+import VoiceSupport
 /// Walks the RFC 8285 elements of a header extension without allocating.
 ///
 /// Padding bytes are skipped. In the one-byte form an element with ID 15 (reserved) ends

@@ -1,3 +1,4 @@
+import VoiceSupport
 /// A zero-copy, allocation-free view of one RTP packet (RFC 3550 §5.1) in borrowed bytes.
 ///
 /// Parsing validates the version, the CSRC list, the extension length and the padding count,

@@ -1,3 +1,4 @@
+import VoiceSupport
 /// Reception statistics for one remote source, per RFC 3550 appendices A.1, A.3 and A.8.
 ///
 /// A pure value type: feed it every RTP packet of the source with its arrival time already

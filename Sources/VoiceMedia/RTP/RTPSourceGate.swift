@@ -1,3 +1,4 @@
+import VoiceSupport
 /// Decides which RTP source (SSRC) a stream plays, so that packets from anybody else — a
 /// forger who guessed the port, a stale sender, a replay of another call — can neither take
 /// the stream over nor reset what is playing.

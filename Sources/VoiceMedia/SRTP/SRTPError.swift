@@ -1,4 +1,5 @@
 import CLibSRTP
+import VoiceSupport
 
 /// Why an SRTP/SRTCP operation failed: a libsrtp `srtp_err_status_t` code, or one of the
 /// session's own checks (``bufferTooSmall``, ``unsupportedSuite``, ``packetTooShort``).

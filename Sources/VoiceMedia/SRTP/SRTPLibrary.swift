@@ -1,4 +1,6 @@
 import CLibSRTP
+import VoiceSupport
+import VoiceMediaTypes
 
 /// Process-wide libsrtp state: one `srtp_init()` and the set of suites the build supports.
 enum SRTPLibrary {

@@ -1,4 +1,6 @@
 import CLibSRTP
+import VoiceSupport
+import VoiceMediaTypes
 
 /// One SRTP/SRTCP crypto context pair over libsrtp: packets sent are protected with the
 /// outbound keys, packets received are checked and decrypted with the inbound keys, whatever

@@ -1,4 +1,5 @@
 import Synchronization
+import VoiceSupport
 
 /// A single-producer, single-consumer ring of Int16 samples, lock-free.
 ///

@@ -1,4 +1,5 @@
 import Synchronization
+import VoiceSupport
 
 /// One bidirectional audio stream over UDP: capture → encode → RTP → SRTP → send, and
 /// receive → SRTP → jitter buffer → decode → render, with RTCP alongside.

@@ -1,11 +1,5 @@
-/// How a stream protects its media.
-public enum MediaEncryption: Sendable {
-    /// SRTP/SRTCP with SDES keys: `local` protects what we send, `remote` is the peer's key.
-    case srtp(local: SRTPKeyMaterial, remote: SRTPKeyMaterial)
-    /// Plain RTP. Only when the application opts in explicitly.
-    case unencrypted
-}
-
+import VoiceMediaTypes
+import VoiceSupport
 /// Everything a media stream needs to run, fixed for its lifetime (the remote address can change).
 public struct AudioStreamConfiguration: Sendable {
     /// Local address to bind the RTP socket to (port 0 picks one).

@@ -1,3 +1,4 @@
+import VoiceSupport
 /// A snapshot of one stream's media figures, published by the media thread a few times a second.
 public struct AudioStreamStats: Sendable, Hashable {
     /// When the snapshot was taken.

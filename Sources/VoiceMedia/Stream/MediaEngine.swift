@@ -4,6 +4,7 @@ import Synchronization
 #endif
 import Foundation
 import CVoiceSys
+import VoiceSupport
 
 /// Work the media engine runs: a stream's real-time side. Called only on its worker thread.
 protocol MediaTask: AnyObject {

@@ -1,3 +1,5 @@
+import VoiceMediaTypes
+import VoiceSupport
 /// How an Opus sender protects its audio against the loss its peer reports: whether in-band FEC
 /// is on, the packet-loss hint that sizes it, and the bitrate. A pure value fed one RTCP report
 /// at a time; the stream applies what it returns to the encoder.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import VoiceSupport
 
 /// RTCP bookkeeping for one stream: report timing, what the peer's last SR said, and what its
 /// reports say about us.

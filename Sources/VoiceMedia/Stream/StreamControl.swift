@@ -1,5 +1,6 @@
 import Synchronization
 import Dispatch
+import VoiceSupport
 
 /// The remote endpoints media goes to.
 struct RemoteEndpoints: Sendable {

@@ -1,3 +1,4 @@
+import VoiceSupport
 /// RFC 4733 digits on the media thread: while an event plays, each frame slot carries an event
 /// packet (same SSRC and sequence space, the event's start timestamp) instead of audio.
 struct DTMFState {

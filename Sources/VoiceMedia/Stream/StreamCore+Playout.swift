@@ -1,3 +1,4 @@
+import VoiceSupport
 extension StreamCore {
     /// Keeps the render ring topped up from the jitter buffer. Without a render device, frames are
     /// pulled and dropped on the engine clock so the jitter buffer still plays out in real time.

@@ -1,3 +1,4 @@
+import VoiceSupport
 extension StreamCore {
     /// Sends a compound SR (or RR when we have sent nothing) + SDES CNAME, plus BYE on the way out.
     func sendRTCP(now: MediaTime, bye: Bool) {

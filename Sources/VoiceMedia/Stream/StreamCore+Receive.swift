@@ -1,3 +1,4 @@
+import VoiceSupport
 extension StreamCore {
     /// Unprotects, parses and buffers one RTP packet sitting in `receiveBuffer`.
     func receiveRTP(length n: Int, now: MediaTime) {

@@ -1,3 +1,4 @@
+import VoiceSupport
 extension StreamCore {
     /// Encodes and sends every full frame the capture ring holds. Without a capture device the
     /// stream sends silence on the engine clock, so the peer still sees media and RTCP.

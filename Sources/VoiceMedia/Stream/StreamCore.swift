@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import Synchronization
+import VoiceSupport
 
 /// The real-time side of an ``AudioStream``. After it is attached to a ``MediaEngine`` worker,
 /// only that worker's thread touches it. Every buffer is allocated here, once.

@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import CVoiceSys
+import VoiceSupport
 
 /// Why a socket operation failed: the call that failed and its `errno`.
 public struct SocketError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Crypto
+import VoiceSupport
 
 /// A Digest hash algorithm (RFC 7616 §3.2; RFC 8760 for SIP).
 public enum DigestAlgorithm: String, Hashable, Sendable, CaseIterable {

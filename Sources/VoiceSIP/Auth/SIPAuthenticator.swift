@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 /// The credentials store of one user agent and the rules for answering challenges: a pure
 /// value, driven by the transaction user.

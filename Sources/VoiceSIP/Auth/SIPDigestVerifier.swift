@@ -1,4 +1,5 @@
 import Crypto
+import VoiceSupport
 import Foundation
 
 /// The server side of Digest authentication (RFC 3261 §22.4, RFC 7616), for a user agent that

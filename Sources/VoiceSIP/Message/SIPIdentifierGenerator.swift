@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 /// Makes the random identifiers a user agent puts in its messages: tags (RFC 3261 §19.3), Call-IDs
 /// (§8.1.1.4) and RFC 3261 branches (§8.1.1.7, starting with the magic cookie). Each has at least

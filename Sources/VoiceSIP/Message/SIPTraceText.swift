@@ -1,3 +1,4 @@
+import VoiceSupport
 /// A SIP message as text that is safe to write to a log or a terminal: SDES master keys (SDP
 /// `a=crypto` `inline:` key parameters) and credentials (`Authorization`,
 /// `Proxy-Authorization`) are redacted, and every control character other than the line breaks

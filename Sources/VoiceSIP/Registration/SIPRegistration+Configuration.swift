@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 extension SIPRegistration {
     /// What to register and how.

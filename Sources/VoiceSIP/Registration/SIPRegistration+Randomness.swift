@@ -1,3 +1,5 @@
+import VoiceSignals
+import VoiceSupport
 extension SIPRegistration {
     /// SplitMix64, seeded once from the generator given at creation: the source of branches and
     /// back-off jitter, reproducible in tests. Not used for secrets.

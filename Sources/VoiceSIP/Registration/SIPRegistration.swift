@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 /// A client registration with one registrar (RFC 3261 §10): a pure state machine.
 ///

@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 /// What a ``SIPRegistration`` asks its driver to do after an event.
 public enum SIPRegistrationAction: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 /// What a ``SIPRegistration`` reports to the layer above.
 public enum SIPRegistrationEvent: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 /// Where a ``SIPRegistration`` stands.
 public enum SIPRegistrationState: Hashable, Sendable {

@@ -1,4 +1,5 @@
-import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 /// An `a=` line: `a=<name>` (a flag) or `a=<name>:<value>`.
 ///

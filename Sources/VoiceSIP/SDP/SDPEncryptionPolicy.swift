@@ -1,4 +1,5 @@
-import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 /// Whether media must be encrypted, and with which SRTP suites.
 public enum SDPEncryptionPolicy: Hashable, Sendable {
@@ -8,6 +9,7 @@ public enum SDPEncryptionPolicy: Hashable, Sendable {
     /// Plain RTP (`RTP/AVP`), only when the application opts in; `RTP/SAVP` offers are refused.
     case unencrypted
 
-    /// The default: SRTP with every suite this process's libsrtp supports, AEAD first.
-    public static var required: SDPEncryptionPolicy { .srtp(suites: SRTPSuite.available) }
+    /// The default: SRTP with every suite, AEAD first. A caller whose SRTP library lacks some
+    /// suites offers only the ones it has (VoiceCore offers what the linked libsrtp supports).
+    public static var required: SDPEncryptionPolicy { .srtp(suites: SRTPSuite.preferredOrder) }
 }

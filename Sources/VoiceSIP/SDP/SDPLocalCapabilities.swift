@@ -1,4 +1,5 @@
-import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 /// What this endpoint can do and where it receives media: the input to building offers and answers.
 public struct SDPLocalCapabilities: Hashable, Sendable {

@@ -1,4 +1,5 @@
-import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 /// One media section: the `m=` line and the `i=`, `c=`, `b=`, `k=` and `a=` lines under it.
 public struct SDPMediaDescription: Hashable, Sendable {

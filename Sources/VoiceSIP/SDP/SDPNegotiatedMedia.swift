@@ -1,4 +1,5 @@
-import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 /// The outcome of an offer/answer exchange for the audio stream: everything the media layer
 /// needs to configure and start an `AudioStream`. Value type; contains keys: never log `localKey`

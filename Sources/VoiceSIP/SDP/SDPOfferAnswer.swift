@@ -1,4 +1,5 @@
-import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
 
 /// RFC 3264 offer/answer for one audio stream, as a pure value: build offers (initial, hold,
 /// resume), answer offers, and accept answers, each step returning SDP to send or the negotiated

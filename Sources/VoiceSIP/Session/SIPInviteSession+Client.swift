@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 // The caller's side, and responses to every request we send.
 extension SIPInviteSession {

@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 extension SIPInviteSession {
     /// What a session needs to know about this user agent.

@@ -1,4 +1,3 @@
-import VoiceMedia
 
 // Building the requests and responses a session sends.
 extension SIPInviteSession {

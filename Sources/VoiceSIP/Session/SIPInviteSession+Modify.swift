@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 // Changes to a confirmed call: hold and resume re-INVITEs (with §14.1 glare handling) and INFO.
 extension SIPInviteSession {

@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 // The callee's side, and every request the peer sends in the dialog.
 extension SIPInviteSession {

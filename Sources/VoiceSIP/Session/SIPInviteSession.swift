@@ -1,4 +1,5 @@
-import VoiceMedia
+import VoiceSignals
+import VoiceSupport
 
 /// One call's signaling (RFC 3261 §13–15, RFC 6086 INFO) as a pure state machine, for the caller
 /// (UAC) or the callee (UAS). It owns the dialog and the SDP offer/answer exchange; every input

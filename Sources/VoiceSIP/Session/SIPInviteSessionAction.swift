@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 /// What an ``SIPInviteSession`` asks its driver to do, in order.
 public enum SIPInviteSessionAction: Sendable, Equatable {

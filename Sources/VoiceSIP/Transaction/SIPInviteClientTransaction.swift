@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 /// The INVITE client transaction of RFC 3261 §17.1.1, with the Accepted state of RFC 6026 §7.2.
 ///

@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 /// The non-INVITE client transaction of RFC 3261 §17.1.2.
 ///

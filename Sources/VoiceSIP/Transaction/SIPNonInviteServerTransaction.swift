@@ -1,4 +1,3 @@
-import VoiceMedia
 
 /// The non-INVITE server transaction of RFC 3261 §17.2.2.
 ///

@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 /// What a transaction asks its driver to do after an event.
 ///

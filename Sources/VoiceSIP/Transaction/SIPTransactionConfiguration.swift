@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 /// The timer base values of RFC 3261 §17 (T1, T2, T4) and the durations derived from them.
 ///

@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 /// Owns every transaction of a user agent, keyed by the RFC 3261 §17.1.3 / §17.2.3 matching
 /// rules, and runs their timers on a virtual timer wheel.

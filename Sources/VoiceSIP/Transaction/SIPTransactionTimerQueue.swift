@@ -1,4 +1,4 @@
-import VoiceMedia
+import VoiceSupport
 
 /// The virtual timer wheel of ``SIPTransactionTable``: one deadline per (transaction, timer),
 /// kept in a binary min-heap with lazy deletion. Equal deadlines fire in scheduling order.

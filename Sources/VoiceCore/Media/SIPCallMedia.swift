@@ -1,0 +1,133 @@
+import VoiceMedia
+import VoiceSupport
+import VoiceSIP
+
+/// Runs a call's audio: turns each negotiated SDP (initial answer, hold, resume) into the media
+/// engine's ``AudioStream``: created and started on the first negotiation, then updated (remote
+/// address, direction) by later ones.
+///
+/// Direction mapping: when we may not receive (`sendonly`, `inactive`) the stream is on hold (sends
+/// silence, renders nothing); when we may not send (`recvonly`) it is muted but still plays what
+/// arrives (the peer's hold music). A codec or key change in a re-INVITE is not applied to a
+/// running stream.
+public final class SIPCallMedia: Sendable {
+    private struct State {
+        var stream: AudioStream?
+        var direction: SDPDirection = .sendrecv
+        var userMuted = false
+        var userHeld = false
+        var stopped = false
+    }
+
+    /// The local address RTP is bound to (the SDP's `c=` address) and port.
+    public let localHost: String
+    /// The local RTP port the SDP announced.
+    public let localPort: UInt16
+    private let audioDevice: (any AudioDevice)?
+    private let engine: MediaEngine
+    private let enableDSCP: Bool
+    private let onEvent: (@Sendable (AudioStreamEvent) -> Void)?
+    private let state = Locked(State())
+
+    /// Creates the media side of a call; nothing is bound until the first ``apply(_:)``.
+    public init(
+        localHost: String, localPort: UInt16, audioDevice: (any AudioDevice)?, engine: MediaEngine = .shared,
+        enableDSCP: Bool = false, onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil
+    ) {
+        self.localHost = localHost
+        self.localPort = localPort
+        self.audioDevice = audioDevice
+        self.engine = engine
+        self.enableDSCP = enableDSCP
+        self.onEvent = onEvent
+    }
+
+    deinit { stop() }
+
+    /// Applies a negotiation result: starts the stream the first time, later updates it.
+    public func apply(_ media: SDPNegotiatedMedia) throws(AudioStreamError) {
+        let remote: SocketAddress
+        let remoteRTCP: SocketAddress
+        do {
+            remote = try SocketAddress(host: media.remoteRTP.host, port: Int(media.remoteRTP.port))
+            remoteRTCP = try SocketAddress(host: media.remoteRTCP.host, port: Int(media.remoteRTCP.port))
+        } catch {
+            throw .invalidConfiguration("remote media address \(media.remoteRTP): \(error)")
+        }
+        let existing = state.withLock { s -> AudioStream? in
+            s.direction = media.direction
+            return s.stream
+        }
+        if let existing {
+            existing.updateRemote(remote, rtcp: media.rtcpMux ? nil : remoteRTCP)
+            applyDirection()
+            return
+        }
+        let local: SocketAddress
+        do {
+            local = try SocketAddress(host: localHost, port: Int(localPort))
+        } catch {
+            throw .invalidConfiguration("local media address \(localHost): \(error)")
+        }
+        var configuration = AudioStreamConfiguration(
+            localAddress: local, codec: media.codec, payloadType: media.payloadType, ptime: media.ptime,
+            encryption: media.encryption)
+        configuration.telephoneEventPayloadType = media.telephoneEventPayloadType
+        configuration.rtcpMux = media.rtcpMux
+        configuration.enableDSCP = enableDSCP
+        let stream = try AudioStream(configuration: configuration, engine: engine)
+        try stream.start(remote: remote, remoteRTCP: media.rtcpMux ? nil : remoteRTCP, audioDevice: audioDevice, onEvent: onEvent)
+        let stale = state.withLock { s -> Bool in
+            guard !s.stopped else { return true }
+            s.stream = stream
+            return false
+        }
+        if stale { stream.stop() } else { applyDirection() }
+    }
+
+    /// The user's mute switch (sends silence); combined with what the SDP direction allows.
+    public var isMuted: Bool {
+        get { state.withLock { $0.userMuted } }
+        set {
+            state.withLock { $0.userMuted = newValue }
+            applyDirection()
+        }
+    }
+
+    /// The user's hold switch: sends silence and plays nothing, whatever the SDP direction, so
+    /// hold takes effect at once rather than when the re-INVITE is answered.
+    public var isOnHold: Bool {
+        get { state.withLock { $0.userHeld } }
+        set {
+            state.withLock { $0.userHeld = newValue }
+            applyDirection()
+        }
+    }
+
+    /// Sends RFC 4733 digits (`0`–`9`, `*`, `#`, `A`–`D`, `w` pauses).
+    public func sendDigits(_ digits: String) throws(AudioStreamError) {
+        guard let stream = state.withLock({ $0.stream }) else { throw .invalidState("media is not running") }
+        try stream.sendDigits(digits)
+    }
+
+    /// The stream, once running (for stats).
+    public var stream: AudioStream? { state.withLock { $0.stream } }
+
+    /// Stops the stream and closes its sockets. Idempotent.
+    public func stop() {
+        let stream = state.withLock { s -> AudioStream? in
+            s.stopped = true
+            let x = s.stream
+            s.stream = nil
+            return x
+        }
+        stream?.stop()
+    }
+
+    private func applyDirection() {
+        let (stream, direction, userMuted, userHeld) = state.withLock { ($0.stream, $0.direction, $0.userMuted, $0.userHeld) }
+        guard let stream else { return }
+        stream.isOnHold = userHeld || !direction.receives
+        stream.isMuted = userMuted || !direction.sends
+    }
+}

@@ -1,0 +1,38 @@
+import VoiceSIP
+import VoiceSupport
+extension SIPUserAgent {
+    /// For a new call (an INVITE outside a dialog) the incoming-call policy does not admit, the
+    /// stateless answer to send instead (RFC 3261 §8.2.7): 403 for an untrusted source; 401 with
+    /// a fresh challenge for a caller who has not proven the required credentials, whether it
+    /// sent none, wrong ones or an unknown user name (a prober cannot tell which). Nil admits it.
+    func admissionRefusal(_ request: SIPRequest, source: SIPTransportEndpoint) -> SIPResponse? {
+        guard request.method == .invite, (try? request.headers.to().tag) == nil else { return nil }
+        let policy = configuration.incomingCallPolicy
+        if policy.restrictsSources, !isTrustedSource(source) {
+            return SIPResponse(replyingTo: request, statusCode: 403)
+        }
+        guard let verifier = callerVerifier else { return nil }
+        var stale = false
+        if let authorization = request.headers.first("Authorization") {
+            switch verifier.verify(authorization, method: request.method.rawValue) {
+            case .authenticated: return nil
+            case .stale: stale = true
+            case .rejected: break
+            }
+        }
+        var challenge = SIPResponse(replyingTo: request, statusCode: 401)
+        challenge.headers.add("WWW-Authenticate", verifier.challenge(stale: stale))
+        return challenge
+    }
+
+    /// Whether `source` is one of the incoming-call policy's trusted peers (a proxy), by address
+    /// or by the TLS connection's verified certificate names: it carries everybody's calls, so
+    /// the per-source limits do not apply to it.
+    func isTrustedSource(_ source: SIPTransportEndpoint) -> Bool {
+        let policy = configuration.incomingCallPolicy
+        if policy.trustedSources.contains(source.host) { return true }
+        guard source.transport == .tls, !policy.trustedTLSNames.isEmpty else { return false }
+        let proven = transport.verifiedTLSNames(of: source)
+        return policy.trustedTLSNames.contains { proven.contains($0.lowercased()) }
+    }
+}

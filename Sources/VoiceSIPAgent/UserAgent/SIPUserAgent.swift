@@ -1,0 +1,190 @@
+import Dispatch
+import Logging
+import NIOCore
+import NIOPosix
+import VoiceSupport
+import VoiceSIP
+
+/// A SIP user agent: binds the transport layer, the transaction table, registration and INVITE
+/// sessions, and performs what those pure state machines ask (send, start timers, report).
+///
+/// Every piece of state lives on the transport's event loop; public methods may be called from
+/// any thread and hop onto it. Events are delivered on that loop through `onEvent`; keep the
+/// handler short and hop elsewhere for real work.
+public final class SIPUserAgent: @unchecked Sendable {
+    // @unchecked: all stored vars are touched on `eventLoop` only.
+
+    /// The configuration.
+    public let configuration: SIPUserAgentConfiguration
+    /// The loop everything runs on.
+    public var eventLoop: EventLoop { transport.eventLoop }
+
+    package let transport: any SIPTransport
+    let logger: Logger
+    package let clock: any MediaClock
+    let resolver: SIPTargetResolver
+    let onEvent: @Sendable (SIPUserAgentEvent) -> Void
+    var table: SIPTransactionTable<SIPTransactionPayload>
+    var tableTimer: Scheduled<Void>?
+    var tableTimerDeadline: MediaTime?
+    var localEndpoint: SIPTransportEndpoint?
+    var clientOwners: [SIPTransactionKey: (owner: SIPTransactionOwner, request: SIPRequest)] = [:]
+    var calls: [SIPCallHandle: SIPUserAgentCall] = [:]
+    var callsByDialog: [String: SIPCallHandle] = [:]
+    var callsByServerInvite: [SIPTransactionKey: SIPCallHandle] = [:]
+    /// Incoming INVITEs admitted while their media port is reserved (off the loop), by server
+    /// transaction; `true` once a CANCEL arrived for one.
+    var invitesAwaitingMediaPort: [SIPTransactionKey: Bool] = [:]
+    /// Where blocking work runs (binding a socket to reserve a media port), never on the loop.
+    let blockingQueue = DispatchQueue(label: "voice-sip-blocking", attributes: .concurrent)
+    /// Finds a local RTP port for a new call; nil binds one on ``blockingQueue``.
+    let mediaPortSource: SIPMediaPortSource?
+    var nextCallID = 1
+    var registration: SIPRegistration?
+    var registrationTimers: [SIPRegistrationTimer: Scheduled<Void>] = [:]
+    var keepAlive: RepeatedTask?
+    let coreResponder = SIPCoreResponder(
+        configuration: .init(allowedMethods: [.invite, .ack, .cancel, .bye, .options, .info], serverName: nil))
+    var isShutDown = false
+    /// Requests refused statelessly because a limit was reached (503 or 486).
+    var overloadRejections = 0
+    /// Whether the warning about keys over unencrypted signaling was logged.
+    var warnedAboutClearTextKeys = false
+    /// Checks callers' credentials when the incoming-call policy asks for them.
+    let callerVerifier: SIPDigestVerifier?
+    /// Incoming calls not yet answered, per source address.
+    var ringingCallsBySource: [String: Int] = [:]
+
+    /// Creates a user agent; call ``start()`` to bind its transport.
+    /// - Parameters:
+    ///   - configuration: Identity, transport, credentials, media capabilities.
+    ///   - group: The event loop group the transport runs on.
+    ///   - logger: Where signaling is logged (messages at trace level).
+    ///   - onEvent: Called on the event loop for registration changes, incoming calls and call events.
+    public convenience init(
+        configuration: SIPUserAgentConfiguration,
+        group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "voice.sip"),
+        onEvent: @escaping @Sendable (SIPUserAgentEvent) -> Void
+    ) throws(SIPTransportError) {
+        let transportConfiguration = configuration.transportConfiguration
+        try self.init(
+            configuration: configuration,
+            transport: { onEvent throws(SIPTransportError) in
+                try SIPTransportLayer(group: group, configuration: transportConfiguration, logger: logger, onEvent: onEvent)
+            },
+            logger: logger, onEvent: onEvent)
+    }
+
+    /// Creates a user agent on a transport of the caller's making (an in-memory one in tests).
+    /// - Parameters:
+    ///   - clock: Where the state machines read the time; default: the transport's event loop's
+    ///     clock, so that on an `EmbeddedEventLoop` timers and "now" move together in virtual time.
+    ///   - mediaPorts: Finds each call's local RTP port; default: a port the system picks, found
+    ///     by binding off the loop.
+    package init(
+        configuration: SIPUserAgentConfiguration,
+        transport makeTransport: SIPTransportFactory,
+        clock: (any MediaClock)? = nil,
+        mediaPorts: SIPMediaPortSource? = nil,
+        logger: Logger = Logger(label: "voice.sip"),
+        onEvent: @escaping @Sendable (SIPUserAgentEvent) -> Void
+    ) throws(SIPTransportError) {
+        self.configuration = configuration
+        self.logger = logger
+        self.mediaPortSource = mediaPorts
+        self.resolver = SIPTargetResolver(defaultTransport: configuration.transport)
+        self.onEvent = onEvent
+        let policy = configuration.incomingCallPolicy
+        self.callerVerifier =
+            policy.requiredCredentials.isEmpty
+            ? nil : SIPDigestVerifier(realm: policy.realm, credentials: policy.requiredCredentials)
+        self.table = SIPTransactionTable(
+            configuration: configuration.transactionConfiguration, capacity: configuration.limits.maximumTransactions,
+            serverCapacity: configuration.limits.maximumServerTransactions,
+            serverCapacityPerSource: configuration.limits.maximumServerTransactionsPerSource)
+        let box = SIPWeakBox<SIPUserAgent>()
+        let transport = try makeTransport { event in box.value?.handleTransportEvent(event) }
+        self.transport = transport
+        self.clock = clock ?? EventLoopMediaClock(loop: transport.eventLoop)
+        box.value = self
+    }
+
+    /// Binds the configured transport. UDP and TCP also get a listener; TLS listens only when
+    /// the transport configuration has a server certificate.
+    /// - Returns: The bound local endpoint (its port is what Contact and Via carry).
+    public func start() -> EventLoopFuture<SIPTransportEndpoint> {
+        transport.listen(configuration.transport, host: configuration.listenHost, port: configuration.listenPort)
+            .flatMapError { error in
+                // A TLS client without a certificate still works: it only opens connections.
+                guard self.configuration.transport == .tls, (error as? SIPTransportError)?.kind == .unsupportedTransport else {
+                    return self.eventLoop.makeFailedFuture(error)
+                }
+                let address = try? NIOCore.SocketAddress(ipAddress: self.configuration.listenHost, port: 0)
+                guard let address else { return self.eventLoop.makeFailedFuture(error) }
+                return self.eventLoop.makeSucceededFuture(SIPTransportEndpoint(transport: .tls, address: address))
+            }
+            .map { endpoint in
+                self.localEndpoint = endpoint
+                return endpoint
+            }
+    }
+
+    /// Ends every call with BYE/CANCEL where possible, unregisters nothing, and closes the sockets.
+    public func shutdown() -> EventLoopFuture<Void> {
+        eventLoop.flatSubmit {
+            for handle in Array(self.calls.keys) { self.performHangUp(handle) }
+            self.isShutDown = true
+            self.keepAlive?.cancel()
+            self.tableTimer?.cancel()
+            for timer in self.registrationTimers.values { timer.cancel() }
+            for call in self.calls.values { for timer in call.timers.values { timer.cancel() } }
+            // Give the last BYEs a moment on the wire before closing.
+            return self.eventLoop.scheduleTask(in: .milliseconds(50)) {}.futureResult.flatMap {
+                self.transport.shutdown()
+            }.always { _ in
+                // Nothing will answer the INFOs still waiting.
+                let waiters = Array(self.calls.keys).flatMap { self.calls[$0]?.takeInfoWaiters() ?? [] }
+                for waiter in waiters { waiter.fail(SIPUserAgentError.noSuchCall) }
+            }
+        }
+    }
+
+    // MARK: - Addresses we advertise
+
+    /// Our Contact URI: identity user at the bound address, with `transport=` for TCP/TLS.
+    var contactURI: SIPURI {
+        let endpoint = localEndpoint
+        var uri = SIPURI(
+            scheme: configuration.transport == .tls ? .sips : .sip,
+            user: configuration.identity.uri.user,
+            host: endpoint?.host ?? configuration.listenHost,
+            port: endpoint?.port)
+        if configuration.transport != .udp { uri.parameters.set("transport", configuration.transport.uriParameter) }
+        return uri
+    }
+
+    /// The top Via template: our transport and sent-by, asking for rport (RFC 3581).
+    var viaTemplate: SIPVia {
+        let endpoint = localEndpoint
+        var via = SIPVia(
+            transport: configuration.transport.rawValue, host: endpoint?.host ?? configuration.listenHost,
+            port: endpoint?.port)
+        via.parameters.set("rport", nil)
+        return via
+    }
+
+    var now: MediaTime { clock.now() }
+}
+
+/// Who started a client transaction, to route its responses and failures.
+enum SIPTransactionOwner: Sendable {
+    case call(SIPCallHandle)
+    case registration
+    case none
+}
+
+/// A weak reference usable from a Sendable closure.
+final class SIPWeakBox<T: AnyObject>: @unchecked Sendable {
+    weak var value: T?
+}

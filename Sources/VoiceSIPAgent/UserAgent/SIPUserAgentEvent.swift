@@ -1,0 +1,21 @@
+import VoiceSIP
+import VoiceSupport
+/// A call the user agent runs, outgoing or incoming; valid until its session terminates.
+public struct SIPCallHandle: Hashable, Sendable, CustomStringConvertible {
+    /// A number unique within the user agent.
+    public let id: Int
+    public var description: String { "call#\(id)" }
+}
+
+/// What the user agent reports, on its event loop.
+public enum SIPUserAgentEvent: Sendable {
+    /// The registration changed state.
+    case registration(SIPRegistrationEvent)
+    /// A new INVITE arrived; answer with ``SIPUserAgent/ring(_:)``, ``SIPUserAgent/accept(_:)`` or
+    /// ``SIPUserAgent/reject(_:statusCode:)``. The call's local media port is in `mediaPort`.
+    case incomingCall(SIPCallHandle, invite: SIPRequest, mediaPort: UInt16)
+    /// A TCP or TLS connection to `remote` closed (the next request to it opens a new one).
+    case connectionLost(remote: SIPTransportEndpoint, error: SIPTransportError?)
+    /// Something happened in a call's session (ringing, established, media updated, INFO, ended).
+    case call(SIPCallHandle, SIPInviteSessionEvent)
+}

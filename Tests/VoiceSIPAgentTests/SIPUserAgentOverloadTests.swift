@@ -1,0 +1,105 @@
+import Foundation
+import VoiceMedia
+import XCTest
+
+@testable import VoiceSIP
+@testable import VoiceSIPAgent
+import VoiceMediaTypes
+import VoiceSupport
+
+/// Floods that used to fill the transaction table or start unbounded calls: one source's flood
+/// must not cost anybody else their calls, and a call beyond the limit is busy, not a new stream.
+final class SIPUserAgentOverloadTests: XCTestCase {
+    /// An INVITE from a caller who never ACKs or cancels: each one rings or is refused, and
+    /// holds its transaction for 64·T1.
+    private func badInvite(_ i: Int, port: Int, target: SIPTestAgent) -> [UInt8] {
+        let sdp =
+            "v=0\r\no=- 1 1 IN IP4 127.0.0.2\r\ns=-\r\nc=IN IP4 127.0.0.2\r\nt=0 0\r\n"
+            + "m=audio 4000 RTP/AVP 99\r\na=rtpmap:99 X-NOPE/8000\r\n"
+        let text =
+            "INVITE sip:target@127.0.0.1:\(target.endpoint.port) SIP/2.0\r\n"
+            + "Via: SIP/2.0/UDP 127.0.0.2:\(port);branch=z9hG4bKflood\(i)\r\n"
+            + "Max-Forwards: 70\r\nTo: <sip:target@127.0.0.1>\r\nFrom: <sip:flood@127.0.0.2>;tag=f\(i)\r\n"
+            + "Call-ID: flood\(i)@127.0.0.2\r\nCSeq: 1 INVITE\r\nContact: <sip:flood@127.0.0.2:\(port)>\r\n"
+            + "Content-Type: application/sdp\r\nContent-Length: \(sdp.utf8.count)\r\n\r\n" + sdp
+        return Array(text.utf8)
+    }
+
+    func testAFloodOfUnacknowledgedINVITEsFromOneSourceLeavesOthersTheirCalls() throws {
+        let target = try SIPTestAgent(user: "target", encryption: .unencrypted) {
+            $0.transactionConfiguration.t1 = .milliseconds(500)  // 64·T1 = 32 s: nothing ends during the test
+            $0.limits = SIPUserAgentLimits(maximumTransactions: 800, maximumServerTransactions: 600, maximumServerTransactionsPerSource: 150)
+        }
+        defer { target.shutdown() }
+        let attacker = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.2", port: 0))
+        defer { attacker.close() }
+        let destination = try SocketAddress(host: "127.0.0.1", port: Int(target.endpoint.port))
+        var answers: [Int: Int] = [:]
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        func drain() {
+            buffer.withUnsafeMutableBytes { raw in
+                while let n = attacker.receive(into: raw) {
+                    let line = String(decoding: raw.prefix(min(n, 12)), as: UTF8.self)
+                    if let code = Int(line.dropFirst(8).prefix(3)) { answers[code, default: 0] += 1 }
+                }
+            }
+        }
+        for i in 0..<2_000 {
+            _ = badInvite(i, port: attacker.localAddress.port, target: target).withUnsafeBytes { attacker.send($0, to: destination) }
+            if i % 50 == 49 {  // 2,500 a second
+                Thread.sleep(forTimeInterval: 0.02)
+                drain()
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        drain()
+        let ringing = target.events.filter { if case .incomingCall = $0 { return true } else { return false } }
+        XCTAssertEqual(ringing.count, SIPUserAgentLimits().maximumRingingCallsPerSource, "the source's share of ringing calls ring, the rest are busy")
+        XCTAssertGreaterThan(answers[486] ?? 0, 100, "\(answers)")
+        XCTAssertEqual(try target.agent.eventLoop.submit { target.agent.table.serverTransactionCount(from: "127.0.0.2") }.wait(), 150)
+        // How many of the 2,000 are answered at all depends on how fast this machine reads
+        // them (the kernel drops the rest); beyond its share, each one read is refused.
+        XCTAssertGreaterThan(answers[503] ?? 0, 100, "beyond its share of the table, refused without state: \(answers)")
+
+        // Meanwhile a caller from another address gets through.
+        let alice = try SIPTestAgent(user: "alice", host: "127.0.0.3", encryption: .unencrypted)
+        defer { alice.shutdown() }
+        let call = try alice.agent.call(target.uri).wait()
+        let incoming = try XCTUnwrap(
+            target.wait { event -> SIPCallHandle? in
+                guard case .incomingCall(let handle, let invite, _) = event, (try? invite.headers.from().uri.user) == "alice" else { return nil }
+                return handle
+            }, "the INVITE from 127.0.0.3 reached the app")
+        target.agent.accept(incoming)
+        XCTAssertNotNil(alice.waitForEstablished(call))
+        alice.agent.hangUp(call)
+        _ = alice.waitForTermination(call)
+    }
+
+    func testCallsBeyondTheLimitAreBusyAndStartNoMedia() throws {
+        let target = try SIPTestAgent(user: "target", encryption: .unencrypted) {
+            $0.limits.maximumCalls = 3
+        }
+        defer { target.shutdown() }
+        let alice = try SIPTestAgent(user: "alice", host: "127.0.0.3", encryption: .unencrypted)
+        defer { alice.shutdown() }
+        var placed: [SIPCallHandle] = []
+        for _ in 0..<5 {
+            placed.append(try alice.agent.call(target.uri).wait())
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let busy = placed.compactMap { alice.waitForTermination($0, timeout: 1) }
+        XCTAssertEqual(busy, [.rejected(statusCode: 486), .rejected(statusCode: 486)], "two beyond three are busy")
+        let incoming = target.events.filter { if case .incomingCall = $0 { return true } else { return false } }
+        XCTAssertEqual(incoming.count, 3, "the app heard of three calls only")
+        for handle in placed { alice.agent.hangUp(handle) }
+        for handle in placed.prefix(3) { _ = alice.waitForTermination(handle) }
+        // Once they end, there is room again.
+        let later = try alice.agent.call(target.uri).wait()
+        XCTAssertNotNil(target.wait(timeout: 5) { event -> Bool? in
+            if case .incomingCall = event, target.events.filter({ if case .incomingCall = $0 { return true } else { return false } }).count == 4 { return true }
+            return nil
+        })
+        alice.agent.hangUp(later)
+    }
+}

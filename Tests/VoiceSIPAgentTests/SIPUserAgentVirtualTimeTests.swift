@@ -1,0 +1,113 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOEmbedded
+import VoiceMedia
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceSIP
+@testable import VoiceSIPAgent
+import VoiceSupport
+import VoiceMediaTypes
+
+/// User agents on an in-memory network and an `EmbeddedEventLoop`: no sockets and no real time.
+/// The RFC 3261 timers run at their real values (T1 = 500 ms) and the tests assert exact times,
+/// in milliseconds of wall-clock time.
+final class SIPUserAgentVirtualTimeTests: XCTestCase {
+    private var loop: EmbeddedEventLoop!
+    private var network: SIPMemoryNetwork!
+
+    override func setUp() {
+        loop = EmbeddedEventLoop()
+        network = SIPMemoryNetwork(loop: loop)
+    }
+
+    override func tearDown() {
+        try? loop.syncShutdownGracefully()
+    }
+
+    /// An agent listening at `host`:5060 on the memory network, its events recorded with the time.
+    private func agent(_ user: String, host: String) throws -> (SIPUserAgent, NIOLockedValueBox<[(MediaTime, SIPUserAgentEvent)]>) {
+        let events = NIOLockedValueBox<[(MediaTime, SIPUserAgentEvent)]>([])
+        let configuration = SIPUserAgentConfiguration(
+            identity: SIPNameAddress(uri: SIPURI(user: user, host: host)), listenHost: host, listenPort: 5060,
+            media: SDPLocalCapabilities(address: host, port: 0, encryption: .required))
+        let clock = EventLoopMediaClock(loop: loop)
+        let ports = NIOLockedValueBox(30_000)
+        let agent = try SIPUserAgent(
+            configuration: configuration, transport: network.transportFactory,
+            mediaPorts: { loop in loop.makeSucceededFuture(UInt16(ports.withLockedValue { $0 += 2; return $0 })) }
+        ) { event in events.withLockedValue { $0.append((clock.now(), event)) } }
+        XCTAssertEqual(try value(agent.start()).port, 5060)
+        return (agent, events)
+    }
+
+    /// Runs the loop until `future` completes (without advancing time) and returns its value.
+    private func value<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
+        let result = NIOLockedValueBox<Result<T, Error>?>(nil)
+        future.whenComplete { outcome in result.withLockedValue { $0 = outcome } }
+        loop.run()
+        return try XCTUnwrap(result.withLockedValue { $0 }, "the future did not complete").get()
+    }
+
+    private func termination(_ events: NIOLockedValueBox<[(MediaTime, SIPUserAgentEvent)]>) -> (MediaTime, SIPSessionEndReason)? {
+        for (time, event) in events.withLockedValue({ $0 }) {
+            if case .call(_, .terminated(let reason)) = event { return (time, reason) }
+        }
+        return nil
+    }
+
+    func testAnUnansweredINVITEIsResentOnTimerAAndFailsOnTimerBAtSixtyFourT1() throws {
+        let (alice, events) = try agent("alice", host: "127.0.0.1")
+        let start = loop.now
+        _ = try value(alice.call(SIPURI(user: "nobody", host: "127.0.0.2")))
+        loop.advanceTime(by: .seconds(31))
+        XCTAssertNil(termination(events), "Timer B has not fired yet")
+        loop.advanceTime(by: .seconds(2))
+        let invites = network.sent.filter { $0.message.map { if case .request(let r) = $0 { r.method == .invite } else { false } } ?? false }
+        // Timer A: the INVITE at 0, then T1, 2·T1, 4·T1 … apart (RFC 3261 §17.1.1.2).
+        XCTAssertEqual(invites.map { ($0.time - start).nanoseconds / 1_000_000 }, [0, 500, 1_500, 3_500, 7_500, 15_500, 31_500])
+        let (time, reason) = try XCTUnwrap(termination(events))
+        XCTAssertEqual(reason, .failed(.transactionTimeout))
+        XCTAssertEqual(time - MediaTime(nanoseconds: Int64(start.uptimeNanoseconds)), .milliseconds(32_000), "Timer B = 64·T1")
+    }
+
+    func testACallIsSetUpAndEndedWithoutRealTime() throws {
+        let (alice, aliceEvents) = try agent("alice", host: "127.0.0.1")
+        let (bob, bobEvents) = try agent("bob", host: "127.0.0.2")
+        let outgoing = try value(alice.call(SIPURI(user: "bob", host: "127.0.0.2")))
+        loop.run()
+        let incoming = try XCTUnwrap(bobEvents.withLockedValue { $0 }.lazy.compactMap { event -> SIPCallHandle? in
+            if case .incomingCall(let handle, _, let port) = event.1 {
+                XCTAssertEqual(port, 30_002)
+                return handle
+            }
+            return nil
+        }.first)
+        bob.ring(incoming)
+        loop.advanceTime(by: .milliseconds(10))
+        bob.accept(incoming)
+        loop.advanceTime(by: .milliseconds(10))
+        func established(_ events: NIOLockedValueBox<[(MediaTime, SIPUserAgentEvent)]>) -> SDPNegotiatedMedia? {
+            for (_, event) in events.withLockedValue({ $0 }) {
+                if case .call(_, .established(let media)) = event { return media }
+            }
+            return nil
+        }
+        let aliceMedia = try XCTUnwrap(established(aliceEvents), "the 200 reached alice")
+        let bobMedia = try XCTUnwrap(established(bobEvents), "the ACK reached bob")
+        XCTAssertEqual(aliceMedia.remoteRTP.port, 30_002)
+        XCTAssertEqual(bobMedia.remoteRTP.port, 30_002, "both agents drew from the same test port counter")
+        XCTAssertEqual(aliceMedia.localKey, bobMedia.remoteKey, "SDES keys crossed")
+        alice.hangUp(outgoing)
+        loop.advanceTime(by: .milliseconds(10))
+        XCTAssertEqual(termination(bobEvents)?.1, .remoteHangUp)
+        XCTAssertEqual(termination(aliceEvents)?.1, .localHangUp)
+        // No message was retransmitted: every request got its answer within T1.
+        let methods = network.sent.compactMap { datagram -> String? in
+            guard case .request(let request)? = datagram.message else { return nil }
+            return request.method.rawValue
+        }
+        XCTAssertEqual(methods, ["INVITE", "ACK", "BYE"])
+    }
+}
