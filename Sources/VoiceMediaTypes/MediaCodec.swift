@@ -1,6 +1,6 @@
 /// An audio codec a media stream can negotiate. The stream itself always works in 48 kHz mono
 /// Int16 frames; encoders and decoders made from a codec convert to and from the wire format.
-public enum MediaCodec: Hashable, Sendable, CustomStringConvertible {
+package enum MediaCodec: Hashable, Sendable, CustomStringConvertible {
     /// Opus (RFC 6716, RTP mapping RFC 7587), with its encoder settings.
     case opus(OpusSettings)
     /// G.711 μ-law, 8 kHz.
@@ -9,12 +9,12 @@ public enum MediaCodec: Hashable, Sendable, CustomStringConvertible {
     case pcma
 
     /// The stream frame rate: 48 kHz.
-    public static let streamSampleRate = 48_000
+    package static let streamSampleRate = 48_000
     /// Packetization times (ms) the stream supports.
-    public static let supportedPtimes: [Int] = [10, 20, 40, 60]
+    package static let supportedPtimes: [Int] = [10, 20, 40, 60]
 
     /// The encoding name as written in SDP `a=rtpmap` ("opus", "PCMU", "PCMA").
-    public var name: String {
+    package var name: String {
         switch self {
         case .opus: "opus"
         case .pcmu: "PCMU"
@@ -23,7 +23,7 @@ public enum MediaCodec: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The RTP payload type to offer: 0 and 8 are static (RFC 3551); Opus is dynamic, 111 by convention.
-    public var defaultPayloadType: UInt8 {
+    package var defaultPayloadType: UInt8 {
         switch self {
         case .opus: 111
         case .pcmu: 0
@@ -32,7 +32,7 @@ public enum MediaCodec: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The RTP timestamp clock rate: 48 000 for Opus (whatever the coded bandwidth), 8 000 for G.711.
-    public var rtpClockRate: Int {
+    package var rtpClockRate: Int {
         switch self {
         case .opus: 48_000
         case .pcmu, .pcma: 8_000
@@ -41,7 +41,7 @@ public enum MediaCodec: Hashable, Sendable, CustomStringConvertible {
 
     /// The channel count written in `a=rtpmap`: RFC 7587 requires 2 for Opus even though this
     /// stream sends mono; 1 for G.711.
-    public var channels: Int {
+    package var channels: Int {
         switch self {
         case .opus: 2
         case .pcmu, .pcma: 1
@@ -49,10 +49,10 @@ public enum MediaCodec: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// RTP timestamp ticks in one packet of `ptime` milliseconds.
-    public func rtpTimestampIncrement(ptime: Int) -> Int { rtpClockRate / 1000 * ptime }
+    package func rtpTimestampIncrement(ptime: Int) -> Int { rtpClockRate / 1000 * ptime }
 
     /// "name/rate[/channels]", as in `a=rtpmap`.
-    public var description: String {
+    package var description: String {
         channels > 1 ? "\(name)/\(rtpClockRate)/\(channels)" : "\(name)/\(rtpClockRate)"
     }
 }

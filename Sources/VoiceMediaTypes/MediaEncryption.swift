@@ -1,5 +1,5 @@
 /// How a stream protects its media.
-public enum MediaEncryption: Sendable {
+package enum MediaEncryption: Sendable {
     /// SRTP/SRTCP with SDES keys: `local` protects what we send, `remote` is the peer's key.
     case srtp(local: SRTPKeyMaterial, remote: SRTPKeyMaterial)
     /// Plain RTP. Only when the application opts in explicitly.

@@ -11,29 +11,29 @@
 ///   ``SDESError/unknownSessionParameter(_:)``.
 ///
 /// Only one key parameter per attribute is supported. Value type; safe to share between threads.
-public struct SDESCryptoAttribute: Sendable, Equatable, CustomStringConvertible {
+package struct SDESCryptoAttribute: Sendable, Equatable, CustomStringConvertible {
     /// The tag that names this offer line in the answer (0...999999999).
-    public var tag: UInt32
+    package var tag: UInt32
     /// The key, its suite, and any lifetime and MKI.
-    public var keyMaterial: SRTPKeyMaterial
+    package var keyMaterial: SRTPKeyMaterial
     /// Session parameters in their original text, in order.
-    public var sessionParameters: [String]
+    package var sessionParameters: [String]
 
     /// Largest tag RFC 4568 allows (nine digits).
-    public static let maxTag: UInt32 = 999_999_999
+    package static let maxTag: UInt32 = 999_999_999
 
     /// The crypto suite (that of ``keyMaterial``).
-    public var suite: SRTPSuite { keyMaterial.suite }
+    package var suite: SRTPSuite { keyMaterial.suite }
 
     /// Creates an attribute. `sessionParameters` are emitted as given.
-    public init(tag: UInt32, keyMaterial: SRTPKeyMaterial, sessionParameters: [String] = []) {
+    package init(tag: UInt32, keyMaterial: SRTPKeyMaterial, sessionParameters: [String] = []) {
         self.tag = tag
         self.keyMaterial = keyMaterial
         self.sessionParameters = sessionParameters
     }
 
     /// The replay window size the peer suggested with `WSH=<n>`, if any.
-    public var windowSizeHint: Int? {
+    package var windowSizeHint: Int? {
         for parameter in sessionParameters where parameter.hasPrefix("WSH=") {
             return Int(parameter.dropFirst(4))
         }
@@ -41,18 +41,18 @@ public struct SDESCryptoAttribute: Sendable, Equatable, CustomStringConvertible 
     }
 
     /// The attribute value as it goes after `a=crypto:`. Contains the key: never log it.
-    public var attributeValue: String {
+    package var attributeValue: String {
         ([String(tag), suite.sdesName, keyMaterial.sdesKeyParameter] + sessionParameters).joined(separator: " ")
     }
 
     /// The attribute with the key redacted, safe to log.
-    public var description: String {
+    package var description: String {
         (["crypto:\(tag)", suite.sdesName, "inline:<redacted>"] + sessionParameters).joined(separator: " ")
     }
 
     /// Parses an attribute value, with or without a leading `a=crypto:` or `crypto:`.
     /// - Throws: ``SDESError`` describing the first problem found.
-    public init(parsing text: String) throws(SDESError) {
+    package init(parsing text: String) throws(SDESError) {
         var utf8 = Array(text.utf8)
         defer { for i in utf8.indices { utf8[i] = 0 } }
         let parsed: Result<SDESCryptoAttribute, SDESError> = utf8.withUnsafeBytes { raw in

@@ -1,5 +1,5 @@
 /// Why an RFC 4568 `a=crypto` attribute was rejected.
-public enum SDESError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum SDESError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The attribute is not `<tag> <crypto-suite> <key-params> [<session-param> ...]`.
     case malformedAttribute
     /// The tag is not 1 to 9 decimal digits.
@@ -20,7 +20,7 @@ public enum SDESError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidSessionParameter(String)
 
     /// A human-readable explanation.
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformedAttribute: "a=crypto: malformed attribute"
         case .invalidTag: "a=crypto: invalid tag"

@@ -1,6 +1,6 @@
 extension SRTPKeyMaterial {
     /// Largest key lifetime accepted: 2^48 packets, the SRTP limit (RFC 3711 §9.2).
-    public static let maxLifetime: UInt64 = 1 << 48
+    package static let maxLifetime: UInt64 = 1 << 48
 
     /// Parses an RFC 4568 key parameter for `suite`:
     /// `inline:<base64(key||salt)>[|lifetime][|mki-value:mki-length]`.
@@ -9,7 +9,7 @@ extension SRTPKeyMaterial {
     /// bytes and its value must fit in that many bytes; libsrtp carries it in every packet.
     /// - Throws: ``SRTPKeyMaterialError`` for a wrong key method, bad base64, wrong key length,
     ///   bad lifetime or MKI, or extra fields.
-    public init(sdesKeyParameter text: String, suite: SRTPSuite) throws(SRTPKeyMaterialError) {
+    package init(sdesKeyParameter text: String, suite: SRTPSuite) throws(SRTPKeyMaterialError) {
         var utf8 = Array(text.utf8)
         let parsed: Result<SRTPKeyMaterial, SRTPKeyMaterialError> = utf8.withUnsafeBytes { raw in
             var reader = SDESTextReader(raw)
@@ -77,7 +77,7 @@ extension SRTPKeyMaterial {
 
     /// The RFC 4568 key parameter: `inline:<base64>` plus `|2^n` (or `|decimal`) and `|value:length`
     /// when set. Contains the key: never log it.
-    public var sdesKeyParameter: String {
+    package var sdesKeyParameter: String {
         var text = "inline:" + SDESBase64.encode(keyAndSalt)
         if let lifetime {
             if lifetime.nonzeroBitCount == 1 {

@@ -3,21 +3,21 @@ import VoiceSupport
 ///
 /// Key bytes never appear in `description`, `debugDescription` or `dump` output. Equality is
 /// checked in constant time. Value type; safe to share between threads.
-public struct SRTPKeyMaterial: Sendable {
+package struct SRTPKeyMaterial: Sendable {
     /// The suite these keys are sized for.
-    public let suite: SRTPSuite
+    package let suite: SRTPSuite
     /// Master key followed by master salt (``SRTPSuite/keyMaterialLength`` bytes).
     package let keyAndSalt: [UInt8]
     /// Key lifetime in packets from the SDES `|lifetime` field, if one was given. Informational:
     /// libsrtp enforces its own limits (2^48 SRTP, 2^31 SRTCP packets); rekeying earlier is up
     /// to the signalling layer.
-    public var lifetime: UInt64?
+    package var lifetime: UInt64?
     /// The master key identifier carried in each packet, if the peer asked for one.
-    public var mki: SRTPMasterKeyIdentifier?
+    package var mki: SRTPMasterKeyIdentifier?
 
     /// Creates key material from master key || master salt.
     /// - Throws: ``SRTPKeyMaterialError/wrongLength(suite:expected:actual:)`` if the length is not the suite's.
-    public init(
+    package init(
         suite: SRTPSuite,
         keyAndSalt: [UInt8],
         lifetime: UInt64? = nil,
@@ -33,7 +33,7 @@ public struct SRTPKeyMaterial: Sendable {
 
     /// Creates key material from a separate master key and master salt.
     /// - Throws: ``SRTPKeyMaterialError/wrongLength(suite:expected:actual:)`` if either length is wrong.
-    public init(suite: SRTPSuite, masterKey: [UInt8], masterSalt: [UInt8]) throws(SRTPKeyMaterialError) {
+    package init(suite: SRTPSuite, masterKey: [UInt8], masterSalt: [UInt8]) throws(SRTPKeyMaterialError) {
         guard masterKey.count == suite.masterKeyLength, masterSalt.count == suite.masterSaltLength else {
             throw .wrongLength(suite: suite, expected: suite.keyMaterialLength, actual: masterKey.count + masterSalt.count)
         }
@@ -47,14 +47,14 @@ public struct SRTPKeyMaterial: Sendable {
 
     /// Fresh random key material for `suite` from the system's cryptographically secure
     /// generator (`getrandom(2)` on Linux).
-    public static func random(for suite: SRTPSuite) -> SRTPKeyMaterial {
+    package static func random(for suite: SRTPSuite) -> SRTPKeyMaterial {
         var generator = SecureRandomNumberGenerator()
         return random(for: suite, using: &generator)
     }
 
     /// Random key material drawn from `generator`. Use only a cryptographically secure generator
     /// outside tests.
-    public static func random<G: RandomNumberGenerator>(for suite: SRTPSuite, using generator: inout G) -> SRTPKeyMaterial {
+    package static func random<G: RandomNumberGenerator>(for suite: SRTPSuite, using generator: inout G) -> SRTPKeyMaterial {
         var bytes = [UInt8]()
         bytes.reserveCapacity(suite.keyMaterialLength + 7)
         while bytes.count < suite.keyMaterialLength {
@@ -64,14 +64,14 @@ public struct SRTPKeyMaterial: Sendable {
     }
 
     /// The master key bytes.
-    public var masterKey: [UInt8] { Array(keyAndSalt.prefix(suite.masterKeyLength)) }
+    package var masterKey: [UInt8] { Array(keyAndSalt.prefix(suite.masterKeyLength)) }
     /// The master salt bytes.
-    public var masterSalt: [UInt8] { Array(keyAndSalt.suffix(suite.masterSaltLength)) }
+    package var masterSalt: [UInt8] { Array(keyAndSalt.suffix(suite.masterSaltLength)) }
 }
 
 extension SRTPKeyMaterial: Equatable {
     /// Compares suite, lifetime and MKI, and the key bytes in constant time.
-    public static func == (a: SRTPKeyMaterial, b: SRTPKeyMaterial) -> Bool {
+    package static func == (a: SRTPKeyMaterial, b: SRTPKeyMaterial) -> Bool {
         guard a.suite == b.suite, a.lifetime == b.lifetime, a.mki == b.mki,
             a.keyAndSalt.count == b.keyAndSalt.count
         else { return false }
@@ -83,9 +83,9 @@ extension SRTPKeyMaterial: Equatable {
 
 extension SRTPKeyMaterial: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Names the suite and hides the key.
-    public var description: String { "SRTPKeyMaterial(\(suite), key redacted)" }
+    package var description: String { "SRTPKeyMaterial(\(suite), key redacted)" }
     /// Same as ``description``: the key is never printed.
-    public var debugDescription: String { description }
+    package var debugDescription: String { description }
     /// Shows only the suite, so `dump` cannot print the key.
-    public var customMirror: Mirror { Mirror(self, children: ["suite": suite], displayStyle: .struct) }
+    package var customMirror: Mirror { Mirror(self, children: ["suite": suite], displayStyle: .struct) }
 }

@@ -1,5 +1,5 @@
 /// Why SRTP key material, or its RFC 4568 `inline:` text, was rejected.
-public enum SRTPKeyMaterialError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum SRTPKeyMaterialError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Key plus salt is not the length the suite requires.
     case wrongLength(suite: SRTPSuite, expected: Int, actual: Int)
     /// The key method is not `inline` (the only method RFC 4568 defines for SRTP).
@@ -15,7 +15,7 @@ public enum SRTPKeyMaterialError: Error, Hashable, Sendable, CustomStringConvert
     case malformedKeyParameter
 
     /// A human-readable explanation (never includes key bytes).
-    public var description: String {
+    package var description: String {
         switch self {
         case let .wrongLength(suite, expected, actual):
             "SRTP key material for \(suite) must be \(expected) bytes, got \(actual)"

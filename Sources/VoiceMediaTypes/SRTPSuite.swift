@@ -2,7 +2,7 @@
 ///
 /// Each suite fixes the master key and salt lengths that its key material must have and the
 /// authentication tag SRTP appends to every packet.
-public enum SRTPSuite: Sendable, Hashable, CaseIterable, CustomStringConvertible {
+package enum SRTPSuite: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// `AES_CM_128_HMAC_SHA1_80` (RFC 4568): AES-128 counter mode, 80-bit HMAC-SHA1 tag.
     case aesCM128HmacSHA1_80
     /// `AES_CM_128_HMAC_SHA1_32` (RFC 4568): as above with a 32-bit SRTP tag (SRTCP keeps 80 bits).
@@ -17,7 +17,7 @@ public enum SRTPSuite: Sendable, Hashable, CaseIterable, CustomStringConvertible
     case aeadAES256GCM
 
     /// The name used in `a=crypto` lines, e.g. `AES_CM_128_HMAC_SHA1_80`.
-    public var sdesName: String {
+    package var sdesName: String {
         switch self {
         case .aesCM128HmacSHA1_80: "AES_CM_128_HMAC_SHA1_80"
         case .aesCM128HmacSHA1_32: "AES_CM_128_HMAC_SHA1_32"
@@ -29,13 +29,13 @@ public enum SRTPSuite: Sendable, Hashable, CaseIterable, CustomStringConvertible
     }
 
     /// The suite with the given `a=crypto` name (case-sensitive, as RFC 4568 registers them), or nil.
-    public init?(sdesName: String) {
+    package init?(sdesName: String) {
         guard let suite = Self.allCases.first(where: { $0.sdesName == sdesName }) else { return nil }
         self = suite
     }
 
     /// Master key length in bytes.
-    public var masterKeyLength: Int {
+    package var masterKeyLength: Int {
         switch self {
         case .aesCM128HmacSHA1_80, .aesCM128HmacSHA1_32, .aeadAES128GCM: 16
         case .aes256CMHmacSHA1_80, .aes256CMHmacSHA1_32, .aeadAES256GCM: 32
@@ -43,7 +43,7 @@ public enum SRTPSuite: Sendable, Hashable, CaseIterable, CustomStringConvertible
     }
 
     /// Master salt length in bytes: 14 for counter mode (RFC 3711), 12 for GCM (RFC 7714).
-    public var masterSaltLength: Int {
+    package var masterSaltLength: Int {
         switch self {
         case .aesCM128HmacSHA1_80, .aesCM128HmacSHA1_32, .aes256CMHmacSHA1_80, .aes256CMHmacSHA1_32: 14
         case .aeadAES128GCM, .aeadAES256GCM: 12
@@ -51,10 +51,10 @@ public enum SRTPSuite: Sendable, Hashable, CaseIterable, CustomStringConvertible
     }
 
     /// Master key plus master salt: the length of the `inline:` key material.
-    public var keyMaterialLength: Int { masterKeyLength + masterSaltLength }
+    package var keyMaterialLength: Int { masterKeyLength + masterSaltLength }
 
     /// Authentication tag length in bytes appended to each SRTP packet.
-    public var authTagLength: Int {
+    package var authTagLength: Int {
         switch self {
         case .aesCM128HmacSHA1_80, .aes256CMHmacSHA1_80: 10
         case .aesCM128HmacSHA1_32, .aes256CMHmacSHA1_32: 4
@@ -64,7 +64,7 @@ public enum SRTPSuite: Sendable, Hashable, CaseIterable, CustomStringConvertible
 
     /// Authentication tag length in bytes on SRTCP packets. The `_32` suites still use an
     /// 80-bit tag for SRTCP (RFC 4568 §6.2.1, RFC 6188 §4).
-    public var rtcpAuthTagLength: Int {
+    package var rtcpAuthTagLength: Int {
         switch self {
         case .aesCM128HmacSHA1_32, .aes256CMHmacSHA1_32: 10
         default: authTagLength
@@ -72,19 +72,19 @@ public enum SRTPSuite: Sendable, Hashable, CaseIterable, CustomStringConvertible
     }
 
     /// Bytes SRTP adds to an RTP packet (tag, plus `mkiLength` when an MKI is carried).
-    public func rtpTrailerLength(mkiLength: Int = 0) -> Int { authTagLength + mkiLength }
+    package func rtpTrailerLength(mkiLength: Int = 0) -> Int { authTagLength + mkiLength }
 
     /// Bytes SRTCP adds to an RTCP packet: the 4-byte E flag and index, the tag, and any MKI.
-    public func rtcpTrailerLength(mkiLength: Int = 0) -> Int { 4 + rtcpAuthTagLength + mkiLength }
+    package func rtcpTrailerLength(mkiLength: Int = 0) -> Int { 4 + rtcpAuthTagLength + mkiLength }
 
     /// Suites in the order an offer should list them: AEAD first, then 80-bit tags, then the
     /// short-tag suites, 256-bit keys before 128-bit at each step.
-    public static let preferredOrder: [SRTPSuite] = [
+    package static let preferredOrder: [SRTPSuite] = [
         .aeadAES256GCM, .aeadAES128GCM,
         .aes256CMHmacSHA1_80, .aesCM128HmacSHA1_80,
         .aes256CMHmacSHA1_32, .aesCM128HmacSHA1_32,
     ]
 
     /// The SDES name, e.g. `AEAD_AES_128_GCM`.
-    public var description: String { sdesName }
+    package var description: String { sdesName }
 }

@@ -1,8 +1,8 @@
 /// The SIP user agent: messages, transports, transactions, dialogs, INVITE sessions,
 /// registration and SDP offer/answer (RFC 3261, 3264, 4566, 4568).
-public enum VoiceSIP {
+package enum VoiceSIP {
     /// The User-Agent / Server header value this stack sends.
-    public static let userAgent = "VoiceSDK/\(version)"
+    package static let userAgent = "VoiceSDK/\(version)"
     /// The stack's version.
-    public static let version = "0.1.0"
+    package static let version = "0.1.0"
 }

@@ -3,35 +3,35 @@
 /// Every parser in VoiceMedia reads through this type: no parser indexes a buffer at an
 /// absolute offset. Reads past the end throw ``ByteReader/Error/truncated`` and leave the
 /// cursor where it was. The reader borrows its bytes; it must not outlive them.
-public struct ByteReader {
+package struct ByteReader {
     /// Why a read failed.
-    public enum Error: Swift.Error, Equatable, Sendable {
+    package enum Error: Swift.Error, Equatable, Sendable {
         /// Fewer bytes remain than the read needs.
         case truncated(needed: Int, remaining: Int)
     }
 
     @usableFromInline let base: UnsafeRawBufferPointer
     /// Bytes consumed so far, from the start of the buffer handed to `init`.
-    @inlinable public var offset: Int { position }
+    @inlinable package var offset: Int { position }
     @usableFromInline var position: Int
 
     /// Creates a reader over `bytes`, positioned at their first byte.
-    @inlinable public init(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable package init(_ bytes: UnsafeRawBufferPointer) {
         self.base = bytes
         self.position = 0
     }
 
     /// Bytes left to read.
-    @inlinable public var remaining: Int { base.count - offset }
+    @inlinable package var remaining: Int { base.count - offset }
     /// True once every byte has been read.
-    @inlinable public var isAtEnd: Bool { offset >= base.count }
+    @inlinable package var isAtEnd: Bool { offset >= base.count }
 
     @inlinable mutating func require(_ n: Int) throws(Error) {
         guard n >= 0, n <= remaining else { throw .truncated(needed: n, remaining: remaining) }
     }
 
     /// Reads one byte.
-    @inlinable public mutating func readUInt8() throws(Error) -> UInt8 {
+    @inlinable package mutating func readUInt8() throws(Error) -> UInt8 {
         try require(1)
         let v = base.load(fromByteOffset: offset, as: UInt8.self)
         position += 1
@@ -39,7 +39,7 @@ public struct ByteReader {
     }
 
     /// Reads a big-endian 16-bit integer.
-    @inlinable public mutating func readUInt16() throws(Error) -> UInt16 {
+    @inlinable package mutating func readUInt16() throws(Error) -> UInt16 {
         try require(2)
         let v = base.loadUnaligned(fromByteOffset: offset, as: UInt16.self)
         position += 2
@@ -47,7 +47,7 @@ public struct ByteReader {
     }
 
     /// Reads a big-endian 24-bit integer into the low bits of a `UInt32`.
-    @inlinable public mutating func readUInt24() throws(Error) -> UInt32 {
+    @inlinable package mutating func readUInt24() throws(Error) -> UInt32 {
         try require(3)
         let hi = UInt32(try readUInt8())
         let lo = UInt32(try readUInt16())
@@ -55,7 +55,7 @@ public struct ByteReader {
     }
 
     /// Reads a big-endian 32-bit integer.
-    @inlinable public mutating func readUInt32() throws(Error) -> UInt32 {
+    @inlinable package mutating func readUInt32() throws(Error) -> UInt32 {
         try require(4)
         let v = base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
         position += 4
@@ -63,7 +63,7 @@ public struct ByteReader {
     }
 
     /// Reads a big-endian 64-bit integer.
-    @inlinable public mutating func readUInt64() throws(Error) -> UInt64 {
+    @inlinable package mutating func readUInt64() throws(Error) -> UInt64 {
         try require(8)
         let v = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
         position += 8
@@ -71,7 +71,7 @@ public struct ByteReader {
     }
 
     /// Returns the next `count` bytes without copying them and advances past them.
-    @inlinable public mutating func readBytes(_ count: Int) throws(Error) -> UnsafeRawBufferPointer {
+    @inlinable package mutating func readBytes(_ count: Int) throws(Error) -> UnsafeRawBufferPointer {
         try require(count)
         let slice = UnsafeRawBufferPointer(rebasing: base[offset..<(offset + count)])
         position += count
@@ -79,20 +79,20 @@ public struct ByteReader {
     }
 
     /// Advances past `count` bytes.
-    @inlinable public mutating func skip(_ count: Int) throws(Error) {
+    @inlinable package mutating func skip(_ count: Int) throws(Error) {
         try require(count)
         position += count
     }
 
     /// Returns every byte not yet read and moves to the end.
-    @inlinable public mutating func readRemaining() -> UnsafeRawBufferPointer {
+    @inlinable package mutating func readRemaining() -> UnsafeRawBufferPointer {
         let slice = UnsafeRawBufferPointer(rebasing: base[offset...])
         position = base.count
         return slice
     }
 
     /// The unread bytes, without advancing.
-    @inlinable public var rest: UnsafeRawBufferPointer {
+    @inlinable package var rest: UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: base[offset...])
     }
 }

@@ -16,9 +16,9 @@ import Foundation
 /// ``BaresipControlError/Kind/commandFailed`` with `command not found`); `accept` and `hangup`
 /// answer `ok` even with no call to act on. Commands act on the current call.
 /// Thread-safe.
-public final class BaresipControl: Sendable {
+package final class BaresipControl: Sendable {
     /// How baresip answers incoming calls (`answermode`).
-    public enum AnswerMode: String, Hashable, Sendable {
+    package enum AnswerMode: String, Hashable, Sendable {
         /// Answer at once (still sends 180 first).
         case auto
         /// Ring (`CALL_INCOMING`) until ``BaresipControl/accept(timeout:)``.
@@ -28,22 +28,22 @@ public final class BaresipControl: Sendable {
     }
 
     /// The most events kept; older ones are dropped first (RTCP reports come every few seconds).
-    public static let maximumEvents = 4096
+    package static let maximumEvents = 4096
     /// The longest command line (`<command> <params>`): baresip copies it into a 256-byte buffer.
-    public static let maximumCommandLength = 255
+    package static let maximumCommandLength = 255
     /// The default time to wait for a response.
-    public static let defaultTimeout: Duration = .seconds(5)
+    package static let defaultTimeout: Duration = .seconds(5)
 
     /// The control port on 127.0.0.1 (or ``host``).
-    public let port: Int
+    package let port: Int
     /// The control host.
-    public let host: String
+    package let host: String
     private let shared: Shared
 
     /// Connects to `ctrl_tcp_listen` at `host:port`, retrying while the port refuses, and starts
     /// reading responses and events.
     /// - Throws: ``BaresipControlError/Kind/connectFailed`` after `timeout`.
-    public init(host: String = "127.0.0.1", port: Int, connectTimeout: Duration = .seconds(5)) throws(BaresipControlError) {
+    package init(host: String = "127.0.0.1", port: Int, connectTimeout: Duration = .seconds(5)) throws(BaresipControlError) {
         let fd = try Self.connect(host: host, port: port, timeout: connectTimeout)
         self.host = host
         self.port = port
@@ -68,7 +68,7 @@ public final class BaresipControl: Sendable {
     ///   ``BaresipControlError/Kind/timeout``, ``BaresipControlError/Kind/closed``,
     ///   ``BaresipControlError/Kind/invalidArgument`` for a name or params baresip would misread.
     @discardableResult
-    public func command(_ name: String, _ params: String? = nil, timeout: Duration = defaultTimeout) throws(BaresipControlError) -> BaresipControlResponse {
+    package func command(_ name: String, _ params: String? = nil, timeout: Duration = defaultTimeout) throws(BaresipControlError) -> BaresipControlResponse {
         let response = try send(name, params, timeout: timeout)
         guard response.ok else {
             let line = params.map { "\(name) \($0)" } ?? name
@@ -78,7 +78,7 @@ public final class BaresipControl: Sendable {
     }
 
     /// `dial <uri>`: calls `uri` from the account. Wait for ``BaresipEventType/callEstablished``.
-    public func dial(_ uri: String, timeout: Duration = defaultTimeout) throws(BaresipControlError) {
+    package func dial(_ uri: String, timeout: Duration = defaultTimeout) throws(BaresipControlError) {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~+/=:@,;%?&[]!*'()$")
         guard !uri.isEmpty, uri.allSatisfy({ allowed.contains($0) }) else {
             throw BaresipControlError(.invalidArgument, "dial URI \"\(uri)\" is empty or has characters outside a SIP URI")
@@ -87,28 +87,28 @@ public final class BaresipControl: Sendable {
     }
 
     /// `accept`: answers the ringing incoming call (answer mode `manual`).
-    public func accept(timeout: Duration = defaultTimeout) throws(BaresipControlError) {
+    package func accept(timeout: Duration = defaultTimeout) throws(BaresipControlError) {
         try command("accept", timeout: timeout)
     }
 
     /// `hangup`: ends the current call (BYE, CANCEL or a rejection, by state).
-    public func hangUp(timeout: Duration = defaultTimeout) throws(BaresipControlError) {
+    package func hangUp(timeout: Duration = defaultTimeout) throws(BaresipControlError) {
         try command("hangup", timeout: timeout)
     }
 
     /// `hold`: re-INVITE with `a=sendonly` on the current call.
-    public func hold(timeout: Duration = defaultTimeout) throws(BaresipControlError) {
+    package func hold(timeout: Duration = defaultTimeout) throws(BaresipControlError) {
         try command("hold", timeout: timeout)
     }
 
     /// `resume`: re-INVITE with `a=sendrecv` on the current call.
-    public func resume(timeout: Duration = defaultTimeout) throws(BaresipControlError) {
+    package func resume(timeout: Duration = defaultTimeout) throws(BaresipControlError) {
         try command("resume", timeout: timeout)
     }
 
     /// `sndcode <digits>`: sends each digit as RFC 4733 telephone-events on the current call.
     /// - Parameter digits: `0`-`9`, `*`, `#`, `A`-`D`; at most 64.
-    public func sendDTMF(_ digits: String, timeout: Duration = defaultTimeout) throws(BaresipControlError) {
+    package func sendDTMF(_ digits: String, timeout: Duration = defaultTimeout) throws(BaresipControlError) {
         let allowed = Set("0123456789*#ABCD")
         guard !digits.isEmpty, digits.count <= 64, digits.allSatisfy({ allowed.contains($0) }) else {
             throw BaresipControlError(.invalidArgument, "DTMF digits \"\(digits)\" must be 1 to 64 of 0-9 * # A-D")
@@ -117,17 +117,17 @@ public final class BaresipControl: Sendable {
     }
 
     /// `answermode <mode>`: changes how the account answers the next incoming call.
-    public func setAnswerMode(_ mode: AnswerMode, timeout: Duration = defaultTimeout) throws(BaresipControlError) {
+    package func setAnswerMode(_ mode: AnswerMode, timeout: Duration = defaultTimeout) throws(BaresipControlError) {
         try command("answermode", mode.rawValue, timeout: timeout)
     }
 
     /// `listcalls`: the calls baresip has, the current one marked.
-    public func calls(timeout: Duration = defaultTimeout) throws(BaresipControlError) -> [BaresipControlCall] {
+    package func calls(timeout: Duration = defaultTimeout) throws(BaresipControlError) -> [BaresipControlCall] {
         BaresipControlCall.parseList(try command("listcalls", timeout: timeout).data)
     }
 
     /// The state of the current call (`ESTABLISHED`, `RINGING`, ...), nil with no call.
-    public func currentCallState(timeout: Duration = defaultTimeout) throws(BaresipControlError) -> String? {
+    package func currentCallState(timeout: Duration = defaultTimeout) throws(BaresipControlError) -> String? {
         let calls = try calls(timeout: timeout)
         return (calls.first { $0.isCurrent } ?? calls.first)?.state
     }
@@ -137,7 +137,7 @@ public final class BaresipControl: Sendable {
     /// A fallback for events baresip 1.0.0 does not always deliver: `CALL_INCOMING` has been seen
     /// missing from the control connection while `listcalls` showed the ringing call.
     /// - Throws: ``BaresipControlError/Kind/timeout`` naming the last state seen.
-    public func waitForCallState(_ state: String, timeout: Duration = .seconds(10)) throws(BaresipControlError) {
+    package func waitForCallState(_ state: String, timeout: Duration = .seconds(10)) throws(BaresipControlError) {
         let deadline = ContinuousClock.now + timeout
         var last: String?
         repeat {
@@ -150,7 +150,7 @@ public final class BaresipControl: Sendable {
 
     /// The negotiated direction of the current call's audio (`sendrecv`, `sendonly`, `recvonly`,
     /// `inactive`), read from `audio_debug`; nil with no call.
-    public func audioDirection(timeout: Duration = defaultTimeout) throws(BaresipControlError) -> String? {
+    package func audioDirection(timeout: Duration = defaultTimeout) throws(BaresipControlError) -> String? {
         let response = try send("audio_debug", nil, timeout: timeout)
         guard response.ok, let range = response.data.range(of: "audio dir=") else { return nil }
         let word = response.data[range.upperBound...].prefix { $0.isLetter }
@@ -161,12 +161,12 @@ public final class BaresipControl: Sendable {
 
     /// Every event received so far (up to ``maximumEvents``), oldest first, whether or not a
     /// wait has returned it.
-    public var receivedEvents: [BaresipControlEvent] {
+    package var receivedEvents: [BaresipControlEvent] {
         shared.withLock { $0.events.map(\.event) }
     }
 
     /// The events of `type` received so far.
-    public func events(ofType type: BaresipEventType) -> [BaresipControlEvent] {
+    package func events(ofType type: BaresipEventType) -> [BaresipControlEvent] {
         receivedEvents.filter { $0.type == type }
     }
 
@@ -176,7 +176,7 @@ public final class BaresipControl: Sendable {
     /// - Throws: ``BaresipControlError/Kind/timeout`` (listing the event types seen), or
     ///   ``BaresipControlError/Kind/closed`` once the connection is gone and no such event is left.
     @discardableResult
-    public func waitForEvent(
+    package func waitForEvent(
         _ type: BaresipEventType, timeout: Duration = .seconds(10),
         where predicate: (BaresipControlEvent) -> Bool = { _ in true }
     ) throws(BaresipControlError) -> BaresipControlEvent {
@@ -200,10 +200,10 @@ public final class BaresipControl: Sendable {
     // MARK: Connection
 
     /// True until the connection is closed by either side.
-    public var isConnected: Bool { shared.withLock { $0.closed == nil } }
+    package var isConnected: Bool { shared.withLock { $0.closed == nil } }
 
     /// Closes the connection and waits (bounded) for the reader thread to finish. Idempotent.
-    public func close() {
+    package func close() {
         shared.withLock { state in
             if state.closed == nil {
                 state.closed = BaresipControlError(.closed, "closed by the client")

@@ -1,16 +1,16 @@
 /// One line of baresip's `listcalls` output: `> [line 1]  0:00:03  ESTABLISHED   sip:bob@127.0.0.1:5062`.
-public struct BaresipControlCall: Hashable, Sendable {
+package struct BaresipControlCall: Hashable, Sendable {
     /// True for the current call (marked `>`), the one `hangup`, `hold` and `sndcode` act on.
-    public var isCurrent: Bool
+    package var isCurrent: Bool
     /// The line number (`line <n>` selects it).
-    public var line: Int
+    package var line: Int
     /// baresip's call state: `INCOMING`, `OUTGOING`, `RINGING`, `EARLY`, `ESTABLISHED`, `TERMINATED`.
-    public var state: String
+    package var state: String
     /// The remote URI.
-    public var peerURI: String
+    package var peerURI: String
 
     /// Creates a call line.
-    public init(isCurrent: Bool, line: Int, state: String, peerURI: String) {
+    package init(isCurrent: Bool, line: Int, state: String, peerURI: String) {
         self.isCurrent = isCurrent
         self.line = line
         self.state = state
@@ -18,11 +18,11 @@ public struct BaresipControlCall: Hashable, Sendable {
     }
 
     /// The most lines read from one `listcalls` answer.
-    public static let maximumCalls = 64
+    package static let maximumCalls = 64
 
     /// Reads the call lines of a `listcalls` answer; other lines (the header, blank lines) are skipped,
     /// and so are lines that do not have the shape above.
-    public static func parseList(_ text: String) -> [BaresipControlCall] {
+    package static func parseList(_ text: String) -> [BaresipControlCall] {
         var calls: [BaresipControlCall] = []
         for line in text.split(separator: "\n").prefix(maximumCalls + 8) where calls.count < maximumCalls {
             if let call = parseLine(Substring(line)) { calls.append(call) }

@@ -1,7 +1,7 @@
 /// Why a command to baresip's `ctrl_tcp` interface failed or an awaited event did not come.
-public struct BaresipControlError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct BaresipControlError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong, as a closed set of kinds.
-    public enum Kind: Hashable, Sendable {
+    package enum Kind: Hashable, Sendable {
         /// The TCP connection to `ctrl_tcp_listen` could not be made in time.
         case connectFailed
         /// Nothing (no response, no matching event) arrived before the timeout.
@@ -21,15 +21,15 @@ public struct BaresipControlError: Error, Hashable, Sendable, CustomStringConver
     }
 
     /// The kind of failure.
-    public let kind: Kind
+    package let kind: Kind
     /// Details for the test log: the command, baresip's answer, the events seen.
-    public let detail: String
+    package let detail: String
 
     /// Creates an error of `kind` with `detail`.
-    public init(_ kind: Kind, _ detail: String) {
+    package init(_ kind: Kind, _ detail: String) {
         self.kind = kind
         self.detail = detail
     }
 
-    public var description: String { "baresip control \(kind): \(detail)" }
+    package var description: String { "baresip control \(kind): \(detail)" }
 }

@@ -1,17 +1,17 @@
 import Foundation
 
 /// An event baresip pushed on the control connection (`{"event":true,"type":"CALL_ESTABLISHED",...}`).
-public struct BaresipControlEvent: Hashable, Sendable, CustomStringConvertible {
+package struct BaresipControlEvent: Hashable, Sendable, CustomStringConvertible {
     /// The event type (`CALL_INCOMING`, `CALL_ESTABLISHED`, `CALL_DTMF_START`, ...).
-    public var type: BaresipEventType
+    package var type: BaresipEventType
     /// Every string member of the event object (`class`, `accountaor`, `direction`, `peeruri`,
     /// `id`, `param`, ...); nested objects such as `rtcp_stats` are left out.
-    public var fields: [String: String]
+    package var fields: [String: String]
     /// When the event was read from the connection.
-    public var receivedAt: ContinuousClock.Instant
+    package var receivedAt: ContinuousClock.Instant
 
     /// Creates an event.
-    public init(type: BaresipEventType, fields: [String: String], receivedAt: ContinuousClock.Instant = .now) {
+    package init(type: BaresipEventType, fields: [String: String], receivedAt: ContinuousClock.Instant = .now) {
         self.type = type
         self.fields = fields
         self.receivedAt = receivedAt
@@ -19,57 +19,57 @@ public struct BaresipControlEvent: Hashable, Sendable, CustomStringConvertible {
 
     /// `param`: the peer URI for call state events, the key for `CALL_DTMF_START`, the reason for
     /// `CALL_CLOSED`, `offer`/`answer` for the SDP events.
-    public var param: String? { fields["param"] }
+    package var param: String? { fields["param"] }
     /// `id`: the call's SIP Call-ID (absent on the first `CALL_LOCAL_SDP` of an outgoing call).
-    public var callID: String? { fields["id"] }
+    package var callID: String? { fields["id"] }
     /// `peeruri`: the remote party.
-    public var peerURI: String? { fields["peeruri"] }
+    package var peerURI: String? { fields["peeruri"] }
     /// `direction`: `incoming` or `outgoing`.
-    public var direction: String? { fields["direction"] }
+    package var direction: String? { fields["direction"] }
     /// `accountaor`: the local account.
-    public var accountAOR: String? { fields["accountaor"] }
+    package var accountAOR: String? { fields["accountaor"] }
 
-    public var description: String {
+    package var description: String {
         "\(type.rawValue)" + (param.map { "(\($0))" } ?? "") + (callID.map { " id=\($0)" } ?? "")
     }
 }
 
 /// A baresip 1.0.0 user agent event type, as `ctrl_tcp` spells it in `"type"`.
-public struct BaresipEventType: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral {
+package struct BaresipEventType: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral {
     /// The name, e.g. `CALL_ESTABLISHED`.
-    public var rawValue: String
+    package var rawValue: String
 
     /// Wraps a name.
-    public init(rawValue: String) { self.rawValue = rawValue }
+    package init(rawValue: String) { self.rawValue = rawValue }
 
     /// Wraps a name literal.
-    public init(stringLiteral value: String) { self.rawValue = value }
+    package init(stringLiteral value: String) { self.rawValue = value }
 
     /// An incoming call rings (answer mode `manual`); answer with ``BaresipControl/accept(timeout:)``.
-    public static let callIncoming: Self = "CALL_INCOMING"
+    package static let callIncoming: Self = "CALL_INCOMING"
     /// An outgoing call got 180 Ringing.
-    public static let callRinging: Self = "CALL_RINGING"
+    package static let callRinging: Self = "CALL_RINGING"
     /// 183 with early media.
-    public static let callProgress: Self = "CALL_PROGRESS"
+    package static let callProgress: Self = "CALL_PROGRESS"
     /// The call is answered (200 OK sent or received).
-    public static let callEstablished: Self = "CALL_ESTABLISHED"
+    package static let callEstablished: Self = "CALL_ESTABLISHED"
     /// The call ended; `param` is the reason (`Connection reset by peer` after a BYE from the peer).
-    public static let callClosed: Self = "CALL_CLOSED"
+    package static let callClosed: Self = "CALL_CLOSED"
     /// An RFC 4733 digit started; `param` is the key (`1`, `#`, ...).
-    public static let callDTMFStart: Self = "CALL_DTMF_START"
+    package static let callDTMFStart: Self = "CALL_DTMF_START"
     /// The digit ended (no `param`).
-    public static let callDTMFEnd: Self = "CALL_DTMF_END"
+    package static let callDTMFEnd: Self = "CALL_DTMF_END"
     /// An SDP offer or answer was received (`param` = `offer`/`answer`); a re-INVITE shows up as
     /// `offer` after `CALL_ESTABLISHED` on the side that receives it.
-    public static let callRemoteSDP: Self = "CALL_REMOTE_SDP"
+    package static let callRemoteSDP: Self = "CALL_REMOTE_SDP"
     /// An SDP offer or answer was sent.
-    public static let callLocalSDP: Self = "CALL_LOCAL_SDP"
+    package static let callLocalSDP: Self = "CALL_LOCAL_SDP"
     /// Media encryption is up; `param` is `0,audio,<suite>`.
-    public static let callMediaEncryption: Self = "CALL_MENC"
+    package static let callMediaEncryption: Self = "CALL_MENC"
     /// The first RTP packet arrived.
-    public static let callRTPEstablished: Self = "CALL_RTPESTAB"
+    package static let callRTPEstablished: Self = "CALL_RTPESTAB"
     /// A periodic RTCP report (nested `rtcp_stats`, not kept in ``BaresipControlEvent/fields``).
-    public static let callRTCP: Self = "CALL_RTCP"
+    package static let callRTCP: Self = "CALL_RTCP"
     /// The peer asked to transfer the call (REFER).
-    public static let callTransfer: Self = "CALL_TRANSFER"
+    package static let callTransfer: Self = "CALL_TRANSFER"
 }

@@ -1,16 +1,16 @@
 import Foundation
 
 /// The answer to one command: `{"response":true,"ok":...,"data":"...","token":"..."}`.
-public struct BaresipControlResponse: Hashable, Sendable {
+package struct BaresipControlResponse: Hashable, Sendable {
     /// Whether baresip ran the command.
-    public var ok: Bool
+    package var ok: Bool
     /// What the command printed (for `listcalls`, `callstat`, `audio_debug`), or the error text.
-    public var data: String
+    package var data: String
     /// The token of the command this answers.
-    public var token: String?
+    package var token: String?
 
     /// Creates a response.
-    public init(ok: Bool, data: String, token: String?) {
+    package init(ok: Bool, data: String, token: String?) {
         self.ok = ok
         self.data = data
         self.token = token
@@ -18,7 +18,7 @@ public struct BaresipControlResponse: Hashable, Sendable {
 }
 
 /// One JSON object read from the control connection.
-public enum BaresipControlMessage: Hashable, Sendable {
+package enum BaresipControlMessage: Hashable, Sendable {
     /// The answer to a command.
     case response(BaresipControlResponse)
     /// An event pushed by baresip.
@@ -27,7 +27,7 @@ public enum BaresipControlMessage: Hashable, Sendable {
     /// Decodes one netstring payload.
     /// - Throws: ``BaresipControlError/Kind/malformedMessage`` when it is not a JSON object
     ///   marked `"response": true` or `"event": true`.
-    public static func decode(_ payload: [UInt8], receivedAt: ContinuousClock.Instant = .now) throws(BaresipControlError) -> Self {
+    package static func decode(_ payload: [UInt8], receivedAt: ContinuousClock.Instant = .now) throws(BaresipControlError) -> Self {
         let object: [String: Any]
         do {
             guard let decoded = try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any] else {

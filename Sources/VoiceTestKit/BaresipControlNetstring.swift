@@ -1,13 +1,13 @@
 /// Netstring framing (`<length>:<payload>,`, D. J. Bernstein's netstrings) as `ctrl_tcp` speaks it.
-public enum BaresipControlNetstring {
+package enum BaresipControlNetstring {
     /// The largest payload accepted or produced; baresip's own replies are a few kilobytes.
-    public static let maximumPayloadSize = 256 * 1024
+    package static let maximumPayloadSize = 256 * 1024
     /// Digits in the longest length prefix ``maximumPayloadSize`` allows.
     static let maximumLengthDigits = String(maximumPayloadSize).count
 
     /// Frames `payload` as one netstring.
     /// - Throws: ``BaresipControlError/Kind/invalidArgument`` over ``maximumPayloadSize``.
-    public static func encode(_ payload: [UInt8]) throws(BaresipControlError) -> [UInt8] {
+    package static func encode(_ payload: [UInt8]) throws(BaresipControlError) -> [UInt8] {
         guard payload.count <= maximumPayloadSize else {
             throw BaresipControlError(.invalidArgument, "netstring payload of \(payload.count) bytes, over \(maximumPayloadSize)")
         }
@@ -18,23 +18,23 @@ public enum BaresipControlNetstring {
     ///
     /// Append what the socket delivered, then call ``next()`` until it returns nil. After an
     /// error the stream cannot be resynchronised; the decoder keeps failing.
-    public struct Decoder: Sendable {
+    package struct Decoder: Sendable {
         private var buffer: [UInt8] = []
         private var failure: BaresipControlError?
 
         /// An empty decoder.
-        public init() {}
+        package init() {}
 
         /// Bytes not yet returned as a payload.
-        public var bufferedByteCount: Int { buffer.count }
+        package var bufferedByteCount: Int { buffer.count }
 
         /// Adds bytes received from the stream.
-        public mutating func append(_ bytes: some Sequence<UInt8>) { buffer.append(contentsOf: bytes) }
+        package mutating func append(_ bytes: some Sequence<UInt8>) { buffer.append(contentsOf: bytes) }
 
         /// The next complete payload, or nil when more bytes are needed.
         /// - Throws: ``BaresipControlError/Kind/framing`` for a missing or non-digit length, a
         ///   leading zero, a length over the limit, or a missing trailing comma.
-        public mutating func next() throws(BaresipControlError) -> [UInt8]? {
+        package mutating func next() throws(BaresipControlError) -> [UInt8]? {
             if let failure { throw failure }
             var reader = Reader(buffer)
             do {

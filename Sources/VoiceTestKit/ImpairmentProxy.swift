@@ -9,11 +9,11 @@ import VoiceSupport
 /// A UDP relay between two endpoints that impairs traffic in user space (loss, jitter, reorder),
 /// independently in each direction. Endpoint A sends to ``addressForA`` and receives from it;
 /// endpoint B likewise with ``addressForB``. Runs on its own thread until ``stop()``.
-public final class ImpairmentProxy: Sendable {
+package final class ImpairmentProxy: Sendable {
     /// Where endpoint A should send (its "remote").
-    public let addressForA: SocketAddress
+    package let addressForA: SocketAddress
     /// Where endpoint B should send.
-    public let addressForB: SocketAddress
+    package let addressForB: SocketAddress
     private let socketA: UDPSocket
     private let socketB: UDPSocket
     private let shared = ProxyShared()
@@ -21,7 +21,7 @@ public final class ImpairmentProxy: Sendable {
     /// Starts relaying between `a` and `b` with `aToB` and `bToA` impairments. With `b` nil,
     /// packets for B are dropped until ``connect(endpointB:)`` names it: for a peer whose media
     /// address is known only after ``addressForB`` was announced to it (in an SDP offer).
-    public init(endpointA a: SocketAddress, endpointB b: SocketAddress?, aToB: NetworkImpairment, bToA: NetworkImpairment) throws {
+    package init(endpointA a: SocketAddress, endpointB b: SocketAddress?, aToB: NetworkImpairment, bToA: NetworkImpairment) throws {
         let host = a.isIPv6 ? "::1" : "127.0.0.1"
         socketA = try UDPSocket(bindTo: SocketAddress(host: host, port: 0))
         socketB = try UDPSocket(bindTo: SocketAddress(host: host, port: 0))
@@ -37,15 +37,15 @@ public final class ImpairmentProxy: Sendable {
     }
 
     /// Sets (or changes) where traffic for endpoint B goes.
-    public func connect(endpointB: SocketAddress) {
+    package func connect(endpointB: SocketAddress) {
         shared.endpointB.withLock { $0 = endpointB }
     }
 
     /// Packets seen, dropped and reordered, both directions together.
-    public var counts: (seen: Int, dropped: Int, reordered: Int) { shared.counters.withLock { $0 } }
+    package var counts: (seen: Int, dropped: Int, reordered: Int) { shared.counters.withLock { $0 } }
 
     /// Stops relaying and closes the sockets. Idempotent.
-    public func stop() {
+    package func stop() {
         guard shared.running.exchange(false, ordering: .acquiringAndReleasing) else { return }
         shared.finished.wait()
         socketA.close()

@@ -5,15 +5,15 @@ import VoiceSupport
 /// Two audio streams on loopback talking to each other, each with an in-memory audio device:
 /// A plays `signalA` and records what B sends, and the other way round. With an impairment,
 /// traffic goes through an ``ImpairmentProxy``.
-public final class LoopbackCall: Sendable {
-    public let a: AudioStream
-    public let b: AudioStream
-    public let deviceA: BufferAudioDevice
-    public let deviceB: BufferAudioDevice
-    public let proxy: ImpairmentProxy?
+package final class LoopbackCall: Sendable {
+    package let a: AudioStream
+    package let b: AudioStream
+    package let deviceA: BufferAudioDevice
+    package let deviceB: BufferAudioDevice
+    package let proxy: ImpairmentProxy?
 
     /// Creates both streams (SRTP with fresh keys unless `encrypted` is false) and their devices.
-    public init(
+    package init(
         codec: MediaCodec = .opus(OpusSettings()), suite: SRTPSuite = .aesCM128HmacSHA1_80, encrypted: Bool = true,
         signalA: [Int16], signalB: [Int16], loop: Bool = false, record: Bool = true,
         impairmentAToB: NetworkImpairment? = nil, impairmentBToA: NetworkImpairment? = nil,
@@ -48,13 +48,13 @@ public final class LoopbackCall: Sendable {
     }
 
     /// Starts both streams and their devices.
-    public func start() throws {
+    package func start() throws {
         try a.start(remote: proxy?.addressForA ?? b.localAddress, audioDevice: deviceA)
         try b.start(remote: proxy?.addressForB ?? a.localAddress, audioDevice: deviceB)
     }
 
     /// Stops both streams and the proxy.
-    public func stop() {
+    package func stop() {
         a.stop()
         b.stop()
         proxy?.stop()

@@ -3,24 +3,24 @@ import VoiceSignals
 import VoiceSupport
 
 /// User-space network impairment: random or bursty loss, extra delay (jitter) and reordering.
-public struct NetworkImpairment: Hashable, Sendable {
+package struct NetworkImpairment: Hashable, Sendable {
     /// Probability that a packet is dropped, 0…1 (the long-run loss rate, also with bursts).
-    public var lossRate: Double
+    package var lossRate: Double
     /// Mean length of a loss burst, in packets. 1 (the default) drops each packet independently;
     /// above 1, losses follow a two-state Gilbert–Elliott chain: every packet in the bad state is
     /// lost, none in the good state, a bad run lasts `meanBurstLength` packets on average, and
     /// the good→bad probability is set so that the long-run loss is still `lossRate`.
-    public var meanBurstLength: Double
+    package var meanBurstLength: Double
     /// Extra one-way delay added to every packet.
-    public var baseDelay: MediaTime
+    package var baseDelay: MediaTime
     /// Each packet gets a further uniform random delay in 0…jitter.
-    public var jitter: MediaTime
+    package var jitter: MediaTime
     /// Probability that a packet is held back long enough to arrive after the next one.
-    public var reorderRate: Double
+    package var reorderRate: Double
     /// Seed for the pseudo-random decisions (runs are repeatable).
-    public var seed: UInt64
+    package var seed: UInt64
 
-    public init(
+    package init(
         lossRate: Double = 0, meanBurstLength: Double = 1, baseDelay: MediaTime = .zero, jitter: MediaTime = .zero,
         reorderRate: Double = 0, seed: UInt64 = 0x5EED
     ) {
@@ -33,27 +33,27 @@ public struct NetworkImpairment: Hashable, Sendable {
     }
 
     /// No impairment at all.
-    public static let none = NetworkImpairment()
+    package static let none = NetworkImpairment()
 }
 
 /// Decides, packet by packet, whether to drop it and when to deliver it. A pure value type:
 /// the same seed and arrival times give the same decisions.
-public struct ImpairmentModel: Sendable {
-    public let impairment: NetworkImpairment
+package struct ImpairmentModel: Sendable {
+    package let impairment: NetworkImpairment
     private var rng: SplitMix64
     private var inBurst = false
     /// Packets seen, dropped, and reordered so far.
-    public private(set) var seen = 0
-    public private(set) var dropped = 0
-    public private(set) var reordered = 0
+    package private(set) var seen = 0
+    package private(set) var dropped = 0
+    package private(set) var reordered = 0
 
-    public init(_ impairment: NetworkImpairment) {
+    package init(_ impairment: NetworkImpairment) {
         self.impairment = impairment
         self.rng = SplitMix64(seed: impairment.seed)
     }
 
     /// When a packet arriving at `now` should be delivered, or nil to drop it.
-    public mutating func deliveryTime(forPacketAt now: MediaTime, packetInterval: MediaTime = .milliseconds(20)) -> MediaTime? {
+    package mutating func deliveryTime(forPacketAt now: MediaTime, packetInterval: MediaTime = .milliseconds(20)) -> MediaTime? {
         seen += 1
         if isLost() {
             dropped += 1

@@ -6,12 +6,12 @@ import Foundation
 /// A plain blocking-or-not TCP client socket, bound to a chosen loopback source address, for
 /// tests that must behave as no well-mannered client does: connect and stay silent, trickle
 /// bytes, or send without ever reading.
-public final class RawTCPClient {
-    public let fd: Int32
+package final class RawTCPClient {
+    package let fd: Int32
 
     /// Connects from `sourceHost` (any port) to `host:port`, with a small receive buffer if asked
     /// (a client that reads nothing then fills it soon); nil if the connection fails.
-    public init?(from sourceHost: String = "127.0.0.1", to host: String, port: Int, receiveBuffer: Int32? = nil) {
+    package init?(from sourceHost: String = "127.0.0.1", to host: String, port: Int, receiveBuffer: Int32? = nil) {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
@@ -39,14 +39,14 @@ public final class RawTCPClient {
     /// Writes what the socket takes now without blocking; returns the bytes taken (0 when full,
     /// -1 when the connection is gone).
     @discardableResult
-    public func sendNow(_ bytes: [UInt8]) -> Int {
+    package func sendNow(_ bytes: [UInt8]) -> Int {
         let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
         if n < 0 { return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1 }
         return n
     }
 
     /// Whether the server has closed (or reset) the connection, waiting up to `timeout`.
-    public func isClosedByPeer(within timeout: TimeInterval) -> Bool {
+    package func isClosedByPeer(within timeout: TimeInterval) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         var buffer = [UInt8](repeating: 0, count: 4096)
         repeat {
@@ -60,7 +60,7 @@ public final class RawTCPClient {
     }
 
     /// Reads what has arrived within `timeout` as text.
-    public func receiveText(within timeout: TimeInterval, until marker: String) -> String {
+    package func receiveText(within timeout: TimeInterval, until marker: String) -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var text = ""
         var buffer = [UInt8](repeating: 0, count: 4096)

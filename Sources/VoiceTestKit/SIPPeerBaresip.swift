@@ -2,57 +2,57 @@ import Foundation
 import VoiceMedia
 
 /// How a ``BaresipPeer`` is configured.
-public struct BaresipConfiguration: Hashable, Sendable {
+package struct BaresipConfiguration: Hashable, Sendable {
     /// The account's user part (`sip:<user>@127.0.0.1:<port>`).
-    public var user: String = "bob"
+    package var user: String = "bob"
     /// The SIP port (UDP and TCP); 0 picks a free one.
-    public var sipPort: Int = 0
+    package var sipPort: Int = 0
     /// Answer incoming calls automatically (`answermode=auto`); otherwise they ring.
-    public var autoAnswer: Bool = true
+    package var autoAnswer: Bool = true
     /// `mediaenc`: `srtp-mand` (SDES, RTP/SAVP, SRTP required), `srtp` (optional), or nil for plain RTP.
-    public var mediaEncryption: String? = "srtp-mand"
+    package var mediaEncryption: String? = "srtp-mand"
     /// `audio_codecs`, in order of preference.
-    public var audioCodecs: [String] = ["opus/48000/2", "PCMU/8000/1"]
+    package var audioCodecs: [String] = ["opus/48000/2", "PCMU/8000/1"]
     /// A WAV file sent as the call's audio (`aufile`, played once, then silence); nil sends a
     /// 440 Hz tone (`ausine`). baresip 1.0.0 refuses a file whose rate and channel count differ
     /// from the codec's (48 kHz stereo for Opus; see ``BaresipWAVFile/write(_:to:)``) and then
     /// sends no audio at all.
-    public var audioFile: String? = nil
+    package var audioFile: String? = nil
     /// When set, both directions of every call are recorded as WAV files in this directory
     /// (`sndfile` module: `dump-<time>-enc.wav` sent, `dump-<time>-dec.wav` received).
-    public var recordingDirectory: String? = nil
+    package var recordingDirectory: String? = nil
     /// A registrar to register with (`sip:127.0.0.1:5060`); nil registers nowhere. The account's
     /// domain becomes the registrar's host and port.
-    public var registrar: String? = nil
+    package var registrar: String? = nil
     /// The digest password for the registrar.
-    public var password: String? = nil
+    package var password: String? = nil
     /// The `ctrl_tcp` control port on 127.0.0.1; 0 picks a free one.
-    public var controlPort: Int = 0
+    package var controlPort: Int = 0
     /// Run with `-s`: every SIP message sent and received goes to the log.
-    public var sipTrace: Bool = false
+    package var sipTrace: Bool = false
 
     /// The defaults: user `bob`, a free port, auto-answer, SRTP required, Opus then PCMU.
-    public init() {}
+    package init() {}
 }
 
 /// baresip 1.0.0 running on 127.0.0.1 with its configuration written from a template.
 ///
 /// No sound card is needed: audio comes from a tone or a WAV file, no player module is loaded.
 /// Thread-safe.
-public final class BaresipPeer: Sendable {
+package final class BaresipPeer: Sendable {
     /// The configuration the peer runs with (ports resolved).
-    public let configuration: BaresipConfiguration
+    package let configuration: BaresipConfiguration
     /// The directory holding `config`, `accounts` and `baresip.log`.
-    public let directory: String
+    package let directory: String
     /// The SIP UDP address.
-    public let sipAddress: SocketAddress
+    package let sipAddress: SocketAddress
     /// The account URI, e.g. `sip:bob@127.0.0.1:5062`.
-    public let uri: String
+    package let uri: String
     /// The running process.
-    public let process: SIPPeerProcess
+    package let process: SIPPeerProcess
     /// The `ctrl_tcp` connection, made as soon as baresip is ready so no event is missed:
     /// dial, accept, hang up, hold, resume, DTMF, and the call events.
-    public let control: BaresipControl
+    package let control: BaresipControl
 
     /// Writes the configuration from the templates in `templateDirectory` (`config`, `accounts`),
     /// starts `baresip -f <dir>`, waits until it answers OPTIONS and connects ``control``.
@@ -61,7 +61,7 @@ public final class BaresipPeer: Sendable {
     ///   - configuration: Ports, account, media settings.
     ///   - executable: The binary, `baresip` on `PATH` by default.
     ///   - readyTimeout: How long to wait for the OPTIONS answer.
-    public init(
+    package init(
         templateDirectory: String, configuration: BaresipConfiguration = BaresipConfiguration(),
         executable: String = "baresip", readyTimeout: Duration = .seconds(10)
     ) throws(SIPPeerError) {
@@ -143,7 +143,7 @@ public final class BaresipPeer: Sendable {
     /// baresip 1.0.0 drops `sndfile` from the receive pipeline at a re-INVITE (hold, resume):
     /// wait here before one if the received audio matters.
     /// - Returns: False after `timeout`.
-    public func waitForReceivedAudio(_ duration: Duration, timeout: Duration = .seconds(5)) -> Bool {
+    package func waitForReceivedAudio(_ duration: Duration, timeout: Duration = .seconds(5)) -> Bool {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         let wanted = 44 + Int(seconds * 48_000) * 4
         let deadline = ContinuousClock.now + timeout
@@ -159,7 +159,7 @@ public final class BaresipPeer: Sendable {
     }
 
     /// The files `sndfile` has written so far (empty without a ``BaresipConfiguration/recordingDirectory``).
-    public var recordings: BaresipRecordings {
+    package var recordings: BaresipRecordings {
         guard let directory = configuration.recordingDirectory,
             let names = try? FileManager.default.contentsOfDirectory(atPath: directory)
         else { return BaresipRecordings(sent: [], received: []) }
@@ -169,10 +169,10 @@ public final class BaresipPeer: Sendable {
     }
 
     /// The log so far (stdout and stderr).
-    public var log: String { process.log }
+    package var log: String { process.log }
 
     /// Stops baresip (SIGTERM, then SIGKILL) and removes its directory. Idempotent.
-    public func stop() {
+    package func stop() {
         control.close()
         process.stop()
         try? FileManager.default.removeItem(atPath: directory)
@@ -182,14 +182,14 @@ public final class BaresipPeer: Sendable {
 }
 
 /// The WAV files baresip's `sndfile` module wrote, oldest call first.
-public struct BaresipRecordings: Hashable, Sendable {
+package struct BaresipRecordings: Hashable, Sendable {
     /// `dump-<time>-enc.wav`: the audio baresip sent (before encoding).
-    public var sent: [String]
+    package var sent: [String]
     /// `dump-<time>-dec.wav`: the audio baresip received (after decoding).
-    public var received: [String]
+    package var received: [String]
 
     /// Creates a listing.
-    public init(sent: [String], received: [String]) {
+    package init(sent: [String], received: [String]) {
         self.sent = sent
         self.received = received
     }

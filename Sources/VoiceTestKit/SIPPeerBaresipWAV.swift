@@ -3,10 +3,10 @@ import VoiceMedia
 
 /// The WAV files baresip reads (`aufile` source) and writes (`sndfile` recordings), through
 /// VoiceMedia's ``WAVFile``.
-public enum BaresipWAVFile {
+package enum BaresipWAVFile {
     /// Writes mono 48 kHz `samples` as the 48 kHz stereo file `aufile` needs for an Opus call
     /// (each sample on both channels; baresip 1.0.0 sends nothing from a file in another format).
-    public static func write(_ samples: [Int16], to path: String) throws(SIPPeerError) {
+    package static func write(_ samples: [Int16], to path: String) throws(SIPPeerError) {
         var stereo: [Int16] = []
         stereo.reserveCapacity(samples.count * 2)
         for sample in samples {
@@ -23,7 +23,7 @@ public enum BaresipWAVFile {
     /// Reads a recording; one `sndfile` has not finalised yet (size fields 0) is read to its end.
     /// - Throws: ``SIPPeerError/Kind/fileSystem`` for a missing file, ``SIPPeerError/Kind/invalidValue``
     ///   for anything that is not 16-bit PCM WAV.
-    public static func read(_ path: String) throws(SIPPeerError) -> WAVFile {
+    package static func read(_ path: String) throws(SIPPeerError) -> WAVFile {
         guard access(path, R_OK) == 0 else { throw SIPPeerError(.fileSystem, "cannot read \(path)") }
         do {
             return try WAVFile(contentsOfFile: path, unfinished: true)

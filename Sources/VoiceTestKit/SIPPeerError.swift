@@ -1,7 +1,7 @@
 /// Why a SIP interop peer (baresip, Kamailio) could not be prepared, started or reached.
-public struct SIPPeerError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct SIPPeerError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong, as a closed set of kinds.
-    public enum Kind: Hashable, Sendable {
+    package enum Kind: Hashable, Sendable {
         /// The peer's binary is not on `PATH` (or at the given path).
         case notInstalled
         /// The process could not be launched.
@@ -21,15 +21,15 @@ public struct SIPPeerError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The kind of failure.
-    public let kind: Kind
+    package let kind: Kind
     /// Details for the test log: paths, ports, the log's last lines.
-    public let detail: String
+    package let detail: String
 
     /// Creates an error of `kind` with `detail`.
-    public init(_ kind: Kind, _ detail: String) {
+    package init(_ kind: Kind, _ detail: String) {
         self.kind = kind
         self.detail = detail
     }
 
-    public var description: String { "SIP peer \(kind): \(detail)" }
+    package var description: String { "SIP peer \(kind): \(detail)" }
 }

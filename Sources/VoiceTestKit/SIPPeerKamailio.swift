@@ -2,35 +2,35 @@ import Foundation
 import VoiceMedia
 
 /// How a ``KamailioPeer`` is configured.
-public struct KamailioConfiguration: Hashable, Sendable {
+package struct KamailioConfiguration: Hashable, Sendable {
     /// Users and their digest passwords (plain text in the generated config, no database).
-    public var users: [String: String] = ["alice": "alicepass", "bob": "bobpass"]
+    package var users: [String: String] = ["alice": "alicepass", "bob": "bobpass"]
     /// The digest realm and the proxy's domain alias.
-    public var realm: String = "sippeer.test"
+    package var realm: String = "sippeer.test"
     /// The UDP port; 0 picks a free one.
-    public var udpPort: Int = 0
+    package var udpPort: Int = 0
     /// The TCP port; 0 picks a free one.
-    public var tcpPort: Int = 0
+    package var tcpPort: Int = 0
     /// Where Kamailio's modules live (Debian's path by default).
-    public var modulePath: String = "/usr/lib/x86_64-linux-gnu/kamailio/modules/"
+    package var modulePath: String = "/usr/lib/x86_64-linux-gnu/kamailio/modules/"
 
     /// The defaults: users alice/alicepass and bob/bobpass, realm `sippeer.test`, free ports.
-    public init() {}
+    package init() {}
 }
 
 /// Kamailio 5.6 as registrar, location service and record-routing proxy with digest auth,
 /// on 127.0.0.1, its `kamailio.cfg` written from a template. Thread-safe.
-public final class KamailioPeer: Sendable {
+package final class KamailioPeer: Sendable {
     /// The configuration the proxy runs with (ports resolved).
-    public let configuration: KamailioConfiguration
+    package let configuration: KamailioConfiguration
     /// The directory holding `kamailio.cfg`, `kamailio.log` and the runtime directory `run`.
-    public let directory: String
+    package let directory: String
     /// The UDP address.
-    public let udpAddress: SocketAddress
+    package let udpAddress: SocketAddress
     /// The proxy's URI over UDP, e.g. `sip:127.0.0.1:5060`.
-    public let uri: String
+    package let uri: String
     /// The running process.
-    public let process: SIPPeerProcess
+    package let process: SIPPeerProcess
 
     /// Writes `kamailio.cfg` from the template at `templatePath`, checks it (`kamailio -c`),
     /// starts `kamailio -DD -E` and waits until it answers OPTIONS.
@@ -39,7 +39,7 @@ public final class KamailioPeer: Sendable {
     ///   - configuration: Users, realm, ports.
     ///   - executable: The binary, `kamailio` on `PATH` (or in `/usr/sbin`) by default.
     ///   - readyTimeout: How long to wait for the OPTIONS answer.
-    public init(
+    package init(
         templatePath: String, configuration: KamailioConfiguration = KamailioConfiguration(),
         executable: String = "kamailio", readyTimeout: Duration = .seconds(10)
     ) throws(SIPPeerError) {
@@ -87,10 +87,10 @@ public final class KamailioPeer: Sendable {
     }
 
     /// The log so far (Kamailio logs to stderr with `-E`).
-    public var log: String { process.log }
+    package var log: String { process.log }
 
     /// Stops Kamailio and its workers (SIGTERM, then SIGKILL to the group) and removes its directory.
-    public func stop() {
+    package func stop() {
         process.stop()
         try? FileManager.default.removeItem(atPath: directory)
     }

@@ -11,13 +11,13 @@ import VoiceSupport
 /// ``waitUntilReady(optionsTo:requestURI:timeout:)`` probes it with OPTIONS from a raw UDP socket
 /// until it answers; ``stop(grace:)`` (also run on deinit) sends SIGTERM, then SIGKILL to the
 /// process group after the grace period, and waits for the exit. Thread-safe.
-public final class SIPPeerProcess: Sendable {
+package final class SIPPeerProcess: Sendable {
     /// A short name for messages (`baresip`, `kamailio`).
-    public let name: String
+    package let name: String
     /// The process id.
-    public let pid: Int32
+    package let pid: Int32
     /// Where stdout and stderr go.
-    public let logPath: String
+    package let logPath: String
     private let process: Locked<Process?>
 
     /// Launches `executable` with `arguments` in `workingDirectory`, logging to `logPath`.
@@ -28,7 +28,7 @@ public final class SIPPeerProcess: Sendable {
     ///   - workingDirectory: The directory the process starts in.
     ///   - logPath: The file that receives stdout and stderr (created or truncated).
     /// - Throws: ``SIPPeerError/Kind/notInstalled`` or ``SIPPeerError/Kind/launchFailed``.
-    public init(
+    package init(
         name: String, executable: String, arguments: [String], workingDirectory: String,
         logPath: String
     ) throws(SIPPeerError) {
@@ -63,10 +63,10 @@ public final class SIPPeerProcess: Sendable {
     deinit { stop() }
 
     /// True until the process has exited.
-    public var isRunning: Bool { process.withLock { $0?.isRunning ?? false } }
+    package var isRunning: Bool { process.withLock { $0?.isRunning ?? false } }
 
     /// The exit status once the process has exited normally; nil while it runs or after a signal.
-    public var exitStatus: Int32? {
+    package var exitStatus: Int32? {
         process.withLock { process in
             guard let process, !process.isRunning, process.terminationReason == .exit else { return nil }
             return process.terminationStatus
@@ -74,18 +74,18 @@ public final class SIPPeerProcess: Sendable {
     }
 
     /// Everything the process has written so far.
-    public var log: String {
+    package var log: String {
         (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
     }
 
     /// The last `count` lines of the log, for failure messages.
-    public func logTail(lines count: Int = 30) -> String {
+    package func logTail(lines count: Int = 30) -> String {
         log.split(separator: "\n", omittingEmptySubsequences: false).suffix(count).joined(separator: "\n")
     }
 
     /// Launches a peer and waits until it answers OPTIONS at `address`; a peer that never gets
     /// ready is stopped before the error is thrown.
-    public static func launchReady(
+    package static func launchReady(
         name: String, executable: String, arguments: [String], workingDirectory: String, logPath: String,
         readyAt address: SocketAddress, requestURI: String, timeout: Duration
     ) throws(SIPPeerError) -> SIPPeerProcess {
@@ -110,7 +110,7 @@ public final class SIPPeerProcess: Sendable {
     /// - Throws: ``SIPPeerError/Kind/exitedEarly`` if the process dies, ``SIPPeerError/Kind/notReady``
     ///   after `timeout`, with the log's tail in the detail.
     @discardableResult
-    public func waitUntilReady(
+    package func waitUntilReady(
         optionsTo address: SocketAddress, requestURI: String,
         timeout: Duration = .seconds(10)
     ) throws(SIPPeerError) -> String {
@@ -137,7 +137,7 @@ public final class SIPPeerProcess: Sendable {
     ///
     /// baresip with a call up does not exit on SIGTERM until its BYE transaction ends (up to 32 s),
     /// so the grace period is short.
-    public func stop(grace: Duration = .seconds(2)) {
+    package func stop(grace: Duration = .seconds(2)) {
         guard
             let process = process.withLock({ p -> Process? in
                 defer { p = nil }; return p
@@ -157,11 +157,11 @@ public final class SIPPeerProcess: Sendable {
     }
 
     /// True when `name` (a bare name searched on `PATH`, or a path) is an executable file.
-    public static func isInstalled(_ name: String) -> Bool { executablePath(name) != nil }
+    package static func isInstalled(_ name: String) -> Bool { executablePath(name) != nil }
 
     /// The full path of `name` on `PATH` (plus `/usr/sbin` and `/sbin`, where Kamailio lives),
     /// or `name` itself when it contains a slash and is executable; nil if not found.
-    public static func executablePath(_ name: String) -> String? {
+    package static func executablePath(_ name: String) -> String? {
         if name.contains("/") { return access(name, X_OK) == 0 ? name : nil }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         let directories = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin", "/usr/local/sbin"]
@@ -192,7 +192,7 @@ public final class SIPPeerProcess: Sendable {
 
     /// A port on `host` that is free for both UDP and TCP right now (SIP peers listen on both),
     /// drawn from ``listeningPorts``, outside the kernel's ephemeral range.
-    public static func freePort(host: String = "127.0.0.1") throws(SIPPeerError) -> Int {
+    package static func freePort(host: String = "127.0.0.1") throws(SIPPeerError) -> Int {
         for _ in 0..<200 {
             let candidate = Int.random(in: listeningPorts)
             let tcp = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -209,7 +209,7 @@ public final class SIPPeerProcess: Sendable {
 
     /// `count` consecutive ports free for UDP now (a media port range), starting at an even
     /// port, drawn from ``mediaPorts``, outside the kernel's ephemeral range.
-    public static func freeUDPPortRange(count: Int, host: String = "127.0.0.1") throws(SIPPeerError) -> ClosedRange<Int> {
+    package static func freeUDPPortRange(count: Int, host: String = "127.0.0.1") throws(SIPPeerError) -> ClosedRange<Int> {
         let ports = mediaPorts
         guard ports.count > count else { throw SIPPeerError(.socket, "no room for \(count) media ports in \(ports)") }
         for _ in 0..<200 {
@@ -248,7 +248,7 @@ public final class SIPPeerProcess: Sendable {
     }
 
     /// A minimal OPTIONS request over UDP from `local` (CRLF line ends, no body).
-    public static func optionsRequest(requestURI: String, from local: SocketAddress, branch: String) -> String {
+    package static func optionsRequest(requestURI: String, from local: SocketAddress, branch: String) -> String {
         [
             "OPTIONS \(requestURI) SIP/2.0",
             "Via: SIP/2.0/UDP \(local);branch=\(branch);rport",

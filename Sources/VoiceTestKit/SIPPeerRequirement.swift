@@ -5,7 +5,7 @@ import Foundation
 /// Locally a missing peer binary skips the test with a message; under continuous integration
 /// (`CI=true` in the environment) a missing peer is a failure, so a broken CI image cannot pass
 /// by skipping every interop test. Test targets turn this into `XCTSkip` / `XCTFail`.
-public enum SIPPeerRequirement: Hashable, Sendable {
+package enum SIPPeerRequirement: Hashable, Sendable {
     /// The peer is installed: run the test.
     case available
     /// Not installed, not on CI: skip with this message.
@@ -18,7 +18,7 @@ public enum SIPPeerRequirement: Hashable, Sendable {
     ///   - name: The executable name (`baresip`, `kamailio`).
     ///   - environment: The environment to read `CI` from; defaults to the process environment.
     ///   - isInstalled: How to find the binary; defaults to a `PATH` search.
-    public static func check(
+    package static func check(
         _ name: String,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         isInstalled: (String) -> Bool = SIPPeerProcess.isInstalled

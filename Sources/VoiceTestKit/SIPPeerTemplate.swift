@@ -2,13 +2,13 @@ import Foundation
 
 /// Fills `@@NAME@@` placeholders in a peer configuration template and manages the temporary
 /// directories peers run in.
-public enum SIPPeerTemplate {
+package enum SIPPeerTemplate {
     /// The largest template read, so a wrong path cannot pull in a huge file.
-    public static let maximumTemplateSize = 256 * 1024
+    package static let maximumTemplateSize = 256 * 1024
 
     /// Replaces every `@@KEY@@` in `template` with `values[KEY]`.
     /// - Throws: ``SIPPeerError/Kind/invalidTemplate`` naming any placeholder left unfilled.
-    public static func render(_ template: String, values: [String: String]) throws(SIPPeerError) -> String {
+    package static func render(_ template: String, values: [String: String]) throws(SIPPeerError) -> String {
         var text = template
         for (key, value) in values { text = text.replacingOccurrences(of: "@@\(key)@@", with: value) }
         if let start = text.range(of: "@@"), let end = text.range(of: "@@", range: start.upperBound..<text.endIndex) {
@@ -19,7 +19,7 @@ public enum SIPPeerTemplate {
     }
 
     /// Reads the template at `path` (bounded by ``maximumTemplateSize``), fills it, writes it to `destination`.
-    public static func renderFile(_ path: String, to destination: String, values: [String: String]) throws(SIPPeerError) {
+    package static func renderFile(_ path: String, to destination: String, values: [String: String]) throws(SIPPeerError) {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SIPPeerError(.invalidTemplate, "cannot read template \(path)")
         }
@@ -34,7 +34,7 @@ public enum SIPPeerTemplate {
 
     /// Checks that `value` holds only characters safe inside a config line or quoted string
     /// (letters, digits and `-._~+/=:@,`), so a value cannot inject configuration.
-    public static func validate(_ value: String, as what: String) throws(SIPPeerError) {
+    package static func validate(_ value: String, as what: String) throws(SIPPeerError) {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~+/=:@,")
         guard !value.isEmpty, value.count <= 256, value.allSatisfy({ allowed.contains($0) }) else {
             throw SIPPeerError(.invalidValue, "\(what) \"\(value)\" is empty, too long or has unsafe characters")
@@ -42,7 +42,7 @@ public enum SIPPeerTemplate {
     }
 
     /// Creates a fresh directory under the system temporary directory, named after `prefix`.
-    public static func makeTemporaryDirectory(prefix: String) throws(SIPPeerError) -> String {
+    package static func makeTemporaryDirectory(prefix: String) throws(SIPPeerError) -> String {
         var template = Array((NSTemporaryDirectory() + "/\(prefix)-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
         guard made != nil else { throw SIPPeerError(.fileSystem, "mkdtemp failed for \(prefix)") }

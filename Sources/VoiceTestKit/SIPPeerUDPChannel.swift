@@ -8,17 +8,17 @@ import VoiceMedia
 ///
 /// Used to probe a peer for readiness and by interop tests that speak SIP without our stack.
 /// Threading: use from one thread at a time.
-public final class SIPPeerUDPChannel {
+package final class SIPPeerUDPChannel {
     /// The largest datagram read; longer ones are truncated by the kernel.
-    public static let maximumDatagramSize = 65_535
+    package static let maximumDatagramSize = 65_535
 
     private let socket: UDPSocket
 
     /// The bound local address (send it in `Via` and `Contact`).
-    public var localAddress: SocketAddress { socket.localAddress }
+    package var localAddress: SocketAddress { socket.localAddress }
 
     /// Opens a socket on `host` with a free port.
-    public init(host: String = "127.0.0.1") throws(SIPPeerError) {
+    package init(host: String = "127.0.0.1") throws(SIPPeerError) {
         do {
             socket = try UDPSocket(bindTo: SocketAddress(host: host, port: 0))
         } catch {
@@ -27,7 +27,7 @@ public final class SIPPeerUDPChannel {
     }
 
     /// Sends `message` as one datagram. Bare `\n` line ends are sent as they are: write `\r\n`.
-    public func send(_ message: String, to destination: SocketAddress) throws(SIPPeerError) {
+    package func send(_ message: String, to destination: SocketAddress) throws(SIPPeerError) {
         let bytes = Array(message.utf8)
         let sent = bytes.withUnsafeBytes { socket.send($0, to: destination) }
         guard sent else { throw SIPPeerError(.socket, "send of \(bytes.count) bytes to \(destination) failed") }
@@ -35,7 +35,7 @@ public final class SIPPeerUDPChannel {
 
     /// Waits up to `timeout` for one datagram and returns it as text (invalid UTF-8 repaired),
     /// or nil when the time runs out.
-    public func receive(timeout: Duration) -> String? {
+    package func receive(timeout: Duration) -> String? {
         let deadline = ContinuousClock.now + timeout
         var buffer = [UInt8](repeating: 0, count: Self.maximumDatagramSize)
         while true {
@@ -52,7 +52,7 @@ public final class SIPPeerUDPChannel {
 
     /// Waits up to `timeout` for a datagram that `accept` takes, dropping the others
     /// (retransmissions, requests from the peer); nil when the time runs out.
-    public func receive(timeout: Duration, where accept: (String) -> Bool) -> String? {
+    package func receive(timeout: Duration, where accept: (String) -> Bool) -> String? {
         let deadline = ContinuousClock.now + timeout
         while true {
             let left = ContinuousClock.now.duration(to: deadline)
@@ -62,7 +62,7 @@ public final class SIPPeerUDPChannel {
     }
 
     /// Closes the socket. Idempotent.
-    public func close() { socket.close() }
+    package func close() { socket.close() }
 }
 
 @available(*, unavailable)

@@ -16,11 +16,11 @@ import VoiceSupport
 ///
 /// Thread-safe: the session lives on the transport's event loop; the answer policy and the
 /// recorded requests sit behind one lock.
-public final class SIPScriptedPeer: @unchecked Sendable {
+package final class SIPScriptedPeer: @unchecked Sendable {
     // @unchecked: `session` and `sources` are touched on `transport.eventLoop` only; `shared` is `Locked`.
 
     /// How the peer answers a request after the INVITE (ACKs always go to the session).
-    public enum Answer: Sendable {
+    package enum Answer: Sendable {
         /// Let the session answer (200 to INFO, BYE, re-INVITE…).
         case session
         /// Answer with this status, without telling the session.
@@ -36,7 +36,7 @@ public final class SIPScriptedPeer: @unchecked Sendable {
     }
 
     /// Where the peer listens.
-    public let endpoint: SIPTransportEndpoint
+    package let endpoint: SIPTransportEndpoint
     private let transport: SIPTransportLayer
     private let media: UDPSocket
     private let shared: Locked<Shared>
@@ -50,7 +50,7 @@ public final class SIPScriptedPeer: @unchecked Sendable {
     ///   - user: The user part of its address.
     ///   - telephoneEvents: Whether its SDP answer accepts RFC 4733 events (without them, digits come as INFO).
     ///   - answer: How to answer each request after the INVITE; see ``setAnswer(_:)``.
-    public init(
+    package init(
         transport: SIPTransportProtocol = .udp, user: String = "peer", telephoneEvents: Bool = false,
         answer: @escaping @Sendable (SIPRequest) -> Answer = { _ in .session }
     ) throws {
@@ -74,22 +74,22 @@ public final class SIPScriptedPeer: @unchecked Sendable {
     }
 
     /// The URI to call the peer at.
-    public var uri: SIPURI { configuration.contact }
+    package var uri: SIPURI { configuration.contact }
 
     /// Replaces the answer policy for requests from now on.
-    public func setAnswer(_ answer: @escaping @Sendable (SIPRequest) -> Answer) {
+    package func setAnswer(_ answer: @escaping @Sendable (SIPRequest) -> Answer) {
         shared.withLock { $0.answer = answer }
     }
 
     /// Every request received so far, ACKs included, in order.
-    public var requests: [SIPRequest] { shared.withLock { $0.requests } }
+    package var requests: [SIPRequest] { shared.withLock { $0.requests } }
 
     /// Every response received so far (to the INFO the peer sent), in order.
-    public var responses: [SIPResponse] { shared.withLock { $0.responses } }
+    package var responses: [SIPResponse] { shared.withLock { $0.responses } }
 
     /// Sends INFO in the dialog (after the call was set up) to the caller's Contact.
     /// - Throws: ``SIPInviteSessionError`` when the session refuses it.
-    public func sendInfo(contentType: String, body: [UInt8], headers: SIPHeaders = SIPHeaders()) throws {
+    package func sendInfo(contentType: String, body: [UInt8], headers: SIPHeaders = SIPHeaders()) throws {
         try transport.eventLoop.submit {
             guard var session = self.session else { throw SIPInviteSessionError.notConfirmed }
             let actions = try session.sendInfo(contentType: contentType, body: body, headers: headers, now: .zero)
@@ -99,7 +99,7 @@ public final class SIPScriptedPeer: @unchecked Sendable {
     }
 
     /// Closes every TCP connection a peer opened to us (as a crashed or restarted proxy would).
-    public func closeConnections() {
+    package func closeConnections() {
         let closes = try? transport.eventLoop.submit {
             self.sources.filter { $0.transport != .udp }.map { self.transport.closeConnection(to: $0) }
         }.wait()
@@ -107,7 +107,7 @@ public final class SIPScriptedPeer: @unchecked Sendable {
     }
 
     /// Closes the sockets.
-    public func shutdown() {
+    package func shutdown() {
         try? transport.shutdown().wait()
         media.close()
     }

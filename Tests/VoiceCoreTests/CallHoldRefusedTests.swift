@@ -13,7 +13,7 @@ final class CallHoldRefusedTests: XCTestCase {
     func testAHoldThePeerRefusesLeavesTheCallOffHoldAndAResumeItRefusesLeavesItOnHold() throws {
         let peer = try SIPScriptedPeer()
         let alice = try TestVoiceClient("alice") {
-            $0.reconnection = CallStateMachineConfiguration(mediaSilenceThreshold: .seconds(120))
+            $0.reconnection = CallReconnectionPolicy(mediaSilenceThreshold: .seconds(120))
         }
         defer {
             alice.client.shutdown()

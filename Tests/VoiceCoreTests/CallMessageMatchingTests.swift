@@ -24,7 +24,7 @@ final class CallMessageMatchingTests: XCTestCase {
             peer = try SIPScriptedPeer()
             // No media comes from the peer: keep the call from reconnecting for silence meanwhile.
             alice = try TestVoiceClient("alice") {
-                $0.reconnection = CallStateMachineConfiguration(mediaSilenceThreshold: .seconds(120))
+                $0.reconnection = CallReconnectionPolicy(mediaSilenceThreshold: .seconds(120))
             }
             messages = RecordingMessageDelegate(queue: delegate.queue)
             let delegate = self.delegate, messages = self.messages, peer = self.peer

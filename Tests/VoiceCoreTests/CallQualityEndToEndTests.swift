@@ -8,6 +8,7 @@ import XCTest
 @testable import VoiceCore
 import VoiceMediaTypes
 import VoiceSupport
+import VoiceMedia
 
 /// Two real media streams on loopback through a user-space relay that drops packets on demand:
 /// the receiver's statistics, sampled through ``CallQualitySampler`` into the detector, must raise

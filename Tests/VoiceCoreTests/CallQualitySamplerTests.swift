@@ -4,6 +4,7 @@ import XCTest
 @testable import VoiceCore
 import VoiceMediaTypes
 import VoiceSupport
+import VoiceMedia
 
 final class CallQualitySamplerTests: XCTestCase {
     private func stats(received: UInt64, lost: Int64, fractionLost: Double = 0) -> AudioStreamStats {

@@ -17,9 +17,9 @@ final class CallReconnectMediaTests: XCTestCase {
         fixture = nil
     }
 
-    private func connectedCall(mediaReconnectTimeout: MediaTime = .milliseconds(20_000)) throws -> ReconnectTestCall {
+    private func connectedCall(mediaReconnectTimeout: Duration = .milliseconds(20_000)) throws -> ReconnectTestCall {
         let f = try ReconnectTestCall(
-            reconnection: CallStateMachineConfiguration(
+            reconnection: CallReconnectionPolicy(
                 mediaSilenceThreshold: .milliseconds(1_000), mediaReconnectTimeout: mediaReconnectTimeout))
         fixture = f
         return f

@@ -22,10 +22,10 @@ final class CallReconnectSignalingTests: XCTestCase {
         fixtures = []
     }
 
-    private func connectedCall(signalingReconnectTimeout: MediaTime = .milliseconds(10_000)) throws -> ReconnectTestCall {
+    private func connectedCall(signalingReconnectTimeout: Duration = .milliseconds(10_000)) throws -> ReconnectTestCall {
         let f = try ReconnectTestCall(
             transport: .tcp,
-            reconnection: CallStateMachineConfiguration(
+            reconnection: CallReconnectionPolicy(
                 mediaSilenceThreshold: .milliseconds(30_000), signalingReconnectTimeout: signalingReconnectTimeout))
         fixtures.append(f)
         return f

@@ -24,7 +24,7 @@ final class CallReconnectTests: XCTestCase {
     func testSignalingThenMediaInterruptionGiveTwoReconnectingPairs() throws {
         let f = try ReconnectTestCall(
             transport: .tcp,
-            reconnection: CallStateMachineConfiguration(
+            reconnection: CallReconnectionPolicy(
                 mediaSilenceThreshold: .milliseconds(1_000), mediaReconnectTimeout: .milliseconds(20_000),
                 signalingReconnectTimeout: .milliseconds(10_000)))
         fixture = f
@@ -74,7 +74,7 @@ final class ReconnectTestCall {
     }
 
     /// Places the call from `caller` (a new client when nil) to a new client.
-    init(transport: SIPTransportProtocol = .udp, reconnection: CallStateMachineConfiguration, caller: TestVoiceClient? = nil) throws {
+    init(transport: SIPTransportProtocol = .udp, reconnection: CallReconnectionPolicy, caller: TestVoiceClient? = nil) throws {
         let signal = TestSignals.speechLike(seconds: 2)
         alice = try caller ?? TestVoiceClient("alice", signal: signal, transport: transport) { $0.reconnection = reconnection }
         bob = try TestVoiceClient("bob", signal: signal, transport: transport) { $0.reconnection = reconnection }

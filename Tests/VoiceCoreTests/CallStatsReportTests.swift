@@ -4,6 +4,7 @@ import XCTest
 @testable import VoiceCore
 import VoiceMediaTypes
 import VoiceSupport
+import VoiceMedia
 
 final class CallStatsReportTests: XCTestCase {
     private func streamStats() -> AudioStreamStats {

@@ -17,7 +17,7 @@ public enum AudioCodec: Hashable, Sendable, CustomStringConvertible {
     public static let defaultPreference: [AudioCodec] = [.opus(), .pcmu, .pcma]
 
     /// The media engine's codec.
-    public var mediaCodec: MediaCodec {
+    package var mediaCodec: MediaCodec {
         switch self {
         case .opus(let bitrate):
             var settings = OpusSettings.voice

@@ -69,7 +69,7 @@ final class CallCore: @unchecked Sendable {
         self.preferredCodecs = preferredCodecs
         self.enableDSCP = enableDSCP
         self.audioDevice = audioDevice
-        self.machine = CallStateMachine(role: role, configuration: client.configuration.reconnection, now: client.now)
+        self.machine = CallStateMachine(role: role, configuration: client.configuration.reconnection.machine, now: client.now)
         self.mediaQueue = DispatchQueue(label: "voice-media-call", target: client.mediaControlQueue)
         call.feedbackPublisher.withLock { $0 = client.configuration.insightsPublisher }
     }

@@ -37,10 +37,10 @@ public struct VoiceClientConfiguration: Sendable {
     /// The SDK's logger.
     public var logger: Logger
     /// The media engine calls run on.
-    public var mediaEngine: MediaEngine
+    package var mediaEngine: MediaEngine = .shared
     /// When a call starts reconnecting and how long it may try: media silence threshold, media
     /// and signaling reconnection timeouts. Default 3 s, 30 s, 30 s.
-    public var reconnection: CallStateMachineConfiguration
+    public var reconnection: CallReconnectionPolicy
     /// How many calls and transactions the client takes on at once (32 calls, 16 ringing per
     /// caller address by default); beyond them requests are refused without keeping state.
     public var limits: SIPUserAgentLimits
@@ -67,8 +67,7 @@ public struct VoiceClientConfiguration: Sendable {
         username: String? = nil, password: String? = nil, allowUnencryptedMedia: Bool = false,
         tls: SIPTransportConfiguration = SIPTransportConfiguration(),
         insightsPublisher: any InsightsPublisher = LoggingInsightsPublisher(),
-        logger: Logger = Logger(label: "voice"), mediaEngine: MediaEngine = .shared,
-        reconnection: CallStateMachineConfiguration = CallStateMachineConfiguration(),
+        logger: Logger = Logger(label: "voice"), reconnection: CallReconnectionPolicy = CallReconnectionPolicy(),
         limits: SIPUserAgentLimits = SIPUserAgentLimits()
     ) {
         self.identity = identity
@@ -85,7 +84,6 @@ public struct VoiceClientConfiguration: Sendable {
         self.tls = tls
         self.insightsPublisher = insightsPublisher
         self.logger = logger
-        self.mediaEngine = mediaEngine
         self.reconnection = reconnection
         self.limits = limits
     }

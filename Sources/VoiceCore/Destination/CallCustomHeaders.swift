@@ -22,7 +22,7 @@ public struct CallCustomHeaders: Sendable, Equatable {
     public static let destinationParameter = "To"
 
     /// The header fields, in order.
-    public private(set) var fields: [SIPHeaders.Field]
+    package private(set) var fields: [SIPHeaders.Field]
 
     /// Validates headers given as name/value pairs, kept in order.
     public init(_ headers: [(name: String, value: String)]) throws(VoiceError) {
@@ -58,7 +58,7 @@ public struct CallCustomHeaders: Sendable, Equatable {
     }
 
     /// Adds the fields to a message's headers.
-    public func apply(to headers: inout SIPHeaders) {
+    package func apply(to headers: inout SIPHeaders) {
         for field in fields { headers.add(field.name, field.value) }
     }
 
@@ -66,7 +66,7 @@ public struct CallCustomHeaders: Sendable, Equatable {
     /// ``reservedPrefix``, named without the `X-` (the name is not decoded), its value
     /// URI-decoded (kept as received when it is not valid percent-encoding). The first of
     /// two same-named headers wins.
-    public static func customParameters(from headers: SIPHeaders) -> [String: String] {
+    package static func customParameters(from headers: SIPHeaders) -> [String: String] {
         var parameters: [String: String] = [:]
         for field in headers {
             let lower = field.name.lowercased()

@@ -18,8 +18,9 @@ public enum CallDestination: Sendable, Equatable, CustomStringConvertible {
     case user(String)
     /// A phone number in E.164 form: `+`, then 7–15 digits, the first not 0.
     case phoneNumber(String)
-    /// A SIP or SIPS address with a user and a host and no URI headers (App-to-SIP).
-    case sipAddress(SIPURI)
+    /// A SIP or SIPS address with a user and a host and no URI headers (App-to-SIP), as a
+    /// normalized URI (`sip:alice@example.com;transport=tls`).
+    case sipAddress(String)
     /// A conference room: 1–64 characters of ALPHA, DIGIT and `-_.~`.
     case conference(String)
 
@@ -53,23 +54,25 @@ public enum CallDestination: Sendable, Equatable, CustomStringConvertible {
         } else if text.hasPrefix("+") {
             self = .phoneNumber(try Self.checkedPhoneNumber(text[...]))
         } else if lower.hasPrefix("sip:") || lower.hasPrefix("sips:") {
-            self = .sipAddress(try Self.checkedSIPAddress(text))
+            self = .sipAddress(try Self.checkedSIPAddress(text).description)
         } else if text.contains("@") {
-            self = .sipAddress(try Self.checkedSIPAddress("sip:" + text))
+            self = .sipAddress(try Self.checkedSIPAddress("sip:" + text).description)
         } else {
             self = .user(try Self.checkedUser(text[...]))
         }
     }
 
     /// The Request-URI (and To URI) of the INVITE, for a service at `domain`.
-    public func requestURI(domain: String) -> SIPURI {
+    package func requestURI(domain: String) -> SIPURI {
         switch self {
         case .user(let name):
             return SIPURI(user: name, host: domain)
         case .phoneNumber(let number):
             return SIPURI(user: number, host: domain, parameters: SIPParameters([("user", "phone")]))
-        case .sipAddress(let uri):
-            return uri
+        case .sipAddress(let text):
+            // Checked when the destination was made; one built by hand that does not parse
+            // addresses nobody rather than a user at the service.
+            return (try? Self.checkedSIPAddress(text)) ?? SIPURI(user: "invalid", host: "invalid")
         case .conference(let id):
             return SIPURI(user: id, host: domain, parameters: SIPParameters([(Self.conferenceParameter, nil)]))
         }
@@ -79,7 +82,7 @@ public enum CallDestination: Sendable, Equatable, CustomStringConvertible {
     /// a `conference` parameter → ``conference(_:)``; a `tel:` URI or `user=phone` with an
     /// E.164 user → ``phoneNumber(_:)``; a valid user at `domain` → ``user(_:)``; anything
     /// else → ``sipAddress(_:)``.
-    public init(requestURI uri: SIPURI, domain: String?) {
+    package init(requestURI uri: SIPURI, domain: String?) {
         let user = uri.user ?? ""
         if uri.parameters.contains(Self.conferenceParameter), let id = try? Self.checkedConferenceID(user[...]) {
             self = .conference(id)
@@ -90,7 +93,7 @@ public enum CallDestination: Sendable, Equatable, CustomStringConvertible {
         } else if let domain, uri.host.lowercased() == domain.lowercased(), let name = try? Self.checkedUser(user[...]) {
             self = .user(name)
         } else {
-            self = .sipAddress(uri)
+            self = .sipAddress(uri.description)
         }
     }
 
@@ -99,7 +102,7 @@ public enum CallDestination: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .user(let name): name
         case .phoneNumber(let number): number
-        case .sipAddress(let uri): uri.description
+        case .sipAddress(let uri): uri
         case .conference(let id): "conference:\(id)"
         }
     }

@@ -4,13 +4,13 @@ import VoiceSIPAgent
 extension VoiceError {
     /// The reason phrase this SDK sends with the 600 that rejects a call invite, so that the
     /// caller's error reads "Busy Everywhere: SIP/2.0 600 Call Rejected" as in Twilio's SDK.
-    public static let rejectReasonPhrase = "Call Rejected"
+    package static let rejectReasonPhrase = "Call Rejected"
 
     /// The code for one of VoiceSIP's failure codes. Every `SIPFailureCode` but one has a
     /// case with the same number; `generalError` (31000, a 3xx redirect the stack did not
     /// follow) is not in Twilio's list and becomes ``Code/badRequest``: the request, as sent,
     /// could not be completed.
-    public static func code(for sipCode: SIPFailureCode) -> Code {
+    package static func code(for sipCode: SIPFailureCode) -> Code {
         Code(rawValue: sipCode.code) ?? .badRequest
     }
 
@@ -30,7 +30,7 @@ extension VoiceError {
 
     /// The error for a failed SIP request (INVITE, BYE, INFO…), through VoiceSIP's `SIPErrorMapping`.
     /// - Parameter detail: what happened, for ``failureReason``; a default text when nil.
-    public init(sipFailure failure: SIPFailure, detail: String? = nil) {
+    package init(sipFailure failure: SIPFailure, detail: String? = nil) {
         switch failure {
         case .finalResponse(let status):
             if let error = VoiceError(sipStatus: status) {
@@ -46,7 +46,7 @@ extension VoiceError {
 
     /// The error for a transport failure: DNS → 31530, connection set-up/TLS/closed → 31005,
     /// anything else → 31009 (through `SIPTransportError.failure`).
-    public init(transportError: SIPTransportError) {
+    package init(transportError: SIPTransportError) {
         self.init(sipFailure: transportError.failure, detail: transportError.description)
     }
 
@@ -55,7 +55,7 @@ extension VoiceError {
     /// and final statuses that have a code of their own such as 403 → 31403 or 503 → 31503);
     /// 31301 `registrationError` when there is no better code (a status that would only get
     /// a generic 31400/31500/31600, 488, or a 3xx).
-    public init(registrationFailure failure: SIPFailure) {
+    package init(registrationFailure failure: SIPFailure) {
         let mapped = VoiceError(sipFailure: failure)
         if case .finalResponse(let status) = failure, mapped.code.rawValue != 31_000 + status {
             self.init(.registrationError, failureReason: mapped.failureReason, sipStatus: status)
@@ -77,7 +77,7 @@ extension VoiceError {
     /// - `failed(failure)` → ``init(sipFailure:detail:)``.
     /// - `ackTimeout` → 31408 `requestTimeout` (no ACK for our 2xx within 64·T1).
     /// - `mediaNegotiationFailed` → ``init(negotiationError:)``.
-    public init?(sessionEndReason reason: SIPSessionEndReason) {
+    package init?(sessionEndReason reason: SIPSessionEndReason) {
         switch reason {
         case .localHangUp, .remoteHangUp, .cancelledByLocal:
             return nil
@@ -107,7 +107,7 @@ extension VoiceError {
     /// our stream → 53403 (the peer could not apply our description); glare → 53400 (we
     /// could not create our description); anything else about the peer's SDP (no audio, no
     /// crypto suite, encryption policy, a mismatched answer, an answer without an offer) → 53402.
-    public init(negotiationError error: SDPNegotiationError) {
+    package init(negotiationError error: SDPNegotiationError) {
         let code: Code
         switch error {
         case .noCommonCodec: code = .mediaNoSupportedCodec
@@ -121,12 +121,12 @@ extension VoiceError {
     }
 
     /// 53405: no media from the peer (silence beyond the reconnect timeout, or the stream failed).
-    public static func mediaConnectionFailed(_ detail: String) -> VoiceError {
+    package static func mediaConnectionFailed(_ detail: String) -> VoiceError {
         VoiceError(.mediaConnectionError, failureReason: detail)
     }
 
     /// 53001: the TCP/TLS signaling connection was lost.
-    public static func signalingConnectionLost(_ detail: String) -> VoiceError {
+    package static func signalingConnectionLost(_ detail: String) -> VoiceError {
         VoiceError(.signalingConnectionDisconnected, failureReason: detail)
     }
 

@@ -17,9 +17,9 @@ import Foundation
 /// arrived, anything after `closed`) return no events. `started` before `created` emits the
 /// `created` events first. `ice-connection-state:completed` and `ice-gathering-state:gathering`
 /// never fire (no ICE checks, no asynchronous gathering).
-public struct InsightsMediaConnectionTracker: Hashable, Sendable {
+package struct InsightsMediaConnectionTracker: Hashable, Sendable {
     /// A lifecycle step of the media stream.
-    public enum Input: Hashable, Sendable {
+    package enum Input: Hashable, Sendable {
         /// The call's media was set up (before any socket is used).
         case created
         /// The stream started sending from `localAddress` to the negotiated `remoteAddress` (`host:port`).
@@ -35,16 +35,16 @@ public struct InsightsMediaConnectionTracker: Hashable, Sendable {
     }
 
     /// The current peer-connection state; `nil` before `created`.
-    public private(set) var state: InsightsPeerConnectionState?
+    package private(set) var state: InsightsPeerConnectionState?
     private var localAddress = ""
     private var remoteAddress = ""
     private var pairReported = false
 
     /// A tracker before `created`.
-    public init() {}
+    package init() {}
 
     /// Applies `input` and returns the events to publish, in order.
-    public mutating func handle(_ input: Input, callSid: String?, at timestamp: Date) -> [InsightsEvent] {
+    package mutating func handle(_ input: Input, callSid: String?, at timestamp: Date) -> [InsightsEvent] {
         var events: [InsightsEvent] = []
         func move(_ pc: InsightsPeerConnectionState, _ ice: InsightsICEConnectionState) {
             state = pc

@@ -1,13 +1,13 @@
 /// The custom parameters of a call invite notification: the `twi_params` value, a query
 /// string (`key1=value1&key2=value2`) whose values are URI-decoded and whose names are taken
 /// as they are (Twilio's `TVOCallInvite.customParameters`).
-public enum CallInviteCustomParameters {
+package enum CallInviteCustomParameters {
     /// The notification payload key that holds the parameters.
-    public static let payloadKey = "twi_params"
+    package static let payloadKey = "twi_params"
     /// Size limit on the query string, in bytes.
-    public static let maximumLength = 16_384
+    package static let maximumLength = 16_384
     /// Limit on the number of parameters.
-    public static let maximumCount = 256
+    package static let maximumCount = 256
 
     /// Parses a query string, read through a cursor pair by pair. Empty pairs (`a=1&&b=2`)
     /// are skipped; a pair without `=` is a name with an empty value; when a name repeats,
@@ -15,7 +15,7 @@ public enum CallInviteCustomParameters {
     ///
     /// Throws 31100 ``VoiceError/Code/malformedRequest`` for a string over the limits, an
     /// empty name, or a value that is not valid percent-encoded UTF-8.
-    public static func parse(_ query: String) throws(VoiceError) -> [String: String] {
+    package static func parse(_ query: String) throws(VoiceError) -> [String: String] {
         guard query.utf8.count <= maximumLength else {
             throw invalid("twi_params is \(query.utf8.count) bytes; the limit is \(maximumLength)")
         }
@@ -50,7 +50,7 @@ public enum CallInviteCustomParameters {
 
     /// The parameters of a notification payload: ``parse(_:)`` of its ``payloadKey`` value,
     /// empty when the key is absent.
-    public static func parse(payload: [String: String]) throws(VoiceError) -> [String: String] {
+    package static func parse(payload: [String: String]) throws(VoiceError) -> [String: String] {
         guard let query = payload[payloadKey] else { return [:] }
         return try parse(query)
     }

@@ -35,7 +35,7 @@ public struct CallSid: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The SID derived from a Call-ID: `CA` + hex of the first 16 bytes of its SHA-256.
-    public init(callID: String) {
+    package init(callID: String) {
         let digest = SHA256.hash(data: Array(callID.utf8))
         let digits = Array("0123456789abcdef".unicodeScalars)
         var text = Self.prefix
@@ -49,7 +49,7 @@ public struct CallSid: Hashable, Sendable, CustomStringConvertible {
     /// The SID of a received INVITE: a valid ``headerName`` value if present, else derived
     /// from the Call-ID. Throws 31100 ``VoiceError/Code/malformedRequest`` when neither is
     /// usable (no valid header and no Call-ID).
-    public init(headers: SIPHeaders) throws(VoiceError) {
+    package init(headers: SIPHeaders) throws(VoiceError) {
         if let supplied = headers.first(Self.headerName), let sid = CallSid(supplied) {
             self = sid
             return

@@ -18,7 +18,7 @@ public struct CallerInfo: Sendable, Equatable {
 
     /// Reads `verstat` from the first P-Asserted-Identity that has one, then from From: as a
     /// URI parameter or, leniently, a header parameter. Headers that do not parse are skipped.
-    public init(headers: SIPHeaders) {
+    package init(headers: SIPHeaders) {
         var candidates: [String] = []
         if let asserted = try? headers.values("p-asserted-identity") { candidates += asserted }
         candidates += headers["from"]

@@ -10,7 +10,7 @@ import VoiceSIP
 /// silence, renders nothing); when we may not send (`recvonly`) it is muted but still plays what
 /// arrives (the peer's hold music). A codec or key change in a re-INVITE is not applied to a
 /// running stream.
-public final class SIPCallMedia: Sendable {
+package final class SIPCallMedia: Sendable {
     private struct State {
         var stream: AudioStream?
         var direction: SDPDirection = .sendrecv
@@ -20,9 +20,9 @@ public final class SIPCallMedia: Sendable {
     }
 
     /// The local address RTP is bound to (the SDP's `c=` address) and port.
-    public let localHost: String
+    package let localHost: String
     /// The local RTP port the SDP announced.
-    public let localPort: UInt16
+    package let localPort: UInt16
     private let audioDevice: (any AudioDevice)?
     private let engine: MediaEngine
     private let enableDSCP: Bool
@@ -30,7 +30,7 @@ public final class SIPCallMedia: Sendable {
     private let state = Locked(State())
 
     /// Creates the media side of a call; nothing is bound until the first ``apply(_:)``.
-    public init(
+    package init(
         localHost: String, localPort: UInt16, audioDevice: (any AudioDevice)?, engine: MediaEngine = .shared,
         enableDSCP: Bool = false, onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil
     ) {
@@ -45,7 +45,7 @@ public final class SIPCallMedia: Sendable {
     deinit { stop() }
 
     /// Applies a negotiation result: starts the stream the first time, later updates it.
-    public func apply(_ media: SDPNegotiatedMedia) throws(AudioStreamError) {
+    package func apply(_ media: SDPNegotiatedMedia) throws(AudioStreamError) {
         let remote: SocketAddress
         let remoteRTCP: SocketAddress
         do {
@@ -86,7 +86,7 @@ public final class SIPCallMedia: Sendable {
     }
 
     /// The user's mute switch (sends silence); combined with what the SDP direction allows.
-    public var isMuted: Bool {
+    package var isMuted: Bool {
         get { state.withLock { $0.userMuted } }
         set {
             state.withLock { $0.userMuted = newValue }
@@ -96,7 +96,7 @@ public final class SIPCallMedia: Sendable {
 
     /// The user's hold switch: sends silence and plays nothing, whatever the SDP direction, so
     /// hold takes effect at once rather than when the re-INVITE is answered.
-    public var isOnHold: Bool {
+    package var isOnHold: Bool {
         get { state.withLock { $0.userHeld } }
         set {
             state.withLock { $0.userHeld = newValue }
@@ -105,16 +105,16 @@ public final class SIPCallMedia: Sendable {
     }
 
     /// Sends RFC 4733 digits (`0`–`9`, `*`, `#`, `A`–`D`, `w` pauses).
-    public func sendDigits(_ digits: String) throws(AudioStreamError) {
+    package func sendDigits(_ digits: String) throws(AudioStreamError) {
         guard let stream = state.withLock({ $0.stream }) else { throw .invalidState("media is not running") }
         try stream.sendDigits(digits)
     }
 
     /// The stream, once running (for stats).
-    public var stream: AudioStream? { state.withLock { $0.stream } }
+    package var stream: AudioStream? { state.withLock { $0.stream } }
 
     /// Stops the stream and closes its sockets. Idempotent.
-    public func stop() {
+    package func stop() {
         let stream = state.withLock { s -> AudioStream? in
             s.stopped = true
             let x = s.stream

@@ -8,7 +8,7 @@ extension CallQualitySample {
     /// MOS is `nil` until a packet has been received (the stream's figure is a default until then).
     /// The stream measures its input level after muting and holding, so `isMuted` is set when
     /// either `isMuted` or `isOnHold` is.
-    public init(streamStats stats: AudioStreamStats, isMuted: Bool, isOnHold: Bool = false) {
+    package init(streamStats stats: AudioStreamStats, isMuted: Bool, isOnHold: Bool = false) {
         self.init(
             rttMs: stats.rttMs, jitterMs: stats.jitterMs, packetsLostFraction: stats.fractionLost,
             mos: stats.packetsReceived > 0 ? stats.mos : nil, inputLevel: stats.inputLevel,

@@ -8,15 +8,15 @@ import VoiceMedia
 /// stream's RTCP-interval ``AudioStreamStats/fractionLost`` instead. Counter decreases (a stream
 /// restarted after a re-INVITE) start over from the new snapshot. The fraction is clamped to 0…1
 /// (RFC 3550 cumulative loss can go down with duplicates).
-public struct CallQualitySampler: Hashable, Sendable {
+package struct CallQualitySampler: Hashable, Sendable {
     private var lastReceived: UInt64?
     private var lastLost: Int64 = 0
 
     /// A sampler with no previous snapshot.
-    public init() {}
+    package init() {}
 
     /// The sample for `stats`, given the mute and hold state at the time of the snapshot.
-    public mutating func sample(from stats: AudioStreamStats, isMuted: Bool, isOnHold: Bool = false) -> CallQualitySample {
+    package mutating func sample(from stats: AudioStreamStats, isMuted: Bool, isOnHold: Bool = false) -> CallQualitySample {
         var sample = CallQualitySample(streamStats: stats, isMuted: isMuted, isOnHold: isOnHold)
         defer {
             lastReceived = stats.packetsReceived

@@ -28,31 +28,31 @@ import Foundation
 ///   silence is sent) empties the input-level window, and clears an active
 ///   `constantAudioInputLevel` warning: the warning is about the microphone, which is not being
 ///   sent. After unmuting, ten new samples are needed before it can be raised again.
-public struct CallQualityWarningDetector: Hashable, Sendable {
+package struct CallQualityWarningDetector: Hashable, Sendable {
     /// RTT above which a sample counts toward `highRtt`, in ms.
-    public static let rttThresholdMs = 400.0
+    package static let rttThresholdMs = 400.0
     /// Jitter above which a sample counts toward `highJitter`, in ms.
-    public static let jitterThresholdMs = 30.0
+    package static let jitterThresholdMs = 30.0
     /// MOS below which a sample counts toward `lowMos`.
-    public static let mosThreshold = 3.5
+    package static let mosThreshold = 3.5
     /// Mean loss fraction above which `highPacketsLostFraction` is raised.
-    public static let packetsLostFractionRaiseThreshold = 0.03
+    package static let packetsLostFractionRaiseThreshold = 0.03
     /// Mean loss fraction at or below which `highPacketsLostFraction` is cleared.
-    public static let packetsLostFractionClearThreshold = 0.01
+    package static let packetsLostFractionClearThreshold = 0.01
     /// The largest input level.
-    public static let maximumInputLevel = 32767
+    package static let maximumInputLevel = 32767
     /// Input-level standard deviation at or below which `constantAudioInputLevel` is raised (1 % of 32767).
-    public static let inputLevelRaiseDeviation = 0.01 * Double(maximumInputLevel)
+    package static let inputLevelRaiseDeviation = 0.01 * Double(maximumInputLevel)
     /// Input-level standard deviation above which `constantAudioInputLevel` is cleared (3 % of 32767).
-    public static let inputLevelClearDeviation = 0.03 * Double(maximumInputLevel)
+    package static let inputLevelClearDeviation = 0.03 * Double(maximumInputLevel)
     /// Samples in the RTT, jitter and MOS windows.
-    public static let countWindowSize = 5
+    package static let countWindowSize = 5
     /// Bad samples in the RTT, jitter and MOS windows that raise a warning.
-    public static let countRaiseThreshold = 3
+    package static let countRaiseThreshold = 3
     /// Samples in the loss window.
-    public static let lossWindowSize = 7
+    package static let lossWindowSize = 7
     /// Samples in the input-level window.
-    public static let inputLevelWindowSize = 10
+    package static let inputLevelWindowSize = 10
 
     private static let tolerance = 1e-9
 
@@ -85,7 +85,7 @@ public struct CallQualityWarningDetector: Hashable, Sendable {
     }
 
     /// The warnings in effect.
-    public private(set) var warnings: Set<CallQualityWarning> = []
+    package private(set) var warnings: Set<CallQualityWarning> = []
     private var rtt = Window(capacity: countWindowSize)
     private var jitter = Window(capacity: countWindowSize)
     private var mos = Window(capacity: countWindowSize)
@@ -93,11 +93,11 @@ public struct CallQualityWarningDetector: Hashable, Sendable {
     private var inputLevel = Window(capacity: inputLevelWindowSize)
 
     /// A detector with no warnings and empty windows.
-    public init() {}
+    package init() {}
 
     /// Adds the sample taken at `timestamp` and returns the change of warnings it causes, or `nil`
     /// when the set is unchanged. The change's Insights events carry `callSid` and `timestamp`.
-    public mutating func add(
+    package mutating func add(
         _ sample: CallQualitySample, at timestamp: Date, callSid: String? = nil
     ) -> CallQualityWarningChange? {
         let previous = warnings

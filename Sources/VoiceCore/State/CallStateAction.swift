@@ -1,5 +1,5 @@
 /// Work a ``CallStateMachine`` asks its driver to do.
-public enum CallStateAction: Sendable, Hashable {
+package enum CallStateAction: Sendable, Hashable {
     /// End the signaling session: CANCEL before an answer, BYE after it. Emitted only when the
     /// call ends by a local decision (disconnect, local failure, reconnection timeout); a call the
     /// peer or the network ended has no session left to end.

@@ -1,5 +1,5 @@
 /// A delegate callback a ``CallStateMachine`` asks the call to deliver, mirroring `CallDelegate`.
-public enum CallStateCallback: Sendable, Hashable {
+package enum CallStateCallback: Sendable, Hashable {
     /// `callDidStartRinging(_:)`; caller side only.
     case didStartRinging
     /// `callDidConnect(_:)`.

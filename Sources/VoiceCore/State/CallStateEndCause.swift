@@ -1,5 +1,5 @@
 /// Why a call ended, as recorded by ``CallStateMachine/endCause``.
-public enum CallStateEndCause: Sendable, Hashable {
+package enum CallStateEndCause: Sendable, Hashable {
     /// `disconnect()` was called locally.
     case localDisconnect
     /// The peer hung up a connected call.

@@ -3,26 +3,26 @@
 /// A small stand-in that the call object maps to the public error type; the machine itself only
 /// creates ``mediaConnectionError``, ``signalingConnectionDisconnected`` and ``callCancelled``,
 /// and passes any other error through unchanged.
-public struct CallStateError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct CallStateError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The numeric error code, e.g. 53405.
-    public var code: Int
+    package var code: Int
     /// A human-readable description of the error.
-    public var message: String
+    package var message: String
 
     /// Creates an error with a code and a message.
-    public init(code: Int, message: String) {
+    package init(code: Int, message: String) {
         self.code = code
         self.message = message
     }
 
     /// 53405: media stopped arriving and did not resume in time.
-    public static let mediaConnectionError = CallStateError(code: 53405, message: "Media connection failed")
+    package static let mediaConnectionError = CallStateError(code: 53405, message: "Media connection failed")
     /// 53001: the signaling connection was lost and could not be re-established.
-    public static let signalingConnectionDisconnected = CallStateError(
+    package static let signalingConnectionDisconnected = CallStateError(
         code: 53001, message: "Signaling connection disconnected")
     /// 31008: the call was ended by the remote side before it was connected.
-    public static let callCancelled = CallStateError(code: 31008, message: "Call Cancelled")
+    package static let callCancelled = CallStateError(code: 31008, message: "Call Cancelled")
 
     /// `"<code>: <message>"`.
-    public var description: String { "\(code): \(message)" }
+    package var description: String { "\(code): \(message)" }
 }

@@ -2,7 +2,7 @@
 ///
 /// ``name`` is the event name of seed 000's connection table; ``error`` and ``reconnectCause``
 /// carry the payload the publisher needs.
-public enum CallStateInsightsEvent: Sendable, Hashable {
+package enum CallStateInsightsEvent: Sendable, Hashable {
     /// The call moved to ``CallState/ringing``.
     case ringing
     /// The peer answered the caller's offer (caller side).
@@ -23,13 +23,13 @@ public enum CallStateInsightsEvent: Sendable, Hashable {
     case reconnected(CallStateReconnectCause)
 
     /// The Insights group of every event here: `"connection"`.
-    public static let group = "connection"
+    package static let group = "connection"
 
     /// The Insights group: `"connection"`.
-    public var group: String { Self.group }
+    package var group: String { Self.group }
 
     /// The Insights event name, e.g. `"disconnected-by-remote"`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .ringing: "ringing"
         case .acceptedByRemote: "accepted-by-remote"
@@ -44,7 +44,7 @@ public enum CallStateInsightsEvent: Sendable, Hashable {
     }
 
     /// The error carried by `error` and `reconnecting` events.
-    public var error: CallStateError? {
+    package var error: CallStateError? {
         switch self {
         case .error(let error), .reconnecting(let error): error
         default: nil
@@ -52,7 +52,7 @@ public enum CallStateInsightsEvent: Sendable, Hashable {
     }
 
     /// The cause carried by `reconnecting` and `reconnected` events.
-    public var reconnectCause: CallStateReconnectCause? {
+    package var reconnectCause: CallStateReconnectCause? {
         switch self {
         case .reconnected(let cause): cause
         case .reconnecting(let error):

@@ -28,25 +28,25 @@ import VoiceSupport
 /// ``tick(now:lastMediaPacketAt:)`` and ``signalingConnectionLost(now:)``): each gives one
 /// `isReconnecting` and, if it recovers, one `didReconnect`; the state stays
 /// ``CallState/reconnecting`` while either is still recovering.
-public struct CallStateMachine: Sendable, Hashable {
+package struct CallStateMachine: Sendable, Hashable {
     /// Which side of the call this is.
-    public let role: CallStateRole
+    package let role: CallStateRole
     /// The reconnection thresholds.
-    public let configuration: CallStateMachineConfiguration
+    package let configuration: CallStateMachineConfiguration
     /// The current state.
-    public private(set) var state: CallState = .connecting
+    package private(set) var state: CallState = .connecting
     /// When the machine was created (the call was placed or the invite accepted).
-    public let createdAt: MediaTime
+    package let createdAt: MediaTime
     /// When the call started ringing, if it did.
-    public private(set) var ringingAt: MediaTime?
+    package private(set) var ringingAt: MediaTime?
     /// When the call connected, if it did.
-    public private(set) var connectedAt: MediaTime?
+    package private(set) var connectedAt: MediaTime?
     /// When the call ended, once it has.
-    public private(set) var disconnectedAt: MediaTime?
+    package private(set) var disconnectedAt: MediaTime?
     /// Why the call ended, once it has.
-    public private(set) var endCause: CallStateEndCause?
+    package private(set) var endCause: CallStateEndCause?
     /// The interruptions the call is currently recovering from; empty unless reconnecting.
-    public private(set) var reconnectCauses: Set<CallStateReconnectCause> = []
+    package private(set) var reconnectCauses: Set<CallStateReconnectCause> = []
 
     /// Deadlines of the running timers.
     private var timerDeadlines: [CallStateTimer: MediaTime] = [:]
@@ -61,28 +61,28 @@ public struct CallStateMachine: Sendable, Hashable {
 
     /// Creates the machine of a call placed (`.caller`) or accepted (`.callee`) at `now`, in
     /// ``CallState/connecting``.
-    public init(role: CallStateRole, configuration: CallStateMachineConfiguration = .init(), now: MediaTime) {
+    package init(role: CallStateRole, configuration: CallStateMachineConfiguration = .init(), now: MediaTime) {
         self.role = role
         self.configuration = configuration
         self.createdAt = now
     }
 
     /// Whether the call is connected (not reconnecting): mute, hold and digits have effect only then.
-    public var isConnected: Bool { state == .connected }
+    package var isConnected: Bool { state == .connected }
 
     /// Whether the call has ended.
-    public var isDisconnected: Bool { state == .disconnected }
+    package var isDisconnected: Bool { state == .disconnected }
 
     /// The peer is being alerted (a 180/183 arrived). Caller only; ignored for a callee, after
     /// the first, and once connected.
-    public mutating func ringing(now: MediaTime) -> [CallStateOutput] {
+    package mutating func ringing(now: MediaTime) -> [CallStateOutput] {
         guard role == .caller, state == .connecting else { return [] }
         return enterRinging(now: now)
     }
 
     /// The call was answered: a 2xx to the INVITE (caller) or the ACK to the accepted invite's
     /// 2xx (callee). A caller that never rang rings first. Ignored unless connecting or ringing.
-    public mutating func answered(now: MediaTime) -> [CallStateOutput] {
+    package mutating func answered(now: MediaTime) -> [CallStateOutput] {
         guard state == .connecting || state == .ringing else { return [] }
         var outputs: [CallStateOutput] = []
         if role == .caller {
@@ -98,14 +98,14 @@ public struct CallStateMachine: Sendable, Hashable {
 
     /// `disconnect()` was called. The first call ends the call normally from any state
     /// (including reconnecting); later calls return nothing.
-    public mutating func disconnect(now: MediaTime) -> [CallStateOutput] {
+    package mutating func disconnect(now: MediaTime) -> [CallStateOutput] {
         guard state != .disconnected else { return [] }
         return end(.localDisconnect, hangUp: true, now: now, leading: [.insights(.disconnectCalled)])
     }
 
     /// The peer hung up (a BYE arrived). Ends a connected or reconnecting call normally; before
     /// connected it is a failure to connect with 31008 (Call Cancelled).
-    public mutating func remoteHangUp(now: MediaTime) -> [CallStateOutput] {
+    package mutating func remoteHangUp(now: MediaTime) -> [CallStateOutput] {
         switch state {
         case .disconnected: return []
         case .connecting, .ringing: return end(.error(.callCancelled), hangUp: false, now: now)
@@ -116,7 +116,7 @@ public struct CallStateMachine: Sendable, Hashable {
     /// Signaling ended the call with an error: a final non-2xx response, a transaction timeout, a
     /// transport failure. No hang-up is sent (there is no session left). Before connected this is
     /// `didFailToConnect(error)`, after it `didDisconnect(error)`.
-    public mutating func signalingFailed(_ error: CallStateError, now: MediaTime) -> [CallStateOutput] {
+    package mutating func signalingFailed(_ error: CallStateError, now: MediaTime) -> [CallStateOutput] {
         guard state != .disconnected else { return [] }
         return end(.error(error), hangUp: false, now: now)
     }
@@ -124,14 +124,14 @@ public struct CallStateMachine: Sendable, Hashable {
     /// Something local made the call unusable (e.g. media could not be set up, 53400–53407): the
     /// session is hung up and the call fails (`didFailToConnect`) or ends (`didDisconnect`) with
     /// `error`.
-    public mutating func mediaFailed(_ error: CallStateError, now: MediaTime) -> [CallStateOutput] {
+    package mutating func mediaFailed(_ error: CallStateError, now: MediaTime) -> [CallStateOutput] {
         guard state != .disconnected else { return [] }
         return end(.error(error), hangUp: true, now: now)
     }
 
     /// A timer the machine started has expired. Ignored unless that timer is running and its
     /// deadline has passed, so stale or early firings do nothing.
-    public mutating func timerFired(_ timer: CallStateTimer, now: MediaTime) -> [CallStateOutput] {
+    package mutating func timerFired(_ timer: CallStateTimer, now: MediaTime) -> [CallStateOutput] {
         guard state != .disconnected, let deadline = timerDeadlines[timer], now >= deadline else { return [] }
         timerDeadlines[timer] = nil
         switch timer {
@@ -190,7 +190,7 @@ extension CallStateMachine {
     /// `isReconnecting(53405)` and a ``CallStateTimer/mediaReconnect`` timer. A packet newer than
     /// the silence, arriving before the deadline, recovers it (`didReconnect`). Expired reconnection
     /// deadlines end the call here as well, so a driver that only ticks still times out.
-    public mutating func tick(now: MediaTime, lastMediaPacketAt: MediaTime?) -> [CallStateOutput] {
+    package mutating func tick(now: MediaTime, lastMediaPacketAt: MediaTime?) -> [CallStateOutput] {
         guard state == .connected || state == .reconnecting else { return [] }
         var outputs: [CallStateOutput] = []
         if let outage = mediaOutageBaseline, let packet = lastMediaPacketAt, packet > outage,
@@ -219,7 +219,7 @@ extension CallStateMachine {
     /// side (the peer sends nothing then), `true` again on resume. Silence is not measured while
     /// media is not expected; a media reconnection in progress counts as recovered, since the peer
     /// told us over signaling why it stopped. Ignored unless connected or reconnecting.
-    public mutating func mediaExpectationChanged(expected: Bool, now: MediaTime) -> [CallStateOutput] {
+    package mutating func mediaExpectationChanged(expected: Bool, now: MediaTime) -> [CallStateOutput] {
         guard state == .connected || state == .reconnecting, expected != isMediaExpected else { return [] }
         isMediaExpected = expected
         if expected {
@@ -233,7 +233,7 @@ extension CallStateMachine {
     /// ``CallStateAction/reInviteAfterSignalingReconnect`` action and a
     /// ``CallStateTimer/signalingReconnect`` timer; ignored while already recovering signaling.
     /// Before connected the call cannot be recovered and fails with 53001.
-    public mutating func signalingConnectionLost(now: MediaTime) -> [CallStateOutput] {
+    package mutating func signalingConnectionLost(now: MediaTime) -> [CallStateOutput] {
         switch state {
         case .disconnected: return []
         case .connecting, .ringing: return end(.error(.signalingConnectionDisconnected), hangUp: true, now: now)
@@ -245,14 +245,14 @@ extension CallStateMachine {
 
     /// The signaling connection is back and the re-INVITE was answered: `didReconnect`. Ignored
     /// unless signaling is recovering.
-    public mutating func signalingConnectionRestored(now: MediaTime) -> [CallStateOutput] {
+    package mutating func signalingConnectionRestored(now: MediaTime) -> [CallStateOutput] {
         guard reconnectCauses.contains(.signaling) else { return [] }
         return recover(.signaling, now: now)
     }
 
     /// Re-establishing the signaling connection or the re-INVITE failed: the call ends with
     /// 53001. Ignored unless signaling is recovering.
-    public mutating func signalingReconnectFailed(now: MediaTime) -> [CallStateOutput] {
+    package mutating func signalingReconnectFailed(now: MediaTime) -> [CallStateOutput] {
         guard reconnectCauses.contains(.signaling) else { return [] }
         return end(.error(.signalingConnectionDisconnected), hangUp: true, now: now)
     }

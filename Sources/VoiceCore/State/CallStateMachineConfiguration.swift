@@ -1,16 +1,16 @@
 import VoiceSupport
 /// The thresholds of a ``CallStateMachine``'s reconnection logic.
-public struct CallStateMachineConfiguration: Sendable, Hashable {
+package struct CallStateMachineConfiguration: Sendable, Hashable {
     /// How long the peer's media may be silent while connected before the call starts
     /// reconnecting with 53405. Default 3 s.
-    public let mediaSilenceThreshold: MediaTime
+    package let mediaSilenceThreshold: MediaTime
     /// How long a media reconnection may last before the call ends with 53405. Default 30 s.
-    public let mediaReconnectTimeout: MediaTime
+    package let mediaReconnectTimeout: MediaTime
     /// How long a signaling reconnection may last before the call ends with 53001. Default 30 s.
-    public let signalingReconnectTimeout: MediaTime
+    package let signalingReconnectTimeout: MediaTime
 
     /// Creates a configuration; durations below 1 ms are raised to 1 ms.
-    public init(
+    package init(
         mediaSilenceThreshold: MediaTime = .milliseconds(3_000),
         mediaReconnectTimeout: MediaTime = .milliseconds(30_000),
         signalingReconnectTimeout: MediaTime = .milliseconds(30_000)

@@ -1,6 +1,6 @@
 import VoiceSupport
 /// One thing a ``CallStateMachine`` asks its driver to do, in the order returned.
-public enum CallStateOutput: Sendable, Hashable {
+package enum CallStateOutput: Sendable, Hashable {
     /// Deliver a delegate callback on the delegate queue.
     case callback(CallStateCallback)
     /// Publish a `connection` Insights event.

@@ -1,12 +1,12 @@
 /// What a call is reconnecting from. Media and signaling recover independently.
-public enum CallStateReconnectCause: Sendable, Hashable, CaseIterable, CustomStringConvertible {
+package enum CallStateReconnectCause: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// No media arrived from the peer for longer than the silence threshold.
     case media
     /// The TCP/TLS signaling connection was lost.
     case signaling
 
     /// The error reported when the call starts reconnecting for this cause.
-    public var error: CallStateError {
+    package var error: CallStateError {
         switch self {
         case .media: .mediaConnectionError
         case .signaling: .signalingConnectionDisconnected
@@ -14,7 +14,7 @@ public enum CallStateReconnectCause: Sendable, Hashable, CaseIterable, CustomStr
     }
 
     /// `"media"` or `"signaling"`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .media: "media"
         case .signaling: "signaling"

@@ -1,5 +1,5 @@
 /// Which side of the call a ``CallStateMachine`` represents.
-public enum CallStateRole: Sendable, Hashable {
+package enum CallStateRole: Sendable, Hashable {
     /// The call was placed with `connect`; it rings before it connects.
     case caller
     /// The call was created by accepting an invite; it never rings.

@@ -4,7 +4,7 @@
 /// ``CallStateOutput/cancelTimer(_:)``, and calls ``CallStateMachine/timerFired(_:now:)`` when it
 /// expires. A late or stale firing is harmless: the machine acts only on a running timer whose
 /// deadline has passed.
-public enum CallStateTimer: Sendable, Hashable, CaseIterable {
+package enum CallStateTimer: Sendable, Hashable, CaseIterable {
     /// Bounds a media reconnection; on expiry the call ends with 53405.
     case mediaReconnect
     /// Bounds a signaling reconnection; on expiry the call ends with 53001.

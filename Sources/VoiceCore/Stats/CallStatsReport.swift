@@ -7,8 +7,8 @@ import VoiceSupport
 public struct CallStatsReport: Hashable, Sendable {
     /// The call's SID (Twilio's `peerConnectionId` slot); `nil` before the call has one.
     public var callSid: String?
-    /// When the snapshot was taken, on the media engine's monotonic clock.
-    public var timestamp: MediaTime
+    /// When the snapshot was taken: time since an arbitrary origin of the monotonic clock (compare two reports).
+    public var timestamp: Duration
     /// Round-trip time in ms from RTCP; `nil` until measured.
     public var roundTripTimeMs: Double?
     /// What the call sends.
@@ -20,7 +20,7 @@ public struct CallStatsReport: Hashable, Sendable {
 
     /// Creates a report.
     public init(
-        callSid: String? = nil, timestamp: MediaTime = .zero, roundTripTimeMs: Double? = nil,
+        callSid: String? = nil, timestamp: Duration = .zero, roundTripTimeMs: Double? = nil,
         localAudioTrackStats: [CallLocalAudioTrackStats] = [], remoteAudioTrackStats: [CallRemoteAudioTrackStats] = [],
         security: CallSecurityStats = CallSecurityStats()
     ) {
@@ -34,7 +34,7 @@ public struct CallStatsReport: Hashable, Sendable {
 
     /// A report from the media stream's statistics: one local and one remote track.
     /// The remote track's MOS is `nil` until a packet has been received.
-    public init(streamStats stats: AudioStreamStats, callSid: String?) {
+    package init(streamStats stats: AudioStreamStats, callSid: String?) {
         let local = CallLocalAudioTrackStats(
             codec: stats.codec, payloadType: stats.payloadType, ssrc: stats.ssrc, packetsSent: stats.packetsSent,
             bytesSent: stats.bytesSent, packetsLost: stats.remotePacketsLost, fractionLost: stats.remoteFractionLost,
@@ -45,7 +45,7 @@ public struct CallStatsReport: Hashable, Sendable {
             jitterMs: stats.jitterMs, jitterBufferDelayMs: stats.jitterBuffer.playoutDelay.milliseconds,
             audioLevel: stats.outputLevel, mos: stats.packetsReceived > 0 ? stats.mos : nil)
         self.init(
-            callSid: callSid, timestamp: stats.timestamp, roundTripTimeMs: stats.rttMs,
+            callSid: callSid, timestamp: Duration(stats.timestamp), roundTripTimeMs: stats.rttMs,
             localAudioTrackStats: [local], remoteAudioTrackStats: [remote],
             security: CallSecurityStats(
                 srtpAuthFailures: stats.srtpAuthFailures, srtpReplays: stats.srtpReplayFailures,

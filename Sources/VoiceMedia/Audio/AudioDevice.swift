@@ -21,7 +21,7 @@ public struct AudioFormat: Hashable, Sendable, CustomStringConvertible {
     /// Interleaved samples in one period.
     public var samplesPerBuffer: Int { framesPerBuffer * channels }
     /// Duration of one period in nanoseconds.
-    public var bufferDuration: MediaTime {
+    package var bufferDuration: MediaTime {
         MediaTime(nanoseconds: Int64(framesPerBuffer) * 1_000_000_000 / Int64(sampleRate))
     }
     /// E.g. `48000 Hz × 1 ch, 480 frames/buffer`.

@@ -6,25 +6,25 @@ import VoiceSupport
 /// drift. If the caller falls more than ``maxCatchUp`` buffers behind (a stalled or suspended
 /// process) it delivers `maxCatchUp`, drops the rest of the backlog, and restarts the timeline
 /// from `now`; ``droppedBuffers`` counts what was skipped.
-public struct PacingSchedule: Hashable, Sendable {
+package struct PacingSchedule: Hashable, Sendable {
     /// Duration of one buffer.
-    public let bufferDuration: MediaTime
+    package let bufferDuration: MediaTime
     /// Most buffers one call may return.
-    public let maxCatchUp: Int
+    package let maxCatchUp: Int
     /// When the next buffer is due; nil before the first call.
-    public private(set) var nextDue: MediaTime?
+    package private(set) var nextDue: MediaTime?
     /// Buffers skipped by resynchronisation after stalls.
-    public private(set) var droppedBuffers: Int = 0
+    package private(set) var droppedBuffers: Int = 0
 
     /// Creates a schedule for buffers of `bufferDuration` (must be positive).
-    public init(bufferDuration: MediaTime, maxCatchUp: Int = 5) {
+    package init(bufferDuration: MediaTime, maxCatchUp: Int = 5) {
         precondition(bufferDuration.nanoseconds > 0, "buffer duration must be positive")
         self.bufferDuration = bufferDuration
         self.maxCatchUp = max(1, maxCatchUp)
     }
 
     /// Buffers to produce now, advancing the timeline past them.
-    public mutating func buffersDue(at now: MediaTime) -> Int {
+    package mutating func buffersDue(at now: MediaTime) -> Int {
         guard let due = nextDue else {
             nextDue = now + bufferDuration
             return 1

@@ -21,15 +21,15 @@
 /// stopped from inside its context's callbacks (the stop takes effect at once, the subscription
 /// is cleaned up by a later start or stop). The hub keeps the underlying device alive; ports
 /// keep the hub alive.
-public final class SharedAudioDevice: Sendable {
+package final class SharedAudioDevice: Sendable {
     /// The device all ports share.
-    public let device: any AudioDevice
+    package let device: any AudioDevice
     let capture: SharedAudioDeviceSide
     let render: SharedAudioDeviceSide
 
     /// Wraps `device`. Nothing starts until a port does. Use one hub per device object (see
     /// ``SharedAudioDeviceRegistry``): two hubs on one device conflict like two streams would.
-    public init(wrapping device: any AudioDevice) {
+    package init(wrapping device: any AudioDevice) {
         self.device = device
         self.capture = SharedAudioDeviceSide(direction: .capture, device: device)
         self.render = SharedAudioDeviceSide(direction: .render, device: device)
@@ -42,20 +42,20 @@ public final class SharedAudioDevice: Sendable {
     }
 
     /// A new port: an ``AudioDevice`` for one stream, sharing this hub's device.
-    public func makePort() -> SharedAudioDevicePort { SharedAudioDevicePort(hub: self) }
+    package func makePort() -> SharedAudioDevicePort { SharedAudioDevicePort(hub: self) }
 
     /// The underlying device's switch: when false it captures silence and plays nothing, for every port.
-    public var isEnabled: Bool {
+    package var isEnabled: Bool {
         get { device.isEnabled }
         set { device.isEnabled = newValue }
     }
 
     /// Ports currently capturing.
-    public var capturingPortCount: Int { capture.subscriberCount }
+    package var capturingPortCount: Int { capture.subscriberCount }
     /// Ports currently rendering.
-    public var renderingPortCount: Int { render.subscriberCount }
+    package var renderingPortCount: Int { render.subscriberCount }
     /// Whether the hub has the underlying device capturing.
-    public var isCapturing: Bool { capture.isDeviceRunning }
+    package var isCapturing: Bool { capture.isDeviceRunning }
     /// Whether the hub has the underlying device rendering.
-    public var isRendering: Bool { render.isDeviceRunning }
+    package var isRendering: Bool { render.isDeviceRunning }
 }

@@ -9,9 +9,9 @@ import VoiceSupport
 /// ``isEnabled`` is the underlying device's, shared by every port.
 ///
 /// Threading: thread-safe.
-public final class SharedAudioDevicePort: AudioDevice, Sendable {
+package final class SharedAudioDevicePort: AudioDevice, Sendable {
     /// The hub this port belongs to.
-    public let hub: SharedAudioDevice
+    package let hub: SharedAudioDevice
     private let captureSubscriber = Locked<SharedAudioDeviceSide.Subscriber?>(nil)
     private let renderSubscriber = Locked<SharedAudioDeviceSide.Subscriber?>(nil)
 
@@ -23,11 +23,11 @@ public final class SharedAudioDevicePort: AudioDevice, Sendable {
     }
 
     /// The underlying device's capture format.
-    public var captureFormat: AudioFormat? { hub.device.captureFormat }
+    package var captureFormat: AudioFormat? { hub.device.captureFormat }
     /// The underlying device's render format.
-    public var renderFormat: AudioFormat? { hub.device.renderFormat }
+    package var renderFormat: AudioFormat? { hub.device.renderFormat }
     /// The underlying device's switch, shared by every port of the hub.
-    public var isEnabled: Bool {
+    package var isEnabled: Bool {
         get { hub.isEnabled }
         set { hub.isEnabled = newValue }
     }
@@ -36,24 +36,24 @@ public final class SharedAudioDevicePort: AudioDevice, Sendable {
     ///
     /// - Throws: ``AudioDeviceError/Kind/alreadyStarted`` if this port captures already, or what
     ///   the underlying device throws when this port is the first to capture.
-    public func startCapturing(context: any AudioDeviceContext) throws(AudioDeviceError) {
+    package func startCapturing(context: any AudioDeviceContext) throws(AudioDeviceError) {
         let subscriber = try hub.capture.subscribe(ObjectIdentifier(self), context: context)
         captureSubscriber.withLock { $0 = subscriber }
     }
 
     /// Stops capturing for this port; the device stops once no port captures. Idempotent.
-    public func stopCapturing() { stop(hub.capture, captureSubscriber) }
+    package func stopCapturing() { stop(hub.capture, captureSubscriber) }
 
     /// Starts mixing `context`'s render audio into what the shared device plays.
     ///
     /// - Throws: as ``startCapturing(context:)``.
-    public func startRendering(context: any AudioDeviceContext) throws(AudioDeviceError) {
+    package func startRendering(context: any AudioDeviceContext) throws(AudioDeviceError) {
         let subscriber = try hub.render.subscribe(ObjectIdentifier(self), context: context)
         renderSubscriber.withLock { $0 = subscriber }
     }
 
     /// Stops rendering for this port; the device stops once no port renders. Idempotent.
-    public func stopRendering() { stop(hub.render, renderSubscriber) }
+    package func stopRendering() { stop(hub.render, renderSubscriber) }
 
     private func stop(_ side: SharedAudioDeviceSide, _ slot: Locked<SharedAudioDeviceSide.Subscriber?>) {
         guard let subscriber = slot.withLock({ $0 }) else { return }

@@ -7,9 +7,9 @@ import VoiceSupport
 /// identities, which cannot be reused while the hub keeps its device alive.
 ///
 /// Threading: thread-safe.
-public final class SharedAudioDeviceRegistry: Sendable {
+package final class SharedAudioDeviceRegistry: Sendable {
     /// The process-wide registry calls share devices through.
-    public static let shared = SharedAudioDeviceRegistry()
+    package static let shared = SharedAudioDeviceRegistry()
 
     private struct Entry {
         weak var hub: SharedAudioDevice?
@@ -17,10 +17,10 @@ public final class SharedAudioDeviceRegistry: Sendable {
     private let hubs = Locked<[ObjectIdentifier: Entry]>([:])
 
     /// Creates an empty registry.
-    public init() {}
+    package init() {}
 
     /// The hub wrapping `device`, created on first use.
-    public func hub(for device: any AudioDevice) -> SharedAudioDevice {
+    package func hub(for device: any AudioDevice) -> SharedAudioDevice {
         hubs.withLock { table in
             for (key, entry) in table where entry.hub == nil { table[key] = nil }
             let key = ObjectIdentifier(device)
@@ -32,8 +32,8 @@ public final class SharedAudioDeviceRegistry: Sendable {
     }
 
     /// A new port on the hub wrapping `device`.
-    public func port(for device: any AudioDevice) -> SharedAudioDevicePort { hub(for: device).makePort() }
+    package func port(for device: any AudioDevice) -> SharedAudioDevicePort { hub(for: device).makePort() }
 
     /// Devices with a live hub (some port of theirs still exists).
-    public var hubCount: Int { hubs.withLock { table in table.values.count(where: { $0.hub != nil }) } }
+    package var hubCount: Int { hubs.withLock { table in table.values.count(where: { $0.hub != nil }) } }
 }

@@ -8,7 +8,7 @@ import VoiceSupport
 ///
 /// Threading: called on the clock's thread, one tick at a time; must return quickly and not
 /// block, since every device on the clock shares the thread.
-public protocol SoftwareAudioClockClient: AnyObject, Sendable {
+package protocol SoftwareAudioClockClient: AnyObject, Sendable {
     /// One clock period elapsed; `time` is the tick's scheduled (ideal) ``MonotonicMediaClock`` time.
     func clockDidTick(at time: MediaTime)
 }
@@ -24,14 +24,14 @@ public protocol SoftwareAudioClockClient: AnyObject, Sendable {
 /// Threading: ``register(_:)`` and ``unregister(_:)`` are thread-safe. Once `unregister` returns,
 /// the client is never ticked again (called on the clock thread itself, from inside a tick, it
 /// returns at once and the current tick is the last).
-public final class SoftwareAudioClock: Sendable {
+package final class SoftwareAudioClock: Sendable {
     /// The process-wide clock with 10 ms periods that software devices use by default.
-    public static let shared = SoftwareAudioClock(period: .milliseconds(10), name: "voice-audio-clk")
+    package static let shared = SoftwareAudioClock(period: .milliseconds(10), name: "voice-audio-clk")
 
     /// Time between ticks.
-    public let period: MediaTime
+    package let period: MediaTime
     /// Thread name (at most 15 bytes are used).
-    public let name: String
+    package let name: String
 
     private struct State {
         var registrations: [Registration] = []
@@ -41,17 +41,17 @@ public final class SoftwareAudioClock: Sendable {
     private let state = Locked(State())
 
     /// Creates a clock ticking every `period` (must be positive).
-    public init(period: MediaTime = .milliseconds(10), name: String = "voice-audio-clk") {
+    package init(period: MediaTime = .milliseconds(10), name: String = "voice-audio-clk") {
         precondition(period.nanoseconds > 0, "clock period must be positive")
         self.period = period
         self.name = name
     }
 
     /// Number of registered clients.
-    public var clientCount: Int { state.withLock { $0.registrations.count } }
+    package var clientCount: Int { state.withLock { $0.registrations.count } }
 
     /// A client's membership in the clock; pass it to ``SoftwareAudioClock/unregister(_:)``.
-    public final class Registration: Sendable {
+    package final class Registration: Sendable {
         let client: any SoftwareAudioClockClient
         let active = Atomic<Bool>(true)
         /// The ticks delivered; its lock is held while the client ticks, so unregistering can
@@ -61,7 +61,7 @@ public final class SoftwareAudioClock: Sendable {
         init(client: any SoftwareAudioClockClient) { self.client = client }
 
         /// False once unregistered.
-        public var isActive: Bool { active.load(ordering: .acquiring) }
+        package var isActive: Bool { active.load(ordering: .acquiring) }
 
         func tick(at time: MediaTime) {
             ticks.withLock { count in
@@ -76,7 +76,7 @@ public final class SoftwareAudioClock: Sendable {
     ///
     /// - Throws: ``AudioDeviceError/Kind/ioFailed`` if the clock thread cannot start.
     @discardableResult
-    public func register(_ client: any SoftwareAudioClockClient) throws(AudioDeviceError) -> Registration {
+    package func register(_ client: any SoftwareAudioClockClient) throws(AudioDeviceError) -> Registration {
         let registration = Registration(client: client)
         let needsThread = state.withLock { s -> Bool in
             s.registrations.append(registration)
@@ -99,7 +99,7 @@ public final class SoftwareAudioClock: Sendable {
     }
 
     /// Removes a registration. Idempotent. Returns once the client's last tick has finished.
-    public func unregister(_ registration: Registration) {
+    package func unregister(_ registration: Registration) {
         registration.active.store(false, ordering: .releasing)
         let onClockThread = state.withLock { s -> Bool in
             s.registrations.removeAll { $0 === registration }

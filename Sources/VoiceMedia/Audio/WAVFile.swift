@@ -6,33 +6,33 @@ import VoiceSupport
 /// including their odd-size pad byte, and rejects anything malformed with a ``WAVFileError``.
 /// Serializing always writes the canonical 44-byte PCM header. For long recordings use
 /// ``WAVFileWriter``, which streams to disk.
-public struct WAVFile: Hashable, Sendable {
+package struct WAVFile: Hashable, Sendable {
     /// Frames per second.
-    public var sampleRate: Int
+    package var sampleRate: Int
     /// 1 (mono) or 2 (stereo).
-    public var channels: Int
+    package var channels: Int
     /// Interleaved samples, native endian.
-    public var samples: [Int16]
+    package var samples: [Int16]
 
     /// Creates a file from interleaved samples.
-    public init(sampleRate: Int, channels: Int, samples: [Int16]) {
+    package init(sampleRate: Int, channels: Int, samples: [Int16]) {
         self.sampleRate = sampleRate
         self.channels = channels
         self.samples = samples
     }
 
     /// Frames (samples per channel).
-    public var frameCount: Int { channels > 0 ? samples.count / channels : 0 }
+    package var frameCount: Int { channels > 0 ? samples.count / channels : 0 }
 
     /// The samples of one channel (0-based); empty for a channel the file does not have.
-    public func channel(_ index: Int) -> [Int16] {
+    package func channel(_ index: Int) -> [Int16] {
         guard index >= 0, index < channels else { return [] }
         guard channels > 1 else { return samples }
         return stride(from: index, to: samples.count, by: channels).map { samples[$0] }
     }
 
     /// The device format for this file with periods of `periodMilliseconds` (default 10 ms).
-    public func audioFormat(periodMilliseconds: Int = 10) -> AudioFormat {
+    package func audioFormat(periodMilliseconds: Int = 10) -> AudioFormat {
         AudioFormat(sampleRate: sampleRate, channels: channels, framesPerBuffer: max(1, sampleRate * periodMilliseconds / 1000))
     }
 
@@ -80,7 +80,7 @@ extension WAVFile {
     ///     it): the RIFF body is the rest of the file and a data chunk of size 0 or past the end
     ///     runs to the end of the file, whole frames only.
     /// - Throws: ``WAVFileError`` for truncated, malformed or non-16-bit-PCM input; never traps.
-    public init(parsing bytes: UnsafeRawBufferPointer, unfinished: Bool = false) throws(WAVFileError) {
+    package init(parsing bytes: UnsafeRawBufferPointer, unfinished: Bool = false) throws(WAVFileError) {
         var reader = ByteReader(bytes)
         do {
             guard try reader.readUInt32() == Self.riff else { throw WAVFileError.notRIFF }
@@ -172,7 +172,7 @@ extension WAVFile {
     /// The file as bytes: canonical 44-byte PCM header, then little-endian samples.
     ///
     /// - Throws: ``WAVFileError/tooLarge`` past the 4 GiB RIFF limit.
-    public func serialized() throws(WAVFileError) -> [UInt8] {
+    package func serialized() throws(WAVFileError) -> [UInt8] {
         let dataBytes = samples.count * 2
         guard dataBytes <= Int(UInt32.max) - Self.canonicalHeaderSize else { throw WAVFileError.tooLarge }
         var bytes = [UInt8](repeating: 0, count: Self.canonicalHeaderSize + dataBytes)
@@ -213,7 +213,7 @@ extension WAVFile {
 
 extension WAVFile {
     /// Reads and parses the WAV file at `path`; `unfinished` as in ``init(parsing:unfinished:)``.
-    public init(contentsOfFile path: String, unfinished: Bool = false) throws(WAVFileError) {
+    package init(contentsOfFile path: String, unfinished: Bool = false) throws(WAVFileError) {
         let bytes = try POSIXFile.readAll(path: path)
         let parsed = bytes.withUnsafeBytes { raw in
             Result { () throws(WAVFileError) in try WAVFile(parsing: raw, unfinished: unfinished) }
@@ -222,7 +222,7 @@ extension WAVFile {
     }
 
     /// Writes the file to `path`, replacing what was there.
-    public func write(toFile path: String) throws(WAVFileError) {
+    package func write(toFile path: String) throws(WAVFileError) {
         let bytes = try serialized()
         let file = try POSIXFile(creating: path)
         defer { file.close() }

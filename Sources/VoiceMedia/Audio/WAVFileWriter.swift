@@ -7,17 +7,17 @@ import VoiceSupport
 ///
 /// Threading: not thread-safe; one thread appends at a time. ``append(_:)`` does not allocate
 /// (samples go straight to the file on little-endian hosts, through a fixed scratch buffer otherwise).
-public final class WAVFileWriter {
+package final class WAVFileWriter {
     /// Frames per second written in the header.
-    public let sampleRate: Int
+    package let sampleRate: Int
     /// Channels written in the header.
-    public let channels: Int
+    package let channels: Int
     /// Path of the file being written.
-    public var path: String { file.path }
+    package var path: String { file.path }
     /// Samples (all channels) appended so far.
-    public private(set) var samplesWritten: Int = 0
+    package private(set) var samplesWritten: Int = 0
     /// Frames appended so far.
-    public var framesWritten: Int { samplesWritten / channels }
+    package var framesWritten: Int { samplesWritten / channels }
 
     private let file: POSIXFile
     private var isClosed = false
@@ -28,7 +28,7 @@ public final class WAVFileWriter {
     /// Creates (or truncates) `path` and writes a header with zero sizes.
     ///
     /// - Throws: ``WAVFileError/unsupportedChannelCount(_:)``, ``WAVFileError/invalidSampleRate(_:)``, or an I/O error.
-    public init(path: String, sampleRate: Int, channels: Int) throws(WAVFileError) {
+    package init(path: String, sampleRate: Int, channels: Int) throws(WAVFileError) {
         guard channels == 1 || channels == 2 else { throw WAVFileError.unsupportedChannelCount(UInt16(truncatingIfNeeded: channels)) }
         guard sampleRate > 0, sampleRate <= Int(WAVFile.maxSampleRate) else {
             throw WAVFileError.invalidSampleRate(UInt32(truncatingIfNeeded: sampleRate))
@@ -48,7 +48,7 @@ public final class WAVFileWriter {
     /// Appends interleaved samples.
     ///
     /// - Throws: ``WAVFileError/tooLarge`` once the file would pass 4 GiB (nothing is written), or an I/O error.
-    public func append(_ samples: UnsafeBufferPointer<Int16>) throws(WAVFileError) {
+    package func append(_ samples: UnsafeBufferPointer<Int16>) throws(WAVFileError) {
         guard !isClosed else { throw WAVFileError.io(errno: EBADF, operation: "append", path: path) }
         guard (samplesWritten + samples.count) * 2 <= Self.maxDataBytes else { throw WAVFileError.tooLarge }
         #if _endian(little)
@@ -66,7 +66,7 @@ public final class WAVFileWriter {
     }
 
     /// Patches the header sizes and closes the file. Idempotent.
-    public func close() throws(WAVFileError) {
+    package func close() throws(WAVFileError) {
         guard !isClosed else { return }
         isClosed = true
         defer { file.close() }

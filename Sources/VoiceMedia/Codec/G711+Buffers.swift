@@ -1,6 +1,6 @@
 extension G711 {
     /// The two G.711 companding laws.
-    public enum Law: Hashable, Sendable, CaseIterable {
+    package enum Law: Hashable, Sendable, CaseIterable {
         /// μ-law (North America, Japan), RTP payload type 0 (PCMU).
         case ulaw
         /// A-law (Europe, rest of world), RTP payload type 8 (PCMA).
@@ -10,7 +10,7 @@ extension G711 {
     /// Encodes `pcm` into `out`, one byte per sample. Hot path: allocates nothing.
     /// - Returns: bytes written (`pcm.count`), or nil when `out` is shorter than `pcm`.
     @inlinable
-    public static func encode(_ pcm: UnsafeBufferPointer<Int16>, law: Law, into out: UnsafeMutableRawBufferPointer) -> Int? {
+    package static func encode(_ pcm: UnsafeBufferPointer<Int16>, law: Law, into out: UnsafeMutableRawBufferPointer) -> Int? {
         guard out.count >= pcm.count else { return nil }
         switch law {
         case .ulaw:
@@ -24,7 +24,7 @@ extension G711 {
     /// Decodes `payload` into `pcm`, one sample per byte. Hot path: allocates nothing.
     /// - Returns: samples written (`payload.count`), or nil when `pcm` is shorter than `payload`.
     @inlinable
-    public static func decode(_ payload: UnsafeRawBufferPointer, law: Law, into pcm: UnsafeMutableBufferPointer<Int16>) -> Int? {
+    package static func decode(_ payload: UnsafeRawBufferPointer, law: Law, into pcm: UnsafeMutableBufferPointer<Int16>) -> Int? {
         guard pcm.count >= payload.count else { return nil }
         switch law {
         case .ulaw:

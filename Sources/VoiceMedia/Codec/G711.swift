@@ -4,10 +4,10 @@
 /// Linear samples are 16-bit, left-justified (the full Int16 range); μ-law uses the 14 most
 /// significant bits and A-law the 13 most significant bits, as G.711 specifies. Buffer methods
 /// write into caller memory and allocate nothing. Stateless and thread-safe.
-public enum G711: Sendable {
+package enum G711: Sendable {
     /// μ-law code of one linear sample (G.711 §3, Table 2).
     @inlinable
-    public static func ulaw(fromLinear sample: Int16) -> UInt8 {
+    package static func ulaw(fromLinear sample: Int16) -> UInt8 {
         // One's complement of negatives, as in the G.191 reference, then 14-bit magnitude.
         let negative = sample < 0
         var magnitude = Int32(negative ? ~sample : sample) >> 2
@@ -28,7 +28,7 @@ public enum G711: Sendable {
 
     /// Linear value of one μ-law code (the centre of its quantisation interval).
     @inlinable
-    public static func linear(fromULaw code: UInt8) -> Int16 {
+    package static func linear(fromULaw code: UInt8) -> Int16 {
         let inverted = Int32(~code)
         let exponent = (inverted >> 4) & 0x7
         let mantissa = inverted & 0xF
@@ -39,7 +39,7 @@ public enum G711: Sendable {
 
     /// A-law code of one linear sample (G.711 §2, Table 1), even bits toggled.
     @inlinable
-    public static func alaw(fromLinear sample: Int16) -> UInt8 {
+    package static func alaw(fromLinear sample: Int16) -> UInt8 {
         let negative = sample < 0
         var ix = Int32(negative ? ~sample : sample) >> 4
         if ix > 15 {
@@ -57,7 +57,7 @@ public enum G711: Sendable {
 
     /// Linear value of one A-law code (the centre of its quantisation interval).
     @inlinable
-    public static func linear(fromALaw code: UInt8) -> Int16 {
+    package static func linear(fromALaw code: UInt8) -> Int16 {
         let ix = Int32(code ^ 0x55) & 0x7F
         let exponent = ix >> 4
         var mantissa = ix & 0xF

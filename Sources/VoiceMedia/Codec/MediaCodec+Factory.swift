@@ -4,7 +4,7 @@ extension MediaCodec {
     /// Makes an encoder for this codec that takes 48 kHz mono frames of `ptime` milliseconds.
     /// - Throws: ``MediaCodecError/unsupportedPtime(_:)`` unless `ptime` is 10, 20, 40 or 60;
     ///   ``MediaCodecError/opus(_:)`` for invalid Opus settings.
-    public func makeEncoder(ptime: Int) throws(MediaCodecError) -> any MediaEncoder {
+    package func makeEncoder(ptime: Int) throws(MediaCodecError) -> any MediaEncoder {
         switch self {
         case .opus(let settings): try OpusMediaEncoder(settings: settings, ptime: ptime)
         case .pcmu: try G711MediaEncoder(law: .ulaw, ptime: ptime)
@@ -13,7 +13,7 @@ extension MediaCodec {
     }
 
     /// Makes a decoder for this codec that produces 48 kHz mono samples.
-    public func makeDecoder() throws(MediaCodecError) -> any MediaDecoder {
+    package func makeDecoder() throws(MediaCodecError) -> any MediaDecoder {
         switch self {
         case .opus: try OpusMediaDecoder(codec: self)
         case .pcmu: try G711MediaDecoder(law: .ulaw)

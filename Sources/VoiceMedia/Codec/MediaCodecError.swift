@@ -1,7 +1,7 @@
 import VoiceMediaTypes
 import VoiceSupport
 /// Why a media encoder or decoder could not be made or could not process a frame.
-public enum MediaCodecError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum MediaCodecError: Error, Hashable, Sendable, CustomStringConvertible {
     /// libopus failed.
     case opus(OpusError)
     /// The sample-rate converter failed.
@@ -16,7 +16,7 @@ public enum MediaCodecError: Error, Hashable, Sendable, CustomStringConvertible 
     case invalidPayload
 
     /// A human-readable explanation.
-    public var description: String {
+    package var description: String {
         switch self {
         case .opus(let e): "codec: \(e)"
         case .resampler(let e): "codec: \(e)"

@@ -5,7 +5,7 @@ import VoiceSupport
 ///
 /// Implementers guarantee: no method allocates or blocks.
 /// Threading: not thread-safe; used from the stream's receive/playout thread only (not `Sendable`).
-public protocol MediaDecoder: AnyObject {
+package protocol MediaDecoder: AnyObject {
     /// The codec this decoder accepts.
     var codec: MediaCodec { get }
     /// True when ``decodeFEC(from:frames48k:into:)`` can recover a lost packet.

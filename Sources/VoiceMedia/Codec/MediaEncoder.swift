@@ -4,7 +4,7 @@ import VoiceSupport
 ///
 /// Implementers guarantee: ``encode(_:into:)`` allocates nothing and never blocks.
 /// Threading: not thread-safe; used from the stream's send thread only (not `Sendable`).
-public protocol MediaEncoder: AnyObject {
+package protocol MediaEncoder: AnyObject {
     /// The codec this encoder produces.
     var codec: MediaCodec { get }
     /// Packetization time in milliseconds.

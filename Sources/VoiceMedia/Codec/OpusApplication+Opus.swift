@@ -4,7 +4,7 @@ import VoiceMediaTypes
 
 extension OpusApplication {
     /// The `OPUS_APPLICATION_*` constant.
-    public var rawOpusValue: Int32 {
+    package var rawOpusValue: Int32 {
         switch self {
         case .voip: OPUS_APPLICATION_VOIP
         case .audio: OPUS_APPLICATION_AUDIO
@@ -13,7 +13,7 @@ extension OpusApplication {
     }
 
     /// Maps an `OPUS_APPLICATION_*` constant back, or nil for an unknown value.
-    public init?(rawOpusValue: Int32) {
+    package init?(rawOpusValue: Int32) {
         switch rawOpusValue {
         case OPUS_APPLICATION_VOIP: self = .voip
         case OPUS_APPLICATION_AUDIO: self = .audio

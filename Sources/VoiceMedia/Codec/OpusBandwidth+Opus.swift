@@ -4,7 +4,7 @@ import VoiceMediaTypes
 
 extension OpusBandwidth {
     /// The `OPUS_BANDWIDTH_*` constant.
-    public var rawOpusValue: Int32 {
+    package var rawOpusValue: Int32 {
         switch self {
         case .narrowband: OPUS_BANDWIDTH_NARROWBAND
         case .mediumband: OPUS_BANDWIDTH_MEDIUMBAND
@@ -15,7 +15,7 @@ extension OpusBandwidth {
     }
 
     /// Maps an `OPUS_BANDWIDTH_*` constant back, or nil for an unknown value.
-    public init?(rawOpusValue: Int32) {
+    package init?(rawOpusValue: Int32) {
         guard let match = Self.allCases.first(where: { $0.rawOpusValue == rawOpusValue }) else { return nil }
         self = match
     }

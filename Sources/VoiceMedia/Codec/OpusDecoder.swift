@@ -9,22 +9,22 @@ import CVoiceShims
 ///
 /// Threading: not thread-safe. Use one decoder from one thread (the media receive path); it is
 /// deliberately not `Sendable`.
-public final class OpusDecoder {
+package final class OpusDecoder {
     /// Output sample rate in Hz.
-    public let sampleRate: Int
+    package let sampleRate: Int
     /// Interleaved output channels (1 or 2).
-    public let channels: Int
+    package let channels: Int
     let state: OpaquePointer
 
     /// Samples per channel in 120 ms, the longest a packet can last: a safe output size.
-    public var maxFrameSize: Int { sampleRate / 1000 * 120 }
+    package var maxFrameSize: Int { sampleRate / 1000 * 120 }
 
     /// Creates a decoder.
     /// - Parameters:
     ///   - sampleRate: one of ``OpusEncoder/supportedSampleRates``; 48 kHz by default.
     ///   - channels: 1 (default) or 2.
     /// - Throws: ``OpusError/badArgument`` for an unsupported rate or channel count.
-    public init(sampleRate: Int = 48_000, channels: Int = 1) throws(OpusError) {
+    package init(sampleRate: Int = 48_000, channels: Int = 1) throws(OpusError) {
         guard OpusEncoder.supportedSampleRates.contains(sampleRate), channels == 1 || channels == 2 else {
             throw .badArgument
         }
@@ -48,7 +48,7 @@ public final class OpusDecoder {
     /// - Returns: samples per channel written.
     /// - Throws: ``OpusError/invalidPacket`` for empty or corrupt data,
     ///   ``OpusError/bufferTooSmall`` when `pcm` is too short.
-    public func decode(_ packet: UnsafeRawBufferPointer, into pcm: UnsafeMutableBufferPointer<Int16>) throws(OpusError) -> Int {
+    package func decode(_ packet: UnsafeRawBufferPointer, into pcm: UnsafeMutableBufferPointer<Int16>) throws(OpusError) -> Int {
         guard packet.count > 0, let data = packet.baseAddress else { throw .invalidPacket }
         return try run(data, Int32(clamping: packet.count), pcm, frames: pcm.count / channels, fec: false)
     }
@@ -59,7 +59,7 @@ public final class OpusDecoder {
     ///   - frames: duration to fill, a multiple of 2.5 ms; usually the lost packet's duration.
     ///   - pcm: room for at least `frames * channels` samples.
     /// - Returns: samples per channel written (equal to `frames`).
-    public func decodeMissing(frames: Int, into pcm: UnsafeMutableBufferPointer<Int16>) throws(OpusError) -> Int {
+    package func decodeMissing(frames: Int, into pcm: UnsafeMutableBufferPointer<Int16>) throws(OpusError) -> Int {
         guard frames > 0 else { throw .badArgument }
         guard frames * channels <= pcm.count else { throw .bufferTooSmall }
         return try run(nil, 0, pcm, frames: frames, fec: false)
@@ -74,7 +74,7 @@ public final class OpusDecoder {
     ///   - frames: duration of the lost packet, samples per channel (multiple of 2.5 ms).
     ///   - pcm: room for at least `frames * channels` samples.
     /// - Returns: samples per channel written (equal to `frames`).
-    public func decodeFEC(
+    package func decodeFEC(
         from nextPacket: UnsafeRawBufferPointer, frames: Int, into pcm: UnsafeMutableBufferPointer<Int16>
     ) throws(OpusError) -> Int {
         guard nextPacket.count > 0, let data = nextPacket.baseAddress else { throw .invalidPacket }
@@ -95,7 +95,7 @@ public final class OpusDecoder {
     /// frame-count bytes (`opus_packet_get_nb_samples`). Allocates nothing.
     /// - Throws: ``OpusError/invalidPacket`` for an empty or malformed packet,
     ///   ``OpusError/badArgument`` for an unsupported rate.
-    public static func sampleCount(of packet: UnsafeRawBufferPointer, sampleRate: Int) throws(OpusError) -> Int {
+    package static func sampleCount(of packet: UnsafeRawBufferPointer, sampleRate: Int) throws(OpusError) -> Int {
         guard OpusEncoder.supportedSampleRates.contains(sampleRate) else { throw .badArgument }
         guard packet.count > 0, let data = packet.baseAddress else { throw .invalidPacket }
         let bytes = data.assumingMemoryBound(to: UInt8.self)
@@ -106,7 +106,7 @@ public final class OpusDecoder {
     }
 
     /// Clears the decoder's history (as after creation).
-    public func reset() throws(OpusError) {
+    package func reset() throws(OpusError) {
         _ = try OpusError.check(voice_opus_decoder_reset_state(state))
     }
 
@@ -117,15 +117,15 @@ public final class OpusDecoder {
     }
 
     /// Samples per channel of the last decoded or concealed packet (`OPUS_GET_LAST_PACKET_DURATION`).
-    public var lastPacketDuration: Int {
+    package var lastPacketDuration: Int {
         get throws(OpusError) { Int(try get(voice_opus_decoder_get_last_packet_duration)) }
     }
 
     /// Pitch period of the last decoded frame in samples, or 0 when unvoiced (`OPUS_GET_PITCH`).
-    public var pitch: Int { get throws(OpusError) { Int(try get(voice_opus_decoder_get_pitch)) } }
+    package var pitch: Int { get throws(OpusError) { Int(try get(voice_opus_decoder_get_pitch)) } }
 
     /// The range decoder's final state after the last packet (`OPUS_GET_FINAL_RANGE`).
-    public var finalRange: UInt32 {
+    package var finalRange: UInt32 {
         get throws(OpusError) {
             var value: UInt32 = 0
             _ = try OpusError.check(voice_opus_decoder_get_final_range(state, &value))
@@ -134,13 +134,13 @@ public final class OpusDecoder {
     }
 
     /// Output gain in Q8 dB units (256 = +1 dB), -32768...32767.
-    public func setGain(q8dB: Int) throws(OpusError) {
+    package func setGain(q8dB: Int) throws(OpusError) {
         guard (-32_768...32_767).contains(q8dB) else { throw .badArgument }
         _ = try OpusError.check(voice_opus_decoder_set_gain(state, Int32(q8dB)))
     }
 
     /// The current output gain in Q8 dB (`OPUS_GET_GAIN`).
-    public var gainQ8dB: Int { get throws(OpusError) { Int(try get(voice_opus_decoder_get_gain)) } }
+    package var gainQ8dB: Int { get throws(OpusError) { Int(try get(voice_opus_decoder_get_gain)) } }
 }
 
 @available(*, unavailable)

@@ -10,20 +10,20 @@ import VoiceMediaTypes
 ///
 /// Threading: not thread-safe. Use one encoder from one thread (the media send path); it is
 /// deliberately not `Sendable`.
-public final class OpusEncoder {
+package final class OpusEncoder {
     /// Input sample rate in Hz.
-    public let sampleRate: Int
+    package let sampleRate: Int
     /// Interleaved channels (1 or 2).
-    public let channels: Int
+    package let channels: Int
     let state: OpaquePointer
 
     /// The sample rates libopus accepts.
-    public static let supportedSampleRates: Set<Int> = [8_000, 12_000, 16_000, 24_000, 48_000]
+    package static let supportedSampleRates: Set<Int> = [8_000, 12_000, 16_000, 24_000, 48_000]
     /// The frame durations, in milliseconds, this API accepts.
-    public static let supportedFrameDurations: [Int] = [10, 20, 40, 60]
+    package static let supportedFrameDurations: [Int] = [10, 20, 40, 60]
     /// The largest packet libopus can produce (RFC 6716: 1275 bytes per frame, 3 frames plus
     /// framing for 60 ms); a safe size for an output buffer.
-    public static let maxPacketSize = 4_000
+    package static let maxPacketSize = 4_000
 
     /// Creates an encoder.
     /// - Parameters:
@@ -31,7 +31,7 @@ public final class OpusEncoder {
     ///   - channels: 1 (default) or 2.
     ///   - application: the coding mode; ``OpusApplication/voip`` by default.
     /// - Throws: ``OpusError/badArgument`` for an unsupported rate or channel count.
-    public init(sampleRate: Int = 48_000, channels: Int = 1, application: OpusApplication = .voip) throws(OpusError) {
+    package init(sampleRate: Int = 48_000, channels: Int = 1, application: OpusApplication = .voip) throws(OpusError) {
         guard Self.supportedSampleRates.contains(sampleRate), channels == 1 || channels == 2 else {
             throw .badArgument
         }
@@ -49,7 +49,7 @@ public final class OpusEncoder {
 
     /// Samples per channel in one frame of `milliseconds` at this encoder's rate, or nil when
     /// the duration is not one of ``supportedFrameDurations``.
-    public func frameSize(milliseconds: Int) -> Int? {
+    package func frameSize(milliseconds: Int) -> Int? {
         Self.supportedFrameDurations.contains(milliseconds) ? sampleRate / 1000 * milliseconds : nil
     }
 
@@ -74,7 +74,7 @@ public final class OpusEncoder {
     /// - Throws: ``OpusError/badArgument`` for an unsupported frame size,
     ///   ``OpusError/bufferTooSmall`` when `out` cannot hold the packet.
 
-    public func encode(_ pcm: UnsafeBufferPointer<Int16>, into out: UnsafeMutableRawBufferPointer) throws(OpusError) -> Int {
+    package func encode(_ pcm: UnsafeBufferPointer<Int16>, into out: UnsafeMutableRawBufferPointer) throws(OpusError) -> Int {
         let frameSize = pcm.count / channels
         guard pcm.count % channels == 0, Self.isSupportedFrameSize(frameSize, sampleRate: sampleRate),
             let input = pcm.baseAddress
@@ -86,7 +86,7 @@ public final class OpusEncoder {
     }
 
     /// Clears the encoder's history (as after creation), keeping its settings.
-    public func reset() throws(OpusError) {
+    package func reset() throws(OpusError) {
         _ = try OpusError.check(voice_opus_encoder_reset_state(state))
     }
 }

@@ -4,7 +4,7 @@ import VoiceMediaTypes
 
 extension OpusSignal {
     /// The `OPUS_AUTO` / `OPUS_SIGNAL_*` constant.
-    public var rawOpusValue: Int32 {
+    package var rawOpusValue: Int32 {
         switch self {
         case .auto: OPUS_AUTO
         case .voice: OPUS_SIGNAL_VOICE
@@ -13,7 +13,7 @@ extension OpusSignal {
     }
 
     /// Maps an `OPUS_SIGNAL_*` constant back, or nil for an unknown value.
-    public init?(rawOpusValue: Int32) {
+    package init?(rawOpusValue: Int32) {
         switch rawOpusValue {
         case OPUS_AUTO: self = .auto
         case OPUS_SIGNAL_VOICE: self = .voice

@@ -6,20 +6,20 @@ import VoiceSupport
 ///
 /// Threading: not thread-safe; one resampler per direction, used from one thread. It is
 /// deliberately not `Sendable`.
-public final class Resampler {
+package final class Resampler {
     /// Quality levels: 0 (cheapest) to 10 (best).
-    public static let qualityRange = 0...10
+    package static let qualityRange = 0...10
     /// speexdsp's recommended quality for voice calls.
-    public static let voipQuality = 3
+    package static let voipQuality = 3
     /// speexdsp's default quality.
-    public static let defaultQuality = 4
+    package static let defaultQuality = 4
 
     /// Input sample rate in Hz.
-    public private(set) var inputRate: Int
+    package private(set) var inputRate: Int
     /// Output sample rate in Hz.
-    public private(set) var outputRate: Int
+    package private(set) var outputRate: Int
     /// Interleaved channels.
-    public let channels: Int
+    package let channels: Int
     private let state: OpaquePointer
 
     /// Creates a resampler.
@@ -29,7 +29,7 @@ public final class Resampler {
     ///   - channels: interleaved channel count (≥ 1).
     ///   - quality: 0...10, ``defaultQuality`` by default.
     /// - Throws: ``ResamplerError/invalidArgument`` for out-of-range values.
-    public init(inputRate: Int, outputRate: Int, channels: Int = 1, quality: Int = Resampler.defaultQuality) throws(ResamplerError) {
+    package init(inputRate: Int, outputRate: Int, channels: Int = 1, quality: Int = Resampler.defaultQuality) throws(ResamplerError) {
         guard inputRate > 0, outputRate > 0, inputRate <= Int(UInt32.max), outputRate <= Int(UInt32.max),
             (1...32).contains(channels), Self.qualityRange.contains(quality)
         else { throw .invalidArgument }
@@ -46,7 +46,7 @@ public final class Resampler {
 
     /// Output samples per channel that `inputFrames` input samples per channel turn into,
     /// rounded up: a safe output buffer size.
-    public func outputCapacity(forInput inputFrames: Int) -> Int {
+    package func outputCapacity(forInput inputFrames: Int) -> Int {
         (inputFrames * outputRate + inputRate - 1) / inputRate
     }
 
@@ -59,7 +59,7 @@ public final class Resampler {
     ///   - input: interleaved input samples (a whole number of frames).
     ///   - output: room for the result.
     /// - Returns: interleaved samples consumed from `input` and written to `output`.
-    public func process(
+    package func process(
         _ input: UnsafeBufferPointer<Int16>, into output: UnsafeMutableBufferPointer<Int16>
     ) throws(ResamplerError) -> (consumed: Int, produced: Int) {
         guard input.count % channels == 0 else { throw .invalidArgument }
@@ -73,7 +73,7 @@ public final class Resampler {
     }
 
     /// Changes the rates, keeping the filter history (for a renegotiated stream).
-    public func setRates(input: Int, output: Int) throws(ResamplerError) {
+    package func setRates(input: Int, output: Int) throws(ResamplerError) {
         guard input > 0, output > 0, input <= Int(UInt32.max), output <= Int(UInt32.max) else { throw .invalidArgument }
         try ResamplerError.check(speex_resampler_set_rate(state, UInt32(input), UInt32(output)))
         inputRate = input
@@ -81,31 +81,31 @@ public final class Resampler {
     }
 
     /// The quality level, 0...10.
-    public var quality: Int {
+    package var quality: Int {
         var q: Int32 = 0
         speex_resampler_get_quality(state, &q)
         return Int(q)
     }
 
     /// Changes the quality level (0...10); takes effect on the next ``process(_:into:)``.
-    public func setQuality(_ quality: Int) throws(ResamplerError) {
+    package func setQuality(_ quality: Int) throws(ResamplerError) {
         guard Self.qualityRange.contains(quality) else { throw .invalidArgument }
         try ResamplerError.check(speex_resampler_set_quality(state, Int32(quality)))
     }
 
     /// Filter delay, in input samples per channel.
-    public var inputLatency: Int { Int(speex_resampler_get_input_latency(state)) }
+    package var inputLatency: Int { Int(speex_resampler_get_input_latency(state)) }
     /// Filter delay, in output samples per channel.
-    public var outputLatency: Int { Int(speex_resampler_get_output_latency(state)) }
+    package var outputLatency: Int { Int(speex_resampler_get_output_latency(state)) }
 
     /// Drops the leading zeros the filter would otherwise emit, so output starts in step with
     /// input. Call before the first ``process(_:into:)``.
-    public func skipZeros() throws(ResamplerError) {
+    package func skipZeros() throws(ResamplerError) {
         try ResamplerError.check(speex_resampler_skip_zeros(state))
     }
 
     /// Clears the filter history (e.g. after a discontinuity).
-    public func reset() throws(ResamplerError) {
+    package func reset() throws(ResamplerError) {
         try ResamplerError.check(speex_resampler_reset_mem(state))
     }
 }

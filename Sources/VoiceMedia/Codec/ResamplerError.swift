@@ -2,26 +2,26 @@ import CSpeexDSP
 import VoiceSupport
 
 /// A speexdsp resampler failure, wrapping its `RESAMPLER_ERR_*` code.
-public struct ResamplerError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct ResamplerError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The speexdsp status code (positive), or a code from this API.
-    public let code: Int32
+    package let code: Int32
 
     /// Wraps a speexdsp status code.
-    public init(code: Int32) { self.code = code }
+    package init(code: Int32) { self.code = code }
 
     /// Memory allocation failed (`RESAMPLER_ERR_ALLOC_FAILED`).
-    public static let allocFailed = ResamplerError(code: Int32(RESAMPLER_ERR_ALLOC_FAILED))
+    package static let allocFailed = ResamplerError(code: Int32(RESAMPLER_ERR_ALLOC_FAILED))
     /// The resampler is in a bad state (`RESAMPLER_ERR_BAD_STATE`).
-    public static let badState = ResamplerError(code: Int32(RESAMPLER_ERR_BAD_STATE))
+    package static let badState = ResamplerError(code: Int32(RESAMPLER_ERR_BAD_STATE))
     /// An argument is invalid: rate, channel count, quality (`RESAMPLER_ERR_INVALID_ARG`).
-    public static let invalidArgument = ResamplerError(code: Int32(RESAMPLER_ERR_INVALID_ARG))
+    package static let invalidArgument = ResamplerError(code: Int32(RESAMPLER_ERR_INVALID_ARG))
     /// Input and output buffers overlap (`RESAMPLER_ERR_PTR_OVERLAP`).
-    public static let pointerOverlap = ResamplerError(code: Int32(RESAMPLER_ERR_PTR_OVERLAP))
+    package static let pointerOverlap = ResamplerError(code: Int32(RESAMPLER_ERR_PTR_OVERLAP))
     /// An internal length overflowed (`RESAMPLER_ERR_OVERFLOW`).
-    public static let overflow = ResamplerError(code: Int32(RESAMPLER_ERR_OVERFLOW))
+    package static let overflow = ResamplerError(code: Int32(RESAMPLER_ERR_OVERFLOW))
 
     /// speexdsp's own text for the code (`speex_resampler_strerror`).
-    public var description: String {
+    package var description: String {
         guard let text = speex_resampler_strerror(code) else { return "resampler error \(code)" }
         return "resampler: \(String(cString: text)) (\(code))"
     }

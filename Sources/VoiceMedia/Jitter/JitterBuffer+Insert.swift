@@ -12,7 +12,7 @@ extension JitterBuffer {
     ///   - duration: RTP units of audio in the payload (e.g. 960, 1920, 2880 at 48 kHz).
     ///   - arrival: when the packet was received.
     /// - Returns: what happened to the packet.
-    public mutating func insert(
+    package mutating func insert(
         sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, marker: Bool,
         payload: UnsafeRawBufferPointer, duration: Int, arrival: MediaTime
     ) -> JitterBufferInsertResult {

@@ -11,7 +11,7 @@ extension JitterBuffer {
     ///     ``JitterBufferPlayout/recoverFromNext(length:duration:)``. A packet that does not fit
     ///     is discarded and concealed instead.
     /// - Returns: what to render; its duration is how far the output advanced.
-    public mutating func nextFrame(at now: MediaTime, into payload: UnsafeMutableRawBufferPointer) -> JitterBufferPlayout {
+    package mutating func nextFrame(at now: MediaTime, into payload: UnsafeMutableRawBufferPointer) -> JitterBufferPlayout {
         switch phase {
         case .idle:
             return silence(configuration.frameDuration)

@@ -30,7 +30,7 @@ import VoiceSupport
 ///   `maxConsecutiveLate` late packets (the sender's timeline fell behind ours).
 /// - A resynchronization flushes what is still buffered (counted as discarded) and buffers
 ///   afresh from the packet that caused it.
-public struct JitterBuffer: Sendable {
+package struct JitterBuffer: Sendable {
     enum Phase: Sendable { case idle, buffering, playing }
 
     enum SlotState: UInt8, Sendable { case empty, buffered, consumed }
@@ -45,7 +45,7 @@ public struct JitterBuffer: Sendable {
     }
 
     /// The configuration in force (out-of-range values already clamped).
-    public let configuration: JitterBufferConfiguration
+    package let configuration: JitterBufferConfiguration
 
     let frameNs: Int64
     let minDelayNs: Int64
@@ -87,7 +87,7 @@ public struct JitterBuffer: Sendable {
 
     /// Creates an empty buffer, allocating all its storage. Out-of-range configuration values
     /// are clamped (see ``JitterBufferConfiguration/validate()``).
-    public init(configuration: JitterBufferConfiguration = JitterBufferConfiguration()) {
+    package init(configuration: JitterBufferConfiguration = JitterBufferConfiguration()) {
         let c = configuration.normalized
         self.configuration = c
         let rate = Int64(c.clockRate)
@@ -106,7 +106,7 @@ public struct JitterBuffer: Sendable {
     }
 
     /// Forgets every packet, the delay history and all statistics; keeps the storage.
-    public mutating func reset() {
+    package mutating func reset() {
         clearStream()
         phase = .idle
         counters = JitterBufferStats()
@@ -115,7 +115,7 @@ public struct JitterBuffer: Sendable {
     }
 
     /// Current statistics. Not for the per-packet path: it scans the slots.
-    public var stats: JitterBufferStats {
+    package var stats: JitterBufferStats {
         var s = counters
         s.bufferedPackets = bufferedCount
         s.targetDelay = MediaTime(nanoseconds: targetNs)
@@ -126,7 +126,7 @@ public struct JitterBuffer: Sendable {
     }
 
     /// RTP timestamp of the next sample to play, or nil before playout has started.
-    public var playoutTimestamp: UInt32? {
+    package var playoutTimestamp: UInt32? {
         phase == .playing ? UInt32(truncatingIfNeeded: playTs) : nil
     }
 

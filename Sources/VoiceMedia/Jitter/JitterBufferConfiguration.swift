@@ -1,53 +1,53 @@
 import VoiceSupport
 /// Tuning of a ``JitterBuffer``: RTP clock, playout frame size, delay bounds, storage and the
 /// delay estimator. Plain value; freely shared across threads.
-public struct JitterBufferConfiguration: Hashable, Sendable {
+package struct JitterBufferConfiguration: Hashable, Sendable {
     /// RTP clock rate of the stream, in Hz (48 000 for Opus).
-    public var clockRate: Int = 48_000
+    package var clockRate: Int = 48_000
     /// RTP units in one playout frame (the ptime): 960 is 20 ms at 48 kHz.
-    public var frameDuration: Int = 960
+    package var frameDuration: Int = 960
     /// Lowest target delay the buffer aims for.
-    public var minDelay: MediaTime = .milliseconds(20)
+    package var minDelay: MediaTime = .milliseconds(20)
     /// Highest target delay; also how long an underrun is concealed before it turns into silence.
-    public var maxDelay: MediaTime = .milliseconds(400)
+    package var maxDelay: MediaTime = .milliseconds(400)
     /// Target delay used until the estimator has seen enough packets.
-    public var initialDelay: MediaTime = .milliseconds(60)
+    package var initialDelay: MediaTime = .milliseconds(60)
     /// Packet slots: how many sequence numbers ahead of playout can be held.
-    public var capacity: Int = 64
+    package var capacity: Int = 64
     /// Largest payload a slot holds, in bytes; bigger payloads are refused.
-    public var maxPayloadSize: Int = 1500
+    package var maxPayloadSize: Int = 1500
     /// Quantile of the relative delay distribution the target covers (0...1).
-    public var quantile: Double = 0.95
+    package var quantile: Double = 0.95
     /// Delay samples kept in the sliding window (one per received packet).
-    public var windowSize: Int = 250
+    package var windowSize: Int = 250
     /// Shortest time between two delay adjustments made while speech is playing.
     /// Adjustments in silence (DTX gaps, talkspurt starts, underruns) are not rate-limited.
-    public var adaptationInterval: MediaTime = .milliseconds(100)
+    package var adaptationInterval: MediaTime = .milliseconds(100)
     /// How long the delay must have been two frames or more above target, with no silence in
     /// which to shed it, before packets are dropped during speech.
-    public var shrinkPatience: MediaTime = .seconds(2)
+    package var shrinkPatience: MediaTime = .seconds(2)
     /// A sequence number further ahead than this of the highest seen is a jump (RFC 3550 A.1).
-    public var maxDropout: Int = 3000
+    package var maxDropout: Int = 3000
     /// A sequence number further behind than this of the highest seen is a jump (RFC 3550 A.1).
-    public var maxMisorder: Int = 100
+    package var maxMisorder: Int = 100
     /// A timestamp further than this from the playout position is a jump.
-    public var maxTimestampJump: MediaTime = .seconds(1)
+    package var maxTimestampJump: MediaTime = .seconds(1)
     /// This many late packets in a row (none accepted between) mean the sender's timeline moved
     /// behind ours (e.g. its clock paused): the next late one resynchronizes the buffer.
-    public var maxConsecutiveLate: Int = 10
+    package var maxConsecutiveLate: Int = 10
 
     /// Creates the default configuration: 48 kHz, 20 ms frames, 20–400 ms delay, 64 slots.
-    public init() {}
+    package init() {}
 
     /// Creates a configuration for `clockRate` with `frameDuration` RTP units per frame; other
     /// values keep their defaults.
-    public init(clockRate: Int, frameDuration: Int) {
+    package init(clockRate: Int, frameDuration: Int) {
         self.clockRate = clockRate
         self.frameDuration = frameDuration
     }
 
     /// Checks every value is usable; ``JitterBuffer/init(configuration:)`` clamps bad values instead.
-    public func validate() throws(JitterBufferConfigurationError) {
+    package func validate() throws(JitterBufferConfigurationError) {
         guard clockRate > 0 else { throw .clockRate }
         guard frameDuration > 0 else { throw .frameDuration }
         guard capacity > 0 else { throw .capacity }
@@ -84,7 +84,7 @@ public struct JitterBufferConfiguration: Hashable, Sendable {
 }
 
 /// Why a ``JitterBufferConfiguration`` is unusable.
-public enum JitterBufferConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum JitterBufferConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `clockRate` is not positive.
     case clockRate
     /// `frameDuration` is not positive.
@@ -106,7 +106,7 @@ public enum JitterBufferConfigurationError: Error, Hashable, Sendable, CustomStr
     case adaptationTiming
 
     /// A readable explanation.
-    public var description: String {
+    package var description: String {
         switch self {
         case .clockRate: "jitter buffer: clock rate must be positive"
         case .frameDuration: "jitter buffer: frame duration must be positive"

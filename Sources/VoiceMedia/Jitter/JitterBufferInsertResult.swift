@@ -1,6 +1,6 @@
 /// What ``JitterBuffer/insert(sequenceNumber:timestamp:ssrc:marker:payload:duration:arrival:)``
 /// did with a packet.
-public enum JitterBufferInsertResult: Hashable, Sendable {
+package enum JitterBufferInsertResult: Hashable, Sendable {
     /// Stored; it will be played (or serve as a recovery source) in order.
     case accepted
     /// Same sequence number already buffered or already played: dropped.

@@ -1,6 +1,6 @@
 /// What to render for one playout request; see ``JitterBuffer/nextFrame(at:into:)``.
 /// Durations are in RTP clock units.
-public enum JitterBufferPlayout: Hashable, Sendable {
+package enum JitterBufferPlayout: Hashable, Sendable {
     /// A packet's payload (`length` bytes) was copied into the caller's buffer: decode it.
     case packet(length: Int, duration: Int)
     /// The frame is missing but the next packet is buffered: its payload (`length` bytes) was
@@ -13,7 +13,7 @@ public enum JitterBufferPlayout: Hashable, Sendable {
     case silence(duration: Int)
 
     /// RTP units this output covers.
-    public var duration: Int {
+    package var duration: Int {
         switch self {
         case .packet(_, let d), .recoverFromNext(_, let d), .conceal(let d), .silence(let d): d
         }

@@ -1,54 +1,54 @@
 import VoiceSupport
 /// Counters and delay figures of a ``JitterBuffer``. Counters are cumulative since `init` or
 /// ``JitterBuffer/reset()``; resynchronizations keep them.
-public struct JitterBufferStats: Hashable, Sendable {
+package struct JitterBufferStats: Hashable, Sendable {
     /// Media buffered ahead of the playout position (end of the newest buffered packet minus
     /// the next timestamp to play); zero when nothing is buffered.
-    public var currentDelay: MediaTime = .zero
+    package var currentDelay: MediaTime = .zero
     /// The delay the buffer steers toward: quantile of relative packet delay plus one frame,
     /// clamped to `minDelay...maxDelay`.
-    public var targetDelay: MediaTime = .zero
+    package var targetDelay: MediaTime = .zero
     /// How long the earliest-arriving packets of the window wait before playout, as of the last
     /// playout request: the delay actually applied, compared with ``targetDelay``.
-    public var playoutDelay: MediaTime = .zero
+    package var playoutDelay: MediaTime = .zero
     /// RFC 3550 interarrival jitter estimate.
-    public var jitter: MediaTime = .zero
+    package var jitter: MediaTime = .zero
     /// Packets currently stored.
-    public var bufferedPackets: Int = 0
+    package var bufferedPackets: Int = 0
     /// Packets handed to `insert`, whatever the outcome.
-    public var received: Int = 0
+    package var received: Int = 0
     /// Duplicates dropped.
-    public var duplicates: Int = 0
+    package var duplicates: Int = 0
     /// Packets dropped because their frame had already gone out.
-    public var late: Int = 0
+    package var late: Int = 0
     /// Packets refused for an oversize payload.
-    public var tooLarge: Int = 0
+    package var tooLarge: Int = 0
     /// Packets refused as far out of range.
-    public var outOfRange: Int = 0
+    package var outOfRange: Int = 0
     /// Buffered packets thrown away: to shrink the delay, on overflow, on a flush, or because the
     /// caller's buffer was too small.
-    public var discarded: Int = 0
+    package var discarded: Int = 0
     /// Packets played out.
-    public var playedPackets: Int = 0
+    package var playedPackets: Int = 0
     /// Frames reported as ``JitterBufferPlayout/conceal(duration:)`` for packets known to be
     /// missing (a later packet is buffered).
-    public var concealedFrames: Int = 0
+    package var concealedFrames: Int = 0
     /// Frames reported as ``JitterBufferPlayout/conceal(duration:)`` because nothing was
     /// buffered: late packets, a DTX pause or the end of the stream; not counted as loss.
-    public var underrunFrames: Int = 0
+    package var underrunFrames: Int = 0
     /// Frames reported as ``JitterBufferPlayout/recoverFromNext(length:duration:)``.
-    public var recoveredFrames: Int = 0
+    package var recoveredFrames: Int = 0
     /// Frames reported as ``JitterBufferPlayout/silence(duration:)``.
-    public var silenceFrames: Int = 0
+    package var silenceFrames: Int = 0
     /// Frames inserted (as silence or concealment) to grow the delay.
-    public var insertedFrames: Int = 0
+    package var insertedFrames: Int = 0
     /// Frames removed (a silence frame skipped or a packet dropped) to shrink the delay.
-    public var removedFrames: Int = 0
+    package var removedFrames: Int = 0
     /// Times the buffer flushed and restarted (SSRC change or confirmed jump).
-    public var resyncs: Int = 0
+    package var resyncs: Int = 0
     /// Of ``resyncs``, those caused by a new SSRC.
-    public var ssrcChanges: Int = 0
+    package var ssrcChanges: Int = 0
 
     /// Creates zeroed statistics.
-    public init() {}
+    package init() {}
 }

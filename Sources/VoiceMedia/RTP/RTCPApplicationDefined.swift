@@ -1,16 +1,16 @@
 /// An application-defined RTCP packet (APP, packet type 204; RFC 3550 §6.7), passed through uninterpreted.
-public struct RTCPApplicationDefined: Hashable, Sendable {
+package struct RTCPApplicationDefined: Hashable, Sendable {
     /// The 5-bit subtype carried in the count field.
-    public var subtype: UInt8
+    package var subtype: UInt8
     /// The sender's SSRC.
-    public var ssrc: UInt32
+    package var ssrc: UInt32
     /// The four ASCII characters naming the application, as a big-endian word.
-    public var name: UInt32
+    package var name: UInt32
     /// Application data, a multiple of 4 bytes.
-    public var data: [UInt8]
+    package var data: [UInt8]
 
     /// Creates an APP packet.
-    public init(subtype: UInt8, ssrc: UInt32, name: UInt32, data: [UInt8] = []) {
+    package init(subtype: UInt8, ssrc: UInt32, name: UInt32, data: [UInt8] = []) {
         self.subtype = subtype
         self.ssrc = ssrc
         self.name = name
@@ -18,5 +18,5 @@ public struct RTCPApplicationDefined: Hashable, Sendable {
     }
 
     /// RTCP packet type.
-    public static let packetType: UInt8 = 204
+    package static let packetType: UInt8 = 204
 }

@@ -5,15 +5,15 @@ import VoiceSupport
 /// the last packet, each length inside the datagram and the lengths summing to its size, and
 /// (unless disabled for reduced-size RTCP, RFC 5506) an SR or RR first. RTCP runs every few
 /// seconds, so this type allocates freely; it still reads only through ``ByteReader``.
-public struct RTCPCompoundPacket: Hashable, Sendable {
+package struct RTCPCompoundPacket: Hashable, Sendable {
     /// The packets, in wire order.
-    public var packets: [RTCPPacket]
+    package var packets: [RTCPPacket]
 
     /// Creates a compound packet from its parts.
-    public init(packets: [RTCPPacket]) { self.packets = packets }
+    package init(packets: [RTCPPacket]) { self.packets = packets }
 
     /// Creates the regular compound packet: a report, an SDES, and optionally a BYE last.
-    public init(report: RTCPPacket, sourceDescription: RTCPSourceDescription, goodbye: RTCPGoodbye? = nil) {
+    package init(report: RTCPPacket, sourceDescription: RTCPSourceDescription, goodbye: RTCPGoodbye? = nil) {
         var packets = [report, .sourceDescription(sourceDescription)]
         if let goodbye { packets.append(.goodbye(goodbye)) }
         self.init(packets: packets)
@@ -25,7 +25,7 @@ public struct RTCPCompoundPacket: Hashable, Sendable {
     ///   - bytes: The datagram.
     ///   - requireReportFirst: Whether the first packet must be an SR or RR (true per RFC 3550).
     /// - Throws: ``RTCPError`` for the first inconsistency found.
-    public init(parsing bytes: UnsafeRawBufferPointer, requireReportFirst: Bool = true) throws(RTCPError) {
+    package init(parsing bytes: UnsafeRawBufferPointer, requireReportFirst: Bool = true) throws(RTCPError) {
         guard !bytes.isEmpty else { throw .empty }
         var reader = ByteReader(bytes)
         var packets: [RTCPPacket] = []
@@ -64,7 +64,7 @@ public struct RTCPCompoundPacket: Hashable, Sendable {
     /// Parses a compound packet from an array or slice.
     ///
     /// - Throws: ``RTCPError`` for the first inconsistency found.
-    public init(parsing bytes: some Collection<UInt8>, requireReportFirst: Bool = true) throws(RTCPError) {
+    package init(parsing bytes: some Collection<UInt8>, requireReportFirst: Bool = true) throws(RTCPError) {
         let copy = Array(bytes)
         self = try copy.withUnsafeBytes { raw in
             Result { () throws(RTCPError) in try RTCPCompoundPacket(parsing: raw, requireReportFirst: requireReportFirst) }
@@ -85,12 +85,12 @@ public struct RTCPCompoundPacket: Hashable, Sendable {
     }
 
     /// Bytes ``serialized()`` produces.
-    public var encodedLength: Int { packets.reduce(0) { $0 + $1.encodedLength } }
+    package var encodedLength: Int { packets.reduce(0) { $0 + $1.encodedLength } }
 
     /// Writes every packet back to back.
     ///
     /// - Throws: ``RTCPError/empty`` with no packets, or any error from ``RTCPPacket/write(into:)``.
-    public func write(into writer: inout ByteWriter) throws(RTCPError) {
+    package func write(into writer: inout ByteWriter) throws(RTCPError) {
         guard !packets.isEmpty else { throw .empty }
         for packet in packets { try packet.write(into: &writer) }
     }
@@ -98,7 +98,7 @@ public struct RTCPCompoundPacket: Hashable, Sendable {
     /// Serializes the compound packet.
     ///
     /// - Throws: As ``write(into:)``.
-    public func serialized() throws(RTCPError) -> [UInt8] {
+    package func serialized() throws(RTCPError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: encodedLength)
         try bytes.withUnsafeMutableBytes { raw in
             Result { () throws(RTCPError) in

@@ -3,7 +3,7 @@ import VoiceSupport
 ///
 /// A struct over a private code so cases can be added without breaking callers; compare
 /// against the `static let` values.
-public struct RTCPError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct RTCPError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Code: Hashable, Sendable {
         case truncated
         case badVersion
@@ -20,26 +20,26 @@ public struct RTCPError: Error, Hashable, Sendable, CustomStringConvertible {
     private init(_ code: Code) { self.code = code }
 
     /// A packet's header or body is shorter than its counts and lengths say.
-    public static let truncated = RTCPError(.truncated)
+    package static let truncated = RTCPError(.truncated)
     /// The version field is not 2.
-    public static let badVersion = RTCPError(.badVersion)
+    package static let badVersion = RTCPError(.badVersion)
     /// Padding on a packet that is not last in the compound, or a pad count of zero or larger than the body.
-    public static let badPadding = RTCPError(.badPadding)
+    package static let badPadding = RTCPError(.badPadding)
     /// A length field runs past the compound packet, or data to write is not a whole number of 32-bit words.
-    public static let badLength = RTCPError(.badLength)
+    package static let badLength = RTCPError(.badLength)
     /// More than 31 report blocks, chunks or SSRCs, or an APP subtype above 31.
-    public static let badCount = RTCPError(.badCount)
+    package static let badCount = RTCPError(.badCount)
     /// The compound packet does not start with an SR or RR (RFC 3550 §6.1, A.2).
-    public static let badFirstPacket = RTCPError(.badFirstPacket)
+    package static let badFirstPacket = RTCPError(.badFirstPacket)
     /// An SDES item has type 0 or is longer than 255 bytes, or a BYE reason is longer than 255 bytes.
-    public static let badItem = RTCPError(.badItem)
+    package static let badItem = RTCPError(.badItem)
     /// There are no packets.
-    public static let empty = RTCPError(.empty)
+    package static let empty = RTCPError(.empty)
     /// The destination buffer is too small.
-    public static let bufferTooSmall = RTCPError(.bufferTooSmall)
+    package static let bufferTooSmall = RTCPError(.bufferTooSmall)
 
     /// A human-readable explanation.
-    public var description: String {
+    package var description: String {
         switch code {
         case .truncated: "RTCP packet truncated"
         case .badVersion: "RTCP version is not 2"

@@ -1,16 +1,16 @@
 /// An RTCP goodbye (BYE, packet type 203; RFC 3550 §6.6).
-public struct RTCPGoodbye: Hashable, Sendable {
+package struct RTCPGoodbye: Hashable, Sendable {
     /// Sources leaving, at most 31.
-    public var ssrcs: [UInt32]
+    package var ssrcs: [UInt32]
     /// Optional reason for leaving, at most 255 UTF-8 bytes.
-    public var reason: String?
+    package var reason: String?
 
     /// Creates a goodbye.
-    public init(ssrcs: [UInt32], reason: String? = nil) {
+    package init(ssrcs: [UInt32], reason: String? = nil) {
         self.ssrcs = ssrcs
         self.reason = reason
     }
 
     /// RTCP packet type.
-    public static let packetType: UInt8 = 203
+    package static let packetType: UInt8 = 203
 }

@@ -7,7 +7,7 @@ extension RTCPPacket {
     ///   - count: The header's 5-bit count field (RC, SC or APP subtype).
     ///   - body: The body bytes.
     /// - Throws: ``RTCPError/truncated`` when the body is shorter than its counts say.
-    public init(packetType: UInt8, count: UInt8, body: UnsafeRawBufferPointer) throws(RTCPError) {
+    package init(packetType: UInt8, count: UInt8, body: UnsafeRawBufferPointer) throws(RTCPError) {
         var reader = ByteReader(body)
         do throws(ByteReader.Error) {
             switch packetType {

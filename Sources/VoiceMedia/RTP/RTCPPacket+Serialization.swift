@@ -1,7 +1,7 @@
 import VoiceSupport
 extension RTCPPacket {
     /// Bytes ``write(into:)`` produces, header included.
-    public var encodedLength: Int {
+    package var encodedLength: Int {
         RTCPPacket.headerLength + bodyLength
     }
 
@@ -61,7 +61,7 @@ extension RTCPPacket {
     /// - Throws: ``RTCPError/badCount`` for more than 31 blocks/chunks/SSRCs or a subtype above 31,
     ///   ``RTCPError/badLength`` for extension or APP data that is not a multiple of 4,
     ///   ``RTCPError/badItem`` for SDES items of type 0 or items over 255 bytes, ``RTCPError/bufferTooSmall``.
-    public func write(into writer: inout ByteWriter) throws(RTCPError) {
+    package func write(into writer: inout ByteWriter) throws(RTCPError) {
         try validate()
         do throws(ByteWriter.Error) {
             try writer.write(UInt8(0x80 | countField))

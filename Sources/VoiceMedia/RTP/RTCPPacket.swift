@@ -1,5 +1,5 @@
 /// One RTCP packet inside a compound packet (RFC 3550 §6).
-public enum RTCPPacket: Hashable, Sendable {
+package enum RTCPPacket: Hashable, Sendable {
     /// Sender report (200).
     case senderReport(RTCPSenderReport)
     /// Receiver report (201).
@@ -14,7 +14,7 @@ public enum RTCPPacket: Hashable, Sendable {
     case other(packetType: UInt8, count: UInt8, body: [UInt8])
 
     /// The packet type byte.
-    public var packetType: UInt8 {
+    package var packetType: UInt8 {
         switch self {
         case .senderReport: RTCPSenderReport.packetType
         case .receiverReport: RTCPReceiverReport.packetType
@@ -26,5 +26,5 @@ public enum RTCPPacket: Hashable, Sendable {
     }
 
     /// Size of the common header that starts every RTCP packet.
-    public static let headerLength = 4
+    package static let headerLength = 4
 }

@@ -1,23 +1,23 @@
 import VoiceSupport
 /// One reception report block of an SR or RR (RFC 3550 §6.4.1), 24 bytes on the wire.
-public struct RTCPReportBlock: Hashable, Sendable {
+package struct RTCPReportBlock: Hashable, Sendable {
     /// The source this block reports on.
-    public var ssrc: UInt32
+    package var ssrc: UInt32
     /// Fraction of packets lost since the previous report, in 1/256 units.
-    public var fractionLost: UInt8
+    package var fractionLost: UInt8
     /// Cumulative packets lost (24-bit signed on the wire; duplicates can make it negative).
-    public var cumulativeLost: Int32
+    package var cumulativeLost: Int32
     /// Extended highest sequence number received (cycles in the high 16 bits).
-    public var extendedHighestSequenceNumber: UInt32
+    package var extendedHighestSequenceNumber: UInt32
     /// Interarrival jitter in RTP timestamp units.
-    public var jitter: UInt32
+    package var jitter: UInt32
     /// Middle 32 bits of the NTP timestamp of the last SR received from the source, or 0.
-    public var lastSR: UInt32
+    package var lastSR: UInt32
     /// Delay since that SR in 1/65536 s, or 0.
-    public var delaySinceLastSR: UInt32
+    package var delaySinceLastSR: UInt32
 
     /// Creates a report block.
-    public init(
+    package init(
         ssrc: UInt32, fractionLost: UInt8 = 0, cumulativeLost: Int32 = 0, extendedHighestSequenceNumber: UInt32 = 0,
         jitter: UInt32 = 0, lastSR: UInt32 = 0, delaySinceLastSR: UInt32 = 0
     ) {
@@ -31,11 +31,11 @@ public struct RTCPReportBlock: Hashable, Sendable {
     }
 
     /// Encoded size of a block.
-    public static let encodedLength = 24
+    package static let encodedLength = 24
     /// Largest cumulative loss the 24-bit field holds.
-    public static let maxCumulativeLost: Int32 = 0x7F_FFFF
+    package static let maxCumulativeLost: Int32 = 0x7F_FFFF
     /// Smallest cumulative loss the 24-bit field holds.
-    public static let minCumulativeLost: Int32 = -0x80_0000
+    package static let minCumulativeLost: Int32 = -0x80_0000
 
     init(reading reader: inout ByteReader) throws(ByteReader.Error) {
         ssrc = try reader.readUInt32()

@@ -1,22 +1,22 @@
 /// An RTCP sender report (SR, packet type 200; RFC 3550 §6.4.1).
-public struct RTCPSenderReport: Hashable, Sendable {
+package struct RTCPSenderReport: Hashable, Sendable {
     /// The sender's SSRC.
-    public var ssrc: UInt32
+    package var ssrc: UInt32
     /// Wall-clock time the report was sent.
-    public var ntpTimestamp: NTPTimestamp
+    package var ntpTimestamp: NTPTimestamp
     /// The same instant in the sender's RTP timestamp units.
-    public var rtpTimestamp: UInt32
+    package var rtpTimestamp: UInt32
     /// RTP data packets sent since starting transmission.
-    public var packetCount: UInt32
+    package var packetCount: UInt32
     /// RTP payload octets sent since starting transmission.
-    public var octetCount: UInt32
+    package var octetCount: UInt32
     /// Reception reports, at most 31.
-    public var reportBlocks: [RTCPReportBlock]
+    package var reportBlocks: [RTCPReportBlock]
     /// Profile-specific extension bytes after the report blocks (a multiple of 4).
-    public var profileExtension: [UInt8]
+    package var profileExtension: [UInt8]
 
     /// Creates a sender report.
-    public init(
+    package init(
         ssrc: UInt32, ntpTimestamp: NTPTimestamp, rtpTimestamp: UInt32, packetCount: UInt32, octetCount: UInt32,
         reportBlocks: [RTCPReportBlock] = [], profileExtension: [UInt8] = []
     ) {
@@ -30,5 +30,5 @@ public struct RTCPSenderReport: Hashable, Sendable {
     }
 
     /// RTCP packet type.
-    public static let packetType: UInt8 = 200
+    package static let packetType: UInt8 = 200
 }

@@ -3,7 +3,7 @@ import VoiceSupport
 ///
 /// A struct over a private code so cases can be added without breaking callers; compare
 /// against the `static let` values.
-public struct RTPError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct RTPError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Code: Hashable, Sendable {
         case truncated
         case badVersion
@@ -19,24 +19,24 @@ public struct RTPError: Error, Hashable, Sendable, CustomStringConvertible {
     private init(_ code: Code) { self.code = code }
 
     /// Fewer bytes than the fixed header, CSRC list or extension header need.
-    public static let truncated = RTPError(.truncated)
+    package static let truncated = RTPError(.truncated)
     /// The version field is not 2.
-    public static let badVersion = RTPError(.badVersion)
+    package static let badVersion = RTPError(.badVersion)
     /// The P bit is set but the pad count is zero or larger than the bytes after the header.
-    public static let badPadding = RTPError(.badPadding)
+    package static let badPadding = RTPError(.badPadding)
     /// The extension length runs past the packet, or extension data is not a whole number of 32-bit words.
-    public static let badExtensionLength = RTPError(.badExtensionLength)
+    package static let badExtensionLength = RTPError(.badExtensionLength)
     /// The CSRC list runs past the packet, or more than 15 CSRCs were given to write.
-    public static let badCSRCCount = RTPError(.badCSRCCount)
+    package static let badCSRCCount = RTPError(.badCSRCCount)
     /// The payload type is above 127, or the packet is an RTCP SR/RR/SDES/BYE/APP (RFC 5761).
-    public static let badPayloadType = RTPError(.badPayloadType)
+    package static let badPayloadType = RTPError(.badPayloadType)
     /// An RFC 8285 extension element has an invalid ID or runs past the extension data.
-    public static let badExtensionElement = RTPError(.badExtensionElement)
+    package static let badExtensionElement = RTPError(.badExtensionElement)
     /// The destination buffer is too small for what is being written.
-    public static let bufferTooSmall = RTPError(.bufferTooSmall)
+    package static let bufferTooSmall = RTPError(.bufferTooSmall)
 
     /// A human-readable explanation.
-    public var description: String {
+    package var description: String {
         switch code {
         case .truncated: "RTP packet truncated"
         case .badVersion: "RTP version is not 2"

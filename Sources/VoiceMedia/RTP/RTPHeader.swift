@@ -4,26 +4,26 @@ import VoiceSupport
 /// ``write(into:)`` validates and serializes it; the receive path reads headers through
 /// ``RTPPacketView`` instead. For the common 12-byte header the send path uses
 /// ``writeMinimal(marker:payloadType:sequenceNumber:timestamp:ssrc:into:)``.
-public struct RTPHeader: Hashable, Sendable {
+package struct RTPHeader: Hashable, Sendable {
     /// The marker bit (first packet of a talkspurt for audio).
-    public var marker: Bool
+    package var marker: Bool
     /// The payload type, 0-127.
-    public var payloadType: UInt8
+    package var payloadType: UInt8
     /// The 16-bit sequence number.
-    public var sequenceNumber: UInt16
+    package var sequenceNumber: UInt16
     /// The 32-bit media timestamp.
-    public var timestamp: UInt32
+    package var timestamp: UInt32
     /// The synchronization source.
-    public var ssrc: UInt32
+    package var ssrc: UInt32
     /// Contributing sources, at most 15.
-    public var csrcs: [UInt32]
+    package var csrcs: [UInt32]
     /// The header extension, if any (sets the X bit).
-    public var `extension`: RTPHeaderExtension?
+    package var `extension`: RTPHeaderExtension?
     /// Padding bytes that follow the payload, including the count byte; 0 for none (P bit clear).
-    public var padding: UInt8
+    package var padding: UInt8
 
     /// Creates a header.
-    public init(
+    package init(
         marker: Bool = false, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32,
         csrcs: [UInt32] = [], extension: RTPHeaderExtension? = nil, padding: UInt8 = 0
     ) {
@@ -38,10 +38,10 @@ public struct RTPHeader: Hashable, Sendable {
     }
 
     /// Size of the fixed header without CSRCs or extension.
-    public static let minimumLength = 12
+    package static let minimumLength = 12
 
     /// Bytes ``write(into:)`` produces (fixed header, CSRCs, extension; not padding).
-    public var encodedLength: Int {
+    package var encodedLength: Int {
         Self.minimumLength + csrcs.count * 4 + (`extension`.map { 4 + $0.data.count } ?? 0)
     }
 
@@ -50,7 +50,7 @@ public struct RTPHeader: Hashable, Sendable {
     /// - Throws: ``RTPError/badPayloadType``, ``RTPError/badCSRCCount``,
     ///   ``RTPError/badExtensionLength`` for invalid fields; ``RTPError/bufferTooSmall``
     ///   if the writer is full (the writer may then hold a partial header).
-    public func write(into writer: inout ByteWriter) throws(RTPError) {
+    package func write(into writer: inout ByteWriter) throws(RTPError) {
         guard payloadType <= 0x7F else { throw .badPayloadType }
         guard csrcs.count <= 15 else { throw .badCSRCCount }
         if let ext = `extension` {
@@ -81,7 +81,7 @@ public struct RTPHeader: Hashable, Sendable {
     /// Writes the ``padding`` bytes that follow the payload: zeros, then the count.
     ///
     /// - Throws: ``RTPError/bufferTooSmall`` if the writer is full.
-    public func writePadding(into writer: inout ByteWriter) throws(RTPError) {
+    package func writePadding(into writer: inout ByteWriter) throws(RTPError) {
         guard padding > 0 else { return }
         do throws(ByteWriter.Error) {
             try writer.writeZeros(Int(padding) - 1)
@@ -95,7 +95,7 @@ public struct RTPHeader: Hashable, Sendable {
     ///
     /// Real-time safe. Returns the bytes written: 12, or 0 if `buffer` is shorter than 12
     /// bytes or `payloadType` exceeds 127.
-    @inlinable public static func writeMinimal(
+    @inlinable package static func writeMinimal(
         marker: Bool, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32,
         into buffer: UnsafeMutableRawBufferPointer
     ) -> Int {

@@ -2,7 +2,7 @@ extension RTPHeaderExtension {
     /// Builds an RFC 8285 one-byte-header extension (profile `0xBEDE`), zero-padded to 32 bits.
     ///
     /// - Throws: ``RTPError/badExtensionElement`` if an ID is outside 1-14 or data is not 1-16 bytes.
-    public static func oneByte(_ elements: [RTPHeaderExtensionElement]) throws(RTPError) -> RTPHeaderExtension {
+    package static func oneByte(_ elements: [RTPHeaderExtensionElement]) throws(RTPError) -> RTPHeaderExtension {
         var data: [UInt8] = []
         for element in elements {
             guard (1...14).contains(element.id), (1...16).contains(element.data.count) else {
@@ -18,7 +18,7 @@ extension RTPHeaderExtension {
     /// Builds an RFC 8285 two-byte-header extension (profile `0x100` + `appBits`), zero-padded to 32 bits.
     ///
     /// - Throws: ``RTPError/badExtensionElement`` if an ID is 0, data exceeds 255 bytes or `appBits` exceeds 15.
-    public static func twoByte(_ elements: [RTPHeaderExtensionElement], appBits: UInt8 = 0) throws(RTPError) -> RTPHeaderExtension {
+    package static func twoByte(_ elements: [RTPHeaderExtensionElement], appBits: UInt8 = 0) throws(RTPError) -> RTPHeaderExtension {
         guard appBits <= 0x0F else { throw .badExtensionElement }
         var data: [UInt8] = []
         for element in elements {
@@ -34,7 +34,7 @@ extension RTPHeaderExtension {
     /// The RFC 8285 elements in this extension, or nil if its profile is not an RFC 8285 form.
     ///
     /// - Throws: ``RTPError/badExtensionElement`` if an element runs past the data.
-    public func elements() throws(RTPError) -> [RTPHeaderExtensionElement]? {
+    package func elements() throws(RTPError) -> [RTPHeaderExtensionElement]? {
         guard let form = elementForm else { return nil }
         return try data.withUnsafeBytes { raw in
             Result { () throws(RTPError) in

@@ -3,40 +3,40 @@
 ///
 /// RFC 8285 one-byte (profile `0xBEDE`) and two-byte (profile `0x100x`) element forms are
 /// built with ``oneByte(_:)`` / ``twoByte(_:appBits:)`` and read back with ``elements()``.
-public struct RTPHeaderExtension: Hashable, Sendable {
+package struct RTPHeaderExtension: Hashable, Sendable {
     /// The profile-defined 16-bit identifier (`0xBEDE` for RFC 8285 one-byte elements).
-    public var profile: UInt16
+    package var profile: UInt16
     /// Extension data, excluding the 4-byte profile/length word; a multiple of 4 bytes to be written.
-    public var data: [UInt8]
+    package var data: [UInt8]
 
     /// Creates an extension from a profile word and raw data.
-    public init(profile: UInt16, data: [UInt8]) {
+    package init(profile: UInt16, data: [UInt8]) {
         self.profile = profile
         self.data = data
     }
 
     /// The RFC 8285 one-byte header profile.
-    public static let oneByteProfile: UInt16 = 0xBEDE
+    package static let oneByteProfile: UInt16 = 0xBEDE
     /// The RFC 8285 two-byte header profile with zero app bits; the low 4 bits carry app bits.
-    public static let twoByteProfile: UInt16 = 0x1000
+    package static let twoByteProfile: UInt16 = 0x1000
 
     /// The RFC 8285 form this extension's profile selects, if any.
-    public var elementForm: RTPHeaderExtensionElement.Form? {
+    package var elementForm: RTPHeaderExtensionElement.Form? {
         RTPHeaderExtensionElement.Form(profile: profile)
     }
 }
 
 /// One RFC 8285 header extension element: a local identifier and its data.
-public struct RTPHeaderExtensionElement: Hashable, Sendable {
+package struct RTPHeaderExtensionElement: Hashable, Sendable {
     /// Which RFC 8285 element encoding an extension uses.
-    public enum Form: Hashable, Sendable {
+    package enum Form: Hashable, Sendable {
         /// One-byte headers: ID 1-14, 1-16 data bytes.
         case oneByte
         /// Two-byte headers: ID 1-255, 0-255 data bytes.
         case twoByte
 
         /// The form selected by an extension profile word, or nil for other profiles.
-        @inlinable public init?(profile: UInt16) {
+        @inlinable package init?(profile: UInt16) {
             if profile == RTPHeaderExtension.oneByteProfile {
                 self = .oneByte
             } else if profile & 0xFFF0 == RTPHeaderExtension.twoByteProfile {
@@ -48,12 +48,12 @@ public struct RTPHeaderExtensionElement: Hashable, Sendable {
     }
 
     /// The local identifier negotiated in SDP (`a=extmap`).
-    public var id: UInt8
+    package var id: UInt8
     /// The element's data.
-    public var data: [UInt8]
+    package var data: [UInt8]
 
     /// Creates an element.
-    public init(id: UInt8, data: [UInt8]) {
+    package init(id: UInt8, data: [UInt8]) {
         self.id = id
         self.data = data
     }

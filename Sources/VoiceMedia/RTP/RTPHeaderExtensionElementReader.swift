@@ -4,13 +4,13 @@ import VoiceSupport
 /// Padding bytes are skipped. In the one-byte form an element with ID 15 (reserved) ends
 /// processing, as RFC 8285 §4.2 requires, and so does ID 0 with a non-zero length.
 /// The reader borrows the extension data; it must not outlive it.
-public struct RTPHeaderExtensionElementReader {
+package struct RTPHeaderExtensionElementReader {
     @usableFromInline var reader: ByteReader
     @usableFromInline let form: RTPHeaderExtensionElement.Form
     @usableFromInline var finished = false
 
     /// Creates a reader over extension `data` encoded in `form`.
-    @inlinable public init(data: UnsafeRawBufferPointer, form: RTPHeaderExtensionElement.Form) {
+    @inlinable package init(data: UnsafeRawBufferPointer, form: RTPHeaderExtensionElement.Form) {
         self.reader = ByteReader(data)
         self.form = form
     }
@@ -18,7 +18,7 @@ public struct RTPHeaderExtensionElementReader {
     /// The next element, or nil at the end.
     ///
     /// - Throws: ``RTPError/badExtensionElement`` if an element's length runs past the data.
-    public mutating func next() throws(RTPError) -> (id: UInt8, data: UnsafeRawBufferPointer)? {
+    package mutating func next() throws(RTPError) -> (id: UInt8, data: UnsafeRawBufferPointer)? {
         while !finished {
             guard !reader.isAtEnd else { return nil }
             do throws(ByteReader.Error) {

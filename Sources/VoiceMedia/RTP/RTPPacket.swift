@@ -1,14 +1,14 @@
 import VoiceSupport
 /// An owning RTP packet: header plus payload bytes. For tests and non-real-time paths;
 /// the media path uses ``RTPPacketView`` and ``RTPHeader/writeMinimal(marker:payloadType:sequenceNumber:timestamp:ssrc:into:)``.
-public struct RTPPacket: Hashable, Sendable {
+package struct RTPPacket: Hashable, Sendable {
     /// The header, including CSRCs, extension and padding length.
-    public var header: RTPHeader
+    package var header: RTPHeader
     /// The payload, excluding padding.
-    public var payload: [UInt8]
+    package var payload: [UInt8]
 
     /// Creates a packet.
-    public init(header: RTPHeader, payload: [UInt8]) {
+    package init(header: RTPHeader, payload: [UInt8]) {
         self.header = header
         self.payload = payload
     }
@@ -16,7 +16,7 @@ public struct RTPPacket: Hashable, Sendable {
     /// Parses and copies a packet from raw bytes.
     ///
     /// - Throws: ``RTPError`` as ``RTPPacketView/init(parsing:)`` does.
-    public init(parsing bytes: UnsafeRawBufferPointer) throws(RTPError) {
+    package init(parsing bytes: UnsafeRawBufferPointer) throws(RTPError) {
         let view = try RTPPacketView(parsing: bytes)
         self.init(header: view.header, payload: Array(view.payload))
     }
@@ -24,7 +24,7 @@ public struct RTPPacket: Hashable, Sendable {
     /// Parses and copies a packet from an array or slice.
     ///
     /// - Throws: ``RTPError`` as ``RTPPacketView/init(parsing:)`` does.
-    public init(parsing bytes: some Collection<UInt8>) throws(RTPError) {
+    package init(parsing bytes: some Collection<UInt8>) throws(RTPError) {
         let copy = Array(bytes)
         self = try copy.withUnsafeBytes { raw in
             Result { () throws(RTPError) in try RTPPacket(parsing: raw) }
@@ -32,12 +32,12 @@ public struct RTPPacket: Hashable, Sendable {
     }
 
     /// Total encoded size: header, payload and padding.
-    public var encodedLength: Int { header.encodedLength + payload.count + Int(header.padding) }
+    package var encodedLength: Int { header.encodedLength + payload.count + Int(header.padding) }
 
     /// Serializes the packet.
     ///
     /// - Throws: ``RTPError`` if a header field is invalid.
-    public func serialized() throws(RTPError) -> [UInt8] {
+    package func serialized() throws(RTPError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: encodedLength)
         try bytes.withUnsafeMutableBytes { raw in
             Result { () throws(RTPError) in

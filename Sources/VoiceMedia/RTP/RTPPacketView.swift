@@ -5,31 +5,31 @@ import VoiceSupport
 /// and rejects RTCP SR/RR/SDES/BYE/APP packets that arrive on an rtcp-mux port. The view
 /// borrows the buffer it was parsed from and must not outlive it. Use it on the receive path;
 /// use ``RTPPacket`` where an owning copy is wanted.
-public struct RTPPacketView {
+package struct RTPPacketView {
     /// The raw first header byte (V, P, X, CC).
     @usableFromInline let byte0: UInt8
     /// The raw second header byte (M, PT).
     @usableFromInline let byte1: UInt8
     /// The 16-bit sequence number.
-    public let sequenceNumber: UInt16
+    package let sequenceNumber: UInt16
     /// The 32-bit media timestamp.
-    public let timestamp: UInt32
+    package let timestamp: UInt32
     /// The synchronization source.
-    public let ssrc: UInt32
+    package let ssrc: UInt32
     @usableFromInline let csrcBytes: UnsafeRawBufferPointer
     /// The extension's profile word, or nil when the X bit is clear.
-    public let extensionProfile: UInt16?
+    package let extensionProfile: UInt16?
     /// The extension data (after the profile/length word), or nil when the X bit is clear.
-    public let extensionData: UnsafeRawBufferPointer?
+    package let extensionData: UnsafeRawBufferPointer?
     /// The payload, excluding padding.
-    public let payload: UnsafeRawBufferPointer
+    package let payload: UnsafeRawBufferPointer
     /// Padding bytes at the end of the packet, including the count byte; 0 when the P bit is clear.
-    public let paddingLength: Int
+    package let paddingLength: Int
 
     /// Parses the packet in `bytes`.
     ///
     /// - Throws: ``RTPError`` describing the first inconsistency found.
-    public init(parsing bytes: UnsafeRawBufferPointer) throws(RTPError) {
+    package init(parsing bytes: UnsafeRawBufferPointer) throws(RTPError) {
         var reader = ByteReader(bytes)
         do throws(ByteReader.Error) {
             byte0 = try reader.readUInt8()
@@ -95,20 +95,20 @@ public struct RTPPacketView {
     }
 
     /// The RTP version; always 2 for a parsed view.
-    @inlinable public var version: UInt8 { byte0 >> 6 }
+    @inlinable package var version: UInt8 { byte0 >> 6 }
     /// True when the P bit is set.
-    @inlinable public var hasPadding: Bool { byte0 & 0x20 != 0 }
+    @inlinable package var hasPadding: Bool { byte0 & 0x20 != 0 }
     /// True when the X bit is set.
-    @inlinable public var hasExtension: Bool { byte0 & 0x10 != 0 }
+    @inlinable package var hasExtension: Bool { byte0 & 0x10 != 0 }
     /// The marker bit.
-    @inlinable public var marker: Bool { byte1 & 0x80 != 0 }
+    @inlinable package var marker: Bool { byte1 & 0x80 != 0 }
     /// The 7-bit payload type.
-    @inlinable public var payloadType: UInt8 { byte1 & 0x7F }
+    @inlinable package var payloadType: UInt8 { byte1 & 0x7F }
     /// Number of contributing sources (0-15).
-    @inlinable public var csrcCount: Int { Int(byte0 & 0x0F) }
+    @inlinable package var csrcCount: Int { Int(byte0 & 0x0F) }
 
     /// The contributing source at `index`; `index` must be below ``csrcCount``.
-    @inlinable public func csrc(at index: Int) -> UInt32 {
+    @inlinable package func csrc(at index: Int) -> UInt32 {
         precondition(index >= 0 && index < csrcCount, "CSRC index out of range")
         var reader = ByteReader(csrcBytes)
         do {
@@ -121,7 +121,7 @@ public struct RTPPacketView {
 
     /// An allocation-free walk over the RFC 8285 elements, or nil when there is no extension
     /// or its profile is not an RFC 8285 form.
-    @inlinable public var extensionElements: RTPHeaderExtensionElementReader? {
+    @inlinable package var extensionElements: RTPHeaderExtensionElementReader? {
         guard let profile = extensionProfile, let data = extensionData,
             let form = RTPHeaderExtensionElement.Form(profile: profile)
         else { return nil }
@@ -129,7 +129,7 @@ public struct RTPPacketView {
     }
 
     /// The header fields as an owning ``RTPHeader`` (allocates for CSRCs and extension).
-    public var header: RTPHeader {
+    package var header: RTPHeader {
         var csrcs: [UInt32] = []
         csrcs.reserveCapacity(csrcCount)
         for i in 0..<csrcCount { csrcs.append(csrc(at: i)) }
@@ -145,7 +145,7 @@ public struct RTPPacketView {
 
     /// True when `bytes` hold an RTCP packet rather than RTP on an rtcp-mux port (RFC 5761 §4):
     /// the second byte (RTP's M+PT, RTCP's packet type) is in 192-223.
-    @inlinable public static func isRTCP(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    @inlinable package static func isRTCP(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var reader = ByteReader(bytes)
         guard let first = try? reader.readUInt8(), first >> 6 == 2,
             let second = try? reader.readUInt8()

@@ -5,17 +5,17 @@ import VoiceSupport
 /// expressed in RTP clock units; it validates the source (probation), tracks the extended
 /// highest sequence number, loss and interarrival jitter, and produces report blocks.
 /// Allocation-free; as a value type each owner mutates its own copy.
-public struct RTPReceiverStatistics: Hashable, Sendable {
+package struct RTPReceiverStatistics: Hashable, Sendable {
     /// Consecutive packets needed before a new source counts as valid (A.1 `MIN_SEQUENTIAL`).
-    public static let minSequential = 2
+    package static let minSequential = 2
     /// Largest forward jump still treated as loss rather than a restart (A.1 `MAX_DROPOUT`).
-    public static let maxDropout: UInt16 = 3000
+    package static let maxDropout: UInt16 = 3000
     /// Largest backward jump still treated as reordering (A.1 `MAX_MISORDER`).
-    public static let maxMisorder: UInt16 = 100
+    package static let maxMisorder: UInt16 = 100
     @usableFromInline static let sequenceModulo: UInt32 = 1 << 16
 
     /// The media clock rate in Hz, used to express jitter in milliseconds.
-    public let clockRate: Int
+    package let clockRate: Int
 
     @usableFromInline var maxSeq: UInt16 = 0
     @usableFromInline var cycles: UInt32 = 0
@@ -35,12 +35,12 @@ public struct RTPReceiverStatistics: Hashable, Sendable {
     @usableFromInline var seen: UInt64 = 0
 
     /// Creates statistics for a source whose media clock runs at `clockRate` Hz.
-    public init(clockRate: Int) {
+    package init(clockRate: Int) {
         self.clockRate = max(1, clockRate)
     }
 
     /// True once the source has passed probation (A.1).
-    @inlinable public var isValid: Bool { started && probation == 0 }
+    @inlinable package var isValid: Bool { started && probation == 0 }
 
     /// Records one received packet.
     ///
@@ -51,7 +51,7 @@ public struct RTPReceiverStatistics: Hashable, Sendable {
     /// - Returns: True when the packet counts: the source is valid and the packet is not
     ///   part of a suspected restart. Packets during probation or after a large jump return false.
     @inlinable @discardableResult
-    public mutating func received(sequenceNumber: UInt16, timestamp: UInt32, arrival: UInt32) -> Bool {
+    package mutating func received(sequenceNumber: UInt16, timestamp: UInt32, arrival: UInt32) -> Bool {
         if !started {
             started = true
             initSequence(sequenceNumber)
@@ -70,7 +70,7 @@ public struct RTPReceiverStatistics: Hashable, Sendable {
     /// Records one received packet whose arrival time is a ``MediaTime``; converts it to RTP
     /// clock units with ``clockRate`` (the origin does not matter for jitter).
     @inlinable @discardableResult
-    public mutating func received(sequenceNumber: UInt16, timestamp: UInt32, arrivalTime: MediaTime) -> Bool {
+    package mutating func received(sequenceNumber: UInt16, timestamp: UInt32, arrivalTime: MediaTime) -> Bool {
         let product = arrivalTime.nanoseconds.multipliedFullWidth(by: Int64(clockRate))
         let units = Int64(1_000_000_000).dividingFullWidth(product).quotient
         return received(sequenceNumber: sequenceNumber, timestamp: timestamp, arrival: UInt32(truncatingIfNeeded: units))
@@ -155,31 +155,31 @@ public struct RTPReceiverStatistics: Hashable, Sendable {
     }
 
     /// The extended highest sequence number received: cycles in the high 16 bits (A.3).
-    @inlinable public var extendedHighestSequenceNumber: UInt32 { cycles &+ UInt32(maxSeq) }
+    @inlinable package var extendedHighestSequenceNumber: UInt32 { cycles &+ UInt32(maxSeq) }
 
     /// Packets expected since the source became valid (A.3), 0 before that.
-    @inlinable public var expectedPackets: Int64 {
+    @inlinable package var expectedPackets: Int64 {
         guard isValid else { return 0 }
         return Int64(extendedHighestSequenceNumber) - Int64(baseSeq) + 1
     }
 
     /// Packets counted since the source became valid (duplicates included, as in A.3).
-    @inlinable public var receivedPackets: Int64 { Int64(receivedCount) }
+    @inlinable package var receivedPackets: Int64 { Int64(receivedCount) }
 
     /// Cumulative packets lost: expected minus received, clamped to the 24-bit report field.
-    @inlinable public var cumulativeLost: Int32 {
+    @inlinable package var cumulativeLost: Int32 {
         let lost = expectedPackets - receivedPackets
         return Int32(min(max(lost, Int64(RTCPReportBlock.minCumulativeLost)), Int64(RTCPReportBlock.maxCumulativeLost)))
     }
 
     /// Interarrival jitter in RTP timestamp units (A.8).
-    @inlinable public var jitter: UInt32 { scaledJitter >> 4 }
+    @inlinable package var jitter: UInt32 { scaledJitter >> 4 }
 
     /// Interarrival jitter in milliseconds.
-    @inlinable public var jitterMilliseconds: Double { Double(scaledJitter) / 16 * 1000 / Double(clockRate) }
+    @inlinable package var jitterMilliseconds: Double { Double(scaledJitter) / 16 * 1000 / Double(clockRate) }
 
     /// The loss fraction since the previous call, in 1/256 units, and starts a new interval (A.3).
-    @inlinable public mutating func takeFractionLost() -> UInt8 {
+    @inlinable package mutating func takeFractionLost() -> UInt8 {
         let expected = UInt32(truncatingIfNeeded: expectedPackets)
         let expectedInterval = expected &- expectedPrior
         expectedPrior = expected
@@ -197,7 +197,7 @@ public struct RTPReceiverStatistics: Hashable, Sendable {
     ///   - ssrc: The reported source's SSRC.
     ///   - lastSR: Middle 32 bits of the NTP timestamp of the last SR from the source, or 0.
     ///   - delaySinceLastSR: Time since that SR arrived, in 1/65536 s, or 0.
-    @inlinable public mutating func makeReportBlock(ssrc: UInt32, lastSR: UInt32 = 0, delaySinceLastSR: UInt32 = 0) -> RTCPReportBlock {
+    @inlinable package mutating func makeReportBlock(ssrc: UInt32, lastSR: UInt32 = 0, delaySinceLastSR: UInt32 = 0) -> RTCPReportBlock {
         RTCPReportBlock(
             ssrc: ssrc, fractionLost: takeFractionLost(), cumulativeLost: cumulativeLost,
             extendedHighestSequenceNumber: extendedHighestSequenceNumber, jitter: jitter,

@@ -13,9 +13,9 @@ import VoiceSupport
 ///   ``takeoverSilence``. A legitimate switch (a PBX bridging another leg) costs that much
 ///   audio; foreign packets interleaved with a live source never win, however many there are.
 /// - ``reset()`` forgets the source, for when signaling names a new peer.
-public struct RTPSourceGate: Hashable, Sendable {
+package struct RTPSourceGate: Hashable, Sendable {
     /// What to do with one packet.
-    public enum Verdict: Hashable, Sendable {
+    package enum Verdict: Hashable, Sendable {
         /// From the current source.
         case accept
         /// From a source that has just proven itself and is now the current one: whatever
@@ -28,15 +28,15 @@ public struct RTPSourceGate: Hashable, Sendable {
     }
 
     /// Packets in sequence a source must send before it is taken.
-    public let minimumRun: Int
+    package let minimumRun: Int
     /// How long the current source must have been silent before another takes over.
-    public let takeoverSilence: MediaTime
+    package let takeoverSilence: MediaTime
 
     /// How many sources may be proving themselves at once.
-    public static let candidateSlots = 4
+    package static let candidateSlots = 4
 
     /// The source being played, if any.
-    public private(set) var current: UInt32?
+    package private(set) var current: UInt32?
     private var lastCurrentArrival = MediaTime.zero
     private var candidates: [Candidate]
 
@@ -50,7 +50,7 @@ public struct RTPSourceGate: Hashable, Sendable {
     /// - Parameters:
     ///   - minimumRun: packets in sequence needed to take a source (at least 2).
     ///   - takeoverSilence: how long a current source must be silent before another replaces it.
-    public init(minimumRun: Int = 3, takeoverSilence: MediaTime = .milliseconds(100)) {
+    package init(minimumRun: Int = 3, takeoverSilence: MediaTime = .milliseconds(100)) {
         self.minimumRun = max(2, minimumRun)
         self.takeoverSilence = takeoverSilence
         candidates = []
@@ -58,7 +58,7 @@ public struct RTPSourceGate: Hashable, Sendable {
     }
 
     /// Judges one authenticated packet. Allocates nothing.
-    public mutating func admit(ssrc: UInt32, sequenceNumber: UInt16, arrival: MediaTime) -> Verdict {
+    package mutating func admit(ssrc: UInt32, sequenceNumber: UInt16, arrival: MediaTime) -> Verdict {
         if let current, ssrc == current {
             lastCurrentArrival = arrival
             var i = 0
@@ -87,7 +87,7 @@ public struct RTPSourceGate: Hashable, Sendable {
     }
 
     /// Forgets the current source and every candidate.
-    public mutating func reset() {
+    package mutating func reset() {
         current = nil
         candidates.removeAll(keepingCapacity: true)
     }

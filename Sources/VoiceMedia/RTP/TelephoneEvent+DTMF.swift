@@ -1,7 +1,7 @@
 extension TelephoneEvent {
     /// The RFC 4733 §3.2 event code of a DTMF digit: "0"-"9" → 0-9, "*" → 10, "#" → 11,
     /// "A"-"D" (either case) → 12-15; nil for anything else.
-    public static func dtmfEvent(for digit: Character) -> UInt8? {
+    package static func dtmfEvent(for digit: Character) -> UInt8? {
         switch digit {
         case "0"..."9": digit.asciiValue.map { $0 - 48 }
         case "*": 10
@@ -13,7 +13,7 @@ extension TelephoneEvent {
     }
 
     /// The DTMF digit for an event code 0-15 ("A"-"D" upper case), or nil for other codes.
-    public static func dtmfDigit(for event: UInt8) -> Character? {
+    package static func dtmfDigit(for event: UInt8) -> Character? {
         switch event {
         case 0...9: Character(Unicode.Scalar(48 + event))
         case 10: "*"
@@ -24,5 +24,5 @@ extension TelephoneEvent {
     }
 
     /// The DTMF digit this block carries, if its event is 0-15.
-    public var dtmfDigit: Character? { Self.dtmfDigit(for: event) }
+    package var dtmfDigit: Character? { Self.dtmfDigit(for: event) }
 }

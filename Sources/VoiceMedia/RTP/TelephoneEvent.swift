@@ -5,18 +5,18 @@ import VoiceSupport
 ///  0                   1                   2                   3
 /// |     event     |E|R| volume    |          duration             |
 /// ```
-public struct TelephoneEvent: Hashable, Sendable {
+package struct TelephoneEvent: Hashable, Sendable {
     /// The event code (0-15 are DTMF digits, §3.2).
-    public var event: UInt8
+    package var event: UInt8
     /// The E bit: set in the final packets of an event.
-    public var isEnd: Bool
+    package var isEnd: Bool
     /// Power level in -dBm0, 0-63 (DTMF events carry it; others send 0).
-    public var volume: UInt8
+    package var volume: UInt8
     /// Duration so far, in RTP timestamp units, measured from the event's timestamp.
-    public var duration: UInt16
+    package var duration: UInt16
 
     /// Creates an event block.
-    public init(event: UInt8, isEnd: Bool = false, volume: UInt8 = 10, duration: UInt16) {
+    package init(event: UInt8, isEnd: Bool = false, volume: UInt8 = 10, duration: UInt16) {
         self.event = event
         self.isEnd = isEnd
         self.volume = volume
@@ -24,12 +24,12 @@ public struct TelephoneEvent: Hashable, Sendable {
     }
 
     /// Encoded size of a block.
-    public static let encodedLength = 4
+    package static let encodedLength = 4
 
     /// Parses the first event block of a payload (the R bit is ignored, as §2.3 requires).
     ///
     /// - Throws: ``TelephoneEventError/truncated`` if fewer than 4 bytes are given.
-    public init(parsing bytes: UnsafeRawBufferPointer) throws(TelephoneEventError) {
+    package init(parsing bytes: UnsafeRawBufferPointer) throws(TelephoneEventError) {
         var reader = ByteReader(bytes)
         do throws(ByteReader.Error) {
             event = try reader.readUInt8()
@@ -45,7 +45,7 @@ public struct TelephoneEvent: Hashable, Sendable {
     /// Parses the first event block of an array or slice.
     ///
     /// - Throws: ``TelephoneEventError/truncated`` if fewer than 4 bytes are given.
-    public init(parsing bytes: some Collection<UInt8>) throws(TelephoneEventError) {
+    package init(parsing bytes: some Collection<UInt8>) throws(TelephoneEventError) {
         let copy = Array(bytes)
         self = try copy.withUnsafeBytes { raw in
             Result { () throws(TelephoneEventError) in try TelephoneEvent(parsing: raw) }
@@ -56,7 +56,7 @@ public struct TelephoneEvent: Hashable, Sendable {
     ///
     /// - Throws: ``TelephoneEventError/volumeOutOfRange`` or ``TelephoneEventError/bufferTooSmall``.
     @discardableResult
-    public func write(into buffer: UnsafeMutableRawBufferPointer) throws(TelephoneEventError) -> Int {
+    package func write(into buffer: UnsafeMutableRawBufferPointer) throws(TelephoneEventError) -> Int {
         guard volume <= 63 else { throw .volumeOutOfRange }
         var writer = ByteWriter(buffer)
         do throws(ByteWriter.Error) {
@@ -72,7 +72,7 @@ public struct TelephoneEvent: Hashable, Sendable {
     /// The 4-byte block as an array.
     ///
     /// - Throws: ``TelephoneEventError/volumeOutOfRange``.
-    public func serialized() throws(TelephoneEventError) -> [UInt8] {
+    package func serialized() throws(TelephoneEventError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: Self.encodedLength)
         _ = try bytes.withUnsafeMutableBytes { raw in
             Result { () throws(TelephoneEventError) in try write(into: raw) }

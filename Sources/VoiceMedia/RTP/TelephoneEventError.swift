@@ -1,5 +1,5 @@
 /// Why an RFC 4733 telephone-event payload could not be parsed, built or sent.
-public enum TelephoneEventError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum TelephoneEventError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The payload is shorter than the 4-byte event block.
     case truncated
     /// The volume is above 63 (it is a 6-bit field).
@@ -12,7 +12,7 @@ public enum TelephoneEventError: Error, Hashable, Sendable, CustomStringConverti
     case bufferTooSmall
 
     /// A human-readable explanation.
-    public var description: String {
+    package var description: String {
         switch self {
         case .truncated: "telephone-event payload shorter than 4 bytes"
         case .volumeOutOfRange: "telephone-event volume above 63"

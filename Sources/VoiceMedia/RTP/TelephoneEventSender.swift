@@ -4,18 +4,18 @@
 /// durations grow by one packet interval per tick up to the event duration; then the final
 /// duration is sent three times with the E bit. A pure value type: the caller ticks it once
 /// per packet interval and assigns RTP sequence numbers. Allocation-free.
-public struct TelephoneEventSender: Hashable, Sendable {
+package struct TelephoneEventSender: Hashable, Sendable {
     /// One packet to send.
-    public struct Packet: Hashable, Sendable {
+    package struct Packet: Hashable, Sendable {
         /// The RTP marker bit (set on the first packet of the event).
-        public var marker: Bool
+        package var marker: Bool
         /// The RTP timestamp: the event's start, in every packet.
-        public var timestamp: UInt32
+        package var timestamp: UInt32
         /// The payload block.
-        public var event: TelephoneEvent
+        package var event: TelephoneEvent
 
         /// Creates a packet description.
-        public init(marker: Bool, timestamp: UInt32, event: TelephoneEvent) {
+        package init(marker: Bool, timestamp: UInt32, event: TelephoneEvent) {
             self.marker = marker
             self.timestamp = timestamp
             self.event = event
@@ -23,18 +23,18 @@ public struct TelephoneEventSender: Hashable, Sendable {
     }
 
     /// Number of packets sent with the E bit (§2.5.1.4 recommends three).
-    public static let endPacketCount = 3
+    package static let endPacketCount = 3
 
     /// The event code.
-    public let event: UInt8
+    package let event: UInt8
     /// RTP timestamp of the event's start.
-    public let startTimestamp: UInt32
+    package let startTimestamp: UInt32
     /// Timestamp units between packets (e.g. 400 for 50 ms at 8 kHz).
-    public let packetInterval: UInt16
+    package let packetInterval: UInt16
     /// Total event duration in timestamp units.
-    public let duration: UInt16
+    package let duration: UInt16
     /// Volume in -dBm0.
-    public let volume: UInt8
+    package let volume: UInt8
 
     @usableFromInline var sent = 0
     @usableFromInline var endsSent = 0
@@ -43,7 +43,7 @@ public struct TelephoneEventSender: Hashable, Sendable {
     ///
     /// - Throws: ``TelephoneEventError/invalidTiming`` if `packetInterval` or `duration` is 0,
     ///   ``TelephoneEventError/volumeOutOfRange`` if `volume` exceeds 63.
-    public init(
+    package init(
         event: UInt8, startTimestamp: UInt32, packetInterval: UInt16, duration: UInt16, volume: UInt8 = 10
     ) throws(TelephoneEventError) {
         guard packetInterval > 0, duration > 0 else { throw .invalidTiming }
@@ -58,7 +58,7 @@ public struct TelephoneEventSender: Hashable, Sendable {
     /// Creates a sender for a DTMF digit ("0"-"9", "*", "#", "A"-"D").
     ///
     /// - Throws: ``TelephoneEventError/unknownDigit`` for other characters, or as the designated initializer.
-    public init(
+    package init(
         digit: Character, startTimestamp: UInt32, packetInterval: UInt16, duration: UInt16, volume: UInt8 = 10
     ) throws(TelephoneEventError) {
         guard let code = TelephoneEvent.dtmfEvent(for: digit) else { throw .unknownDigit }
@@ -68,10 +68,10 @@ public struct TelephoneEventSender: Hashable, Sendable {
     }
 
     /// True once every packet, end packets included, has been produced.
-    @inlinable public var isFinished: Bool { endsSent >= Self.endPacketCount }
+    @inlinable package var isFinished: Bool { endsSent >= Self.endPacketCount }
 
     /// The packet for this tick, or nil when the event is finished.
-    @inlinable public mutating func tick() -> Packet? {
+    @inlinable package mutating func tick() -> Packet? {
         guard !isFinished else { return nil }
         let reached = Int(packetInterval) * sent
         if reached < Int(duration) {

@@ -6,9 +6,9 @@ import VoiceSupport
 ///
 /// Values compare by code. The set of libsrtp codes may grow with the library, so this is a
 /// struct with `static let` values rather than a closed enum.
-public struct SRTPError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct SRTPError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The libsrtp status code (1...27), or a value of 1000 and above for checks made here.
-    public let code: Int32
+    package let code: Int32
 
     @usableFromInline init(code: Int32) { self.code = code }
 
@@ -22,57 +22,57 @@ public struct SRTPError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Unspecified failure (`srtp_err_status_fail`).
-    public static let fail = SRTPError(code: 1)
+    package static let fail = SRTPError(code: 1)
     /// An unsupported or invalid parameter (`srtp_err_status_bad_param`).
-    public static let badParam = SRTPError(code: 2)
+    package static let badParam = SRTPError(code: 2)
     /// Memory allocation failed (`srtp_err_status_alloc_fail`).
-    public static let allocFail = SRTPError(code: 3)
+    package static let allocFail = SRTPError(code: 3)
     /// Deallocation failed (`srtp_err_status_dealloc_fail`).
-    public static let deallocFail = SRTPError(code: 4)
+    package static let deallocFail = SRTPError(code: 4)
     /// Initialization failed (`srtp_err_status_init_fail`).
-    public static let initFail = SRTPError(code: 5)
+    package static let initFail = SRTPError(code: 5)
     /// The cipher cannot process that much data (`srtp_err_status_terminus`).
-    public static let terminus = SRTPError(code: 6)
+    package static let terminus = SRTPError(code: 6)
     /// The authentication tag did not verify (`srtp_err_status_auth_fail`).
-    public static let authFail = SRTPError(code: 7)
+    package static let authFail = SRTPError(code: 7)
     /// The cipher failed (`srtp_err_status_cipher_fail`).
-    public static let cipherFail = SRTPError(code: 8)
+    package static let cipherFail = SRTPError(code: 8)
     /// The packet index was already seen (`srtp_err_status_replay_fail`).
-    public static let replayFail = SRTPError(code: 9)
+    package static let replayFail = SRTPError(code: 9)
     /// The packet index is older than the replay window (`srtp_err_status_replay_old`).
-    public static let replayOld = SRTPError(code: 10)
+    package static let replayOld = SRTPError(code: 10)
     /// An algorithm failed its self-test (`srtp_err_status_algo_fail`).
-    public static let algoFail = SRTPError(code: 11)
+    package static let algoFail = SRTPError(code: 11)
     /// Unsupported operation (`srtp_err_status_no_such_op`).
-    public static let noSuchOp = SRTPError(code: 12)
+    package static let noSuchOp = SRTPError(code: 12)
     /// No stream matches the packet's SSRC (`srtp_err_status_no_ctx`).
-    public static let noContext = SRTPError(code: 13)
+    package static let noContext = SRTPError(code: 13)
     /// The check could not be performed (`srtp_err_status_cant_check`).
-    public static let cantCheck = SRTPError(code: 14)
+    package static let cantCheck = SRTPError(code: 14)
     /// The master key reached the end of its lifetime (`srtp_err_status_key_expired`).
-    public static let keyExpired = SRTPError(code: 15)
+    package static let keyExpired = SRTPError(code: 15)
     /// Parsing failed (`srtp_err_status_parse_err`).
-    public static let parseError = SRTPError(code: 21)
+    package static let parseError = SRTPError(code: 21)
     /// The packet's MKI does not name a known master key (`srtp_err_status_bad_mki`).
-    public static let badMKI = SRTPError(code: 25)
+    package static let badMKI = SRTPError(code: 25)
     /// The packet index is too old to consider (`srtp_err_status_pkt_idx_old`).
-    public static let packetIndexOld = SRTPError(code: 26)
+    package static let packetIndexOld = SRTPError(code: 26)
     /// The packet index advanced past what the key allows; rekey (`srtp_err_status_pkt_idx_adv`).
-    public static let packetIndexAdvanced = SRTPError(code: 27)
+    package static let packetIndexAdvanced = SRTPError(code: 27)
 
     /// The caller's buffer cannot hold the packet plus its SRTP trailer (or is shorter than the
     /// stated length). Checked here, before libsrtp touches memory.
-    public static let bufferTooSmall = SRTPError(code: 1000)
+    package static let bufferTooSmall = SRTPError(code: 1000)
     /// The crypto suite is not available in the linked libsrtp build.
-    public static let unsupportedSuite = SRTPError(code: 1001)
+    package static let unsupportedSuite = SRTPError(code: 1001)
     /// The packet is shorter than its fixed header (plus, inbound, the tag and any MKI).
-    public static let packetTooShort = SRTPError(code: 1002)
+    package static let packetTooShort = SRTPError(code: 1002)
 
     /// True for the two replay-protection rejections (``replayFail``, ``replayOld``).
-    public var isReplay: Bool { self == .replayFail || self == .replayOld }
+    package var isReplay: Bool { self == .replayFail || self == .replayOld }
 
     /// A human-readable explanation naming the libsrtp status or local check.
-    public var description: String {
+    package var description: String {
         switch code {
         case 1: "SRTP: unspecified failure"
         case 2: "SRTP: bad parameter"

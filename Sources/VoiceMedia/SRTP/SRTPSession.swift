@@ -11,37 +11,37 @@ import VoiceMediaTypes
 ///
 /// Threading: not thread-safe. Use one session from one thread at a time (the media send and
 /// receive paths of a stream normally share one queue); the type is deliberately not `Sendable`.
-public final class SRTPSession {
+package final class SRTPSession {
     /// Session options.
-    public struct Configuration: Hashable, Sendable {
+    package struct Configuration: Hashable, Sendable {
         /// Replay window in packets, 64...32767 (libsrtp's limits). RFC 3711 requires at least 64.
-        public var replayWindowSize: Int
+        package var replayWindowSize: Int
         /// Accept re-sent outbound packets with an already used sequence number (libsrtp
         /// `allow_repeat_tx`). Safe only if the payload is identical.
-        public var allowsRepeatedTransmission: Bool
+        package var allowsRepeatedTransmission: Bool
 
         /// Creates a configuration; the default window is 128 packets.
-        public init(replayWindowSize: Int = 128, allowsRepeatedTransmission: Bool = false) {
+        package init(replayWindowSize: Int = 128, allowsRepeatedTransmission: Bool = false) {
             self.replayWindowSize = replayWindowSize
             self.allowsRepeatedTransmission = allowsRepeatedTransmission
         }
 
         /// Window sizes libsrtp accepts.
-        public static let replayWindowRange = 64...0x7FFF
+        package static let replayWindowRange = 64...0x7FFF
     }
 
     /// Most bytes libsrtp appends to any packet (`SRTP_MAX_TRAILER_LEN`): size buffers with
     /// `packet length + maxTrailerLength` and they fit every suite and MKI.
-    public static let maxTrailerLength = Int(SRTP_MAX_TRAILER_LEN)
+    package static let maxTrailerLength = Int(SRTP_MAX_TRAILER_LEN)
 
     /// Suite used for packets sent.
-    public let outboundSuite: SRTPSuite
+    package let outboundSuite: SRTPSuite
     /// Suite used for packets received.
-    public let inboundSuite: SRTPSuite
+    package let inboundSuite: SRTPSuite
     /// Configuration the session was created with.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// Packet counters.
-    public private(set) var stats = SRTPSessionStats()
+    package private(set) var stats = SRTPSessionStats()
 
     /// libsrtp session with the `ssrc_any_outbound` stream (libsrtp allows one wildcard per session).
     private let sender: srtp_t
@@ -64,7 +64,7 @@ public final class SRTPSession {
     ///   - configuration: replay window and retransmission policy.
     /// - Throws: ``SRTPError/unsupportedSuite`` if libsrtp lacks a suite, ``SRTPError/badParam``
     ///   for a window outside ``Configuration/replayWindowRange``, or libsrtp's error.
-    public init(
+    package init(
         outbound: SRTPKeyMaterial,
         inbound: SRTPKeyMaterial,
         configuration: Configuration = Configuration()
@@ -107,9 +107,9 @@ public final class SRTPSession {
     }
 
     /// Bytes ``protectRTP(_:length:)`` appends for this session's outbound keys.
-    public var rtpTrailerLength: Int { rtpTrailer }
+    package var rtpTrailerLength: Int { rtpTrailer }
     /// Bytes ``protectRTCP(_:length:)`` appends for this session's outbound keys.
-    public var rtcpTrailerLength: Int { rtcpTrailer }
+    package var rtcpTrailerLength: Int { rtcpTrailer }
 
     /// Encrypts and authenticates the RTP packet in `buffer[0..<length]` in place.
     /// - Parameters:
@@ -118,7 +118,7 @@ public final class SRTPSession {
     /// - Returns: the SRTP packet's length.
     /// - Throws: ``SRTPError/packetTooShort`` or ``SRTPError/bufferTooSmall`` (checked before
     ///   libsrtp runs), or libsrtp's error. Counted in ``SRTPSessionStats/protectFailures``.
-    public func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
+    package func protectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
         do {
             var (base, size) = try Self.outboundPacket(buffer, length, header: Self.rtpHeaderLength, trailer: rtpTrailer)
             try SRTPError.check(srtp_protect_mki(sender, base, &size, outboundMKI, 0))
@@ -136,7 +136,7 @@ public final class SRTPSession {
     /// - Throws: ``SRTPError/authFail``, ``SRTPError/replayFail``, ``SRTPError/replayOld``,
     ///   ``SRTPError/packetTooShort``, ``SRTPError/bufferTooSmall`` or another libsrtp error;
     ///   each is counted in ``stats``.
-    public func unprotectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
+    package func unprotectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
         do {
             var (base, size) = try Self.inboundPacket(buffer, length, minimum: minimumSRTPLength)
             try SRTPError.check(srtp_unprotect_mki(receiver, base, &size, inboundMKI))
@@ -155,7 +155,7 @@ public final class SRTPSession {
     /// - Returns: the SRTCP packet's length.
     /// - Throws: ``SRTPError/packetTooShort``, ``SRTPError/bufferTooSmall`` or libsrtp's error;
     ///   counted in ``SRTPSessionStats/protectFailures``.
-    public func protectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
+    package func protectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
         do {
             var (base, size) = try Self.outboundPacket(buffer, length, header: Self.rtcpHeaderLength, trailer: rtcpTrailer)
             try SRTPError.check(srtp_protect_rtcp_mki(sender, base, &size, outboundMKI, 0))
@@ -170,7 +170,7 @@ public final class SRTPSession {
     /// Authenticates, replay-checks and decrypts the SRTCP packet in `buffer[0..<length]` in place.
     /// - Returns: the RTCP packet's length. On failure the buffer's contents must be discarded.
     /// - Throws: as ``unprotectRTP(_:length:)``; each failure is counted in ``stats``.
-    public func unprotectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
+    package func unprotectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
         do {
             var (base, size) = try Self.inboundPacket(buffer, length, minimum: minimumSRTCPLength)
             try SRTPError.check(srtp_unprotect_rtcp_mki(receiver, base, &size, inboundMKI))

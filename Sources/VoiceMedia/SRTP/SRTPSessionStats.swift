@@ -1,26 +1,26 @@
 /// Packet counters kept by an ``SRTPSession``. Every packet handed to the session is counted
 /// exactly once: as processed, or under the reason it was refused.
-public struct SRTPSessionStats: Hashable, Sendable {
+package struct SRTPSessionStats: Hashable, Sendable {
     /// RTP packets protected for sending.
-    public var rtpPacketsProtected: UInt64 = 0
+    package var rtpPacketsProtected: UInt64 = 0
     /// RTCP packets protected for sending.
-    public var rtcpPacketsProtected: UInt64 = 0
+    package var rtcpPacketsProtected: UInt64 = 0
     /// SRTP packets authenticated and decrypted.
-    public var rtpPacketsUnprotected: UInt64 = 0
+    package var rtpPacketsUnprotected: UInt64 = 0
     /// SRTCP packets authenticated and decrypted.
-    public var rtcpPacketsUnprotected: UInt64 = 0
+    package var rtcpPacketsUnprotected: UInt64 = 0
     /// Outbound packets that could not be protected (buffer too small, libsrtp error).
-    public var protectFailures: UInt64 = 0
+    package var protectFailures: UInt64 = 0
     /// Inbound packets whose authentication tag did not verify.
-    public var authenticationFailures: UInt64 = 0
+    package var authenticationFailures: UInt64 = 0
     /// Inbound packets refused by replay protection (repeated, or older than the window).
-    public var replayFailures: UInt64 = 0
+    package var replayFailures: UInt64 = 0
     /// Inbound packets refused for any other reason (too short, bad MKI, cipher failure).
-    public var otherFailures: UInt64 = 0
+    package var otherFailures: UInt64 = 0
 
     /// Creates zeroed counters.
-    public init() {}
+    package init() {}
 
     /// All refused inbound packets.
-    public var rejectedPackets: UInt64 { authenticationFailures + replayFailures + otherFailures }
+    package var rejectedPackets: UInt64 { authenticationFailures + replayFailures + otherFailures }
 }

@@ -5,10 +5,10 @@ import VoiceMediaTypes
 extension SRTPSuite {
     /// Whether the linked libsrtp can create a session with this suite (GCM and AES-256 need a
     /// crypto backend such as NSS or OpenSSL). Probed once per process; thread-safe.
-    public var isAvailable: Bool { SRTPLibrary.availableSuites.contains(self) }
+    package var isAvailable: Bool { SRTPLibrary.availableSuites.contains(self) }
 
     /// The suites this process's libsrtp supports, in ``preferredOrder``.
-    public static var available: [SRTPSuite] { preferredOrder.filter(\.isAvailable) }
+    package static var available: [SRTPSuite] { preferredOrder.filter(\.isAvailable) }
 
     /// Fills libsrtp's RTP and RTCP crypto policies for this suite.
     func configure(rtp: inout srtp_crypto_policy_t, rtcp: inout srtp_crypto_policy_t) {

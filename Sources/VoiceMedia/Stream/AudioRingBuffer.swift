@@ -5,16 +5,16 @@ import VoiceSupport
 ///
 /// One thread writes and one thread reads, without locks or allocation: the audio device
 /// thread on one side and the media engine thread on the other. Storage is allocated once.
-public final class AudioRingBuffer: @unchecked Sendable {  // storage is shared by exactly one writer and one reader, ordered by the atomics
+package final class AudioRingBuffer: @unchecked Sendable {  // storage is shared by exactly one writer and one reader, ordered by the atomics
     private let storage: UnsafeMutablePointer<Int16>
     private let mask: Int
     /// Total samples the ring can hold.
-    public let capacity: Int
+    package let capacity: Int
     private let head = Atomic<Int>(0)  // next write position (monotonic)
     private let tail = Atomic<Int>(0)  // next read position (monotonic)
 
     /// Creates a ring holding at least `minimumCapacity` samples (rounded up to a power of two).
-    public init(minimumCapacity: Int) {
+    package init(minimumCapacity: Int) {
         var c = 1
         while c < max(2, minimumCapacity) { c <<= 1 }
         capacity = c
@@ -26,13 +26,13 @@ public final class AudioRingBuffer: @unchecked Sendable {  // storage is shared 
     deinit { storage.deallocate() }
 
     /// Samples waiting to be read.
-    public var availableToRead: Int { head.load(ordering: .acquiring) - tail.load(ordering: .acquiring) }
+    package var availableToRead: Int { head.load(ordering: .acquiring) - tail.load(ordering: .acquiring) }
     /// Free space for the writer.
-    public var availableToWrite: Int { capacity - availableToRead }
+    package var availableToWrite: Int { capacity - availableToRead }
 
     /// Writes as many samples as fit; returns how many were written. Producer thread only.
     @discardableResult
-    public func write(_ samples: UnsafeBufferPointer<Int16>) -> Int {
+    package func write(_ samples: UnsafeBufferPointer<Int16>) -> Int {
         let h = head.load(ordering: .relaxed)
         let t = tail.load(ordering: .acquiring)
         let n = min(samples.count, capacity - (h - t))
@@ -47,7 +47,7 @@ public final class AudioRingBuffer: @unchecked Sendable {  // storage is shared 
 
     /// Writes `count` zero samples if they fit; returns how many were written. Producer only.
     @discardableResult
-    public func writeSilence(_ count: Int) -> Int {
+    package func writeSilence(_ count: Int) -> Int {
         let h = head.load(ordering: .relaxed)
         let t = tail.load(ordering: .acquiring)
         let n = min(count, capacity - (h - t))
@@ -62,7 +62,7 @@ public final class AudioRingBuffer: @unchecked Sendable {  // storage is shared 
 
     /// Reads up to `into.count` samples; returns how many were read. Consumer thread only.
     @discardableResult
-    public func read(into dst: UnsafeMutableBufferPointer<Int16>) -> Int {
+    package func read(into dst: UnsafeMutableBufferPointer<Int16>) -> Int {
         let t = tail.load(ordering: .relaxed)
         let h = head.load(ordering: .acquiring)
         let n = min(dst.count, h - t)
@@ -77,7 +77,7 @@ public final class AudioRingBuffer: @unchecked Sendable {  // storage is shared 
 
     /// Drops up to `count` samples from the read side; returns how many. Consumer only.
     @discardableResult
-    public func discard(_ count: Int) -> Int {
+    package func discard(_ count: Int) -> Int {
         let t = tail.load(ordering: .relaxed)
         let h = head.load(ordering: .acquiring)
         let n = min(count, h - t)

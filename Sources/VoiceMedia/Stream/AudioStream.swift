@@ -7,13 +7,13 @@ import VoiceSupport
 /// Threading: create, start, stop and control it from any thread. The real-time work runs on a
 /// ``MediaEngine`` worker and never waits on locks taken here: controls are atomics, and the
 /// stats snapshot is published with a try-lock.
-public final class AudioStream: Sendable {
+package final class AudioStream: Sendable {
     /// The configuration the stream was created with.
-    public let configuration: AudioStreamConfiguration
+    package let configuration: AudioStreamConfiguration
     /// Where the stream receives RTP (and RTCP with rtcp-mux).
-    public let localAddress: SocketAddress
+    package let localAddress: SocketAddress
     /// Where the stream receives RTCP when rtcp-mux is off.
-    public let localRTCPAddress: SocketAddress?
+    package let localRTCPAddress: SocketAddress?
 
     let control: StreamControl
     private let core: Locked<StreamCoreBox?>
@@ -27,7 +27,7 @@ public final class AudioStream: Sendable {
     }
 
     /// Binds the sockets and sets up codec and SRTP; nothing is sent until ``start(remote:remoteRTCP:audioDevice:)``.
-    public init(configuration: AudioStreamConfiguration, engine: MediaEngine = .shared) throws(AudioStreamError) {
+    package init(configuration: AudioStreamConfiguration, engine: MediaEngine = .shared) throws(AudioStreamError) {
         guard [10, 20, 40, 60].contains(configuration.ptime) else {
             throw .invalidConfiguration("ptime \(configuration.ptime) ms (10, 20, 40 or 60)")
         }
@@ -52,7 +52,7 @@ public final class AudioStream: Sendable {
     /// Starts sending to `remote` and playing what arrives, through `audioDevice` (nil: no audio I/O,
     /// the stream still runs on the engine clock).
     /// - Parameter onEvent: called on the media thread for device failures, RTCP BYE, DTMF; keep it short.
-    public func start(
+    package func start(
         remote: SocketAddress, remoteRTCP: SocketAddress? = nil, audioDevice: (any AudioDevice)?,
         onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil
     ) throws(AudioStreamError) {
@@ -89,7 +89,7 @@ public final class AudioStream: Sendable {
     }
 
     /// Stops the device, sends RTCP BYE, leaves the engine and closes the sockets. Idempotent.
-    public func stop() {
+    package func stop() {
         guard
             let state = running.withLock({ s -> RunningState? in
                 let x = s; s = nil; return x
@@ -104,7 +104,7 @@ public final class AudioStream: Sendable {
     }
 
     /// Changes where media is sent (re-INVITE to a new address).
-    public func updateRemote(_ remote: SocketAddress, rtcp: SocketAddress? = nil) {
+    package func updateRemote(_ remote: SocketAddress, rtcp: SocketAddress? = nil) {
         control.setRemote(rtp: remote, rtcp: rtcp ?? (configuration.rtcpMux ? remote : nil))
     }
 
@@ -113,7 +113,7 @@ public final class AudioStream: Sendable {
     /// frames are replaced by event packets while an event plays.
     /// - Throws: ``AudioStreamError/invalidConfiguration(_:)`` for other characters or when no
     ///   telephone-event payload type was negotiated (the caller may fall back to SIP INFO).
-    public func sendDigits(_ digits: String) throws(AudioStreamError) {
+    package func sendDigits(_ digits: String) throws(AudioStreamError) {
         guard configuration.telephoneEventPayloadType != nil else {
             throw .invalidConfiguration("telephone-event was not negotiated")
         }
@@ -125,22 +125,22 @@ public final class AudioStream: Sendable {
     }
 
     /// When true the stream keeps sending, but silent frames.
-    public var isMuted: Bool {
+    package var isMuted: Bool {
         get { control.muted.load(ordering: .relaxed) }
         set { control.muted.store(newValue, ordering: .relaxed) }
     }
 
     /// When true the stream sends silence and plays nothing.
-    public var isOnHold: Bool {
+    package var isOnHold: Bool {
         get { control.onHold.load(ordering: .relaxed) }
         set { control.onHold.store(newValue, ordering: .relaxed) }
     }
 
     /// The DSCP value on the media socket (46 when EF marking is on), nil once closed.
-    public var dscp: UInt8? { control.sockets.withLock { $0.first.map { $0.dscp() } } }
+    package var dscp: UInt8? { control.sockets.withLock { $0.first.map { $0.dscp() } } }
 
     /// The latest stats snapshot (a few times a second, and a final one when the stream stops).
-    public var stats: AudioStreamStats { control.snapshot.withLock { $0 } }
+    package var stats: AudioStreamStats { control.snapshot.withLock { $0 } }
 }
 
 /// Carries the core across the init/start boundary.

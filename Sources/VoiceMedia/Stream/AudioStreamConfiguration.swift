@@ -1,40 +1,40 @@
 import VoiceMediaTypes
 import VoiceSupport
 /// Everything a media stream needs to run, fixed for its lifetime (the remote address can change).
-public struct AudioStreamConfiguration: Sendable {
+package struct AudioStreamConfiguration: Sendable {
     /// Local address to bind the RTP socket to (port 0 picks one).
-    public var localAddress: SocketAddress
+    package var localAddress: SocketAddress
     /// The negotiated codec.
-    public var codec: MediaCodec
+    package var codec: MediaCodec
     /// RTP payload type of the codec (the SDP's number).
-    public var payloadType: UInt8
+    package var payloadType: UInt8
     /// Packetization time in ms: 10, 20, 40 or 60.
-    public var ptime: Int
+    package var ptime: Int
     /// RTP payload type of telephone-event (RFC 4733), if negotiated.
-    public var telephoneEventPayloadType: UInt8?
+    package var telephoneEventPayloadType: UInt8?
     /// SRTP keys, or `.unencrypted`.
-    public var encryption: MediaEncryption
+    package var encryption: MediaEncryption
     /// RTCP on the RTP port (RFC 5761). When false a second socket on the next port carries RTCP.
-    public var rtcpMux: Bool
+    package var rtcpMux: Bool
     /// Mark packets DSCP EF (46).
-    public var enableDSCP: Bool
+    package var enableDSCP: Bool
     /// The jitter buffer's settings (its clock rate and frame duration are set from the codec).
-    public var jitterBuffer: JitterBufferConfiguration
+    package var jitterBuffer: JitterBufferConfiguration
     /// Mean RTCP report interval (randomized ±50 % per RFC 3550; the first report comes sooner).
-    public var rtcpInterval: MediaTime
+    package var rtcpInterval: MediaTime
     /// Adapt Opus in-band FEC to the loss the peer reports: protected from the first packet at
     /// the settings' `packetLossPercent`, then a hint of half the measured loss (2–6 %) with the
     /// bitrate raised towards `maxAverageBitrate`, off again on a clean link; the hint also rises
     /// when libopus is seen sending no redundancy for it. Only when the settings (and so the
     /// peer's `useinbandfec`) allow FEC. When false the encoder keeps the settings as given.
-    public var adaptiveFEC: Bool
+    package var adaptiveFEC: Bool
     /// Our SSRC.
-    public var ssrc: UInt32
+    package var ssrc: UInt32
     /// Our RTCP CNAME.
-    public var cname: String
+    package var cname: String
 
     /// A configuration with voice defaults: Opus 20 ms, rtcp-mux, adaptive FEC, 5 s RTCP.
-    public init(
+    package init(
         localAddress: SocketAddress, codec: MediaCodec = .opus(OpusSettings()), payloadType: UInt8? = nil,
         ptime: Int = 20, encryption: MediaEncryption
     ) {

@@ -1,5 +1,5 @@
 /// Why a stream could not be created or started.
-public enum AudioStreamError: Error, Sendable, CustomStringConvertible {
+package enum AudioStreamError: Error, Sendable, CustomStringConvertible {
     /// A socket could not be opened or bound.
     case socket(SocketError)
     /// The codec could not be set up.
@@ -13,7 +13,7 @@ public enum AudioStreamError: Error, Sendable, CustomStringConvertible {
     /// The stream was already started or is stopped.
     case invalidState(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .socket(let e): return "media socket: \(e)"
         case .codec(let e): return "codec: \(e)"
@@ -26,7 +26,7 @@ public enum AudioStreamError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Something a running stream reports, delivered on the media thread (handlers must return quickly).
-public enum AudioStreamEvent: Sendable, Equatable {
+package enum AudioStreamEvent: Sendable, Equatable {
     /// The audio device reported an xrun or failed.
     case audioDevice(AudioDeviceEvent)
     /// The peer sent an RTCP BYE.

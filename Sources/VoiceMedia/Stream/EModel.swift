@@ -1,19 +1,19 @@
 /// The ITU-T G.107 E-model, reduced to what a receiver can measure, turning delay and loss
 /// into an estimated MOS (1.0 … 4.5).
-public struct EModel: Hashable, Sendable {
+package struct EModel: Hashable, Sendable {
     /// Equipment impairment of the codec at zero loss (Ie). G.711: 0; Opus at voice bitrates ≈ 0-10.
-    public var equipmentImpairment: Double
+    package var equipmentImpairment: Double
     /// Packet-loss robustness of the codec and its concealment (Bpl). G.711 with PLC: 25.1.
-    public var lossRobustness: Double
+    package var lossRobustness: Double
 
-    public init(equipmentImpairment: Double, lossRobustness: Double) {
+    package init(equipmentImpairment: Double, lossRobustness: Double) {
         self.equipmentImpairment = equipmentImpairment
         self.lossRobustness = lossRobustness
     }
 
     /// Figures for a codec: G.711 per G.113 Appendix I; Opus with the values WebRTC-style
     /// estimators use for a wideband codec with FEC and PLC.
-    public static func forCodec(_ name: String) -> EModel {
+    package static func forCodec(_ name: String) -> EModel {
         switch name.lowercased() {
         case "pcmu", "pcma": return EModel(equipmentImpairment: 0, lossRobustness: 25.1)
         default: return EModel(equipmentImpairment: 0, lossRobustness: 30)
@@ -21,7 +21,7 @@ public struct EModel: Hashable, Sendable {
     }
 
     /// The transmission rating R for a one-way mouth-to-ear delay and a packet-loss percentage.
-    public func rating(oneWayDelayMs d: Double, packetLossPercent ppl: Double, burstRatio: Double = 1) -> Double {
+    package func rating(oneWayDelayMs d: Double, packetLossPercent ppl: Double, burstRatio: Double = 1) -> Double {
         let r0 = 93.2  // default Ro − Is with G.107 defaults
         let id = 0.024 * d + (d > 177.3 ? 0.11 * (d - 177.3) : 0)
         let p = max(0, min(100, ppl))
@@ -30,14 +30,14 @@ public struct EModel: Hashable, Sendable {
     }
 
     /// The MOS for a rating R (G.107 Annex B).
-    public static func mos(rating r: Double) -> Double {
+    package static func mos(rating r: Double) -> Double {
         if r <= 0 { return 1 }
         if r >= 100 { return 4.5 }
         return 1 + 0.035 * r + r * (r - 60) * (100 - r) * 7e-6
     }
 
     /// Estimated MOS for a one-way delay and a loss percentage.
-    public func mos(oneWayDelayMs d: Double, packetLossPercent p: Double) -> Double {
+    package func mos(oneWayDelayMs d: Double, packetLossPercent p: Double) -> Double {
         EModel.mos(rating: rating(oneWayDelayMs: d, packetLossPercent: p))
     }
 }

@@ -23,20 +23,20 @@ protocol MediaTask: AnyObject {
 }
 
 /// Figures about the engine's real-time behaviour.
-public struct MediaEngineStats: Sendable, Hashable {
+package struct MediaEngineStats: Sendable, Hashable {
     /// Ticks whose work ended after the next tick was due, summed over workers.
-    public var overruns: Int
+    package var overruns: Int
     /// The longest time one tick's work took, in microseconds.
-    public var maxTickMicroseconds: Int
+    package var maxTickMicroseconds: Int
     /// Ticks run, summed over workers.
-    public var ticks: Int
+    package var ticks: Int
     /// Tasks (stream endpoints) attached.
-    public var tasks: Int
+    package var tasks: Int
     /// Datagrams read from the streams' sockets, summed over workers.
-    public var datagramsRead: Int = 0
+    package var datagramsRead: Int = 0
     /// Ticks whose read budget ran out with datagrams still queued: a flood the engine could
     /// not read in full (the kernel dropped the rest).
-    public var readBudgetExhausted: Int = 0
+    package var readBudgetExhausted: Int = 0
 }
 
 /// Runs the real-time side of audio streams on a fixed pool of threads.
@@ -47,17 +47,17 @@ public struct MediaEngineStats: Sendable, Hashable {
 /// encode, send and play out. Waking per tick rather than per packet keeps the media path's
 /// cost close to the codec's. A stream's real-time state is touched only by its worker, so the media path
 /// takes no locks; signaling threads talk to streams through atomics and try-locks.
-public final class MediaEngine: Sendable {
+package final class MediaEngine: Sendable {
     /// A process-wide engine with one worker per core and a 5 ms tick.
-    public static let shared = MediaEngine()
+    package static let shared = MediaEngine()
 
     private let workers: [MediaWorker]
     /// The tick period.
-    public let tickInterval: MediaTime
+    package let tickInterval: MediaTime
 
     /// Starts `workerCount` worker threads ticking every `tickInterval`.
     /// - Parameter onWorkerStart: runs first on each worker thread (thread setup, instrumentation).
-    public init(
+    package init(
         workerCount: Int = ProcessInfo.processInfo.activeProcessorCount, tickInterval: MediaTime = .milliseconds(5),
         onWorkerStart: (@Sendable () -> Void)? = nil
     ) {
@@ -72,7 +72,7 @@ public final class MediaEngine: Sendable {
     }
 
     /// Engine figures, summed over workers.
-    public var stats: MediaEngineStats {
+    package var stats: MediaEngineStats {
         var s = MediaEngineStats(overruns: 0, maxTickMicroseconds: 0, ticks: 0, tasks: 0)
         for w in workers {
             s.overruns += w.overruns.load(ordering: .relaxed)
@@ -86,7 +86,7 @@ public final class MediaEngine: Sendable {
     }
 
     /// CPU time the worker threads have used so far (user + system): what the media path costs.
-    public var cpuTime: MediaTime {
+    package var cpuTime: MediaTime {
         var total: Int64 = 0
         for w in workers {
             let id = w.cpuClock.load(ordering: .acquiring)
@@ -98,7 +98,7 @@ public final class MediaEngine: Sendable {
     }
 
     /// Resets the overrun and max-tick figures.
-    public func resetStats() {
+    package func resetStats() {
         for w in workers {
             w.overruns.store(0, ordering: .relaxed)
             w.maxTickMicroseconds.store(0, ordering: .relaxed)

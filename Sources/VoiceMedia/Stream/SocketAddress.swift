@@ -3,18 +3,18 @@
 #endif
 
 /// An IPv4 or IPv6 UDP endpoint, stored as a `sockaddr_storage` so sends need no conversion.
-public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
+package struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     /// Why an address could not be built.
-    public struct Error: Swift.Error, Hashable, Sendable, CustomStringConvertible {
-        public var description: String
+    package struct Error: Swift.Error, Hashable, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
     @usableFromInline var storage: sockaddr_storage
     /// Length of the valid part of ``storage``.
-    public let length: socklen_t
+    package let length: socklen_t
 
     /// Creates an address from a numeric host (`127.0.0.1`, `::1`, `[::1]`) and a port.
-    public init(host: String, port: Int) throws(Error) {
+    package init(host: String, port: Int) throws(Error) {
         guard (0...65_535).contains(port) else { throw Error(description: "port \(port) out of range") }
         var h = host
         if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
@@ -44,10 +44,10 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// True for IPv6 addresses.
-    public var isIPv6: Bool { storage.ss_family == sa_family_t(AF_INET6) }
+    package var isIPv6: Bool { storage.ss_family == sa_family_t(AF_INET6) }
 
     /// The port in host order.
-    public var port: Int {
+    package var port: Int {
         withUnsafeBytes(of: storage) { raw in
             if isIPv6 { return Int(UInt16(bigEndian: raw.load(as: sockaddr_in6.self).sin6_port)) }
             return Int(UInt16(bigEndian: raw.load(as: sockaddr_in.self).sin_port))
@@ -55,7 +55,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The numeric host, without brackets.
-    public var host: String {
+    package var host: String {
         var buf = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         return withUnsafeBytes(of: storage) { raw -> String in
             if isIPv6 {
@@ -69,9 +69,9 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
-    public static func == (a: SocketAddress, b: SocketAddress) -> Bool {
+    package static func == (a: SocketAddress, b: SocketAddress) -> Bool {
         guard a.length == b.length else { return false }
         return withUnsafeBytes(of: a.storage) { ra in
             withUnsafeBytes(of: b.storage) { rb in
@@ -80,7 +80,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public func hash(into h: inout Hasher) {
+    package func hash(into h: inout Hasher) {
         withUnsafeBytes(of: storage) { h.combine(bytes: UnsafeRawBufferPointer(rebasing: $0[0..<Int(length)])) }
     }
 }

@@ -5,12 +5,12 @@ import CVoiceSys
 import VoiceSupport
 
 /// Why a socket operation failed: the call that failed and its `errno`.
-public struct SocketError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct SocketError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The system call that failed.
-    public var operation: String
+    package var operation: String
     /// The `errno` it set.
-    public var errno: Int32
-    public var description: String { "\(operation) failed: \(String(cString: strerror(errno))) (\(errno))" }
+    package var errno: Int32
+    package var description: String { "\(operation) failed: \(String(cString: strerror(errno))) (\(errno))" }
 }
 
 /// A non-blocking UDP socket for media. Sends and receives work on caller buffers and never
@@ -18,14 +18,14 @@ public struct SocketError: Error, Hashable, Sendable, CustomStringConvertible {
 ///
 /// Threading: owned by one stream; `send`/`receive` are called from the media engine thread
 /// that runs the stream; `close()` only after the stream has left the engine.
-public final class UDPSocket: @unchecked Sendable {
+package final class UDPSocket: @unchecked Sendable {
     /// The file descriptor, or -1 once closed.
-    public private(set) var fd: Int32
+    package private(set) var fd: Int32
     /// The bound local address.
-    public let localAddress: SocketAddress
+    package let localAddress: SocketAddress
 
     /// Opens a socket bound to `address` (port 0 picks a free port).
-    public init(bindTo address: SocketAddress) throws(SocketError) {
+    package init(bindTo address: SocketAddress) throws(SocketError) {
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError(operation: "socket", errno: errno) }
@@ -54,7 +54,7 @@ public final class UDPSocket: @unchecked Sendable {
     deinit { close() }
 
     /// Marks outgoing packets with a DSCP value (46 = Expedited Forwarding).
-    public func setDSCP(_ dscp: UInt8) throws(SocketError) {
+    package func setDSCP(_ dscp: UInt8) throws(SocketError) {
         var tos = Int32(dscp) << 2
         let rc: Int32
         if localAddress.isIPv6 {
@@ -66,7 +66,7 @@ public final class UDPSocket: @unchecked Sendable {
     }
 
     /// The DSCP value currently set on the socket.
-    public func dscp() -> UInt8 {
+    package func dscp() -> UInt8 {
         var tos: Int32 = 0
         var len = socklen_t(MemoryLayout<Int32>.size)
         if localAddress.isIPv6 {
@@ -80,7 +80,7 @@ public final class UDPSocket: @unchecked Sendable {
     /// Sends `length` bytes of `buffer` to `destination`. Returns false if the kernel refused
     /// (would block, unreachable); media is lossy, so the caller counts and moves on.
     @discardableResult
-    public func send(_ buffer: UnsafeRawBufferPointer, to destination: SocketAddress) -> Bool {
+    package func send(_ buffer: UnsafeRawBufferPointer, to destination: SocketAddress) -> Bool {
         var dest = destination
         let n = withUnsafePointer(to: &dest.storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -91,7 +91,7 @@ public final class UDPSocket: @unchecked Sendable {
     }
 
     /// Receives one datagram into `buffer`; nil when nothing is waiting. `source` receives the sender.
-    public func receive(into buffer: UnsafeMutableRawBufferPointer, source: inout SocketAddress?) -> Int? {
+    package func receive(into buffer: UnsafeMutableRawBufferPointer, source: inout SocketAddress?) -> Int? {
         var from = sockaddr_storage()
         var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let n = withUnsafeMutablePointer(to: &from) {
@@ -109,14 +109,14 @@ public final class UDPSocket: @unchecked Sendable {
     }
 
     /// Receives one datagram; returns nil when nothing is waiting (no sender reported).
-    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+    package func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         let n = recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
         return n >= 0 ? n : nil
     }
 
     /// Receives one datagram and the kernel's receive time (wall clock, `CLOCK_REALTIME`), so a
     /// packet read a few milliseconds after it arrived is still timed exactly. Nil when nothing waits.
-    public func receive(into buffer: UnsafeMutableRawBufferPointer, arrival: inout timespec?) -> Int? {
+    package func receive(into buffer: UnsafeMutableRawBufferPointer, arrival: inout timespec?) -> Int? {
         var ts = timespec()
         var has: Int32 = 0
         let n = voice_recv_timestamped(fd, buffer.baseAddress, buffer.count, &ts, &has)
@@ -126,7 +126,7 @@ public final class UDPSocket: @unchecked Sendable {
     }
 
     /// Closes the socket. Idempotent.
-    public func close() {
+    package func close() {
         if fd >= 0 {
             Glibc.close(fd)
             fd = -1

@@ -1,16 +1,16 @@
 /// A parsed Bearer challenge (RFC 8898 §2.2.1 for SIP, RFC 6750 §3).
-public struct BearerChallenge: Hashable, Sendable {
+package struct BearerChallenge: Hashable, Sendable {
     /// The protection space, if the server named one.
-    public var realm: String?
+    package var realm: String?
     /// The scope the token must cover, if named.
-    public var scope: String?
+    package var scope: String?
     /// The authorization server's URI (RFC 8898 `authz_server`), if named.
-    public var authorizationServer: String?
+    package var authorizationServer: String?
     /// The `error` the server reported for the last token (e.g. `invalid_token`), if any.
-    public var error: String?
+    package var error: String?
 
     /// Creates a challenge from its parts.
-    public init(realm: String? = nil, scope: String? = nil, authorizationServer: String? = nil, error: String? = nil) {
+    package init(realm: String? = nil, scope: String? = nil, authorizationServer: String? = nil, error: String? = nil) {
         self.realm = realm
         self.scope = scope
         self.authorizationServer = authorizationServer

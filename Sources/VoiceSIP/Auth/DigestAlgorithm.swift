@@ -2,7 +2,7 @@ import Crypto
 import VoiceSupport
 
 /// A Digest hash algorithm (RFC 7616 §3.2; RFC 8760 for SIP).
-public enum DigestAlgorithm: String, Hashable, Sendable, CaseIterable {
+package enum DigestAlgorithm: String, Hashable, Sendable, CaseIterable {
     /// MD5, the default when a challenge names none.
     case md5 = "MD5"
     /// MD5 with the session variant of HA1.
@@ -14,7 +14,7 @@ public enum DigestAlgorithm: String, Hashable, Sendable, CaseIterable {
 
     /// Parses an `algorithm=` value, case-insensitively. Returns nil for algorithms this
     /// stack does not implement (e.g. SHA-512-256).
-    public init?(token: String) {
+    package init?(token: String) {
         switch token.lowercased() {
         case "md5": self = .md5
         case "md5-sess": self = .md5Sess
@@ -25,7 +25,7 @@ public enum DigestAlgorithm: String, Hashable, Sendable, CaseIterable {
     }
 
     /// True for the `-sess` variants, whose HA1 also covers the nonce and cnonce.
-    public var isSession: Bool { self == .md5Sess || self == .sha256Sess }
+    package var isSession: Bool { self == .md5Sess || self == .sha256Sess }
 
     /// Preference when one realm offers several challenges (RFC 7616 §3.7: strongest first).
     var strength: Int {
@@ -36,12 +36,12 @@ public enum DigestAlgorithm: String, Hashable, Sendable, CaseIterable {
     }
 
     /// The lowercase hex digest of `text`'s UTF-8 bytes.
-    public func hexDigest(_ text: String) -> String {
+    package func hexDigest(_ text: String) -> String {
         hexDigest(bytes: Array(text.utf8))
     }
 
     /// The lowercase hex digest of `bytes`.
-    public func hexDigest(bytes: [UInt8]) -> String {
+    package func hexDigest(bytes: [UInt8]) -> String {
         switch self {
         case .md5, .md5Sess: return Self.hex(Insecure.MD5.hash(data: bytes))
         case .sha256, .sha256Sess: return Self.hex(SHA256.hash(data: bytes))

@@ -1,28 +1,28 @@
 /// One computed Digest answer: the fields of an Authorization / Proxy-Authorization value
 /// (RFC 2617 §3.2.2, RFC 7616 §3.4, RFC 3261 §22.4).
-public struct DigestAuthorization: Hashable, Sendable {
+package struct DigestAuthorization: Hashable, Sendable {
     /// The username sent (hashed when the challenge asked for `userhash`).
-    public var username: String
+    package var username: String
     /// The realm, echoed from the challenge.
-    public var realm: String
+    package var realm: String
     /// The nonce, echoed from the challenge.
-    public var nonce: String
+    package var nonce: String
     /// The Request-URI of the request being authorized.
-    public var uri: String
+    package var uri: String
     /// The computed request digest, lowercase hex.
-    public var response: String
+    package var response: String
     /// The algorithm used.
-    public var algorithm: DigestAlgorithm
+    package var algorithm: DigestAlgorithm
     /// The client nonce; nil when no qop is used.
-    public var cnonce: String?
+    package var cnonce: String?
     /// Opaque, echoed from the challenge.
-    public var opaque: String?
+    package var opaque: String?
     /// The qop used; nil for an RFC 2069 style answer.
-    public var qop: DigestQOP?
+    package var qop: DigestQOP?
     /// How many requests have used this nonce, this one included (sent as 8 hex digits).
-    public var nonceCount: UInt32?
+    package var nonceCount: UInt32?
     /// True when ``username`` is hashed.
-    public var userhash: Bool
+    package var userhash: Bool
 
     /// Computes the answer to `challenge`.
     ///
@@ -36,7 +36,7 @@ public struct DigestAuthorization: Hashable, Sendable {
     ///   - cnonce: the client nonce (used when the challenge offers a qop).
     ///   - nonceCount: the count for this nonce, starting at 1.
     ///   - body: the message body, hashed only for `auth-int`.
-    public init(
+    package init(
         answering challenge: DigestChallenge, username: String, password: String, method: String,
         uri: String, cnonce: String, nonceCount: UInt32, body: [UInt8] = []
     ) {
@@ -73,7 +73,7 @@ public struct DigestAuthorization: Hashable, Sendable {
     /// The header value: `Digest username="…", realm="…", nonce="…", uri="…", response="…",
     /// algorithm=…, cnonce="…", opaque="…", qop=…, nc=…` (qop and nc unquoted, as RFC 3261
     /// §25.1 requires).
-    public var headerValue: String {
+    package var headerValue: String {
         var parts = [
             "username=\(Self.quoted(username))",
             "realm=\(Self.quoted(realm))",

@@ -1,24 +1,24 @@
 /// A parsed Digest challenge from a WWW-Authenticate or Proxy-Authenticate value
 /// (RFC 2617 §3.2.1, RFC 7616 §3.3, RFC 3261 §22.4).
-public struct DigestChallenge: Hashable, Sendable {
+package struct DigestChallenge: Hashable, Sendable {
     /// The protection space; credentials are chosen by it.
-    public var realm: String
+    package var realm: String
     /// The server nonce.
-    public var nonce: String
+    package var nonce: String
     /// Opaque data to return unchanged, if any.
-    public var opaque: String?
+    package var opaque: String?
     /// True when the previous request's nonce was stale but its credentials were good: retry
     /// with the new nonce.
-    public var stale: Bool
+    package var stale: Bool
     /// The hash algorithm (MD5 when the challenge names none).
-    public var algorithm: DigestAlgorithm
+    package var algorithm: DigestAlgorithm
     /// The qop values offered, lowercased, in order; empty for an RFC 2069 style challenge.
-    public var qopOptions: [String]
+    package var qopOptions: [String]
     /// True when the server asks for a hashed username (RFC 7616 §3.4.4).
-    public var userhash: Bool
+    package var userhash: Bool
 
     /// Creates a challenge from its parts.
-    public init(
+    package init(
         realm: String, nonce: String, opaque: String? = nil, stale: Bool = false,
         algorithm: DigestAlgorithm = .md5, qopOptions: [String] = ["auth"], userhash: Bool = false
     ) {
@@ -33,7 +33,7 @@ public struct DigestChallenge: Hashable, Sendable {
 
     /// The qop this stack answers with: `auth` when offered, else `auth-int`, else none for a
     /// challenge that offers no qop at all.
-    public var selectedQOP: DigestQOP? {
+    package var selectedQOP: DigestQOP? {
         if qopOptions.contains("auth") { return .auth }
         if qopOptions.contains("auth-int") { return .authInt }
         return nil
@@ -44,7 +44,7 @@ public struct DigestChallenge: Hashable, Sendable {
     /// - Throws: ``SIPAuthError/unsupportedScheme`` for another scheme,
     ///   ``SIPAuthError/unsupportedAlgorithm``, ``SIPAuthError/unsupportedQOP``,
     ///   ``SIPAuthError/missingParameter``, ``SIPAuthError/malformedChallenge`` and the rest.
-    public init(parsing headerValue: String) throws(SIPAuthError) {
+    package init(parsing headerValue: String) throws(SIPAuthError) {
         guard case .digest(let challenge) = try SIPAuthChallenge(parsing: headerValue) else {
             throw SIPAuthError.unsupportedScheme.with("expected Digest")
         }

@@ -1,5 +1,5 @@
 /// The quality of protection a Digest answer uses.
-public enum DigestQOP: String, Hashable, Sendable {
+package enum DigestQOP: String, Hashable, Sendable {
     /// Authentication of the request line only.
     case auth = "auth"
     /// Authentication including a hash of the body.

@@ -2,7 +2,7 @@
 ///
 /// SIP carries one challenge per header value (RFC 3261 §7.3.1 exempts these headers from
 /// comma-joining), so a value is parsed as exactly one challenge.
-public enum SIPAuthChallenge: Hashable, Sendable {
+package enum SIPAuthChallenge: Hashable, Sendable {
     /// A Digest challenge.
     case digest(DigestChallenge)
     /// A Bearer challenge.
@@ -13,7 +13,7 @@ public enum SIPAuthChallenge: Hashable, Sendable {
     /// - Throws: ``SIPAuthError/unsupportedScheme`` for schemes other than Digest and Bearer;
     ///   ``SIPAuthError/malformedChallenge``, ``SIPAuthError/limitExceeded`` and the Digest
     ///   errors for broken input. Never traps on any input.
-    public init(parsing headerValue: String) throws(SIPAuthError) {
+    package init(parsing headerValue: String) throws(SIPAuthError) {
         var reader = try SIPAuthParamReader(headerValue)
         reader.skipWhitespace()
         let scheme = try reader.readScheme()
@@ -28,7 +28,7 @@ public enum SIPAuthChallenge: Hashable, Sendable {
     }
 
     /// The challenge's realm, if it has one.
-    public var realm: String? {
+    package var realm: String? {
         switch self {
         case .digest(let d): return d.realm
         case .bearer(let b): return b.realm
@@ -38,24 +38,24 @@ public enum SIPAuthChallenge: Hashable, Sendable {
 
 /// Whether a challenge came from the user agent server (401) or a proxy (407), which names
 /// the headers on both sides.
-public enum SIPAuthChallengeOrigin: Hashable, Sendable {
+package enum SIPAuthChallengeOrigin: Hashable, Sendable {
     /// 401 Unauthorized: WWW-Authenticate answered by Authorization.
     case server
     /// 407 Proxy Authentication Required: Proxy-Authenticate answered by Proxy-Authorization.
     case proxy
 
     /// The header carrying the challenge.
-    public var challengeHeaderName: String {
+    package var challengeHeaderName: String {
         self == .server ? "WWW-Authenticate" : "Proxy-Authenticate"
     }
 
     /// The header carrying the answer.
-    public var authorizationHeaderName: String {
+    package var authorizationHeaderName: String {
         self == .server ? "Authorization" : "Proxy-Authorization"
     }
 
     /// The origin for a 401 or 407 status code; nil for any other.
-    public init?(statusCode: Int) {
+    package init?(statusCode: Int) {
         switch statusCode {
         case 401: self = .server
         case 407: self = .proxy

@@ -2,7 +2,7 @@
 ///
 /// Errors compare by kind only; ``detail`` carries the specifics (a parameter name, a realm)
 /// for logs and is part of ``description``.
-public struct SIPAuthError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct SIPAuthError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Kind: Hashable, Sendable {
         case malformedChallenge
         case unsupportedScheme
@@ -17,7 +17,7 @@ public struct SIPAuthError: Error, Hashable, Sendable, CustomStringConvertible {
 
     private let kind: Kind
     /// Specifics for logs: the offending parameter, scheme, algorithm or realm. Not compared.
-    public let detail: String
+    package let detail: String
 
     private init(_ kind: Kind, _ detail: String = "") {
         self.kind = kind
@@ -26,33 +26,33 @@ public struct SIPAuthError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// The challenge's syntax is broken: bad token, unterminated quoted string, control
     /// character, missing `=`.
-    public static let malformedChallenge = SIPAuthError(.malformedChallenge)
+    package static let malformedChallenge = SIPAuthError(.malformedChallenge)
     /// The challenge's scheme is neither `Digest` nor `Bearer`.
-    public static let unsupportedScheme = SIPAuthError(.unsupportedScheme)
+    package static let unsupportedScheme = SIPAuthError(.unsupportedScheme)
     /// The Digest algorithm is not MD5, MD5-sess, SHA-256 or SHA-256-sess.
-    public static let unsupportedAlgorithm = SIPAuthError(.unsupportedAlgorithm)
+    package static let unsupportedAlgorithm = SIPAuthError(.unsupportedAlgorithm)
     /// The challenge offers qop values of which none is `auth` or `auth-int`.
-    public static let unsupportedQOP = SIPAuthError(.unsupportedQOP)
+    package static let unsupportedQOP = SIPAuthError(.unsupportedQOP)
     /// A parameter the scheme requires (`realm`, `nonce`) is absent.
-    public static let missingParameter = SIPAuthError(.missingParameter)
+    package static let missingParameter = SIPAuthError(.missingParameter)
     /// The same parameter appears twice in one challenge.
-    public static let duplicateParameter = SIPAuthError(.duplicateParameter)
+    package static let duplicateParameter = SIPAuthError(.duplicateParameter)
     /// The header value, a parameter value or the parameter count is over its limit.
-    public static let limitExceeded = SIPAuthError(.limitExceeded)
+    package static let limitExceeded = SIPAuthError(.limitExceeded)
     /// No credentials are configured for the challenged realm or scheme.
-    public static let noCredentials = SIPAuthError(.noCredentials)
+    package static let noCredentials = SIPAuthError(.noCredentials)
     /// The realm rejected the credentials again after one answered challenge (no `stale=true`):
     /// the password or token is wrong. Never retried.
-    public static let authenticationFailed = SIPAuthError(.authenticationFailed)
+    package static let authenticationFailed = SIPAuthError(.authenticationFailed)
 
     /// The same error kind carrying `detail`.
     func with(_ detail: String) -> SIPAuthError { SIPAuthError(kind, detail) }
 
-    public static func == (lhs: SIPAuthError, rhs: SIPAuthError) -> Bool { lhs.kind == rhs.kind }
-    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
+    package static func == (lhs: SIPAuthError, rhs: SIPAuthError) -> Bool { lhs.kind == rhs.kind }
+    package func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 
     /// A sentence naming the problem and its detail.
-    public var description: String {
+    package var description: String {
         let base: String
         switch kind {
         case .malformedChallenge: base = "malformed authentication challenge"

@@ -1,9 +1,9 @@
 /// Size limits applied to every authentication header value parsed.
-public enum SIPAuthLimits: Sendable {
+package enum SIPAuthLimits: Sendable {
     /// Longest header value accepted, in bytes.
-    public static let maxHeaderValueLength = 4096
+    package static let maxHeaderValueLength = 4096
     /// Longest single token or (unescaped) quoted value, in bytes.
-    public static let maxParameterLength = 1024
+    package static let maxParameterLength = 1024
     /// Most parameters accepted in one challenge.
-    public static let maxParameterCount = 32
+    package static let maxParameterCount = 32
 }

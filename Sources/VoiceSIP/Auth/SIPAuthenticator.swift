@@ -18,12 +18,12 @@ import VoiceSupport
 /// ``maxStaleRetries`` times in a row). So a wrong password costs exactly one retry.
 ///
 /// Nonce counts run per nonce, from 1, and are sent as 8 hex digits (RFC 7616 §3.4).
-public struct SIPAuthenticator: Sendable {
+package struct SIPAuthenticator: Sendable {
     /// Consecutive `stale=true` challenges answered before giving up.
-    public static let maxStaleRetries = 2
+    package static let maxStaleRetries = 2
 
     /// The configured credentials, searched in order for the first that matches a realm.
-    public private(set) var credentials: [SIPAuthCredentials]
+    package private(set) var credentials: [SIPAuthCredentials]
     private var realms: [RealmKey: RealmState] = [:]
     private var order: [RealmKey] = []
     private let makeCNonce: @Sendable () -> String
@@ -51,7 +51,7 @@ public struct SIPAuthenticator: Sendable {
     ///   - credentials: credentials tried in order, the first matching a realm wins.
     ///   - cnonce: makes each client nonce; the default returns 32 random hex digits. Tests
     ///     pass a fixed value.
-    public init(
+    package init(
         credentials: [SIPAuthCredentials],
         cnonce: @escaping @Sendable () -> String = { SIPAuthenticator.randomCNonce() }
     ) {
@@ -60,7 +60,7 @@ public struct SIPAuthenticator: Sendable {
     }
 
     /// Replaces the credentials and forgets every cached nonce and verdict.
-    public mutating func setCredentials(_ credentials: [SIPAuthCredentials]) {
+    package mutating func setCredentials(_ credentials: [SIPAuthCredentials]) {
         self.credentials = credentials
         realms = [:]
         order = []
@@ -83,7 +83,7 @@ public struct SIPAuthenticator: Sendable {
     /// - Throws: ``SIPAuthError/authenticationFailed`` under the give-up rule;
     ///   ``SIPAuthError/noCredentials`` when no challenge matches configured credentials; the
     ///   first parse error when no challenge could be parsed.
-    public mutating func answer(
+    package mutating func answer(
         challenges: [String], origin: SIPAuthChallengeOrigin, method: String, uri: String,
         body: [UInt8] = []
     ) throws(SIPAuthError) -> [SIPAuthorizationHeader] {
@@ -158,7 +158,7 @@ public struct SIPAuthenticator: Sendable {
 
     /// Headers for a new request, answering ahead with every cached challenge (each Digest
     /// nonce count goes up by one). Empty before the first challenge.
-    public mutating func authorizationHeaders(method: String, uri: String, body: [UInt8] = []) -> [SIPAuthorizationHeader] {
+    package mutating func authorizationHeaders(method: String, uri: String, body: [UInt8] = []) -> [SIPAuthorizationHeader] {
         var headers: [SIPAuthorizationHeader] = []
         for key in order {
             if let header = advance(key, method: method, uri: uri, body: body) { headers.append(header) }
@@ -168,7 +168,7 @@ public struct SIPAuthenticator: Sendable {
 
     /// Records that a request carrying the answers got a final response other than 401/407:
     /// the answers were accepted, so a later challenge is answered afresh.
-    public mutating func requestWasAccepted() {
+    package mutating func requestWasAccepted() {
         for key in order {
             realms[key]?.awaitingVerdict = false
             realms[key]?.staleRetries = 0
@@ -177,7 +177,7 @@ public struct SIPAuthenticator: Sendable {
 
     /// The nonce count of the last answer sent in `realm`; nil if the realm has no cached
     /// Digest challenge.
-    public func lastNonceCount(realm: String?, origin: SIPAuthChallengeOrigin) -> UInt32? {
+    package func lastNonceCount(realm: String?, origin: SIPAuthChallengeOrigin) -> UInt32? {
         guard let state = realms[RealmKey(origin: origin, realm: realm)],
             case .digest(_, let count, _) = state.answer
         else { return nil }
@@ -185,7 +185,7 @@ public struct SIPAuthenticator: Sendable {
     }
 
     /// 32 lowercase hex digits from the system random generator.
-    public static func randomCNonce() -> String {
+    package static func randomCNonce() -> String {
         var generator = SecureRandomNumberGenerator()
         var text = ""
         for _ in 0..<2 {

@@ -10,9 +10,9 @@ import Foundation
 /// it issued can be checked without remembering it, and is refused once older than
 /// ``nonceLifetime``. An unknown user and a wrong password get the same answer, so a prober
 /// cannot tell which user names exist.
-public struct SIPDigestVerifier: Sendable {
+package struct SIPDigestVerifier: Sendable {
     /// What an Authorization value proved.
-    public enum Verdict: Hashable, Sendable {
+    package enum Verdict: Hashable, Sendable {
         /// The credentials of this user, on a live nonce.
         case authenticated(username: String)
         /// Good credentials on a nonce that has expired: challenge again with `stale=true`.
@@ -22,9 +22,9 @@ public struct SIPDigestVerifier: Sendable {
     }
 
     /// The protection space named in challenges.
-    public let realm: String
+    package let realm: String
     /// How long a nonce stays good.
-    public let nonceLifetime: TimeInterval
+    package let nonceLifetime: TimeInterval
     private let passwords: [String: String]
     private let key: [UInt8]
 
@@ -32,7 +32,7 @@ public struct SIPDigestVerifier: Sendable {
     ///   - realm: the realm of the challenges.
     ///   - credentials: who may authenticate (user names and passwords).
     ///   - nonceLifetime: how long a nonce stays good.
-    public init(realm: String, credentials: [SIPAuthCredentials], nonceLifetime: TimeInterval = 30) {
+    package init(realm: String, credentials: [SIPAuthCredentials], nonceLifetime: TimeInterval = 30) {
         self.realm = realm
         self.nonceLifetime = nonceLifetime
         var passwords: [String: String] = [:]
@@ -42,7 +42,7 @@ public struct SIPDigestVerifier: Sendable {
     }
 
     /// A `WWW-Authenticate` value: MD5 with qop=auth, a fresh nonce.
-    public func challenge(now: Date = Date(), stale: Bool = false) -> String {
+    package func challenge(now: Date = Date(), stale: Bool = false) -> String {
         let challenge = DigestChallenge(realm: realm, nonce: nonce(issuedAt: now), stale: stale, algorithm: .md5, qopOptions: ["auth"])
         var value = "Digest realm=\(DigestAuthorization.quoted(challenge.realm)), nonce=\(DigestAuthorization.quoted(challenge.nonce)), algorithm=MD5, qop=\"auth\""
         if stale { value += ", stale=true" }
@@ -50,7 +50,7 @@ public struct SIPDigestVerifier: Sendable {
     }
 
     /// Checks an `Authorization` value sent with a `method` request.
-    public func verify(_ authorization: String, method: String, now: Date = Date()) -> Verdict {
+    package func verify(_ authorization: String, method: String, now: Date = Date()) -> Verdict {
         guard var reader = try? SIPAuthParamReader(authorization), let scheme = try? reader.readScheme(),
             scheme.lowercased() == "digest", let list = try? reader.readParameters()
         else { return .rejected }

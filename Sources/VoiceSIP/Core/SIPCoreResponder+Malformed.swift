@@ -1,8 +1,8 @@
 extension SIPCoreResponder {
     /// Largest malformed message the salvage reads, in bytes (the parser's default limit).
-    public static let maximumSalvageSize = 65_535
+    package static let maximumSalvageSize = 65_535
     /// Most header lines the salvage reads.
-    public static let maximumSalvageHeaderLines = 256
+    package static let maximumSalvageHeaderLines = 256
 
     /// The response to a request the parser rejected (RFC 3261 §8.2, §21.4.1, §21.5.6): the
     /// error's 400 or 505 and reason phrase, built when enough of the message survives to
@@ -18,7 +18,7 @@ extension SIPCoreResponder {
     ///   - bytes: the datagram or framed message as received.
     ///   - error: what the parser threw for it.
     ///   - toTag: the tag put in the To when it has none.
-    public func answer(malformed bytes: [UInt8], error: SIPParseError, toTag: String) -> SIPResponse? {
+    package func answer(malformed bytes: [UInt8], error: SIPParseError, toTag: String) -> SIPResponse? {
         guard bytes.count <= Self.maximumSalvageSize else { return nil }
         var reader = SIPTextReader(bytes)
         guard let startLine = reader.readLine() else { return nil }

@@ -12,26 +12,26 @@
 /// 6. A To tag with no matching dialog → 481 (§12.2.2).
 /// 7. OPTIONS outside a dialog → 200 with Allow, Accept, Supported and an optional SDP (§11.2).
 /// Anything else is passed on.
-public struct SIPCoreResponder: Sendable {
+package struct SIPCoreResponder: Sendable {
     /// What this user agent supports.
-    public struct Configuration: Sendable, Equatable {
+    package struct Configuration: Sendable, Equatable {
         /// The methods this user agent handles, listed in Allow. Default INVITE, ACK, CANCEL, BYE, OPTIONS.
-        public var allowedMethods: [SIPMethod]
+        package var allowedMethods: [SIPMethod]
         /// Methods it recognises: the allowed ones answer normally, the others 405. Default every
         /// method ``SIPMethod`` names (INVITE, ACK, BYE, CANCEL, REGISTER, OPTIONS, INFO, UPDATE,
         /// PRACK, SUBSCRIBE, NOTIFY, REFER, MESSAGE, PUBLISH).
-        public var knownMethods: [SIPMethod]
+        package var knownMethods: [SIPMethod]
         /// Request-URI schemes accepted. Default sip and sips.
-        public var supportedSchemes: [SIPURI.Scheme]
+        package var supportedSchemes: [SIPURI.Scheme]
         /// Option tags supported (RFC 3261 §19.2), listed in Supported. Default none.
-        public var supportedExtensions: [String]
+        package var supportedExtensions: [String]
         /// Body types accepted, listed in Accept. Default application/sdp.
-        public var acceptedContentTypes: [String]
+        package var acceptedContentTypes: [String]
         /// The Server header value of the responses, if any.
-        public var serverName: String?
+        package var serverName: String?
 
         /// Creates a configuration; parameters default to the values documented on each property.
-        public init(
+        package init(
             allowedMethods: [SIPMethod] = [.invite, .ack, .cancel, .bye, .options],
             knownMethods: [SIPMethod] = [
                 .invite, .ack, .bye, .cancel, .register, .options, .info, .update, .prack, .subscribe, .notify,
@@ -50,10 +50,10 @@ public struct SIPCoreResponder: Sendable {
     }
 
     /// What this user agent supports.
-    public var configuration: Configuration
+    package var configuration: Configuration
 
     /// Creates a responder.
-    public init(configuration: Configuration = Configuration()) { self.configuration = configuration }
+    package init(configuration: Configuration = Configuration()) { self.configuration = configuration }
 
     /// Decides what the core does with a well-formed request.
     ///
@@ -63,7 +63,7 @@ public struct SIPCoreResponder: Sendable {
     ///     and tags; only consulted for requests with a To tag.
     ///   - toTag: the tag put in the To of a response when the request's To has none.
     ///   - sdp: an SDP of our capabilities for an OPTIONS answer, or nil for none.
-    public func answer(_ request: SIPRequest, dialogExists: Bool, toTag: String, sdp: [UInt8]? = nil) -> SIPCoreDisposition {
+    package func answer(_ request: SIPRequest, dialogExists: Bool, toTag: String, sdp: [UInt8]? = nil) -> SIPCoreDisposition {
         let hasToTag = (try? request.headers.to())?.tag != nil
         if request.method == .ack {
             return hasToTag && !dialogExists ? .drop : .passOn
@@ -96,7 +96,7 @@ public struct SIPCoreResponder: Sendable {
     }
 
     /// The Allow header value: the allowed methods, comma-separated.
-    public var allowValue: String { configuration.allowedMethods.map(\.rawValue).joined(separator: ", ") }
+    package var allowValue: String { configuration.allowedMethods.map(\.rawValue).joined(separator: ", ") }
 
     /// A response to `request` (RFC 3261 §8.2.6), `extra` fields after the copied ones.
     func response(

@@ -1,27 +1,27 @@
 /// Where a response goes (RFC 3261 §18.2.2, RFC 3581 §4), from the top Via of the request it answers.
-public struct SIPResponseDestination: Hashable, Sendable {
+package struct SIPResponseDestination: Hashable, Sendable {
     /// True when the response goes back over the connection the request arrived on (reliable
     /// transports). Only when that connection is closed does the driver open a new one to
     /// ``host``:``port``.
-    public var reuseConnection: Bool
+    package var reuseConnection: Bool
     /// The address to send to (or connect to): `maddr`, `received`, or the sent-by host.
     /// IPv6 without brackets. A host name here is resolved as RFC 3263 §5 describes.
-    public var host: String
+    package var host: String
     /// The port: `rport` (unreliable transports), else the sent-by port, else the default
     /// for the transport (5061 for TLS, 5060 otherwise).
-    public var port: Int
+    package var port: Int
     /// The Via transport, uppercased (UDP, TCP, TLS, ...).
-    public var transport: String
+    package var transport: String
     /// True when the response goes to a multicast `maddr`; send it with ``ttl``.
-    public var isMulticast: Bool
+    package var isMulticast: Bool
     /// The Via `ttl` to send a multicast response with (default 1).
-    public var ttl: Int?
+    package var ttl: Int?
     /// True when the response must leave from the local address and port the request arrived
     /// on (RFC 3581 §4: the request carried `rport`, so the client may be behind a NAT).
-    public var fromReceivingSocket: Bool
+    package var fromReceivingSocket: Bool
 
     /// Creates a destination.
-    public init(
+    package init(
         reuseConnection: Bool, host: String, port: Int, transport: String, isMulticast: Bool = false,
         ttl: Int? = nil, fromReceivingSocket: Bool = false
     ) {

@@ -1,7 +1,7 @@
 /// The transport-layer Via rules of a user agent core (RFC 3261 §18.2.1 and §18.2.2, RFC 3581 §4):
 /// stamping a received request's top Via with where it really came from, and working out where
 /// a response goes. Pure functions.
-public enum SIPViaStamping {
+package enum SIPViaStamping {
     /// Stamps the top Via of a received request (RFC 3261 §18.2.1, RFC 3581 §4).
     ///
     /// Adds `received=<source IP>` when the sent-by host is a name or an address other than the
@@ -13,7 +13,7 @@ public enum SIPViaStamping {
     ///   - sourceHost: the packet's source IP address (IPv6 without brackets).
     ///   - sourcePort: the packet's source port.
     /// - Throws: the parse error of a missing or malformed top Via.
-    public static func stampReceived(
+    package static func stampReceived(
         _ request: SIPRequest, sourceHost: String, sourcePort: Int
     ) throws(SIPParseError) -> SIPRequest {
         var via = try request.headers.topVia()
@@ -45,7 +45,7 @@ public enum SIPViaStamping {
     /// - Otherwise the sent-by host and port.
     ///
     /// Missing ports are 5061 for TLS (and TLS over SCTP), 5060 otherwise.
-    public static func responseDestination(for via: SIPVia) -> SIPResponseDestination {
+    package static func responseDestination(for via: SIPVia) -> SIPResponseDestination {
         let transport = via.transport.uppercased()
         let defaultPort = transport == "TLS" || transport == "TLS-SCTP" ? 5061 : 5060
         let sentByPort = via.port ?? defaultPort
@@ -70,12 +70,12 @@ public enum SIPViaStamping {
     }
 
     /// Where `response` goes, from its top Via.
-    public static func responseDestination(for response: SIPResponse) throws(SIPParseError) -> SIPResponseDestination {
+    package static func responseDestination(for response: SIPResponse) throws(SIPParseError) -> SIPResponseDestination {
         responseDestination(for: try response.headers.topVia())
     }
 
     /// True for the connection-oriented transports a response goes back on.
-    public static func isReliable(_ transport: String) -> Bool {
+    package static func isReliable(_ transport: String) -> Bool {
         ["TCP", "TLS", "SCTP", "TLS-SCTP", "WS", "WSS"].contains(transport.uppercased())
     }
 

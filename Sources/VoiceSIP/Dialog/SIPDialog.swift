@@ -1,9 +1,9 @@
 /// A SIP dialog (RFC 3261 §12): the peer-to-peer state two user agents share for the length of a
 /// call, as a pure value. Built from the INVITE that creates it, it makes the requests sent inside
 /// it (§12.2.1) and checks the requests received (§12.2.2). Not thread-safe; owned by one session.
-public struct SIPDialog: Sendable {
+package struct SIPDialog: Sendable {
     /// Whether a final response confirmed the dialog.
-    public enum State: Hashable, Sendable {
+    package enum State: Hashable, Sendable {
         /// Created by a tagged provisional response.
         case early
         /// Created or confirmed by a 2xx.
@@ -11,31 +11,31 @@ public struct SIPDialog: Sendable {
     }
 
     /// Call-ID, local tag and remote tag.
-    public private(set) var id: SIPDialogID
+    package private(set) var id: SIPDialogID
     /// Early or confirmed.
-    public private(set) var state: State
+    package private(set) var state: State
     /// The CSeq number of the last request we sent in the dialog; nil until we send one (UAS).
-    public private(set) var localSequence: UInt32?
+    package private(set) var localSequence: UInt32?
     /// The CSeq number of the last request the peer sent; nil until one arrives (UAC).
-    public private(set) var remoteSequence: UInt32?
+    package private(set) var remoteSequence: UInt32?
     /// Our address with our tag: From of the requests we send.
-    public private(set) var localAddress: SIPNameAddress
+    package private(set) var localAddress: SIPNameAddress
     /// The peer's address with its tag: To of the requests we send.
-    public private(set) var remoteAddress: SIPNameAddress
+    package private(set) var remoteAddress: SIPNameAddress
     /// Where requests go: the peer's Contact, refreshed by target-refresh requests and responses.
-    public private(set) var remoteTarget: SIPURI
+    package private(set) var remoteTarget: SIPURI
     /// The Route set, in the order our requests list it.
-    public private(set) var routeSet: [SIPNameAddress]
+    package private(set) var routeSet: [SIPNameAddress]
     /// True when the dialog was set up over TLS with a SIPS Request-URI (§12.1.1).
-    public private(set) var isSecure: Bool
+    package private(set) var isSecure: Bool
 
     /// The Call-ID.
-    public var callID: String { id.callID }
+    package var callID: String { id.callID }
 
     /// Creates the UAC side from the request we sent and a tagged 1xx or a 2xx answering it
     /// (§12.1.2): route set from Record-Route reversed, remote target from Contact.
     /// - Throws: ``SIPDialogError`` when the response has no To tag or its headers are malformed.
-    public init(request: SIPRequest, response: SIPResponse) throws(SIPDialogError) {
+    package init(request: SIPRequest, response: SIPResponse) throws(SIPDialogError) {
         let parsed: (callID: String, from: SIPNameAddress, to: SIPNameAddress, cseq: SIPCSeq, routes: [SIPNameAddress], contact: SIPURI?)
         do throws(SIPParseError) {
             parsed = (
@@ -66,7 +66,7 @@ public struct SIPDialog: Sendable {
     ///   - localTag: The tag we put in To of our responses.
     ///   - secureTransport: Whether it arrived over TLS (with a SIPS Request-URI the dialog is secure).
     /// - Throws: ``SIPDialogError/missingContact`` or ``SIPDialogError/malformedMessage`` (answer 400).
-    public init(request: SIPRequest, localTag: String, secureTransport: Bool = false) throws(SIPDialogError) {
+    package init(request: SIPRequest, localTag: String, secureTransport: Bool = false) throws(SIPDialogError) {
         let parsed: (callID: String, from: SIPNameAddress, to: SIPNameAddress, cseq: SIPCSeq, routes: [SIPNameAddress], contact: SIPURI?)
         do throws(SIPParseError) {
             parsed = (
@@ -96,7 +96,7 @@ public struct SIPDialog: Sendable {
     // MARK: Requests we send
 
     /// The CSeq number the next request will carry.
-    public var nextLocalSequence: UInt32 { (localSequence ?? 0) &+ 1 }
+    package var nextLocalSequence: UInt32 { (localSequence ?? 0) &+ 1 }
 
     /// Builds a request inside the dialog (§12.2.1.1) with the next local CSeq number: From,
     /// To, Call-ID from the dialog, Request-URI and Route from the remote target and route set
@@ -108,7 +108,7 @@ public struct SIPDialog: Sendable {
     ///   - body: The body; Content-Type is added when it is not empty.
     ///   - contentType: The body's media type.
     ///   - maxForwards: Max-Forwards, 70 by default.
-    public mutating func makeRequest(
+    package mutating func makeRequest(
         method: SIPMethod, via: SIPVia, headers: [(String, String)] = [], body: [UInt8] = [],
         contentType: String? = nil, maxForwards: Int = 70
     ) -> SIPRequest {
@@ -122,7 +122,7 @@ public struct SIPDialog: Sendable {
     /// Builds the ACK for a 2xx to the INVITE numbered `inviteCSeq` (§13.2.2.4): the same CSeq
     /// number with method ACK, a new branch in `via`, the dialog's Request-URI and Route. The
     /// local sequence is unchanged.
-    public func makeACK(
+    package func makeACK(
         forInviteCSeq inviteCSeq: UInt32, via: SIPVia, headers: [(String, String)] = [], body: [UInt8] = [],
         contentType: String? = nil
     ) -> SIPRequest {
@@ -132,7 +132,7 @@ public struct SIPDialog: Sendable {
     }
 
     /// The Request-URI and Route values for a request in the dialog (§12.2.1.1).
-    public var requestTarget: (uri: SIPURI, route: [SIPNameAddress]) {
+    package var requestTarget: (uri: SIPURI, route: [SIPNameAddress]) {
         guard let first = routeSet.first else { return (remoteTarget, []) }
         if first.uri.isLooseRouting { return (remoteTarget, routeSet) }
         // Strict routing: the first route becomes the Request-URI (stripped of the parameters a
@@ -171,7 +171,7 @@ public struct SIPDialog: Sendable {
     /// ACK and CANCEL reuse their INVITE's number and are not checked.
     /// - Throws: ``SIPDialogError/outOfOrder`` (answer 500), ``SIPDialogError/wrongDialog`` (481),
     ///   ``SIPDialogError/malformedMessage`` (400).
-    public mutating func receiveRequest(_ request: SIPRequest) throws(SIPDialogError) {
+    package mutating func receiveRequest(_ request: SIPRequest) throws(SIPDialogError) {
         let parsed: (cseq: SIPCSeq, callID: String, from: SIPNameAddress, to: SIPNameAddress)
         do throws(SIPParseError) {
             parsed = (try request.headers.cseq(), try request.headers.callID(), try request.headers.from(), try request.headers.to())
@@ -195,12 +195,12 @@ public struct SIPDialog: Sendable {
     }
 
     /// Marks the dialog confirmed: the UAS calls this when it sends its 2xx to the INVITE.
-    public mutating func confirm() { state = .confirmed }
+    package mutating func confirm() { state = .confirmed }
 
     /// Applies a response to a request we sent in the dialog: a 2xx confirms an early dialog
     /// (recomputing the route set from its Record-Route, §13.2.2.4), and a 2xx to a target
     /// refresh (INVITE, UPDATE) with a Contact replaces the remote target.
-    public mutating func receiveResponse(_ response: SIPResponse, method: SIPMethod) {
+    package mutating func receiveResponse(_ response: SIPResponse, method: SIPMethod) {
         guard (200..<300).contains(response.statusCode) else { return }
         if state == .early, method == .invite {
             state = .confirmed

@@ -1,5 +1,5 @@
 /// Why a dialog could not be created or an in-dialog request was refused (RFC 3261 §12).
-public struct SIPDialogError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct SIPDialogError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Kind: Hashable, Sendable {
         case malformedMessage
         case missingTag
@@ -10,7 +10,7 @@ public struct SIPDialogError: Error, Hashable, Sendable, CustomStringConvertible
 
     private let kind: Kind
     /// Details for logs.
-    public let detail: String
+    package let detail: String
 
     private init(_ kind: Kind, _ detail: String = "") {
         self.kind = kind
@@ -18,21 +18,21 @@ public struct SIPDialogError: Error, Hashable, Sendable, CustomStringConvertible
     }
 
     /// A header the dialog needs (Call-ID, From, To, CSeq, Contact, Record-Route) is missing or malformed.
-    public static let malformedMessage = SIPDialogError(.malformedMessage)
+    package static let malformedMessage = SIPDialogError(.malformedMessage)
     /// The response that would create the dialog carries no To tag.
-    public static let missingTag = SIPDialogError(.missingTag)
+    package static let missingTag = SIPDialogError(.missingTag)
     /// The dialog-creating request or 2xx has no usable Contact (§12.1.1: 400 Bad Request).
-    public static let missingContact = SIPDialogError(.missingContact)
+    package static let missingContact = SIPDialogError(.missingContact)
     /// The request's CSeq is lower than the last one received (§12.2.2: 500).
-    public static let outOfOrder = SIPDialogError(.outOfOrder)
+    package static let outOfOrder = SIPDialogError(.outOfOrder)
     /// The message's Call-ID or tags belong to another dialog (481).
-    public static let wrongDialog = SIPDialogError(.wrongDialog)
+    package static let wrongDialog = SIPDialogError(.wrongDialog)
 
     /// The same error with `detail` attached.
-    public func with(_ detail: String) -> SIPDialogError { SIPDialogError(kind, detail) }
+    package func with(_ detail: String) -> SIPDialogError { SIPDialogError(kind, detail) }
 
     /// The status a UAS answers a request refused for this reason with.
-    public var statusCode: Int {
+    package var statusCode: Int {
         switch kind {
         case .malformedMessage, .missingTag, .missingContact: 400
         case .outOfOrder: 500
@@ -40,10 +40,10 @@ public struct SIPDialogError: Error, Hashable, Sendable, CustomStringConvertible
         }
     }
 
-    public static func == (lhs: SIPDialogError, rhs: SIPDialogError) -> Bool { lhs.kind == rhs.kind }
-    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
+    package static func == (lhs: SIPDialogError, rhs: SIPDialogError) -> Bool { lhs.kind == rhs.kind }
+    package func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 
-    public var description: String {
+    package var description: String {
         let name: String
         switch kind {
         case .malformedMessage: name = "malformed dialog message"

@@ -1,15 +1,15 @@
 /// The identifier of a dialog (RFC 3261 §12): Call-ID, local tag and remote tag, each as seen
 /// from this user agent.
-public struct SIPDialogID: Hashable, Sendable, CustomStringConvertible {
+package struct SIPDialogID: Hashable, Sendable, CustomStringConvertible {
     /// The Call-ID shared by every request of the dialog.
-    public var callID: String
+    package var callID: String
     /// Our tag: the From tag of requests we send.
-    public var localTag: String
+    package var localTag: String
     /// The peer's tag: the To tag of requests we send.
-    public var remoteTag: String
+    package var remoteTag: String
 
     /// Creates a dialog identifier.
-    public init(callID: String, localTag: String, remoteTag: String) {
+    package init(callID: String, localTag: String, remoteTag: String) {
         self.callID = callID
         self.localTag = localTag
         self.remoteTag = remoteTag
@@ -18,7 +18,7 @@ public struct SIPDialogID: Hashable, Sendable, CustomStringConvertible {
     /// The identifier of the dialog a received request belongs to, from our side: its To tag
     /// is ours, its From tag the peer's. Nil when a tag or the Call-ID is missing or malformed
     /// (an out-of-dialog request, or a CANCEL, which the driver matches by transaction).
-    public init?(receivedRequest request: SIPRequest) {
+    package init?(receivedRequest request: SIPRequest) {
         guard let callID = try? request.headers.callID(), let local = try? request.headers.to().tag,
             let remote = try? request.headers.from().tag
         else { return nil }
@@ -27,12 +27,12 @@ public struct SIPDialogID: Hashable, Sendable, CustomStringConvertible {
 
     /// The identifier of the dialog a response to our request belongs to: its From tag is
     /// ours, its To tag the peer's. Nil without a To tag (e.g. 100 Trying).
-    public init?(receivedResponse response: SIPResponse) {
+    package init?(receivedResponse response: SIPResponse) {
         guard let callID = try? response.headers.callID(), let local = try? response.headers.from().tag,
             let remote = try? response.headers.to().tag
         else { return nil }
         self.init(callID: callID, localTag: local, remoteTag: remote)
     }
 
-    public var description: String { "\(callID);local=\(localTag);remote=\(remoteTag)" }
+    package var description: String { "\(callID);local=\(localTag);remote=\(remoteTag)" }
 }

@@ -1,18 +1,18 @@
 /// A CSeq value: sequence number and method (RFC 3261 §20.16).
-public struct SIPCSeq: Sendable, Equatable, CustomStringConvertible {
+package struct SIPCSeq: Sendable, Equatable, CustomStringConvertible {
     /// The sequence number, below 2**31.
-    public var sequence: UInt32
+    package var sequence: UInt32
     /// The method.
-    public var method: SIPMethod
+    package var method: SIPMethod
 
     /// Creates a CSeq.
-    public init(sequence: UInt32, method: SIPMethod) {
+    package init(sequence: UInt32, method: SIPMethod) {
         self.sequence = sequence
         self.method = method
     }
 
     /// Parses `1*DIGIT LWS Method`; the number must be below 2**31.
-    public init(parsing text: String) throws(SIPParseError) {
+    package init(parsing text: String) throws(SIPParseError) {
         var reader = SIPTextReader(SIPGrammar.trim(text))
         guard let n = SIPGrammar.decimal(reader.read(while: SIPGrammar.isDigit), max: Int(Int32.max)) else {
             throw SIPParseError(.invalidHeaderValue, "CSeq number missing or not below 2**31")
@@ -25,5 +25,5 @@ public struct SIPCSeq: Sendable, Equatable, CustomStringConvertible {
         self.init(sequence: UInt32(n), method: m)
     }
 
-    public var description: String { "\(sequence) \(method)" }
+    package var description: String { "\(sequence) \(method)" }
 }

@@ -1,5 +1,5 @@
 /// The value of a Contact header: `*` or a list of addresses (RFC 3261 §20.10).
-public enum SIPContact: Sendable, Equatable {
+package enum SIPContact: Sendable, Equatable {
     /// `Contact: *`, allowed only in a REGISTER that removes all bindings.
     case wildcard
     /// One or more addresses.
@@ -8,12 +8,12 @@ public enum SIPContact: Sendable, Equatable {
 
 extension SIPNameAddress {
     /// The Contact `expires` parameter in seconds; nil when absent or malformed (callers then use their default).
-    public var expires: UInt32? {
+    package var expires: UInt32? {
         parameters.value("expires").flatMap { SIPGrammar.decimal(ArraySlice($0.utf8), max: Int(UInt32.max)) }.map(UInt32.init)
     }
 
     /// The Contact `q` parameter (0 to 1, up to three decimals), in thousandths; nil when absent or malformed.
-    public var qValueThousandths: Int? {
+    package var qValueThousandths: Int? {
         guard let q = parameters.value("q") else { return nil }
         let parts = q.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count <= 2, let whole = Int(parts[0]), parts[0].count == 1, whole <= 1 else { return nil }

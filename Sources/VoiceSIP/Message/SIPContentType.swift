@@ -1,21 +1,21 @@
 /// A media type from Content-Type (RFC 3261 §20.15).
-public struct SIPContentType: Sendable, Equatable, CustomStringConvertible {
+package struct SIPContentType: Sendable, Equatable, CustomStringConvertible {
     /// The type, lowercased (e.g. `application`).
-    public var type: String
+    package var type: String
     /// The subtype, lowercased (e.g. `sdp`).
-    public var subtype: String
+    package var subtype: String
     /// Media type parameters (e.g. `boundary`).
-    public var parameters: SIPParameters
+    package var parameters: SIPParameters
 
     /// Creates a media type.
-    public init(type: String, subtype: String, parameters: SIPParameters = SIPParameters()) {
+    package init(type: String, subtype: String, parameters: SIPParameters = SIPParameters()) {
         self.type = type.lowercased()
         self.subtype = subtype.lowercased()
         self.parameters = parameters
     }
 
     /// Parses `type/subtype *(;param)`.
-    public init(parsing text: String) throws(SIPParseError) {
+    package init(parsing text: String) throws(SIPParseError) {
         var reader = SIPTextReader(text)
         reader.skipWhitespace()
         let t = reader.read(while: SIPGrammar.isToken)
@@ -31,7 +31,7 @@ public struct SIPContentType: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `application/sdp`
-    public static let sdp = SIPContentType(type: "application", subtype: "sdp")
+    package static let sdp = SIPContentType(type: "application", subtype: "sdp")
 
-    public var description: String { "\(type)/\(subtype)" + parameters.headerString }
+    package var description: String { "\(type)/\(subtype)" + parameters.headerString }
 }

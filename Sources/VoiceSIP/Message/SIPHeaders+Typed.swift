@@ -1,19 +1,19 @@
 extension SIPHeaders {
     /// Every Via value, top first.
-    public func via() throws(SIPParseError) -> [SIPVia] {
+    package func via() throws(SIPParseError) -> [SIPVia] {
         var out: [SIPVia] = []
         for v in try values("via") { out.append(try SIPVia(parsing: v)) }
         return out
     }
 
     /// The topmost Via value.
-    public func topVia() throws(SIPParseError) -> SIPVia {
+    package func topVia() throws(SIPParseError) -> SIPVia {
         guard let v = try via().first else { throw SIPParseError(.missingHeader, "Via") }
         return v
     }
 
     /// The single value of `name`, rejecting duplicates.
-    public func single(_ name: String) throws(SIPParseError) -> String? {
+    package func single(_ name: String) throws(SIPParseError) -> String? {
         let all = self[name]
         guard all.count <= 1 else { throw SIPParseError(.duplicateHeader, name) }
         return all.first
@@ -25,12 +25,12 @@ extension SIPHeaders {
     }
 
     /// The From address.
-    public func from() throws(SIPParseError) -> SIPNameAddress { try SIPNameAddress(parsing: required("from")) }
+    package func from() throws(SIPParseError) -> SIPNameAddress { try SIPNameAddress(parsing: required("from")) }
     /// The To address.
-    public func to() throws(SIPParseError) -> SIPNameAddress { try SIPNameAddress(parsing: required("to")) }
+    package func to() throws(SIPParseError) -> SIPNameAddress { try SIPNameAddress(parsing: required("to")) }
 
     /// The Call-ID (`word [@ word]`).
-    public func callID() throws(SIPParseError) -> String {
+    package func callID() throws(SIPParseError) -> String {
         let v = try required("call-id")
         let parts = v.utf8.split(separator: 0x40, omittingEmptySubsequences: false)
         guard parts.count <= 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(SIPGrammar.isWordChar) }) else {
@@ -40,10 +40,10 @@ extension SIPHeaders {
     }
 
     /// The CSeq.
-    public func cseq() throws(SIPParseError) -> SIPCSeq { try SIPCSeq(parsing: required("cseq")) }
+    package func cseq() throws(SIPParseError) -> SIPCSeq { try SIPCSeq(parsing: required("cseq")) }
 
     /// Max-Forwards (0 to 255), nil when absent.
-    public func maxForwards() throws(SIPParseError) -> Int? {
+    package func maxForwards() throws(SIPParseError) -> Int? {
         guard let v = try single("max-forwards") else { return nil }
         guard let n = SIPGrammar.decimal(ArraySlice(v.utf8), max: 255) else {
             throw SIPParseError(.invalidHeaderValue, "Max-Forwards must be 0-255")
@@ -52,7 +52,7 @@ extension SIPHeaders {
     }
 
     /// Content-Length, nil when absent.
-    public func contentLength() throws(SIPParseError) -> Int? {
+    package func contentLength() throws(SIPParseError) -> Int? {
         guard let v = try single("content-length") else { return nil }
         guard let n = SIPGrammar.decimal(ArraySlice(v.utf8), max: Int(Int32.max)) else {
             throw SIPParseError(.invalidContentLength, "Content-Length \(v)")
@@ -61,12 +61,12 @@ extension SIPHeaders {
     }
 
     /// Content-Type, nil when absent.
-    public func contentType() throws(SIPParseError) -> SIPContentType? {
+    package func contentType() throws(SIPParseError) -> SIPContentType? {
         try single("content-type").map { v throws(SIPParseError) in try SIPContentType(parsing: v) }
     }
 
     /// Contact: `*` or the addresses of every Contact field; nil when absent.
-    public func contact() throws(SIPParseError) -> SIPContact? {
+    package func contact() throws(SIPParseError) -> SIPContact? {
         let items = try values("contact")
         guard !items.isEmpty else { return nil }
         if items.contains("*") {
@@ -79,9 +79,9 @@ extension SIPHeaders {
     }
 
     /// Route addresses, in order.
-    public func route() throws(SIPParseError) -> [SIPNameAddress] { try addresses("route") }
+    package func route() throws(SIPParseError) -> [SIPNameAddress] { try addresses("route") }
     /// Record-Route addresses, in order.
-    public func recordRoute() throws(SIPParseError) -> [SIPNameAddress] { try addresses("record-route") }
+    package func recordRoute() throws(SIPParseError) -> [SIPNameAddress] { try addresses("record-route") }
 
     private func addresses(_ name: String) throws(SIPParseError) -> [SIPNameAddress] {
         var out: [SIPNameAddress] = []
@@ -94,11 +94,11 @@ extension SIPHeaders {
     }
 
     /// WWW-Authenticate values, raw (one per field; challenges contain commas).
-    public var wwwAuthenticate: [String] { self["www-authenticate"] }
+    package var wwwAuthenticate: [String] { self["www-authenticate"] }
     /// Proxy-Authenticate values, raw.
-    public var proxyAuthenticate: [String] { self["proxy-authenticate"] }
+    package var proxyAuthenticate: [String] { self["proxy-authenticate"] }
     /// Authorization values, raw.
-    public var authorization: [String] { self["authorization"] }
+    package var authorization: [String] { self["authorization"] }
     /// Proxy-Authorization values, raw.
-    public var proxyAuthorization: [String] { self["proxy-authorization"] }
+    package var proxyAuthorization: [String] { self["proxy-authorization"] }
 }

@@ -2,38 +2,38 @@
 ///
 /// Compact forms (RFC 3261 §7.3.3 and extensions: i m f t v l c k s e o u r b x y) are
 /// equivalent to their long names for lookup; fields keep the name spelling they were added with.
-public struct SIPHeaders: Sendable, Equatable, Sequence {
+package struct SIPHeaders: Sendable, Equatable, Sequence {
     /// One header field line (after unfolding).
-    public struct Field: Sendable, Equatable {
+    package struct Field: Sendable, Equatable {
         /// The name as received or added.
-        public var name: String
+        package var name: String
         /// The value with surrounding whitespace removed and folding replaced by a space.
-        public var value: String
+        package var value: String
         /// Creates a field.
-        public init(name: String, value: String) {
+        package init(name: String, value: String) {
             self.name = name
             self.value = value
         }
     }
 
     /// The fields in order.
-    public private(set) var fields: [Field] = []
+    package private(set) var fields: [Field] = []
 
     /// Creates an empty header set.
-    public init() {}
+    package init() {}
 
     /// Creates a header set from name/value pairs in order.
-    public init(_ pairs: [(String, String)]) {
+    package init(_ pairs: [(String, String)]) {
         fields = pairs.map { Field(name: $0.0, value: $0.1) }
     }
 
-    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+    package func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
     /// The number of field lines.
-    public var count: Int { fields.count }
+    package var count: Int { fields.count }
 
     /// The lowercased long name for `name`, expanding compact forms.
-    public static func canonicalName(_ name: String) -> String {
+    package static func canonicalName(_ name: String) -> String {
         let lower = name.lowercased()
         switch lower {
         case "i": return "call-id"
@@ -57,10 +57,10 @@ public struct SIPHeaders: Sendable, Equatable, Sequence {
     }
 
     /// Appends a field.
-    public mutating func add(_ name: String, _ value: String) { fields.append(Field(name: name, value: value)) }
+    package mutating func add(_ name: String, _ value: String) { fields.append(Field(name: name, value: value)) }
 
     /// Replaces every field named `name` with a single one, placed where the first was (or appended).
-    public mutating func set(_ name: String, _ value: String) {
+    package mutating func set(_ name: String, _ value: String) {
         let key = SIPHeaders.canonicalName(name)
         if let i = fields.firstIndex(where: { SIPHeaders.canonicalName($0.name) == key }) {
             fields[i] = Field(name: name, value: value)
@@ -75,25 +75,25 @@ public struct SIPHeaders: Sendable, Equatable, Sequence {
     }
 
     /// Removes every field named `name`.
-    public mutating func remove(_ name: String) {
+    package mutating func remove(_ name: String) {
         let key = SIPHeaders.canonicalName(name)
         fields.removeAll { SIPHeaders.canonicalName($0.name) == key }
     }
 
     /// The raw values of every field line named `name`, in order.
-    public subscript(name: String) -> [String] {
+    package subscript(name: String) -> [String] {
         let key = SIPHeaders.canonicalName(name)
         return fields.filter { SIPHeaders.canonicalName($0.name) == key }.map(\.value)
     }
 
     /// The first raw value for `name`.
-    public func first(_ name: String) -> String? { self[name].first }
+    package func first(_ name: String) -> String? { self[name].first }
 
     /// Whether any field is named `name`.
-    public func contains(_ name: String) -> Bool { !self[name].isEmpty }
+    package func contains(_ name: String) -> Bool { !self[name].isEmpty }
 
     /// The comma-separated elements of every field named `name`, split outside quotes and `<>`.
-    public func values(_ name: String) throws(SIPParseError) -> [String] {
+    package func values(_ name: String) throws(SIPParseError) -> [String] {
         var out: [String] = []
         for v in self[name] { out += try SIPHeaders.splitList(v) }
         return out
@@ -101,7 +101,7 @@ public struct SIPHeaders: Sendable, Equatable, Sequence {
 
     /// Splits a header value on commas that are not inside a quoted string or angle brackets.
     /// Empty elements are an error.
-    public static func splitList(_ value: String) throws(SIPParseError) -> [String] {
+    package static func splitList(_ value: String) throws(SIPParseError) -> [String] {
         var reader = SIPTextReader(value)
         var items: [String] = []
         var start = 0

@@ -1,7 +1,7 @@
 extension SIPMessage {
     /// The wire form: start line, header fields in order with Content-Length set to the body
     /// size, a blank line, then the body. Lines end in CRLF.
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         let startLine: String
         switch self {
         case .request(let r): startLine = "\(r.method) \(r.uri) SIP/2.0"
@@ -22,10 +22,10 @@ extension SIPMessage {
 
 extension SIPRequest {
     /// The wire form of this request.
-    public func serialized() -> [UInt8] { SIPMessage.request(self).serialized() }
+    package func serialized() -> [UInt8] { SIPMessage.request(self).serialized() }
 }
 
 extension SIPResponse {
     /// The wire form of this response.
-    public func serialized() -> [UInt8] { SIPMessage.response(self).serialized() }
+    package func serialized() -> [UInt8] { SIPMessage.response(self).serialized() }
 }

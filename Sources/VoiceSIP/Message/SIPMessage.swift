@@ -1,12 +1,12 @@
 /// A SIP request or response.
-public enum SIPMessage: Sendable, Equatable {
+package enum SIPMessage: Sendable, Equatable {
     /// A request.
     case request(SIPRequest)
     /// A response.
     case response(SIPResponse)
 
     /// The header fields.
-    public var headers: SIPHeaders {
+    package var headers: SIPHeaders {
         switch self {
         case .request(let r): r.headers
         case .response(let r): r.headers
@@ -14,7 +14,7 @@ public enum SIPMessage: Sendable, Equatable {
     }
 
     /// The body bytes.
-    public var body: [UInt8] {
+    package var body: [UInt8] {
         switch self {
         case .request(let r): r.body
         case .response(let r): r.body
@@ -22,13 +22,13 @@ public enum SIPMessage: Sendable, Equatable {
     }
 
     /// The request, if this is one.
-    public var request: SIPRequest? {
+    package var request: SIPRequest? {
         if case .request(let r) = self { return r }
         return nil
     }
 
     /// The response, if this is one.
-    public var response: SIPResponse? {
+    package var response: SIPResponse? {
         if case .response(let r) = self { return r }
         return nil
     }

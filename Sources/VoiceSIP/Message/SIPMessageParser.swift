@@ -3,18 +3,18 @@
 /// A datagram holds one message: its body is the bytes after the blank line, cut to
 /// Content-Length when present (a shorter body is an error). Stream transports frame messages
 /// with ``SIPStreamFramer``, which uses the same parser. Pure and stateless apart from limits.
-public struct SIPMessageParser: Sendable {
+package struct SIPMessageParser: Sendable {
     /// Size limits applied while parsing.
-    public struct Limits: Sendable, Equatable {
+    package struct Limits: Sendable, Equatable {
         /// Largest accepted message, head and body, in bytes.
-        public var maximumMessageSize: Int
+        package var maximumMessageSize: Int
         /// Largest accepted header section (start line and headers), in bytes.
-        public var maximumHeaderSize: Int
+        package var maximumHeaderSize: Int
         /// Most header field lines accepted.
-        public var maximumHeaderCount: Int
+        package var maximumHeaderCount: Int
 
         /// Creates limits.
-        public init(maximumMessageSize: Int = 65_535, maximumHeaderSize: Int = 32_768, maximumHeaderCount: Int = 256) {
+        package init(maximumMessageSize: Int = 65_535, maximumHeaderSize: Int = 32_768, maximumHeaderCount: Int = 256) {
             self.maximumMessageSize = maximumMessageSize
             self.maximumHeaderSize = maximumHeaderSize
             self.maximumHeaderCount = maximumHeaderCount
@@ -22,13 +22,13 @@ public struct SIPMessageParser: Sendable {
     }
 
     /// The limits in force.
-    public var limits: Limits
+    package var limits: Limits
 
     /// Creates a parser.
-    public init(limits: Limits = Limits()) { self.limits = limits }
+    package init(limits: Limits = Limits()) { self.limits = limits }
 
     /// Parses one message received as a datagram.
-    public func parse(datagram bytes: [UInt8]) throws(SIPParseError) -> SIPMessage {
+    package func parse(datagram bytes: [UInt8]) throws(SIPParseError) -> SIPMessage {
         guard bytes.count <= limits.maximumMessageSize else {
             throw SIPParseError(.tooLarge, "message of \(bytes.count) bytes")
         }

@@ -1,17 +1,17 @@
 /// A `name-addr` or `addr-spec` with header parameters: the value of From, To, Contact, Route,
 /// Record-Route (RFC 3261 §20.10).
-public struct SIPNameAddress: Sendable, Equatable, CustomStringConvertible {
+package struct SIPNameAddress: Sendable, Equatable, CustomStringConvertible {
     /// The display name, unquoted and unescaped; nil when absent.
-    public var displayName: String?
+    package var displayName: String?
     /// The address.
-    public var uri: SIPURI
+    package var uri: SIPURI
     /// The header parameters after the address (e.g. `tag`, `expires`, `q`).
-    public var parameters: SIPParameters
+    package var parameters: SIPParameters
     /// True when the address was written in `<>`; serialization always uses `<>`.
-    public var usedAngleBrackets: Bool
+    package var usedAngleBrackets: Bool
 
     /// Creates an address.
-    public init(displayName: String? = nil, uri: SIPURI, parameters: SIPParameters = SIPParameters()) {
+    package init(displayName: String? = nil, uri: SIPURI, parameters: SIPParameters = SIPParameters()) {
         self.displayName = displayName
         self.uri = uri
         self.parameters = parameters
@@ -19,7 +19,7 @@ public struct SIPNameAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses one address (not a comma-separated list).
-    public init(parsing text: String) throws(SIPParseError) {
+    package init(parsing text: String) throws(SIPParseError) {
         var reader = SIPTextReader(text)
         self = try SIPNameAddress.parse(&reader)
         reader.skipWhitespace()
@@ -27,12 +27,12 @@ public struct SIPNameAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The `tag` parameter.
-    public var tag: String? {
+    package var tag: String? {
         get { parameters.value("tag") }
         set { if let newValue { parameters.set("tag", newValue) } else { parameters.remove("tag") } }
     }
 
-    public var description: String {
+    package var description: String {
         var s = ""
         if let displayName, !displayName.isEmpty { s += SIPGrammar.quote(displayName) + " " }
         s += "<\(uri)>" + parameters.headerString

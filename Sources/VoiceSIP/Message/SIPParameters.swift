@@ -2,52 +2,52 @@
 ///
 /// Used for URI parameters and header parameters. Names keep the case they were received in;
 /// values are stored as received (a quoted-string value keeps its quotes).
-public struct SIPParameters: Sendable, Equatable, Sequence {
+package struct SIPParameters: Sendable, Equatable, Sequence {
     /// One parameter; `value` is nil for a parameter without `=`.
-    public struct Parameter: Sendable, Equatable {
+    package struct Parameter: Sendable, Equatable {
         /// The parameter name as received.
-        public var name: String
+        package var name: String
         /// The value, or nil when the parameter has no value.
-        public var value: String?
+        package var value: String?
         /// Creates a parameter.
-        public init(name: String, value: String?) {
+        package init(name: String, value: String?) {
             self.name = name
             self.value = value
         }
     }
 
     /// The parameters in order.
-    public private(set) var list: [Parameter] = []
+    package private(set) var list: [Parameter] = []
 
     /// Creates an empty parameter list.
-    public init() {}
+    package init() {}
 
     /// Creates a parameter list from name/value pairs.
-    public init(_ pairs: [(String, String?)]) {
+    package init(_ pairs: [(String, String?)]) {
         list = pairs.map { Parameter(name: $0.0, value: $0.1) }
     }
 
     /// The number of parameters.
-    public var count: Int { list.count }
+    package var count: Int { list.count }
     /// True when there are no parameters.
-    public var isEmpty: Bool { list.isEmpty }
+    package var isEmpty: Bool { list.isEmpty }
 
-    public func makeIterator() -> IndexingIterator<[Parameter]> { list.makeIterator() }
+    package func makeIterator() -> IndexingIterator<[Parameter]> { list.makeIterator() }
 
     /// Whether a parameter named `name` (case-insensitive) is present.
-    public func contains(_ name: String) -> Bool { index(of: name) != nil }
+    package func contains(_ name: String) -> Bool { index(of: name) != nil }
 
     /// The value of the first parameter named `name`: nil if absent, `.some(nil)` if present without value.
-    public subscript(name: String) -> String?? {
+    package subscript(name: String) -> String?? {
         guard let i = index(of: name) else { return nil }
         return .some(list[i].value)
     }
 
     /// The value of `name` if present with a value.
-    public func value(_ name: String) -> String? { self[name] ?? nil }
+    package func value(_ name: String) -> String? { self[name] ?? nil }
 
     /// Sets `name` to `value`, replacing an existing parameter of that name or appending one.
-    public mutating func set(_ name: String, _ value: String?) {
+    package mutating func set(_ name: String, _ value: String?) {
         if let i = index(of: name) {
             list[i].value = value
         } else {
@@ -56,7 +56,7 @@ public struct SIPParameters: Sendable, Equatable, Sequence {
     }
 
     /// Removes every parameter named `name`.
-    public mutating func remove(_ name: String) {
+    package mutating func remove(_ name: String) {
         list.removeAll { $0.name.lowercased() == name.lowercased() }
     }
 
@@ -95,7 +95,7 @@ public struct SIPParameters: Sendable, Equatable, Sequence {
     }
 
     /// Serializes as `;name=value` pairs.
-    public var headerString: String {
+    package var headerString: String {
         list.map { p in p.value.map { ";\(p.name)=\($0)" } ?? ";\(p.name)" }.joined()
     }
 }

@@ -2,62 +2,62 @@
 ///
 /// The set of kinds may grow, so ``Kind`` is a struct with static values rather than an enum.
 /// A UAS or proxy answering a malformed request uses ``statusCode`` and ``reasonPhrase``.
-public struct SIPParseError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct SIPParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The category of a parse failure.
-    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+    package struct Kind: Hashable, Sendable, CustomStringConvertible {
         /// A short, stable name for the kind.
-        public let name: String
+        package let name: String
         init(_ name: String) { self.name = name }
-        public var description: String { name }
+        package var description: String { name }
 
         /// The input ended before a complete element was read.
-        public static let truncated = Kind("truncated")
+        package static let truncated = Kind("truncated")
         /// The input exceeds a configured size limit.
-        public static let tooLarge = Kind("too large")
+        package static let tooLarge = Kind("too large")
         /// The input is not valid UTF-8 where text was required.
-        public static let invalidEncoding = Kind("invalid encoding")
+        package static let invalidEncoding = Kind("invalid encoding")
         /// The request line is malformed.
-        public static let invalidRequestLine = Kind("invalid request line")
+        package static let invalidRequestLine = Kind("invalid request line")
         /// The status line is malformed or the status code is out of range.
-        public static let invalidStatusLine = Kind("invalid status line")
+        package static let invalidStatusLine = Kind("invalid status line")
         /// The SIP version is not 2.0.
-        public static let versionNotSupported = Kind("version not supported")
+        package static let versionNotSupported = Kind("version not supported")
         /// A method name is not a token.
-        public static let invalidMethod = Kind("invalid method")
+        package static let invalidMethod = Kind("invalid method")
         /// A URI is malformed.
-        public static let invalidURI = Kind("invalid URI")
+        package static let invalidURI = Kind("invalid URI")
         /// A header line is malformed (no colon, bad name, bad folding).
-        public static let invalidHeaderLine = Kind("invalid header line")
+        package static let invalidHeaderLine = Kind("invalid header line")
         /// A header value does not match its grammar.
-        public static let invalidHeaderValue = Kind("invalid header value")
+        package static let invalidHeaderValue = Kind("invalid header value")
         /// A header field required in every message is absent.
-        public static let missingHeader = Kind("missing header")
+        package static let missingHeader = Kind("missing header")
         /// A header field that must appear once appears more than once.
-        public static let duplicateHeader = Kind("duplicate header")
+        package static let duplicateHeader = Kind("duplicate header")
         /// The CSeq method differs from the request method.
-        public static let methodMismatch = Kind("CSeq method mismatch")
+        package static let methodMismatch = Kind("CSeq method mismatch")
         /// Content-Length is malformed or promises more bytes than were received.
-        public static let invalidContentLength = Kind("invalid Content-Length")
+        package static let invalidContentLength = Kind("invalid Content-Length")
     }
 
     /// The category of the failure.
-    public let kind: Kind
+    package let kind: Kind
     /// What exactly was wrong, for logs.
-    public let detail: String
+    package let detail: String
 
     /// Creates an error of `kind` with a human-readable `detail`.
-    public init(_ kind: Kind, _ detail: String) {
+    package init(_ kind: Kind, _ detail: String) {
         self.kind = kind
         self.detail = detail
     }
 
     /// The status code a UAS or proxy answers a malformed request with (400, or 505 for a bad version).
-    public var statusCode: Int { kind == .versionNotSupported ? 505 : 400 }
+    package var statusCode: Int { kind == .versionNotSupported ? 505 : 400 }
 
     /// The reason phrase to answer with, naming what was wrong.
-    public var reasonPhrase: String {
+    package var reasonPhrase: String {
         kind == .versionNotSupported ? "Version Not Supported" : "Bad Request (\(kind.name))"
     }
 
-    public var description: String { "SIP parse error (\(kind.name)): \(detail)" }
+    package var description: String { "SIP parse error (\(kind.name)): \(detail)" }
 }

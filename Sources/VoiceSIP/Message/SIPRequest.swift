@@ -1,16 +1,16 @@
 /// A SIP request (RFC 3261 §7.1).
-public struct SIPRequest: Sendable, Equatable {
+package struct SIPRequest: Sendable, Equatable {
     /// The method.
-    public var method: SIPMethod
+    package var method: SIPMethod
     /// The Request-URI.
-    public var uri: SIPURI
+    package var uri: SIPURI
     /// The header fields.
-    public var headers: SIPHeaders
+    package var headers: SIPHeaders
     /// The body bytes.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Creates a request.
-    public init(method: SIPMethod, uri: SIPURI, headers: SIPHeaders = SIPHeaders(), body: [UInt8] = []) {
+    package init(method: SIPMethod, uri: SIPURI, headers: SIPHeaders = SIPHeaders(), body: [UInt8] = []) {
         self.method = method
         self.uri = uri
         self.headers = headers

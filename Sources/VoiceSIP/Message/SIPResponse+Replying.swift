@@ -7,7 +7,7 @@ extension SIPResponse {
     ///   - statusCode: 100 to 699.
     ///   - reasonPhrase: Defaults to the RFC phrase for the code.
     ///   - toTag: The UAS's tag; ignored for 100 Trying (§8.2.6.2) and when To already has one.
-    public init(replyingTo request: SIPRequest, statusCode: Int, reasonPhrase: String? = nil, toTag: String? = nil) {
+    package init(replyingTo request: SIPRequest, statusCode: Int, reasonPhrase: String? = nil, toTag: String? = nil) {
         var headers = SIPHeaders()
         for field in request.headers {
             switch SIPHeaders.canonicalName(field.name) {
@@ -34,7 +34,7 @@ extension SIPResponse {
     }
 
     /// Replaces the body and sets Content-Type and Content-Length to match.
-    public mutating func setBody(_ body: [UInt8], contentType: String) {
+    package mutating func setBody(_ body: [UInt8], contentType: String) {
         self.body = body
         headers.remove("content-type")
         headers.remove("content-length")
@@ -44,7 +44,7 @@ extension SIPResponse {
 
     /// The reason phrase RFC 3261 §21 (and its extensions) gives a status code; for an unknown
     /// code, the class's generic phrase.
-    public static func standardReasonPhrase(for statusCode: Int) -> String {
+    package static func standardReasonPhrase(for statusCode: Int) -> String {
         if let phrase = standardReasonPhrases[statusCode] { return phrase }
         switch statusCode {
         case 100..<200: return "Session Progress"

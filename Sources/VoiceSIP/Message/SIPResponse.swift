@@ -1,16 +1,16 @@
 /// A SIP response (RFC 3261 §7.2).
-public struct SIPResponse: Sendable, Equatable {
+package struct SIPResponse: Sendable, Equatable {
     /// The status code, 100 to 699.
-    public var statusCode: Int
+    package var statusCode: Int
     /// The reason phrase (may be empty).
-    public var reasonPhrase: String
+    package var reasonPhrase: String
     /// The header fields.
-    public var headers: SIPHeaders
+    package var headers: SIPHeaders
     /// The body bytes.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Creates a response.
-    public init(statusCode: Int, reasonPhrase: String, headers: SIPHeaders = SIPHeaders(), body: [UInt8] = []) {
+    package init(statusCode: Int, reasonPhrase: String, headers: SIPHeaders = SIPHeaders(), body: [UInt8] = []) {
         self.statusCode = statusCode
         self.reasonPhrase = reasonPhrase
         self.headers = headers
@@ -18,5 +18,5 @@ public struct SIPResponse: Sendable, Equatable {
     }
 
     /// True for 1xx.
-    public var isProvisional: Bool { statusCode < 200 }
+    package var isProvisional: Bool { statusCode < 200 }
 }

@@ -5,9 +5,9 @@
 /// (RFC 5626 §3.5.1) so the transport can answer with a single CRLF. A message without
 /// Content-Length is an error on a stream; a framed message that does not validate is handed
 /// out as ``Frame/malformed(_:bytes:)`` and the stream goes on. Not thread-safe: owned by one connection.
-public struct SIPStreamFramer {
+package struct SIPStreamFramer {
     /// What the stream produced.
-    public enum Frame: Sendable, Equatable {
+    package enum Frame: Sendable, Equatable {
         /// A complete message.
         case message(SIPMessage)
         /// A CRLFCRLF keep-alive ping.
@@ -19,7 +19,7 @@ public struct SIPStreamFramer {
     }
 
     /// The parser and its limits.
-    public let parser: SIPMessageParser
+    package let parser: SIPMessageParser
     private var buffer: [UInt8] = []
     private var start = 0
     /// Where the search for the end of the header section resumes: bytes before it were
@@ -31,14 +31,14 @@ public struct SIPStreamFramer {
     private(set) var headParses = 0
 
     /// Creates a framer.
-    public init(parser: SIPMessageParser = SIPMessageParser()) { self.parser = parser }
+    package init(parser: SIPMessageParser = SIPMessageParser()) { self.parser = parser }
 
     /// Bytes received but not yet framed.
-    public var bufferedByteCount: Int { buffer.count - start }
+    package var bufferedByteCount: Int { buffer.count - start }
 
     /// Removes and returns the bytes not yet framed, at most the parser's message size limit
     /// (what is left of a corrupt stream, for salvaging a 400 response).
-    public mutating func drainBuffered() -> [UInt8] {
+    package mutating func drainBuffered() -> [UInt8] {
         let end = min(buffer.count, start + parser.limits.maximumMessageSize)
         let rest = Array(buffer[start..<end])
         buffer.removeAll(keepingCapacity: false)
@@ -47,7 +47,7 @@ public struct SIPStreamFramer {
     }
 
     /// Appends received bytes.
-    public mutating func append(_ bytes: some Sequence<UInt8>) {
+    package mutating func append(_ bytes: some Sequence<UInt8>) {
         if start > 0 && start >= buffer.count / 2 {
             buffer.removeFirst(start)
             searchFrom = max(0, searchFrom - start)
@@ -59,7 +59,7 @@ public struct SIPStreamFramer {
 
     /// Returns the next frame, nil when more bytes are needed; throws when the stream is corrupt
     /// (the connection should then be closed).
-    public mutating func next() throws(SIPParseError) -> Frame? {
+    package mutating func next() throws(SIPParseError) -> Frame? {
         var crlfs = 0
         while start < buffer.count, buffer[start] == 0x0D || buffer[start] == 0x0A {
             if buffer[start] == 0x0A { crlfs += 1 }

@@ -5,7 +5,7 @@ extension SIPURI {
     /// compare case-insensitively (IPv6 addresses by value, RFC 5118); an absent port never
     /// equals an explicit one; `user`, `ttl`, `method`, `maddr` and `transport` must match when
     /// either URI has them; other parameters compare only when both have them; headers must all match.
-    public func isEquivalent(to other: SIPURI) -> Bool {
+    package func isEquivalent(to other: SIPURI) -> Bool {
         guard scheme == other.scheme else { return false }
         switch scheme {
         case .other:

@@ -3,9 +3,9 @@
 /// Components hold decoded text: `%HH` escapes are resolved on parsing and reapplied by
 /// ``description``. IPv6 hosts are stored without brackets (RFC 5118). Structural equality is
 /// `==`; the RFC 3261 §19.1.4 comparison is ``isEquivalent(to:)``.
-public struct SIPURI: Sendable, Equatable, CustomStringConvertible {
+package struct SIPURI: Sendable, Equatable, CustomStringConvertible {
     /// The URI scheme.
-    public enum Scheme: Sendable, Hashable {
+    package enum Scheme: Sendable, Hashable {
         /// `sip:`
         case sip
         /// `sips:`
@@ -16,7 +16,7 @@ public struct SIPURI: Sendable, Equatable, CustomStringConvertible {
         case other(String)
 
         /// The scheme name as written in a URI.
-        public var name: String {
+        package var name: String {
             switch self {
             case .sip: "sip"
             case .sips: "sips"
@@ -27,40 +27,40 @@ public struct SIPURI: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// One `?name=value` URI header.
-    public struct Header: Sendable, Equatable {
+    package struct Header: Sendable, Equatable {
         /// The header name.
-        public var name: String
+        package var name: String
         /// The header value.
-        public var value: String
+        package var value: String
         /// Creates a URI header.
-        public init(name: String, value: String) {
+        package init(name: String, value: String) {
             self.name = name
             self.value = value
         }
     }
 
     /// Size limit on a URI's text, in bytes.
-    public static let maximumLength = 4096
+    package static let maximumLength = 4096
 
     /// The scheme.
-    public var scheme: Scheme
+    package var scheme: Scheme
     /// The user part (for tel URIs, the telephone number).
-    public var user: String?
+    package var user: String?
     /// The password part (deprecated but parsed).
-    public var password: String?
+    package var password: String?
     /// The host: a name, an IPv4 address, or an IPv6 address without brackets. Empty for tel and opaque URIs.
-    public var host: String
+    package var host: String
     /// The port, if given.
-    public var port: Int?
+    package var port: Int?
     /// The URI parameters.
-    public var parameters: SIPParameters
+    package var parameters: SIPParameters
     /// The URI headers (after `?`).
-    public var headers: [Header]
+    package var headers: [Header]
     /// For schemes other than sip, sips and tel, everything after `scheme:`.
-    public var opaque: String?
+    package var opaque: String?
 
     /// Creates a SIP or SIPS URI.
-    public init(
+    package init(
         scheme: Scheme = .sip, user: String? = nil, password: String? = nil, host: String,
         port: Int? = nil, parameters: SIPParameters = SIPParameters(), headers: [Header] = []
     ) {
@@ -75,19 +75,19 @@ public struct SIPURI: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses a URI from its text.
-    public init(parsing text: String) throws(SIPParseError) {
+    package init(parsing text: String) throws(SIPParseError) {
         self = try SIPURI.parse(ArraySlice(text.utf8))
     }
 
     /// True when the host is an IPv6 address.
-    public var isIPv6: Bool { host.contains(":") }
+    package var isIPv6: Bool { host.contains(":") }
 
     /// The `transport` parameter, lowercased.
-    public var transport: String? { parameters.value("transport")?.lowercased() }
+    package var transport: String? { parameters.value("transport")?.lowercased() }
     /// True when the URI carries the `lr` parameter (loose routing, RFC 3261 §16.12.1).
-    public var isLooseRouting: Bool { parameters.contains("lr") }
+    package var isLooseRouting: Bool { parameters.contains("lr") }
 
-    public var description: String {
+    package var description: String {
         switch scheme {
         case .other(let name):
             return "\(name):\(opaque ?? "")"

@@ -1,19 +1,19 @@
 /// One Via header value (RFC 3261 §20.42, RFC 3581 rport).
-public struct SIPVia: Sendable, Equatable, CustomStringConvertible {
+package struct SIPVia: Sendable, Equatable, CustomStringConvertible {
     /// The magic cookie that starts RFC 3261 branch identifiers.
-    public static let magicCookie = "z9hG4bK"
+    package static let magicCookie = "z9hG4bK"
 
     /// The transport, uppercased (UDP, TCP, TLS, SCTP, WS, WSS, or an extension).
-    public var transport: String
+    package var transport: String
     /// The sent-by host (IPv6 without brackets).
-    public var host: String
+    package var host: String
     /// The sent-by port.
-    public var port: Int?
+    package var port: Int?
     /// All parameters, in order.
-    public var parameters: SIPParameters
+    package var parameters: SIPParameters
 
     /// Creates a Via value.
-    public init(transport: String, host: String, port: Int? = nil, branch: String? = nil) {
+    package init(transport: String, host: String, port: Int? = nil, branch: String? = nil) {
         self.transport = transport.uppercased()
         self.host = host
         self.port = port
@@ -22,7 +22,7 @@ public struct SIPVia: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses one Via value (not a comma-separated list).
-    public init(parsing text: String) throws(SIPParseError) {
+    package init(parsing text: String) throws(SIPParseError) {
         var reader = SIPTextReader(text)
         func part(_ reader: inout SIPTextReader) throws(SIPParseError) -> String {
             reader.skipWhitespace()
@@ -60,20 +60,20 @@ public struct SIPVia: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The `branch` parameter.
-    public var branch: String? { parameters.value("branch") }
+    package var branch: String? { parameters.value("branch") }
     /// True when the branch starts with the RFC 3261 magic cookie and has more after it.
-    public var hasRFC3261Branch: Bool {
+    package var hasRFC3261Branch: Bool {
         guard let branch else { return false }
         return branch.hasPrefix(SIPVia.magicCookie) && branch.count > SIPVia.magicCookie.count
     }
     /// The `received` parameter.
-    public var received: String? { parameters.value("received") }
+    package var received: String? { parameters.value("received") }
     /// True when `rport` is present (with or without a value).
-    public var hasRport: Bool { parameters.contains("rport") }
+    package var hasRport: Bool { parameters.contains("rport") }
     /// The value of `rport`, if filled in.
-    public var rport: Int? { parameters.value("rport").flatMap { Int($0) } }
+    package var rport: Int? { parameters.value("rport").flatMap { Int($0) } }
 
-    public var description: String {
+    package var description: String {
         var s = "SIP/2.0/\(transport) " + (host.contains(":") ? "[\(host)]" : host)
         if let port { s += ":\(port)" }
         return s + parameters.headerString

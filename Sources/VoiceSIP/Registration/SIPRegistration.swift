@@ -28,22 +28,22 @@ import VoiceSupport
 ///   a definite non-2xx answer.
 ///
 /// Not thread-safe; confine it to one isolation domain.
-public struct SIPRegistration: Sendable {
+package struct SIPRegistration: Sendable {
     /// The action type of this machine.
-    public typealias Action = SIPRegistrationAction
+    package typealias Action = SIPRegistrationAction
 
     /// The configuration it was created with (credentials as last set).
-    public private(set) var configuration: Configuration
+    package private(set) var configuration: Configuration
     /// Where the registration stands.
-    public private(set) var state: SIPRegistrationState = .idle
+    package private(set) var state: SIPRegistrationState = .idle
     /// The Call-ID of every REGISTER of this registration.
-    public let callID: String
+    package let callID: String
     /// The From tag of every REGISTER of this registration.
-    public let fromTag: String
+    package let fromTag: String
     /// The CSeq number of the last REGISTER sent (0 before the first).
-    public private(set) var lastCSeq: UInt32 = 0
+    package private(set) var lastCSeq: UInt32 = 0
     /// The lifetime asked for in the next REGISTER: the configured one, raised by a 423.
-    public private(set) var requestedExpires: UInt32
+    package private(set) var requestedExpires: UInt32
 
     private var authenticator: SIPAuthenticator
     private var random: Randomness
@@ -63,9 +63,9 @@ public struct SIPRegistration: Sendable {
     }
 
     /// Most 423 rounds in a row before the attempt counts as failed.
-    public static let maximumIntervalRetries = 2
+    package static let maximumIntervalRetries = 2
     /// Longest Retry-After honoured, in seconds.
-    public static let maximumRetryAfter: UInt32 = 86_400
+    package static let maximumRetryAfter: UInt32 = 86_400
 
     /// Creates a registration; nothing is sent until ``register(now:)``.
     ///
@@ -73,7 +73,7 @@ public struct SIPRegistration: Sendable {
     ///   - configuration: what to register and how.
     ///   - rng: draws the Call-ID, the From tag and the seed of the branches and back-off jitter.
     ///   - cnonce: makes Digest client nonces; tests pass a fixed value.
-    public init(
+    package init(
         configuration: Configuration, using rng: inout some RandomNumberGenerator,
         cnonce: @escaping @Sendable () -> String = { SIPAuthenticator.randomCNonce() }
     ) {
@@ -87,7 +87,7 @@ public struct SIPRegistration: Sendable {
 
     /// Replaces the credentials that answer the registrar's challenges (a renewed token), from
     /// the next challenge on.
-    public mutating func setCredentials(_ credentials: [SIPAuthCredentials]) {
+    package mutating func setCredentials(_ credentials: [SIPAuthCredentials]) {
         configuration.credentials = credentials
         authenticator.setCredentials(credentials)
     }
@@ -95,7 +95,7 @@ public struct SIPRegistration: Sendable {
     /// When a binding granted for `granted` seconds is refreshed: after
     /// `max(granted / 2, granted − refreshMargin)`, so short bindings refresh at half their
     /// lifetime and long ones `refreshMargin` before they run out.
-    public func refreshDelay(granted: UInt32) -> MediaTime {
+    package func refreshDelay(granted: UInt32) -> MediaTime {
         let lifetime = Int64(granted) * 1_000_000_000
         let margin = max(configuration.refreshMargin.nanoseconds, 0)
         return MediaTime(nanoseconds: max(lifetime / 2, lifetime - margin))
@@ -109,7 +109,7 @@ public struct SIPRegistration: Sendable {
     /// the lifetime asked for). While waiting to retry: retries now. While registered: refreshes
     /// now (e.g. after a network change). While a REGISTER is in flight: nothing more is sent;
     /// during unregistration the REGISTER goes out once the unregistering one completes.
-    public mutating func register(now: MediaTime) -> [Action] {
+    package mutating func register(now: MediaTime) -> [Action] {
         wantsBinding = true
         switch state {
         case .registering, .refreshing, .unregistering:
@@ -130,7 +130,7 @@ public struct SIPRegistration: Sendable {
 
     /// Event: the layer above wants our binding removed. See the type's documentation for a
     /// REGISTER already in flight. With no binding to remove it reports `unregistered` at once.
-    public mutating func unregister(now: MediaTime) -> [Action] {
+    package mutating func unregister(now: MediaTime) -> [Action] {
         wantsBinding = false
         switch state {
         case .idle, .unregistered, .failed:
@@ -156,7 +156,7 @@ public struct SIPRegistration: Sendable {
 
     /// Event: a response to a REGISTER arrived. Provisional responses and responses that do not
     /// answer the REGISTER in flight (Call-ID, CSeq) are ignored.
-    public mutating func receiveResponse(_ response: SIPResponse, now: MediaTime) -> [Action] {
+    package mutating func receiveResponse(_ response: SIPResponse, now: MediaTime) -> [Action] {
         guard let flight = inFlight, (200...699).contains(response.statusCode),
             let cseq = try? response.headers.cseq(), cseq.method == .register, cseq.sequence == flight.cseq,
             (try? response.headers.callID()) == callID
@@ -186,7 +186,7 @@ public struct SIPRegistration: Sendable {
 
     /// Event: the REGISTER in flight got no final response: its transaction timed out
     /// (``SIPFailure/transactionTimeout``) or the transport failed. Ignored with none in flight.
-    public mutating func requestFailed(failure: SIPFailure, now: MediaTime) -> [Action] {
+    package mutating func requestFailed(failure: SIPFailure, now: MediaTime) -> [Action] {
         guard let flight = inFlight else { return [] }
         inFlight = nil
         return failed(failure, flight: flight, retryAfter: nil)
@@ -194,7 +194,7 @@ public struct SIPRegistration: Sendable {
 
     /// Event: a timer this machine started has fired. Timers that do not apply to the current
     /// state are ignored.
-    public mutating func timerFired(_ timer: SIPRegistrationTimer, now: MediaTime) -> [Action] {
+    package mutating func timerFired(_ timer: SIPRegistrationTimer, now: MediaTime) -> [Action] {
         switch (timer, state) {
         case (.refresh, .registered(let expires)):
             state = .refreshing(expires: expires)

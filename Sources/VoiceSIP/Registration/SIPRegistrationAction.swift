@@ -1,7 +1,7 @@
 import VoiceSupport
 
 /// What a ``SIPRegistration`` asks its driver to do after an event.
-public enum SIPRegistrationAction: Sendable, Equatable {
+package enum SIPRegistrationAction: Sendable, Equatable {
     /// Send this REGISTER through a new non-INVITE client transaction. Its final response goes
     /// back through ``SIPRegistration/receiveResponse(_:now:)``; a timeout or transport error
     /// through ``SIPRegistration/requestFailed(failure:now:)``.

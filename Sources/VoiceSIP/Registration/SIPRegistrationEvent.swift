@@ -1,7 +1,7 @@
 import VoiceSupport
 
 /// What a ``SIPRegistration`` reports to the layer above.
-public enum SIPRegistrationEvent: Hashable, Sendable {
+package enum SIPRegistrationEvent: Hashable, Sendable {
     /// A REGISTER (first or refresh) succeeded; the registrar granted the binding for
     /// `expires` seconds. Reported after every successful refresh too.
     case registered(expires: UInt32)

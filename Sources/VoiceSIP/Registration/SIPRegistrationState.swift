@@ -1,7 +1,7 @@
 import VoiceSupport
 
 /// Where a ``SIPRegistration`` stands.
-public enum SIPRegistrationState: Hashable, Sendable {
+package enum SIPRegistrationState: Hashable, Sendable {
     /// Created; nothing sent yet.
     case idle
     /// A REGISTER is in flight and no binding is known to exist (first attempt, a retry, or an

@@ -1,16 +1,16 @@
 /// A `c=` line: where media goes.
-public struct SDPConnection: Hashable, Sendable {
+package struct SDPConnection: Hashable, Sendable {
     /// Network type, `IN`.
-    public var networkType: String
+    package var networkType: String
     /// Address type, `IP4` or `IP6`.
-    public var addressType: String
+    package var addressType: String
     /// The connection address (host name or literal), without any `/ttl/count` suffix.
-    public var address: String
+    package var address: String
     /// The `/ttl` (IPv4 multicast) or `/count` suffix, verbatim after the first `/`, if any.
-    public var suffix: String?
+    package var suffix: String?
 
     /// Creates a connection line value.
-    public init(networkType: String = "IN", addressType: String = "IP4", address: String, suffix: String? = nil) {
+    package init(networkType: String = "IN", addressType: String = "IP4", address: String, suffix: String? = nil) {
         self.networkType = networkType
         self.addressType = addressType
         self.address = address
@@ -18,14 +18,14 @@ public struct SDPConnection: Hashable, Sendable {
     }
 
     /// The line value, as after `c=`.
-    public var value: String {
+    package var value: String {
         "\(networkType) \(addressType) \(address)" + (suffix.map { "/\($0)" } ?? "")
     }
 }
 
 extension SDPConnection {
     /// Parses `<nettype> <addrtype> <address>[/suffix]`; nil if malformed.
-    public init?(parsing text: Substring) {
+    package init?(parsing text: Substring) {
         var reader = SDPTextReader(text)
         let net = reader.readToken()
         guard !net.isEmpty, reader.consumeSpace() else { return nil }

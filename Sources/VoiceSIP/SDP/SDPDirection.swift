@@ -1,5 +1,5 @@
 /// The media direction attribute (RFC 8866 §6.7), from the point of view of the description's author.
-public enum SDPDirection: String, Hashable, Sendable, CaseIterable {
+package enum SDPDirection: String, Hashable, Sendable, CaseIterable {
     /// Sends and receives (the default when no direction attribute is present).
     case sendrecv
     /// Sends only: a party putting the other on hold.
@@ -10,7 +10,7 @@ public enum SDPDirection: String, Hashable, Sendable, CaseIterable {
     case inactive
 
     /// Creates a direction from its flags.
-    public init(sends: Bool, receives: Bool) {
+    package init(sends: Bool, receives: Bool) {
         switch (sends, receives) {
         case (true, true): self = .sendrecv
         case (true, false): self = .sendonly
@@ -20,15 +20,15 @@ public enum SDPDirection: String, Hashable, Sendable, CaseIterable {
     }
 
     /// Whether the author sends media.
-    public var sends: Bool { self == .sendrecv || self == .sendonly }
+    package var sends: Bool { self == .sendrecv || self == .sendonly }
     /// Whether the author receives media.
-    public var receives: Bool { self == .sendrecv || self == .recvonly }
+    package var receives: Bool { self == .sendrecv || self == .recvonly }
 
     /// The direction seen from the other side: sendonly ↔ recvonly; sendrecv and inactive unchanged.
-    public var mirrored: SDPDirection { SDPDirection(sends: receives, receives: sends) }
+    package var mirrored: SDPDirection { SDPDirection(sends: receives, receives: sends) }
 
     /// The direction an answerer that wants `local` can answer to an offer of `self` (RFC 3264 §6.1).
-    public func answer(wanting local: SDPDirection) -> SDPDirection {
+    package func answer(wanting local: SDPDirection) -> SDPDirection {
         SDPDirection(sends: receives && local.sends, receives: sends && local.receives)
     }
 }

@@ -1,23 +1,23 @@
 /// An `a=fmtp` value: `<format> <parameters>`, with `;`-separated `key=value` parameters.
-public struct SDPFormatParameters: Hashable, Sendable {
+package struct SDPFormatParameters: Hashable, Sendable {
     /// The format (payload type) the parameters apply to.
-    public var format: String
+    package var format: String
     /// The parameter text as written, e.g. `minptime=10;useinbandfec=1`.
-    public var parameters: String
+    package var parameters: String
 
     /// Creates an fmtp value.
-    public init(format: String, parameters: String) {
+    package init(format: String, parameters: String) {
         self.format = format
         self.parameters = parameters
     }
 
     /// Creates an fmtp value from ordered key/value pairs, joined with `;`.
-    public init(format: String, pairs: [(String, String)]) {
+    package init(format: String, pairs: [(String, String)]) {
         self.init(format: format, parameters: pairs.map { "\($0.0)=\($0.1)" }.joined(separator: ";"))
     }
 
     /// Parses the text after `a=fmtp:`; nil without a format and a space.
-    public init?(parsing text: Substring) {
+    package init?(parsing text: Substring) {
         var reader = SDPTextReader(text)
         let format = reader.readToken()
         guard !format.isEmpty, reader.consumeSpace() else { return nil }
@@ -25,10 +25,10 @@ public struct SDPFormatParameters: Hashable, Sendable {
     }
 
     /// The attribute value, as after `a=fmtp:`.
-    public var value: String { "\(format) \(parameters)" }
+    package var value: String { "\(format) \(parameters)" }
 
     /// The value of parameter `key` (case-insensitive, surrounding spaces trimmed), if present.
-    public subscript(key: String) -> String? {
+    package subscript(key: String) -> String? {
         let wanted = key.lowercased()
         for pair in parameters.split(separator: ";") {
             let parts = pair.split(separator: "=", maxSplits: 1)

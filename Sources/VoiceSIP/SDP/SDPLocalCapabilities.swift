@@ -2,28 +2,28 @@ import VoiceMediaTypes
 import VoiceSupport
 
 /// What this endpoint can do and where it receives media: the input to building offers and answers.
-public struct SDPLocalCapabilities: Hashable, Sendable {
+package struct SDPLocalCapabilities: Hashable, Sendable {
     /// Codecs in preference order. Default Opus (voice settings), PCMU, PCMA.
-    public var codecs: [MediaCodec]
+    package var codecs: [MediaCodec]
     /// Whether to offer and accept RFC 4733 `telephone-event` (DTMF). Default true.
-    public var telephoneEvents: Bool
+    package var telephoneEvents: Bool
     /// Packetization time we want to receive, in ms (one of ``MediaCodec/supportedPtimes``). Default 20.
-    public var ptime: Int
+    package var ptime: Int
     /// Encryption policy. Default ``SDPEncryptionPolicy/required``.
-    public var encryption: SDPEncryptionPolicy
+    package var encryption: SDPEncryptionPolicy
     /// Whether to offer and accept RTP/RTCP multiplexing (RFC 5761). Default true.
-    public var rtcpMux: Bool
+    package var rtcpMux: Bool
     /// The address media is received on (the `c=` address): an IPv4 or IPv6 literal or a host name.
-    public var address: String
+    package var address: String
     /// The local RTP port.
-    public var port: UInt16
+    package var port: UInt16
     /// The local RTCP port when not multiplexed, announced with `a=rtcp`; nil means port + 1.
-    public var rtcpPort: UInt16?
+    package var rtcpPort: UInt16?
     /// The `o=` username. Default `-`.
-    public var username: String
+    package var username: String
 
     /// Creates capabilities; parameters default to the values documented on each property.
-    public init(
+    package init(
         address: String, port: UInt16, codecs: [MediaCodec] = [.opus(.voice), .pcmu, .pcma],
         telephoneEvents: Bool = true, ptime: Int = 20, encryption: SDPEncryptionPolicy = .required,
         rtcpMux: Bool = true, rtcpPort: UInt16? = nil, username: String = "-"
@@ -40,8 +40,8 @@ public struct SDPLocalCapabilities: Hashable, Sendable {
     }
 
     /// `IP6` for an address holding a colon, else `IP4`.
-    public var addressType: String { address.contains(":") ? "IP6" : "IP4" }
+    package var addressType: String { address.contains(":") ? "IP6" : "IP4" }
 
     /// The connection line for ``address``.
-    public var connection: SDPConnection { SDPConnection(addressType: addressType, address: address) }
+    package var connection: SDPConnection { SDPConnection(addressType: addressType, address: address) }
 }

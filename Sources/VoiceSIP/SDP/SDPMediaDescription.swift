@@ -2,30 +2,30 @@ import VoiceMediaTypes
 import VoiceSupport
 
 /// One media section: the `m=` line and the `i=`, `c=`, `b=`, `k=` and `a=` lines under it.
-public struct SDPMediaDescription: Hashable, Sendable {
+package struct SDPMediaDescription: Hashable, Sendable {
     /// Media type: `audio`, `video`, `application`, …
-    public var media: String
+    package var media: String
     /// Transport port; 0 marks a rejected or disabled stream (RFC 3264 §5.1).
-    public var port: UInt16
+    package var port: UInt16
     /// The `/<count>` after the port, if any.
-    public var portCount: Int?
+    package var portCount: Int?
     /// Transport protocol, e.g. `RTP/AVP`, `RTP/SAVP`.
-    public var proto: String
+    package var proto: String
     /// Media formats: RTP payload types for the RTP profiles, in preference order.
-    public var formats: [String]
+    package var formats: [String]
     /// The `i=` line.
-    public var information: String?
+    package var information: String?
     /// The media-level `c=` line, overriding the session's.
-    public var connection: SDPConnection?
+    package var connection: SDPConnection?
     /// The `b=` lines.
-    public var bandwidths: [SDPBandwidth]
+    package var bandwidths: [SDPBandwidth]
     /// The `k=` line (obsolete), verbatim.
-    public var encryptionKey: String?
+    package var encryptionKey: String?
     /// The `a=` lines, in order.
-    public var attributes: [SDPAttribute]
+    package var attributes: [SDPAttribute]
 
     /// Creates a media section.
-    public init(
+    package init(
         media: String, port: UInt16, portCount: Int? = nil, proto: String, formats: [String],
         information: String? = nil, connection: SDPConnection? = nil, bandwidths: [SDPBandwidth] = [],
         encryptionKey: String? = nil, attributes: [SDPAttribute] = []
@@ -43,58 +43,58 @@ public struct SDPMediaDescription: Hashable, Sendable {
     }
 
     /// The `m=` line value.
-    public var mediaLineValue: String {
+    package var mediaLineValue: String {
         ([media, String(port) + (portCount.map { "/\($0)" } ?? ""), proto] + formats).joined(separator: " ")
     }
 
     /// Values of every attribute named `name` (flags give an empty string).
-    public func attributeValues(_ name: String) -> [String] {
+    package func attributeValues(_ name: String) -> [String] {
         attributes.filter { $0.name == name }.map { $0.value ?? "" }
     }
 
     /// Whether a flag attribute (or any attribute) named `name` is present.
-    public func hasAttribute(_ name: String) -> Bool { attributes.contains { $0.name == name } }
+    package func hasAttribute(_ name: String) -> Bool { attributes.contains { $0.name == name } }
 
     /// The `a=rtpmap` lines that parse.
-    public var rtpMaps: [SDPRTPMap] { attributeValues("rtpmap").compactMap { SDPRTPMap(parsing: Substring($0)) } }
+    package var rtpMaps: [SDPRTPMap] { attributeValues("rtpmap").compactMap { SDPRTPMap(parsing: Substring($0)) } }
 
     /// The rtpmap for payload type `pt`: its `a=rtpmap`, else the RFC 3551 static mapping.
-    public func rtpMap(for payloadType: UInt8) -> SDPRTPMap? {
+    package func rtpMap(for payloadType: UInt8) -> SDPRTPMap? {
         rtpMaps.first { $0.payloadType == payloadType } ?? SDPRTPMap.staticMap(for: payloadType)
     }
 
     /// The `a=fmtp` parameters for `format`, if any.
-    public func formatParameters(for format: String) -> SDPFormatParameters? {
+    package func formatParameters(for format: String) -> SDPFormatParameters? {
         attributeValues("fmtp").compactMap { SDPFormatParameters(parsing: Substring($0)) }.first { $0.format == format }
     }
 
     /// `a=ptime` in milliseconds.
-    public var ptime: Int? { attributeValues("ptime").first.flatMap { SDPMediaDescription.milliseconds($0) } }
+    package var ptime: Int? { attributeValues("ptime").first.flatMap { SDPMediaDescription.milliseconds($0) } }
     /// `a=maxptime` in milliseconds.
-    public var maxptime: Int? { attributeValues("maxptime").first.flatMap { SDPMediaDescription.milliseconds($0) } }
+    package var maxptime: Int? { attributeValues("maxptime").first.flatMap { SDPMediaDescription.milliseconds($0) } }
 
     /// The media-level direction attribute, if any.
-    public var directionAttribute: SDPDirection? {
+    package var directionAttribute: SDPDirection? {
         attributes.lazy.compactMap { $0.value == nil ? SDPDirection(rawValue: $0.name) : nil }.first
     }
 
     /// `a=rtcp`, if present and valid.
-    public var rtcp: SDPRTCPAttribute? { attributeValues("rtcp").first.flatMap { SDPRTCPAttribute(parsing: Substring($0)) } }
+    package var rtcp: SDPRTCPAttribute? { attributeValues("rtcp").first.flatMap { SDPRTCPAttribute(parsing: Substring($0)) } }
 
     /// Whether `a=rtcp-mux` is present.
-    public var rtcpMux: Bool { hasAttribute("rtcp-mux") }
+    package var rtcpMux: Bool { hasAttribute("rtcp-mux") }
 
     /// The `a=crypto` lines that parse with a suite VoiceMedia implements, in order. Others are
     /// skipped, as RFC 4568 §7.1.2 lets the answerer ignore what it cannot use.
-    public var cryptoAttributes: [SDESCryptoAttribute] {
+    package var cryptoAttributes: [SDESCryptoAttribute] {
         attributeValues("crypto").compactMap { try? SDESCryptoAttribute(parsing: $0) }
     }
 
     /// Whether the transport is an SRTP profile (`RTP/SAVP`, `RTP/SAVPF`).
-    public var isSecureRTP: Bool { proto.uppercased().hasPrefix("RTP/SAVP") }
+    package var isSecureRTP: Bool { proto.uppercased().hasPrefix("RTP/SAVP") }
 
     /// Whether the transport is an RTP profile.
-    public var isRTP: Bool { proto.uppercased().hasPrefix("RTP/") }
+    package var isRTP: Bool { proto.uppercased().hasPrefix("RTP/") }
 
     /// Parses a ptime value: an integer, or a decimal that is rounded (some phones write `20.0`).
     static func milliseconds(_ text: String) -> Int? {

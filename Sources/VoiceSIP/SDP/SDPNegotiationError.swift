@@ -1,5 +1,5 @@
 /// Why an offer could not be answered or an answer could not be accepted (RFC 3264).
-public enum SDPNegotiationError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum SDPNegotiationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The offer has no audio stream we can take (none, or all disabled with port 0).
     case noAudioStream
     /// No codec in the offer (or answer) is one we support.
@@ -21,7 +21,7 @@ public enum SDPNegotiationError: Error, Hashable, Sendable, CustomStringConverti
 
     /// The SIP status to reject an offer with: 491 for glare, 500 for a protocol-order problem,
     /// 488 (Not Acceptable Here) for everything about the media.
-    public var sipStatusCode: Int {
+    package var sipStatusCode: Int {
         switch self {
         case .offerPending: 491
         case .noOfferPending: 500
@@ -30,7 +30,7 @@ public enum SDPNegotiationError: Error, Hashable, Sendable, CustomStringConverti
     }
 
     /// A human-readable explanation.
-    public var description: String {
+    package var description: String {
         switch self {
         case .noAudioStream: "SDP: no usable audio stream"
         case .noCommonCodec: "SDP: no common codec"

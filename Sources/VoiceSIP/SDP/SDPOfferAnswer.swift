@@ -6,9 +6,9 @@ import VoiceSupport
 /// media. Owns the session's `o=` line (bumping its version whenever our description changes) and
 /// its SRTP keys (fresh per session, kept across re-offers). Not thread-safe; a value type owned by
 /// one INVITE session.
-public struct SDPOfferAnswer: Sendable {
+package struct SDPOfferAnswer: Sendable {
     /// Where the exchange stands.
-    public enum State: Equatable, Sendable {
+    package enum State: Equatable, Sendable {
         /// Nothing negotiated and no offer outstanding.
         case idle
         /// We sent `offer` and wait for the answer; `previous` is what was in force before.
@@ -18,29 +18,29 @@ public struct SDPOfferAnswer: Sendable {
     }
 
     /// Payload type offered for `telephone-event/48000` (paired with Opus).
-    public static let telephoneEvent48kPayloadType: UInt8 = 110
+    package static let telephoneEvent48kPayloadType: UInt8 = 110
     /// Payload type offered for `telephone-event/8000` (paired with G.711).
-    public static let telephoneEvent8kPayloadType: UInt8 = 101
+    package static let telephoneEvent8kPayloadType: UInt8 = 101
 
     /// What we can do and where we receive.
-    public var capabilities: SDPLocalCapabilities
+    package var capabilities: SDPLocalCapabilities
     /// Where the exchange stands.
-    public private(set) var state: State
+    package private(set) var state: State
     /// Our current `o=` line.
-    public private(set) var origin: SDPOrigin
+    package private(set) var origin: SDPOrigin
     /// Our `a=crypto` lines: all suites before the first exchange, the chosen one after.
     private var localCryptos: [SDESCryptoAttribute] = []
     /// The last description we sent, for the RFC 3264 §8 version rule.
     private var lastLocal: SDPSessionDescription?
 
     /// Creates the negotiation of one session with a random session id.
-    public init(capabilities: SDPLocalCapabilities) {
+    package init(capabilities: SDPLocalCapabilities) {
         var generator = SecureRandomNumberGenerator()
         self.init(capabilities: capabilities, using: &generator)
     }
 
     /// Creates the negotiation of one session, drawing the session id from `generator`.
-    public init(capabilities: SDPLocalCapabilities, using generator: inout some RandomNumberGenerator) {
+    package init(capabilities: SDPLocalCapabilities, using generator: inout some RandomNumberGenerator) {
         self.capabilities = capabilities
         self.state = .idle
         let sessionID = UInt64.random(in: 1...(1 << 62), using: &generator)
@@ -50,7 +50,7 @@ public struct SDPOfferAnswer: Sendable {
     }
 
     /// The media in force, if any (during a re-offer, the one before it).
-    public var negotiated: SDPNegotiatedMedia? {
+    package var negotiated: SDPNegotiatedMedia? {
         switch state {
         case .idle: nil
         case let .offerSent(_, previous): previous
@@ -62,14 +62,14 @@ public struct SDPOfferAnswer: Sendable {
 
     /// Builds an offer (initial or re-offer) with `direction`, using the system's secure generator for keys.
     /// - Throws: ``SDPNegotiationError/offerPending`` if an offer is already outstanding.
-    public mutating func makeOffer(direction: SDPDirection = .sendrecv) throws(SDPNegotiationError) -> SDPSessionDescription {
+    package mutating func makeOffer(direction: SDPDirection = .sendrecv) throws(SDPNegotiationError) -> SDPSessionDescription {
         var generator = SecureRandomNumberGenerator()
         return try makeOffer(direction: direction, using: &generator)
     }
 
     /// Builds an offer with `direction`, drawing any new SRTP keys from `generator` (a secure one outside tests).
     /// - Throws: ``SDPNegotiationError/offerPending`` if an offer is already outstanding.
-    public mutating func makeOffer(
+    package mutating func makeOffer(
         direction: SDPDirection = .sendrecv,
         using generator: inout some RandomNumberGenerator
     ) throws(SDPNegotiationError) -> SDPSessionDescription {
@@ -121,7 +121,7 @@ public struct SDPOfferAnswer: Sendable {
 
     /// Builds a hold re-offer: `a=sendonly`, or `a=inactive` when the peer already holds us.
     /// - Throws: ``SDPNegotiationError/offerPending`` if an offer is already outstanding.
-    public mutating func makeHoldOffer() throws(SDPNegotiationError) -> SDPSessionDescription {
+    package mutating func makeHoldOffer() throws(SDPNegotiationError) -> SDPSessionDescription {
         // RFC 6337 §5.3: sendonly from sendrecv; inactive when we only receive (the peer holds us).
         let sending = negotiated?.direction.sends ?? true
         return try makeOffer(direction: sending ? .sendonly : .inactive)
@@ -129,13 +129,13 @@ public struct SDPOfferAnswer: Sendable {
 
     /// Builds a resume re-offer: `a=sendrecv`.
     /// - Throws: ``SDPNegotiationError/offerPending`` if an offer is already outstanding.
-    public mutating func makeResumeOffer() throws(SDPNegotiationError) -> SDPSessionDescription {
+    package mutating func makeResumeOffer() throws(SDPNegotiationError) -> SDPSessionDescription {
         try makeOffer(direction: .sendrecv)
     }
 
     /// Forgets an outstanding offer that the peer rejected (e.g. a re-INVITE answered 488): the
     /// media before it stays in force.
-    public mutating func rollbackOffer() {
+    package mutating func rollbackOffer() {
         guard case let .offerSent(_, previous) = state else { return }
         state = previous.map { .stable($0) } ?? .idle
     }
@@ -145,7 +145,7 @@ public struct SDPOfferAnswer: Sendable {
     /// Accepts the peer's answer to our outstanding offer.
     /// - Returns: The negotiated media, now in force.
     /// - Throws: ``SDPNegotiationError``; the offer stays outstanding so the caller can decide.
-    public mutating func receiveAnswer(_ answer: SDPSessionDescription) throws(SDPNegotiationError) -> SDPNegotiatedMedia {
+    package mutating func receiveAnswer(_ answer: SDPSessionDescription) throws(SDPNegotiationError) -> SDPNegotiatedMedia {
         guard case let .offerSent(offer, _) = state else { throw .noOfferPending }
         guard answer.media.count == offer.media.count, let ours = offer.media.first, let theirs = answer.media.first else {
             throw .answerMismatch("\(answer.media.count) media sections for \(offer.media.count) offered")
@@ -207,7 +207,7 @@ public struct SDPOfferAnswer: Sendable {
     /// - Returns: The answer to send and the negotiated media, now in force.
     /// - Throws: ``SDPNegotiationError``, whose ``SDPNegotiationError/sipStatusCode`` is the
     ///   response to reject the offer with; the state is unchanged.
-    public mutating func receiveOffer(
+    package mutating func receiveOffer(
         _ offer: SDPSessionDescription, direction: SDPDirection = .sendrecv
     )
         throws(SDPNegotiationError) -> (answer: SDPSessionDescription, media: SDPNegotiatedMedia)
@@ -218,7 +218,7 @@ public struct SDPOfferAnswer: Sendable {
 
     /// Answers the peer's offer wanting `direction`, drawing a new SRTP key from `generator` if needed.
     /// - Throws: ``SDPNegotiationError``; the state is unchanged.
-    public mutating func receiveOffer(
+    package mutating func receiveOffer(
         _ offer: SDPSessionDescription, direction: SDPDirection = .sendrecv,
         using generator: inout some RandomNumberGenerator
     )

@@ -2,9 +2,9 @@
 ///
 /// ``kind`` says what went wrong, ``line`` where (1-based; 0 when the problem is the body as a
 /// whole), ``detail`` adds the offending text, truncated. Value type; safe to share between threads.
-public struct SDPParseError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct SDPParseError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The class of problem.
-    public enum Kind: Hashable, Sendable {
+    package enum Kind: Hashable, Sendable {
         /// The body is larger than ``SDPParserLimits/maxBodyBytes``.
         case bodyTooLarge
         /// A line is longer than ``SDPParserLimits/maxLineBytes``.
@@ -49,21 +49,21 @@ public struct SDPParseError: Error, Hashable, Sendable, CustomStringConvertible 
     }
 
     /// The class of problem.
-    public let kind: Kind
+    package let kind: Kind
     /// The 1-based line number, or 0 for the body as a whole.
-    public let line: Int
+    package let line: Int
     /// The offending text or a short explanation.
-    public let detail: String
+    package let detail: String
 
     /// Creates an error; `detail` is truncated to 80 characters.
-    public init(_ kind: Kind, line: Int, detail: String = "") {
+    package init(_ kind: Kind, line: Int, detail: String = "") {
         self.kind = kind
         self.line = line
         self.detail = detail.count > 80 ? String(detail.prefix(80)) + "…" : detail
     }
 
     /// A human-readable explanation, e.g. `SDP line 3: invalid m= port ("m=audio x RTP/AVP 0")`.
-    public var description: String {
+    package var description: String {
         let place = line > 0 ? "SDP line \(line)" : "SDP"
         let what: String =
             switch kind {

@@ -1,20 +1,20 @@
 /// Size limits applied while parsing SDP, so hostile bodies cost bounded memory and time.
-public struct SDPParserLimits: Hashable, Sendable {
+package struct SDPParserLimits: Hashable, Sendable {
     /// Largest body in bytes. Default 32 KiB (a voice offer is well under 2 KiB).
-    public var maxBodyBytes: Int
+    package var maxBodyBytes: Int
     /// Longest line in bytes, excluding the line break. Default 2 048.
-    public var maxLineBytes: Int
+    package var maxLineBytes: Int
     /// Most lines in the body. Default 512.
-    public var maxLines: Int
+    package var maxLines: Int
     /// Most `m=` sections. Default 16.
-    public var maxMediaSections: Int
+    package var maxMediaSections: Int
     /// Most `a=` lines in one section (session or media). Default 128.
-    public var maxAttributesPerSection: Int
+    package var maxAttributesPerSection: Int
     /// Most formats on one `m=` line. Default 64.
-    public var maxFormatsPerMedia: Int
+    package var maxFormatsPerMedia: Int
 
     /// Creates limits; every parameter defaults to the value documented on its property.
-    public init(
+    package init(
         maxBodyBytes: Int = 32 * 1024,
         maxLineBytes: Int = 2048,
         maxLines: Int = 512,
@@ -31,5 +31,5 @@ public struct SDPParserLimits: Hashable, Sendable {
     }
 
     /// The defaults.
-    public static let `default` = SDPParserLimits()
+    package static let `default` = SDPParserLimits()
 }

@@ -1,18 +1,18 @@
 /// An `a=rtcp` value (RFC 3605): `<port>[ <nettype> <addrtype> <address>]`.
-public struct SDPRTCPAttribute: Hashable, Sendable {
+package struct SDPRTCPAttribute: Hashable, Sendable {
     /// The RTCP port.
-    public var port: UInt16
+    package var port: UInt16
     /// The RTCP address, if it differs from the media's connection address.
-    public var connection: SDPConnection?
+    package var connection: SDPConnection?
 
     /// Creates an rtcp value.
-    public init(port: UInt16, connection: SDPConnection? = nil) {
+    package init(port: UInt16, connection: SDPConnection? = nil) {
         self.port = port
         self.connection = connection
     }
 
     /// Parses the text after `a=rtcp:`; nil if malformed.
-    public init?(parsing text: Substring) {
+    package init?(parsing text: Substring) {
         var reader = SDPTextReader(text)
         guard let port = reader.readDecimal(maxDigits: 5), port <= 65535 else { return nil }
         var connection: SDPConnection?
@@ -25,5 +25,5 @@ public struct SDPRTCPAttribute: Hashable, Sendable {
     }
 
     /// The attribute value, as after `a=rtcp:`.
-    public var value: String { String(port) + (connection.map { " \($0.value)" } ?? "") }
+    package var value: String { String(port) + (connection.map { " \($0.value)" } ?? "") }
 }

@@ -1,16 +1,16 @@
 /// An `a=rtpmap` value: `<payload type> <encoding name>/<clock rate>[/<channels>]`.
-public struct SDPRTPMap: Hashable, Sendable {
+package struct SDPRTPMap: Hashable, Sendable {
     /// RTP payload type, 0...127.
-    public var payloadType: UInt8
+    package var payloadType: UInt8
     /// Encoding name as written, e.g. `opus`, `PCMU`, `telephone-event` (compare case-insensitively).
-    public var encodingName: String
+    package var encodingName: String
     /// RTP clock rate in Hz.
-    public var clockRate: Int
+    package var clockRate: Int
     /// Channel count, if given.
-    public var channels: Int?
+    package var channels: Int?
 
     /// Creates an rtpmap value.
-    public init(payloadType: UInt8, encodingName: String, clockRate: Int, channels: Int? = nil) {
+    package init(payloadType: UInt8, encodingName: String, clockRate: Int, channels: Int? = nil) {
         self.payloadType = payloadType
         self.encodingName = encodingName
         self.clockRate = clockRate
@@ -18,7 +18,7 @@ public struct SDPRTPMap: Hashable, Sendable {
     }
 
     /// Parses the text after `a=rtpmap:`; nil if it is not `<pt> <name>/<rate>[/<channels>]`.
-    public init?(parsing text: Substring) {
+    package init?(parsing text: Substring) {
         var reader = SDPTextReader(text)
         guard let pt = reader.readDecimal(maxDigits: 3), pt <= 127, reader.consumeSpace(),
             let name = reader.readUntil(UInt8(ascii: "/")), !name.isEmpty, !name.contains(" ")
@@ -34,12 +34,12 @@ public struct SDPRTPMap: Hashable, Sendable {
     }
 
     /// The attribute value, as after `a=rtpmap:`.
-    public var value: String {
+    package var value: String {
         "\(payloadType) \(encodingName)/\(clockRate)" + (channels.map { "/\($0)" } ?? "")
     }
 
     /// The static payload types of RFC 3551 that this stack knows, for formats without `a=rtpmap`.
-    public static func staticMap(for payloadType: UInt8) -> SDPRTPMap? {
+    package static func staticMap(for payloadType: UInt8) -> SDPRTPMap? {
         switch payloadType {
         case 0: SDPRTPMap(payloadType: 0, encodingName: "PCMU", clockRate: 8000, channels: nil)
         case 8: SDPRTPMap(payloadType: 8, encodingName: "PCMA", clockRate: 8000, channels: nil)

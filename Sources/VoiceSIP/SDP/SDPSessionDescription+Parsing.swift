@@ -7,7 +7,7 @@ extension SDPSessionDescription {
     /// reject the body (§5), and the attributes this stack acts on must be well formed. Lines may
     /// end in CRLF or LF; empty lines are accepted only at the end.
     /// - Throws: ``SDPParseError`` for the first problem found.
-    public init(parsing text: String, limits: SDPParserLimits = .default) throws(SDPParseError) {
+    package init(parsing text: String, limits: SDPParserLimits = .default) throws(SDPParseError) {
         guard text.utf8.count <= limits.maxBodyBytes else {
             throw SDPParseError(.bodyTooLarge, line: 0, detail: "\(text.utf8.count) bytes")
         }
@@ -17,7 +17,7 @@ extension SDPSessionDescription {
 
     /// Parses SDP from raw bytes (e.g. a SIP message body); see ``init(parsing:limits:)``.
     /// - Throws: ``SDPParseError`` for the first problem found.
-    public init(parsing bytes: [UInt8], limits: SDPParserLimits = .default) throws(SDPParseError) {
+    package init(parsing bytes: [UInt8], limits: SDPParserLimits = .default) throws(SDPParseError) {
         guard bytes.count <= limits.maxBodyBytes else {
             throw SDPParseError(.bodyTooLarge, line: 0, detail: "\(bytes.count) bytes")
         }

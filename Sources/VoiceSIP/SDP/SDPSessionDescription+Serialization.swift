@@ -1,6 +1,6 @@
 extension SDPSessionDescription {
     /// The description as SDP text, lines in RFC 8866 order, each ending in CRLF.
-    public var text: String {
+    package var text: String {
         var lines: [String] = []
         lines.append("v=\(version)")
         lines.append("o=\(origin.value)")

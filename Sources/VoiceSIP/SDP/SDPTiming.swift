@@ -1,14 +1,14 @@
 /// A `t=<start> <stop>` line (NTP seconds; `0 0` for an unbounded session) with its `r=` lines.
-public struct SDPTiming: Hashable, Sendable {
+package struct SDPTiming: Hashable, Sendable {
     /// Start time, 0 for unbounded.
-    public var start: UInt64
+    package var start: UInt64
     /// Stop time, 0 for unbounded.
-    public var stop: UInt64
+    package var stop: UInt64
     /// The `r=` lines that follow, verbatim.
-    public var repeats: [String]
+    package var repeats: [String]
 
     /// Creates a timing; the default is the `t=0 0` that calls use.
-    public init(start: UInt64 = 0, stop: UInt64 = 0, repeats: [String] = []) {
+    package init(start: UInt64 = 0, stop: UInt64 = 0, repeats: [String] = []) {
         self.start = start
         self.stop = stop
         self.repeats = repeats

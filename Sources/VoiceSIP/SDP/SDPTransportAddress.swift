@@ -1,16 +1,16 @@
 /// A host (literal address or name, as written in SDP) and a port.
-public struct SDPTransportAddress: Hashable, Sendable, CustomStringConvertible {
+package struct SDPTransportAddress: Hashable, Sendable, CustomStringConvertible {
     /// The host as written in `c=` or `a=rtcp`.
-    public var host: String
+    package var host: String
     /// The port.
-    public var port: UInt16
+    package var port: UInt16
 
     /// Creates an address.
-    public init(host: String, port: UInt16) {
+    package init(host: String, port: UInt16) {
         self.host = host
         self.port = port
     }
 
     /// `host:port`, with brackets around an IPv6 literal.
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

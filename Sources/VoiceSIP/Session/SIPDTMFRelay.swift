@@ -1,20 +1,20 @@
 /// The `application/dtmf-relay` INFO body (`Signal=5\r\nDuration=160\r\n`), the de-facto
 /// format for DTMF over SIP INFO.
-public struct SIPDTMFRelay: Hashable, Sendable {
+package struct SIPDTMFRelay: Hashable, Sendable {
     /// The media type.
-    public static let contentType = "application/dtmf-relay"
+    package static let contentType = "application/dtmf-relay"
     /// The largest body parsed, in bytes.
-    public static let maximumBodySize = 256
+    package static let maximumBodySize = 256
     /// The digits a signal may name.
-    public static let digits: Set<Character> = Set("0123456789*#ABCD")
+    package static let digits: Set<Character> = Set("0123456789*#ABCD")
 
     /// The digit: 0–9, `*`, `#`, A–D.
-    public var digit: Character
+    package var digit: Character
     /// The tone's duration in ms (1 to 60 000).
-    public var duration: Int
+    package var duration: Int
 
     /// Creates a payload; nil for a digit outside 0–9 * # A–D or a duration outside 1–60 000 ms.
-    public init?(digit: Character, duration: Int) {
+    package init?(digit: Character, duration: Int) {
         let upper = Character(digit.uppercased())
         guard Self.digits.contains(upper), (1...60_000).contains(duration) else { return nil }
         self.digit = upper
@@ -24,7 +24,7 @@ public struct SIPDTMFRelay: Hashable, Sendable {
     /// Parses a body. Unknown lines are skipped; `Signal` is required, `Duration` defaults to 250 ms.
     /// `Signal=10` and `Signal=11` are read as `*` and `#`.
     /// - Throws: ``SIPInviteSessionError/malformedBody`` or ``SIPInviteSessionError/bodyTooLarge``.
-    public init(parsing body: [UInt8]) throws(SIPInviteSessionError) {
+    package init(parsing body: [UInt8]) throws(SIPInviteSessionError) {
         guard body.count <= Self.maximumBodySize else { throw SIPInviteSessionError.bodyTooLarge.with("dtmf-relay") }
         var reader = SIPTextReader(body)
         var signal: String?
@@ -68,5 +68,5 @@ public struct SIPDTMFRelay: Hashable, Sendable {
     }
 
     /// The body: `Signal=<digit>\r\nDuration=<ms>\r\n`.
-    public var body: [UInt8] { Array("Signal=\(digit)\r\nDuration=\(duration)\r\n".utf8) }
+    package var body: [UInt8] { Array("Signal=\(digit)\r\nDuration=\(duration)\r\n".utf8) }
 }

@@ -3,7 +3,7 @@ import VoiceSupport
 // The caller's side, and responses to every request we send.
 extension SIPInviteSession {
     /// Sends the INVITE with our SDP offer. Only in ``SIPInviteSessionState/idle`` (UAC).
-    public mutating func start(now: MediaTime) -> [SIPInviteSessionAction] {
+    package mutating func start(now: MediaTime) -> [SIPInviteSessionAction] {
         guard role == .uac, state == .idle else { return [] }
         let offer: SDPSessionDescription
         do throws(SDPNegotiationError) {
@@ -20,7 +20,7 @@ extension SIPInviteSession {
 
     /// Handles a response to one of our requests: provisionals and finals of the INVITE,
     /// re-INVITE, BYE, INFO and CANCEL, and 2xx retransmissions (answered with the same ACK).
-    public mutating func receiveResponse(_ response: SIPResponse, now: MediaTime) -> [SIPInviteSessionAction] {
+    package mutating func receiveResponse(_ response: SIPResponse, now: MediaTime) -> [SIPInviteSessionAction] {
         guard let cseq = try? response.headers.cseq() else { return [] }
         let key = RequestKey(sequence: cseq.sequence, method: cseq.method)
         guard let pending = outstanding[key] else {
@@ -69,7 +69,7 @@ extension SIPInviteSession {
     }
 
     /// Handles the failure of one of our client transactions (Timer B/F, transport error).
-    public mutating func requestFailed(
+    package mutating func requestFailed(
         method: SIPMethod, cseq: UInt32, failure: SIPFailure, now: MediaTime
     )
         -> [SIPInviteSessionAction]
@@ -104,7 +104,7 @@ extension SIPInviteSession {
 
     /// Ends the call in whatever way its state needs: CANCEL (UAC, once a provisional arrived,
     /// §9.1), 603 (UAS before answering), BYE (confirmed; as UAS after the ACK, §15).
-    public mutating func hangUp(now: MediaTime) -> [SIPInviteSessionAction] {
+    package mutating func hangUp(now: MediaTime) -> [SIPInviteSessionAction] {
         switch state {
         case .idle:
             return terminate(.localHangUp)

@@ -2,28 +2,28 @@ import VoiceSupport
 
 extension SIPInviteSession {
     /// What a session needs to know about this user agent.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Our From (UAC) or To (UAS) address, without a tag.
-        public var localIdentity: SIPNameAddress
+        package var localIdentity: SIPNameAddress
         /// Our Contact.
-        public var contact: SIPURI
+        package var contact: SIPURI
         /// The top Via template (transport, sent-by, `;rport`); each request gets a fresh branch.
-        public var via: SIPVia
+        package var via: SIPVia
         /// Media capabilities for offers and answers.
-        public var capabilities: SDPLocalCapabilities
+        package var capabilities: SDPLocalCapabilities
         /// Credentials for 401/407 challenges.
-        public var credentials: [SIPAuthCredentials]
+        package var credentials: [SIPAuthCredentials]
         /// The User-Agent value, if any.
-        public var userAgent: String?
+        package var userAgent: String?
         /// RFC 3261 T1, 500 ms by default.
-        public var t1: MediaTime
+        package var t1: MediaTime
         /// RFC 3261 T2, the cap on 2xx retransmission intervals; 4 s by default.
-        public var t2: MediaTime
+        package var t2: MediaTime
         /// Makes client nonces for digest answers; tests pass a fixed value.
-        public var cnonce: @Sendable () -> String
+        package var cnonce: @Sendable () -> String
 
         /// Creates a configuration; defaults as documented on each property.
-        public init(
+        package init(
             localIdentity: SIPNameAddress, contact: SIPURI, via: SIPVia, capabilities: SDPLocalCapabilities,
             credentials: [SIPAuthCredentials] = [], userAgent: String? = nil, t1: MediaTime = .milliseconds(500),
             t2: MediaTime = .milliseconds(4000),

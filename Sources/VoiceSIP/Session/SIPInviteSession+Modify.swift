@@ -5,19 +5,19 @@ extension SIPInviteSession {
     /// Puts the peer on hold: re-INVITE with `a=sendonly` (`a=inactive` if it holds us).
     /// Reports ``SIPInviteSessionEvent/holdFailed(statusCode:)`` with nil when the call is not
     /// confirmed or another offer is outstanding.
-    public mutating func hold(now: MediaTime) -> [SIPInviteSessionAction] {
+    package mutating func hold(now: MediaTime) -> [SIPInviteSessionAction] {
         modify(.hold)
     }
 
     /// Re-sends the current offer (held or not) in a re-INVITE, e.g. once the signaling
     /// connection was re-established; the outcome comes as ``SIPInviteSessionEvent/mediaUpdated(_:)``
     /// or a hold/resume failure.
-    public mutating func refresh(now: MediaTime) -> [SIPInviteSessionAction] {
+    package mutating func refresh(now: MediaTime) -> [SIPInviteSessionAction] {
         modify(wantedDirection == .sendrecv ? .resume : .hold)
     }
 
     /// Takes the peer off hold: re-INVITE with `a=sendrecv`.
-    public mutating func resume(now: MediaTime) -> [SIPInviteSessionAction] {
+    package mutating func resume(now: MediaTime) -> [SIPInviteSessionAction] {
         modify(.resume)
     }
 
@@ -36,7 +36,7 @@ extension SIPInviteSession {
     /// - Throws: ``SIPInviteSessionError/notConfirmed``, ``SIPInviteSessionError/bodyTooLarge``,
     ///   ``SIPInviteSessionError/unsupportedContentType``, ``SIPInviteSessionError/malformedBody``,
     ///   ``SIPInviteSessionError/invalidHeader``.
-    public mutating func sendInfo(
+    package mutating func sendInfo(
         contentType: String, body: [UInt8], headers: SIPHeaders = SIPHeaders(), now: MediaTime
     ) throws(SIPInviteSessionError)
         -> [SIPInviteSessionAction]

@@ -3,7 +3,7 @@ import VoiceSupport
 // The callee's side, and every request the peer sends in the dialog.
 extension SIPInviteSession {
     /// Sends 180 Ringing (with our tag and Contact: an early dialog). Only before answering.
-    public mutating func ring(now: MediaTime) -> [SIPInviteSessionAction] {
+    package mutating func ring(now: MediaTime) -> [SIPInviteSessionAction] {
         guard role == .uas, state == .incoming || state == .early, let invite = incomingInvite else { return [] }
         if let incomingError { return reject(statusCode: incomingError.statusCode, now: now) }
         state = .early
@@ -13,7 +13,7 @@ extension SIPInviteSession {
     /// Answers the call: 200 with the SDP answer (or with our offer when the INVITE had none),
     /// retransmitted at T1, 2·T1, … capped at T2 until the ACK. An offer we cannot answer is
     /// refused with 488 and ends the session.
-    public mutating func accept(now: MediaTime) -> [SIPInviteSessionAction] {
+    package mutating func accept(now: MediaTime) -> [SIPInviteSessionAction] {
         guard role == .uas, state == .incoming || state == .early, let invite = incomingInvite else { return [] }
         if let incomingError { return reject(statusCode: incomingError.statusCode, now: now) }
         let body: [UInt8]
@@ -51,7 +51,7 @@ extension SIPInviteSession {
     }
 
     /// Refuses the call with `statusCode` (300–699; anything else becomes 603). Only before answering.
-    public mutating func reject(statusCode: Int, now: MediaTime) -> [SIPInviteSessionAction] {
+    package mutating func reject(statusCode: Int, now: MediaTime) -> [SIPInviteSessionAction] {
         let code = (300...699).contains(statusCode) ? statusCode : 603
         return reject(statusCode: code, now: now, reason: .declined(statusCode: code))
     }
@@ -76,7 +76,7 @@ extension SIPInviteSession {
 
     /// Handles a request the peer sent in this dialog: ACK, BYE, CANCEL, re-INVITE, INFO,
     /// OPTIONS, and anything else (405 or 501). Every request but ACK gets a response.
-    public mutating func receiveRequest(_ request: SIPRequest, now: MediaTime) -> [SIPInviteSessionAction] {
+    package mutating func receiveRequest(_ request: SIPRequest, now: MediaTime) -> [SIPInviteSessionAction] {
         switch request.method {
         case .ack: return receiveACK(request)
         case .cancel: return receiveCancel(request)
@@ -207,7 +207,7 @@ extension SIPInviteSession {
     }
 
     /// Handles a timer the session started.
-    public mutating func timerFired(_ timer: SIPInviteSessionTimer, now: MediaTime) -> [SIPInviteSessionAction] {
+    package mutating func timerFired(_ timer: SIPInviteSessionTimer, now: MediaTime) -> [SIPInviteSessionAction] {
         guard runningTimers.remove(timer) != nil else { return [] }
         switch timer {
         case .okRetransmission:

@@ -8,7 +8,7 @@ import VoiceSupport
 /// transactions: the driver runs the requests and responses it emits through its transaction table.
 ///
 /// Not thread-safe; a value owned by one driver.
-public struct SIPInviteSession: Sendable {
+package struct SIPInviteSession: Sendable {
     /// Which side of the call we are.
     enum Role: Sendable { case uac, uas }
     /// A change to the media we asked for with a re-INVITE.
@@ -58,22 +58,22 @@ public struct SIPInviteSession: Sendable {
     }
 
     /// The methods we accept in a dialog, for Allow.
-    public static let allowedMethods: [SIPMethod] = [.invite, .ack, .bye, .cancel, .options, .info]
+    package static let allowedMethods: [SIPMethod] = [.invite, .ack, .bye, .cancel, .options, .info]
     /// Methods we know but do not support in a session: answered 405 with Allow; others get 501.
-    public static let knownMethods: Set<SIPMethod> = [
+    package static let knownMethods: Set<SIPMethod> = [
         .register, .update, .prack, .subscribe, .notify, .refer, .message, .publish,
     ]
     /// The largest application/json INFO body sent or accepted (RFC 6086 leaves it to the package).
-    public static let maximumJSONInfoSize = 10_240
+    package static let maximumJSONInfoSize = 10_240
 
     let configuration: Configuration
     let role: Role
     /// Where the session stands.
-    public internal(set) var state: SIPInviteSessionState
+    package internal(set) var state: SIPInviteSessionState
     /// The Call-ID.
-    public let callID: String
+    package let callID: String
     /// Our tag (From tag as UAC, To tag as UAS).
-    public let localTag: String
+    package let localTag: String
     var dialog: SIPDialog?
     var offerAnswer: SDPOfferAnswer
     var authenticator: SIPAuthenticator
@@ -118,7 +118,7 @@ public struct SIPInviteSession: Sendable {
     ///   - extraHeaders: Added to the INVITE (e.g. a pre-loaded Route, custom X- headers).
     ///   - configuration: Our identity, contact, Via template, media and credentials.
     ///   - rng: Draws the Call-ID, tag, branches and glare delays (SRTP keys use the system's secure generator).
-    public init(
+    package init(
         outgoingTo remote: SIPNameAddress, requestURI: SIPURI, extraHeaders: [(String, String)],
         configuration: Configuration, using rng: inout some RandomNumberGenerator
     ) {
@@ -138,7 +138,7 @@ public struct SIPInviteSession: Sendable {
     /// Creates the callee's side from a new out-of-dialog INVITE that the driver already gave a
     /// server transaction. A malformed INVITE or offer is answered (400, 488) on ``accept(now:)``
     /// or ``ring(now:)``; nothing traps.
-    public init(incoming invite: SIPRequest, configuration: Configuration, using rng: inout some RandomNumberGenerator) {
+    package init(incoming invite: SIPRequest, configuration: Configuration, using rng: inout some RandomNumberGenerator) {
         self.configuration = configuration
         self.role = .uas
         self.state = .incoming
@@ -159,24 +159,24 @@ public struct SIPInviteSession: Sendable {
     }
 
     /// True for the caller's side (created with ``init(outgoingTo:requestURI:extraHeaders:configuration:using:)``).
-    public var isOutgoing: Bool { role == .uac }
+    package var isOutgoing: Bool { role == .uac }
 
     /// The dialog identifier, once a dialog exists.
-    public var dialogID: SIPDialogID? { dialog?.id }
+    package var dialogID: SIPDialogID? { dialog?.id }
 
     /// The media in force, if negotiated.
-    public var negotiatedMedia: SDPNegotiatedMedia? { offerAnswer.negotiated }
+    package var negotiatedMedia: SDPNegotiatedMedia? { offerAnswer.negotiated }
 
     /// The codecs, DTMF and encryption policy this side offers or accepts. Settable until the
     /// first offer or answer is made (an incoming call's codec preference is set before
     /// ``accept(now:)``); later changes apply to later offers.
-    public var capabilities: SDPLocalCapabilities {
+    package var capabilities: SDPLocalCapabilities {
         get { offerAnswer.capabilities }
         set { offerAnswer.capabilities = newValue }
     }
 
     /// The dialog, once one exists.
-    public var currentDialog: SIPDialog? { dialog }
+    package var currentDialog: SIPDialog? { dialog }
 
     var isTerminated: Bool {
         if case .terminated = state { return true }

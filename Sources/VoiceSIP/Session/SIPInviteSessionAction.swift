@@ -1,7 +1,7 @@
 import VoiceSupport
 
 /// What an ``SIPInviteSession`` asks its driver to do, in order.
-public enum SIPInviteSessionAction: Sendable, Equatable {
+package enum SIPInviteSessionAction: Sendable, Equatable {
     /// Start a client transaction for this request (INVITE, CANCEL, BYE, re-INVITE, INFO).
     case sendRequest(SIPRequest)
     /// Send the ACK to a 2xx straight to the transport, outside any transaction.

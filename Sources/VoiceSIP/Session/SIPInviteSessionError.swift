@@ -1,5 +1,5 @@
 /// Why an ``SIPInviteSession`` refused a local request.
-public struct SIPInviteSessionError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct SIPInviteSessionError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Kind: Hashable, Sendable {
         case notConfirmed
         case bodyTooLarge
@@ -10,7 +10,7 @@ public struct SIPInviteSessionError: Error, Hashable, Sendable, CustomStringConv
 
     private let kind: Kind
     /// Details for logs.
-    public let detail: String
+    package let detail: String
 
     private init(_ kind: Kind, _ detail: String = "") {
         self.kind = kind
@@ -19,24 +19,24 @@ public struct SIPInviteSessionError: Error, Hashable, Sendable, CustomStringConv
 
     /// The call is not confirmed (or already ending), nor, for INFO from the callee, ringing in
     /// an early dialog.
-    public static let notConfirmed = SIPInviteSessionError(.notConfirmed)
+    package static let notConfirmed = SIPInviteSessionError(.notConfirmed)
     /// The body is larger than the content type allows (application/json: 10 240 bytes).
-    public static let bodyTooLarge = SIPInviteSessionError(.bodyTooLarge)
+    package static let bodyTooLarge = SIPInviteSessionError(.bodyTooLarge)
     /// The content type is not one the session sends in INFO.
-    public static let unsupportedContentType = SIPInviteSessionError(.unsupportedContentType)
+    package static let unsupportedContentType = SIPInviteSessionError(.unsupportedContentType)
     /// The body does not follow its content type's syntax.
-    public static let malformedBody = SIPInviteSessionError(.malformedBody)
+    package static let malformedBody = SIPInviteSessionError(.malformedBody)
     /// An extra header field has a name that is not a token or that the session sets itself,
     /// or a value with control characters.
-    public static let invalidHeader = SIPInviteSessionError(.invalidHeader)
+    package static let invalidHeader = SIPInviteSessionError(.invalidHeader)
 
     /// The same error with `detail` attached.
-    public func with(_ detail: String) -> SIPInviteSessionError { SIPInviteSessionError(kind, detail) }
+    package func with(_ detail: String) -> SIPInviteSessionError { SIPInviteSessionError(kind, detail) }
 
-    public static func == (lhs: SIPInviteSessionError, rhs: SIPInviteSessionError) -> Bool { lhs.kind == rhs.kind }
-    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
+    package static func == (lhs: SIPInviteSessionError, rhs: SIPInviteSessionError) -> Bool { lhs.kind == rhs.kind }
+    package func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 
-    public var description: String {
+    package var description: String {
         let name: String
         switch kind {
         case .notConfirmed: name = "the call is not confirmed"

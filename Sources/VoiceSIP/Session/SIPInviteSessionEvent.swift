@@ -1,5 +1,5 @@
 /// What an ``SIPInviteSession`` tells the application.
-public enum SIPInviteSessionEvent: Sendable, Equatable {
+package enum SIPInviteSessionEvent: Sendable, Equatable {
     /// A provisional response other than 180 (100, 181, 182, 183 without SDP...).
     case progress(statusCode: Int)
     /// 180 Ringing.

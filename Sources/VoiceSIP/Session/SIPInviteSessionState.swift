@@ -1,5 +1,5 @@
 /// Where an INVITE session stands (after pjsip's invite states).
-public enum SIPInviteSessionState: Hashable, Sendable {
+package enum SIPInviteSessionState: Hashable, Sendable {
     /// UAC: created, INVITE not sent yet.
     case idle
     /// UAC: INVITE sent, nothing heard but maybe 100 Trying.

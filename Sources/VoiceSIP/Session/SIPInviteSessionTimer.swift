@@ -1,5 +1,5 @@
 /// The timers an ``SIPInviteSession`` runs through its driver.
-public enum SIPInviteSessionTimer: Hashable, Sendable {
+package enum SIPInviteSessionTimer: Hashable, Sendable {
     /// Retransmit our 2xx to an INVITE until the ACK (RFC 3261 §13.3.1.4: T1, 2·T1, … capped at T2).
     case okRetransmission
     /// Give up waiting for the ACK to our 2xx after 64·T1 (§13.3.1.4).

@@ -1,5 +1,5 @@
 /// Why an INVITE session ended.
-public enum SIPSessionEndReason: Hashable, Sendable {
+package enum SIPSessionEndReason: Hashable, Sendable {
     /// We hung up a confirmed call (our BYE) or abandoned the call before it was sent.
     case localHangUp
     /// The peer sent BYE.

@@ -19,10 +19,10 @@
 ///   `generalError`.
 /// - Transport error 31009, connection error 31005, DNS failure 31530, transaction timeout
 ///   31408 (the same as a 408 response).
-public enum SIPErrorMapping: Sendable {
+package enum SIPErrorMapping: Sendable {
     /// The code for `failure`. A `finalResponse` outside 300–699 (not a failure) maps to
     /// ``SIPFailureCode/generalError``; use ``failureCode(statusCode:)`` to tell those apart.
-    public static func failureCode(for failure: SIPFailure) -> SIPFailureCode {
+    package static func failureCode(for failure: SIPFailure) -> SIPFailureCode {
         switch failure {
         case .finalResponse(let status): return failureCode(statusCode: status) ?? .generalError
         case .authenticationFailed: return .authFailure
@@ -35,7 +35,7 @@ public enum SIPErrorMapping: Sendable {
     }
 
     /// The code for a final response status; nil for 1xx, 2xx and numbers outside 100–699.
-    public static func failureCode(statusCode: Int) -> SIPFailureCode? {
+    package static func failureCode(statusCode: Int) -> SIPFailureCode? {
         switch statusCode {
         case 300...399: return .generalError
         case 400: return .badRequest

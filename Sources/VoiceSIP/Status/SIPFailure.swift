@@ -1,6 +1,6 @@
 /// Why a SIP request (INVITE, REGISTER...) failed, as the lower layers report it. Mapped to
 /// an SDK code by ``SIPErrorMapping/failureCode(for:)``.
-public enum SIPFailure: Hashable, Sendable {
+package enum SIPFailure: Hashable, Sendable {
     /// A final response of 300–699 ended the request.
     case finalResponse(statusCode: Int)
     /// The realm rejected the credentials again after one retry (the authenticator gave up
@@ -23,7 +23,7 @@ extension SIPFailure {
     /// The failure an authenticator error ends a request with:
     /// ``SIPAuthError/authenticationFailed`` is ``authenticationFailed`` (20151); every other
     /// auth error means the challenge could not be answered, ``challengeUnanswerable`` (31201).
-    public init(_ authError: SIPAuthError) {
+    package init(_ authError: SIPAuthError) {
         self = authError == .authenticationFailed ? .authenticationFailed : .challengeUnanswerable
     }
 }

@@ -3,13 +3,13 @@
 ///
 /// The public API maps these onto its own error enum; VoiceSIP only produces them, through
 /// ``SIPErrorMapping``.
-public struct SIPFailureCode: Hashable, Sendable, CustomStringConvertible {
+package struct SIPFailureCode: Hashable, Sendable, CustomStringConvertible {
     /// The numeric code (e.g. 31486).
-    public let code: Int
+    package let code: Int
     /// Twilio's name without its prefix and suffix, lower camel case (e.g. "busyHere").
-    public let name: String
+    package let name: String
     /// A short human-readable explanation.
-    public let message: String
+    package let message: String
 
     private init(_ code: Int, _ name: String, _ message: String) {
         self.code = code
@@ -18,68 +18,68 @@ public struct SIPFailureCode: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// "31486 busyHere: The callee is busy".
-    public var description: String { "\(code) \(name): \(message)" }
+    package var description: String { "\(code) \(name): \(message)" }
 
     /// 20151: the credentials were rejected (Digest/Bearer give-up rule).
-    public static let authFailure = SIPFailureCode(20151, "authFailure", "Failed to authenticate the client")
+    package static let authFailure = SIPFailureCode(20151, "authFailure", "Failed to authenticate the client")
     /// 31000: a failure no more specific code describes (an unfollowed 3xx redirect).
-    public static let generalError = SIPFailureCode(31000, "generalError", "General error")
+    package static let generalError = SIPFailureCode(31000, "generalError", "General error")
     /// 31005: the signaling connection could not be set up or broke.
-    public static let connectionError = SIPFailureCode(31005, "connectionError", "Connection error")
+    package static let connectionError = SIPFailureCode(31005, "connectionError", "Connection error")
     /// 31009: no transport available to send or receive messages.
-    public static let transportError = SIPFailureCode(31009, "transportError", "Transport error")
+    package static let transportError = SIPFailureCode(31009, "transportError", "Transport error")
     /// 31201: authorization could not be done (challenge unanswerable: no credentials, no
     /// supported scheme or algorithm, malformed challenge).
-    public static let authorizationError = SIPFailureCode(31201, "authorizationError", "Authorization error")
+    package static let authorizationError = SIPFailureCode(31201, "authorizationError", "Authorization error")
     /// 31400: 400 Bad Request, and the generic code for other 4xx.
-    public static let badRequest = SIPFailureCode(31400, "badRequest", "Bad Request")
+    package static let badRequest = SIPFailureCode(31400, "badRequest", "Bad Request")
     /// 31403: 403 Forbidden.
-    public static let forbidden = SIPFailureCode(31403, "forbidden", "Forbidden")
+    package static let forbidden = SIPFailureCode(31403, "forbidden", "Forbidden")
     /// 31404: 404 Not Found.
-    public static let notFound = SIPFailureCode(31404, "notFound", "Not Found")
+    package static let notFound = SIPFailureCode(31404, "notFound", "Not Found")
     /// 31408: 408 Request Timeout, or a transaction timeout (Timer B/F).
-    public static let requestTimeout = SIPFailureCode(31408, "requestTimeout", "Request Timeout")
+    package static let requestTimeout = SIPFailureCode(31408, "requestTimeout", "Request Timeout")
     /// 31409: 409 Conflict.
-    public static let conflict = SIPFailureCode(31409, "conflict", "Conflict")
+    package static let conflict = SIPFailureCode(31409, "conflict", "Conflict")
     /// 31426: 426 Upgrade Required.
-    public static let upgradeRequired = SIPFailureCode(31426, "upgradeRequired", "Upgrade Required")
+    package static let upgradeRequired = SIPFailureCode(31426, "upgradeRequired", "Upgrade Required")
     /// 31429: 429 Too Many Requests.
-    public static let tooManyRequests = SIPFailureCode(31429, "tooManyRequests", "Too Many Requests")
+    package static let tooManyRequests = SIPFailureCode(31429, "tooManyRequests", "Too Many Requests")
     /// 31480: 480 Temporarily Unavailable.
-    public static let temporarilyUnavailable = SIPFailureCode(
+    package static let temporarilyUnavailable = SIPFailureCode(
         31480, "temporarilyUnavailable", "Temporarily Unavailable")
     /// 31481: 481 Call/Transaction Does Not Exist.
-    public static let callDoesNotExist = SIPFailureCode(
+    package static let callDoesNotExist = SIPFailureCode(
         31481, "callDoesNotExist", "Call/Transaction Does Not Exist")
     /// 31484: 484 Address Incomplete.
-    public static let addressIncomplete = SIPFailureCode(31484, "addressIncomplete", "Address Incomplete")
+    package static let addressIncomplete = SIPFailureCode(31484, "addressIncomplete", "Address Incomplete")
     /// 31486: 486 Busy Here.
-    public static let busyHere = SIPFailureCode(31486, "busyHere", "Busy Here")
+    package static let busyHere = SIPFailureCode(31486, "busyHere", "Busy Here")
     /// 31487: 487 Request Terminated.
-    public static let requestTerminated = SIPFailureCode(31487, "requestTerminated", "Request Terminated")
+    package static let requestTerminated = SIPFailureCode(31487, "requestTerminated", "Request Terminated")
     /// 31500: 500 Server Internal Error, and the generic code for other 5xx.
-    public static let internalServerError = SIPFailureCode(
+    package static let internalServerError = SIPFailureCode(
         31500, "internalServerError", "Internal Server Error")
     /// 31502: 502 Bad Gateway.
-    public static let badGateway = SIPFailureCode(31502, "badGateway", "Bad Gateway")
+    package static let badGateway = SIPFailureCode(31502, "badGateway", "Bad Gateway")
     /// 31503: 503 Service Unavailable.
-    public static let serviceUnavailable = SIPFailureCode(31503, "serviceUnavailable", "Service Unavailable")
+    package static let serviceUnavailable = SIPFailureCode(31503, "serviceUnavailable", "Service Unavailable")
     /// 31504: 504 Server Time-out.
-    public static let gatewayTimeout = SIPFailureCode(31504, "gatewayTimeout", "Gateway Timeout")
+    package static let gatewayTimeout = SIPFailureCode(31504, "gatewayTimeout", "Gateway Timeout")
     /// 31530: the server's name did not resolve.
-    public static let dnsResolutionError = SIPFailureCode(31530, "dnsResolutionError", "DNS Resolution Error")
+    package static let dnsResolutionError = SIPFailureCode(31530, "dnsResolutionError", "DNS Resolution Error")
     /// 31600: 600 Busy Everywhere, and the generic code for other 6xx.
-    public static let busyEverywhere = SIPFailureCode(31600, "busyEverywhere", "Busy Everywhere")
+    package static let busyEverywhere = SIPFailureCode(31600, "busyEverywhere", "Busy Everywhere")
     /// 31603: 603 Decline.
-    public static let decline = SIPFailureCode(31603, "decline", "Decline")
+    package static let decline = SIPFailureCode(31603, "decline", "Decline")
     /// 31604: 604 Does Not Exist Anywhere.
-    public static let doesNotExistAnywhere = SIPFailureCode(
+    package static let doesNotExistAnywhere = SIPFailureCode(
         31604, "doesNotExistAnywhere", "Does Not Exist Anywhere")
     /// 53404: 488 Not Acceptable Here: the peer accepted none of the offered codecs.
-    public static let mediaNoSupportedCodec = SIPFailureCode(53404, "mediaNoSupportedCodec", "No supported codec")
+    package static let mediaNoSupportedCodec = SIPFailureCode(53404, "mediaNoSupportedCodec", "No supported codec")
 
     /// Every code this type defines, in numeric order.
-    public static let all: [SIPFailureCode] = [
+    package static let all: [SIPFailureCode] = [
         .authFailure, .generalError, .connectionError, .transportError, .authorizationError, .badRequest,
         .forbidden, .notFound, .requestTimeout, .conflict, .upgradeRequired, .tooManyRequests,
         .temporarilyUnavailable, .callDoesNotExist, .addressIncomplete, .busyHere, .requestTerminated,
@@ -88,7 +88,7 @@ public struct SIPFailureCode: Hashable, Sendable, CustomStringConvertible {
     ]
 
     /// The code with number `code`, if this type defines it.
-    public init?(code: Int) {
+    package init?(code: Int) {
         guard let found = Self.all.first(where: { $0.code == code }) else { return nil }
         self = found
     }

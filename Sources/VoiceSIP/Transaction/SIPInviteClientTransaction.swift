@@ -5,9 +5,9 @@ import VoiceSupport
 /// A pure value: each event returns the actions the driver performs. It never reads a clock;
 /// timers are relative durations the driver (or ``SIPTransactionTable``) schedules and feeds back
 /// through ``timerFired(_:)``. Not thread-safe; confine it to one isolation domain.
-public struct SIPInviteClientTransaction<Message> {
+package struct SIPInviteClientTransaction<Message> {
     /// The transaction's state (RFC 3261 Figure 5, RFC 6026 Figure 5).
-    public enum State: Hashable, Sendable {
+    package enum State: Hashable, Sendable {
         /// Created, the INVITE not yet sent.
         case idle
         /// INVITE sent; `retransmitInterval` is the running value of timer A.
@@ -23,26 +23,26 @@ public struct SIPInviteClientTransaction<Message> {
     }
 
     /// The action type this transaction emits.
-    public typealias Action = SIPTransactionAction<Message>
+    package typealias Action = SIPTransactionAction<Message>
 
     /// The current state.
-    public private(set) var state: State = .idle
+    package private(set) var state: State = .idle
     /// The INVITE this transaction sends and retransmits.
-    public let request: Message
+    package let request: Message
     /// Whether the transport is reliable (no retransmissions, zero timer D).
-    public let reliableTransport: Bool
+    package let reliableTransport: Bool
     /// Timer values.
-    public let configuration: SIPTransactionConfiguration
+    package let configuration: SIPTransactionConfiguration
 
     /// Creates a transaction for `request`; nothing is sent until ``start()``.
-    public init(request: Message, reliableTransport: Bool, configuration: SIPTransactionConfiguration = .rfc3261) {
+    package init(request: Message, reliableTransport: Bool, configuration: SIPTransactionConfiguration = .rfc3261) {
         self.request = request
         self.reliableTransport = reliableTransport
         self.configuration = configuration
     }
 
     /// Event: the TU hands the INVITE to the transaction. Sends it and starts timers A and B.
-    public mutating func start() -> [Action] {
+    package mutating func start() -> [Action] {
         guard case .idle = state else { return [] }
         let a = configuration.initialInterval(of: .a, reliableTransport: reliableTransport)
         state = .calling(retransmitInterval: a)
@@ -53,7 +53,7 @@ public struct SIPInviteClientTransaction<Message> {
     }
 
     /// Event: a response matching this transaction arrived. Status codes outside 100...699 are dropped.
-    public mutating func receiveResponse(_ response: Message, statusCode: Int) -> [Action] {
+    package mutating func receiveResponse(_ response: Message, statusCode: Int) -> [Action] {
         guard (100...699).contains(statusCode) else { return [] }
         switch state {
         case .idle, .terminated:
@@ -92,7 +92,7 @@ public struct SIPInviteClientTransaction<Message> {
 
     /// Event: a timer this transaction started has fired. Timers that do not apply to the
     /// current state are ignored.
-    public mutating func timerFired(_ timer: SIPTransactionTimer) -> [Action] {
+    package mutating func timerFired(_ timer: SIPTransactionTimer) -> [Action] {
         switch (state, timer) {
         case (.calling(let interval), .a):
             let next = configuration.doubled(interval, cappedAtT2: false)
@@ -113,7 +113,7 @@ public struct SIPInviteClientTransaction<Message> {
     /// While no final response has arrived the transaction fails at once, as for a transport
     /// error, instead of waiting for timer B; once completed or accepted it is unaffected and
     /// ends on timer D or M as usual.
-    public mutating func connectionLost() -> [Action] {
+    package mutating func connectionLost() -> [Action] {
         switch state {
         case .calling, .proceeding:
             state = .terminated
@@ -126,14 +126,14 @@ public struct SIPInviteClientTransaction<Message> {
     /// Event: an ICMP error said the INVITE's UDP destination is unreachable (RFC 3261 §18.4:
     /// a transport failure). Only a transaction still in Calling fails: once anything has
     /// answered, the peer is evidently there, so a late or forged ICMP message changes nothing.
-    public mutating func destinationUnreachable() -> [Action] {
+    package mutating func destinationUnreachable() -> [Action] {
         guard case .calling = state else { return [] }
         state = .terminated
         return [.cancelTimer(.a), .cancelTimer(.b), .transportFailed, .terminated]
     }
 
     /// Event: the transport failed to send a message of this transaction.
-    public mutating func transportError() -> [Action] {
+    package mutating func transportError() -> [Action] {
         switch state {
         case .idle, .terminated:
             return []

@@ -4,9 +4,9 @@ import VoiceSupport
 ///
 /// A pure value: each event returns the actions the driver performs; timers are relative
 /// durations fed back through ``timerFired(_:)``. Not thread-safe; confine it to one isolation domain.
-public struct SIPInviteServerTransaction<Message> {
+package struct SIPInviteServerTransaction<Message> {
     /// The transaction's state (RFC 3261 Figure 7, RFC 6026 Figure 7).
-    public enum State: Hashable, Sendable {
+    package enum State: Hashable, Sendable {
         /// Created, the INVITE not yet passed to the TU.
         case idle
         /// The INVITE is with the TU; `tryingPending` while the 200 ms 100 (Trying) timer runs.
@@ -22,28 +22,28 @@ public struct SIPInviteServerTransaction<Message> {
     }
 
     /// The action type this transaction emits.
-    public typealias Action = SIPTransactionAction<Message>
+    package typealias Action = SIPTransactionAction<Message>
 
     /// The current state.
-    public private(set) var state: State = .idle
+    package private(set) var state: State = .idle
     /// The INVITE that created this transaction.
-    public let request: Message
+    package let request: Message
     /// The last response the TU sent, retransmitted when the INVITE is.
-    public private(set) var lastResponse: Message?
+    package private(set) var lastResponse: Message?
     /// Whether the transport is reliable (no retransmissions, zero timer I).
-    public let reliableTransport: Bool
+    package let reliableTransport: Bool
     /// Timer values.
-    public let configuration: SIPTransactionConfiguration
+    package let configuration: SIPTransactionConfiguration
 
     /// Creates a transaction for a received INVITE; it reaches the TU on ``start()``.
-    public init(request: Message, reliableTransport: Bool, configuration: SIPTransactionConfiguration = .rfc3261) {
+    package init(request: Message, reliableTransport: Bool, configuration: SIPTransactionConfiguration = .rfc3261) {
         self.request = request
         self.reliableTransport = reliableTransport
         self.configuration = configuration
     }
 
     /// Event: the transaction was created. Passes the INVITE to the TU and starts the 100 (Trying) timer.
-    public mutating func start() -> [Action] {
+    package mutating func start() -> [Action] {
         guard case .idle = state else { return [] }
         state = .proceeding(tryingPending: true)
         return [.deliverRequest(request), .startTimer(.trying, after: configuration.tryingDelay)]
@@ -53,7 +53,7 @@ public struct SIPInviteServerTransaction<Message> {
     /// - Throws: ``SIPTransactionError/invalidStatusCode`` outside 100...699;
     ///   ``SIPTransactionError/responseNotAllowed`` after a final non-2xx response, or for a
     ///   non-2xx after a 2xx.
-    public mutating func sendResponse(_ response: Message, statusCode: Int) throws(SIPTransactionError) -> [Action] {
+    package mutating func sendResponse(_ response: Message, statusCode: Int) throws(SIPTransactionError) -> [Action] {
         guard (100...699).contains(statusCode) else { throw .invalidStatusCode }
         switch state {
         case .proceeding(let tryingPending):
@@ -85,7 +85,7 @@ public struct SIPInviteServerTransaction<Message> {
 
     /// Event: a retransmission of the INVITE arrived. Proceeding and Completed resend the last
     /// response; Accepted and Confirmed absorb it.
-    public mutating func receiveRetransmission() -> [Action] {
+    package mutating func receiveRetransmission() -> [Action] {
         switch state {
         case .proceeding, .completed:
             if let lastResponse { return [.transmit(lastResponse)] }
@@ -96,7 +96,7 @@ public struct SIPInviteServerTransaction<Message> {
     }
 
     /// Event: an ACK matching this transaction arrived.
-    public mutating func receiveACK(_ ack: Message) -> [Action] {
+    package mutating func receiveACK(_ ack: Message) -> [Action] {
         switch state {
         case .completed:
             let i = configuration.initialInterval(of: .i, reliableTransport: reliableTransport)
@@ -115,7 +115,7 @@ public struct SIPInviteServerTransaction<Message> {
 
     /// Event: a timer this transaction started has fired. Timers that do not apply to the
     /// current state are ignored.
-    public mutating func timerFired(_ timer: SIPTransactionTimer) -> [Action] {
+    package mutating func timerFired(_ timer: SIPTransactionTimer) -> [Action] {
         switch (state, timer) {
         case (.proceeding(true), .trying):
             state = .proceeding(tryingPending: false)
@@ -137,7 +137,7 @@ public struct SIPInviteServerTransaction<Message> {
     }
 
     /// Event: the transport failed to send a response of this transaction.
-    public mutating func transportError() -> [Action] {
+    package mutating func transportError() -> [Action] {
         switch state {
         case .idle, .terminated:
             return []

@@ -4,9 +4,9 @@ import VoiceSupport
 ///
 /// A pure value: each event returns the actions the driver performs; timers are relative
 /// durations fed back through ``timerFired(_:)``. Not thread-safe; confine it to one isolation domain.
-public struct SIPNonInviteClientTransaction<Message> {
+package struct SIPNonInviteClientTransaction<Message> {
     /// The transaction's state (RFC 3261 Figure 6).
-    public enum State: Hashable, Sendable {
+    package enum State: Hashable, Sendable {
         /// Created, the request not yet sent.
         case idle
         /// Request sent; `retransmitInterval` is the running value of timer E.
@@ -20,26 +20,26 @@ public struct SIPNonInviteClientTransaction<Message> {
     }
 
     /// The action type this transaction emits.
-    public typealias Action = SIPTransactionAction<Message>
+    package typealias Action = SIPTransactionAction<Message>
 
     /// The current state.
-    public private(set) var state: State = .idle
+    package private(set) var state: State = .idle
     /// The request this transaction sends and retransmits.
-    public let request: Message
+    package let request: Message
     /// Whether the transport is reliable (no retransmissions, zero timer K).
-    public let reliableTransport: Bool
+    package let reliableTransport: Bool
     /// Timer values.
-    public let configuration: SIPTransactionConfiguration
+    package let configuration: SIPTransactionConfiguration
 
     /// Creates a transaction for `request`; nothing is sent until ``start()``.
-    public init(request: Message, reliableTransport: Bool, configuration: SIPTransactionConfiguration = .rfc3261) {
+    package init(request: Message, reliableTransport: Bool, configuration: SIPTransactionConfiguration = .rfc3261) {
         self.request = request
         self.reliableTransport = reliableTransport
         self.configuration = configuration
     }
 
     /// Event: the TU hands the request to the transaction. Sends it and starts timers E and F.
-    public mutating func start() -> [Action] {
+    package mutating func start() -> [Action] {
         guard case .idle = state else { return [] }
         let e = configuration.initialInterval(of: .e, reliableTransport: reliableTransport)
         state = .trying(retransmitInterval: e)
@@ -50,7 +50,7 @@ public struct SIPNonInviteClientTransaction<Message> {
     }
 
     /// Event: a response matching this transaction arrived. Status codes outside 100...699 are dropped.
-    public mutating func receiveResponse(_ response: Message, statusCode: Int) -> [Action] {
+    package mutating func receiveResponse(_ response: Message, statusCode: Int) -> [Action] {
         guard (100...699).contains(statusCode) else { return [] }
         switch state {
         case .idle, .completed, .terminated:
@@ -74,7 +74,7 @@ public struct SIPNonInviteClientTransaction<Message> {
 
     /// Event: a timer this transaction started has fired. Timers that do not apply to the
     /// current state are ignored.
-    public mutating func timerFired(_ timer: SIPTransactionTimer) -> [Action] {
+    package mutating func timerFired(_ timer: SIPTransactionTimer) -> [Action] {
         switch (state, timer) {
         case (.trying(let interval), .e):
             let next = configuration.doubled(interval, cappedAtT2: true)
@@ -96,7 +96,7 @@ public struct SIPNonInviteClientTransaction<Message> {
     /// Event: the TCP or TLS connection the request went over closed (RFC 3261 §17.1.4, §18.4).
     /// While no final response has arrived the transaction fails at once, as for a transport
     /// error, instead of waiting for timer F; once completed it is unaffected.
-    public mutating func connectionLost() -> [Action] {
+    package mutating func connectionLost() -> [Action] {
         switch state {
         case .trying, .proceeding:
             state = .terminated
@@ -109,14 +109,14 @@ public struct SIPNonInviteClientTransaction<Message> {
     /// Event: an ICMP error said the request's UDP destination is unreachable (RFC 3261 §18.4:
     /// a transport failure). Only a transaction still in Trying fails: once anything has
     /// answered, the peer is evidently there, so a late or forged ICMP message changes nothing.
-    public mutating func destinationUnreachable() -> [Action] {
+    package mutating func destinationUnreachable() -> [Action] {
         guard case .trying = state else { return [] }
         state = .terminated
         return [.cancelTimer(.e), .cancelTimer(.f), .transportFailed, .terminated]
     }
 
     /// Event: the transport failed to send the request.
-    public mutating func transportError() -> [Action] {
+    package mutating func transportError() -> [Action] {
         switch state {
         case .idle, .terminated:
             return []

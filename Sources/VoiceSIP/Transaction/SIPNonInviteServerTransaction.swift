@@ -3,9 +3,9 @@
 ///
 /// A pure value: each event returns the actions the driver performs; timers are relative
 /// durations fed back through ``timerFired(_:)``. Not thread-safe; confine it to one isolation domain.
-public struct SIPNonInviteServerTransaction<Message> {
+package struct SIPNonInviteServerTransaction<Message> {
     /// The transaction's state (RFC 3261 Figure 8).
-    public enum State: Hashable, Sendable {
+    package enum State: Hashable, Sendable {
         /// Created, the request not yet passed to the TU.
         case idle
         /// The request is with the TU; retransmissions are discarded.
@@ -19,28 +19,28 @@ public struct SIPNonInviteServerTransaction<Message> {
     }
 
     /// The action type this transaction emits.
-    public typealias Action = SIPTransactionAction<Message>
+    package typealias Action = SIPTransactionAction<Message>
 
     /// The current state.
-    public private(set) var state: State = .idle
+    package private(set) var state: State = .idle
     /// The request that created this transaction.
-    public let request: Message
+    package let request: Message
     /// The last response the TU sent.
-    public private(set) var lastResponse: Message?
+    package private(set) var lastResponse: Message?
     /// Whether the transport is reliable (zero timer J).
-    public let reliableTransport: Bool
+    package let reliableTransport: Bool
     /// Timer values.
-    public let configuration: SIPTransactionConfiguration
+    package let configuration: SIPTransactionConfiguration
 
     /// Creates a transaction for a received request; it reaches the TU on ``start()``.
-    public init(request: Message, reliableTransport: Bool, configuration: SIPTransactionConfiguration = .rfc3261) {
+    package init(request: Message, reliableTransport: Bool, configuration: SIPTransactionConfiguration = .rfc3261) {
         self.request = request
         self.reliableTransport = reliableTransport
         self.configuration = configuration
     }
 
     /// Event: the transaction was created. Passes the request to the TU.
-    public mutating func start() -> [Action] {
+    package mutating func start() -> [Action] {
         guard case .idle = state else { return [] }
         state = .trying
         return [.deliverRequest(request)]
@@ -49,7 +49,7 @@ public struct SIPNonInviteServerTransaction<Message> {
     /// Event: the TU sends a response.
     /// - Throws: ``SIPTransactionError/invalidStatusCode`` outside 100...699;
     ///   ``SIPTransactionError/responseNotAllowed`` once a final response was sent.
-    public mutating func sendResponse(_ response: Message, statusCode: Int) throws(SIPTransactionError) -> [Action] {
+    package mutating func sendResponse(_ response: Message, statusCode: Int) throws(SIPTransactionError) -> [Action] {
         guard (100...699).contains(statusCode) else { throw .invalidStatusCode }
         switch state {
         case .trying, .proceeding:
@@ -72,7 +72,7 @@ public struct SIPNonInviteServerTransaction<Message> {
 
     /// Event: a retransmission of the request arrived. Trying discards it; Proceeding and
     /// Completed resend the last response.
-    public mutating func receiveRetransmission() -> [Action] {
+    package mutating func receiveRetransmission() -> [Action] {
         switch state {
         case .proceeding, .completed:
             if let lastResponse { return [.transmit(lastResponse)] }
@@ -84,14 +84,14 @@ public struct SIPNonInviteServerTransaction<Message> {
 
     /// Event: a timer this transaction started has fired. Timers that do not apply to the
     /// current state are ignored.
-    public mutating func timerFired(_ timer: SIPTransactionTimer) -> [Action] {
+    package mutating func timerFired(_ timer: SIPTransactionTimer) -> [Action] {
         guard case .completed = state, timer == .j else { return [] }
         state = .terminated
         return [.terminated]
     }
 
     /// Event: the transport failed to send a response.
-    public mutating func transportError() -> [Action] {
+    package mutating func transportError() -> [Action] {
         switch state {
         case .idle, .terminated:
             return []

@@ -1,5 +1,5 @@
 /// One of the four RFC 3261 §17 transaction state machines, as the table stores them.
-public enum SIPTransaction<Message> {
+package enum SIPTransaction<Message> {
     /// RFC 3261 §17.1.1.
     case inviteClient(SIPInviteClientTransaction<Message>)
     /// RFC 3261 §17.1.2.
@@ -10,10 +10,10 @@ public enum SIPTransaction<Message> {
     case nonInviteServer(SIPNonInviteServerTransaction<Message>)
 
     /// The action type the transactions emit.
-    public typealias Action = SIPTransactionAction<Message>
+    package typealias Action = SIPTransactionAction<Message>
 
     /// The request that created the transaction.
-    public var request: Message {
+    package var request: Message {
         switch self {
         case .inviteClient(let t): return t.request
         case .nonInviteClient(let t): return t.request
@@ -45,7 +45,7 @@ public enum SIPTransaction<Message> {
     }
 
     /// Whether this is a client transaction (INVITE or not).
-    public var isClient: Bool {
+    package var isClient: Bool {
         switch self {
         case .inviteClient, .nonInviteClient: return true
         case .inviteServer, .nonInviteServer: return false

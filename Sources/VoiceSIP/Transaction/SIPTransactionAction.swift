@@ -4,7 +4,7 @@ import VoiceSupport
 ///
 /// `Message` is whatever the driver stores per message (encoded bytes, a parsed message); the
 /// transaction never looks inside it.
-public enum SIPTransactionAction<Message> {
+package enum SIPTransactionAction<Message> {
     /// Pass this message to the transport: a first send or a retransmission.
     case transmit(Message)
     /// INVITE client only: build the ACK for this non-2xx final response (RFC 3261 §17.1.1.3)

@@ -5,20 +5,20 @@ import VoiceSupport
 /// All durations are ``MediaTime`` intervals. Over a reliable transport the timers that only
 /// absorb retransmissions (D, I, J, K) are zero and the retransmission timers (A, E, G) are
 /// never started.
-public struct SIPTransactionConfiguration: Hashable, Sendable {
+package struct SIPTransactionConfiguration: Hashable, Sendable {
     /// RTT estimate, 500 ms by default.
-    public var t1: MediaTime
+    package var t1: MediaTime
     /// Maximum retransmission interval for non-INVITE requests and INVITE responses, 4 s by default.
-    public var t2: MediaTime
+    package var t2: MediaTime
     /// Maximum time a message stays in the network, 5 s by default.
-    public var t4: MediaTime
+    package var t4: MediaTime
     /// Timer D over unreliable transports; RFC 3261 asks for at least 32 s.
-    public var timerD: MediaTime
+    package var timerD: MediaTime
     /// How long an INVITE server transaction waits for the TU before sending 100 (Trying).
-    public var tryingDelay: MediaTime
+    package var tryingDelay: MediaTime
 
     /// Creates a configuration; the defaults are the values RFC 3261 recommends.
-    public init(
+    package init(
         t1: MediaTime = .milliseconds(500),
         t2: MediaTime = .milliseconds(4_000),
         t4: MediaTime = .milliseconds(5_000),
@@ -33,17 +33,17 @@ public struct SIPTransactionConfiguration: Hashable, Sendable {
     }
 
     /// The RFC 3261 defaults: T1 500 ms, T2 4 s, T4 5 s.
-    public static let rfc3261 = SIPTransactionConfiguration()
+    package static let rfc3261 = SIPTransactionConfiguration()
 
     /// 64·T1, the transaction timeout (timers B, F, H, J over UDP, L, M).
-    public var transactionTimeout: MediaTime { MediaTime(nanoseconds: t1.nanoseconds.multipliedReportingOverflow(by: 64).partialValue) }
+    package var transactionTimeout: MediaTime { MediaTime(nanoseconds: t1.nanoseconds.multipliedReportingOverflow(by: 64).partialValue) }
 
     /// The initial value of `timer` (RFC 3261 Appendix A, Table 4); zero means "fires at once"
     /// for the absorbing timers and "not used" for the retransmission timers.
     /// - Parameters:
     ///   - timer: The timer.
     ///   - reliableTransport: Whether the transaction runs over TCP, TLS or SCTP.
-    public func initialInterval(of timer: SIPTransactionTimer, reliableTransport: Bool) -> MediaTime {
+    package func initialInterval(of timer: SIPTransactionTimer, reliableTransport: Bool) -> MediaTime {
         switch timer {
         case .a, .e, .g: return reliableTransport ? .zero : t1
         case .b, .f, .h, .l, .m: return transactionTimeout

@@ -1,5 +1,5 @@
 /// Why a transaction or the transaction table refused an event.
-public struct SIPTransactionError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct SIPTransactionError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Code: Hashable, Sendable {
         case invalidStatusCode
         case responseNotAllowed
@@ -18,30 +18,30 @@ public struct SIPTransactionError: Error, Hashable, Sendable, CustomStringConver
     private init(_ code: Code) { self.code = code }
 
     /// A status code outside 100...699.
-    public static let invalidStatusCode = SIPTransactionError(.invalidStatusCode)
+    package static let invalidStatusCode = SIPTransactionError(.invalidStatusCode)
     /// The server transaction's state does not accept this response (e.g. a second final response).
-    public static let responseNotAllowed = SIPTransactionError(.responseNotAllowed)
+    package static let responseNotAllowed = SIPTransactionError(.responseNotAllowed)
     /// No transaction has this key (it never existed or has terminated).
-    public static let unknownTransaction = SIPTransactionError(.unknownTransaction)
+    package static let unknownTransaction = SIPTransactionError(.unknownTransaction)
     /// A transaction with this key already exists.
-    public static let duplicateTransaction = SIPTransactionError(.duplicateTransaction)
+    package static let duplicateTransaction = SIPTransactionError(.duplicateTransaction)
     /// The table holds its maximum number of transactions.
-    public static let tableFull = SIPTransactionError(.tableFull)
+    package static let tableFull = SIPTransactionError(.tableFull)
     /// The request's source already has its maximum of pending server transactions.
-    public static let sourceLimit = SIPTransactionError(.sourceLimit)
+    package static let sourceLimit = SIPTransactionError(.sourceLimit)
     /// The branch is empty, too long or contains characters outside the token set.
-    public static let invalidBranch = SIPTransactionError(.invalidBranch)
+    package static let invalidBranch = SIPTransactionError(.invalidBranch)
     /// The method is empty, too long or not a token.
-    public static let invalidMethod = SIPTransactionError(.invalidMethod)
+    package static let invalidMethod = SIPTransactionError(.invalidMethod)
     /// The Via sent-by host is empty or too long, or its port is outside 1...65535.
-    public static let invalidSentBy = SIPTransactionError(.invalidSentBy)
+    package static let invalidSentBy = SIPTransactionError(.invalidSentBy)
     /// A response was sent on a client transaction.
-    public static let notAServerTransaction = SIPTransactionError(.notAServerTransaction)
+    package static let notAServerTransaction = SIPTransactionError(.notAServerTransaction)
     /// ACK never creates a client transaction (RFC 3261 §17.1).
-    public static let ackIsNotATransaction = SIPTransactionError(.ackIsNotATransaction)
+    package static let ackIsNotATransaction = SIPTransactionError(.ackIsNotATransaction)
 
     /// A sentence naming the failure.
-    public var description: String {
+    package var description: String {
         switch code {
         case .invalidStatusCode: return "SIP transaction: status code outside 100...699"
         case .responseNotAllowed: return "SIP transaction: the server transaction's state does not accept this response"

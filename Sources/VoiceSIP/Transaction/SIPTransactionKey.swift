@@ -1,8 +1,8 @@
 /// Identifies a transaction by the matching rules of RFC 3261 §17.1.3 (client) and §17.2.3
 /// (server). Two messages belong to the same transaction exactly when their keys are equal.
-public struct SIPTransactionKey: Hashable, Sendable, CustomStringConvertible {
+package struct SIPTransactionKey: Hashable, Sendable, CustomStringConvertible {
     /// Which side of the transaction this stack is on.
-    public enum Role: Hashable, Sendable {
+    package enum Role: Hashable, Sendable {
         /// We sent the request.
         case client
         /// We received the request.
@@ -10,24 +10,24 @@ public struct SIPTransactionKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The RFC 3261 magic cookie that starts every compliant branch.
-    public static let magicCookie = "z9hG4bK"
+    package static let magicCookie = "z9hG4bK"
     /// Longest branch accepted.
-    public static let maximumBranchLength = 256
+    package static let maximumBranchLength = 256
     /// Longest method accepted.
-    public static let maximumMethodLength = 32
+    package static let maximumMethodLength = 32
     /// Longest sent-by host accepted.
-    public static let maximumHostLength = 255
+    package static let maximumHostLength = 255
 
     /// Client or server.
-    public let role: Role
+    package let role: Role
     /// The top Via branch; empty for RFC 2543 server keys, which use ``legacy`` instead.
-    public let branch: String
+    package let branch: String
     /// Server keys: the top Via sent-by, host lowercased, default port filled in. Empty for client keys.
-    public let sentBy: String
+    package let sentBy: String
     /// The method of the request that created the transaction (ACK is folded into INVITE on servers).
-    public let method: String
+    package let method: String
     /// Server keys for RFC 2543 peers: the legacy matching values.
-    public let legacy: SIPTransactionRequestIdentity.Legacy?
+    package let legacy: SIPTransactionRequestIdentity.Legacy?
 
     private init(role: Role, branch: String, sentBy: String, method: String, legacy: SIPTransactionRequestIdentity.Legacy?) {
         self.role = role
@@ -45,7 +45,7 @@ public struct SIPTransactionKey: Hashable, Sendable, CustomStringConvertible {
     ///   - method: The request method (the response's CSeq method).
     /// - Throws: ``SIPTransactionError/invalidBranch``, ``SIPTransactionError/invalidMethod``,
     ///   ``SIPTransactionError/ackIsNotATransaction``.
-    public static func client(branch: String, method: String) throws(SIPTransactionError) -> SIPTransactionKey {
+    package static func client(branch: String, method: String) throws(SIPTransactionError) -> SIPTransactionKey {
         try validate(method: method)
         guard method != "ACK" else { throw .ackIsNotATransaction }
         try validate(branch: branch)
@@ -60,7 +60,7 @@ public struct SIPTransactionKey: Hashable, Sendable, CustomStringConvertible {
     /// of the legacy key: the INVITE carries none while its ACK carries the response's.
     /// - Throws: ``SIPTransactionError/invalidBranch`` (also when a non-cookie branch comes
     ///   without legacy values), ``SIPTransactionError/invalidMethod``, ``SIPTransactionError/invalidSentBy``.
-    public static func server(for request: SIPTransactionRequestIdentity) throws(SIPTransactionError) -> SIPTransactionKey {
+    package static func server(for request: SIPTransactionRequestIdentity) throws(SIPTransactionError) -> SIPTransactionKey {
         try validate(method: request.method)
         let sentBy = try normalizedSentBy(host: request.sentByHost, port: request.sentByPort, transport: request.transport)
         let method = request.method == "ACK" ? "INVITE" : request.method
@@ -75,16 +75,16 @@ public struct SIPTransactionKey: Hashable, Sendable, CustomStringConvertible {
 
     /// For the server key of a CANCEL, the key of the INVITE server transaction it cancels
     /// (RFC 3261 §9.2: same matching values, method INVITE); nil for other methods.
-    public var cancelledInviteKey: SIPTransactionKey? {
+    package var cancelledInviteKey: SIPTransactionKey? {
         guard role == .server, method == "CANCEL" else { return nil }
         return SIPTransactionKey(role: .server, branch: branch, sentBy: sentBy, method: "INVITE", legacy: legacy)
     }
 
     /// Whether this key belongs to an INVITE transaction.
-    public var isInvite: Bool { method == "INVITE" }
+    package var isInvite: Bool { method == "INVITE" }
 
     /// "client INVITE z9hG4bK..." or "server BYE z9hG4bK... host:port".
-    public var description: String {
+    package var description: String {
         let side = role == .client ? "client" : "server"
         let id = legacy.map { "rfc2543 \($0.callID) \($0.cseqNumber)" } ?? branch
         return sentBy.isEmpty ? "\(side) \(method) \(id)" : "\(side) \(method) \(id) \(sentBy)"

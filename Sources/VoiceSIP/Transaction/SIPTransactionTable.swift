@@ -7,23 +7,23 @@ import VoiceSupport
 /// ``nextDeadline`` when to call ``advance(to:)`` next. Timer actions are consumed here: outputs
 /// only carry what the driver or TU must act on (transmit, deliver, time out, terminate).
 /// Terminated transactions are removed along with their timers. A pure value, not thread-safe.
-public struct SIPTransactionTable<Message> {
+package struct SIPTransactionTable<Message> {
     /// One action for the driver, tagged with the transaction it comes from.
-    public struct Output {
+    package struct Output {
         /// The transaction.
-        public var key: SIPTransactionKey
+        package var key: SIPTransactionKey
         /// What to do.
-        public var action: SIPTransactionAction<Message>
+        package var action: SIPTransactionAction<Message>
 
         /// Creates an output.
-        public init(key: SIPTransactionKey, action: SIPTransactionAction<Message>) {
+        package init(key: SIPTransactionKey, action: SIPTransactionAction<Message>) {
             self.key = key
             self.action = action
         }
     }
 
     /// What became of a received response.
-    public enum ResponseResult {
+    package enum ResponseResult {
         /// It matched a client transaction, which produced these outputs (possibly none: absorbed).
         case matched([Output])
         /// No client transaction matches; RFC 3261 §17.1.3 passes it to the core (e.g. a 2xx
@@ -32,7 +32,7 @@ public struct SIPTransactionTable<Message> {
     }
 
     /// What became of a received request.
-    public enum RequestResult {
+    package enum RequestResult {
         /// A new server transaction was created; the outputs pass the request to the TU.
         case created(SIPTransactionKey, [Output])
         /// A retransmission or an ACK matched an existing server transaction.
@@ -42,17 +42,17 @@ public struct SIPTransactionTable<Message> {
     }
 
     /// Timer values for new transactions.
-    public let configuration: SIPTransactionConfiguration
+    package let configuration: SIPTransactionConfiguration
     /// Most transactions the table holds at once.
-    public let capacity: Int
+    package let capacity: Int
     /// Most server transactions at once: the rest of ``capacity`` stays for our own requests
     /// (a BYE, a REGISTER refresh), however many requests arrive.
-    public let serverCapacity: Int
+    package let serverCapacity: Int
     /// Most server transactions at once for requests from one source (IP address): a flood
     /// from one address cannot take the table from everybody else.
-    public let serverCapacityPerSource: Int
+    package let serverCapacityPerSource: Int
     /// The live transactions.
-    public private(set) var transactions: [SIPTransactionKey: SIPTransaction<Message>] = [:]
+    package private(set) var transactions: [SIPTransactionKey: SIPTransaction<Message>] = [:]
     private var timers = SIPTransactionTimerQueue()
     /// The source of each live server transaction (empty: exempt from the per-source limit).
     private var sourceOfServerTransaction: [SIPTransactionKey: String] = [:]
@@ -66,7 +66,7 @@ public struct SIPTransactionTable<Message> {
     ///   - serverCapacityPerSource: Most server transactions per source; by default an eighth
     ///     of `serverCapacity`. Beyond it ``receiveRequest(_:identity:source:reliableTransport:now:)``
     ///     throws ``SIPTransactionError/sourceLimit``.
-    public init(
+    package init(
         configuration: SIPTransactionConfiguration = .rfc3261, capacity: Int = 4096, serverCapacity: Int? = nil,
         serverCapacityPerSource: Int? = nil
     ) {
@@ -77,22 +77,22 @@ public struct SIPTransactionTable<Message> {
     }
 
     /// Pending server transactions for requests from `source`.
-    public func serverTransactionCount(from source: String) -> Int { serverCountBySource[source] ?? 0 }
+    package func serverTransactionCount(from source: String) -> Int { serverCountBySource[source] ?? 0 }
 
     /// Number of live transactions.
-    public var count: Int { transactions.count }
+    package var count: Int { transactions.count }
 
     /// Number of running timers.
-    public var runningTimerCount: Int { timers.count }
+    package var runningTimerCount: Int { timers.count }
 
     /// When the next timer fires, or nil if none runs. The driver calls ``advance(to:)`` then.
-    public var nextDeadline: MediaTime? { timers.nextDeadline }
+    package var nextDeadline: MediaTime? { timers.nextDeadline }
 
     /// The transaction with this key, if live.
-    public subscript(key: SIPTransactionKey) -> SIPTransaction<Message>? { transactions[key] }
+    package subscript(key: SIPTransactionKey) -> SIPTransaction<Message>? { transactions[key] }
 
     /// For a CANCEL server transaction, the live INVITE server transaction it cancels (RFC 3261 §9.2).
-    public func inviteTransaction(cancelledBy cancelKey: SIPTransactionKey) -> SIPTransactionKey? {
+    package func inviteTransaction(cancelledBy cancelKey: SIPTransactionKey) -> SIPTransactionKey? {
         guard let key = cancelKey.cancelledInviteKey, transactions[key] != nil else { return nil }
         return key
     }
@@ -108,7 +108,7 @@ public struct SIPTransactionTable<Message> {
     ///   - reliableTransport: Whether it goes over TCP, TLS or SCTP.
     ///   - now: The current time.
     /// - Returns: The new transaction's key and the outputs (the first transmission).
-    public mutating func sendRequest(
+    package mutating func sendRequest(
         _ request: Message, method: String, branch: String, reliableTransport: Bool, now: MediaTime
     ) throws(SIPTransactionError) -> (key: SIPTransactionKey, outputs: [Output]) {
         let key = try SIPTransactionKey.client(branch: branch, method: method)
@@ -129,7 +129,7 @@ public struct SIPTransactionTable<Message> {
 
     /// Event: a response arrived. Matches it to a client transaction by its top Via branch and
     /// CSeq method (§17.1.3).
-    public mutating func receiveResponse(
+    package mutating func receiveResponse(
         _ response: Message, statusCode: Int, branch: String, cseqMethod: String, now: MediaTime
     ) -> ResponseResult {
         guard let key = try? SIPTransactionKey.client(branch: branch, method: cseqMethod),
@@ -157,7 +157,7 @@ public struct SIPTransactionTable<Message> {
     ///   one beyond `source`'s share ``SIPTransactionError/sourceLimit``.
     /// - Parameter source: Who sent it (the IP address the packet came from), for the per-source
     ///   limit; empty for a source exempt from it (a trusted proxy).
-    public mutating func receiveRequest(
+    package mutating func receiveRequest(
         _ request: Message, identity: SIPTransactionRequestIdentity, source: String = "", reliableTransport: Bool,
         now: MediaTime
     ) throws(SIPTransactionError) -> RequestResult {
@@ -200,7 +200,7 @@ public struct SIPTransactionTable<Message> {
     /// Event: the TU sends a response on a server transaction.
     /// - Throws: ``SIPTransactionError/unknownTransaction``, ``SIPTransactionError/notAServerTransaction``,
     ///   and the state errors of the server transactions.
-    public mutating func sendResponse(
+    package mutating func sendResponse(
         _ response: Message, statusCode: Int, on key: SIPTransactionKey, now: MediaTime
     ) throws(SIPTransactionError) -> [Output] {
         guard let transaction = transactions[key] else { throw .unknownTransaction }
@@ -219,7 +219,7 @@ public struct SIPTransactionTable<Message> {
     }
 
     /// Event: the transport failed to send a message of the transaction `key`.
-    public mutating func transportError(on key: SIPTransactionKey, now: MediaTime) -> [Output] {
+    package mutating func transportError(on key: SIPTransactionKey, now: MediaTime) -> [Output] {
         guard var transaction = transactions[key] else { return [] }
         let actions = transaction.transportError()
         transactions[key] = transaction
@@ -233,7 +233,7 @@ public struct SIPTransactionTable<Message> {
     /// - Parameters:
     ///   - now: The current time.
     ///   - sentOver: Whether a client transaction's request went over the lost connection.
-    public mutating func connectionLost(now: MediaTime, where sentOver: (Message) -> Bool) -> [Output] {
+    package mutating func connectionLost(now: MediaTime, where sentOver: (Message) -> Bool) -> [Output] {
         feedClientTransactions(now: now, where: sentOver) { $0.connectionLost() }
     }
 
@@ -244,7 +244,7 @@ public struct SIPTransactionTable<Message> {
     /// - Parameters:
     ///   - now: The current time.
     ///   - sentTo: Whether a client transaction's request went to the unreachable destination.
-    public mutating func destinationUnreachable(now: MediaTime, where sentTo: (Message) -> Bool) -> [Output] {
+    package mutating func destinationUnreachable(now: MediaTime, where sentTo: (Message) -> Bool) -> [Output] {
         feedClientTransactions(now: now, where: sentTo) { $0.destinationUnreachable() }
     }
 
@@ -267,7 +267,7 @@ public struct SIPTransactionTable<Message> {
 
     /// Event: time passed. Fires every timer due at or before `now`, in deadline order; timers a
     /// firing restarts are measured from its deadline, so late calls keep the exact schedule.
-    public mutating func advance(to now: MediaTime) -> [Output] {
+    package mutating func advance(to now: MediaTime) -> [Output] {
         var outputs: [Output] = []
         while let due = timers.popDue(notAfter: now) {
             guard var transaction = transactions[due.id.key] else { continue }

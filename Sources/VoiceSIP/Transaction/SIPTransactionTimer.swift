@@ -1,6 +1,6 @@
 /// The named timers of RFC 3261 §17 (Table 4 of Appendix A) and RFC 6026, plus the
 /// 200 ms provisional-response timer of an INVITE server transaction.
-public enum SIPTransactionTimer: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+package enum SIPTransactionTimer: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// INVITE client: request retransmission interval over unreliable transports, doubling each time.
     case a = "A"
     /// INVITE client: transaction timeout in Calling (64·T1).
@@ -29,5 +29,5 @@ public enum SIPTransactionTimer: String, Hashable, Sendable, CaseIterable, Custo
     case trying = "Trying"
 
     /// The timer's name as the RFC writes it ("A", "B", ... or "Trying").
-    public var description: String { "Timer \(rawValue)" }
+    package var description: String { "Timer \(rawValue)" }
 }

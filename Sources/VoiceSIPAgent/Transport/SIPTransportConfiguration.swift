@@ -11,9 +11,9 @@ public struct SIPTransportConfiguration: Sendable {
     /// TLS settings for connections we accept: our certificate chain and key. Required to listen on TLS.
     public var tlsServer: TLSConfiguration?
     /// Parser limits for received messages.
-    public var parserLimits: SIPMessageParser.Limits
+    package var parserLimits: SIPMessageParser.Limits = .init()
     /// How long a TCP or TLS connect may take.
-    public var connectTimeout: TimeAmount
+    public var connectTimeout: Duration
     /// Most TCP/TLS connections open at once, inbound and outbound. When an inbound one would
     /// exceed it, the inbound connection that has gone longest without sending a complete
     /// message makes room, if one has sent none yet; otherwise the new one is closed.
@@ -21,11 +21,11 @@ public struct SIPTransportConfiguration: Sendable {
     /// Most inbound TCP/TLS connections from one IP address; more are closed at once.
     public var maximumConnectionsPerSource: Int
     /// A connection with no traffic for this long is closed (RFC 5626 keep-alives count as traffic).
-    public var idleConnectionTimeout: TimeAmount
+    public var idleConnectionTimeout: Duration
     /// How long a message may take to arrive once its first byte has, and how long an inbound
     /// connection may stay open before its first complete message: slower ones are closed, so
     /// a byte now and then (slow-loris) cannot hold a connection.
-    public var messageCompletionTimeout: TimeAmount
+    public var messageCompletionTimeout: Duration
     /// Most bytes of responses and requests waiting to be written to one connection. While the
     /// socket cannot take more, nothing more is read from the peer (backpressure); a peer that
     /// still gets this far behind (it sends but never reads) is disconnected.
@@ -35,17 +35,15 @@ public struct SIPTransportConfiguration: Sendable {
     public init(
         tlsClient: TLSConfiguration = .makeClientConfiguration(),
         tlsServer: TLSConfiguration? = nil,
-        parserLimits: SIPMessageParser.Limits = .init(),
-        connectTimeout: TimeAmount = .seconds(5),
+        connectTimeout: Duration = .seconds(5),
         maximumConnections: Int = 1024,
         maximumConnectionsPerSource: Int = 32,
-        idleConnectionTimeout: TimeAmount = .seconds(600),
-        messageCompletionTimeout: TimeAmount = .seconds(10),
+        idleConnectionTimeout: Duration = .seconds(600),
+        messageCompletionTimeout: Duration = .seconds(10),
         maximumPendingOutputBytes: Int = 1 << 20
     ) {
         self.tlsClient = tlsClient
         self.tlsServer = tlsServer
-        self.parserLimits = parserLimits
         self.connectTimeout = connectTimeout
         self.maximumConnections = maximumConnections
         self.maximumConnectionsPerSource = maximumConnectionsPerSource

@@ -10,17 +10,17 @@ public struct SIPTransportEndpoint: Hashable, Sendable, CustomStringConvertible 
     /// The transport.
     public var transport: SIPTransportProtocol
     /// The IP address and port.
-    public var address: NIOCore.SocketAddress
+    package var address: NIOCore.SocketAddress
 
     /// Creates an endpoint.
-    public init(transport: SIPTransportProtocol, address: NIOCore.SocketAddress) {
+    package init(transport: SIPTransportProtocol, address: NIOCore.SocketAddress) {
         self.transport = transport
         self.address = address
     }
 
     /// Creates an endpoint from a numeric IPv4 or IPv6 address.
     /// - Throws: ``SIPTransportError`` `.invalidAddress` when `ip` is not a numeric address.
-    public init(transport: SIPTransportProtocol, ip: String, port: Int) throws(SIPTransportError) {
+    package init(transport: SIPTransportProtocol, ip: String, port: Int) throws(SIPTransportError) {
         do {
             self.init(transport: transport, address: try NIOCore.SocketAddress(ipAddress: ip, port: port))
         } catch {
@@ -35,7 +35,7 @@ public struct SIPTransportEndpoint: Hashable, Sendable, CustomStringConvertible 
     public var port: Int { address.port ?? 0 }
 
     /// The host as it goes into a URI or Via: IPv6 in brackets (RFC 3261 §25.1, RFC 5118).
-    public var hostForURI: String {
+    package var hostForURI: String {
         if case .v6 = address { return "[\(host)]" }
         return host
     }

@@ -1,7 +1,7 @@
 import VoiceSIP
 import VoiceSupport
 /// What the transport layer reports to its user, on its event loop.
-public enum SIPTransportEvent: Sendable {
+package enum SIPTransportEvent: Sendable {
     /// A message arrived from `source`. For a stream transport, replies to `source` reuse the
     /// connection it came on.
     case received(SIPMessage, source: SIPTransportEndpoint)

@@ -17,13 +17,13 @@ import VoiceSIP
 /// `SIPDatagramSocket`, which reads UDP on its own thread and hands batches to the loop).
 /// TLS connections verify the server certificate and host name unless the client configuration
 /// says otherwise.
-public final class SIPTransportLayer: @unchecked Sendable {
+package final class SIPTransportLayer: @unchecked Sendable {
     // @unchecked: every stored var below is read and written on `eventLoop` only.
 
     /// The loop all transport state lives on.
-    public let eventLoop: EventLoop
+    package let eventLoop: EventLoop
     /// The settings.
-    public let configuration: SIPTransportConfiguration
+    package let configuration: SIPTransportConfiguration
     private let group: EventLoopGroup
     private let parser: SIPMessageParser
     private let clientTLS: NIOSSLContext
@@ -56,7 +56,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
     ///   - logger: Where transport events are logged.
     ///   - onEvent: Called on ``eventLoop`` for each received message, parse failure and closed connection.
     /// - Throws: ``SIPTransportError`` `.tlsFailed` when a TLS configuration cannot be loaded.
-    public init(
+    package init(
         group: EventLoopGroup,
         configuration: SIPTransportConfiguration = SIPTransportConfiguration(),
         logger: Logger = Logger(label: "voice.sip.transport"),
@@ -84,12 +84,12 @@ public final class SIPTransportLayer: @unchecked Sendable {
 
     /// Starts listening for `transport` on a local address; port 0 picks a free port.
     /// - Returns: The bound local endpoint.
-    public func listen(_ transport: SIPTransportProtocol, host: String, port: Int) -> EventLoopFuture<SIPTransportEndpoint> {
+    package func listen(_ transport: SIPTransportProtocol, host: String, port: Int) -> EventLoopFuture<SIPTransportEndpoint> {
         eventLoop.flatSubmit { self.listenOnLoop(transport, host: host, port: port) }
     }
 
     /// The bound local endpoint of `transport`, if listening.
-    public func localEndpoint(_ transport: SIPTransportProtocol) -> EventLoopFuture<SIPTransportEndpoint?> {
+    package func localEndpoint(_ transport: SIPTransportProtocol) -> EventLoopFuture<SIPTransportEndpoint?> {
         eventLoop.submit {
             if transport == .udp { return self.udpSocket.map { SIPTransportEndpoint(transport: .udp, address: $0.localAddress) } }
             return self.listeners[transport]?.localAddress.map { SIPTransportEndpoint(transport: transport, address: $0) }
@@ -187,7 +187,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
     ///   - serverName: For TLS, the host name the certificate must match; nil verifies the IP
     ///     address against the certificate's IP SANs.
     /// - Returns: A future that fails with ``SIPTransportError`` when the message could not be sent.
-    public func send(_ bytes: [UInt8], to destination: SIPTransportEndpoint, serverName: String? = nil) -> EventLoopFuture<Void> {
+    package func send(_ bytes: [UInt8], to destination: SIPTransportEndpoint, serverName: String? = nil) -> EventLoopFuture<Void> {
         eventLoop.flatSubmit { self.sendOnLoop(bytes, to: destination, serverName: serverName) }
     }
 
@@ -234,7 +234,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
     }
 
     /// Whether a TCP/TLS connection to `remote` is open.
-    public func hasConnection(to remote: SIPTransportEndpoint) -> EventLoopFuture<Bool> {
+    package func hasConnection(to remote: SIPTransportEndpoint) -> EventLoopFuture<Bool> {
         eventLoop.submit { self.isConnected(to: remote) }
     }
 
@@ -253,7 +253,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
     }
 
     /// Closes the connection to `remote`, if open.
-    public func closeConnection(to remote: SIPTransportEndpoint) -> EventLoopFuture<Void> {
+    package func closeConnection(to remote: SIPTransportEndpoint) -> EventLoopFuture<Void> {
         eventLoop.flatSubmit {
             guard let channel = self.connections[remote] else { return self.eventLoop.makeSucceededVoidFuture() }
             return channel.close().recover { _ in }
@@ -269,7 +269,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
         let transport = destination.transport
         let tlsHost = transport == .tls ? (serverName ?? "") : nil
         let connect = ClientBootstrap(group: eventLoop)
-            .connectTimeout(configuration.connectTimeout)
+            .connectTimeout(TimeAmount(configuration.connectTimeout))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelOption(.socketOption(.so_sndbuf), value: Self.streamSendBufferSize)
             .channelInitializer { channel in
@@ -316,7 +316,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
             try channel.pipeline.syncOperations.addHandler(SIPTLSHandshakeWaiter(promise: channel.eventLoop.makePromise()))
         }
         try channel.pipeline.syncOperations.addHandler(
-            IdleStateHandler(allTimeout: configuration.idleConnectionTimeout))
+            IdleStateHandler(allTimeout: TimeAmount(configuration.idleConnectionTimeout)))
         try channel.pipeline.syncOperations.addHandler(SIPIdleCloser())
         let events = SIPStreamEvents(
             opened: { [weak self] remote, channel, inbound in self?.connectionOpened(remote, channel, inbound: inbound) },
@@ -327,7 +327,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
             deliver: onEvent
         )
         let limits = SIPStreamLimits(
-            messageCompletionTimeout: configuration.messageCompletionTimeout,
+            messageCompletionTimeout: TimeAmount(configuration.messageCompletionTimeout),
             maximumPendingOutputBytes: configuration.maximumPendingOutputBytes)
         try channel.pipeline.syncOperations.addHandler(
             SIPStreamHandler(transport: transport, parser: parser, events: events, limits: limits, isInbound: inbound))
@@ -397,7 +397,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
 
     /// Sends an RFC 5626 keep-alive to `remote` every `interval`: CRLFCRLF on TCP/TLS (the server
     /// answers CRLF), CRLF on UDP (keeps NAT bindings open). Cancel the returned task to stop.
-    public func startKeepAlives(to remote: SIPTransportEndpoint, every interval: TimeAmount) -> RepeatedTask {
+    package func startKeepAlives(to remote: SIPTransportEndpoint, every interval: TimeAmount) -> RepeatedTask {
         eventLoop.scheduleRepeatedAsyncTask(initialDelay: interval, delay: interval) { _ in
             let ping: [UInt8] = remote.transport == .udp ? [0x0D, 0x0A] : [0x0D, 0x0A, 0x0D, 0x0A]
             return self.sendOnLoop(ping, to: remote, serverName: nil).recover { _ in }
@@ -405,7 +405,7 @@ public final class SIPTransportLayer: @unchecked Sendable {
     }
 
     /// Closes every socket. Later sends fail with `.shutDown`.
-    public func shutdown() -> EventLoopFuture<Void> {
+    package func shutdown() -> EventLoopFuture<Void> {
         eventLoop.flatSubmit {
             self.isShutDown = true
             let channels = Array(self.connections.values) + Array(self.listeners.values)

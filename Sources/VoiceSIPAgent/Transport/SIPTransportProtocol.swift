@@ -10,13 +10,13 @@ public enum SIPTransportProtocol: String, Sendable, Hashable, CaseIterable, Cust
     case tls = "TLS"
 
     /// Whether the transport delivers reliably (no request retransmission, RFC 3261 §17.1.1.2).
-    public var isReliable: Bool { self != .udp }
+    package var isReliable: Bool { self != .udp }
 
     /// 5060 for UDP and TCP, 5061 for TLS (RFC 3261 §19.1.2).
-    public var defaultPort: Int { self == .tls ? 5061 : 5060 }
+    package var defaultPort: Int { self == .tls ? 5061 : 5060 }
 
     /// The `transport=` URI parameter value: `udp`, `tcp` or `tls`.
-    public var uriParameter: String { rawValue.lowercased() }
+    package var uriParameter: String { rawValue.lowercased() }
 
     /// Parses a Via transport or URI `transport=` value, case-insensitively.
     public init?(token: String) {

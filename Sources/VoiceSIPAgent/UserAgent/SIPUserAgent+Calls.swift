@@ -11,7 +11,7 @@ extension SIPUserAgent {
     ///   - codecs: Codecs to offer for this call, most preferred first; nil offers the configured ones.
     ///   - credentials: Credentials for this call's challenges (e.g. a Bearer token), tried before the configured ones.
     /// - Returns: The call's handle; its progress arrives as ``SIPUserAgentEvent/call(_:_:)`` events.
-    public func call(
+    package func call(
         _ remote: SIPURI, displayName: String? = nil, headers: [(String, String)] = [], codecs: [MediaCodec]? = nil,
         credentials: [SIPAuthCredentials] = []
     ) -> EventLoopFuture<SIPCallHandle> {
@@ -38,16 +38,16 @@ extension SIPUserAgent {
     }
 
     /// The local RTP port of a call (what its SDP announces).
-    public func mediaPort(of handle: SIPCallHandle) -> EventLoopFuture<UInt16?> {
+    package func mediaPort(of handle: SIPCallHandle) -> EventLoopFuture<UInt16?> {
         eventLoop.submit { self.calls[handle]?.mediaPort }
     }
 
     /// Sends 180 Ringing for an incoming call.
-    public func ring(_ handle: SIPCallHandle) { mutateCall(handle) { $0.ring(now: $1) } }
+    package func ring(_ handle: SIPCallHandle) { mutateCall(handle) { $0.ring(now: $1) } }
 
     /// Answers an incoming call with 200 OK and the SDP answer; `codecs` (most preferred first)
     /// replaces the configured codec preference for this call.
-    public func accept(_ handle: SIPCallHandle, codecs: [MediaCodec]? = nil) {
+    package func accept(_ handle: SIPCallHandle, codecs: [MediaCodec]? = nil) {
         mutateCall(handle) { session, now in
             if let codecs, !codecs.isEmpty { session.capabilities.codecs = codecs }
             return session.accept(now: now)
@@ -56,7 +56,7 @@ extension SIPUserAgent {
 
     /// What the agent knows about a call: Call-ID, tags, media port, the INVITE of an incoming
     /// call. Call only on ``eventLoop`` (from an event handler); nil for an unknown handle.
-    public func callInfo(_ handle: SIPCallHandle) -> SIPCallInfo? {
+    package func callInfo(_ handle: SIPCallHandle) -> SIPCallInfo? {
         eventLoop.preconditionInEventLoop()
         guard let call = calls[handle] else { return nil }
         return SIPCallInfo(
@@ -67,19 +67,19 @@ extension SIPUserAgent {
     }
 
     /// Rejects an incoming call (e.g. 486 Busy Here, 603 Decline).
-    public func reject(_ handle: SIPCallHandle, statusCode: Int) { mutateCall(handle) { $0.reject(statusCode: statusCode, now: $1) } }
+    package func reject(_ handle: SIPCallHandle, statusCode: Int) { mutateCall(handle) { $0.reject(statusCode: statusCode, now: $1) } }
 
     /// Ends a call: CANCEL while an outgoing call rings, 487/603 for an unanswered incoming one, BYE once confirmed.
-    public func hangUp(_ handle: SIPCallHandle) { eventLoop.execute { self.performHangUp(handle) } }
+    package func hangUp(_ handle: SIPCallHandle) { eventLoop.execute { self.performHangUp(handle) } }
 
     /// Puts the call on hold with a re-INVITE (`a=sendonly`).
-    public func hold(_ handle: SIPCallHandle) { mutateCall(handle) { $0.hold(now: $1) } }
+    package func hold(_ handle: SIPCallHandle) { mutateCall(handle) { $0.hold(now: $1) } }
 
     /// Re-sends the call's current offer in a re-INVITE (after a lost signaling connection).
-    public func refresh(_ handle: SIPCallHandle) { mutateCall(handle) { $0.refresh(now: $1) } }
+    package func refresh(_ handle: SIPCallHandle) { mutateCall(handle) { $0.refresh(now: $1) } }
 
     /// Resumes a held call with a re-INVITE (`a=sendrecv`).
-    public func resume(_ handle: SIPCallHandle) { mutateCall(handle) { $0.resume(now: $1) } }
+    package func resume(_ handle: SIPCallHandle) { mutateCall(handle) { $0.resume(now: $1) } }
 
     /// Sends an INFO in the call's dialog (application/json up to 10 KB, application/dtmf-relay),
     /// or, for an incoming call that rang, in its early dialog.
@@ -92,7 +92,7 @@ extension SIPUserAgent {
     ///   it went unanswered, 503 when the transport failed or the connection was lost. It fails
     ///   with ``SIPInviteSessionError`` when the INFO could not be sent at all, and with
     ///   ``SIPUserAgentError/noSuchCall`` for an unknown call or one dropped before the result.
-    public func sendInfo(
+    package func sendInfo(
         _ handle: SIPCallHandle, contentType: String, body: [UInt8], headers: SIPHeaders = SIPHeaders()
     ) -> EventLoopFuture<Int> {
         eventLoop.flatSubmit {

@@ -7,7 +7,7 @@ extension SIPUserAgent {
     /// and keeps refreshing it; progress arrives as ``SIPUserAgentEvent/registration(_:)``.
     /// - Parameter credentials: Credentials for the registrar's challenges (e.g. a Bearer token),
     ///   tried before the configured ones; they replace those of an earlier `register`.
-    public func register(credentials: [SIPAuthCredentials] = []) {
+    package func register(credentials: [SIPAuthCredentials] = []) {
         eventLoop.execute {
             let all = credentials + self.configuration.credentials
             if self.registration == nil {
@@ -24,7 +24,7 @@ extension SIPUserAgent {
     }
 
     /// Removes our Contact from the registrar (Expires: 0).
-    public func unregister() {
+    package func unregister() {
         eventLoop.execute { self.mutateRegistration { $0.unregister(now: $1) } }
     }
 

@@ -11,13 +11,13 @@ import VoiceSIP
 /// Every piece of state lives on the transport's event loop; public methods may be called from
 /// any thread and hop onto it. Events are delivered on that loop through `onEvent`; keep the
 /// handler short and hop elsewhere for real work.
-public final class SIPUserAgent: @unchecked Sendable {
+package final class SIPUserAgent: @unchecked Sendable {
     // @unchecked: all stored vars are touched on `eventLoop` only.
 
     /// The configuration.
-    public let configuration: SIPUserAgentConfiguration
+    package let configuration: SIPUserAgentConfiguration
     /// The loop everything runs on.
-    public var eventLoop: EventLoop { transport.eventLoop }
+    package var eventLoop: EventLoop { transport.eventLoop }
 
     package let transport: any SIPTransport
     let logger: Logger
@@ -61,7 +61,7 @@ public final class SIPUserAgent: @unchecked Sendable {
     ///   - group: The event loop group the transport runs on.
     ///   - logger: Where signaling is logged (messages at trace level).
     ///   - onEvent: Called on the event loop for registration changes, incoming calls and call events.
-    public convenience init(
+    package convenience init(
         configuration: SIPUserAgentConfiguration,
         group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger = Logger(label: "voice.sip"),
@@ -113,7 +113,7 @@ public final class SIPUserAgent: @unchecked Sendable {
     /// Binds the configured transport. UDP and TCP also get a listener; TLS listens only when
     /// the transport configuration has a server certificate.
     /// - Returns: The bound local endpoint (its port is what Contact and Via carry).
-    public func start() -> EventLoopFuture<SIPTransportEndpoint> {
+    package func start() -> EventLoopFuture<SIPTransportEndpoint> {
         transport.listen(configuration.transport, host: configuration.listenHost, port: configuration.listenPort)
             .flatMapError { error in
                 // A TLS client without a certificate still works: it only opens connections.
@@ -131,7 +131,7 @@ public final class SIPUserAgent: @unchecked Sendable {
     }
 
     /// Ends every call with BYE/CANCEL where possible, unregisters nothing, and closes the sockets.
-    public func shutdown() -> EventLoopFuture<Void> {
+    package func shutdown() -> EventLoopFuture<Void> {
         eventLoop.flatSubmit {
             for handle in Array(self.calls.keys) { self.performHangUp(handle) }
             self.isShutDown = true

@@ -1,7 +1,7 @@
 import VoiceSIP
 import VoiceSupport
 /// Misuse of the user agent's API.
-public enum SIPUserAgentError: Error, Sendable, Equatable {
+package enum SIPUserAgentError: Error, Sendable, Equatable {
     /// The call handle is unknown or the call has ended.
     case noSuchCall
     /// No local UDP port could be reserved for media.

@@ -1,14 +1,14 @@
 import VoiceSIP
 import VoiceSupport
 /// A call the user agent runs, outgoing or incoming; valid until its session terminates.
-public struct SIPCallHandle: Hashable, Sendable, CustomStringConvertible {
+package struct SIPCallHandle: Hashable, Sendable, CustomStringConvertible {
     /// A number unique within the user agent.
-    public let id: Int
-    public var description: String { "call#\(id)" }
+    package let id: Int
+    package var description: String { "call#\(id)" }
 }
 
 /// What the user agent reports, on its event loop.
-public enum SIPUserAgentEvent: Sendable {
+package enum SIPUserAgentEvent: Sendable {
     /// The registration changed state.
     case registration(SIPRegistrationEvent)
     /// A new INVITE arrived; answer with ``SIPUserAgent/ring(_:)``, ``SIPUserAgent/accept(_:)`` or
