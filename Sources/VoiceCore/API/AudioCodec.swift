@@ -5,7 +5,7 @@ import VoiceMediaTypes
 public enum AudioCodec: Hashable, Sendable, CustomStringConvertible {
     /// Opus at 48 kHz with in-band FEC; `maxAverageBitrate` in bits per second (6 000–510 000) is
     /// the most the call sends and asks the peer to send. On a clean link a call sends
-    /// ``OpusSettings/voice``'s bitrate (64 kbps) or this maximum if it is lower; while the peer
+    /// `OpusSettings.voice`'s bitrate (64 kbps) or this maximum if it is lower; while the peer
     /// reports loss it rises towards the maximum to make room for FEC.
     case opus(maxAverageBitrate: Int = OpusSettings.voice.maxAverageBitrate)
     /// G.711 μ-law.

@@ -11,7 +11,7 @@ import VoiceMediaTypes
 import VoiceSupport
 
 /// The SDK's entry point: one SIP identity that places calls (``connect(options:delegate:)``)
-/// and receives them (``register(accessToken:notificationDelegate:completion:)``). Many clients
+/// and receives them (``register(accessToken:notificationDelegate:delegateQueue:callMessageDelegate:completion:)``). Many clients
 /// and many calls may live in one process.
 ///
 /// Thread-safe. Its signaling runs on one event loop: by default one of the SDK's own group
@@ -61,12 +61,12 @@ public final class VoiceClient: @unchecked Sendable {
     var accessToken: AccessToken?
 
     /// The audio device new calls use unless their options name one. Default: none (the call
-    /// runs without local audio; set an ``ALSAAudioDevice``, a ``FileAudioDevice`` or a ``BufferAudioDevice``).
+    /// runs without local audio; set an `ALSAAudioDevice`, a `FileAudioDevice` or a `BufferAudioDevice`).
     ///
     /// Calls share devices, as in Twilio's SDK: all calls running on one device object (this
     /// one, or one passed in several calls' options, by any client of the process) hear its
     /// microphone, and it plays the mix of their audio. A held call drops out of the mix; the
-    /// device starts with the first call and stops when the last one ends (see ``SharedAudioDevice``).
+    /// device starts with the first call and stops when the last one ends (see `SharedAudioDevice`).
     public var audioDevice: (any AudioDevice)? {
         get { audioDeviceBox.withLock { $0 } }
         set { audioDeviceBox.withLock { $0 = newValue } }
@@ -81,6 +81,8 @@ public final class VoiceClient: @unchecked Sendable {
     ///
     /// Do not call it on an event loop: it waits for the bind.
     /// - Parameters:
+    ///   - configuration: Who the client is, where it listens and how it signals.
+    ///   - audioDevice: The device calls capture from and play to; nil: none (silent calls).
     ///   - eventLoopGroup: Where the client's signaling runs (it uses one loop of the group);
     ///     default ``defaultEventLoopGroup``. The group must outlive the client.
     /// - Throws: ``VoiceError`` 31009 (transportError) when the address cannot be bound or TLS cannot be set up.

@@ -19,7 +19,7 @@ public struct VoiceClientConfiguration: Sendable {
     public var listenPort: Int
     /// Every request goes here first when set (`sip:proxy.example.com;transport=tls`).
     public var outboundProxy: String?
-    /// The registrar; nil registers with the domain when ``VoiceClient/register(accessToken:notificationDelegate:completion:)``
+    /// The registrar; nil registers with the domain when ``VoiceClient/register(accessToken:notificationDelegate:delegateQueue:callMessageDelegate:completion:)``
     /// is called with ``registers`` true.
     public var registrar: String?
     /// Whether `register(...)` sends REGISTER. False: only listen on the bound address.

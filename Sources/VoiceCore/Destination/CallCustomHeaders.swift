@@ -12,7 +12,7 @@ import VoiceSIP
 ///   for App-to-SIP headers, applied to every call).
 ///
 /// A parameter `customer=42` becomes `X-customer: 42`: the name gets `X-` and is otherwise
-/// kept, the value is URI-encoded. ``customParameters(from:)`` is the reverse on the callee.
+/// kept, the value is URI-encoded. `customParameters(from:)` is the reverse on the callee.
 public struct CallCustomHeaders: Sendable, Equatable {
     /// Limit on the sum of the names' and values' UTF-8 lengths.
     public static let maximumTotalLength = 1024

@@ -21,7 +21,9 @@ extension VoiceError {
     /// other 4xx/5xx/6xx → 31400/31500/31600, a bare 401/407 → 31201 (the challenge went
     /// unanswered; credentials that were answered and refused again arrive as
     /// `SIPFailure.authenticationFailed`, 20151).
-    /// - Parameter reasonPhrase: the phrase received; RFC 3261's phrase when nil.
+    /// - Parameters:
+    ///   - status: The SIP status code of a final failure response (300–699).
+    ///   - reasonPhrase: The phrase received; RFC 3261's phrase when nil.
     public init?(sipStatus status: Int, reasonPhrase: String? = nil) {
         guard let sipCode = SIPErrorMapping.failureCode(statusCode: status) else { return nil }
         let phrase = reasonPhrase ?? SIPResponse.standardReasonPhrase(for: status)

@@ -1,5 +1,5 @@
 /// Event names of the `ice-candidate` group. Without ICE, the only candidates are host
-/// addresses: ``InsightsMediaConnectionTracker`` reports our bound RTP address as an
+/// addresses: `InsightsMediaConnectionTracker` reports our bound RTP address as an
 /// `ice-candidate` when the stream starts, and the local/remote address pair as
 /// `selected-ice-candidate-pair` when media first arrives.
 public enum InsightsICECandidateEvent: String, Hashable, Sendable, CaseIterable {

@@ -1,6 +1,6 @@
 /// Event names of the `ice-connection-state` group. Our media runs over plain RTP to the address
 /// negotiated in SDP, without ICE; these names are mapped onto the media stream's lifecycle by
-/// ``InsightsMediaConnectionTracker``.
+/// `InsightsMediaConnectionTracker`.
 ///
 /// `new`, `checking`, `connected`, `disconnected`, `failed` and `closed` fire (as `new`,
 /// `connecting`, `connected`, `disconnected`, `failed`, `closed` of ``InsightsPeerConnectionState``).

@@ -1,5 +1,5 @@
 /// Event names of the `pc-connection-state` group, mapped onto the lifecycle of our RTP media
-/// stream (there is no WebRTC peer connection; see ``InsightsMediaConnectionTracker``).
+/// stream (there is no WebRTC peer connection; see `InsightsMediaConnectionTracker`).
 ///
 /// All six fire: `new` when the call's media is created, `connecting` when the stream starts
 /// sending to the negotiated address, `connected` when media arrives from the peer, `disconnected`

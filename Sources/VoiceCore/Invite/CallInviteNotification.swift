@@ -2,7 +2,7 @@
 /// `VoiceClient.handleNotification`), read into its parts.
 ///
 /// Keys (Twilio's): `twi_message_type` (`twilio.voice.call` or `twilio.voice.cancel`),
-/// `twi_call_sid`, `twi_from`, `twi_to`, and `twi_params` (see ``CallInviteCustomParameters``).
+/// `twi_call_sid`, `twi_from`, `twi_to`, and `twi_params` (see `CallInviteCustomParameters`).
 public struct CallInviteNotification: Sendable, Equatable {
     /// What the notification announces.
     public enum Kind: String, Sendable, Equatable {

@@ -1,4 +1,4 @@
-/// One per-second measurement fed to ``CallQualityWarningDetector``.
+/// One per-second measurement fed to `CallQualityWarningDetector`.
 ///
 /// Build one from the media stream's statistics with ``CallQualitySampler`` (loss per interval)
 /// or ``init(streamStats:isMuted:isOnHold:)`` (loss over the last RTCP interval).

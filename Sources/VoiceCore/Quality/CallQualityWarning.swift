@@ -1,4 +1,4 @@
-/// A call-quality warning, as raised by ``CallQualityWarningDetector`` and reported through
+/// A call-quality warning, as raised by `CallQualityWarningDetector` and reported through
 /// `CallDelegate.call(_:didReceiveQualityWarnings:previousWarnings:)`.
 ///
 /// The raw value is the event name the warning carries in Insights (seed table: the

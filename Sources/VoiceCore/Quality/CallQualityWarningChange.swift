@@ -1,4 +1,4 @@
-/// A change of the warning set reported by ``CallQualityWarningDetector``: what to pass to
+/// A change of the warning set reported by `CallQualityWarningDetector`: what to pass to
 /// `call(_:didReceiveQualityWarnings:previousWarnings:)` and the Insights events to publish.
 public struct CallQualityWarningChange: Hashable, Sendable {
     /// The warnings in effect after the sample.
@@ -6,7 +6,7 @@ public struct CallQualityWarningChange: Hashable, Sendable {
     /// The warnings in effect before the sample.
     public var previous: Set<CallQualityWarning>
     /// One `*-warning-raised` or `*-warning-cleared` event per warning that changed: cleared
-    /// ones first, then raised ones, each in ``CallQualityWarning/allCases`` order.
+    /// ones first, then raised ones, each in `CallQualityWarning/allCases` order.
     public var insightsEvents: [InsightsEvent]
 
     /// Creates a change.
