@@ -27,6 +27,9 @@ package final class SIPMemoryNetwork: @unchecked Sendable {
     private var nextPort = 40_000
     /// Every datagram sent so far, oldest first.
     package private(set) var sent: [Datagram] = []
+    /// Datagrams for which this returns true are recorded as sent but never delivered: a link
+    /// that loses them (say every ACK, or everything to one address).
+    package var drops: ((Datagram) -> Bool)?
 
     package init(loop: any EventLoop) { self.loop = loop }
 
@@ -55,7 +58,9 @@ package final class SIPMemoryNetwork: @unchecked Sendable {
     /// Records the datagram and hands it to whoever listens at `destination` as a task on the
     /// loop (so it arrives after what the sender is doing now, as on a network).
     func send(_ bytes: [UInt8], from source: SIPTransportEndpoint, to destination: SIPTransportEndpoint) {
-        sent.append(Datagram(time: loop.now, source: source, destination: destination, bytes: bytes))
+        let datagram = Datagram(time: loop.now, source: source, destination: destination, bytes: bytes)
+        sent.append(datagram)
+        if drops?(datagram) == true { return }
         loop.execute {
             self.transports[destination]?.receive(bytes, from: source)
         }

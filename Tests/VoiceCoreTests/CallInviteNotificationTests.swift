@@ -97,20 +97,6 @@ final class CallInviteNotificationTests: XCTestCase {
         XCTAssertNotNil(server.receive(timeout: .seconds(5)) { $0.hasPrefix("SIP/2.0 487") })
     }
 
-    func testANotificationWhoseInviteNeverCameExpires() throws {
-        let bob = try client("bob")
-        try bob.client.agent.eventLoop.submit { bob.client.notificationLifetime = .milliseconds(200) }.wait()
-        let pushed = ScriptedNotificationDelegate()
-        XCTAssertTrue(bob.client.handleNotification(Self.callPayload(params: ""), delegate: pushed, delegateQueue: pushed.queue))
-        XCTAssertTrue(PollingWait.until(timeout: 5) {
-            (try? bob.client.agent.eventLoop.submit { bob.client.pendingNotifications.isEmpty }.wait()) ?? false
-        })
-        let server = try SIPPeerUDPChannel()
-        try server.send(rawInvite(from: server, to: bob), to: SocketAddress(host: "127.0.0.1", port: bob.client.localEndpoint.port))
-        XCTAssertNotNil(server.receive(timeout: .seconds(5)) { $0.hasPrefix("SIP/2.0 480") }, "no delegate takes it any more")
-        XCTAssertTrue(pushed.invites.withLockedValue { $0.isEmpty })
-    }
-
     func testAnInviteWithoutANotificationOrARegisteredDelegateIsTurnedAwayWith480() throws {
         let alice = try client("alice"), bob = try client("bob")
         let delegate = RecordingCallDelegate()

@@ -1,123 +1,195 @@
 import Foundation
 import NIOConcurrencyHelpers
-import Logging
 import NIOCore
-import NIOEmbedded
+import VoiceSIP
 import VoiceTestKit
 import XCTest
 
 @testable import VoiceCore
-@testable import VoiceMedia
-@testable import VoiceSIP
-@testable import VoiceSIPAgent
-import VoiceMediaTypes
-import VoiceSupport
 
-/// Media that does nothing and receives nothing: for a client whose calls run in virtual time.
-private final class SilentCallMedia: CallMedia, @unchecked Sendable {
-    // @unchecked: the flags are set on the test's loop thread only.
-    let localHost: String
-    let localPort: UInt16
-    var isMuted = false
-    var isOnHold = false
-    private(set) var applied = 0
-    private(set) var stopped = false
-
-    init(localHost: String, localPort: UInt16) {
-        self.localHost = localHost
-        self.localPort = localPort
-    }
-
-    func apply(_ negotiated: SDPNegotiatedMedia) throws(AudioStreamError) { applied += 1 }
-    func sendDigits(_ digits: String) throws(AudioStreamError) {}
-    var stream: AudioStream? { nil }
-    var stats: AudioStreamStats? { applied > 0 && !stopped ? AudioStreamStats() : nil }
-    func stop() { stopped = true }
-}
-
-/// Two clients on an in-memory network and an `EmbeddedEventLoop`, with silent media run inline:
-/// `VoiceClient → CallCore → SIPUserAgent` with no sockets and no real time. Every SDK call is
-/// made on the test's thread (the loop's); delegates only record, on their own queues.
+/// The timing rules of a call seen through the public API, in virtual time: each test runs in
+/// milliseconds and asserts the exact instant things happen (see ``VirtualTimeCalls``).
 final class CallVirtualTimeTests: XCTestCase {
-    private var loop: EmbeddedEventLoop!
-    private var network: SIPMemoryNetwork!
-
-    override func setUp() {
-        loop = EmbeddedEventLoop()
-        network = SIPMemoryNetwork(loop: loop)
-    }
-
-    override func tearDown() {
-        try? loop.syncShutdownGracefully()
-    }
-
-    private func client(_ identity: String, host: String) throws -> VoiceClient {
-        var quiet = Logger(label: "test.virtual")
-        quiet.logLevel = .critical
-        let ports = NIOLockedValueBox(30_000)
-        return try VoiceClient(
-            configuration: VoiceClientConfiguration(
-                identity: identity, domain: host, listenHost: host, listenPort: 5060, registers: false,
-                insightsPublisher: RecordingInsightsPublisher(), logger: quiet),
-            transport: network.transportFactory,
-            mediaPorts: { loop in loop.makeSucceededFuture(UInt16(ports.withLockedValue { $0 += 2; return $0 })) },
-            media: CallMediaFactory { host, port, _, _, _ in SilentCallMedia(localHost: host, localPort: port) },
-            runsMediaJobsInline: true)
-    }
-
-    /// Runs what is due now, then lets the delegate queues catch up.
-    private func settle(_ queues: DispatchQueue...) {
-        for _ in 0..<3 {
-            loop.run()
-            for queue in queues { queue.sync {} }
-        }
-    }
-
     func testACallWhoseMediaGoesSilentReconnectsAfterThreeSecondsAndFailsThirtySecondsLater() throws {
-        let alice = try client("alice", host: "127.0.0.1")
-        let bob = try client("bob", host: "127.0.0.2")
-        let notifications = ScriptedNotificationDelegate()
-        bob.register(accessToken: CallTestTokens.token("bob"), notificationDelegate: notifications, delegateQueue: notifications.queue) { _ in }
-        settle(notifications.queue)
-
-        let aliceDelegate = RecordingCallDelegate()
-        let call = alice.connect(
-            options: ConnectOptions(accessToken: CallTestTokens.token("alice")) { builder in
-                builder.params = ["To": "sip:bob@127.0.0.2:5060"]
-                builder.delegateQueue = aliceDelegate.queue
-            },
-            delegate: aliceDelegate)
-        settle(notifications.queue, aliceDelegate.queue)
-        let invite = try XCTUnwrap(notifications.invites.withLockedValue { $0.first }, "bob was invited")
-        let bobDelegate = RecordingCallDelegate()
-        _ = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = bobDelegate.queue }, delegate: bobDelegate)
-        settle(aliceDelegate.queue, bobDelegate.queue)
-        XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected])
-        XCTAssertEqual(bobDelegate.callbacks, [.connected])
+        let net = VirtualTimeCalls()
+        let (_, _, call, aliceDelegate, bobDelegate) = try net.connectedCall()
 
         // No packet ever arrives. The watchdog ticks each second; more than 3 s of silence
         // (mediaSilenceThreshold) is seen at the fourth tick.
-        loop.advanceTime(by: .milliseconds(3_999))
-        settle(aliceDelegate.queue)
+        net.advance(3_999, settling: aliceDelegate.queue)
         XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected])
-        loop.advanceTime(by: .milliseconds(1))
-        settle(aliceDelegate.queue)
+        net.advance(1, settling: aliceDelegate.queue)
         XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected, .reconnecting(.mediaConnectionError)])
 
         // mediaReconnectTimeout (30 s) later, the call ends with the same error and hangs up.
-        loop.advanceTime(by: .milliseconds(29_999))
-        settle(aliceDelegate.queue, bobDelegate.queue)
+        net.advance(29_999, settling: aliceDelegate.queue, bobDelegate.queue)
         XCTAssertEqual(call.state, .reconnecting)
-        loop.advanceTime(by: .milliseconds(1))
-        settle(aliceDelegate.queue, bobDelegate.queue)
+        net.advance(1, settling: aliceDelegate.queue, bobDelegate.queue)
         XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected, .reconnecting(.mediaConnectionError), .disconnected(.mediaConnectionError)])
         XCTAssertEqual(call.state, .disconnected)
         // Bob's media is just as silent, and his call started at the same instant: it ends with him.
         XCTAssertEqual(bobDelegate.callbacks, [.connected, .reconnecting(.mediaConnectionError), .disconnected(.mediaConnectionError)])
-        let byes = network.sent.filter { datagram in
-            if case .request(let request)? = datagram.message { request.method == .bye } else { false }
-        }
+        let byes = net.sendTimes(of: .bye)
         XCTAssertFalse(byes.isEmpty, "the dialog was hung up")
-        XCTAssertTrue(byes.allSatisfy { $0.time == byes[0].time }, "at the timeout, not later")
+        XCTAssertTrue(byes.allSatisfy { $0 == 34_000 }, "at the timeout, not later: \(byes)")
+    }
+
+    func testMediaThatComesBackWithinTheTimeoutReconnectsTheCallAtTheNextTick() throws {
+        let net = VirtualTimeCalls()
+        let (_, _, call, aliceDelegate, _) = try net.connectedCall()
+        net.advance(4_000, settling: aliceDelegate.queue)
+        XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected, .reconnecting(.mediaConnectionError)])
+        try XCTUnwrap(net.latestMedia(of: "alice")).receiving = true
+        net.advance(999, settling: aliceDelegate.queue)
+        XCTAssertEqual(call.state, .reconnecting)
+        net.advance(1, settling: aliceDelegate.queue)
+        XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected, .reconnecting(.mediaConnectionError), .reconnected])
+        XCTAssertEqual(call.state, .connected)
+    }
+
+    func testHighJitterRaisesTheWarningAtTheThirdSampleAndClearsItAtTheFifthGoodOne() throws {
+        let net = VirtualTimeCalls()
+        let (_, _, call, aliceDelegate, _) = try net.connectedCall()
+        let media = try XCTUnwrap(net.latestMedia(of: "alice"))
+        media.receiving = true
+        media.reported.jitterMs = 45
+
+        // One sample a second; three above 30 ms raise it (TVOCall: 3 of the last 5).
+        net.advance(2_999, settling: aliceDelegate.queue)
+        XCTAssertEqual(call.callQualityWarnings, [])
+        net.advance(1, settling: aliceDelegate.queue)
+        XCTAssertEqual(call.callQualityWarnings, [.highJitter])
+        XCTAssertEqual(aliceDelegate.allCallbacks.last, .warnings([.highJitter]))
+
+        // Five samples below 30 ms clear it, not four.
+        media.reported.jitterMs = 5
+        net.advance(4_000, settling: aliceDelegate.queue)
+        XCTAssertEqual(call.callQualityWarnings, [.highJitter])
+        net.advance(1_000, settling: aliceDelegate.queue)
+        XCTAssertEqual(call.callQualityWarnings, [])
+        XCTAssertEqual(aliceDelegate.allCallbacks.last, .warnings([]))
+    }
+
+    func testPacketLossRaisesTheWarningAtTheSeventhSampleAndClearsItSevenCleanSecondsLater() throws {
+        let net = VirtualTimeCalls()
+        let (_, _, call, aliceDelegate, _) = try net.connectedCall()
+        let media = try XCTUnwrap(net.latestMedia(of: "alice"))
+        // A fifth of the packets lost each second (the first sample reads the stream's own fraction).
+        media.receivedPerRead = 40
+        media.lostPerRead = 10
+        media.reported.fractionLost = 0.2
+
+        // TVOCall: the mean of the last 7 samples above 3 %, and no decision before 7 samples.
+        net.advance(6_999, settling: aliceDelegate.queue)
+        XCTAssertEqual(call.callQualityWarnings, [])
+        net.advance(1, settling: aliceDelegate.queue)
+        XCTAssertEqual(call.callQualityWarnings, [.highPacketsLostFraction])
+
+        // Cleared when the mean of the last 7 is at most 1 %: one lossy second left in the window is too many.
+        media.lostPerRead = 0
+        net.advance(6_999, settling: aliceDelegate.queue)
+        XCTAssertEqual(call.callQualityWarnings, [.highPacketsLostFraction])
+        net.advance(1, settling: aliceDelegate.queue)
+        XCTAssertEqual(call.callQualityWarnings, [])
+        let warnings = aliceDelegate.allCallbacks.compactMap { if case .warnings(let w) = $0 { w } else { nil } }
+        XCTAssertEqual(warnings, [[.highPacketsLostFraction], []])
+        XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected], "loss alone is no reconnect")
+        let events = try XCTUnwrap(net.insights["alice"]).events.filter { $0.name == "high-packets-lost-fraction" }
+        XCTAssertEqual(events.map(\.group), [.networkQualityWarningRaised, .networkQualityWarningCleared])
+        XCTAssertEqual(Set(events.map(\.callSid)), [call.sid])
+    }
+
+    func testAnInviteNobodyAnswersIsRetransmittedOnTimerAAndFailsAtTimerB() throws {
+        let net = VirtualTimeCalls()
+        let alice = try net.client("alice", host: "127.0.0.1")
+        let delegate = RecordingCallDelegate()
+        let call = alice.connect(
+            options: ConnectOptions(accessToken: CallTestTokens.token("alice")) { builder in
+                builder.params = ["To": "sip:nobody@127.0.0.9:5060"]
+                builder.delegateQueue = delegate.queue
+            },
+            delegate: delegate)
+        net.settle(delegate.queue)
+        // RFC 3261 §17.1.1.2 over UDP: T1 = 500 ms, doubling, for 64·T1.
+        net.advance(31_999, settling: delegate.queue)
+        XCTAssertEqual(net.sendTimes(of: .invite), [0, 500, 1_500, 3_500, 7_500, 15_500, 31_500])
+        XCTAssertEqual(call.state, .connecting)
+        net.advance(1, settling: delegate.queue)
+        XCTAssertEqual(delegate.callbacks, [.failed(.requestTimeout)])
+        XCTAssertEqual(call.state, .disconnected)
+    }
+
+    func testARegistrarThatNeverAnswersFailsTheRegistrationAtTimerF() throws {
+        let net = VirtualTimeCalls()
+        let bob = try net.client("bob", host: "127.0.0.2") {
+            $0.registers = true
+            $0.registrar = "sip:127.0.0.9:5060"
+        }
+        let notifications = ScriptedNotificationDelegate()
+        let result = NIOLockedValueBox<VoiceError??>(nil)
+        bob.register(accessToken: CallTestTokens.token("bob"), notificationDelegate: notifications, delegateQueue: notifications.queue) { error in
+            result.withLockedValue { $0 = .some(error) }
+        }
+        net.settle(notifications.queue)
+        // §17.1.2.2: T1 doubling up to T2 = 4 s, for 64·T1.
+        net.advance(31_999, settling: notifications.queue)
+        XCTAssertEqual(net.sendTimes(of: .register), [0, 500, 1_500, 3_500, 7_500, 11_500, 15_500, 19_500, 23_500, 27_500, 31_500])
+        XCTAssertTrue(result.withLockedValue { $0 } == nil, "still waiting")
+        net.advance(1, settling: notifications.queue)
+        let error = try XCTUnwrap(result.withLockedValue { $0 } ?? nil, "registration failed")
+        XCTAssertEqual(error.code, .requestTimeout)
+    }
+
+    func testA200WhoseACKNeverArrivesIsRetransmittedAndTheCalleeHangsUpAtTimerH() throws {
+        let net = VirtualTimeCalls()
+        net.network.drops = { datagram in
+            if case .request(let request)? = datagram.message { request.method == .ack } else { false }
+        }
+        let (_, _, call, aliceDelegate, bobDelegate) = try net.connectedCall(checkConnected: false)
+        // The caller sent its ACK and is connected; the callee connects only on the ACK.
+        XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected])
+        XCTAssertEqual(bobDelegate.callbacks, [])
+        try XCTUnwrap(net.latestMedia(of: "alice")).receiving = true
+        // §13.3.1.4: the 200 goes again at T1, 2·T1, … capped at T2, for 64·T1 without an ACK.
+        net.advance(31_999, settling: aliceDelegate.queue, bobDelegate.queue)
+        XCTAssertEqual(net.sendTimes(ofStatus: 200).filter { $0 > 0 }, [500, 1_500, 3_500, 7_500, 11_500, 15_500, 19_500, 23_500, 27_500, 31_500])
+        XCTAssertEqual(bobDelegate.callbacks, [])
+        // Then the callee's call fails as timed out, and it ends the dialog with a BYE.
+        net.advance(1, settling: aliceDelegate.queue, bobDelegate.queue)
+        XCTAssertEqual(bobDelegate.callbacks, [.failed(.requestTimeout)])
+        XCTAssertEqual(net.sendTimes(of: .bye), [32_000])
+        XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected, .disconnected(nil)])
+        XCTAssertEqual(call.state, .disconnected)
+    }
+
+    func testANotificationWhoseInviteNeverComesExpiresAfter32Seconds() throws {
+        let net = VirtualTimeCalls()
+        let bob = try net.client("bob", host: "127.0.0.2")
+        let pushed = ScriptedNotificationDelegate()
+        let payload = [
+            "twi_message_type": "twilio.voice.call", "twi_call_sid": "CA" + String(repeating: "1", count: 32),
+            "twi_from": "client:alice", "twi_to": "client:bob", "twi_params": "",
+        ]
+        XCTAssertTrue(bob.handleNotification(payload, delegate: pushed, delegateQueue: pushed.queue))
+        net.settle(pushed.queue)
+        XCTAssertEqual(bob.pendingNotifications.count, 1)
+        net.advance(31_999, settling: pushed.queue)
+        XCTAssertEqual(bob.pendingNotifications.count, 1)
+        net.advance(1, settling: pushed.queue)
+        XCTAssertTrue(bob.pendingNotifications.isEmpty)
+
+        // Nobody takes calls any more: an INVITE now is turned away with 480.
+        let alice = try net.client("alice", host: "127.0.0.1")
+        let delegate = RecordingCallDelegate()
+        _ = alice.connect(
+            options: ConnectOptions(accessToken: CallTestTokens.token("alice")) { builder in
+                builder.params = ["To": "sip:bob@127.0.0.2:5060"]
+                builder.delegateQueue = delegate.queue
+            },
+            delegate: delegate)
+        net.settle(delegate.queue, pushed.queue)
+        XCTAssertEqual(net.sendTimes(ofStatus: 480), [32_000])
+        XCTAssertEqual(delegate.callbacks, [.failed(.temporarilyUnavailable)])
+        XCTAssertTrue(pushed.invites.withLockedValue { $0.isEmpty })
     }
 }

@@ -1,0 +1,166 @@
+import Dispatch
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOEmbedded
+import VoiceMedia
+import VoiceSIP
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceCore
+
+/// Media that sends nothing and reports the stats the test sets: for calls run in virtual time.
+final class ScriptedCallMedia: CallMedia, @unchecked Sendable {
+    // @unchecked: touched on the test's thread only, which is the embedded loop's.
+    let localHost: String
+    let localPort: UInt16
+    var isMuted = false
+    var isOnHold = false
+    private(set) var applied = 0
+    private(set) var stopped = false
+    /// What `stats` reports while the media runs.
+    var reported = AudioStreamStats()
+    /// Packets each read of `stats` adds to those received and lost (one read per second).
+    var receivedPerRead: UInt64 = 0
+    var lostPerRead: Int64 = 0
+    private var reads = 0
+    /// Media flowing: 50 packets a second received.
+    var receiving: Bool {
+        get { receivedPerRead > 0 }
+        set { receivedPerRead = newValue ? 50 : 0 }
+    }
+
+    init(localHost: String, localPort: UInt16) {
+        self.localHost = localHost
+        self.localPort = localPort
+    }
+
+    func apply(_ negotiated: SDPNegotiatedMedia) throws(AudioStreamError) { applied += 1 }
+    func sendDigits(_ digits: String) throws(AudioStreamError) {}
+    var stream: AudioStream? { nil }
+    var stats: AudioStreamStats? {
+        guard applied > 0, !stopped else { return nil }
+        // A microphone's level moves (a constant one raises `constantAudioInputLevel`).
+        reads += 1
+        reported.inputLevel = reads % 2 == 0 ? 800 : 2_400
+        reported.packetsReceived += receivedPerRead
+        reported.packetsLost += lostPerRead
+        return reported
+    }
+    func stop() { stopped = true }
+}
+
+/// Clients on an in-memory SIP network and one `EmbeddedEventLoop`, with scripted media run
+/// inline: `VoiceClient → CallCore → SIPUserAgent` with no sockets and no real time. Every SDK
+/// call is made on the test's thread (the loop's); delegates only record, on their own queues.
+final class VirtualTimeCalls {
+    let loop = EmbeddedEventLoop()
+    let network: SIPMemoryNetwork
+    private let start: NIODeadline
+    /// The media of every call, by the client's identity, newest last.
+    private(set) var media: [String: [ScriptedCallMedia]] = [:]
+
+    init() {
+        network = SIPMemoryNetwork(loop: loop)
+        start = loop.now
+    }
+
+    deinit { try? loop.syncShutdownGracefully() }
+
+    /// Milliseconds since the fixture was made, on the loop's clock.
+    var elapsedMilliseconds: Int64 { (loop.now - start).nanoseconds / 1_000_000 }
+
+    func client(
+        _ identity: String, host: String, configure: (inout VoiceClientConfiguration) -> Void = { _ in }
+    ) throws -> VoiceClient {
+        var quiet = Logger(label: "test.virtual")
+        quiet.logLevel = .critical
+        var configuration = VoiceClientConfiguration(
+            identity: identity, domain: host, listenHost: host, listenPort: 5060, registers: false,
+            insightsPublisher: RecordingInsightsPublisher(), logger: quiet)
+        configure(&configuration)
+        let publisher = RecordingInsightsPublisher()
+        configuration.insightsPublisher = publisher
+        insights[identity] = publisher
+        let ports = NIOLockedValueBox(30_000)
+        let recorded = NIOLockedValueBox<[ScriptedCallMedia]>([])
+        let client = try VoiceClient(
+            configuration: configuration, transport: network.transportFactory,
+            mediaPorts: { loop in loop.makeSucceededFuture(UInt16(ports.withLockedValue { $0 += 2; return $0 })) },
+            media: CallMediaFactory { host, port, _, _, _ in
+                let media = ScriptedCallMedia(localHost: host, localPort: port)
+                recorded.withLockedValue { $0.append(media) }
+                return media
+            },
+            runsMediaJobsInline: true)
+        mediaBoxes[identity] = recorded
+        return client
+    }
+
+    private var mediaBoxes: [String: NIOLockedValueBox<[ScriptedCallMedia]>] = [:]
+    /// Each client's Insights events.
+    private(set) var insights: [String: RecordingInsightsPublisher] = [:]
+
+    /// The media of `identity`'s latest call.
+    func latestMedia(of identity: String) -> ScriptedCallMedia? { mediaBoxes[identity]?.withLockedValue { $0.last } }
+
+    /// Runs what is due now, then lets the delegate queues catch up.
+    func settle(_ queues: DispatchQueue...) { settle(queues) }
+
+    func settle(_ queues: [DispatchQueue]) {
+        for _ in 0..<3 {
+            loop.run()
+            for queue in queues { queue.sync {} }
+        }
+    }
+
+    /// Moves virtual time on by `milliseconds`, running what falls due, then settles.
+    func advance(_ milliseconds: Int64, settling queues: DispatchQueue...) {
+        loop.advanceTime(by: .milliseconds(milliseconds))
+        settle(queues)
+    }
+
+    /// alice (127.0.0.1) calls bob (127.0.0.2), who accepts: the call connected on both sides
+    /// (asserted unless `checkConnected` is false).
+    func connectedCall(checkConnected: Bool = true) throws -> (alice: VoiceClient, bob: VoiceClient, call: Call, aliceDelegate: RecordingCallDelegate, bobDelegate: RecordingCallDelegate) {
+        let alice = try client("alice", host: "127.0.0.1")
+        let bob = try client("bob", host: "127.0.0.2")
+        let notifications = ScriptedNotificationDelegate()
+        bob.register(accessToken: CallTestTokens.token("bob"), notificationDelegate: notifications, delegateQueue: notifications.queue) { _ in }
+        settle(notifications.queue)
+        let aliceDelegate = RecordingCallDelegate()
+        let call = alice.connect(
+            options: ConnectOptions(accessToken: CallTestTokens.token("alice")) { builder in
+                builder.params = ["To": "sip:bob@127.0.0.2:5060"]
+                builder.delegateQueue = aliceDelegate.queue
+            },
+            delegate: aliceDelegate)
+        settle(notifications.queue, aliceDelegate.queue)
+        let invite = try XCTUnwrap(notifications.invites.withLockedValue { $0.first }, "bob was invited")
+        let bobDelegate = RecordingCallDelegate()
+        _ = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = bobDelegate.queue }, delegate: bobDelegate)
+        settle(aliceDelegate.queue, bobDelegate.queue)
+        if checkConnected {
+            XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected])
+            XCTAssertEqual(bobDelegate.callbacks, [.connected])
+        }
+        return (alice, bob, call, aliceDelegate, bobDelegate)
+    }
+
+    /// The times (ms since the fixture was made) at which requests of `method` were sent.
+    func sendTimes(of method: SIPMethod) -> [Int64] {
+        network.sent.compactMap { datagram in
+            guard case .request(let request)? = datagram.message, request.method == method else { return nil }
+            return (datagram.time - start).nanoseconds / 1_000_000
+        }
+    }
+
+    /// The times (ms since the fixture was made) at which responses with `status` were sent.
+    func sendTimes(ofStatus status: Int) -> [Int64] {
+        network.sent.compactMap { datagram in
+            guard case .response(let response)? = datagram.message, response.statusCode == status else { return nil }
+            return (datagram.time - start).nanoseconds / 1_000_000
+        }
+    }
+}
