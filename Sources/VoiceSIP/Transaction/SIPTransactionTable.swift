@@ -135,17 +135,9 @@ package struct SIPTransactionTable<Message> {
         guard let key = try? SIPTransactionKey.client(branch: branch, method: cseqMethod),
             let transaction = transactions[key]
         else { return .unmatched }
-        let actions: [SIPTransactionAction<Message>]
-        switch transaction {
-        case .inviteClient(var t):
-            actions = t.receiveResponse(response, statusCode: statusCode)
-            transactions[key] = .inviteClient(t)
-        case .nonInviteClient(var t):
-            actions = t.receiveResponse(response, statusCode: statusCode)
-            transactions[key] = .nonInviteClient(t)
-        case .inviteServer, .nonInviteServer:
-            return .unmatched
-        }
+        var updated = transaction
+        guard let actions = updated.withClient({ $0.receiveResponse(response, statusCode: statusCode) }) else { return .unmatched }
+        transactions[key] = updated
         return .matched(apply(actions, for: key, at: now))
     }
 
@@ -163,18 +155,15 @@ package struct SIPTransactionTable<Message> {
     ) throws(SIPTransactionError) -> RequestResult {
         let key = try SIPTransactionKey.server(for: identity)
         let isACK = identity.method == "ACK"
-        if let transaction = transactions[key] {
+        if var transaction = transactions[key] {
             let actions: [SIPTransactionAction<Message>]
-            switch transaction {
-            case .inviteServer(var t):
-                actions = isACK ? t.receiveACK(request) : t.receiveRetransmission()
-                transactions[key] = .inviteServer(t)
-            case .nonInviteServer(var t):
-                actions = t.receiveRetransmission()
-                transactions[key] = .nonInviteServer(t)
-            case .inviteClient, .nonInviteClient:
-                actions = []
+            if isACK, case .inviteServer(var t) = transaction {
+                actions = t.receiveACK(request)
+                transaction = .inviteServer(t)
+            } else {
+                actions = transaction.withServer { $0.receiveRetransmission() } ?? []
             }
+            transactions[key] = transaction
             return .matched(key, apply(actions, for: key, at: now))
         }
         if isACK { return .unmatchedACK }
@@ -203,18 +192,11 @@ package struct SIPTransactionTable<Message> {
     package mutating func sendResponse(
         _ response: Message, statusCode: Int, on key: SIPTransactionKey, now: MediaTime
     ) throws(SIPTransactionError) -> [Output] {
-        guard let transaction = transactions[key] else { throw .unknownTransaction }
-        let actions: [SIPTransactionAction<Message>]
-        switch transaction {
-        case .inviteServer(var t):
-            actions = try t.sendResponse(response, statusCode: statusCode)
-            transactions[key] = .inviteServer(t)
-        case .nonInviteServer(var t):
-            actions = try t.sendResponse(response, statusCode: statusCode)
-            transactions[key] = .nonInviteServer(t)
-        case .inviteClient, .nonInviteClient:
-            throw .notAServerTransaction
-        }
+        guard var transaction = transactions[key] else { throw .unknownTransaction }
+        guard let actions = try transaction.withServer({ server throws(SIPTransactionError) in
+            try server.sendResponse(response, statusCode: statusCode)
+        }) else { throw .notAServerTransaction }
+        transactions[key] = transaction
         return apply(actions, for: key, at: now)
     }
 
