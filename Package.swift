@@ -150,6 +150,8 @@ let package = Package(
             dependencies: [
                 "VoiceSIPAgent", "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceTestKit",
                 "VoiceSignals", "VoiceSIPTestVectors",
+                // SIPCallMedia, for the calls that carry real audio to and from baresip.
+                "VoiceCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

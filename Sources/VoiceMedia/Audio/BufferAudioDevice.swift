@@ -14,20 +14,18 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
     /// The format of both directions.
     public let format: AudioFormat
     /// How buffers are timed.
-    public let pacing: SoftwareAudioPacing
+    public var pacing: SoftwareAudioPacing { device.pacing }
     /// Format of captured audio.
     public var captureFormat: AudioFormat? { format }
     /// Format of recorded render audio.
     public var renderFormat: AudioFormat? { format }
     /// When false, capture delivers silence and silence is recorded; pacing continues.
     public var isEnabled: Bool {
-        get { enabled.isEnabled }
-        set { enabled.isEnabled = newValue }
+        get { device.isEnabled }
+        set { device.isEnabled = newValue }
     }
 
-    private let enabled = AudioEnableFlag(true)
-    private let captureSide = SoftwareDeviceSide(label: "voice-buf-cap")
-    private let renderSide = SoftwareDeviceSide(label: "voice-buf-ren")
+    private let device: SoftwareAudioDevice
     private let source: Source
     private let recorder: Recorder
 
@@ -38,7 +36,7 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
         recordingCapacity: Int = 48_000 * 60, recording: Bool = true, pacing: SoftwareAudioPacing = .realTime
     ) {
         self.format = format
-        self.pacing = pacing
+        self.device = SoftwareAudioDevice(label: "voice-buf", pacing: pacing)
         self.source = Source(content: .samples(captureSamples, loop: loop))
         self.recorder = Recorder(capacity: recording ? recordingCapacity : 0, enabled: recording)
     }
@@ -49,14 +47,9 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
         pacing: SoftwareAudioPacing = .realTime, generator: @escaping Generator
     ) {
         self.format = format
-        self.pacing = pacing
+        self.device = SoftwareAudioDevice(label: "voice-buf", pacing: pacing)
         self.source = Source(content: .generator(generator))
         self.recorder = Recorder(capacity: recordingCapacity)
-    }
-
-    deinit {
-        captureSide.stop()
-        renderSide.stop()
     }
 
     /// Everything rendered so far (interleaved, in ``renderFormat``). A snapshot; safe while rendering.
@@ -67,29 +60,24 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
 
     /// Starts delivering the capture content to `context`, from its beginning.
     public func startCapturing(context: any AudioDeviceContext) throws(AudioDeviceError) {
-        try captureSide.start(
-            SoftwareAudioPump<Source, Recorder>(
-                direction: .capture(source), format: format, context: context, enabled: enabled), pacing: pacing,
-            prepare: source.rewind)
+        try device.startCapturing(from: source, format: format, context: context, prepare: source.rewind)
     }
 
     /// Stops capturing; no capture callback runs after it returns. Idempotent.
-    public func stopCapturing() { captureSide.stop() }
+    public func stopCapturing() { device.stopCapturing() }
 
     /// Starts pulling render audio from `context` into the recording.
     public func startRendering(context: any AudioDeviceContext) throws(AudioDeviceError) {
-        try renderSide.start(
-            SoftwareAudioPump<Source, Recorder>(
-                direction: .render(recorder), format: format, context: context, enabled: enabled), pacing: pacing)
+        try device.startRendering(into: recorder, format: format, context: context)
     }
 
     /// Stops rendering; no render callback runs after it returns. Idempotent.
-    public func stopRendering() { renderSide.stop() }
+    public func stopRendering() { device.stopRendering() }
 
     /// Whether capture runs (started and not stopped).
-    package var isCapturing: Bool { captureSide.isRunning }
+    package var isCapturing: Bool { device.isCapturing }
     /// Whether rendering runs (started and not stopped).
-    package var isRendering: Bool { renderSide.isRunning }
+    package var isRendering: Bool { device.isRendering }
 
     /// The capture content and read position. Only the capture pump touches `position` (and
     /// `rewind` runs before the pump starts), hence `@unchecked Sendable`.

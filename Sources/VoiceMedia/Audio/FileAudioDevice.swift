@@ -34,19 +34,17 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
     /// Format of rendered audio, or nil without an output path.
     public let renderFormat: AudioFormat?
     /// How buffers are timed.
-    public let pacing: SoftwareAudioPacing
+    public var pacing: SoftwareAudioPacing { device.pacing }
     /// The output WAV path, if rendering is possible.
     public let outputPath: String?
     /// When false, capture delivers silence and silence is written; pacing continues.
     public var isEnabled: Bool {
-        get { enabled.isEnabled }
-        set { enabled.isEnabled = newValue }
+        get { device.isEnabled }
+        set { device.isEnabled = newValue }
     }
 
-    private let enabled = AudioEnableFlag(true)
+    private let device: SoftwareAudioDevice
     private let source: BufferAudioDevice.Source?
-    private let captureSide = SoftwareDeviceSide(label: "voice-file-cap")
-    private let renderSide = SoftwareDeviceSide(label: "voice-file-ren")
     private let sink = Locked<FileSink?>(nil)
 
     /// Creates a file device.
@@ -65,7 +63,7 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
         endOfInput: EndOfInput = .silence, requiredCaptureSampleRate: Int? = nil,
         pacing: SoftwareAudioPacing = .realTime
     ) throws(AudioDeviceError) {
-        self.pacing = pacing
+        self.device = SoftwareAudioDevice(label: "voice-file", pacing: pacing)
         self.outputPath = outputPath
         if let input {
             let file: WAVFile
@@ -96,7 +94,7 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
     }
 
     deinit {
-        captureSide.stop()
+        // Finishes the WAV header; the capture side stops with `device`.
         stopRendering()
     }
 
@@ -105,14 +103,11 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
         guard let source, let captureFormat else {
             throw AudioDeviceError(kind: .unsupportedFormat, message: "file device has no input")
         }
-        try captureSide.start(
-            SoftwareAudioPump<BufferAudioDevice.Source, FileSink>(
-                direction: .capture(source), format: captureFormat, context: context, enabled: enabled), pacing: pacing,
-            prepare: source.rewind)
+        try device.startCapturing(from: source, format: captureFormat, context: context, prepare: source.rewind)
     }
 
     /// Stops capturing; no capture callback runs after it returns. Idempotent.
-    public func stopCapturing() { captureSide.stop() }
+    public func stopCapturing() { device.stopCapturing() }
 
     /// Creates the output WAV and starts pulling render audio into it.
     public func startRendering(context: any AudioDeviceContext) throws(AudioDeviceError) {
@@ -124,16 +119,14 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
             guard slot == nil else { throw AudioDeviceError(kind: .alreadyStarted, message: "file render already started") }
             let writer = try Self.openWriter(path: outputPath, format: renderFormat)
             let fileSink = FileSink(writer: writer, context: context)
-            try renderSide.start(
-                SoftwareAudioPump<BufferAudioDevice.Source, FileSink>(
-                    direction: .render(fileSink), format: renderFormat, context: context, enabled: enabled), pacing: pacing)
+            try device.startRendering(into: fileSink, format: renderFormat, context: context)
             slot = fileSink
         }
     }
 
     /// Stops rendering and finalizes the WAV header; no render callback runs after it returns. Idempotent.
     public func stopRendering() {
-        renderSide.stop()
+        device.stopRendering()
         sink.withLock { slot in
             slot?.finish()
             slot = nil

@@ -8,50 +8,39 @@ public final class NullAudioDevice: AudioDevice, @unchecked Sendable {
     /// The format of both directions.
     public let format: AudioFormat
     /// How buffers are timed.
-    public let pacing: SoftwareAudioPacing
+    public var pacing: SoftwareAudioPacing { device.pacing }
     /// Format of captured silence.
     public var captureFormat: AudioFormat? { format }
     /// Format of discarded render audio.
     public var renderFormat: AudioFormat? { format }
     /// Has no audible effect on a null device other than what it reports; pacing continues.
     public var isEnabled: Bool {
-        get { enabled.isEnabled }
-        set { enabled.isEnabled = newValue }
+        get { device.isEnabled }
+        set { device.isEnabled = newValue }
     }
 
-    private let enabled = AudioEnableFlag(true)
-    private let capture = SoftwareDeviceSide(label: "voice-null-cap")
-    private let render = SoftwareDeviceSide(label: "voice-null-ren")
+    private let device: SoftwareAudioDevice
     private let silence = SilenceAudioEndpoint()
 
     /// Creates a null device with `format` (default 48 kHz mono, 10 ms), paced by `pacing`.
     public init(format: AudioFormat = .voice, pacing: SoftwareAudioPacing = .realTime) {
         self.format = format
-        self.pacing = pacing
-    }
-
-    deinit {
-        capture.stop()
-        render.stop()
+        self.device = SoftwareAudioDevice(label: "voice-null", pacing: pacing)
     }
 
     /// Starts delivering silent buffers to `context`. Throws ``AudioDeviceError/Kind/alreadyStarted`` if running.
     public func startCapturing(context: any AudioDeviceContext) throws(AudioDeviceError) {
-        try capture.start(
-            SoftwareAudioPump<SilenceAudioEndpoint, SilenceAudioEndpoint>(
-                direction: .capture(silence), format: format, context: context, enabled: enabled), pacing: pacing)
+        try device.startCapturing(from: silence, format: format, context: context)
     }
 
     /// Stops capturing; no capture callback runs after it returns. Idempotent.
-    public func stopCapturing() { capture.stop() }
+    public func stopCapturing() { device.stopCapturing() }
 
     /// Starts pulling (and discarding) render audio from `context`.
     public func startRendering(context: any AudioDeviceContext) throws(AudioDeviceError) {
-        try render.start(
-            SoftwareAudioPump<SilenceAudioEndpoint, SilenceAudioEndpoint>(
-                direction: .render(silence), format: format, context: context, enabled: enabled), pacing: pacing)
+        try device.startRendering(into: silence, format: format, context: context)
     }
 
     /// Stops rendering; no render callback runs after it returns. Idempotent.
-    public func stopRendering() { render.stop() }
+    public func stopRendering() { device.stopRendering() }
 }

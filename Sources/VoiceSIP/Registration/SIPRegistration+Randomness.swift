@@ -1,4 +1,3 @@
-import VoiceSignals
 import VoiceSupport
 extension SIPRegistration {
     /// SplitMix64, seeded once from the generator given at creation: the source of branches and

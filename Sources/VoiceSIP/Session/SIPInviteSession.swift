@@ -1,4 +1,3 @@
-import VoiceSignals
 import VoiceSupport
 
 /// One call's signaling (RFC 3261 §13–15, RFC 6086 INFO) as a pure state machine, for the caller
