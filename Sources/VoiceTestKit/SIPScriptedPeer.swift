@@ -37,8 +37,8 @@ package final class SIPScriptedPeer: @unchecked Sendable {
 
     /// Where the peer listens.
     package let endpoint: SIPTransportEndpoint
-    private let transport: SIPTransportLayer
-    private let media: UDPSocket
+    private let transport: any SIPTransport
+    private let media: UDPSocket?
     private let shared: Locked<Shared>
     private let configuration: SIPInviteSession.Configuration
     private var session: SIPInviteSession?
@@ -50,18 +50,23 @@ package final class SIPScriptedPeer: @unchecked Sendable {
     ///   - user: The user part of its address.
     ///   - telephoneEvents: Whether its SDP answer accepts RFC 4733 events (without them, digits come as INFO).
     ///   - answer: How to answer each request after the INVITE; see ``setAnswer(_:)``.
+    ///   - network: Where it listens: real sockets on loopback (nil), or an in-memory network's
+    ///     transport factory, at `host` and `port` (no media socket then; its SDP names port 40000).
     package init(
         transport: SIPTransportProtocol = .udp, user: String = "peer", telephoneEvents: Bool = false,
+        host: String = "127.0.0.1", port: Int = 0, network: SIPTransportFactory? = nil,
         answer: @escaping @Sendable (SIPRequest) -> Answer = { _ in .session }
     ) throws {
-        let host = "127.0.0.1"
-        media = try UDPSocket(bindTo: try VoiceMedia.SocketAddress(host: host, port: 0))
+        media = network == nil ? try UDPSocket(bindTo: try VoiceMedia.SocketAddress(host: host, port: 0)) : nil
         shared = Locked(Shared(answer: answer))
         let box = SIPScriptedPeerBox()
-        self.transport = try SIPTransportLayer(group: MultiThreadedEventLoopGroup.singleton) { event in
-            box.peer?.handle(event)
+        let onEvent: @Sendable (SIPTransportEvent) -> Void = { event in box.peer?.handle(event) }
+        if let network {
+            self.transport = try network(onEvent)
+        } else {
+            self.transport = try SIPTransportLayer(group: MultiThreadedEventLoopGroup.singleton, onEvent: onEvent)
         }
-        endpoint = try self.transport.listen(transport, host: host, port: 0).wait()
+        endpoint = try self.transport.listen(transport, host: host, port: port).wait()
         var contact = SIPURI(user: user, host: host, port: endpoint.port)
         if transport != .udp { contact.parameters.set("transport", transport.uriParameter) }
         var via = SIPVia(transport: transport.rawValue, host: host, port: endpoint.port)
@@ -69,7 +74,7 @@ package final class SIPScriptedPeer: @unchecked Sendable {
         configuration = SIPInviteSession.Configuration(
             localIdentity: SIPNameAddress(uri: SIPURI(user: user, host: host)), contact: contact, via: via,
             capabilities: SDPLocalCapabilities(
-                address: host, port: UInt16(media.localAddress.port), telephoneEvents: telephoneEvents))
+                address: host, port: media.map { UInt16($0.localAddress.port) } ?? 40_000, telephoneEvents: telephoneEvents))
         box.peer = self
     }
 
@@ -109,7 +114,7 @@ package final class SIPScriptedPeer: @unchecked Sendable {
     /// Closes the sockets.
     package func shutdown() {
         try? transport.shutdown().wait()
-        media.close()
+        media?.close()
     }
 
     // MARK: - On the event loop
@@ -177,7 +182,7 @@ package final class SIPScriptedPeer: @unchecked Sendable {
     }
 
     private func send(_ message: SIPMessage, to destination: SIPTransportEndpoint) {
-        _ = transport.send(message.serialized(), to: destination)
+        _ = transport.send(message.serialized(), to: destination, serverName: nil)
     }
 }
 

@@ -1,43 +1,50 @@
-import Foundation
-import VoiceMedia
 import VoiceSIP
 import VoiceTestKit
-import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
-import VoiceMediaTypes
 
-/// A hold or resume the peer refuses leaves the call as it was, locally too.
+/// A hold or resume the peer refuses leaves the call as it was, locally too. In virtual time,
+/// against a scripted peer on the in-memory network.
 final class CallHoldRefusedTests: XCTestCase {
     func testAHoldThePeerRefusesLeavesTheCallOffHoldAndAResumeItRefusesLeavesItOnHold() throws {
-        let peer = try SIPScriptedPeer()
-        let alice = try TestVoiceClient("alice") {
-            $0.reconnection = CallReconnectionPolicy(mediaSilenceThreshold: .seconds(120))
-        }
-        defer {
-            alice.client.shutdown()
-            peer.shutdown()
-        }
+        let net = VirtualTimeCalls()
+        let peer = try SIPScriptedPeer(host: "127.0.0.3", port: 5060, network: net.network.transportFactory)
+        let alice = try net.client("alice", host: "127.0.0.1")
         let delegate = RecordingCallDelegate()
-        let call = alice.connect(to: peer.uri.description, delegate: delegate)
-        XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected])
+        let call = alice.connect(
+            options: ConnectOptions(accessToken: CallTestTokens.token("alice")) { builder in
+                builder.params = ["To": peer.uri.description]
+                builder.delegateQueue = delegate.queue
+            },
+            delegate: delegate)
+        net.settle(delegate.queue)
+        XCTAssertEqual(delegate.callbacks, [.ringing, .connected])
         let reinvites = { peer.requests.filter { $0.method == .invite }.count }
 
+        // The re-INVITE is answered 488 at once: no time passes, the call is back off hold.
         peer.setAnswer { $0.method == .invite ? .status(488) : .session }
         call.isOnHold = true
-        XCTAssertTrue(PollingWait.until(timeout: 5) { reinvites() == 2 && !call.isOnHold }, "back off hold after the 488")
+        net.settle(delegate.queue)
+        XCTAssertEqual(reinvites(), 2)
+        XCTAssertFalse(call.isOnHold, "back off hold after the 488")
         XCTAssertEqual(call.state, .connected)
+        XCTAssertEqual(net.elapsedMilliseconds, 0)
 
         peer.setAnswer { _ in .session }
         call.isOnHold = true
-        XCTAssertTrue(PollingWait.until(timeout: 5) { reinvites() == 3 })
+        net.settle(delegate.queue)
+        XCTAssertEqual(reinvites(), 3)
+        XCTAssertTrue(call.isOnHold)
+
         peer.setAnswer { $0.method == .invite ? .status(488) : .session }
         call.isOnHold = false
-        XCTAssertTrue(PollingWait.until(timeout: 5) { reinvites() == 4 })
-        XCTAssertTrue(PollingWait.until(timeout: 5) { call.isOnHold }, "still on hold after the refused resume")
+        net.settle(delegate.queue)
+        XCTAssertEqual(reinvites(), 4)
+        XCTAssertTrue(call.isOnHold, "still on hold after the refused resume")
         XCTAssertEqual(call.state, .connected)
         call.disconnect()
-        XCTAssertEqual(delegate.waitForEnd(), [.ringing, .connected, .disconnected(nil)])
+        net.settle(delegate.queue)
+        XCTAssertEqual(delegate.callbacks, [.ringing, .connected, .disconnected(nil)])
     }
 }
