@@ -14,10 +14,14 @@ public struct LoggingInsightsPublisher: InsightsPublisher {
 
     /// Logs `event`.
     public func publish(_ event: InsightsEvent) {
+        let level = LoggingInsightsPublisher.logLevel(for: event.level)
+        // Below the logger's level nothing is written: skip building the metadata (the payload's
+        // text), which would otherwise cost the signaling loop on every event.
+        guard logger.logLevel <= level else { return }
         var metadata: Logger.Metadata = ["group": .string(event.group.rawValue), "event": .string(event.name)]
         if let callSid = event.callSid { metadata["callSid"] = .string(callSid) }
         if !event.payload.isEmpty { metadata["payload"] = .string(InsightsValue.object(event.payload).description) }
-        logger.log(level: LoggingInsightsPublisher.logLevel(for: event.level), "\(event.qualifiedName)", metadata: metadata)
+        logger.log(level: level, "\(event.qualifiedName)", metadata: metadata)
     }
 
     /// The swift-log level an Insights level is logged at.
