@@ -108,7 +108,9 @@ let package = Package(
                 "VoiceSignals", "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            ],
+            // The peers' configuration templates (baresip, Kamailio).
+            resources: [.copy("PeerTemplates")]
         ),
         .executableTarget(
             name: "VoiceBench",

@@ -72,20 +72,11 @@ struct DefaultQualityBenchmark {
         signal += [Int16](repeating: 0, count: 24_000)
         self.signal = signal
         voiceStarts = starts
-        guard let templates = Self.findBaresipTemplates() else {
-            throw BenchError("baresip configuration templates not found (Tests/VoiceSIPAgentTests/Fixtures/baresip)")
+        guard let templates = PeerTemplates.baresip else {
+            throw BenchError("baresip configuration templates not found (VoiceTestKit's PeerTemplates resource)")
         }
         baresipTemplates = templates
         guard SIPPeerProcess.isInstalled("baresip") else { throw BenchError("baresip is not installed; run scripts/install-deps.sh") }
-    }
-
-    static func findBaresipTemplates() -> String? {
-        let relative = "Tests/VoiceSIPAgentTests/Fixtures/baresip"
-        let candidates = [
-            FileManager.default.currentDirectoryPath + "/" + relative,
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../" + relative).path,
-        ]
-        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/config") }
     }
 
     /// Runs every condition and seed; returns the figures (name, value) in print order.

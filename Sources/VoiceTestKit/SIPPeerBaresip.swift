@@ -2,52 +2,52 @@ import Foundation
 import VoiceMedia
 
 /// How a ``BaresipPeer`` is configured.
-package struct BaresipConfiguration: Hashable, Sendable {
+public struct BaresipConfiguration: Hashable, Sendable {
     /// The account's user part (`sip:<user>@127.0.0.1:<port>`).
-    package var user: String = "bob"
+    public var user: String = "bob"
     /// The SIP port (UDP and TCP); 0 picks a free one.
-    package var sipPort: Int = 0
+    public var sipPort: Int = 0
     /// Answer incoming calls automatically (`answermode=auto`); otherwise they ring.
-    package var autoAnswer: Bool = true
+    public var autoAnswer: Bool = true
     /// `mediaenc`: `srtp-mand` (SDES, RTP/SAVP, SRTP required), `srtp` (optional), or nil for plain RTP.
-    package var mediaEncryption: String? = "srtp-mand"
+    public var mediaEncryption: String? = "srtp-mand"
     /// `audio_codecs`, in order of preference.
-    package var audioCodecs: [String] = ["opus/48000/2", "PCMU/8000/1"]
+    public var audioCodecs: [String] = ["opus/48000/2", "PCMU/8000/1"]
     /// A WAV file sent as the call's audio (`aufile`, played once, then silence); nil sends a
     /// 440 Hz tone (`ausine`). baresip 1.0.0 refuses a file whose rate and channel count differ
     /// from the codec's (48 kHz stereo for Opus; see ``BaresipWAVFile/write(_:to:)``) and then
     /// sends no audio at all.
-    package var audioFile: String? = nil
+    public var audioFile: String? = nil
     /// When set, both directions of every call are recorded as WAV files in this directory
     /// (`sndfile` module: `dump-<time>-enc.wav` sent, `dump-<time>-dec.wav` received).
-    package var recordingDirectory: String? = nil
+    public var recordingDirectory: String? = nil
     /// A registrar to register with (`sip:127.0.0.1:5060`); nil registers nowhere. The account's
     /// domain becomes the registrar's host and port.
-    package var registrar: String? = nil
+    public var registrar: String? = nil
     /// The digest password for the registrar.
-    package var password: String? = nil
+    public var password: String? = nil
     /// The `ctrl_tcp` control port on 127.0.0.1; 0 picks a free one.
-    package var controlPort: Int = 0
+    public var controlPort: Int = 0
     /// Run with `-s`: every SIP message sent and received goes to the log.
-    package var sipTrace: Bool = false
+    public var sipTrace: Bool = false
 
     /// The defaults: user `bob`, a free port, auto-answer, SRTP required, Opus then PCMU.
-    package init() {}
+    public init() {}
 }
 
 /// baresip 1.0.0 running on 127.0.0.1 with its configuration written from a template.
 ///
 /// No sound card is needed: audio comes from a tone or a WAV file, no player module is loaded.
 /// Thread-safe.
-package final class BaresipPeer: Sendable {
+public final class BaresipPeer: Sendable {
     /// The configuration the peer runs with (ports resolved).
-    package let configuration: BaresipConfiguration
+    public let configuration: BaresipConfiguration
     /// The directory holding `config`, `accounts` and `baresip.log`.
-    package let directory: String
+    public let directory: String
     /// The SIP UDP address.
     package let sipAddress: SocketAddress
     /// The account URI, e.g. `sip:bob@127.0.0.1:5062`.
-    package let uri: String
+    public let uri: String
     /// The running process.
     package let process: SIPPeerProcess
     /// The `ctrl_tcp` connection, made as soon as baresip is ready so no event is missed:
@@ -61,10 +61,13 @@ package final class BaresipPeer: Sendable {
     ///   - configuration: Ports, account, media settings.
     ///   - executable: The binary, `baresip` on `PATH` by default.
     ///   - readyTimeout: How long to wait for the OPTIONS answer.
-    package init(
-        templateDirectory: String, configuration: BaresipConfiguration = BaresipConfiguration(),
+    public init(
+        templateDirectory: String? = PeerTemplates.baresip, configuration: BaresipConfiguration = BaresipConfiguration(),
         executable: String = "baresip", readyTimeout: Duration = .seconds(10)
     ) throws(SIPPeerError) {
+        guard let templateDirectory else {
+            throw SIPPeerError(.invalidTemplate, "no baresip templates: VoiceTestKit's resource bundle is missing")
+        }
         var config = configuration
         if config.sipPort == 0 { config.sipPort = try SIPPeerProcess.freePort() }
         if config.controlPort == 0 {
@@ -143,7 +146,7 @@ package final class BaresipPeer: Sendable {
     /// baresip 1.0.0 drops `sndfile` from the receive pipeline at a re-INVITE (hold, resume):
     /// wait here before one if the received audio matters.
     /// - Returns: False after `timeout`.
-    package func waitForReceivedAudio(_ duration: Duration, timeout: Duration = .seconds(5)) -> Bool {
+    public func waitForReceivedAudio(_ duration: Duration, timeout: Duration = .seconds(5)) -> Bool {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         let wanted = 44 + Int(seconds * 48_000) * 4
         let deadline = ContinuousClock.now + timeout
@@ -159,7 +162,7 @@ package final class BaresipPeer: Sendable {
     }
 
     /// The files `sndfile` has written so far (empty without a ``BaresipConfiguration/recordingDirectory``).
-    package var recordings: BaresipRecordings {
+    public var recordings: BaresipRecordings {
         guard let directory = configuration.recordingDirectory,
             let names = try? FileManager.default.contentsOfDirectory(atPath: directory)
         else { return BaresipRecordings(sent: [], received: []) }
@@ -169,10 +172,10 @@ package final class BaresipPeer: Sendable {
     }
 
     /// The log so far (stdout and stderr).
-    package var log: String { process.log }
+    public var log: String { process.log }
 
     /// Stops baresip (SIGTERM, then SIGKILL) and removes its directory. Idempotent.
-    package func stop() {
+    public func stop() {
         control.close()
         process.stop()
         try? FileManager.default.removeItem(atPath: directory)
@@ -182,14 +185,14 @@ package final class BaresipPeer: Sendable {
 }
 
 /// The WAV files baresip's `sndfile` module wrote, oldest call first.
-package struct BaresipRecordings: Hashable, Sendable {
+public struct BaresipRecordings: Hashable, Sendable {
     /// `dump-<time>-enc.wav`: the audio baresip sent (before encoding).
-    package var sent: [String]
+    public var sent: [String]
     /// `dump-<time>-dec.wav`: the audio baresip received (after decoding).
-    package var received: [String]
+    public var received: [String]
 
     /// Creates a listing.
-    package init(sent: [String], received: [String]) {
+    public init(sent: [String], received: [String]) {
         self.sent = sent
         self.received = received
     }

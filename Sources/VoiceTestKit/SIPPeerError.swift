@@ -1,7 +1,7 @@
 /// Why a SIP interop peer (baresip, Kamailio) could not be prepared, started or reached.
-package struct SIPPeerError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct SIPPeerError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong, as a closed set of kinds.
-    package enum Kind: Hashable, Sendable {
+    public enum Kind: Hashable, Sendable {
         /// The peer's binary is not on `PATH` (or at the given path).
         case notInstalled
         /// The process could not be launched.
@@ -21,15 +21,15 @@ package struct SIPPeerError: Error, Hashable, Sendable, CustomStringConvertible 
     }
 
     /// The kind of failure.
-    package let kind: Kind
+    public let kind: Kind
     /// Details for the test log: paths, ports, the log's last lines.
-    package let detail: String
+    public let detail: String
 
     /// Creates an error of `kind` with `detail`.
-    package init(_ kind: Kind, _ detail: String) {
+    public init(_ kind: Kind, _ detail: String) {
         self.kind = kind
         self.detail = detail
     }
 
-    package var description: String { "SIP peer \(kind): \(detail)" }
+    public var description: String { "SIP peer \(kind): \(detail)" }
 }

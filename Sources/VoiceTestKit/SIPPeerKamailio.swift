@@ -2,33 +2,33 @@ import Foundation
 import VoiceMedia
 
 /// How a ``KamailioPeer`` is configured.
-package struct KamailioConfiguration: Hashable, Sendable {
+public struct KamailioConfiguration: Hashable, Sendable {
     /// Users and their digest passwords (plain text in the generated config, no database).
-    package var users: [String: String] = ["alice": "alicepass", "bob": "bobpass"]
+    public var users: [String: String] = ["alice": "alicepass", "bob": "bobpass"]
     /// The digest realm and the proxy's domain alias.
-    package var realm: String = "sippeer.test"
+    public var realm: String = "sippeer.test"
     /// The UDP port; 0 picks a free one.
-    package var udpPort: Int = 0
+    public var udpPort: Int = 0
     /// The TCP port; 0 picks a free one.
-    package var tcpPort: Int = 0
+    public var tcpPort: Int = 0
     /// Where Kamailio's modules live (Debian's path by default).
-    package var modulePath: String = "/usr/lib/x86_64-linux-gnu/kamailio/modules/"
+    public var modulePath: String = "/usr/lib/x86_64-linux-gnu/kamailio/modules/"
 
     /// The defaults: users alice/alicepass and bob/bobpass, realm `sippeer.test`, free ports.
-    package init() {}
+    public init() {}
 }
 
 /// Kamailio 5.6 as registrar, location service and record-routing proxy with digest auth,
 /// on 127.0.0.1, its `kamailio.cfg` written from a template. Thread-safe.
-package final class KamailioPeer: Sendable {
+public final class KamailioPeer: Sendable {
     /// The configuration the proxy runs with (ports resolved).
-    package let configuration: KamailioConfiguration
+    public let configuration: KamailioConfiguration
     /// The directory holding `kamailio.cfg`, `kamailio.log` and the runtime directory `run`.
-    package let directory: String
+    public let directory: String
     /// The UDP address.
     package let udpAddress: SocketAddress
     /// The proxy's URI over UDP, e.g. `sip:127.0.0.1:5060`.
-    package let uri: String
+    public let uri: String
     /// The running process.
     package let process: SIPPeerProcess
 
@@ -39,10 +39,13 @@ package final class KamailioPeer: Sendable {
     ///   - configuration: Users, realm, ports.
     ///   - executable: The binary, `kamailio` on `PATH` (or in `/usr/sbin`) by default.
     ///   - readyTimeout: How long to wait for the OPTIONS answer.
-    package init(
-        templatePath: String, configuration: KamailioConfiguration = KamailioConfiguration(),
+    public init(
+        templatePath: String? = PeerTemplates.kamailio, configuration: KamailioConfiguration = KamailioConfiguration(),
         executable: String = "kamailio", readyTimeout: Duration = .seconds(10)
     ) throws(SIPPeerError) {
+        guard let templatePath else {
+            throw SIPPeerError(.invalidTemplate, "no Kamailio template: VoiceTestKit's resource bundle is missing")
+        }
         var config = configuration
         if config.udpPort == 0 { config.udpPort = try SIPPeerProcess.freePort() }
         if config.tcpPort == 0 { config.tcpPort = config.udpPort }
@@ -87,10 +90,10 @@ package final class KamailioPeer: Sendable {
     }
 
     /// The log so far (Kamailio logs to stderr with `-E`).
-    package var log: String { process.log }
+    public var log: String { process.log }
 
     /// Stops Kamailio and its workers (SIGTERM, then SIGKILL to the group) and removes its directory.
-    package func stop() {
+    public func stop() {
         process.stop()
         try? FileManager.default.removeItem(atPath: directory)
     }

@@ -27,9 +27,7 @@ final class CallThroughKamailioTests: XCTestCase {
             XCTFail(message)
             throw SIPPeerError(.notInstalled, message)
         }
-        let template = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../VoiceSIPAgentTests/Fixtures/kamailio/kamailio.cfg").standardized.path
-        let peer = try KamailioPeer(templatePath: template)
+        let peer = try KamailioPeer()
         kamailio = peer
         return peer
     }

@@ -5,11 +5,10 @@ import XCTest
 import VoiceMediaTypes
 import VoiceSupport
 
-/// Where the peer configuration templates live in the source tree.
+/// The peer configuration templates, as VoiceTestKit ships them.
 enum SIPPeerFixtures {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
-    static let baresip = directory + "/baresip"
-    static let kamailio = directory + "/kamailio/kamailio.cfg"
+    static let baresip = PeerTemplates.baresip ?? "missing-baresip-templates"
+    static let kamailio = PeerTemplates.kamailio ?? "missing-kamailio-template"
 }
 
 extension XCTestCase {

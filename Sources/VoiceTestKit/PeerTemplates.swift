@@ -1,0 +1,16 @@
+import Foundation
+
+/// The configuration templates the real peers start from, shipped with VoiceTestKit:
+/// `baresip/config`, `baresip/accounts` and `kamailio/kamailio.cfg`.
+public enum PeerTemplates {
+    /// The directory holding them, or nil when the resource bundle is missing.
+    public static var directory: String? {
+        Bundle.module.url(forResource: "PeerTemplates", withExtension: nil)?.path
+    }
+
+    /// baresip's template directory.
+    public static var baresip: String? { directory.map { $0 + "/baresip" } }
+
+    /// Kamailio's template file.
+    public static var kamailio: String? { directory.map { $0 + "/kamailio/kamailio.cfg" } }
+}
