@@ -25,7 +25,7 @@ final class BaresipSenderCall {
     ///   - toUs: impairment of baresip's packets on their way to our stream.
     ///   - toBaresip: impairment of our packets (RTCP reports, silence) on their way back.
     init(
-        templateDirectory: String, samples: [Int16], workDirectory: String, offering settings: OpusSettings, toUs: NetworkImpairment,
+        samples: [Int16], workDirectory: String, offering settings: OpusSettings, toUs: NetworkImpairment,
         toBaresip: NetworkImpairment, recordingCapacity: Int
     ) throws {
         let file = workDirectory + "/baresip-source-\(UInt32.random(in: 0...UInt32.max)).wav"
@@ -33,7 +33,7 @@ final class BaresipSenderCall {
         var configuration = BaresipConfiguration()
         configuration.audioFile = file
         configuration.audioCodecs = ["opus/48000/2"]
-        peer = try BaresipPeer(templateDirectory: templateDirectory, configuration: configuration)
+        peer = try BaresipPeer(configuration: configuration)
         channel = try SIPPeerUDPChannel()
         let ourPort = try SIPPeerProcess.freeUDPPortRange(count: 1).lowerBound
         let ourAddress = try SocketAddress(host: "127.0.0.1", port: ourPort)

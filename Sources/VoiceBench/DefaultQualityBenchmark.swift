@@ -40,7 +40,6 @@ struct DefaultQualityBenchmark {
     let conditions: [Condition]
     let tool: String
     let workDirectory: String
-    let baresipTemplates: String
 
     /// - Parameters:
     ///   - seeds: loss seeds per condition.
@@ -72,10 +71,9 @@ struct DefaultQualityBenchmark {
         signal += [Int16](repeating: 0, count: 24_000)
         self.signal = signal
         voiceStarts = starts
-        guard let templates = PeerTemplates.baresip else {
+        guard PeerTemplates.baresip != nil else {
             throw BenchError("baresip configuration templates not found (VoiceTestKit's PeerTemplates resource)")
         }
-        baresipTemplates = templates
         guard SIPPeerProcess.isInstalled("baresip") else { throw BenchError("baresip is not installed; run scripts/install-deps.sh") }
     }
 
@@ -127,7 +125,7 @@ struct DefaultQualityBenchmark {
             codec: .opus(settings), signalA: signal, signalB: [], impairmentAToB: condition.impairment(seed: seed),
             impairmentBToA: condition.impairment(seed: seed + 1))
         let baresip = try BaresipSenderCall(
-            templateDirectory: baresipTemplates, samples: signal, workDirectory: workDirectory, offering: settings,
+            samples: signal, workDirectory: workDirectory, offering: settings,
             toUs: condition.impairment(seed: seed), toBaresip: condition.impairment(seed: seed + 1), recordingCapacity: capacity)
         try ours.start()
         Thread.sleep(forTimeInterval: Double(signal.count) / 48_000 + 1)

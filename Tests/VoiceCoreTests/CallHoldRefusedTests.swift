@@ -12,13 +12,7 @@ final class CallHoldRefusedTests: XCTestCase {
         let peer = try SIPScriptedPeer(host: "127.0.0.3", port: 5060, network: net.network.transportFactory)
         let alice = try net.client("alice", host: "127.0.0.1")
         let delegate = RecordingCallDelegate()
-        let call = alice.connect(
-            options: ConnectOptions(accessToken: CallTestTokens.token("alice")) { builder in
-                builder.params = ["To": peer.uri.description]
-                builder.delegateQueue = delegate.queue
-            },
-            delegate: delegate)
-        net.settle(delegate.queue)
+        let call = net.place(from: alice, to: peer.uri.description, delegate: delegate)
         XCTAssertEqual(delegate.callbacks, [.ringing, .connected])
         let reinvites = { peer.requests.filter { $0.method == .invite }.count }
 

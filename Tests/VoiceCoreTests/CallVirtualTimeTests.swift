@@ -103,13 +103,7 @@ final class CallVirtualTimeTests: XCTestCase {
         let net = VirtualTimeCalls()
         let alice = try net.client("alice", host: "127.0.0.1")
         let delegate = RecordingCallDelegate()
-        let call = alice.connect(
-            options: ConnectOptions(accessToken: CallTestTokens.token("alice")) { builder in
-                builder.params = ["To": "sip:nobody@127.0.0.9:5060"]
-                builder.delegateQueue = delegate.queue
-            },
-            delegate: delegate)
-        net.settle(delegate.queue)
+        let call = net.place(from: alice, to: "sip:nobody@127.0.0.9:5060", delegate: delegate)
         // RFC 3261 §17.1.1.2 over UDP: T1 = 500 ms, doubling, for 64·T1.
         net.advance(31_999, settling: delegate.queue)
         XCTAssertEqual(net.sendTimes(of: .invite), [0, 500, 1_500, 3_500, 7_500, 15_500, 31_500])
@@ -181,12 +175,7 @@ final class CallVirtualTimeTests: XCTestCase {
         // Nobody takes calls any more: an INVITE now is turned away with 480.
         let alice = try net.client("alice", host: "127.0.0.1")
         let delegate = RecordingCallDelegate()
-        _ = alice.connect(
-            options: ConnectOptions(accessToken: CallTestTokens.token("alice")) { builder in
-                builder.params = ["To": "sip:bob@127.0.0.2:5060"]
-                builder.delegateQueue = delegate.queue
-            },
-            delegate: delegate)
+        _ = net.place(from: alice, to: "sip:bob@127.0.0.2:5060", delegate: delegate)
         net.settle(delegate.queue, pushed.queue)
         XCTAssertEqual(net.sendTimes(ofStatus: 480), [32_000])
         XCTAssertEqual(delegate.callbacks, [.failed(.temporarilyUnavailable)])

@@ -121,6 +121,18 @@ final class VirtualTimeCalls {
         settle(queues)
     }
 
+    /// `client` calls `destination` (a `To` parameter), with `delegate` on its own queue; settles.
+    func place(from client: VoiceClient, to destination: String, delegate: RecordingCallDelegate) -> Call {
+        let call = client.connect(
+            options: ConnectOptions(accessToken: CallTestTokens.token(client.configuration.identity)) { builder in
+                builder.params = ["To": destination]
+                builder.delegateQueue = delegate.queue
+            },
+            delegate: delegate)
+        settle(delegate.queue)
+        return call
+    }
+
     /// alice (127.0.0.1) calls bob (127.0.0.2), who accepts: the call connected on both sides
     /// (asserted unless `checkConnected` is false).
     func connectedCall(checkConnected: Bool = true) throws -> (alice: VoiceClient, bob: VoiceClient, call: Call, aliceDelegate: RecordingCallDelegate, bobDelegate: RecordingCallDelegate) {
@@ -130,13 +142,8 @@ final class VirtualTimeCalls {
         bob.register(accessToken: CallTestTokens.token("bob"), notificationDelegate: notifications, delegateQueue: notifications.queue) { _ in }
         settle(notifications.queue)
         let aliceDelegate = RecordingCallDelegate()
-        let call = alice.connect(
-            options: ConnectOptions(accessToken: CallTestTokens.token("alice")) { builder in
-                builder.params = ["To": "sip:bob@127.0.0.2:5060"]
-                builder.delegateQueue = aliceDelegate.queue
-            },
-            delegate: aliceDelegate)
-        settle(notifications.queue, aliceDelegate.queue)
+        let call = place(from: alice, to: "sip:bob@127.0.0.2:5060", delegate: aliceDelegate)
+        settle(notifications.queue)
         let invite = try XCTUnwrap(notifications.invites.withLockedValue { $0.first }, "bob was invited")
         let bobDelegate = RecordingCallDelegate()
         _ = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = bobDelegate.queue }, delegate: bobDelegate)
@@ -150,16 +157,17 @@ final class VirtualTimeCalls {
 
     /// The times (ms since the fixture was made) at which requests of `method` were sent.
     func sendTimes(of method: SIPMethod) -> [Int64] {
-        network.sent.compactMap { datagram in
-            guard case .request(let request)? = datagram.message, request.method == method else { return nil }
-            return (datagram.time - start).nanoseconds / 1_000_000
-        }
+        sendTimes { if case .request(let request) = $0 { request.method == method } else { false } }
     }
 
     /// The times (ms since the fixture was made) at which responses with `status` were sent.
     func sendTimes(ofStatus status: Int) -> [Int64] {
+        sendTimes { if case .response(let response) = $0 { response.statusCode == status } else { false } }
+    }
+
+    private func sendTimes(where matches: (SIPMessage) -> Bool) -> [Int64] {
         network.sent.compactMap { datagram in
-            guard case .response(let response)? = datagram.message, response.statusCode == status else { return nil }
+            guard let message = datagram.message, matches(message) else { return nil }
             return (datagram.time - start).nanoseconds / 1_000_000
         }
     }

@@ -45,7 +45,7 @@ final class SIPInteropBaresipTests: XCTestCase {
         configuration.autoAnswer = autoAnswer
         configuration.audioFile = audioFile
         configuration.recordingDirectory = directory
-        let baresip = try BaresipPeer(templateDirectory: SIPPeerFixtures.baresip, configuration: configuration)
+        let baresip = try BaresipPeer(configuration: configuration)
         cleanup.append {
             baresip.stop()
             try? FileManager.default.removeItem(atPath: directory)

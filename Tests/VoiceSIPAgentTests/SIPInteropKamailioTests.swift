@@ -22,7 +22,7 @@ final class SIPInteropKamailioTests: XCTestCase {
 
     private func startKamailio() throws -> KamailioPeer {
         try requirePeer("kamailio")
-        let peer = try KamailioPeer(templatePath: SIPPeerFixtures.kamailio)
+        let peer = try KamailioPeer()
         kamailio = peer
         return peer
     }
@@ -121,7 +121,7 @@ final class SIPInteropKamailioTests: XCTestCase {
         configuration.user = "bob"
         configuration.registrar = "sip:127.0.0.1:\(kamailio.configuration.udpPort)"
         configuration.password = "bobpass"
-        let baresip = try BaresipPeer(templateDirectory: SIPPeerFixtures.baresip, configuration: configuration)
+        let baresip = try BaresipPeer(configuration: configuration)
         defer { baresip.stop() }
         XCTAssertTrue(PollingWait.until(timeout: 10) { baresip.log.contains("200 OK") }, "baresip registered; log:\n\(baresip.process.logTail())")
 

@@ -11,7 +11,7 @@ final class SIPPeerHarnessBaresipCallTests: XCTestCase {
         configuration.user = user
         configuration.autoAnswer = autoAnswer
         adjust(&configuration)
-        return try BaresipPeer(templateDirectory: SIPPeerFixtures.baresip, configuration: configuration)
+        return try BaresipPeer(configuration: configuration)
     }
 
     func testDialAcceptHoldResumeDTMFAndHangUp() throws {

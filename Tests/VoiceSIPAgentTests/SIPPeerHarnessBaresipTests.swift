@@ -11,7 +11,7 @@ final class SIPPeerHarnessBaresipTests: XCTestCase {
         try requirePeer("baresip")
         var configuration = BaresipConfiguration()
         configuration.recordingDirectory = recording
-        return try BaresipPeer(templateDirectory: SIPPeerFixtures.baresip, configuration: configuration)
+        return try BaresipPeer(configuration: configuration)
     }
 
     func testAnswersOptions() throws {

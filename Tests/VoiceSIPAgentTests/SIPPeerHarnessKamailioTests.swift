@@ -9,7 +9,7 @@ import VoiceSupport
 final class SIPPeerHarnessKamailioTests: XCTestCase {
     private func startKamailio() throws -> KamailioPeer {
         try requirePeer("kamailio")
-        return try KamailioPeer(templatePath: SIPPeerFixtures.kamailio)
+        return try KamailioPeer()
     }
 
     private func register(

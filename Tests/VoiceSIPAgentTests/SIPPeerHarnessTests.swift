@@ -5,12 +5,6 @@ import XCTest
 import VoiceMediaTypes
 import VoiceSupport
 
-/// The peer configuration templates, as VoiceTestKit ships them.
-enum SIPPeerFixtures {
-    static let baresip = PeerTemplates.baresip ?? "missing-baresip-templates"
-    static let kamailio = PeerTemplates.kamailio ?? "missing-kamailio-template"
-}
-
 extension XCTestCase {
     /// Skips the test when the peer binary `name` is missing, except under `CI=true`, where a
     /// missing peer fails the test.
