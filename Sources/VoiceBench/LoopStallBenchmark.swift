@@ -23,6 +23,8 @@ struct LoopStallBenchmark {
         var p99StallMilliseconds: Double
         /// How much of the worst stall the loop thread spent running (the rest it waited for a core).
         var worstStallWorkMilliseconds: Double
+        /// When the worst stall ended, ms after the probe started (the calls are placed right after).
+        var worstStallAtMilliseconds: Double
         var setupSeconds: Double
         var teardownSeconds: Double
         var connected: Int
@@ -85,7 +87,7 @@ struct LoopStallBenchmark {
         let stalls = probe.stop()
         return Result(
             maxStallMilliseconds: stalls.max, p99StallMilliseconds: stalls.p99,
-            worstStallWorkMilliseconds: stalls.worstGapWork, setupSeconds: setup,
+            worstStallWorkMilliseconds: stalls.worstGapWork, worstStallAtMilliseconds: stalls.worstAt, setupSeconds: setup,
             teardownSeconds: teardown, connected: connected)
     }
 
@@ -107,12 +109,16 @@ private final class LoopStallProbe: @unchecked Sendable {
     private var worst = 0.0
     /// The loop thread's own CPU time within the worst gap, ms.
     private var worstGapWork = 0.0
+    /// When the worst gap ended, in ms since `start`.
+    private var worstAt = 0.0
+    private var started = NIODeadline.now()
 
     init(loop: any EventLoop) { self.loop = loop }
 
     func start() {
         try? loop.submit {
             self.lateness.reserveCapacity(100_000)
+            self.started = .now()
             self.task = self.loop.scheduleRepeatedTask(initialDelay: .milliseconds(1), delay: .milliseconds(1)) { _ in
                 let now = NIODeadline.now()
                 let cpu = ProcessFigures.threadCPUSeconds()
@@ -122,6 +128,7 @@ private final class LoopStallProbe: @unchecked Sendable {
                     if late > self.worst {
                         self.worst = late
                         self.worstGapWork = (cpu - self.lastCPU) * 1000
+                        self.worstAt = Double((now - self.started).nanoseconds) / 1e6
                     }
                     self.lateness.append(late)
                 }
@@ -131,13 +138,13 @@ private final class LoopStallProbe: @unchecked Sendable {
         }.wait()
     }
 
-    func stop() -> (max: Double, p99: Double, worstGapWork: Double) {
-        let (sorted, work) = (try? loop.submit { () -> ([Double], Double) in
+    func stop() -> (max: Double, p99: Double, worstGapWork: Double, worstAt: Double) {
+        let (sorted, work, at) = (try? loop.submit { () -> ([Double], Double, Double) in
             self.task?.cancel()
-            return (self.lateness.sorted(), self.worstGapWork)
-        }.wait()) ?? ([], 0)
-        guard let max = sorted.last else { return (0, 0, 0) }
-        return (max, sorted[min(sorted.count - 1, sorted.count * 99 / 100)], work)
+            return (self.lateness.sorted(), self.worstGapWork, self.worstAt)
+        }.wait()) ?? ([], 0, 0)
+        guard let max = sorted.last else { return (0, 0, 0, 0) }
+        return (max, sorted[min(sorted.count - 1, sorted.count * 99 / 100)], work, at)
     }
 }
 

@@ -129,9 +129,10 @@ struct Loop: ParsableCommand {
         let result = try LoopStallBenchmark(calls: calls, holdSeconds: holdSeconds).run()
         print(
             String(
-                format: "loop: %d of %d calls connected in %.0f ms, ended in %.0f ms; caller's loop late by %.2f ms at most (%.2f ms of it running on the loop thread), %.2f ms p99",
+                format: "loop: %d of %d calls connected in %.0f ms, ended in %.0f ms; caller's loop late by %.2f ms at most (%.2f ms of it running on the loop thread, %.0f ms in), %.2f ms p99",
                 result.connected, calls, result.setupSeconds * 1000, result.teardownSeconds * 1000,
-                result.maxStallMilliseconds, result.worstStallWorkMilliseconds, result.p99StallMilliseconds))
+                result.maxStallMilliseconds, result.worstStallWorkMilliseconds, result.worstStallAtMilliseconds,
+                result.p99StallMilliseconds))
         flushOutput()
         return [
             ("loop_stall_max_ms", String(format: "%.2f", result.maxStallMilliseconds)),

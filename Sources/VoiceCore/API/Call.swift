@@ -95,7 +95,7 @@ public final class Call: Sendable, CustomStringConvertible {
             queue.async { completion(nil) }
             return
         }
-        core.eventLoop.execute {
+        core.client.onLoop {
             let report = core.statsReport()
             queue.async { completion(report) }
         }
@@ -105,7 +105,7 @@ public final class Call: Sendable, CustomStringConvertible {
     public func stats() async -> CallStatsReport? {
         guard let core = core.withLock({ $0 }) else { return nil }
         return await withCheckedContinuation { continuation in
-            core.eventLoop.execute { continuation.resume(returning: core.statsReport()) }
+            core.client.onLoop { continuation.resume(returning: core.statsReport()) }
         }
     }
 
@@ -121,7 +121,7 @@ public final class Call: Sendable, CustomStringConvertible {
     /// call message delegate. Returns the message's `voiceEventSid`, or "" when the call is not connected.
     public func sendMessage(_ message: CallMessage) -> String {
         guard state == .connected || state == .reconnecting, let core = core.withLock({ $0 }) else { return "" }
-        core.eventLoop.execute { core.sendMessage(message) }
+        core.client.onLoop { core.sendMessage(message) }
         return message.voiceEventSid
     }
 
@@ -129,7 +129,7 @@ public final class Call: Sendable, CustomStringConvertible {
 
     private func perform(_ body: @escaping @Sendable (CallCore) -> Void) {
         guard let core = core.withLock({ $0 }) else { return }
-        core.eventLoop.execute { body(core) }
+        core.client.onLoop { body(core) }
     }
 
     func update(_ body: (inout Snapshot) -> Void) { snapshot.withLock { body(&$0) } }

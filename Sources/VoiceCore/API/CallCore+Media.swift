@@ -22,13 +22,13 @@ extension CallCore {
             client.configuration.mediaEngine, enableDSCP)
         media.isMuted = call.isMuted
         self.media = media
-        let loop = eventLoop
+        let client = self.client
         onMediaQueue {
             do throws(AudioStreamError) {
                 try media.apply(negotiated)
-                loop.execute { self.mediaStarted(media) }
+                client.onLoop { self.mediaStarted(media) }
             } catch {
-                loop.execute { self.mediaFailed(media, error) }
+                client.onLoop { self.mediaFailed(media, error) }
             }
         }
     }
@@ -84,10 +84,10 @@ extension CallCore {
         guard let media else { return }
         self.media = nil
         mediaStopping = true
-        let loop = eventLoop
+        let client = self.client
         onMediaQueue {
             media.stop()
-            loop.execute { self.mediaStopped() }
+            client.onLoop { self.mediaStopped() }
         }
     }
 

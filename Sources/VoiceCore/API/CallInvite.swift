@@ -75,7 +75,7 @@ public final class CallInvite: Sendable, CustomStringConvertible {
         let client = self.client
         let handle = self.handle
         let codecs = options.preferredAudioCodecs.map(\.mediaCodec)
-        client.agent.eventLoop.execute {
+        client.onLoop {
             guard accepted, client.invites.removeValue(forKey: handle) != nil else {
                 let error = VoiceError(.callDoesNotExist, failureReason: "the invite was already answered or cancelled")
                 core.run(core.machine.signalingFailed(core.stateError(error), now: client.now))
@@ -102,7 +102,7 @@ public final class CallInvite: Sendable, CustomStringConvertible {
         let client = self.client
         let handle = self.handle
         let sid = callSid
-        client.agent.eventLoop.execute {
+        client.onLoop {
             client.invites[handle] = nil
             client.agent.reject(handle, statusCode: 600)
             client.configuration.insightsPublisher.publish(CallInsights.connection(.rejectedByLocal, callSid: sid))
@@ -122,7 +122,7 @@ public final class CallInvite: Sendable, CustomStringConvertible {
     public func sendMessage(_ message: CallMessage) -> String {
         guard status.withLock({ $0 }) == .pending else { return "" }
         let client = self.client
-        client.agent.eventLoop.execute { self.sendMessageOnLoop(message) }
+        client.onLoop { self.sendMessageOnLoop(message) }
         return message.voiceEventSid
     }
 

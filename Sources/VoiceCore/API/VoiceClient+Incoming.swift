@@ -20,7 +20,7 @@ extension VoiceClient {
         }
         let delegateBox = DelegateBox<NotificationDelegate>(notificationDelegate)
         let messageBox = callMessageDelegate.map { DelegateBox<CallMessageDelegate>($0) }
-        agent.eventLoop.execute {
+        onLoop {
             self.accessToken = token
             self.notification = (delegateBox, delegateQueue, messageBox)
             guard self.configuration.registers else {
@@ -34,7 +34,7 @@ extension VoiceClient {
 
     /// Stops receiving calls: unregisters (Expires: 0) and drops the notification delegate.
     public func unregister(accessToken: String, completion: @escaping @Sendable (VoiceError?) -> Void) {
-        agent.eventLoop.execute {
+        onLoop {
             let queue = self.notification?.queue ?? .main
             self.notification = nil
             guard self.configuration.registers else {

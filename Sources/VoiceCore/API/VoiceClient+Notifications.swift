@@ -35,7 +35,7 @@ extension VoiceClient {
         guard let parsed = try? CallInviteNotification(payload: payload) else { return false }
         let box = DelegateBox<NotificationDelegate>(delegate)
         let messages = callMessageDelegate.map { DelegateBox<CallMessageDelegate>($0) }
-        agent.eventLoop.execute { self.notified(parsed, delegate: box, queue: delegateQueue, messages: messages) }
+        onLoop { self.notified(parsed, delegate: box, queue: delegateQueue, messages: messages) }
         return true
     }
 

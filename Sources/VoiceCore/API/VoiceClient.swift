@@ -138,6 +138,9 @@ public final class VoiceClient: @unchecked Sendable {
         box.client = self
     }
 
+    /// Runs `job` on the agent's loop after the app's earlier requests (see ``LoopJobQueue``).
+    func onLoop(_ job: @escaping @Sendable () -> Void) { agent.jobs.execute(job) }
+
     deinit {
         _ = agent.shutdown()
     }
@@ -210,13 +213,13 @@ public final class VoiceClient: @unchecked Sendable {
             try CallCustomHeaders(parameters: options.params, headers: options.sipHeaders).apply(to: &sipHeaders)
             prepared = (token, destination.requestURI(domain: configuration.domain), sipHeaders.map { ($0.name, $0.value) })
         } catch {
-            agent.eventLoop.execute { core.run(core.machine.signalingFailed(core.stateError(error), now: self.now)) }
+            onLoop { core.run(core.machine.signalingFailed(core.stateError(error), now: self.now)) }
             return call
         }
         let headers = prepared.headers.map { SIPHeaderPair(name: $0.0, value: $0.1) }
         let bearer = SIPAuthCredentials(bearerToken: prepared.token.rawValue)
         let codecs = options.preferredAudioCodecs.map(\.mediaCodec)
-        agent.eventLoop.execute {
+        onLoop {
             self.agent.call(
                 prepared.uri, headers: headers.map { ($0.name, $0.value) }, codecs: codecs, credentials: [bearer]
             ).whenComplete { result in

@@ -314,14 +314,17 @@ private final class WorkerLoop: @unchecked Sendable {
     }
 
     func runTick(now: MediaTime, expirations: UInt64) {
+        lastYield = clock.now()
         var i = 0
         while i < tickOrder.count {  // index loops: no iterator, so no allocation even unoptimized
             tickOrder[i].playoutTick(now: now)
+            yieldIfDue()
             i += 1
         }
         i = 0
         while i < tickOrder.count {
             tickOrder[i].tick(now: now)
+            yieldIfDue()
             i += 1
         }
         let spent = clock.now() - now
@@ -330,6 +333,24 @@ private final class WorkerLoop: @unchecked Sendable {
         if spent >= interval { worker.overruns.add(1, ordering: .relaxed) }
         worker.ticks.add(1, ordering: .relaxed)
         applyCommands()
+    }
+
+    /// Longest stretch of media work between two offers of the core to other threads.
+    static let yieldInterval = MediaTime.microseconds(250)
+    private var lastYield = MediaTime.zero
+
+    /// Offers the core to any thread waiting for it (the SIP event loops above all) once
+    /// ``yieldInterval`` of work has run. A tick for many calls takes milliseconds, and the
+    /// scheduler otherwise lets a busy worker finish its slice before a thread that just woke
+    /// runs; yielding between streams bounds that wait by one stream's work. With no other
+    /// thread runnable the yield returns at once (one system call every quarter millisecond).
+    @inline(__always)
+    private func yieldIfDue() {
+        let now = clock.now()
+        if now - lastYield >= Self.yieldInterval {
+            sched_yield()
+            lastYield = clock.now()
+        }
     }
 
     func applyCommands() {

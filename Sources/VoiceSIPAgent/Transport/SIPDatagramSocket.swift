@@ -21,7 +21,9 @@ import VoiceSIP
 ///
 /// Threading: a reader thread waits for datagrams and errors, parses them and hands them to
 /// the event loop in batches of at most ``batchLimit``, one batch at a time (so a flood fills
-/// the kernel's buffer, which drops the excess, rather than the loop's task queue). ``send(_:to:)``
+/// the kernel's buffer, which drops the excess, rather than the loop's task queue). The loop
+/// handles a batch in turns of at most ``LoopJobQueue/turnBudget``, its timers running between
+/// turns, so 64 INVITEs arriving together do not hold it for their whole batch. ``send(_:to:)``
 /// and ``close()`` are called on the event loop only. The descriptor is closed by the reader
 /// thread once it has seen ``close()``, so it is never closed under a send.
 final class SIPDatagramSocket: Sendable {
@@ -46,10 +48,10 @@ final class SIPDatagramSocket: Sendable {
     ///   - address: Where to bind.
     ///   - eventLoop: Where `deliver` is called.
     ///   - parser: Parses each datagram as one message.
-    ///   - deliver: Receives each batch of events, on `eventLoop`.
+    ///   - deliver: Receives each event, on `eventLoop`.
     static func open(
         boundTo address: NIOCore.SocketAddress, eventLoop: EventLoop, parser: SIPMessageParser,
-        deliver: @escaping @Sendable ([SIPTransportEvent]) -> Void
+        deliver: @escaping @Sendable (SIPTransportEvent) -> Void
     ) throws(SIPTransportError) -> SIPDatagramSocket {
         let family = address.protocol == .inet6 ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -109,7 +111,7 @@ final class SIPDatagramSocket: Sendable {
 
     // MARK: - On the reader thread
 
-    private func readUntilClosed(eventLoop: EventLoop, parser: SIPMessageParser, deliver: @escaping @Sendable ([SIPTransportEvent]) -> Void) {
+    private func readUntilClosed(eventLoop: EventLoop, parser: SIPMessageParser, deliver: @escaping @Sendable (SIPTransportEvent) -> Void) {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
         while !closed.load(ordering: .acquiring) {
@@ -141,15 +143,30 @@ final class SIPDatagramSocket: Sendable {
                 if let event = Self.event(buffer[..<count], from: source, parser: parser) { events.append(event) }
             }
             guard !events.isEmpty else { continue }
-            let batch = events
-            eventLoop.execute {
-                deliver(batch)
-                self.delivered.signal()
-            }
+            let batch = events[...]
+            eventLoop.execute { self.deliverInTurns(batch, on: eventLoop, to: deliver) }
             delivered.wait()
         }
         Glibc.close(descriptor)
         Glibc.close(wake)
+    }
+
+    /// On the loop: delivers `events` until the turn's budget is spent, then queues the rest
+    /// behind the loop's due timers and tasks. Lets the reader go on once all are delivered.
+    private func deliverInTurns(
+        _ events: ArraySlice<SIPTransportEvent>, on eventLoop: EventLoop, to deliver: @escaping @Sendable (SIPTransportEvent) -> Void
+    ) {
+        let deadline = NIODeadline.now() + LoopJobQueue.turnBudget
+        var rest = events
+        while let event = rest.popFirst() {
+            deliver(event)
+            if !rest.isEmpty, NIODeadline.now() >= deadline {
+                let remaining = rest
+                eventLoop.execute { self.deliverInTurns(remaining, on: eventLoop, to: deliver) }
+                return
+            }
+        }
+        delivered.signal()
     }
 
     /// A datagram as a transport event: a message, a malformed one, or nothing for a keep-alive

@@ -109,9 +109,7 @@ package final class SIPTransportLayer: @unchecked Sendable {
             blockingQueue.async {
                 do {
                     let address = try NIOCore.SocketAddress.makeAddressResolvingHost(host, port: port)
-                    let socket = try SIPDatagramSocket.open(boundTo: address, eventLoop: loop, parser: parser) { events in
-                        for event in events { deliver(event) }
-                    }
+                    let socket = try SIPDatagramSocket.open(boundTo: address, eventLoop: loop, parser: parser, deliver: deliver)
                     loop.execute {
                         guard !self.isShutDown else {
                             socket.close()

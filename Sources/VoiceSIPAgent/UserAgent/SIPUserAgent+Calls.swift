@@ -201,12 +201,12 @@ extension SIPUserAgent {
         if let mediaPortSource { return mediaPortSource(eventLoop) }
         let promise = eventLoop.makePromise(of: UInt16.self)
         let host = configuration.media.address
+        let jobs = self.jobs
         blockingQueue.async {
-            do {
-                promise.succeed(try SIPMediaPortReservation.reserve(host: host))
-            } catch {
-                promise.fail(error)
-            }
+            let port = Result { try SIPMediaPortReservation.reserve(host: host) }
+            // Through the job queue: a burst of calls' setups (run by the promise's callbacks)
+            // then takes the loop in bounded turns rather than all at once.
+            jobs.execute { promise.completeWith(port) }
         }
         return promise.futureResult
     }

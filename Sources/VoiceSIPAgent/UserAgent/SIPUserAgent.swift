@@ -39,6 +39,8 @@ package final class SIPUserAgent: @unchecked Sendable {
     let blockingQueue = DispatchQueue(label: "voice-sip-blocking", attributes: .concurrent)
     /// Finds a local RTP port for a new call; nil binds one on ``blockingQueue``.
     let mediaPortSource: SIPMediaPortSource?
+    /// How work from other threads reaches the loop in bounded turns (see ``LoopJobQueue``).
+    package let jobs: LoopJobQueue
     var nextCallID = 1
     var registration: SIPRegistration?
     var registrationTimers: [SIPRegistrationTimer: Scheduled<Void>] = [:]
@@ -106,6 +108,7 @@ package final class SIPUserAgent: @unchecked Sendable {
         let box = SIPWeakBox<SIPUserAgent>()
         let transport = try makeTransport { event in box.value?.handleTransportEvent(event) }
         self.transport = transport
+        self.jobs = LoopJobQueue(loop: transport.eventLoop)
         self.clock = clock ?? EventLoopMediaClock(loop: transport.eventLoop)
         box.value = self
     }

@@ -1,0 +1,74 @@
+import NIOCore
+import NIOPosix
+import VoiceSupport
+import XCTest
+
+@testable import VoiceSIPAgent
+
+/// The loop runs queued jobs in order and in bounded turns, with other tasks between turns.
+final class LoopJobQueueTests: XCTestCase {
+    private var group: MultiThreadedEventLoopGroup!
+
+    override func setUp() { group = MultiThreadedEventLoopGroup(numberOfThreads: 1) }
+    override func tearDown() { try? group.syncShutdownGracefully() }
+
+    /// Spins for `microseconds` of wall time, as a call's SIP and SDP work does.
+    private static func work(microseconds: Int64) {
+        let end = NIODeadline.now() + .microseconds(microseconds)
+        while NIODeadline.now() < end {}
+    }
+
+    func testJobsRunInTheOrderQueued() throws {
+        let loop = group.next()
+        let queue = LoopJobQueue(loop: loop)
+        let ran = Locked<[Int]>([])
+        let done = loop.makePromise(of: Void.self)
+        for i in 0..<500 { queue.execute { ran.withLock { $0.append(i) } } }
+        queue.execute { done.succeed(()) }
+        try done.futureResult.wait()
+        XCTAssertEqual(ran.withLock { $0 }, Array(0..<500))
+    }
+
+    /// Ten jobs of 300 µs queued at once: a task queued on the loop after them runs between two
+    /// turns (each at most the 500 µs budget, so two jobs), not after all ten as with one
+    /// `execute` per job.
+    func testOtherTasksRunBetweenTurns() throws {
+        let loop = group.next()
+        let queue = LoopJobQueue(loop: loop)
+        let order = Locked<[String]>([])
+        let done = loop.makePromise(of: Void.self)
+        loop.execute {
+            for i in 0..<10 {
+                queue.execute {
+                    Self.work(microseconds: 300)
+                    order.withLock { $0.append("job\(i)") }
+                }
+            }
+            queue.execute { done.succeed(()) }
+            loop.execute { order.withLock { $0.append("other") } }
+        }
+        try done.futureResult.wait()
+        let seen = order.withLock { $0 }
+        XCTAssertEqual(seen.filter { $0 != "other" }, (0..<10).map { "job\($0)" })
+        let other = try XCTUnwrap(seen.firstIndex(of: "other"))
+        XCTAssertGreaterThan(other, 0, "a turn runs at least one job")
+        XCTAssertLessThanOrEqual(other, 2, "the other task waits for one turn only: \(seen)")
+    }
+
+    func testAJobQueuedByAJobRunsAfterTheOnesBeforeIt() throws {
+        let loop = group.next()
+        let queue = LoopJobQueue(loop: loop)
+        let order = Locked<[Int]>([])
+        let done = loop.makePromise(of: Void.self)
+        queue.execute {
+            order.withLock { $0.append(1) }
+            queue.execute {
+                order.withLock { $0.append(3) }
+                done.succeed(())
+            }
+        }
+        queue.execute { order.withLock { $0.append(2) } }
+        try done.futureResult.wait()
+        XCTAssertEqual(order.withLock { $0 }, [1, 2, 3])
+    }
+}
