@@ -44,6 +44,11 @@ let package = Package(
         // What signaling and media agree on, as plain values: codecs and their settings, SRTP suites
         // and SDES keys (RFC 4568), a stream's encryption. Links no C library.
         .target(name: "VoiceMediaTypes", dependencies: ["VoiceSupport"]),
+        // The host's networks as rtnetlink reports them (links, addresses, default routes), each
+        // interface's type (ethernet, Wi-Fi, VPN, cellular, loopback) and the address calls prefer.
+        .target(
+            name: "VoiceNetwork",
+            dependencies: ["VoiceSupport", "CVoiceSys", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "VoiceMedia",
             dependencies: [
@@ -126,6 +131,7 @@ let package = Package(
             name: "VoiceFuzzing",
             dependencies: ["VoiceSupport", "VoiceMediaTypes", "VoiceSIP", "VoiceSIPAgent", "VoiceMedia", "VoiceCore"]),
         .executableTarget(name: "VoiceFuzz", dependencies: ["VoiceFuzzing"]),
+        .testTarget(name: "VoiceNetworkTests", dependencies: ["VoiceNetwork", "VoiceSupport", "VoiceTestKit", "VoiceSignals"]),
         .testTarget(name: "VoiceFuzzingTests", dependencies: ["VoiceFuzzing"], resources: [.copy("Corpus")]),
         .testTarget(
             name: "VoiceMediaTests",

@@ -5,7 +5,7 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 need=""
-for pkg in libopus-dev libsrtp2-dev libasound2-dev libspeexdsp-dev pkg-config alsa-utils baresip-core kamailio; do
+for pkg in libopus-dev libsrtp2-dev libasound2-dev libspeexdsp-dev pkg-config alsa-utils baresip-core kamailio iproute2; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
 done
 if [ -n "$need" ]; then

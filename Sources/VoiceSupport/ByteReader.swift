@@ -70,6 +70,22 @@ package struct ByteReader {
         return UInt64(bigEndian: v)
     }
 
+    /// Reads a 16-bit integer in the host's byte order (netlink's, RFC 3549 §2.2).
+    @inlinable package mutating func readHostUInt16() throws(Error) -> UInt16 {
+        try require(2)
+        let v = base.loadUnaligned(fromByteOffset: offset, as: UInt16.self)
+        position += 2
+        return v
+    }
+
+    /// Reads a 32-bit integer in the host's byte order (netlink's).
+    @inlinable package mutating func readHostUInt32() throws(Error) -> UInt32 {
+        try require(4)
+        let v = base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+        position += 4
+        return v
+    }
+
     /// Returns the next `count` bytes without copying them and advances past them.
     @inlinable package mutating func readBytes(_ count: Int) throws(Error) -> UnsafeRawBufferPointer {
         try require(count)

@@ -55,6 +55,20 @@ package struct ByteWriter {
         position += 8
     }
 
+    /// Writes a 16-bit integer in the host's byte order (netlink's).
+    @inlinable package mutating func writeHost(_ v: UInt16) throws(Error) {
+        try require(2)
+        base.storeBytes(of: v, toByteOffset: offset, as: UInt16.self)
+        position += 2
+    }
+
+    /// Writes a 32-bit integer in the host's byte order (netlink's).
+    @inlinable package mutating func writeHost(_ v: UInt32) throws(Error) {
+        try require(4)
+        base.storeBytes(of: v, toByteOffset: offset, as: UInt32.self)
+        position += 4
+    }
+
     /// Copies `bytes` in.
     @inlinable package mutating func write(bytes: UnsafeRawBufferPointer) throws(Error) {
         try require(bytes.count)

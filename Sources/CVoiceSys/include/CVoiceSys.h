@@ -45,6 +45,15 @@ int voice_recv_datagram_error(int fd, struct sockaddr_storage *destination, sock
  * command's output reaches a log file or pipe line by line. A C function
  * because Swift 6 refuses to touch the global `stdout` from Swift code.
  */
+/// Opens a non-blocking NETLINK_ROUTE socket subscribed to the multicast `groups` (RTMGRP_*),
+/// with a 1 MiB receive buffer. With `netns_path` (e.g. /run/netns/NAME) the socket is created
+/// inside that network namespace, from a short-lived thread, and watches it from then on.
+/// Returns the descriptor, or -1 with `*error` set to an errno.
+int voice_open_route_socket(const char *netns_path, unsigned groups, int *error);
+
+/// Sends a request to the kernel on a netlink socket.
+ssize_t voice_route_socket_send(int fd, const void *bytes, size_t length);
+
 static inline void voice_line_buffer_stdout(void) { setvbuf(stdout, NULL, _IOLBF, 0); }
 
 #endif

@@ -1,0 +1,38 @@
+import VoiceSupport
+
+/// Turns a burst of rtnetlink events into one change: a link going down removes its addresses
+/// and routes in a dozen messages, and DHCP renumbering adds before it deletes. The change is
+/// due once events have been quiet for ``quietPeriod``, and never later than ``maximumDelay``
+/// after the first (a link that flaps forever still gets looked at). Pure: the monitor feeds it
+/// times from its clock; tests from a manual one.
+package struct NetworkChangeCoalescer: Sendable {
+    package var quietPeriod: MediaTime
+    package var maximumDelay: MediaTime
+    private var first: MediaTime?
+    private var last: MediaTime?
+
+    package init(quietPeriod: MediaTime = .milliseconds(250), maximumDelay: MediaTime = .milliseconds(1_000)) {
+        self.quietPeriod = quietPeriod
+        self.maximumDelay = maximumDelay
+    }
+
+    /// Something changed at `now`.
+    package mutating func eventReceived(at now: MediaTime) {
+        if first == nil { first = now }
+        last = now
+    }
+
+    /// When the pending change is due; nil when nothing is pending.
+    package var deadline: MediaTime? {
+        guard let first, let last else { return nil }
+        return min(last + quietPeriod, first + maximumDelay)
+    }
+
+    /// True (and the change taken) when a pending change is due at `now`.
+    package mutating func takeDue(at now: MediaTime) -> Bool {
+        guard let deadline, now >= deadline else { return false }
+        first = nil
+        last = nil
+        return true
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Synchronization
+
+/// A network namespace a test creates (`ip netns add`) to change links, addresses and routes
+/// for real — the kernel sends the same rtnetlink events as on a laptop that changes networks —
+/// without touching the host's own. Deleted by ``delete()`` or on deinit.
+package final class NetworkNamespace: Sendable {
+    package let name: String
+    private let deleted = Atomic<Bool>(false)
+
+    /// What `ip netns add` makes: the path a process or socket enters the namespace by.
+    package var path: String { "/run/netns/\(name)" }
+
+    private static let counter = Atomic<Int>(0)
+
+    /// Creates a namespace named `<prefix>-<pid>-<n>` with its loopback up.
+    package init(prefix: String = "vt") throws(NetworkNamespaceError) {
+        name = "\(prefix)-\(getpid())-\(Self.counter.add(1, ordering: .relaxed).newValue)"
+        try Self.run(["netns", "add", name])
+        do {
+            try ip("link", "set", "lo", "up")
+        } catch {
+            delete()
+            throw error
+        }
+    }
+
+    deinit { delete() }
+
+    /// Runs `ip -n <name> <arguments>`.
+    package func ip(_ arguments: String...) throws(NetworkNamespaceError) { try Self.run(["-n", name] + arguments) }
+
+    /// Runs several `ip` commands (one per line, without the leading `ip`) in one process
+    /// (`ip -batch`), so the kernel sees them back to back, as from a DHCP client.
+    package func batch(_ commands: String...) throws(NetworkNamespaceError) {
+        try Self.run(["-n", name, "-batch", "-"], input: commands.joined(separator: "\n") + "\n")
+    }
+
+    /// Runs `ip <arguments>` in the host's namespace (to move a link in, say).
+    package static func run(_ arguments: [String], input: String? = nil) throws(NetworkNamespaceError) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ipPath)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        let stdin = Pipe()
+        if input != nil { process.standardInput = stdin }
+        do {
+            try process.run()
+        } catch {
+            throw NetworkNamespaceError("cannot run ip: \(error)")
+        }
+        if let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try? stdin.fileHandleForWriting.close()
+        }
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let text = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw NetworkNamespaceError("ip \(arguments.joined(separator: " ")): \(text)")
+        }
+    }
+
+    /// Deletes the namespace (and every link in it); idempotent.
+    package func delete() {
+        guard !deleted.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        try? Self.run(["netns", "delete", name])
+    }
+
+    static var ipPath: String {
+        ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) }
+            ?? "/usr/sbin/ip"
+    }
+
+    /// Whether namespace tests can run here: `ip` (iproute2) is installed and we are root.
+    /// Like a missing SIP peer: skip locally, fail under `CI=true`.
+    package static func requirement(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> SIPPeerRequirement {
+        let missing: String? =
+            !FileManager.default.isExecutableFile(atPath: ipPath)
+            ? "ip (iproute2) is not installed; install it with scripts/install-deps.sh"
+            : getuid() != 0 ? "network namespaces need root" : nil
+        guard let missing else { return .available }
+        return environment["CI"]?.lowercased() == "true" ? .fail("\(missing), but CI=true requires it") : .skip(missing)
+    }
+}
+
+/// An `ip` command failed.
+package struct NetworkNamespaceError: Error, Hashable, Sendable, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
+}
