@@ -154,6 +154,27 @@ final class SDPOfferAnswerTests: XCTestCase {
         XCTAssertEqual(resumeAnswer.origin.sessionVersion, answer1.origin.sessionVersion + 2)
     }
 
+    func testMovingTheLocalAddressChangesCAndOButKeepsKeysAndSession() throws {
+        var alice = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        var bob = SDPOfferAnswer(capabilities: capabilities("203.0.113.5", port: 5000), using: &generator)
+        let first = try alice.makeOffer(using: &generator)
+        let (answer, _) = try bob.receiveOffer(first, using: &generator)
+        let initial = try alice.receiveAnswer(answer)
+
+        alice.moveLocalAddress(to: "2001:db8::7")
+        let moved = try alice.makeResumeOffer()
+        XCTAssertEqual(moved.connection, SDPConnection(addressType: "IP6", address: "2001:db8::7"))
+        XCTAssertEqual(moved.origin.address, "2001:db8::7")
+        XCTAssertEqual(moved.origin.addressType, "IP6")
+        XCTAssertEqual(moved.origin.sessionID, first.origin.sessionID)
+        XCTAssertEqual(moved.origin.sessionVersion, first.origin.sessionVersion + 1)
+        XCTAssertEqual(moved.media[0].port, first.media[0].port)
+        XCTAssertEqual(moved.media[0].cryptoAttributes, [SDESCryptoAttribute(tag: 1, keyMaterial: try XCTUnwrap(initial.localKey))])
+        let (_, bobMedia) = try bob.receiveOffer(moved, using: &generator)
+        XCTAssertEqual(bobMedia.remoteRTP.host, "2001:db8::7")
+        XCTAssertEqual(bobMedia.remoteKey, initial.localKey, "SRTP continues with the same keys")
+    }
+
     func testHoldWhileHeldIsInactiveAndRollback() throws {
         var alice = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
         let offer = try remoteOffer(formats: "0", maps: [], extra: ["a=sendonly"])

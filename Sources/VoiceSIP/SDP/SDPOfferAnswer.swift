@@ -401,6 +401,15 @@ package struct SDPOfferAnswer: Sendable {
             ])
     }
 
+    /// We now receive media at `address` (our host changed networks): later offers and answers
+    /// carry it in `c=` and `o=` (with the version bumped, since the description changed). The
+    /// SRTP keys and the session id stay.
+    package mutating func moveLocalAddress(to address: String) {
+        capabilities.address = address
+        origin.address = address
+        origin.addressType = capabilities.addressType
+    }
+
     /// Gives `description` our origin, bumping the version if it differs from the last one sent.
     private mutating func stamp(_ description: SDPSessionDescription) -> SDPSessionDescription {
         var description = description

@@ -264,7 +264,8 @@ extension SIPInviteSession {
         }
         state = .confirmed
         actions.append(.event(.established(media)))
-        return actions
+        // Our address moved while the call was being set up: tell the peer now.
+        return actions + sendQueuedModification()
     }
 
     /// Sends BYE in the dialog and ends the session at once with `reason`.

@@ -194,7 +194,8 @@ extension SIPInviteSession {
         if byeAfterACK { return actions + sendBye() }
         state = .confirmed
         if let media = offerAnswer.negotiated { actions.append(.event(.established(media))) }
-        return actions
+        // Our address moved after our 2xx went out: tell the peer now.
+        return actions + sendQueuedModification()
     }
 
     private mutating func receiveCancel(_ request: SIPRequest) -> [SIPInviteSessionAction] {

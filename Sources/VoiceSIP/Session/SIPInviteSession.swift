@@ -65,7 +65,7 @@ package struct SIPInviteSession: Sendable {
     /// The largest application/json INFO body sent or accepted (RFC 6086 leaves it to the package).
     package static let maximumJSONInfoSize = 10_240
 
-    let configuration: Configuration
+    var configuration: Configuration
     let role: Role
     /// Where the session stands.
     package internal(set) var state: SIPInviteSessionState
