@@ -53,6 +53,11 @@ package struct SIPRegistration: Sendable {
     /// True once a binding was granted and not removed since.
     private var hasBinding = false
     private var consecutiveFailures = 0
+    /// Contacts we moved away from that may still be bound: each REGISTER removes them
+    /// (`;expires=0`) until one succeeds.
+    private var staleContacts: [SIPURI] = []
+    /// Our Contact moved while a REGISTER was in flight: refresh as soon as it completes.
+    private var refreshAfterFlight = false
 
     private struct InFlight: Sendable {
         var cseq: UInt32
@@ -60,6 +65,8 @@ package struct SIPRegistration: Sendable {
         var expires: UInt32
         /// 423 rounds in a row that led to this request.
         var intervalRetries: Int
+        /// The old Contacts this request removes.
+        var removedContacts: [SIPURI] = []
     }
 
     /// Most 423 rounds in a row before the attempt counts as failed.
@@ -125,6 +132,33 @@ package struct SIPRegistration: Sendable {
             requestedExpires = configuration.expires
             state = .registering
             return send()
+        }
+    }
+
+    /// Event: our address changed (a network change). From now on REGISTER carries `contact`
+    /// and `via`, and, until one succeeds, removes the binding of the Contact we moved away from
+    /// in the same request (`;expires=0`, RFC 3261 §10.2.2), so the registrar stops sending
+    /// calls to an address we no longer have. Registered or waiting to retry: the REGISTER goes
+    /// now. In flight: right after it completes. Not registered: nothing is sent.
+    package mutating func moveContact(_ contact: SIPURI, via: SIPVia, now: MediaTime) -> [Action] {
+        guard !contact.isEquivalent(to: configuration.contact) else {
+            configuration.via = via
+            return []
+        }
+        if hasBinding || inFlight != nil { staleContacts.append(configuration.contact) }
+        configuration.contact = contact
+        configuration.via = via
+        switch state {
+        case .registered, .waitingToRetry:
+            return register(now: now)
+        case .registering, .refreshing:
+            refreshAfterFlight = true
+            return []
+        case .unregistering:
+            // The unregistering REGISTER in flight removes the old Contact; nothing is wanted.
+            return []
+        case .idle, .unregistered, .failed:
+            return []
         }
     }
 
@@ -211,6 +245,7 @@ package struct SIPRegistration: Sendable {
 
     private mutating func succeeded(_ response: SIPResponse, flight: InFlight) -> [Action] {
         consecutiveFailures = 0
+        staleContacts.removeAll { flight.removedContacts.contains($0) }
         if flight.expires == 0 {
             hasBinding = false
             if wantsBinding {
@@ -229,6 +264,12 @@ package struct SIPRegistration: Sendable {
         guard wantsBinding else {
             state = .unregistering
             return send()
+        }
+        if refreshAfterFlight {
+            // The binding just granted is for the Contact we left: bind the new one now.
+            refreshAfterFlight = false
+            state = .refreshing(expires: granted)
+            return [.event(.registered(expires: granted))] + send()
         }
         state = .registered(expires: granted)
         return [.startTimer(.refresh, after: refreshDelay(granted: granted)), .event(.registered(expires: granted))]
@@ -288,7 +329,7 @@ package struct SIPRegistration: Sendable {
             ?? authenticator.authorizationHeaders(
                 method: SIPMethod.register.rawValue, uri: configuration.registrar.description)
         let branch = SIPIdentifierGenerator.branch(using: &random)
-        inFlight = InFlight(cseq: lastCSeq, expires: expires, intervalRetries: intervalRetries)
+        inFlight = InFlight(cseq: lastCSeq, expires: expires, intervalRetries: intervalRetries, removedContacts: staleContacts)
         return [.sendRequest(makeRequest(expires: expires, cseq: lastCSeq, branch: branch, authorization: headers))]
     }
 
@@ -312,6 +353,11 @@ package struct SIPRegistration: Sendable {
         var contact = SIPNameAddress(uri: configuration.contact)
         if expires == 0 { contact.parameters.set("expires", "0") }
         headers.add("Contact", contact.description)
+        for stale in staleContacts {
+            var removed = SIPNameAddress(uri: stale)
+            removed.parameters.set("expires", "0")
+            headers.add("Contact", removed.description)
+        }
         headers.add("Expires", String(expires))
         for header in authorization { headers.add(header.name, header.value) }
         if let userAgent = configuration.userAgent { headers.add("User-Agent", userAgent) }
