@@ -82,6 +82,7 @@ let package = Package(
         .target(
             name: "VoiceCore",
             dependencies: [
+                "VoiceNetwork",
                 "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -140,7 +141,7 @@ let package = Package(
             name: "VoiceCoreTests",
             dependencies: [
                 "VoiceCore", "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
-                "VoiceTestKit", "VoiceSignals",
+                "VoiceNetwork", "VoiceTestKit", "VoiceSignals",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -1,6 +1,7 @@
 // The declarations of lower layers that an app uses, re-exported one by one so that
 // `import VoiceCore` is all an app needs: audio devices (VoiceMedia) and the signaling settings in
 // `VoiceClientConfiguration` (VoiceSIP, VoiceSIPAgent). Nothing else of those modules is public.
+@_exported import enum VoiceNetwork.NetworkInterfaceType
 @_exported import protocol VoiceMedia.AudioDevice
 @_exported import protocol VoiceMedia.AudioDeviceContext
 @_exported import struct VoiceMedia.AudioDeviceError

@@ -2,16 +2,16 @@
 /// LOOPBACK, WIFI, VPN, CELLULAR). Loopback only serves peers on the same host, so it is chosen
 /// for a loopback destination, or when nothing else is up; for any other destination the order
 /// is ethernet, Wi-Fi, VPN, cellular.
-package enum NetworkInterfaceType: Int, CaseIterable, Comparable, Hashable, Sendable, CustomStringConvertible {
+public enum NetworkInterfaceType: Int, CaseIterable, Comparable, Hashable, Sendable, CustomStringConvertible {
     case ethernet
     case loopback
     case wifi
     case vpn
     case cellular
 
-    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    package var description: String {
+    public var description: String {
         switch self {
         case .ethernet: "ETHERNET"
         case .loopback: "LOOPBACK"

@@ -60,14 +60,17 @@ final class LoopJobQueueTests: XCTestCase {
         let queue = LoopJobQueue(loop: loop)
         let order = Locked<[Int]>([])
         let done = loop.makePromise(of: Void.self)
-        queue.execute {
-            order.withLock { $0.append(1) }
+        // Both queued from one loop task, so the first cannot run before the second is queued.
+        loop.execute {
             queue.execute {
-                order.withLock { $0.append(3) }
-                done.succeed(())
+                order.withLock { $0.append(1) }
+                queue.execute {
+                    order.withLock { $0.append(3) }
+                    done.succeed(())
+                }
             }
+            queue.execute { order.withLock { $0.append(2) } }
         }
-        queue.execute { order.withLock { $0.append(2) } }
         try done.futureResult.wait()
         XCTAssertEqual(order.withLock { $0 }, [1, 2, 3])
     }

@@ -18,7 +18,7 @@ extension CallCore {
         call.update { $0.details.codec = negotiated.codec.name }
         publish(CallInsights.codec(negotiated.codec.name, callSid: sid))
         let media = client.mediaFactory.make(
-            client.configuration.listenHost, info.mediaPort, client.sharedAudioDevice(audioDevice ?? client.audioDevice),
+            client.mediaBindHost, info.mediaPort, client.sharedAudioDevice(audioDevice ?? client.audioDevice),
             client.configuration.mediaEngine, enableDSCP)
         media.isMuted = call.isMuted
         self.media = media

@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import VoiceMedia
+import VoiceNetwork
 import VoiceSIP
 import VoiceSIPAgent
 import VoiceMediaTypes
@@ -49,6 +50,14 @@ public final class VoiceClient: @unchecked Sendable {
     /// one at a time, for 50 calls at once on two cores).
     let mediaControlQueue = DispatchQueue(label: "voice-media-control")
     var calls: [SIPCallHandle: CallCore] = [:]
+    /// Watches the host's networks (``AddressSelection/automatic(interfaceTypes:)`` only).
+    let networkMonitor: NetworkMonitor?
+    /// Where calls' media sockets bind: the listen host, or the wildcard when the address follows the network.
+    let mediaBindHost: String
+    /// The address Contact, Via and SDP carry (automatic selection), and whether no network can
+    /// reach the peer now. On the loop.
+    var advertisedHost: String?
+    var networkLost = false
     var invites: [SIPCallHandle: CallInvite] = [:]
     var notification: (delegate: DelegateBox<NotificationDelegate>, queue: DispatchQueue, messages: DelegateBox<CallMessageDelegate>?)?
     /// Call notifications handed in before their INVITE arrived, by call SID.
@@ -111,7 +120,7 @@ public final class VoiceClient: @unchecked Sendable {
         if let level = Self.logLevel { logger.logLevel = level }
         self.logger = logger
         self.audioDeviceBox = Locked(audioDevice)
-        let agentConfiguration: SIPUserAgentConfiguration
+        var agentConfiguration: SIPUserAgentConfiguration
         do {
             agentConfiguration = try Self.agentConfiguration(configuration)
         } catch let error as VoiceError {
@@ -120,6 +129,27 @@ public final class VoiceClient: @unchecked Sendable {
             throw VoiceError(.malformedRequest, failureReason: "\(error)")
         }
         let box = SIPClientBox()
+        if case .automatic(let interfaceTypes) = configuration.addressSelection {
+            do {
+                let monitor = try NetworkMonitor(
+                    classifier: NetworkInterfaceClassifier(overrides: interfaceTypes), logger: logger
+                ) { candidates in
+                    guard let client = box.client else { return }
+                    client.onLoop { client.networkChanged(candidates) }
+                }
+                let preferred = Self.preferredHost(monitor.candidates, configuration: configuration)
+                agentConfiguration.listenHost = Self.wildcardHost
+                agentConfiguration.advertisedHost = preferred ?? "127.0.0.1"
+                networkMonitor = monitor
+                advertisedHost = agentConfiguration.advertisedHost
+                networkLost = preferred == nil
+            } catch {
+                throw VoiceError(.transportError, failureReason: "\(error)")
+            }
+        } else {
+            networkMonitor = nil
+        }
+        mediaBindHost = agentConfiguration.listenHost
         do {
             let onEvent: @Sendable (SIPUserAgentEvent) -> Void = { event in box.client?.handle(event) }
             if let transport {
@@ -147,6 +177,7 @@ public final class VoiceClient: @unchecked Sendable {
 
     /// Ends every call and closes the sockets.
     public func shutdown() {
+        networkMonitor?.stop()
         _ = try? agent.eventLoop.submit {
             for core in self.calls.values { core.disconnect() }
         }.wait()

@@ -13,8 +13,12 @@ public struct VoiceClientConfiguration: Sendable {
     public var domain: String
     /// The signaling transport. Default UDP.
     public var transport: SIPTransportProtocol
-    /// The local address to listen on and put in Contact and SDP. Default `127.0.0.1`.
+    /// The local address to listen on and put in Contact and SDP. Default `127.0.0.1`. Not
+    /// used with ``addressSelection`` `.automatic`.
     public var listenHost: String
+    /// Whether the advertised address is ``listenHost`` (the default) or follows the host's
+    /// networks (see ``AddressSelection/automatic(interfaceTypes:)``).
+    public var addressSelection: AddressSelection = .listenHost
     /// The local SIP port; 0 picks a free one.
     public var listenPort: Int
     /// Every request goes here first when set (`sip:proxy.example.com;transport=tls`).

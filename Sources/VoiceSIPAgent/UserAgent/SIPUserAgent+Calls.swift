@@ -138,6 +138,7 @@ extension SIPUserAgent {
     func sessionConfiguration(mediaPort: UInt16) -> SIPInviteSession.Configuration {
         var capabilities = configuration.media
         capabilities.port = mediaPort
+        if let advertisedHost { capabilities.address = advertisedHost }
         var identity = configuration.identity
         identity.parameters.set("tag", nil)
         return SIPInviteSession.Configuration(
@@ -200,7 +201,8 @@ extension SIPUserAgent {
     func reserveMediaPort() -> EventLoopFuture<UInt16> {
         if let mediaPortSource { return mediaPortSource(eventLoop) }
         let promise = eventLoop.makePromise(of: UInt16.self)
-        let host = configuration.media.address
+        // With an advertised address the media socket binds the wildcard (see the configuration).
+        let host = advertisedHost == nil ? configuration.media.address : configuration.listenHost
         let jobs = self.jobs
         blockingQueue.async {
             let port = Result { try SIPMediaPortReservation.reserve(host: host) }

@@ -39,6 +39,9 @@ package final class SIPUserAgent: @unchecked Sendable {
     let blockingQueue = DispatchQueue(label: "voice-sip-blocking", attributes: .concurrent)
     /// Finds a local RTP port for a new call; nil binds one on ``blockingQueue``.
     let mediaPortSource: SIPMediaPortSource?
+    /// The address we advertise now (Contact, Via, SDP), when not the bound one; starts as the
+    /// configuration's and follows ``moveLocalAddress(to:)``.
+    var advertisedHost: String?
     /// How work from other threads reaches the loop in bounded turns (see ``LoopJobQueue``).
     package let jobs: LoopJobQueue
     var nextCallID = 1
@@ -109,6 +112,7 @@ package final class SIPUserAgent: @unchecked Sendable {
         let transport = try makeTransport { event in box.value?.handleTransportEvent(event) }
         self.transport = transport
         self.jobs = LoopJobQueue(loop: transport.eventLoop)
+        self.advertisedHost = configuration.advertisedHost
         self.clock = clock ?? EventLoopMediaClock(loop: transport.eventLoop)
         box.value = self
     }
@@ -161,7 +165,7 @@ package final class SIPUserAgent: @unchecked Sendable {
         var uri = SIPURI(
             scheme: configuration.transport == .tls ? .sips : .sip,
             user: configuration.identity.uri.user,
-            host: endpoint?.host ?? configuration.listenHost,
+            host: advertisedHost ?? endpoint?.host ?? configuration.listenHost,
             port: endpoint?.port)
         if configuration.transport != .udp { uri.parameters.set("transport", configuration.transport.uriParameter) }
         return uri
@@ -171,7 +175,7 @@ package final class SIPUserAgent: @unchecked Sendable {
     var viaTemplate: SIPVia {
         let endpoint = localEndpoint
         var via = SIPVia(
-            transport: configuration.transport.rawValue, host: endpoint?.host ?? configuration.listenHost,
+            transport: configuration.transport.rawValue, host: advertisedHost ?? endpoint?.host ?? configuration.listenHost,
             port: endpoint?.port)
         via.parameters.set("rport", nil)
         return via

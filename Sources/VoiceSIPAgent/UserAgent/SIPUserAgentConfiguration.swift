@@ -10,8 +10,14 @@ package struct SIPUserAgentConfiguration: Sendable {
     package var credentials: [SIPAuthCredentials]
     /// The transport we listen on and send with by default.
     package var transport: SIPTransportProtocol
-    /// The local IP address to listen on (`127.0.0.1`, `::1`, or an interface address).
+    /// The local IP address to listen on (`127.0.0.1`, `::1`, an interface address, or the
+    /// wildcard `0.0.0.0` / `::` with ``advertisedHost`` set).
     package var listenHost: String
+    /// The address put in Contact, Via and SDP `c=` when it is not the one bound: with a
+    /// wildcard ``listenHost``, the preferred interface's address, which ``SIPUserAgent/moveLocalAddress(to:)``
+    /// changes when the host changes networks. Media sockets then bind the wildcard too, so
+    /// neither signaling nor media needs a new socket to move. Nil: the bound address.
+    package var advertisedHost: String?
     /// The local port; 0 picks a free one.
     package var listenPort: Int
     /// Where every request goes first when set (RFC 3261 §8.1.2 outbound proxy), e.g. `sip:proxy;transport=tcp`.
@@ -63,6 +69,7 @@ package struct SIPUserAgentConfiguration: Sendable {
         self.credentials = credentials
         self.transport = transport
         self.listenHost = listenHost
+        self.advertisedHost = nil
         self.listenPort = listenPort
         self.outboundProxy = outboundProxy
         self.registrar = registrar

@@ -1,0 +1,59 @@
+import Foundation
+import VoiceNetwork
+import VoiceSIP
+import VoiceSIPAgent
+
+// Following the host's networks (AddressSelection.automatic).
+extension VoiceClient {
+    static let wildcardHost = "0.0.0.0"
+
+    /// The IPv4 address to advertise among `candidates`, for the configured server (outbound
+    /// proxy, registrar or domain, when given as an address); nil when no network reaches it.
+    static func preferredHost(_ candidates: [NetworkCandidate], configuration: VoiceClientConfiguration) -> String? {
+        let server = [configuration.outboundProxy, configuration.registrar, configuration.domain]
+            .compactMap { $0.flatMap(Self.literalHost) }.first
+        guard let preferred = candidates.preferred(for: server, ipv6: false) else { return nil }
+        // A remote server is not reached through loopback: that means no network.
+        if preferred.type == .loopback, server.map({ !$0.isLoopback }) ?? true { return nil }
+        return preferred.address.description
+    }
+
+    /// The IP address in a server setting (`sip:10.0.0.1:5060;transport=tcp`, `10.0.0.1`), or nil for a name.
+    private static func literalHost(_ text: String) -> IPAddress? {
+        let uri = text.hasPrefix("sip") ? text : "sip:" + text
+        guard let parsed = try? SIPURI(parsing: uri) else { return nil }
+        return IPAddress(parsed.host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))
+    }
+
+    /// On the loop: the networks changed.
+    /// - A new preferred address: every connected call starts reconnecting (53001) and the agent
+    ///   moves (re-REGISTER, a re-INVITE per call); each call reconnects when its peer answers.
+    /// - No network reaches the server: connected calls start reconnecting and wait, within the
+    ///   signaling reconnection timeout, for one to come back.
+    /// - The same address back after an outage: the calls re-INVITE (the path may have changed
+    ///   under them) and the registration is refreshed.
+    /// A change that leaves the advertised address as it was, with no outage, does nothing.
+    func networkChanged(_ candidates: [NetworkCandidate]) {
+        guard networkMonitor != nil else { return }
+        guard let host = Self.preferredHost(candidates, configuration: configuration) else {
+            if !networkLost {
+                networkLost = true
+                logger.notice("network: no usable address reaches the server; calls wait for a network")
+                for core in calls.values { core.localAddressMoved() }
+            }
+            return
+        }
+        let wasLost = networkLost
+        networkLost = false
+        if host != advertisedHost {
+            logger.notice("network: moving from \(advertisedHost ?? "-") to \(host)")
+            advertisedHost = host
+            for core in calls.values { core.localAddressMoved() }
+            agent.moveLocalAddress(to: host)
+        } else if wasLost {
+            logger.notice("network: \(host) is usable again")
+            agent.refreshRegistration()
+            for core in calls.values { core.networkReturned() }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import NIOCore
+import VoiceSIP
+
+extension SIPUserAgent {
+    /// Our host changed networks and now has `host` (with a wildcard listen address): Contact,
+    /// Via and SDP carry it from now on. The registration rebinds at once (removing the old
+    /// Contact), and every call that is not ending tells its peer with a re-INVITE, at once or
+    /// as soon as it is confirmed (``SIPInviteSession/moveLocalAddress(contact:via:mediaAddress:now:)``);
+    /// their outcomes arrive as the usual call events (`mediaUpdated`, or a hold/resume failure).
+    /// Nothing is sent when `host` is the address already advertised.
+    /// - Returns: The calls that were told (or will be), on the loop.
+    @discardableResult
+    package func moveLocalAddress(to host: String) -> EventLoopFuture<[SIPCallHandle]> {
+        eventLoop.submit {
+            guard host != self.advertisedHost else { return [] }
+            self.advertisedHost = host
+            let contact = self.contactURI
+            let via = self.viaTemplate
+            if var registration = self.registration {
+                let actions = registration.moveContact(contact, via: via, now: self.now)
+                self.registration = registration
+                self.performRegistration(actions)
+            }
+            var moved: [SIPCallHandle] = []
+            for handle in self.calls.keys.sorted(by: { $0.id < $1.id }) {
+                guard var call = self.calls[handle] else { continue }
+                switch call.session.state {
+                case .terminating, .terminated: continue
+                default: break
+                }
+                let actions = call.session.moveLocalAddress(contact: contact, via: via, mediaAddress: host, now: self.now)
+                self.calls[handle] = call
+                moved.append(handle)
+                self.performCall(actions, handle: handle)
+            }
+            return moved
+        }
+    }
+
+    /// The address Contact, Via and SDP carry now.
+    package var currentAdvertisedHost: EventLoopFuture<String> {
+        eventLoop.submit { self.advertisedHost ?? self.localEndpoint?.host ?? self.configuration.listenHost }
+    }
+}
+
+extension SIPUserAgent {
+    /// Refreshes the registration now (when one is wanted), e.g. after the network came back.
+    package func refreshRegistration() {
+        eventLoop.execute {
+            guard var registration = self.registration else { return }
+            switch registration.state {
+            case .idle, .unregistered, .unregistering, .failed: return
+            default: break
+            }
+            let actions = registration.register(now: self.now)
+            self.registration = registration
+            self.performRegistration(actions)
+        }
+    }
+}

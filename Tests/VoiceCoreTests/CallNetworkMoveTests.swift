@@ -1,0 +1,84 @@
+import Foundation
+import VoiceNetwork
+import VoiceSignals
+import VoiceSupport
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceCore
+@testable import VoiceMedia
+@testable import VoiceSIPAgent
+
+/// A client with automatic address selection moves a connected call to a new address, over
+/// real sockets on loopback (127.0.0.2 is on `lo` like 127.0.0.1): the caller reports
+/// reconnecting (53001) then reconnected, the callee follows the re-INVITE with no callback,
+/// media flows both ways at the new address, and the callee's BYE reaches the new Contact.
+final class CallNetworkMoveTests: XCTestCase {
+    private var fixture: ReconnectTestCall?
+
+    override func tearDown() {
+        fixture?.shutdown()
+        fixture = nil
+    }
+
+    private func loopback(_ address: String) -> NetworkCandidate {
+        NetworkCandidate(
+            address: IPAddress(address)!, prefixLength: 8, interfaceName: "lo", interfaceIndex: 1, type: .loopback,
+            defaultRouteMetric: nil)
+    }
+
+    private func packetsReceived(_ call: Call) throws -> UInt64 {
+        try onCallLoop(call) { $0.media?.stream?.stats.packetsReceived ?? 0 }
+    }
+
+    func testAConnectedCallMovesToTheNewAddressAndKeepsItsAudio() throws {
+        let signal = TestSignals.speechLike(seconds: 2)
+        let alice = try TestVoiceClient("alice", signal: signal) { $0.addressSelection = .automatic() }
+        XCTAssertEqual(alice.client.mediaBindHost, "0.0.0.0")
+        XCTAssertEqual(try alice.client.agent.currentAdvertisedHost.wait(), "127.0.0.1", "a loopback server: loopback")
+        let f = try ReconnectTestCall(reconnection: CallReconnectionPolicy(), caller: alice)
+        fixture = f
+        let bobRemote = { try onCallLoop(f.accepted) { $0.media?.stream?.control.remote.withLock { $0 }?.rtp.host } }
+        XCTAssertEqual(try bobRemote(), "127.0.0.1")
+
+        // The host renumbers: 127.0.0.2 is now the preferred address.
+        let client = alice.client
+        let moved = loopback("127.0.0.2")
+        client.onLoop { client.networkChanged([moved]) }
+        XCTAssertEqual(
+            f.callerDelegate.wait(for: 4), [.ringing, .connected, .reconnecting(.signalingConnectionDisconnected), .reconnected])
+        XCTAssertEqual(f.call.sid, f.accepted.sid, "the same call")
+        XCTAssertEqual(try alice.client.agent.currentAdvertisedHost.wait(), "127.0.0.2")
+        XCTAssertTrue(PollingWait.until(timeout: 5) { (try? bobRemote()) == "127.0.0.2" }, "bob sends to the new address")
+
+        // Media flows both ways after the move.
+        let (aliceBefore, bobBefore) = (try packetsReceived(f.call), try packetsReceived(f.accepted))
+        XCTAssertTrue(PollingWait.until(timeout: 5) { ((try? self.packetsReceived(f.call)) ?? 0) > aliceBefore + 25 }, "alice hears bob")
+        XCTAssertTrue(PollingWait.until(timeout: 5) { ((try? self.packetsReceived(f.accepted)) ?? 0) > bobBefore + 25 }, "bob hears alice")
+
+        // The same address again changes nothing.
+        client.onLoop { client.networkChanged([moved]) }
+        XCTAssertFalse(PollingWait.until(timeout: 0.5) { f.callerDelegate.callbacks.count > 4 })
+        XCTAssertEqual(f.calleeDelegate.callbacks, [.connected], "bob's address did not change: no callback")
+
+        // Bob hangs up: his BYE goes to alice's new Contact.
+        f.accepted.disconnect()
+        XCTAssertEqual(f.callerDelegate.waitForEnd().last, .disconnected(nil))
+    }
+
+    func testWithNoNetworkTheCallWaitsAndTheSameAddressBackReconnectsIt() throws {
+        let alice = try TestVoiceClient("alice", signal: TestSignals.speechLike(seconds: 2)) { $0.addressSelection = .automatic() }
+        let f = try ReconnectTestCall(reconnection: CallReconnectionPolicy(), caller: alice)
+        fixture = f
+        let client = alice.client
+        // Only a remote-facing network would do for a remote server; here the server is on
+        // loopback, so "no network" is no candidate at all.
+        client.onLoop { client.networkChanged([]) }
+        XCTAssertEqual(f.callerDelegate.wait(for: 3).last, .reconnecting(.signalingConnectionDisconnected))
+        XCTAssertEqual(f.call.state, .reconnecting)
+        let back = loopback("127.0.0.1")
+        client.onLoop { client.networkChanged([back]) }
+        XCTAssertEqual(f.callerDelegate.wait(for: 4).last, .reconnected, "the re-INVITE after the outage was answered")
+        XCTAssertEqual(f.call.state, .connected)
+    }
+}
