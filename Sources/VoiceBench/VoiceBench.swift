@@ -9,7 +9,7 @@ struct VoiceBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voice-bench",
         abstract: "Measures the media engine, or runs a loopback call demo.",
-        subcommands: [Measure.self, Quality.self, Loop.self, Demo.self],
+        subcommands: [Measure.self, Quality.self, Loop.self, NetChange.self, Demo.self],
         defaultSubcommand: Measure.self)
 }
 
@@ -31,6 +31,7 @@ struct Measure: ParsableCommand {
     @Flag(help: "Skip the capacity ramp.") var skipCapacity = false
     @Flag(help: "Skip the CPU-ratio and memory figures.") var skipCpu = false
     @Flag(help: "Skip the signaling loop-stall figure.") var skipLoop = false
+    @Flag(help: "Skip the network-change figures (they need root, iproute2 and voicecall built alongside).") var skipNetchange = false
 
     func run() throws {
         var figures: [(String, String)] = []
@@ -59,6 +60,7 @@ struct Measure: ParsableCommand {
         }
 
         if !skipLoop { figures += try Loop.figures(calls: 50, holdSeconds: 2) }
+        if !skipNetchange { figures += try NetChange.figures(runs: 3) }
 
         if !skipCapacity {
             let capacity = try CapacityBenchmark(settings: settings, maxEndpoints: maxStreams, step: step, seconds: seconds).run()

@@ -10,7 +10,8 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "Our user name (the user part of sip:identity@domain).") var identity = "alice"
     @Option(help: "The SIP domain destinations without a domain are placed in.") var domain = "127.0.0.1"
     @Option(help: "Signaling transport: udp, tcp or tls.") var transport = "udp"
-    @Option(help: "This machine's address that peers and the server can reach: SIP and RTP bind there and it is announced in Contact and SDP.") var listen = "127.0.0.1"
+    @Option(help: "This machine's address that peers and the server can reach: SIP and RTP bind there and it is announced in Contact and SDP. 'auto': bind every address, announce the preferred interface's and follow network changes.") var listen = "127.0.0.1"
+    @Option(help: "With --listen auto: an interface's type, name=ethernet|wifi|vpn|cellular|loopback (repeatable).") var interfaceType: [String] = []
     @Option(help: "The local SIP port (0 picks one).") var port = 0
     @Option(help: "Outbound proxy, e.g. sip:proxy.example.com;transport=tcp.") var proxy: String?
     @Option(help: "Registrar (default: the domain).") var registrar: String?
@@ -34,6 +35,18 @@ struct ClientOptions: ParsableArguments {
             password: password, allowUnencryptedMedia: unencrypted,
             insightsPublisher: LoggingInsightsPublisher(logger: logger), logger: logger)
         configuration.allowKeysOverUnencryptedSignaling = allowClearTextKeys
+        if listen == "auto" {
+            var types: [String: NetworkInterfaceType] = [:]
+            for entry in interfaceType {
+                let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let type = NetworkInterfaceType.allCases.first(where: { "\($0)".lowercased() == parts[1].lowercased() })
+                else { throw ValidationError("--interface-type takes name=ethernet|wifi|vpn|cellular|loopback, not \(entry)") }
+                types[parts[0]] = type
+            }
+            configuration.addressSelection = .automatic(interfaceTypes: types)
+        } else if !interfaceType.isEmpty {
+            throw ValidationError("--interface-type needs --listen auto")
+        }
         return configuration
     }
 

@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import VoiceSupport
+import VoiceTestKit
+
+/// Prints what a DHCP renumbering costs a call (``NetworkChangeCall``, case 1): the longest
+/// stretch of audio missing at either receiver, and the time from the change to `didReconnect`.
+struct NetChange: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "netchange",
+        abstract: "Prints netchange_media_gap_ms and netchange_reconnect_ms: a call renumbered mid-call (needs root, iproute2 and voicecall).")
+
+    @Option(help: "Calls measured; the figures are the worst of them.") var runs = 3
+
+    func run() throws {
+        print("")
+        for (name, value) in try Self.figures(runs: runs) { print("\(name): \(value)") }
+    }
+
+    static func figures(runs: Int) throws -> [(String, String)] {
+        if case .skip(let why) = NetworkNamespace.requirement() { throw BenchError(why) }
+        if case .fail(let why) = NetworkNamespace.requirement() { throw BenchError(why) }
+        let voicecall = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("voicecall").path
+        guard FileManager.default.isExecutableFile(atPath: voicecall) else {
+            throw BenchError("voicecall is not built next to voice-bench (\(voicecall)): swift build -c release --product voicecall")
+        }
+        var gaps: [Int] = []
+        var reconnects: [Int] = []
+        for run in 1...max(1, runs) {
+            let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "netchange-bench")
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let result = try NetworkChangeCall(voicecall: voicecall, directory: directory).run(.renumber)
+            guard result.callerCallbacks.contains("reconnected"), let reconnect = result.reconnectMilliseconds else {
+                throw BenchError("run \(run): the call did not reconnect; callbacks \(result.callerCallbacks)\n\(result.callerLog)")
+            }
+            let gap = result.gapMilliseconds.values.max() ?? 0
+            print("netchange: run \(run): reconnected \(reconnect) ms after the change; longest gap heard \(gap) ms \(result.gapMilliseconds)")
+            flushOutput()
+            gaps.append(gap)
+            reconnects.append(reconnect)
+        }
+        return [
+            ("netchange_media_gap_ms", "\(gaps.max() ?? 0)"),
+            ("netchange_reconnect_ms", "\(reconnects.max() ?? 0)"),
+        ]
+    }
+}

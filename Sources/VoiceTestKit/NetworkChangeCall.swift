@@ -1,0 +1,138 @@
+import Foundation
+import VoiceMedia
+import VoiceSignals
+import VoiceSupport
+
+/// A call across a network change, for real: the caller (`voicecall call --listen auto`) runs in
+/// a network namespace with two veth links to a "provider" namespace where the callee
+/// (`voicecall listen`) answers on 10.9.0.1; after `changeAfter` seconds of audio the scenario
+/// changes the caller's network with `ip`, so the kernel sends the rtnetlink events a laptop
+/// would see. Both sides play a tone and record what they hear. Needs root and iproute2
+/// (``NetworkNamespace/requirement(environment:)``).
+///
+/// Topology: caller namespace C with c0 (10.1.0.2/24, default route metric 100) and c1
+/// (10.2.0.2/24, metric 200); provider namespace P with p0 (10.1.0.1, 10.3.0.1), p1 (10.2.0.1)
+/// and 10.9.0.1 on its loopback, reachable over either link.
+package struct NetworkChangeCall {
+    /// What happens to the caller's network.
+    package enum Change: String, CaseIterable, Sendable {
+        /// DHCP renumbering on c0 onto 10.3.0.0/24: the new address, then the old one goes,
+        /// and the default route moves.
+        case renumber
+    }
+
+    package struct Result {
+        /// The caller's callbacks in order: `connected`, `reconnecting: 53001`, `reconnected`…
+        package var callerCallbacks: [String]
+        package var callerLog: String
+        package var calleeLog: String
+        package var callerExit: Int32?
+        package var calleeExit: Int32?
+        /// From the change to the caller's `reconnected`, ms (±10 ms: read from its printed times).
+        package var reconnectMilliseconds: Int?
+        /// The longest gap in what each side heard ("caller", "callee"), ms.
+        package var gapMilliseconds: [String: Int]
+        /// What each side heard, and what the other played.
+        package var heard: [String: [Int16]]
+        package var played: [String: [Int16]]
+    }
+
+    package let voicecall: String
+    package let directory: String
+    package var changeAfter: Double = 3
+    package var callSeconds = 10
+
+    package init(voicecall: String, directory: String) {
+        self.voicecall = voicecall
+        self.directory = directory
+    }
+
+    package func run(_ change: Change) throws -> Result {
+        let caller = try NetworkNamespace(prefix: "vc")
+        let provider = try NetworkNamespace(prefix: "vp")
+        defer {
+            caller.delete()
+            provider.delete()
+        }
+        for (c, p) in [("c0", "p0"), ("c1", "p1")] {
+            try NetworkNamespace.run(["link", "add", c, "netns", caller.name, "type", "veth", "peer", "name", p, "netns", provider.name])
+        }
+        try provider.batch(
+            "link set p0 up", "link set p1 up", "addr add 10.1.0.1/24 dev p0", "addr add 10.3.0.1/24 dev p0",
+            "addr add 10.2.0.1/24 dev p1", "addr add 10.9.0.1/32 dev lo")
+        try caller.batch(
+            "link set c0 up", "link set c1 up", "addr add 10.1.0.2/24 dev c0", "addr add 10.2.0.2/24 dev c1",
+            "route add default via 10.1.0.1 dev c0 metric 100", "route add default via 10.2.0.1 dev c1 metric 200")
+
+        let callerPlays = TestSignals.multiTone([(523, 6_000), (659, 4_000)], seconds: 2)
+        let calleePlays = TestSignals.multiTone([(440, 8_000)], seconds: 2)
+        try WAVFile(sampleRate: 48_000, channels: 1, samples: callerPlays).write(toFile: directory + "/caller-plays.wav")
+        try WAVFile(sampleRate: 48_000, channels: 1, samples: calleePlays).write(toFile: directory + "/callee-plays.wav")
+        let keys = "--allow-clear-text-keys"  // plain UDP signaling between namespaces on this host
+        let callee = try process(
+            "callee", in: provider,
+            ["listen", "--identity", "bob", "--domain", "10.9.0.1", "--listen", "10.9.0.1", "--port", "5060", "--no-register",
+             "--auto-answer", "--once", "--duration", "60", "--play", directory + "/callee-plays.wav",
+             "--record", directory + "/callee-heard.wav", keys])
+        defer { callee.stop() }
+        guard PollingWait.until(timeout: 20, { callee.log.contains("listening on") }) else {
+            throw NetworkNamespaceError("the callee did not start:\n\(callee.logTail())")
+        }
+        let callerProcess = try process(
+            "caller", in: caller,
+            ["call", "bob", "--identity", "alice", "--domain", "10.9.0.1", "--listen", "auto", "--duration", "\(callSeconds)",
+             "--play", directory + "/caller-plays.wav", "--record", directory + "/caller-heard.wav", keys])
+        defer { callerProcess.stop() }
+        guard PollingWait.until(timeout: 20, every: 0.002, { callerProcess.log.contains("call: connected") }) else {
+            throw NetworkNamespaceError("the call did not connect:\n\(callerProcess.logTail())")
+        }
+        let connectedSeen = Date()
+        Thread.sleep(forTimeInterval: changeAfter)  // audio before the change: a window, not synchronisation
+        let changedAt = Date()
+        switch change {
+        case .renumber:
+            try caller.batch(
+                "addr add 10.3.0.2/24 dev c0", "addr del 10.1.0.2/24 dev c0", "route replace default via 10.3.0.1 dev c0 metric 100")
+        }
+        _ = PollingWait.until(timeout: Double(callSeconds) + 20) { !callerProcess.isRunning && !callee.isRunning }
+
+        let log = callerProcess.log
+        let callbacks = log.split(separator: "\n").compactMap { line -> String? in
+            ["connected", "reconnecting: 53001", "reconnecting: 53405", "reconnected", "disconnected"]
+                .first { line.contains("call: \($0)") }
+        }
+        // The caller prints seconds since it started; place the change on that clock by its
+        // "connected" line, seen (within 2 ms) at `connectedSeen`.
+        var reconnect: Int?
+        if let connected = Self.time(of: "call: connected", in: log), let back = Self.time(of: "call: reconnected", in: log) {
+            let change = connected + changedAt.timeIntervalSince(connectedSeen)
+            reconnect = Int(((back - change) * 1000).rounded())
+        }
+        var heard: [String: [Int16]] = [:]
+        var gaps: [String: Int] = [:]
+        for side in ["caller", "callee"] {
+            let samples = (try? WAVFile(contentsOfFile: directory + "/\(side)-heard.wav").channel(0)) ?? []
+            heard[side] = samples
+            gaps[side] = AudioGap.longest(in: samples, after: 48_000)
+        }
+        return Result(
+            callerCallbacks: callbacks, callerLog: log, calleeLog: callee.log, callerExit: callerProcess.exitStatus,
+            calleeExit: callee.exitStatus, reconnectMilliseconds: reconnect, gapMilliseconds: gaps, heard: heard,
+            played: ["caller": calleePlays, "callee": callerPlays])
+    }
+
+    private func process(_ name: String, in namespace: NetworkNamespace, _ arguments: [String]) throws -> SIPPeerProcess {
+        try SIPPeerProcess(
+            name: name, executable: "ip", arguments: ["netns", "exec", namespace.name, voicecall] + arguments,
+            workingDirectory: directory, logPath: directory + "/\(name).log")
+    }
+
+    /// The seconds printed at the start of the first line holding `marker` (`  3.52s call: reconnected`).
+    static func time(of marker: String, in log: String) -> Double? {
+        for line in log.split(separator: "\n") where line.contains(marker) {
+            let number = line.trimmingCharacters(in: .whitespaces).prefix { $0.isNumber || $0 == "." }
+            if let seconds = Double(number) { return seconds }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import VoiceSignals
+import VoiceSupport
+import VoiceTestKit
+import XCTest
+
+/// Network changes for real (``NetworkChangeCall``): the caller runs `voicecall call --listen
+/// auto` in a network namespace and the test changes its addresses with `ip` mid-call. Checked
+/// from the caller's callbacks and both recordings.
+final class CallNetworkChangeNamespaceTests: XCTestCase {
+    private var directory: String?
+
+    override func tearDown() {
+        if let directory { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    private func scenario() throws -> NetworkChangeCall {
+        switch NetworkNamespace.requirement() {
+        case .available: break
+        case .skip(let why): throw XCTSkip(why)
+        case .fail(let why):
+            XCTFail(why)
+            throw XCTSkip(why)
+        }
+        let voicecall = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("voicecall").path
+        guard FileManager.default.isExecutableFile(atPath: voicecall) else {
+            let message = "voicecall is not built next to the tests (\(voicecall)); run `swift build` first"
+            if ProcessInfo.processInfo.environment["CI"]?.lowercased() == "true" { XCTFail(message) }
+            throw XCTSkip(message)
+        }
+        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "netchange")
+        self.directory = directory
+        return NetworkChangeCall(voicecall: voicecall, directory: directory)
+    }
+
+    /// Case 1 of the issue: DHCP renumbering on the call's link.
+    func testRenumberingMovesTheCallAndTheAudioGoesOn() throws {
+        let result = try scenario().run(.renumber)
+        let logs = "caller:\n\(result.callerLog)\ncallee:\n\(result.calleeLog)"
+        XCTAssertEqual(result.callerExit, 0, logs)
+        XCTAssertEqual(result.calleeExit, 0, logs)
+        XCTAssertEqual(result.callerCallbacks.prefix(3), ["connected", "reconnecting: 53001", "reconnected"], logs)
+        XCTAssertEqual(result.callerCallbacks.last, "disconnected", logs)
+        XCTAssertFalse(result.calleeLog.contains("call: reconnecting"), "the callee's address did not change:\n\(logs)")
+        let reconnect = try XCTUnwrap(result.reconnectMilliseconds, logs)
+        XCTAssertLessThan(reconnect, 2_000, "reconnected within 2 s of the change")
+        print("netchange renumber: reconnected \(reconnect) ms after the change; gaps \(result.gapMilliseconds)")
+        for side in ["caller", "callee"] {
+            let heard = result.heard[side] ?? []
+            XCTAssertGreaterThan(heard.count, 48_000 * 7, "\(side) recorded the call")
+            XCTAssertLessThanOrEqual(result.gapMilliseconds[side] ?? .max, 1_500, "\(side)'s longest gap")
+            let alignment = WindowedAlignment(playedInALoop: result.played[side] ?? [], in: Array(heard.suffix(48_000 * 3)))
+            XCTAssertGreaterThan(alignment.correlation, 0.7, "\(side) after the move: \(alignment)")
+        }
+    }
+}
