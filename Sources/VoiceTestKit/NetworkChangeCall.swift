@@ -19,6 +19,38 @@ package struct NetworkChangeCall {
         /// DHCP renumbering on c0 onto 10.3.0.0/24: the new address, then the old one goes,
         /// and the default route moves.
         case renumber
+        /// c0 is the only link (c1 stays down); it goes down for 3 s and comes back (its
+        /// default route put back, as a DHCP client or NetworkManager does).
+        case linkFlap
+        /// The call starts on c1, classed as a VPN (`--interface-type c1=vpn`), with c0 down;
+        /// c0 (Ethernet-class) comes up: the call moves to it; 3 s later c0 goes down again:
+        /// the call moves back to c1.
+        case preferredAppears
+
+        /// Commands run in the caller's namespace before the call.
+        var setup: [String] {
+            switch self {
+            case .renumber: []
+            case .linkFlap: ["link set c1 down"]
+            case .preferredAppears: ["link set c0 down"]
+            }
+        }
+
+        var callerArguments: [String] {
+            self == .preferredAppears ? ["--interface-type", "c1=vpn"] : []
+        }
+
+        /// What is done to the caller's network, each after a pause in seconds.
+        var steps: [(pause: Double, commands: [String])] {
+            switch self {
+            case .renumber:
+                [(0, ["addr add 10.3.0.2/24 dev c0", "addr del 10.1.0.2/24 dev c0", "route replace default via 10.3.0.1 dev c0 metric 100"])]
+            case .linkFlap:
+                [(0, ["link set c0 down"]), (3, ["link set c0 up", "route replace default via 10.1.0.1 dev c0 metric 100"])]
+            case .preferredAppears:
+                [(0, ["link set c0 up", "route replace default via 10.1.0.1 dev c0 metric 100"]), (3, ["link set c0 down"])]
+            }
+        }
     }
 
     package struct Result {
@@ -28,7 +60,8 @@ package struct NetworkChangeCall {
         package var calleeLog: String
         package var callerExit: Int32?
         package var calleeExit: Int32?
-        /// From the change to the caller's `reconnected`, ms (±10 ms: read from its printed times).
+        /// From the (first) change to the caller's first `reconnected`, ms (±10 ms: read from
+        /// its printed times).
         package var reconnectMilliseconds: Int?
         /// The longest gap in what each side heard ("caller", "callee"), ms.
         package var gapMilliseconds: [String: Int]
@@ -40,7 +73,7 @@ package struct NetworkChangeCall {
     package let voicecall: String
     package let directory: String
     package var changeAfter: Double = 3
-    package var callSeconds = 10
+    package var callSeconds = 12
 
     package init(voicecall: String, directory: String) {
         self.voicecall = voicecall
@@ -63,6 +96,7 @@ package struct NetworkChangeCall {
         try caller.batch(
             "link set c0 up", "link set c1 up", "addr add 10.1.0.2/24 dev c0", "addr add 10.2.0.2/24 dev c1",
             "route add default via 10.1.0.1 dev c0 metric 100", "route add default via 10.2.0.1 dev c1 metric 200")
+        for command in change.setup { try caller.batch(command) }
 
         let callerPlays = TestSignals.multiTone([(523, 6_000), (659, 4_000)], seconds: 2)
         let calleePlays = TestSignals.multiTone([(440, 8_000)], seconds: 2)
@@ -81,7 +115,8 @@ package struct NetworkChangeCall {
         let callerProcess = try process(
             "caller", in: caller,
             ["call", "bob", "--identity", "alice", "--domain", "10.9.0.1", "--listen", "auto", "--duration", "\(callSeconds)",
-             "--play", directory + "/caller-plays.wav", "--record", directory + "/caller-heard.wav", keys])
+             "--play", directory + "/caller-plays.wav", "--record", directory + "/caller-heard.wav", keys]
+                + change.callerArguments)
         defer { callerProcess.stop() }
         guard PollingWait.until(timeout: 20, every: 0.002, { callerProcess.log.contains("call: connected") }) else {
             throw NetworkNamespaceError("the call did not connect:\n\(callerProcess.logTail())")
@@ -89,10 +124,9 @@ package struct NetworkChangeCall {
         let connectedSeen = Date()
         Thread.sleep(forTimeInterval: changeAfter)  // audio before the change: a window, not synchronisation
         let changedAt = Date()
-        switch change {
-        case .renumber:
-            try caller.batch(
-                "addr add 10.3.0.2/24 dev c0", "addr del 10.1.0.2/24 dev c0", "route replace default via 10.3.0.1 dev c0 metric 100")
+        for (pause, commands) in change.steps {
+            if pause > 0 { Thread.sleep(forTimeInterval: pause) }
+            try caller.batch(commands)
         }
         _ = PollingWait.until(timeout: Double(callSeconds) + 20) { !callerProcess.isRunning && !callee.isRunning }
 

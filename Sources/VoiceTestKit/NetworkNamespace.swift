@@ -32,7 +32,10 @@ package final class NetworkNamespace: Sendable {
 
     /// Runs several `ip` commands (one per line, without the leading `ip`) in one process
     /// (`ip -batch`), so the kernel sees them back to back, as from a DHCP client.
-    package func batch(_ commands: String...) throws(NetworkNamespaceError) {
+    package func batch(_ commands: String...) throws(NetworkNamespaceError) { try batch(commands) }
+
+    /// ``batch(_:)-(String...)`` with the commands in an array.
+    package func batch(_ commands: [String]) throws(NetworkNamespaceError) {
         try Self.run(["-n", name, "-batch", "-"], input: commands.joined(separator: "\n") + "\n")
     }
 

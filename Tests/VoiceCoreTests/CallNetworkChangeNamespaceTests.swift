@@ -14,7 +14,7 @@ final class CallNetworkChangeNamespaceTests: XCTestCase {
         if let directory { try? FileManager.default.removeItem(atPath: directory) }
     }
 
-    private func scenario() throws -> NetworkChangeCall {
+    func scenario() throws -> NetworkChangeCall {
         switch NetworkNamespace.requirement() {
         case .available: break
         case .skip(let why): throw XCTSkip(why)
@@ -52,5 +52,48 @@ final class CallNetworkChangeNamespaceTests: XCTestCase {
             let alignment = WindowedAlignment(playedInALoop: result.played[side] ?? [], in: Array(heard.suffix(48_000 * 3)))
             XCTAssertGreaterThan(alignment.correlation, 0.7, "\(side) after the move: \(alignment)")
         }
+    }
+}
+
+extension CallNetworkChangeNamespaceTests {
+    /// Checks a call that lived through `change`: it ended normally, reconnected after each
+    /// `isReconnecting`, kept its audio at both ends within `maximumGap`, and the callee, whose
+    /// address never changed, saw no callback.
+    private func check(_ result: NetworkChangeCall.Result, reconnections: Int, maximumGap: Int) {
+        let logs = "caller:\n\(result.callerLog)\ncallee:\n\(result.calleeLog)"
+        XCTAssertEqual(result.callerExit, 0, logs)
+        XCTAssertEqual(result.calleeExit, 0, logs)
+        let callbacks = result.callerCallbacks
+        XCTAssertEqual(callbacks.first, "connected", logs)
+        XCTAssertEqual(callbacks.last, "disconnected", logs)
+        XCTAssertEqual(callbacks.filter { $0 == "reconnecting: 53001" }.count, reconnections, "signaling reconnections:\n\(logs)")
+        XCTAssertEqual(
+            callbacks.filter { $0.hasPrefix("reconnecting") }.count, callbacks.filter { $0 == "reconnected" }.count,
+            "each reconnecting ends reconnected:\n\(logs)")
+        XCTAssertEqual(callbacks.dropLast().last, "reconnected", logs)
+        XCTAssertFalse(result.calleeLog.contains("call: reconnecting"), "the callee's address did not change:\n\(logs)")
+        for side in ["caller", "callee"] {
+            let heard = result.heard[side] ?? []
+            XCTAssertGreaterThan(heard.count, 48_000 * 8, "\(side) recorded the call")
+            XCTAssertLessThanOrEqual(result.gapMilliseconds[side] ?? .max, maximumGap, "\(side)'s longest gap")
+            let alignment = WindowedAlignment(playedInALoop: result.played[side] ?? [], in: Array(heard.suffix(48_000 * 3)))
+            XCTAssertGreaterThan(alignment.correlation, 0.7, "\(side) at the end: \(alignment)")
+        }
+    }
+
+    /// Case 2: the only link down for 3 s, then back with the same address: the call waits,
+    /// then reconnects with the same SID; the gap is at most the outage plus 1.5 s.
+    func testALinkDownForThreeSecondsAndBackReconnectsTheCall() throws {
+        let result = try scenario().run(.linkFlap)
+        print("netchange link flap: reconnected \(result.reconnectMilliseconds ?? -1) ms after the link went down; gaps \(result.gapMilliseconds)")
+        check(result, reconnections: 1, maximumGap: 3_000 + 1_500)
+    }
+
+    /// Case 4: an Ethernet-class link appears while the call is on a VPN-class one: the call
+    /// moves to it; when it goes, the call moves back.
+    func testAMorePreferredLinkTakesTheCallAndLosingItMovesTheCallBack() throws {
+        let result = try scenario().run(.preferredAppears)
+        print("netchange preferred link: reconnected \(result.reconnectMilliseconds ?? -1) ms after it appeared; gaps \(result.gapMilliseconds)")
+        check(result, reconnections: 2, maximumGap: 1_500)
     }
 }
