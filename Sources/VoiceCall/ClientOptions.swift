@@ -21,6 +21,7 @@ struct ClientOptions: ParsableArguments {
     @Flag(help: "Allow plain RTP (only for peers that cannot do SRTP).") var unencrypted = false
     @Flag(help: "Send and accept SRTP keys over UDP/TCP signaling to other machines (readable on the path; prefer --transport tls).")
     var allowClearTextKeys = false
+    @Option(help: "Seconds a call may spend reconnecting (media or signaling) before it ends (default 30).") var reconnectTimeout: Double?
     @Flag(help: "Log SIP messages and Insights events.") var verbose = false
 
     func makeConfiguration() throws -> VoiceClientConfiguration {
@@ -35,6 +36,11 @@ struct ClientOptions: ParsableArguments {
             password: password, allowUnencryptedMedia: unencrypted,
             insightsPublisher: LoggingInsightsPublisher(logger: logger), logger: logger)
         configuration.allowKeysOverUnencryptedSignaling = allowClearTextKeys
+        if let reconnectTimeout {
+            guard reconnectTimeout > 0, reconnectTimeout <= 3_600 else { throw ValidationError("--reconnect-timeout takes 0–3600 seconds") }
+            let timeout = Duration.milliseconds(Int64(reconnectTimeout * 1000))
+            configuration.reconnection = CallReconnectionPolicy(mediaReconnectTimeout: timeout, signalingReconnectTimeout: timeout)
+        }
         if listen == "auto" {
             var types: [String: NetworkInterfaceType] = [:]
             for entry in interfaceType {

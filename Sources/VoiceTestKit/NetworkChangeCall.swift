@@ -26,18 +26,25 @@ package struct NetworkChangeCall {
         /// c0 (Ethernet-class) comes up: the call moves to it; 3 s later c0 goes down again:
         /// the call moves back to c1.
         case preferredAppears
+        /// c0 is the only link; it goes down for good: the call ends at the reconnection
+        /// timeout (the scenario gives both sides 5 s) on both sides.
+        case linkLost
 
         /// Commands run in the caller's namespace before the call.
         var setup: [String] {
             switch self {
             case .renumber: []
-            case .linkFlap: ["link set c1 down"]
+            case .linkFlap, .linkLost: ["link set c1 down"]
             case .preferredAppears: ["link set c0 down"]
             }
         }
 
         var callerArguments: [String] {
-            self == .preferredAppears ? ["--interface-type", "c1=vpn"] : []
+            switch self {
+            case .preferredAppears: ["--interface-type", "c1=vpn"]
+            case .linkLost: ["--reconnect-timeout", "5"]
+            default: []
+            }
         }
 
         /// What is done to the caller's network, each after a pause in seconds.
@@ -49,6 +56,8 @@ package struct NetworkChangeCall {
                 [(0, ["link set c0 down"]), (3, ["link set c0 up", "route replace default via 10.1.0.1 dev c0 metric 100"])]
             case .preferredAppears:
                 [(0, ["link set c0 up", "route replace default via 10.1.0.1 dev c0 metric 100"]), (3, ["link set c0 down"])]
+            case .linkLost:
+                [(0, ["link set c0 down"])]
             }
         }
     }
@@ -107,7 +116,7 @@ package struct NetworkChangeCall {
             "callee", in: provider,
             ["listen", "--identity", "bob", "--domain", "10.9.0.1", "--listen", "10.9.0.1", "--port", "5060", "--no-register",
              "--auto-answer", "--once", "--duration", "60", "--play", directory + "/callee-plays.wav",
-             "--record", directory + "/callee-heard.wav", keys])
+             "--record", directory + "/callee-heard.wav", keys] + (change == .linkLost ? ["--reconnect-timeout", "5"] : []))
         defer { callee.stop() }
         guard PollingWait.until(timeout: 20, { callee.log.contains("listening on") }) else {
             throw NetworkNamespaceError("the callee did not start:\n\(callee.logTail())")
@@ -162,7 +171,7 @@ package struct NetworkChangeCall {
     }
 
     /// The seconds printed at the start of the first line holding `marker` (`  3.52s call: reconnected`).
-    static func time(of marker: String, in log: String) -> Double? {
+    package static func time(of marker: String, in log: String) -> Double? {
         for line in log.split(separator: "\n") where line.contains(marker) {
             let number = line.trimmingCharacters(in: .whitespaces).prefix { $0.isNumber || $0 == "." }
             if let seconds = Double(number) { return seconds }

@@ -97,3 +97,25 @@ extension CallNetworkChangeNamespaceTests {
         check(result, reconnections: 2, maximumGap: 1_500)
     }
 }
+
+extension CallNetworkChangeNamespaceTests {
+    /// Case 3: the only link goes down for longer than the reconnection timeout (5 s here): the
+    /// caller ends with 53001 (its signaling could not be restored), the callee, whose media
+    /// stopped, with 53405; both exit with an error.
+    func testALinkDownPastTheReconnectionTimeoutEndsTheCallOnBothSides() throws {
+        let result = try scenario().run(.linkLost)
+        let logs = "caller:\n\(result.callerLog)\ncallee:\n\(result.calleeLog)"
+        XCTAssertEqual(result.callerCallbacks.first, "connected", logs)
+        XCTAssertEqual(result.callerCallbacks.dropFirst().first, "reconnecting: 53001", logs)
+        XCTAssertTrue(result.callerLog.contains("call: disconnected: 53001"), logs)
+        XCTAssertFalse(result.callerCallbacks.contains("reconnected"), logs)
+        XCTAssertTrue(result.calleeLog.contains("call: reconnecting: 53405"), logs)
+        XCTAssertTrue(result.calleeLog.contains("call: disconnected: 53405"), logs)
+        XCTAssertEqual(result.callerExit, 1, logs)
+        if let lost = NetworkChangeCall.time(of: "call: reconnecting: 53001", in: result.callerLog),
+            let ended = NetworkChangeCall.time(of: "call: disconnected", in: result.callerLog)
+        {
+            XCTAssertEqual(ended - lost, 5.0, accuracy: 0.5, "ended at the reconnection timeout")
+        }
+    }
+}
