@@ -30,8 +30,8 @@ struct NetChange: ParsableCommand {
             let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "netchange-bench")
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let result = try NetworkChangeCall(voicecall: voicecall, directory: directory).run(.renumber)
-            guard result.callerCallbacks.contains("reconnected"), let reconnect = result.reconnectMilliseconds else {
-                throw BenchError("run \(run): the call did not reconnect; callbacks \(result.callerCallbacks)\n\(result.callerLog)")
+            guard result.moverCallbacks.contains("reconnected"), let reconnect = result.reconnectMilliseconds else {
+                throw BenchError("run \(run): the call did not reconnect; callbacks \(result.moverCallbacks)\n\(result.moverLog)")
             }
             let gap = result.gapMilliseconds.values.max() ?? 0
             print("netchange: run \(run): reconnected \(reconnect) ms after the change; longest gap heard \(gap) ms \(result.gapMilliseconds)")

@@ -14,6 +14,7 @@ struct Listen: ParsableCommand {
     @OptionGroup var client: ClientOptions
     @OptionGroup var audio: AudioOptions
     @Flag(help: "Answer every call at once; otherwise ask on the terminal.") var autoAnswer = false
+    @Option(help: "With --auto-answer: let the call ring this many seconds first.") var answerAfter = 0.0
     @Flag(help: "Do not send REGISTER; only listen on the bound address.") var noRegister = false
     @Option(help: "Seconds to keep listening (0: until interrupted).") var duration = 0
     @Flag(help: "Exit once the first call has ended (or --duration ran out).") var once = false
@@ -38,7 +39,8 @@ struct Listen: ParsableCommand {
         defer { voice.shutdown() }
         let delegate = PrintingCallDelegate(name: "call")
         let name = "\(configuration.identity)@\(configuration.domain)"
-        let listener = Listener(callDelegate: delegate, autoAnswer: autoAnswer)
+        guard (0...600).contains(answerAfter) else { throw ValidationError("--answer-after takes 0–600 seconds") }
+        let listener = Listener(callDelegate: delegate, autoAnswer: autoAnswer, answerAfter: answerAfter)
         let interrupt = Interrupt()
         let done = DispatchSemaphore(value: 0)
         let failure = Locked<VoiceError?>(nil)
@@ -66,11 +68,13 @@ final class Listener: NotificationDelegate, @unchecked Sendable {
     // @unchecked: touched on the call delegate's queue only.
     let callDelegate: PrintingCallDelegate
     let autoAnswer: Bool
+    let answerAfter: Double
     private var calls: [Call] = []
 
-    init(callDelegate: PrintingCallDelegate, autoAnswer: Bool) {
+    init(callDelegate: PrintingCallDelegate, autoAnswer: Bool, answerAfter: Double = 0) {
         self.callDelegate = callDelegate
         self.autoAnswer = autoAnswer
+        self.answerAfter = answerAfter
     }
 
     func callInviteReceived(_ callInvite: CallInvite) {
@@ -84,6 +88,14 @@ final class Listener: NotificationDelegate, @unchecked Sendable {
             callInvite.reject()
             return
         }
+        guard answerAfter == 0 else {
+            callDelegate.queue.asyncAfter(deadline: .now() + answerAfter) { self.accept(callInvite) }
+            return
+        }
+        accept(callInvite)
+    }
+
+    private func accept(_ callInvite: CallInvite) {
         calls.removeAll { $0.state == .disconnected }  // a long-running listener keeps only live calls
         calls.append(callInvite.accept(
             options: AcceptOptions(callInvite: callInvite) { $0.delegateQueue = self.callDelegate.queue },

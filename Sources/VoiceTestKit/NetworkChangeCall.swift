@@ -3,18 +3,19 @@ import VoiceMedia
 import VoiceSignals
 import VoiceSupport
 
-/// A call across a network change, for real: the caller (`voicecall call --listen auto`) runs in
-/// a network namespace with two veth links to a "provider" namespace where the callee
-/// (`voicecall listen`) answers on 10.9.0.1; after `changeAfter` seconds of audio the scenario
-/// changes the caller's network with `ip`, so the kernel sends the rtnetlink events a laptop
-/// would see. Both sides play a tone and record what they hear. Needs root and iproute2
+/// A call across a network change, for real: the "mover" (`voicecall … --listen auto`, our
+/// client whose network changes; it places the call unless the change says otherwise) runs in
+/// a network namespace with two veth links to a "provider" namespace where the far party
+/// (`voicecall`) is on 10.9.0.1; after `changeAfter` seconds of audio the scenario changes the
+/// mover's network with `ip`, so the kernel sends the rtnetlink events a laptop would see.
+/// Both sides play a tone and record what they hear. Needs root and iproute2
 /// (``NetworkNamespace/requirement(environment:)``).
 ///
 /// Topology: caller namespace C with c0 (10.1.0.2/24, default route metric 100) and c1
 /// (10.2.0.2/24, metric 200); provider namespace P with p0 (10.1.0.1, 10.3.0.1), p1 (10.2.0.1)
 /// and 10.9.0.1 on its loopback, reachable over either link.
 package struct NetworkChangeCall {
-    /// What happens to the caller's network.
+    /// What happens to the mover's network.
     package enum Change: String, CaseIterable, Sendable {
         /// DHCP renumbering on c0 onto 10.3.0.0/24: the new address, then the old one goes,
         /// and the default route moves.
@@ -26,6 +27,11 @@ package struct NetworkChangeCall {
         /// c0 (Ethernet-class) comes up: the call moves to it; 3 s later c0 goes down again:
         /// the call moves back to c1.
         case preferredAppears
+        /// The mover is called instead, rings for 3 s and renumbers (as ``renumber``) meanwhile,
+        /// then answers from the new address. (A caller cannot stay in a call it places when its
+        /// address goes away before the answer: RFC 3261 §18.2.2 sends the final response to the
+        /// INVITE's Via, the old address.)
+        case renumberWhileRinging
         /// c0 is the only link; it goes down for good: the call ends at the reconnection
         /// timeout (the scenario gives both sides 5 s) on both sides.
         case linkLost
@@ -33,7 +39,7 @@ package struct NetworkChangeCall {
         /// Commands run in the caller's namespace before the call.
         var setup: [String] {
             switch self {
-            case .renumber: []
+            case .renumber, .renumberWhileRinging: []
             case .linkFlap, .linkLost: ["link set c1 down"]
             case .preferredAppears: ["link set c0 down"]
             }
@@ -50,7 +56,7 @@ package struct NetworkChangeCall {
         /// What is done to the caller's network, each after a pause in seconds.
         var steps: [(pause: Double, commands: [String])] {
             switch self {
-            case .renumber:
+            case .renumber, .renumberWhileRinging:
                 [(0, ["addr add 10.3.0.2/24 dev c0", "addr del 10.1.0.2/24 dev c0", "route replace default via 10.3.0.1 dev c0 metric 100"])]
             case .linkFlap:
                 [(0, ["link set c0 down"]), (3, ["link set c0 up", "route replace default via 10.1.0.1 dev c0 metric 100"])]
@@ -63,16 +69,17 @@ package struct NetworkChangeCall {
     }
 
     package struct Result {
-        /// The caller's callbacks in order: `connected`, `reconnecting: 53001`, `reconnected`…
-        package var callerCallbacks: [String]
-        package var callerLog: String
-        package var calleeLog: String
-        package var callerExit: Int32?
-        package var calleeExit: Int32?
+        /// The mover's callbacks (our client whose network changes) in order: `connected`,
+        /// `reconnecting: 53001`, `reconnected`…
+        package var moverCallbacks: [String]
+        package var moverLog: String
+        package var farLog: String
+        package var moverExit: Int32?
+        package var farExit: Int32?
         /// From the (first) change to the caller's first `reconnected`, ms (±10 ms: read from
         /// its printed times).
         package var reconnectMilliseconds: Int?
-        /// The longest gap in what each side heard ("caller", "callee"), ms.
+        /// The longest gap in what each side heard ("mover", "far"), ms.
         package var gapMilliseconds: [String: Int]
         /// What each side heard, and what the other played.
         package var heard: [String: [Int16]]
@@ -109,37 +116,62 @@ package struct NetworkChangeCall {
 
         let callerPlays = TestSignals.multiTone([(523, 6_000), (659, 4_000)], seconds: 2)
         let calleePlays = TestSignals.multiTone([(440, 8_000)], seconds: 2)
-        try WAVFile(sampleRate: 48_000, channels: 1, samples: callerPlays).write(toFile: directory + "/caller-plays.wav")
-        try WAVFile(sampleRate: 48_000, channels: 1, samples: calleePlays).write(toFile: directory + "/callee-plays.wav")
+        try WAVFile(sampleRate: 48_000, channels: 1, samples: callerPlays).write(toFile: directory + "/mover-plays.wav")
+        try WAVFile(sampleRate: 48_000, channels: 1, samples: calleePlays).write(toFile: directory + "/far-plays.wav")
         let keys = "--allow-clear-text-keys"  // plain UDP signaling between namespaces on this host
-        let callee = try process(
-            "callee", in: provider,
-            ["listen", "--identity", "bob", "--domain", "10.9.0.1", "--listen", "10.9.0.1", "--port", "5060", "--no-register",
-             "--auto-answer", "--once", "--duration", "60", "--play", directory + "/callee-plays.wav",
-             "--record", directory + "/callee-heard.wav", keys] + (change == .linkLost ? ["--reconnect-timeout", "5"] : []))
-        defer { callee.stop() }
-        guard PollingWait.until(timeout: 20, { callee.log.contains("listening on") }) else {
-            throw NetworkNamespaceError("the callee did not start:\n\(callee.logTail())")
+        let timeout = change == .linkLost ? ["--reconnect-timeout", "5"] : []
+        let mover: SIPPeerProcess
+        let far: SIPPeerProcess
+        if change == .renumberWhileRinging {
+            // The mover is called: it rings for 3 s and renumbers meanwhile, then answers.
+            mover = try process(
+                "mover", in: caller,
+                ["listen", "--identity", "alice", "--domain", "10.9.0.1", "--listen", "auto", "--port", "5060", "--no-register",
+                 "--auto-answer", "--answer-after", "3", "--once", "--duration", "60",
+                 "--play", directory + "/mover-plays.wav", "--record", directory + "/mover-heard.wav", keys])
+            guard PollingWait.until(timeout: 20, { mover.log.contains("listening on") }) else {
+                mover.stop()
+                throw NetworkNamespaceError("the mover did not start:\n\(mover.logTail())")
+            }
+            far = try process(
+                "far", in: provider,
+                ["call", "sip:alice@10.1.0.2:5060", "--identity", "bob", "--domain", "10.9.0.1", "--listen", "10.9.0.1",
+                 "--duration", "\(callSeconds)", "--play", directory + "/far-plays.wav", "--record", directory + "/far-heard.wav", keys])
+        } else {
+            far = try process(
+                "far", in: provider,
+                ["listen", "--identity", "bob", "--domain", "10.9.0.1", "--listen", "10.9.0.1", "--port", "5060", "--no-register",
+                 "--auto-answer", "--once", "--duration", "60", "--play", directory + "/far-plays.wav",
+                 "--record", directory + "/far-heard.wav", keys] + timeout)
+            guard PollingWait.until(timeout: 20, { far.log.contains("listening on") }) else {
+                far.stop()
+                throw NetworkNamespaceError("the far party did not start:\n\(far.logTail())")
+            }
+            mover = try process(
+                "mover", in: caller,
+                ["call", "bob", "--identity", "alice", "--domain", "10.9.0.1", "--listen", "auto", "--duration", "\(callSeconds)",
+                 "--play", directory + "/mover-plays.wav", "--record", directory + "/mover-heard.wav", keys]
+                    + change.callerArguments + timeout)
         }
-        let callerProcess = try process(
-            "caller", in: caller,
-            ["call", "bob", "--identity", "alice", "--domain", "10.9.0.1", "--listen", "auto", "--duration", "\(callSeconds)",
-             "--play", directory + "/caller-plays.wav", "--record", directory + "/caller-heard.wav", keys]
-                + change.callerArguments)
-        defer { callerProcess.stop() }
-        guard PollingWait.until(timeout: 20, every: 0.002, { callerProcess.log.contains("call: connected") }) else {
-            throw NetworkNamespaceError("the call did not connect:\n\(callerProcess.logTail())")
+        defer {
+            mover.stop()
+            far.stop()
+        }
+        let ringing = change == .renumberWhileRinging
+        let first = ringing ? "incoming call" : "call: connected"
+        guard PollingWait.until(timeout: 20, every: 0.002, { mover.log.contains(first) }) else {
+            throw NetworkNamespaceError("the call did not \(ringing ? "ring" : "connect"):\n\(mover.logTail())\n\(far.logTail())")
         }
         let connectedSeen = Date()
-        Thread.sleep(forTimeInterval: changeAfter)  // audio before the change: a window, not synchronisation
+        if !ringing { Thread.sleep(forTimeInterval: changeAfter) }  // audio before the change: a window, not synchronisation
         let changedAt = Date()
         for (pause, commands) in change.steps {
             if pause > 0 { Thread.sleep(forTimeInterval: pause) }
             try caller.batch(commands)
         }
-        _ = PollingWait.until(timeout: Double(callSeconds) + 20) { !callerProcess.isRunning && !callee.isRunning }
+        _ = PollingWait.until(timeout: Double(callSeconds) + 20) { !mover.isRunning && !far.isRunning }
 
-        let log = callerProcess.log
+        let log = mover.log
         let callbacks = log.split(separator: "\n").compactMap { line -> String? in
             ["connected", "reconnecting: 53001", "reconnecting: 53405", "reconnected", "disconnected"]
                 .first { line.contains("call: \($0)") }
@@ -147,21 +179,21 @@ package struct NetworkChangeCall {
         // The caller prints seconds since it started; place the change on that clock by its
         // "connected" line, seen (within 2 ms) at `connectedSeen`.
         var reconnect: Int?
-        if let connected = Self.time(of: "call: connected", in: log), let back = Self.time(of: "call: reconnected", in: log) {
+        if let connected = Self.time(of: first, in: log), let back = Self.time(of: "call: reconnected", in: log) {
             let change = connected + changedAt.timeIntervalSince(connectedSeen)
             reconnect = Int(((back - change) * 1000).rounded())
         }
         var heard: [String: [Int16]] = [:]
         var gaps: [String: Int] = [:]
-        for side in ["caller", "callee"] {
+        for side in ["mover", "far"] {
             let samples = (try? WAVFile(contentsOfFile: directory + "/\(side)-heard.wav").channel(0)) ?? []
             heard[side] = samples
             gaps[side] = AudioGap.longest(in: samples, after: 48_000)
         }
         return Result(
-            callerCallbacks: callbacks, callerLog: log, calleeLog: callee.log, callerExit: callerProcess.exitStatus,
-            calleeExit: callee.exitStatus, reconnectMilliseconds: reconnect, gapMilliseconds: gaps, heard: heard,
-            played: ["caller": calleePlays, "callee": callerPlays])
+            moverCallbacks: callbacks, moverLog: log, farLog: far.log, moverExit: mover.exitStatus,
+            farExit: far.exitStatus, reconnectMilliseconds: reconnect, gapMilliseconds: gaps, heard: heard,
+            played: ["mover": calleePlays, "far": callerPlays])
     }
 
     private func process(_ name: String, in namespace: NetworkNamespace, _ arguments: [String]) throws -> SIPPeerProcess {

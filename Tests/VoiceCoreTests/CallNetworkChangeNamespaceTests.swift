@@ -36,16 +36,16 @@ final class CallNetworkChangeNamespaceTests: XCTestCase {
     /// Case 1 of the issue: DHCP renumbering on the call's link.
     func testRenumberingMovesTheCallAndTheAudioGoesOn() throws {
         let result = try scenario().run(.renumber)
-        let logs = "caller:\n\(result.callerLog)\ncallee:\n\(result.calleeLog)"
-        XCTAssertEqual(result.callerExit, 0, logs)
-        XCTAssertEqual(result.calleeExit, 0, logs)
-        XCTAssertEqual(result.callerCallbacks.prefix(3), ["connected", "reconnecting: 53001", "reconnected"], logs)
-        XCTAssertEqual(result.callerCallbacks.last, "disconnected", logs)
-        XCTAssertFalse(result.calleeLog.contains("call: reconnecting"), "the callee's address did not change:\n\(logs)")
+        let logs = "caller:\n\(result.moverLog)\ncallee:\n\(result.farLog)"
+        XCTAssertEqual(result.moverExit, 0, logs)
+        XCTAssertEqual(result.farExit, 0, logs)
+        XCTAssertEqual(result.moverCallbacks.prefix(3), ["connected", "reconnecting: 53001", "reconnected"], logs)
+        XCTAssertEqual(result.moverCallbacks.last, "disconnected", logs)
+        XCTAssertFalse(result.farLog.contains("call: reconnecting"), "the callee's address did not change:\n\(logs)")
         let reconnect = try XCTUnwrap(result.reconnectMilliseconds, logs)
         XCTAssertLessThan(reconnect, 2_000, "reconnected within 2 s of the change")
         print("netchange renumber: reconnected \(reconnect) ms after the change; gaps \(result.gapMilliseconds)")
-        for side in ["caller", "callee"] {
+        for side in ["mover", "far"] {
             let heard = result.heard[side] ?? []
             XCTAssertGreaterThan(heard.count, 48_000 * 7, "\(side) recorded the call")
             XCTAssertLessThanOrEqual(result.gapMilliseconds[side] ?? .max, 1_500, "\(side)'s longest gap")
@@ -60,10 +60,10 @@ extension CallNetworkChangeNamespaceTests {
     /// `isReconnecting`, kept its audio at both ends within `maximumGap`, and the callee, whose
     /// address never changed, saw no callback.
     private func check(_ result: NetworkChangeCall.Result, reconnections: Int, maximumGap: Int) {
-        let logs = "caller:\n\(result.callerLog)\ncallee:\n\(result.calleeLog)"
-        XCTAssertEqual(result.callerExit, 0, logs)
-        XCTAssertEqual(result.calleeExit, 0, logs)
-        let callbacks = result.callerCallbacks
+        let logs = "caller:\n\(result.moverLog)\ncallee:\n\(result.farLog)"
+        XCTAssertEqual(result.moverExit, 0, logs)
+        XCTAssertEqual(result.farExit, 0, logs)
+        let callbacks = result.moverCallbacks
         XCTAssertEqual(callbacks.first, "connected", logs)
         XCTAssertEqual(callbacks.last, "disconnected", logs)
         XCTAssertEqual(callbacks.filter { $0 == "reconnecting: 53001" }.count, reconnections, "signaling reconnections:\n\(logs)")
@@ -71,8 +71,8 @@ extension CallNetworkChangeNamespaceTests {
             callbacks.filter { $0.hasPrefix("reconnecting") }.count, callbacks.filter { $0 == "reconnected" }.count,
             "each reconnecting ends reconnected:\n\(logs)")
         XCTAssertEqual(callbacks.dropLast().last, "reconnected", logs)
-        XCTAssertFalse(result.calleeLog.contains("call: reconnecting"), "the callee's address did not change:\n\(logs)")
-        for side in ["caller", "callee"] {
+        XCTAssertFalse(result.farLog.contains("call: reconnecting"), "the callee's address did not change:\n\(logs)")
+        for side in ["mover", "far"] {
             let heard = result.heard[side] ?? []
             XCTAssertGreaterThan(heard.count, 48_000 * 8, "\(side) recorded the call")
             XCTAssertLessThanOrEqual(result.gapMilliseconds[side] ?? .max, maximumGap, "\(side)'s longest gap")
@@ -104,18 +104,40 @@ extension CallNetworkChangeNamespaceTests {
     /// stopped, with 53405; both exit with an error.
     func testALinkDownPastTheReconnectionTimeoutEndsTheCallOnBothSides() throws {
         let result = try scenario().run(.linkLost)
-        let logs = "caller:\n\(result.callerLog)\ncallee:\n\(result.calleeLog)"
-        XCTAssertEqual(result.callerCallbacks.first, "connected", logs)
-        XCTAssertEqual(result.callerCallbacks.dropFirst().first, "reconnecting: 53001", logs)
-        XCTAssertTrue(result.callerLog.contains("call: disconnected: 53001"), logs)
-        XCTAssertFalse(result.callerCallbacks.contains("reconnected"), logs)
-        XCTAssertTrue(result.calleeLog.contains("call: reconnecting: 53405"), logs)
-        XCTAssertTrue(result.calleeLog.contains("call: disconnected: 53405"), logs)
-        XCTAssertEqual(result.callerExit, 1, logs)
-        if let lost = NetworkChangeCall.time(of: "call: reconnecting: 53001", in: result.callerLog),
-            let ended = NetworkChangeCall.time(of: "call: disconnected", in: result.callerLog)
+        let logs = "caller:\n\(result.moverLog)\ncallee:\n\(result.farLog)"
+        XCTAssertEqual(result.moverCallbacks.first, "connected", logs)
+        XCTAssertEqual(result.moverCallbacks.dropFirst().first, "reconnecting: 53001", logs)
+        XCTAssertTrue(result.moverLog.contains("call: disconnected: 53001"), logs)
+        XCTAssertFalse(result.moverCallbacks.contains("reconnected"), logs)
+        XCTAssertTrue(result.farLog.contains("call: reconnecting: 53405"), logs)
+        XCTAssertTrue(result.farLog.contains("call: disconnected: 53405"), logs)
+        XCTAssertEqual(result.moverExit, 1, logs)
+        if let lost = NetworkChangeCall.time(of: "call: reconnecting: 53001", in: result.moverLog),
+            let ended = NetworkChangeCall.time(of: "call: disconnected", in: result.moverLog)
         {
             XCTAssertEqual(ended - lost, 5.0, accuracy: 0.5, "ended at the reconnection timeout")
+        }
+    }
+}
+
+extension CallNetworkChangeNamespaceTests {
+    /// Case 5: our client is called and renumbers while its phone rings: the call still
+    /// connects, with no reconnecting callback (it was never connected on the old address),
+    /// answered from the new address (Contact and `c=`), and the audio flows both ways.
+    func testARenumberingWhileRingingStillConnectsAndUsesTheNewAddress() throws {
+        let result = try scenario().run(.renumberWhileRinging)
+        let logs = "caller:\n\(result.moverLog)\ncallee:\n\(result.farLog)"
+        XCTAssertEqual(result.moverExit, 0, logs)
+        XCTAssertEqual(result.farExit, 0, logs)
+        XCTAssertEqual(result.moverCallbacks, ["connected", "disconnected"], logs)
+        XCTAssertTrue(result.farLog.contains("call: connected"), logs)
+        XCTAssertFalse(result.farLog.contains("call: reconnecting"), logs)
+        for side in ["mover", "far"] {
+            let heard = result.heard[side] ?? []
+            XCTAssertGreaterThan(heard.count, 48_000 * 8, "\(side) recorded the call")
+            XCTAssertLessThanOrEqual(result.gapMilliseconds[side] ?? .max, 1_500, "\(side)'s longest gap")
+            let alignment = WindowedAlignment(playedInALoop: result.played[side] ?? [], in: Array(heard.suffix(48_000 * 3)))
+            XCTAssertGreaterThan(alignment.correlation, 0.7, "\(side): \(alignment)")
         }
     }
 }

@@ -81,4 +81,26 @@ final class CallNetworkMoveTests: XCTestCase {
         XCTAssertEqual(f.callerDelegate.wait(for: 4).last, .reconnected, "the re-INVITE after the outage was answered")
         XCTAssertEqual(f.call.state, .connected)
     }
+
+    /// A call we placed rings when our address goes away: the answer would go to that address
+    /// (RFC 3261 §18.2.2), so the call is cancelled and fails with 53001 at once; the callee
+    /// sees the invite cancelled.
+    func testACallWePlacedThatRingsFailsWhenItsAddressGoes() throws {
+        let alice = try TestVoiceClient("alice") { $0.addressSelection = .automatic() }
+        let bob = try TestVoiceClient("bob")
+        defer {
+            alice.client.shutdown()
+            bob.client.shutdown()
+        }
+        let notifications = bob.listen()
+        let delegate = RecordingCallDelegate()
+        let call = alice.connect(to: bob.address, delegate: delegate)
+        XCTAssertEqual(delegate.wait(for: 1), [.ringing])
+        let client = alice.client
+        let moved = loopback("127.0.0.2")
+        client.onLoop { client.networkChanged([moved]) }
+        XCTAssertEqual(delegate.wait(for: 2), [.ringing, .failed(.signalingConnectionDisconnected)])
+        XCTAssertEqual(call.state, .disconnected)
+        XCTAssertTrue(PollingWait.until(timeout: 5) { notifications.cancelled.withLockedValue { $0.count } == 1 }, "bob saw the CANCEL")
+    }
 }

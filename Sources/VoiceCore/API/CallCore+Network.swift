@@ -4,9 +4,16 @@ import VoiceSIPAgent
 extension CallCore {
     /// Our address moved (or no network is left): a connected call reports `isReconnecting`
     /// (53001) until the peer answers the re-INVITE carrying the new address, or until the
-    /// signaling reconnection timeout ends it. A call still being set up just carries the new
-    /// address (the session re-INVITEs once it is confirmed), with no callback.
-    func localAddressMoved() {
+    /// signaling reconnection timeout ends it. A call still being set up carries the new
+    /// address (a callee answers with it; the session re-INVITEs once confirmed), with no
+    /// callback, except a call we placed whose old address is gone: the answer to its INVITE
+    /// would go to that address (RFC 3261 §18.2.2), so it is cancelled and fails with 53001
+    /// at once rather than ring forever.
+    func localAddressMoved(previousAddressGone: Bool) {
+        if role == .caller, previousAddressGone, machine.state == .connecting || machine.state == .ringing {
+            run(machine.signalingConnectionLost(now: now))
+            return
+        }
         guard machine.state == .connected || machine.state == .reconnecting else { return }
         var outputs = machine.signalingConnectionLost(now: now)
         // The agent's move sends the re-INVITE itself.

@@ -39,7 +39,8 @@ extension VoiceClient {
             if !networkLost {
                 networkLost = true
                 logger.notice("network: no usable address reaches the server; calls wait for a network")
-                for core in calls.values { core.localAddressMoved() }
+                let gone = !candidates.contains { $0.address.description == advertisedHost }
+                for core in calls.values { core.localAddressMoved(previousAddressGone: gone) }
             }
             return
         }
@@ -47,8 +48,9 @@ extension VoiceClient {
         networkLost = false
         if host != advertisedHost {
             logger.notice("network: moving from \(advertisedHost ?? "-") to \(host)")
+            let gone = !candidates.contains { $0.address.description == advertisedHost }
             advertisedHost = host
-            for core in calls.values { core.localAddressMoved() }
+            for core in calls.values { core.localAddressMoved(previousAddressGone: gone) }
             agent.moveLocalAddress(to: host)
         } else if wasLost {
             logger.notice("network: \(host) is usable again")
