@@ -96,22 +96,29 @@ package struct NetworkChangeCall {
         self.directory = directory
     }
 
-    package func run(_ change: Change) throws -> Result {
+    /// The two namespaces, linked and addressed (see the type's documentation); the provider
+    /// also answers on 10.4.0.1 on c0's link, for a second renumbering.
+    private func makeTopology() throws -> (caller: NetworkNamespace, provider: NetworkNamespace) {
         let caller = try NetworkNamespace(prefix: "vc")
         let provider = try NetworkNamespace(prefix: "vp")
-        defer {
-            caller.delete()
-            provider.delete()
-        }
         for (c, p) in [("c0", "p0"), ("c1", "p1")] {
             try NetworkNamespace.run(["link", "add", c, "netns", caller.name, "type", "veth", "peer", "name", p, "netns", provider.name])
         }
         try provider.batch(
             "link set p0 up", "link set p1 up", "addr add 10.1.0.1/24 dev p0", "addr add 10.3.0.1/24 dev p0",
-            "addr add 10.2.0.1/24 dev p1", "addr add 10.9.0.1/32 dev lo")
+            "addr add 10.4.0.1/24 dev p0", "addr add 10.2.0.1/24 dev p1", "addr add 10.9.0.1/32 dev lo")
         try caller.batch(
             "link set c0 up", "link set c1 up", "addr add 10.1.0.2/24 dev c0", "addr add 10.2.0.2/24 dev c1",
             "route add default via 10.1.0.1 dev c0 metric 100", "route add default via 10.2.0.1 dev c1 metric 200")
+        return (caller, provider)
+    }
+
+    package func run(_ change: Change) throws -> Result {
+        let (caller, provider) = try makeTopology()
+        defer {
+            caller.delete()
+            provider.delete()
+        }
         for command in change.setup { try caller.batch(command) }
 
         let callerPlays = TestSignals.multiTone([(523, 6_000), (659, 4_000)], seconds: 2)
@@ -194,6 +201,85 @@ package struct NetworkChangeCall {
             moverCallbacks: callbacks, moverLog: log, farLog: far.log, moverExit: mover.exitStatus,
             farExit: far.exitStatus, reconnectMilliseconds: reconnect, gapMilliseconds: gaps, heard: heard,
             played: ["mover": calleePlays, "far": callerPlays])
+    }
+
+    /// What ``runThroughProxy()`` saw.
+    package struct ProxyResult {
+        /// The mover's callbacks, as in ``Result``.
+        package var moverCallbacks: [String]
+        package var moverLog: String
+        package var farLog: String
+        package var kamailioLog: String
+        package var moverExit: Int32?
+        package var farExit: Int32?
+        /// Whether the far party's call through the proxy reached the mover after the first renumbering.
+        package var reachedAfterRenumbering: Bool
+        package var gapMilliseconds: [String: Int]
+        package var heard: [String: [Int16]]
+        package var played: [String: [Int16]]
+    }
+
+    /// Cases 7 and 8: the mover registers with Kamailio (registrar and record-routing proxy, in
+    /// the provider namespace on 10.9.0.1) and waits for calls. Its link is renumbered (10.1.0.2
+    /// to 10.3.0.2); 2 s later the far party calls it by name through the proxy, which must
+    /// find the new binding. 3 s into that call the link is renumbered again (to 10.4.0.2): the
+    /// call moves with a re-INVITE through the proxy, and the far party's BYE at the end must
+    /// reach the mover's new address along the dialog's route.
+    package func runThroughProxy() throws -> ProxyResult {
+        let (caller, provider) = try makeTopology()
+        defer {
+            caller.delete()
+            provider.delete()
+        }
+        var configuration = KamailioConfiguration()
+        configuration.listenHost = "10.9.0.1"
+        configuration.udpPort = 5060
+        configuration.tcpPort = 5060
+        let kamailio = try KamailioPeer(configuration: configuration, namespace: provider)
+        defer { kamailio.stop() }
+        let moverPlays = TestSignals.multiTone([(523, 6_000), (659, 4_000)], seconds: 2)
+        let farPlays = TestSignals.multiTone([(440, 8_000)], seconds: 2)
+        try WAVFile(sampleRate: 48_000, channels: 1, samples: moverPlays).write(toFile: directory + "/mover-plays.wav")
+        try WAVFile(sampleRate: 48_000, channels: 1, samples: farPlays).write(toFile: directory + "/far-plays.wav")
+        let common = ["--domain", configuration.realm, "--proxy", "sip:10.9.0.1:5060", "--allow-clear-text-keys"]
+        let mover = try process(
+            "mover", in: caller,
+            ["listen", "--identity", "alice", "--password", "alicepass", "--listen", "auto", "--auto-answer", "--once",
+             "--duration", "60", "--play", directory + "/mover-plays.wav", "--record", directory + "/mover-heard.wav"] + common)
+        defer { mover.stop() }
+        guard PollingWait.until(timeout: 20, { mover.log.contains("listening on") }) else {
+            throw NetworkNamespaceError("the mover did not register:\n\(mover.logTail())\n\(kamailio.log)")
+        }
+        try caller.batch("addr add 10.3.0.2/24 dev c0", "addr del 10.1.0.2/24 dev c0", "route replace default via 10.3.0.1 dev c0 metric 100")
+        Thread.sleep(forTimeInterval: 2)  // the bound: re-registered within 2 s of the change
+        let far = try process(
+            "far", in: provider,
+            ["call", "alice", "--identity", "bob", "--password", "bobpass", "--listen", "10.9.0.1", "--duration", "\(callSeconds)",
+             "--play", directory + "/far-plays.wav", "--record", directory + "/far-heard.wav"] + common)
+        defer { far.stop() }
+        let reached = PollingWait.until(timeout: 10) { mover.log.contains("call: connected") }
+        if reached {
+            Thread.sleep(forTimeInterval: changeAfter)  // audio before the second change: a window
+            try caller.batch(
+                "addr add 10.4.0.2/24 dev c0", "addr del 10.3.0.2/24 dev c0", "route replace default via 10.4.0.1 dev c0 metric 100")
+        }
+        _ = PollingWait.until(timeout: Double(callSeconds) + 20) { !mover.isRunning && !far.isRunning }
+        let log = mover.log
+        let callbacks = log.split(separator: "\n").compactMap { line -> String? in
+            ["connected", "reconnecting: 53001", "reconnecting: 53405", "reconnected", "disconnected"]
+                .first { line.contains("call: \($0)") }
+        }
+        var heard: [String: [Int16]] = [:]
+        var gaps: [String: Int] = [:]
+        for side in ["mover", "far"] {
+            let samples = (try? WAVFile(contentsOfFile: directory + "/\(side)-heard.wav").channel(0)) ?? []
+            heard[side] = samples
+            gaps[side] = AudioGap.longest(in: samples, after: 48_000)
+        }
+        return ProxyResult(
+            moverCallbacks: callbacks, moverLog: log, farLog: far.log, kamailioLog: kamailio.log, moverExit: mover.exitStatus,
+            farExit: far.exitStatus, reachedAfterRenumbering: reached, gapMilliseconds: gaps, heard: heard,
+            played: ["mover": farPlays, "far": moverPlays])
     }
 
     private func process(_ name: String, in namespace: NetworkNamespace, _ arguments: [String]) throws -> SIPPeerProcess {

@@ -11,6 +11,8 @@ public struct KamailioConfiguration: Hashable, Sendable {
     public var udpPort: Int = 0
     /// The TCP port; 0 picks a free one.
     public var tcpPort: Int = 0
+    /// The address Kamailio listens on. Default `127.0.0.1`.
+    public var listenHost: String = "127.0.0.1"
     /// Where Kamailio's modules live (Debian's path by default).
     public var modulePath: String = "/usr/lib/x86_64-linux-gnu/kamailio/modules/"
 
@@ -19,7 +21,8 @@ public struct KamailioConfiguration: Hashable, Sendable {
 }
 
 /// Kamailio 5.6 as registrar, location service and record-routing proxy with digest auth,
-/// on 127.0.0.1, its `kamailio.cfg` written from a template. Thread-safe.
+/// on 127.0.0.1 (or ``KamailioConfiguration/listenHost``), its `kamailio.cfg` written from a
+/// template. Thread-safe.
 public final class KamailioPeer: Sendable {
     /// The configuration the proxy runs with (ports resolved).
     public let configuration: KamailioConfiguration
@@ -39,15 +42,27 @@ public final class KamailioPeer: Sendable {
     ///   - configuration: Users, realm, ports.
     ///   - executable: The binary, `kamailio` on `PATH` (or in `/usr/sbin`) by default.
     ///   - readyTimeout: How long to wait for the OPTIONS answer.
-    public init(
+    public convenience init(
         templatePath: String? = PeerTemplates.kamailio, configuration: KamailioConfiguration = KamailioConfiguration(),
         executable: String = "kamailio", readyTimeout: Duration = .seconds(10)
+    ) throws(SIPPeerError) {
+        try self.init(
+            templatePath: templatePath, configuration: configuration, executable: executable, namespace: nil,
+            readyTimeout: readyTimeout)
+    }
+
+    /// Starts Kamailio inside `namespace` (`ip netns exec`); ready once its log says its UDP
+    /// socket is bound (the test process cannot reach into the namespace to probe it).
+    package init(
+        templatePath: String? = PeerTemplates.kamailio, configuration: KamailioConfiguration = KamailioConfiguration(),
+        executable: String = "kamailio", namespace: NetworkNamespace?, readyTimeout: Duration = .seconds(10)
     ) throws(SIPPeerError) {
         guard let templatePath else {
             throw SIPPeerError(.invalidTemplate, "no Kamailio template: VoiceTestKit's resource bundle is missing")
         }
         var config = configuration
         if config.udpPort == 0 { config.udpPort = try SIPPeerProcess.freePort() }
+        try SIPPeerTemplate.validate(config.listenHost, as: "listen host")
         if config.tcpPort == 0 { config.tcpPort = config.udpPort }
         try SIPPeerTemplate.validate(config.realm, as: "realm")
         try SIPPeerTemplate.validate(config.modulePath, as: "module path")
@@ -63,6 +78,7 @@ public final class KamailioPeer: Sendable {
             throw SIPPeerError(.fileSystem, "cannot create \(runtime): \(error)")
         }
         let values = [
+            "LISTEN_HOST": config.listenHost,
             "UDP_PORT": String(config.udpPort),
             "TCP_PORT": String(config.tcpPort),
             "REALM": config.realm,
@@ -72,16 +88,37 @@ public final class KamailioPeer: Sendable {
         let cfg = directory + "/kamailio.cfg"
         try SIPPeerTemplate.renderFile(templatePath, to: cfg, values: values)
         let address: SocketAddress
-        do { address = try SocketAddress(host: "127.0.0.1", port: config.udpPort) } catch {
+        do { address = try SocketAddress(host: config.listenHost, port: config.udpPort) } catch {
             throw SIPPeerError(.socket, "\(error)")
         }
         // Small shared/private memory so several instances fit on a test machine.
         let arguments = ["-f", cfg, "-DD", "-E", "-Y", runtime, "-P", runtime + "/kamailio.pid", "-m", "32", "-M", "4"]
-        let uri = "sip:127.0.0.1:\(config.udpPort)"
-        let process = try SIPPeerProcess.launchReady(
-            name: "kamailio", executable: executable, arguments: arguments,
-            workingDirectory: directory, logPath: directory + "/kamailio.log",
-            readyAt: address, requestURI: uri, timeout: readyTimeout)
+        let uri = "sip:\(config.listenHost):\(config.udpPort)"
+        let process: SIPPeerProcess
+        if let namespace {
+            // Through a shell that stays Kamailio's parent: Kamailio closes the descriptors it
+            // inherits, and Foundation takes its watch descriptor closing for the process's exit
+            // (then blocks in waitpid, stalling every other Process of this test).
+            process = try SIPPeerProcess(
+                name: "kamailio", executable: "ip",
+                arguments: ["netns", "exec", namespace.name, "sh", "-c", "\"$0\" \"$@\"; exit $?", executable] + arguments,
+                workingDirectory: directory, logPath: directory + "/kamailio.log")
+            // The UDP socket is bound when its buffer is sized; the workers follow within ms, and
+            // a REGISTER or INVITE arriving before them is retransmitted (T1).
+            let deadline = ContinuousClock.now + readyTimeout
+            while !process.log.contains("SO_RCVBUF is finally") {
+                guard process.isRunning, ContinuousClock.now < deadline else {
+                    process.stop()
+                    throw SIPPeerError(.notReady, "kamailio in \(namespace.name) did not start; log:\n\(process.logTail())")
+                }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        } else {
+            process = try SIPPeerProcess.launchReady(
+                name: "kamailio", executable: executable, arguments: arguments,
+                workingDirectory: directory, logPath: directory + "/kamailio.log",
+                readyAt: address, requestURI: uri, timeout: readyTimeout)
+        }
         self.configuration = config
         self.directory = directory
         self.udpAddress = address

@@ -143,13 +143,16 @@ package final class SIPPeerProcess: Sendable {
                 defer { p = nil }; return p
             })
         else { return }
+        // Asked while the process still leads its group: a wrapper (`ip netns exec`, a shell)
+        // may exit first and leave its children in the group.
+        let leadsGroup = getpgid(pid) == pid
         if process.isRunning {
-            process.terminate()
+            if leadsGroup { kill(-pid, SIGTERM) } else { process.terminate() }
             let deadline = ContinuousClock.now + grace
             while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
         }
         // Kamailio forks workers into the same group; a group kill leaves none behind.
-        if getpgid(pid) == pid { kill(-pid, SIGKILL) } else if process.isRunning { kill(pid, SIGKILL) }
+        if leadsGroup { kill(-pid, SIGKILL) } else if process.isRunning { kill(pid, SIGKILL) }
         // Bounded: Foundation has been seen to miss a peer's exit, and an unbounded
         // waitUntilExit() would hang the whole test run.
         let reapDeadline = ContinuousClock.now + .seconds(2)

@@ -141,3 +141,33 @@ extension CallNetworkChangeNamespaceTests {
         }
     }
 }
+
+extension CallNetworkChangeNamespaceTests {
+    /// Cases 7 and 8 through Kamailio: a registered client with no call is renumbered and a call
+    /// placed by name 2 s later reaches it at the new address (it re-registered); renumbered
+    /// again during that call, it moves the call through the proxy, and the far party's BYE
+    /// reaches the new address along the dialog's route.
+    func testThroughKamailioTheBindingAndTheDialogFollowTheMove() throws {
+        switch SIPPeerRequirement.check("kamailio") {
+        case .available: break
+        case .skip(let why): throw XCTSkip(why)
+        case .fail(let why):
+            XCTFail(why)
+            return
+        }
+        let result = try scenario().runThroughProxy()
+        let logs = "mover:\n\(result.moverLog)\nfar:\n\(result.farLog)\nkamailio:\n\(result.kamailioLog.suffix(3_000))"
+        XCTAssertTrue(result.reachedAfterRenumbering, "the call by name reached the new address:\n\(logs)")
+        XCTAssertEqual(result.moverCallbacks, ["connected", "reconnecting: 53001", "reconnected", "disconnected"], logs)
+        XCTAssertEqual(result.moverExit, 0, "the far party's BYE ended the call cleanly:\n\(logs)")
+        XCTAssertEqual(result.farExit, 0, logs)
+        XCTAssertFalse(result.farLog.contains("call: reconnecting"), logs)
+        for side in ["mover", "far"] {
+            let heard = result.heard[side] ?? []
+            XCTAssertGreaterThan(heard.count, 48_000 * 8, "\(side) recorded the call")
+            XCTAssertLessThanOrEqual(result.gapMilliseconds[side] ?? .max, 1_500, "\(side)'s longest gap")
+            let alignment = WindowedAlignment(playedInALoop: result.played[side] ?? [], in: Array(heard.suffix(48_000 * 3)))
+            XCTAssertGreaterThan(alignment.correlation, 0.7, "\(side) after the move: \(alignment)")
+        }
+    }
+}
