@@ -179,10 +179,7 @@ package struct NetworkChangeCall {
         _ = PollingWait.until(timeout: Double(callSeconds) + 20) { !mover.isRunning && !far.isRunning }
 
         let log = mover.log
-        let callbacks = log.split(separator: "\n").compactMap { line -> String? in
-            ["connected", "reconnecting: 53001", "reconnecting: 53405", "reconnected", "disconnected"]
-                .first { line.contains("call: \($0)") }
-        }
+        let callbacks = Self.callbacks(in: log)
         // The caller prints seconds since it started; place the change on that clock by its
         // "connected" line, seen (within 2 ms) at `connectedSeen`.
         var reconnect: Int?
@@ -190,13 +187,7 @@ package struct NetworkChangeCall {
             let change = connected + changedAt.timeIntervalSince(connectedSeen)
             reconnect = Int(((back - change) * 1000).rounded())
         }
-        var heard: [String: [Int16]] = [:]
-        var gaps: [String: Int] = [:]
-        for side in ["mover", "far"] {
-            let samples = (try? WAVFile(contentsOfFile: directory + "/\(side)-heard.wav").channel(0)) ?? []
-            heard[side] = samples
-            gaps[side] = AudioGap.longest(in: samples, after: 48_000)
-        }
+        let (heard, gaps) = recordings()
         return Result(
             moverCallbacks: callbacks, moverLog: log, farLog: far.log, moverExit: mover.exitStatus,
             farExit: far.exitStatus, reconnectMilliseconds: reconnect, gapMilliseconds: gaps, heard: heard,
@@ -265,10 +256,24 @@ package struct NetworkChangeCall {
         }
         _ = PollingWait.until(timeout: Double(callSeconds) + 20) { !mover.isRunning && !far.isRunning }
         let log = mover.log
-        let callbacks = log.split(separator: "\n").compactMap { line -> String? in
+        let callbacks = Self.callbacks(in: log)
+        let (heard, gaps) = recordings()
+        return ProxyResult(
+            moverCallbacks: callbacks, moverLog: log, farLog: far.log, kamailioLog: kamailio.log, moverExit: mover.exitStatus,
+            farExit: far.exitStatus, reachedAfterRenumbering: reached, gapMilliseconds: gaps, heard: heard,
+            played: ["mover": farPlays, "far": moverPlays])
+    }
+
+    /// The mover's callbacks in its log, in order.
+    static func callbacks(in log: String) -> [String] {
+        log.split(separator: "\n").compactMap { line -> String? in
             ["connected", "reconnecting: 53001", "reconnecting: 53405", "reconnected", "disconnected"]
                 .first { line.contains("call: \($0)") }
         }
+    }
+
+    /// What each side recorded, and the longest gap in it after the first second.
+    private func recordings() -> (heard: [String: [Int16]], gaps: [String: Int]) {
         var heard: [String: [Int16]] = [:]
         var gaps: [String: Int] = [:]
         for side in ["mover", "far"] {
@@ -276,10 +281,7 @@ package struct NetworkChangeCall {
             heard[side] = samples
             gaps[side] = AudioGap.longest(in: samples, after: 48_000)
         }
-        return ProxyResult(
-            moverCallbacks: callbacks, moverLog: log, farLog: far.log, kamailioLog: kamailio.log, moverExit: mover.exitStatus,
-            farExit: far.exitStatus, reachedAfterRenumbering: reached, gapMilliseconds: gaps, heard: heard,
-            played: ["mover": farPlays, "far": moverPlays])
+        return (heard, gaps)
     }
 
     private func process(_ name: String, in namespace: NetworkNamespace, _ arguments: [String]) throws -> SIPPeerProcess {

@@ -36,22 +36,11 @@ final class CallNetworkChangeNamespaceTests: XCTestCase {
     /// Case 1 of the issue: DHCP renumbering on the call's link.
     func testRenumberingMovesTheCallAndTheAudioGoesOn() throws {
         let result = try scenario().run(.renumber)
-        let logs = "caller:\n\(result.moverLog)\ncallee:\n\(result.farLog)"
-        XCTAssertEqual(result.moverExit, 0, logs)
-        XCTAssertEqual(result.farExit, 0, logs)
-        XCTAssertEqual(result.moverCallbacks.prefix(3), ["connected", "reconnecting: 53001", "reconnected"], logs)
-        XCTAssertEqual(result.moverCallbacks.last, "disconnected", logs)
-        XCTAssertFalse(result.farLog.contains("call: reconnecting"), "the callee's address did not change:\n\(logs)")
-        let reconnect = try XCTUnwrap(result.reconnectMilliseconds, logs)
+        check(result, reconnections: 1, maximumGap: 1_500)
+        XCTAssertEqual(result.moverCallbacks, ["connected", "reconnecting: 53001", "reconnected", "disconnected"], result.moverLog)
+        let reconnect = try XCTUnwrap(result.reconnectMilliseconds, result.moverLog)
         XCTAssertLessThan(reconnect, 2_000, "reconnected within 2 s of the change")
         print("netchange renumber: reconnected \(reconnect) ms after the change; gaps \(result.gapMilliseconds)")
-        for side in ["mover", "far"] {
-            let heard = result.heard[side] ?? []
-            XCTAssertGreaterThan(heard.count, 48_000 * 7, "\(side) recorded the call")
-            XCTAssertLessThanOrEqual(result.gapMilliseconds[side] ?? .max, 1_500, "\(side)'s longest gap")
-            let alignment = WindowedAlignment(playedInALoop: result.played[side] ?? [], in: Array(heard.suffix(48_000 * 3)))
-            XCTAssertGreaterThan(alignment.correlation, 0.7, "\(side) after the move: \(alignment)")
-        }
     }
 }
 
@@ -72,13 +61,7 @@ extension CallNetworkChangeNamespaceTests {
             "each reconnecting ends reconnected:\n\(logs)")
         XCTAssertEqual(callbacks.dropLast().last, "reconnected", logs)
         XCTAssertFalse(result.farLog.contains("call: reconnecting"), "the callee's address did not change:\n\(logs)")
-        for side in ["mover", "far"] {
-            let heard = result.heard[side] ?? []
-            XCTAssertGreaterThan(heard.count, 48_000 * 8, "\(side) recorded the call")
-            XCTAssertLessThanOrEqual(result.gapMilliseconds[side] ?? .max, maximumGap, "\(side)'s longest gap")
-            let alignment = WindowedAlignment(playedInALoop: result.played[side] ?? [], in: Array(heard.suffix(48_000 * 3)))
-            XCTAssertGreaterThan(alignment.correlation, 0.7, "\(side) at the end: \(alignment)")
-        }
+        checkAudio(heard: result.heard, played: result.played, gaps: result.gapMilliseconds, maximumGap: maximumGap)
     }
 
     /// Case 2: the only link down for 3 s, then back with the same address: the call waits,
@@ -132,13 +115,7 @@ extension CallNetworkChangeNamespaceTests {
         XCTAssertEqual(result.moverCallbacks, ["connected", "disconnected"], logs)
         XCTAssertTrue(result.farLog.contains("call: connected"), logs)
         XCTAssertFalse(result.farLog.contains("call: reconnecting"), logs)
-        for side in ["mover", "far"] {
-            let heard = result.heard[side] ?? []
-            XCTAssertGreaterThan(heard.count, 48_000 * 8, "\(side) recorded the call")
-            XCTAssertLessThanOrEqual(result.gapMilliseconds[side] ?? .max, 1_500, "\(side)'s longest gap")
-            let alignment = WindowedAlignment(playedInALoop: result.played[side] ?? [], in: Array(heard.suffix(48_000 * 3)))
-            XCTAssertGreaterThan(alignment.correlation, 0.7, "\(side): \(alignment)")
-        }
+        checkAudio(heard: result.heard, played: result.played, gaps: result.gapMilliseconds, maximumGap: 1_500)
     }
 }
 
@@ -162,12 +139,23 @@ extension CallNetworkChangeNamespaceTests {
         XCTAssertEqual(result.moverExit, 0, "the far party's BYE ended the call cleanly:\n\(logs)")
         XCTAssertEqual(result.farExit, 0, logs)
         XCTAssertFalse(result.farLog.contains("call: reconnecting"), logs)
+        checkAudio(heard: result.heard, played: result.played, gaps: result.gapMilliseconds, maximumGap: 1_500)
+    }
+}
+
+extension CallNetworkChangeNamespaceTests {
+    /// Both sides recorded the call, heard no gap over `maximumGap` ms, and hear the other's
+    /// tone in its last 3 s.
+    fileprivate func checkAudio(
+        heard: [String: [Int16]], played: [String: [Int16]], gaps: [String: Int], maximumGap: Int,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         for side in ["mover", "far"] {
-            let heard = result.heard[side] ?? []
-            XCTAssertGreaterThan(heard.count, 48_000 * 8, "\(side) recorded the call")
-            XCTAssertLessThanOrEqual(result.gapMilliseconds[side] ?? .max, 1_500, "\(side)'s longest gap")
-            let alignment = WindowedAlignment(playedInALoop: result.played[side] ?? [], in: Array(heard.suffix(48_000 * 3)))
-            XCTAssertGreaterThan(alignment.correlation, 0.7, "\(side) after the move: \(alignment)")
+            let samples = heard[side] ?? []
+            XCTAssertGreaterThan(samples.count, 48_000 * 7, "\(side) recorded the call", file: file, line: line)
+            XCTAssertLessThanOrEqual(gaps[side] ?? .max, maximumGap, "\(side)'s longest gap", file: file, line: line)
+            let alignment = WindowedAlignment(playedInALoop: played[side] ?? [], in: Array(samples.suffix(48_000 * 3)))
+            XCTAssertGreaterThan(alignment.correlation, 0.7, "\(side) at the end: \(alignment)", file: file, line: line)
         }
     }
 }
