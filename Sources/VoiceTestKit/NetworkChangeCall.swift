@@ -90,6 +90,8 @@ package struct NetworkChangeCall {
     package let directory: String
     package var changeAfter: Double = 3
     package var callSeconds = 12
+    /// The signaling transport both sides use: `udp` or `tcp`.
+    package var transport = "udp"
 
     package init(voicecall: String, directory: String) {
         self.voicecall = voicecall
@@ -125,7 +127,8 @@ package struct NetworkChangeCall {
         let calleePlays = TestSignals.multiTone([(440, 8_000)], seconds: 2)
         try WAVFile(sampleRate: 48_000, channels: 1, samples: callerPlays).write(toFile: directory + "/mover-plays.wav")
         try WAVFile(sampleRate: 48_000, channels: 1, samples: calleePlays).write(toFile: directory + "/far-plays.wav")
-        let keys = "--allow-clear-text-keys"  // plain UDP signaling between namespaces on this host
+        // Plain UDP/TCP signaling between namespaces on this host.
+        let keys = ["--allow-clear-text-keys", "--transport", transport]
         let timeout = change == .linkLost ? ["--reconnect-timeout", "5"] : []
         let mover: SIPPeerProcess
         let far: SIPPeerProcess
@@ -135,7 +138,7 @@ package struct NetworkChangeCall {
                 "mover", in: caller,
                 ["listen", "--identity", "alice", "--domain", "10.9.0.1", "--listen", "auto", "--port", "5060", "--no-register",
                  "--auto-answer", "--answer-after", "3", "--once", "--duration", "60",
-                 "--play", directory + "/mover-plays.wav", "--record", directory + "/mover-heard.wav", keys])
+                 "--play", directory + "/mover-plays.wav", "--record", directory + "/mover-heard.wav"] + keys)
             guard PollingWait.until(timeout: 20, { mover.log.contains("listening on") }) else {
                 mover.stop()
                 throw NetworkNamespaceError("the mover did not start:\n\(mover.logTail())")
@@ -143,13 +146,13 @@ package struct NetworkChangeCall {
             far = try process(
                 "far", in: provider,
                 ["call", "sip:alice@10.1.0.2:5060", "--identity", "bob", "--domain", "10.9.0.1", "--listen", "10.9.0.1",
-                 "--duration", "\(callSeconds)", "--play", directory + "/far-plays.wav", "--record", directory + "/far-heard.wav", keys])
+                 "--duration", "\(callSeconds)", "--play", directory + "/far-plays.wav", "--record", directory + "/far-heard.wav"] + keys)
         } else {
             far = try process(
                 "far", in: provider,
                 ["listen", "--identity", "bob", "--domain", "10.9.0.1", "--listen", "10.9.0.1", "--port", "5060", "--no-register",
                  "--auto-answer", "--once", "--duration", "60", "--play", directory + "/far-plays.wav",
-                 "--record", directory + "/far-heard.wav", keys] + timeout)
+                 "--record", directory + "/far-heard.wav"] + keys + timeout)
             guard PollingWait.until(timeout: 20, { far.log.contains("listening on") }) else {
                 far.stop()
                 throw NetworkNamespaceError("the far party did not start:\n\(far.logTail())")
@@ -157,7 +160,7 @@ package struct NetworkChangeCall {
             mover = try process(
                 "mover", in: caller,
                 ["call", "bob", "--identity", "alice", "--domain", "10.9.0.1", "--listen", "auto", "--duration", "\(callSeconds)",
-                 "--play", directory + "/mover-plays.wav", "--record", directory + "/mover-heard.wav", keys]
+                 "--play", directory + "/mover-plays.wav", "--record", directory + "/mover-heard.wav"] + keys
                     + change.callerArguments + timeout)
         }
         defer {
@@ -232,7 +235,7 @@ package struct NetworkChangeCall {
         let farPlays = TestSignals.multiTone([(440, 8_000)], seconds: 2)
         try WAVFile(sampleRate: 48_000, channels: 1, samples: moverPlays).write(toFile: directory + "/mover-plays.wav")
         try WAVFile(sampleRate: 48_000, channels: 1, samples: farPlays).write(toFile: directory + "/far-plays.wav")
-        let common = ["--domain", configuration.realm, "--proxy", "sip:10.9.0.1:5060", "--allow-clear-text-keys"]
+        let common = ["--domain", configuration.realm, "--proxy", "sip:10.9.0.1:5060;transport=\(transport)", "--allow-clear-text-keys", "--transport", transport]
         let mover = try process(
             "mover", in: caller,
             ["listen", "--identity", "alice", "--password", "alicepass", "--listen", "auto", "--auto-answer", "--once",

@@ -118,6 +118,7 @@ package final class SIPMemoryTransport: SIPTransport, @unchecked Sendable {
     package func isConnected(to remote: SIPTransportEndpoint) -> Bool { false }
     package func hasConnection(to remote: SIPTransportEndpoint) -> EventLoopFuture<Bool> { eventLoop.makeSucceededFuture(false) }
     package func closeConnection(to remote: SIPTransportEndpoint) -> EventLoopFuture<Void> { eventLoop.makeSucceededVoidFuture() }
+    package func closeAllConnections() -> EventLoopFuture<Void> { eventLoop.makeSucceededVoidFuture() }
     package func verifiedTLSNames(of remote: SIPTransportEndpoint) -> Set<String> { [] }
 
     package func startKeepAlives(to remote: SIPTransportEndpoint, every interval: TimeAmount) -> RepeatedTask {

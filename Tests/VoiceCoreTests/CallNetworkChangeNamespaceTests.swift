@@ -48,7 +48,7 @@ extension CallNetworkChangeNamespaceTests {
     /// Checks a call that lived through `change`: it ended normally, reconnected after each
     /// `isReconnecting`, kept its audio at both ends within `maximumGap`, and the callee, whose
     /// address never changed, saw no callback.
-    private func check(_ result: NetworkChangeCall.Result, reconnections: Int, maximumGap: Int) {
+    func check(_ result: NetworkChangeCall.Result, reconnections: Int, maximumGap: Int) {
         let logs = "caller:\n\(result.moverLog)\ncallee:\n\(result.farLog)"
         XCTAssertEqual(result.moverExit, 0, logs)
         XCTAssertEqual(result.farExit, 0, logs)
@@ -146,7 +146,7 @@ extension CallNetworkChangeNamespaceTests {
 extension CallNetworkChangeNamespaceTests {
     /// Both sides recorded the call, heard no gap over `maximumGap` ms, and hear the other's
     /// tone in its last 3 s.
-    fileprivate func checkAudio(
+    func checkAudio(
         heard: [String: [Int16]], played: [String: [Int16]], gaps: [String: Int], maximumGap: Int,
         file: StaticString = #filePath, line: UInt = #line
     ) {
@@ -157,5 +157,42 @@ extension CallNetworkChangeNamespaceTests {
             let alignment = WindowedAlignment(playedInALoop: played[side] ?? [], in: Array(samples.suffix(48_000 * 3)))
             XCTAssertGreaterThan(alignment.correlation, 0.7, "\(side) at the end: \(alignment)", file: file, line: line)
         }
+    }
+}
+
+/// The same network changes with TCP signaling: the connection bound to the old address is
+/// closed and the re-INVITE opens a new one from the new address.
+extension CallNetworkChangeNamespaceTests {
+    private func tcpScenario() throws -> NetworkChangeCall {
+        var scenario = try scenario()
+        scenario.transport = "tcp"
+        return scenario
+    }
+
+    func testRenumberingOverTCP() throws {
+        let result = try tcpScenario().run(.renumber)
+        check(result, reconnections: 1, maximumGap: 1_500)
+        print("netchange renumber over TCP: reconnected \(result.reconnectMilliseconds ?? -1) ms after the change; gaps \(result.gapMilliseconds)")
+    }
+
+    func testALinkDownForThreeSecondsAndBackOverTCP() throws {
+        let result = try tcpScenario().run(.linkFlap)
+        check(result, reconnections: 1, maximumGap: 3_000 + 1_500)
+    }
+
+    func testThroughKamailioOverTCP() throws {
+        switch SIPPeerRequirement.check("kamailio") {
+        case .available: break
+        case .skip(let why): throw XCTSkip(why)
+        case .fail(let why):
+            XCTFail(why)
+            return
+        }
+        let result = try tcpScenario().runThroughProxy()
+        let logs = "mover:\n\(result.moverLog)\nfar:\n\(result.farLog)"
+        XCTAssertTrue(result.reachedAfterRenumbering, logs)
+        XCTAssertEqual(result.moverCallbacks, ["connected", "reconnecting: 53001", "reconnected", "disconnected"], logs)
+        XCTAssertEqual(result.moverExit, 0, logs)
+        checkAudio(heard: result.heard, played: result.played, gaps: result.gapMilliseconds, maximumGap: 1_500)
     }
 }

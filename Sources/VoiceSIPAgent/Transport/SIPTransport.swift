@@ -21,6 +21,10 @@ package protocol SIPTransport: AnyObject, Sendable {
     func hasConnection(to remote: SIPTransportEndpoint) -> EventLoopFuture<Bool>
     /// Closes the TCP/TLS connection to `remote`, if any (its users see it as lost).
     func closeConnection(to remote: SIPTransportEndpoint) -> EventLoopFuture<Void>
+    /// Closes every TCP/TLS connection (their users see them as lost): after the host's address
+    /// changed, a connection bound to an address it no longer has is dead but may not say so
+    /// for minutes. Completes once all are closed.
+    func closeAllConnections() -> EventLoopFuture<Void>
     /// The DNS names a verified TLS certificate of `remote` carries (empty when none). On the loop.
     func verifiedTLSNames(of remote: SIPTransportEndpoint) -> Set<String>
     /// Sends an RFC 5626 keep-alive to `remote` every `interval` until the task is cancelled.

@@ -258,6 +258,13 @@ package final class SIPTransportLayer: @unchecked Sendable {
         }
     }
 
+    package func closeAllConnections() -> EventLoopFuture<Void> {
+        eventLoop.flatSubmit {
+            let closing = self.connections.values.map { $0.close().recover { _ in } }
+            return EventLoopFuture.andAllComplete(closing, on: self.eventLoop)
+        }
+    }
+
     private func connection(to destination: SIPTransportEndpoint, serverName: String?) -> EventLoopFuture<Channel> {
         if let open = connections[destination] { return eventLoop.makeSucceededFuture(open) }
         if let pending = pendingConnections[destination] { return pending }

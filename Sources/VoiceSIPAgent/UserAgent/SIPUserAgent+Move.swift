@@ -7,34 +7,39 @@ extension SIPUserAgent {
     /// Contact), and every call that is not ending tells its peer with a re-INVITE, at once or
     /// as soon as it is confirmed (``SIPInviteSession/moveLocalAddress(contact:via:mediaAddress:now:)``);
     /// their outcomes arrive as the usual call events (`mediaUpdated`, or a hold/resume failure).
-    /// Nothing is sent when `host` is the address already advertised.
+    /// Nothing is sent when `host` is the address already advertised. TCP and TLS connections
+    /// are closed first (they were bound to the old address); the requests open new ones.
     /// - Returns: The calls that were told (or will be), on the loop.
     @discardableResult
     package func moveLocalAddress(to host: String) -> EventLoopFuture<[SIPCallHandle]> {
-        eventLoop.submit {
-            guard host != self.advertisedHost else { return [] }
-            self.advertisedHost = host
-            let contact = self.contactURI
-            let via = self.viaTemplate
-            if var registration = self.registration {
-                let actions = registration.moveContact(contact, via: via, now: self.now)
-                self.registration = registration
-                self.performRegistration(actions)
-            }
-            var moved: [SIPCallHandle] = []
-            for handle in self.calls.keys.sorted(by: { $0.id < $1.id }) {
-                guard var call = self.calls[handle] else { continue }
-                switch call.session.state {
-                case .terminating, .terminated: continue
-                default: break
-                }
-                let actions = call.session.moveLocalAddress(contact: contact, via: via, mediaAddress: host, now: self.now)
-                self.calls[handle] = call
-                moved.append(handle)
-                self.performCall(actions, handle: handle)
-            }
-            return moved
+        eventLoop.flatSubmit {
+            guard host != self.advertisedHost else { return self.eventLoop.makeSucceededFuture([]) }
+            return self.transport.closeAllConnections().map { self.move(to: host) }
         }
+    }
+
+    private func move(to host: String) -> [SIPCallHandle] {
+        advertisedHost = host
+        let contact = contactURI
+        let via = viaTemplate
+        if var registration {
+            let actions = registration.moveContact(contact, via: via, now: now)
+            self.registration = registration
+            performRegistration(actions)
+        }
+        var moved: [SIPCallHandle] = []
+        for handle in calls.keys.sorted(by: { $0.id < $1.id }) {
+            guard var call = calls[handle] else { continue }
+            switch call.session.state {
+            case .terminating, .terminated: continue
+            default: break
+            }
+            let actions = call.session.moveLocalAddress(contact: contact, via: via, mediaAddress: host, now: now)
+            calls[handle] = call
+            moved.append(handle)
+            performCall(actions, handle: handle)
+        }
+        return moved
     }
 
     /// The address Contact, Via and SDP carry now.
