@@ -10,13 +10,14 @@ import XCTest
 /// The timing rules of a call seen through the public API, in virtual time: each test runs in
 /// milliseconds and asserts the exact instant things happen (see ``VirtualTimeCalls``).
 final class CallVirtualTimeTests: XCTestCase {
-    func testACallWhoseMediaGoesSilentReconnectsAfterThreeSecondsAndFailsThirtySecondsLater() throws {
+    func testACallWhoseMediaNeverStartsReconnectsAfterSevenSecondsAndFailsThirtySecondsLater() throws {
         let net = VirtualTimeCalls()
         let (_, _, call, aliceDelegate, bobDelegate) = try net.connectedCall()
 
-        // No packet ever arrives. The watchdog ticks each second; more than 3 s of silence
-        // (mediaSilenceThreshold) is seen at the fourth tick.
-        net.advance(3_999, settling: aliceDelegate.queue)
+        // No packet, RTP or RTCP, ever arrives. The watchdog ticks each second; before anything
+        // arrived, silence counts from 6 s in (the first RTCP report's time), and more than
+        // 3 s of it (mediaSilenceThreshold) is seen at the seventh tick.
+        net.advance(6_999, settling: aliceDelegate.queue)
         XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected])
         net.advance(1, settling: aliceDelegate.queue)
         XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected, .reconnecting(.mediaConnectionError)])
@@ -31,13 +32,13 @@ final class CallVirtualTimeTests: XCTestCase {
         XCTAssertEqual(bobDelegate.callbacks, [.connected, .reconnecting(.mediaConnectionError), .disconnected(.mediaConnectionError)])
         let byes = net.sendTimes(of: .bye)
         XCTAssertFalse(byes.isEmpty, "the dialog was hung up")
-        XCTAssertTrue(byes.allSatisfy { $0 == 34_000 }, "at the timeout, not later: \(byes)")
+        XCTAssertTrue(byes.allSatisfy { $0 == 37_000 }, "at the timeout, not later: \(byes)")
     }
 
     func testMediaThatComesBackWithinTheTimeoutReconnectsTheCallAtTheNextTick() throws {
         let net = VirtualTimeCalls()
         let (_, _, call, aliceDelegate, _) = try net.connectedCall()
-        net.advance(4_000, settling: aliceDelegate.queue)
+        net.advance(7_000, settling: aliceDelegate.queue)
         XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected, .reconnecting(.mediaConnectionError)])
         try XCTUnwrap(net.latestMedia(of: "alice")).receiving = true
         net.advance(999, settling: aliceDelegate.queue)
@@ -45,6 +46,44 @@ final class CallVirtualTimeTests: XCTestCase {
         net.advance(1, settling: aliceDelegate.queue)
         XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected, .reconnecting(.mediaConnectionError), .reconnected])
         XCTAssertEqual(call.state, .connected)
+    }
+
+    /// A peer that sends no RTP for a while but keeps sending RTCP receiver reports (silence
+    /// suppression without comfort noise, a player not started yet) is not a broken call.
+    func testAQuietPeerThatKeepsReportingIsNotReconnecting() throws {
+        let net = VirtualTimeCalls()
+        let (_, _, call, aliceDelegate, _) = try net.connectedCall()
+        let media = try XCTUnwrap(net.latestMedia(of: "alice"))
+        for second in 1...20 {
+            if second % 5 == 0 { media.reported.peerReports += 1 }  // an RR every 5 s, as RFC 3550 paces them
+            net.advance(1_000, settling: aliceDelegate.queue)
+        }
+        XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected], "no false reconnect")
+        XCTAssertEqual(call.state, .connected)
+        // The reports stop too: 12.5 s after the last (at 20 s) the path counts as silent, and
+        // the silence rule (more than 3 s) applies from there.
+        net.advance(15_499, settling: aliceDelegate.queue)
+        XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected])
+        net.advance(1_001, settling: aliceDelegate.queue)
+        XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected, .reconnecting(.mediaConnectionError)])
+    }
+
+    /// Sender reports whose packet count grows while no RTP arrives: the peer sends into a broken
+    /// path, and the RTP silence rule applies at once.
+    func testAPeerWhoseReportsCountPacketsThatNeverArriveIsReconnecting() throws {
+        let net = VirtualTimeCalls()
+        let (_, _, _, aliceDelegate, _) = try net.connectedCall()
+        let media = try XCTUnwrap(net.latestMedia(of: "alice"))
+        media.reported.peerReports = 1
+        media.reported.remoteSenderPacketCount = 0
+        net.advance(1_000, settling: aliceDelegate.queue)
+        media.reported.peerReports = 2
+        media.reported.remoteSenderPacketCount = 150
+        // Silence counts from the first report (1 s): more than 3 s of it at the tick of 5 s.
+        net.advance(3_999, settling: aliceDelegate.queue)
+        XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected])
+        net.advance(1, settling: aliceDelegate.queue)
+        XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected, .reconnecting(.mediaConnectionError)])
     }
 
     func testHighJitterRaisesTheWarningAtTheThirdSampleAndClearsItAtTheFifthGoodOne() throws {

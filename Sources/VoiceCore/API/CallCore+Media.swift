@@ -38,6 +38,7 @@ extension CallCore {
         guard media === started, !machine.isDisconnected, let negotiated else { return }
         trackMedia(.started(localAddress: "\(started.localHost):\(started.localPort)", remoteAddress: "\(negotiated.remoteRTP)"))
         lastMediaPacketAt = now
+        liveness = CallMediaLiveness(startedAt: now, silenceThreshold: machine.configuration.mediaSilenceThreshold)
         ticker = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in self.tick() }
         connectIfAnswered()
     }
@@ -108,7 +109,10 @@ extension CallCore {
             lastMediaPacketAt = now
             trackMedia(.mediaReceived)
         }
-        run(machine.tick(now: now, lastMediaPacketAt: lastMediaPacketAt))
+        let evidence = liveness.observe(
+            packetsReceived: stats.packetsReceived, peerReports: stats.peerReports,
+            remoteSenderPacketCount: stats.remoteSenderPacketCount, now: now)
+        run(machine.tick(now: now, lastMediaPacketAt: [evidence, lastMediaPacketAt].compactMap { $0 }.max()))
         guard machine.isConnected else { return }
         let sample = sampler.sample(from: stats, isMuted: call.isMuted, isOnHold: held)
         guard let change = quality.add(sample, at: Date(), callSid: sid) else { return }

@@ -38,6 +38,8 @@ final class CallCore: @unchecked Sendable {
     var sampler = CallQualitySampler()
     var lastPacketsReceived: UInt64 = 0
     var lastMediaPacketAt: MediaTime?
+    /// Media liveness from RTP and the peer's RTCP.
+    var liveness = CallMediaLiveness()
     var messageLimiter = CallMessageRateLimiter()
     var held = false
     /// The last machine state sent to the delegate queue for ``Call/state``.

@@ -58,6 +58,10 @@ package struct AudioStreamStats: Sendable, Hashable {
     /// RTCP packets sent and received.
     package var rtcpSent: UInt64 = 0
     package var rtcpReceived: UInt64 = 0
+    /// Sender and receiver reports from the source being played, and the packet count of its
+    /// last sender report (nil before one).
+    package var peerReports: UInt64 = 0
+    package var remoteSenderPacketCount: UInt32?
     /// When the last media packet arrived, nil before the first.
     package var lastPacketReceived: MediaTime?
 

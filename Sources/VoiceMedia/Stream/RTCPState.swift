@@ -17,6 +17,10 @@ struct RTCPState {
     var remoteJitterUnits: UInt32 = 0
     var remoteCumulativeLost: Int64 = 0
     var reportsReceived = 0
+    /// SRs and RRs from the source being played, and the packet count of its last SR: what the
+    /// peer says about its own sending, which tells a silent peer from a broken path.
+    var peerReports: UInt64 = 0
+    var remoteSenderPacketCount: UInt32?
     var sent: UInt64 = 0
     var received: UInt64 = 0
     private var rng = SecureRandomNumberGenerator()

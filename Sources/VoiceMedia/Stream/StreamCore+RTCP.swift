@@ -66,11 +66,14 @@ extension StreamCore {
             switch packet {
             case .senderReport(let sr):
                 guard isCurrentSource(sr.ssrc) else { continue }
+                rtcp.peerReports += 1
+                rtcp.remoteSenderPacketCount = sr.packetCount
                 rtcp.lastSRCompact = sr.ntpTimestamp.compact
                 rtcp.lastSRArrival = now
                 handleReportBlocks(sr.reportBlocks, arrival: now)
             case .receiverReport(let rr):
                 guard isCurrentSource(rr.ssrc) else { continue }
+                rtcp.peerReports += 1
                 handleReportBlocks(rr.reportBlocks, arrival: now)
             case .goodbye(let bye):
                 guard let current = sourceGate.current, bye.ssrcs.contains(current) else { continue }
@@ -156,6 +159,8 @@ extension StreamCore {
         s.renderUnderruns = control.renderUnderruns.load(ordering: .relaxed)
         s.rtcpSent = rtcp.sent
         s.rtcpReceived = rtcp.received
+        s.peerReports = rtcp.peerReports
+        s.remoteSenderPacketCount = rtcp.remoteSenderPacketCount
         s.lastPacketReceived = lastPacketArrival
         // E-model: one-way delay ≈ RTT/2 + jitter-buffer delay + packetization; loss after concealment.
         let oneWay = (s.rttMs ?? 0) / 2 + s.jitterBuffer.currentDelay.milliseconds + Double(configuration.ptime)
