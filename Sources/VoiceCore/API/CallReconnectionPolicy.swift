@@ -6,6 +6,11 @@ import VoiceSupport
 /// (warning 53405) and gets ``mediaReconnectTimeout`` for media to flow again; a call whose
 /// signaling connection drops gets ``signalingReconnectTimeout`` to re-establish it (53001).
 /// Past either, the call ends with the matching error. Values below 1 ms count as 1 ms.
+///
+/// Silence means no RTP and no sign of a live path: RTCP reports in which the peer says it is
+/// not sending (a receiver report, or a sender report whose packet count stands still) keep
+/// a quiet peer's call connected while they keep coming. Before anything has arrived, silence
+/// is counted from 6 s after the media started, the time a first RTCP report takes.
 public struct CallReconnectionPolicy: Sendable, Hashable {
     package var machine: CallStateMachineConfiguration
 
