@@ -57,7 +57,14 @@ package final class NetworkMonitor: Sendable {
             descriptor: fd, wake: wake, coalescer: coalescer, logger: logger, control: control,
             onSynced: { synced.signal() }, onChange: onChange)
         let thread = Thread {
+            control.thread.withLock { $0 = pthread_self() }
             loop.run()
+            // The thread owns the descriptors: it closes them, under the lock `poke` takes.
+            control.descriptorsOpen.withLock { open in
+                close(fd)
+                close(wake)
+                open = false
+            }
             control.finished.signal()
         }
         thread.name = "voice-network"
@@ -81,18 +88,22 @@ package final class NetworkMonitor: Sendable {
         poke()
     }
 
-    /// Stops the thread and closes the socket; idempotent.
+    /// Stops the thread, which closes the socket; idempotent. Waits for the thread unless called
+    /// on it (from `onChange`, say, when the handler drops the last reference to an owner).
     package func stop() {
         guard !control.stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         poke()
-        control.finished.wait()
-        close(descriptor)
-        close(wake)
+        let onOwnThread = control.thread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        if !onOwnThread { control.finished.wait() }
     }
 
+    /// Wakes the thread, unless it has closed its descriptors (a reused number is not ours).
     private func poke() {
-        var one: UInt64 = 1
-        _ = write(wake, &one, 8)
+        control.descriptorsOpen.withLock { open in
+            guard open else { return }
+            var one: UInt64 = 1
+            _ = write(wake, &one, 8)
+        }
     }
 }
 
@@ -108,6 +119,9 @@ final class NetworkMonitorControl: Sendable {
     let shared: Locked<Shared>
     let stopped = Atomic<Bool>(false)
     let finished = DispatchSemaphore(value: 0)
+    /// The monitor's thread, once it runs; and whether its descriptors are still open.
+    let thread = Locked<pthread_t?>(nil)
+    let descriptorsOpen = Locked(true)
 
     init(classifier: NetworkInterfaceClassifier) { shared = Locked(Shared(classifier: classifier)) }
 }

@@ -113,6 +113,27 @@ final class NetworkMonitorNamespaceTests: XCTestCase {
         _ = waitForPreferred("10.8.0.2")
     }
 
+    /// The handler may stop the monitor (an owner dropping its last reference there, say):
+    /// no deadlock, and no later report.
+    func testStoppingFromTheHandlerDoesNotWaitForItself() throws {
+        let ns = try NetworkNamespace()
+        namespace = ns
+        try ns.batch("link add wan0 type veth peer name wan0p", "link set wan0p up", "link set wan0 up")
+        let box = Locked<NetworkMonitor?>(nil)
+        let returned = Locked(0)
+        let monitor = try NetworkMonitor(classifier: NetworkInterfaceClassifier { _ in nil }, namespacePath: ns.path) { _ in
+            guard let monitor = box.withLock({ $0 }) else { return }
+            monitor.stop()
+            returned.withLock { $0 += 1 }
+        }
+        box.withLock { $0 = monitor }
+        try ns.batch("addr add 10.30.0.2/24 dev wan0", "route add default via 10.30.0.1 dev wan0")
+        XCTAssertTrue(PollingWait.until(timeout: 5) { returned.withLock { $0 } == 1 }, "stop() returned on the monitor's thread")
+        try ns.batch("addr add 10.31.0.2/24 dev wan0")
+        XCTAssertFalse(PollingWait.until(timeout: 0.6) { returned.withLock { $0 } > 1 }, "no report after stop")
+        box.withLock { $0 = nil }
+    }
+
     func testAMissingNamespaceIsATypedError() {
         XCTAssertThrowsError(try NetworkMonitor(namespacePath: "/run/netns/no-such-namespace") { _ in }) { error in
             XCTAssertTrue("\(error)".contains("No such file"), "\(error)")
