@@ -5,9 +5,15 @@
 #include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <string.h>
+#include <sched.h>
+#include <stdint.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
-ssize_t voice_recv_timestamped(int fd, void *buffer, size_t length, struct timespec *arrival, int *has_arrival) {
+ssize_t voice_recv_timestamped(int fd, void *buffer, size_t length, struct timespec *arrival, int *has_arrival,
+                               struct sockaddr_storage *source, socklen_t *source_length) {
     struct iovec iov = {.iov_base = buffer, .iov_len = length};
     union {
         char bytes[CMSG_SPACE(sizeof(struct timespec))];
@@ -19,9 +25,14 @@ ssize_t voice_recv_timestamped(int fd, void *buffer, size_t length, struct times
     msg.msg_iovlen = 1;
     msg.msg_control = control.bytes;
     msg.msg_controllen = sizeof control.bytes;
+    if (source != NULL && source_length != NULL) {
+        msg.msg_name = source;
+        msg.msg_namelen = sizeof(struct sockaddr_storage);
+    }
     *has_arrival = 0;
     ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT);
     if (n < 0) return n;
+    if (source != NULL && source_length != NULL) *source_length = msg.msg_namelen;
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
             memcpy(arrival, CMSG_DATA(c), sizeof(struct timespec));
@@ -145,4 +156,47 @@ ssize_t voice_route_socket_send(int fd, const void *bytes, size_t length) {
     memset(&kernel, 0, sizeof kernel);
     kernel.nl_family = AF_NETLINK;
     return sendto(fd, bytes, length, 0, (struct sockaddr *)&kernel, sizeof kernel);
+}
+
+/* struct sched_attr, as the kernel defines it (uapi/linux/sched/types.h). */
+struct voice_sched_attr {
+    uint32_t size;
+    uint32_t sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime;
+    uint64_t sched_deadline;
+    uint64_t sched_period;
+    uint32_t sched_util_min;
+    uint32_t sched_util_max;
+};
+
+int voice_set_thread_slice(unsigned long long slice_ns) {
+    struct voice_sched_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.size = sizeof attr;
+    /* sched_getattr first: keep the nice value the thread has. */
+    if (syscall(SYS_sched_getattr, 0, &attr, (unsigned)sizeof attr, 0) != 0) return -1;
+    if (attr.sched_policy != SCHED_OTHER) { errno = EPERM; return -1; }
+    attr.size = sizeof attr;
+    attr.sched_flags = 0;
+    attr.sched_runtime = slice_ns;
+    return (int)syscall(SYS_sched_setattr, 0, &attr, 0);
+}
+
+unsigned long long voice_thread_slice(void) {
+    struct voice_sched_attr attr;
+    memset(&attr, 0, sizeof attr);
+    if (syscall(SYS_sched_getattr, 0, &attr, (unsigned)sizeof attr, 0) != 0) return 0;
+    return attr.sched_runtime;
+}
+
+int voice_set_thread_nice(int nice) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
+}
+
+int voice_thread_nice(void) {
+    errno = 0;
+    return getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
 }

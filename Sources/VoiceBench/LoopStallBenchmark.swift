@@ -28,6 +28,8 @@ struct LoopStallBenchmark {
         var setupSeconds: Double
         var teardownSeconds: Double
         var connected: Int
+        /// How the caller's loop thread is scheduled.
+        var profile: SignalingThreadProfile
     }
 
     let calls: Int
@@ -37,7 +39,9 @@ struct LoopStallBenchmark {
         var quiet = Logger(label: "voice-bench")
         quiet.logLevel = .error
         let insights = LoggingInsightsPublisher(logger: quiet)
-        let callerGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        // The group an app would make for its clients (the SDK's profile for signaling threads).
+        let callerGroup = VoiceClient.makeEventLoopGroup(numberOfThreads: 1)
+        let profile = try callerGroup.next().submit { SignalingThreadProfile.current }.wait()
         defer { try? callerGroup.syncShutdownGracefully() }
         var limits = SIPUserAgentLimits()
         limits.maximumCalls = max(limits.maximumCalls, calls)
@@ -88,7 +92,7 @@ struct LoopStallBenchmark {
         return Result(
             maxStallMilliseconds: stalls.max, p99StallMilliseconds: stalls.p99,
             worstStallWorkMilliseconds: stalls.worstGapWork, worstStallAtMilliseconds: stalls.worstAt, setupSeconds: setup,
-            teardownSeconds: teardown, connected: connected)
+            teardownSeconds: teardown, connected: connected, profile: profile)
     }
 
     private static let issuer = AccessTokenIssuer(

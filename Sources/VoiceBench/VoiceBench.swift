@@ -135,6 +135,9 @@ struct Loop: ParsableCommand {
                 result.connected, calls, result.setupSeconds * 1000, result.teardownSeconds * 1000,
                 result.maxStallMilliseconds, result.worstStallWorkMilliseconds, result.worstStallAtMilliseconds,
                 result.p99StallMilliseconds))
+        print(
+            "loop: the caller's loop thread runs with nice \(result.profile.niceValue)"
+                + (result.profile.hasShortSlice ? " and a short scheduler slice" : " (the kernel refused a short slice)"))
         flushOutput()
         return [
             ("loop_stall_max_ms", String(format: "%.2f", result.maxStallMilliseconds)),

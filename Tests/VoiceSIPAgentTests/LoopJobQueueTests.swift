@@ -30,8 +30,8 @@ final class LoopJobQueueTests: XCTestCase {
     }
 
     /// Ten jobs of 300 µs queued at once: a task queued on the loop after them runs between two
-    /// turns (each at most the 500 µs budget, so two jobs), not after all ten as with one
-    /// `execute` per job.
+    /// turns (a turn ends once the 250 µs budget is spent, so after one such job), not after all
+    /// ten as with one `execute` per job.
     func testOtherTasksRunBetweenTurns() throws {
         let loop = group.next()
         let queue = LoopJobQueue(loop: loop)
@@ -53,6 +53,60 @@ final class LoopJobQueueTests: XCTestCase {
         let other = try XCTUnwrap(seen.firstIndex(of: "other"))
         XCTAssertGreaterThan(other, 0, "a turn runs at least one job")
         XCTAssertLessThanOrEqual(other, 2, "the other task waits for one turn only: \(seen)")
+    }
+
+    /// `submit` and `flatSubmit` take their place in the queue like `execute` and hand back the
+    /// job's result (or error) on the loop.
+    func testSubmittedJobsKeepTheQueueOrderAndReturnTheirResults() throws {
+        struct Refused: Error {}
+        let loop = group.next()
+        let queue = LoopJobQueue(loop: loop)
+        let order = Locked<[String]>([])
+        queue.execute { order.withLock { $0.append("execute") } }
+        let value = queue.submit { () -> Int in
+            order.withLock { $0.append("submit") }
+            return 42
+        }
+        let failed = queue.submit { () throws -> Int in
+            order.withLock { $0.append("throws") }
+            throw Refused()
+        }
+        let chained = queue.flatSubmit { () -> EventLoopFuture<String> in
+            order.withLock { $0.append("flatSubmit") }
+            return loop.makeSucceededFuture("chained")
+        }
+        XCTAssertEqual(try value.wait(), 42)
+        XCTAssertThrowsError(try failed.wait()) { XCTAssertTrue($0 is Refused) }
+        XCTAssertEqual(try chained.wait(), "chained")
+        XCTAssertEqual(order.withLock { $0 }, ["execute", "submit", "throws", "flatSubmit"])
+    }
+
+    /// A job may hold the last reference to an object whose deinit queues more work (a client
+    /// whose deinit shuts its agent down): the job is released outside the queue's lock, so
+    /// that works instead of deadlocking the loop.
+    func testAJobsLastReferenceIsDroppedOutsideTheLock() throws {
+        final class QueuesOnDeinit: Sendable {
+            let queue: LoopJobQueue
+            let done: EventLoopPromise<Void>
+            init(queue: LoopJobQueue, done: EventLoopPromise<Void>) {
+                self.queue = queue
+                self.done = done
+            }
+            deinit { queue.execute { [done] in done.succeed(()) } }
+        }
+        // A group of its own, left running if the loop deadlocks, so the failure is reported.
+        let own = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = own.next()
+        let queue = LoopJobQueue(loop: loop)
+        let done = loop.makePromise(of: Void.self)
+        let finished = Locked(false)
+        done.futureResult.whenSuccess { finished.withLock { $0 = true } }
+        do {
+            let holder = QueuesOnDeinit(queue: queue, done: done)
+            queue.execute { _ = holder.queue }
+        }
+        XCTAssertTrue(PollingWait.until(timeout: 5) { finished.withLock { $0 } }, "the deinit's job ran")
+        if finished.withLock({ $0 }) { try own.syncShutdownGracefully() }
     }
 
     func testAJobQueuedByAJobRunsAfterTheOnesBeforeIt() throws {

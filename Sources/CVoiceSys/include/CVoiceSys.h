@@ -17,9 +17,11 @@
  * Receives one datagram without blocking and returns its length (or -1 with
  * errno set). When the socket has SO_TIMESTAMPNS enabled, *arrival receives
  * the kernel's receive time (CLOCK_REALTIME) and *has_arrival is set to 1.
+ * When source and source_length are not NULL they receive the sender's address.
  * A C function because reading the timestamp needs the CMSG_* macros.
  */
-ssize_t voice_recv_timestamped(int fd, void *buffer, size_t length, struct timespec *arrival, int *has_arrival);
+ssize_t voice_recv_timestamped(int fd, void *buffer, size_t length, struct timespec *arrival, int *has_arrival,
+                               struct sockaddr_storage *source, socklen_t *source_length);
 
 /*
  * Asks the kernel to queue ICMP errors for datagrams this UDP socket sends
@@ -53,6 +55,33 @@ int voice_open_route_socket(const char *netns_path, unsigned groups, int *error)
 
 /// Sends a request to the kernel on a netlink socket.
 ssize_t voice_route_socket_send(int fd, const void *bytes, size_t length);
+
+/*
+ * Asks the scheduler to serve the calling thread in short slices of `slice_ns`
+ * nanoseconds (sched_setattr with SCHED_OTHER and sched_runtime, Linux 6.12+
+ * EEVDF). A thread with a shorter slice gets an earlier virtual deadline, so
+ * when it wakes it preempts a thread that has been running longer, without
+ * getting more of the CPU over time: what a light, latency-sensitive thread
+ * such as a SIP event loop wants next to busy media workers. Needs no
+ * privilege and keeps the thread's nice value. Returns 0, or -1 with errno set
+ * (EINVAL on kernels without custom slices). A C function because glibc has
+ * no wrapper for sched_setattr.
+ */
+int voice_set_thread_slice(unsigned long long slice_ns);
+
+/* The calling thread's scheduler slice in nanoseconds (sched_getattr), or 0. */
+unsigned long long voice_thread_slice(void);
+
+/*
+ * Sets the calling thread's own nice value (setpriority on its thread id;
+ * Linux keeps a nice value per thread). Lowering it needs CAP_SYS_NICE or an
+ * RLIMIT_NICE that allows it. Returns 0, or -1 with errno set (EACCES/EPERM
+ * when not allowed). A C function because Swift's Glibc module has no gettid.
+ */
+int voice_set_thread_nice(int nice);
+
+/* The calling thread's nice value (getpriority on its thread id). */
+int voice_thread_nice(void);
 
 static inline void voice_line_buffer_stdout(void) { setvbuf(stdout, NULL, _IOLBF, 0); }
 

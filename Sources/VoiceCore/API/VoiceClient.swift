@@ -82,9 +82,28 @@ public final class VoiceClient: @unchecked Sendable {
     }
 
     /// The event loops clients run on unless given a group: the SDK's own, one thread per core,
-    /// started on first use and never shut down.
-    public static let defaultEventLoopGroup: any EventLoopGroup =
-        MultiThreadedEventLoopGroup._makePerpetualGroup(threadNamePrefix: "voice-sip-", numberOfThreads: System.coreCount)
+    /// started on first use and never shut down. Its threads are scheduled as
+    /// ``makeEventLoopGroup(numberOfThreads:)`` describes.
+    public static let defaultEventLoopGroup: any EventLoopGroup = {
+        let group = MultiThreadedEventLoopGroup._makePerpetualGroup(threadNamePrefix: "voice-sip-", numberOfThreads: System.coreCount)
+        _ = SignalingThreadProfile.apply(to: group)
+        return group
+    }()
+
+    /// Makes an event loop group for clients whose threads the kernel wakes promptly: a short
+    /// scheduler slice (Linux 6.12 and later) and, where the process is allowed to lower it
+    /// (`CAP_SYS_NICE`, or systemd's `LimitNICE=`), a nice value of −5. A signaling loop uses a
+    /// few percent of a core, so this takes next to nothing from the media threads, while its
+    /// timers and queued work no longer wait a scheduler tick behind them on a busy machine.
+    /// What the kernel refuses is skipped. The caller owns the group and shuts it down.
+    ///
+    /// A group passed to ``init(configuration:audioDevice:eventLoopGroup:)`` that was made
+    /// otherwise is used as it is: the SDK never changes the scheduling of the app's threads.
+    public static func makeEventLoopGroup(numberOfThreads: Int = 1) -> MultiThreadedEventLoopGroup {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, numberOfThreads))
+        _ = try? SignalingThreadProfile.apply(to: group).wait()
+        return group
+    }
 
     /// Creates a client and binds its SIP transport.
     ///

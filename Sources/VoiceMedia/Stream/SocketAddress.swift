@@ -11,7 +11,7 @@ package struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
 
     @usableFromInline var storage: sockaddr_storage
     /// Length of the valid part of ``storage``.
-    package let length: socklen_t
+    package internal(set) var length: socklen_t
 
     /// Creates an address from a numeric host (`127.0.0.1`, `::1`, `[::1]`) and a port.
     package init(host: String, port: Int) throws(Error) {
@@ -36,6 +36,9 @@ package struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         }
         self.storage = ss
     }
+
+    /// An empty address (no family), for the kernel to fill in.
+    static var unspecified: SocketAddress { SocketAddress(storage: sockaddr_storage(), length: 0) }
 
     /// Wraps a kernel-filled address.
     init(storage: sockaddr_storage, length: socklen_t) {

@@ -119,8 +119,21 @@ package final class UDPSocket: @unchecked Sendable {
     package func receive(into buffer: UnsafeMutableRawBufferPointer, arrival: inout timespec?) -> Int? {
         var ts = timespec()
         var has: Int32 = 0
-        let n = voice_recv_timestamped(fd, buffer.baseAddress, buffer.count, &ts, &has)
+        let n = voice_recv_timestamped(fd, buffer.baseAddress, buffer.count, &ts, &has, nil, nil)
         guard n >= 0 else { return nil }
+        arrival = has != 0 ? ts : nil
+        return n
+    }
+
+    /// Receives one datagram with the kernel's receive time and its sender, written into
+    /// `source` in place (no allocation). Nil when nothing waits.
+    package func receive(into buffer: UnsafeMutableRawBufferPointer, arrival: inout timespec?, source: inout SocketAddress) -> Int? {
+        var ts = timespec()
+        var has: Int32 = 0
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let n = voice_recv_timestamped(fd, buffer.baseAddress, buffer.count, &ts, &has, &source.storage, &length)
+        guard n >= 0 else { return nil }
+        source.length = length
         arrival = has != 0 ? ts : nil
         return n
     }

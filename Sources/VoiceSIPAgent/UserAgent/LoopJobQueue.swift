@@ -14,7 +14,7 @@ package final class LoopJobQueue: Sendable {
     package typealias Job = @Sendable () -> Void
 
     /// The longest stretch of queued jobs the loop runs before its timers get a turn.
-    package static let turnBudget = TimeAmount.microseconds(500)
+    package static let turnBudget = TimeAmount.microseconds(250)
 
     private struct State {
         var jobs: [Job] = []
@@ -28,11 +28,19 @@ package final class LoopJobQueue: Sendable {
                 head = 0
                 return nil
             }
+            // The slot keeps a no-op, so the job's last reference is the caller's, dropped
+            // outside the lock: a job may hold the last reference to an object whose deinit
+            // queues work here (a client shutting down its agent), which under the lock would
+            // deadlock.
             let job = jobs[head]
+            jobs[head] = LoopJobQueue.done
             head += 1
             return job
         }
     }
+
+    /// What a run job's slot holds until the queue empties.
+    private static let done: Job = {}
 
     private let loop: any EventLoop
     private let state = Locked(State())
@@ -47,6 +55,20 @@ package final class LoopJobQueue: Sendable {
             return !state.draining
         }
         if startDrain { loop.execute { self.drain() } }
+    }
+
+    /// Queues `job` like ``execute(_:)`` and returns its result on the loop.
+    package func submit<T: Sendable>(_ job: @escaping @Sendable () throws -> T) -> EventLoopFuture<T> {
+        let promise = loop.makePromise(of: T.self)
+        execute { promise.completeWith(Result(catching: job)) }
+        return promise.futureResult
+    }
+
+    /// Queues `job` like ``execute(_:)`` and completes with the future it returns.
+    package func flatSubmit<T: Sendable>(_ job: @escaping @Sendable () -> EventLoopFuture<T>) -> EventLoopFuture<T> {
+        let promise = loop.makePromise(of: T.self)
+        execute { promise.completeWith(job()) }
+        return promise.futureResult
     }
 
     /// Runs queued jobs until the queue is empty or the turn's budget is spent, then hands the

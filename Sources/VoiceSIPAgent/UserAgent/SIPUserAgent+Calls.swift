@@ -16,7 +16,7 @@ extension SIPUserAgent {
         credentials: [SIPAuthCredentials] = []
     ) -> EventLoopFuture<SIPCallHandle> {
         let headers = headers.map { SIPHeaderPair(name: $0.0, value: $0.1) }
-        return eventLoop.flatSubmit { () -> EventLoopFuture<UInt16> in
+        return jobs.flatSubmit { () -> EventLoopFuture<UInt16> in
             guard self.mayExchangeKeys(callingTo: remote) else {
                 return self.eventLoop.makeFailedFuture(SIPUserAgentError.keysNeedProtectedSignaling)
             }
@@ -70,7 +70,7 @@ extension SIPUserAgent {
     package func reject(_ handle: SIPCallHandle, statusCode: Int) { mutateCall(handle) { $0.reject(statusCode: statusCode, now: $1) } }
 
     /// Ends a call: CANCEL while an outgoing call rings, 487/603 for an unanswered incoming one, BYE once confirmed.
-    package func hangUp(_ handle: SIPCallHandle) { eventLoop.execute { self.performHangUp(handle) } }
+    package func hangUp(_ handle: SIPCallHandle) { jobs.execute { self.performHangUp(handle) } }
 
     /// Puts the call on hold with a re-INVITE (`a=sendonly`).
     package func hold(_ handle: SIPCallHandle) { mutateCall(handle) { $0.hold(now: $1) } }
@@ -95,7 +95,7 @@ extension SIPUserAgent {
     package func sendInfo(
         _ handle: SIPCallHandle, contentType: String, body: [UInt8], headers: SIPHeaders = SIPHeaders()
     ) -> EventLoopFuture<Int> {
-        eventLoop.flatSubmit {
+        jobs.flatSubmit {
             guard var call = self.calls[handle] else { return self.eventLoop.makeFailedFuture(SIPUserAgentError.noSuchCall) }
             let actions: [SIPInviteSessionAction]
             do {
@@ -125,7 +125,7 @@ extension SIPUserAgent {
     }
 
     private func mutateCall(_ handle: SIPCallHandle, _ body: @escaping @Sendable (inout SIPInviteSession, MediaTime) -> [SIPInviteSessionAction]) {
-        eventLoop.execute {
+        jobs.execute {
             guard var call = self.calls[handle] else { return }
             let actions = body(&call.session, self.now)
             self.calls[handle] = call

@@ -12,7 +12,7 @@ extension SIPUserAgent {
     /// - Returns: The calls that were told (or will be), on the loop.
     @discardableResult
     package func moveLocalAddress(to host: String) -> EventLoopFuture<[SIPCallHandle]> {
-        eventLoop.flatSubmit {
+        jobs.flatSubmit {
             guard host != self.advertisedHost else { return self.eventLoop.makeSucceededFuture([]) }
             return self.transport.closeAllConnections().map { self.move(to: host) }
         }
@@ -51,7 +51,7 @@ extension SIPUserAgent {
 extension SIPUserAgent {
     /// Refreshes the registration now (when one is wanted), e.g. after the network came back.
     package func refreshRegistration() {
-        eventLoop.execute {
+        jobs.execute {
             guard var registration = self.registration else { return }
             switch registration.state {
             case .idle, .unregistered, .unregistering, .failed: return

@@ -8,7 +8,7 @@ extension SIPUserAgent {
     /// - Parameter credentials: Credentials for the registrar's challenges (e.g. a Bearer token),
     ///   tried before the configured ones; they replace those of an earlier `register`.
     package func register(credentials: [SIPAuthCredentials] = []) {
-        eventLoop.execute {
+        jobs.execute {
             let all = credentials + self.configuration.credentials
             if self.registration == nil {
                 var rng = SecureRandomNumberGenerator()
@@ -25,7 +25,7 @@ extension SIPUserAgent {
 
     /// Removes our Contact from the registrar (Expires: 0).
     package func unregister() {
-        eventLoop.execute { self.mutateRegistration { $0.unregister(now: $1) } }
+        jobs.execute { self.mutateRegistration { $0.unregister(now: $1) } }
     }
 
     var registrationConfiguration: SIPRegistration.Configuration {

@@ -36,7 +36,9 @@ package final class SIPUserAgent: @unchecked Sendable {
     /// transaction; `true` once a CANCEL arrived for one.
     var invitesAwaitingMediaPort: [SIPTransactionKey: Bool] = [:]
     /// Where blocking work runs (binding a socket to reserve a media port), never on the loop.
-    let blockingQueue = DispatchQueue(label: "voice-sip-blocking", attributes: .concurrent)
+    /// Serial: a bind takes microseconds, and a burst of 50 call setups on a concurrent queue
+    /// woke a thread each, which took the cores from the loop.
+    let blockingQueue = DispatchQueue(label: "voice-sip-blocking")
     /// Finds a local RTP port for a new call; nil binds one on ``blockingQueue``.
     let mediaPortSource: SIPMediaPortSource?
     /// The address we advertise now (Contact, Via, SDP), when not the bound one; starts as the
@@ -139,7 +141,7 @@ package final class SIPUserAgent: @unchecked Sendable {
 
     /// Ends every call with BYE/CANCEL where possible, unregisters nothing, and closes the sockets.
     package func shutdown() -> EventLoopFuture<Void> {
-        eventLoop.flatSubmit {
+        jobs.flatSubmit {
             for handle in Array(self.calls.keys) { self.performHangUp(handle) }
             self.isShutDown = true
             self.keepAlive?.cancel()
