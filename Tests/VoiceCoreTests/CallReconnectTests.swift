@@ -156,9 +156,17 @@ final class MediaOutage {
 
     deinit { sink.close() }
 
-    func begin() { stream.updateRemote(sink.localAddress, rtcp: sink.localAddress) }
+    /// The stream sends to the sink, and does not follow the peer's packets back (symmetric RTP
+    /// would undo the outage at once).
+    func begin() {
+        stream.followsPeerAddress = false
+        stream.updateRemote(sink.localAddress, rtcp: sink.localAddress)
+    }
 
-    func end() { stream.updateRemote(original.rtp, rtcp: original.rtcp) }
+    func end() {
+        stream.updateRemote(original.rtp, rtcp: original.rtcp)
+        stream.followsPeerAddress = true
+    }
 
     /// Whether packets meant for the peer arrived at the sink (the outage is real).
     func hasDiverted(timeout: TimeInterval = 5) -> Bool {

@@ -2,17 +2,20 @@ import VoiceMedia
 import VoiceSupport
 import VoiceSIP
 
-/// Runs a call's audio: turns each negotiated SDP (initial answer, hold, resume) into the media
-/// engine's ``AudioStream``: created and started on the first negotiation, then updated (remote
-/// address, direction) by later ones.
+/// Runs a call's audio: turns each negotiated SDP (initial answer, hold, resume, a peer that
+/// moved) into the media engine's ``AudioStream``: created and started on the first
+/// negotiation, then updated by later ones: remote address, direction, and codec, payload
+/// types, ptime and SRTP keys, which the running stream switches to without a gap.
 ///
 /// Direction mapping: when we may not receive (`sendonly`, `inactive`) the stream is on hold (sends
 /// silence, renders nothing); when we may not send (`recvonly`) it is muted but still plays what
-/// arrives (the peer's hold music). A codec or key change in a re-INVITE is not applied to a
-/// running stream.
+/// arrives (the peer's hold music). A change of rtcp-mux cannot be applied to a running
+/// stream (it would need another socket); the stream keeps its first choice.
 package final class SIPCallMedia: Sendable {
     private struct State {
         var stream: AudioStream?
+        /// The remote RTP and RTCP addresses the last negotiation named.
+        var signaledRemote: (rtp: SocketAddress, rtcp: SocketAddress)?
         var direction: SDPDirection = .sendrecv
         var userMuted = false
         var userHeld = false
@@ -54,12 +57,19 @@ package final class SIPCallMedia: Sendable {
         } catch {
             throw .invalidConfiguration("remote media address \(media.remoteRTP): \(error)")
         }
-        let existing = state.withLock { s -> AudioStream? in
+        let (existing, moved) = state.withLock { s -> (AudioStream?, Bool) in
             s.direction = media.direction
-            return s.stream
+            let moved = s.signaledRemote.map { $0.rtp != remote || $0.rtcp != remoteRTCP } ?? true
+            s.signaledRemote = (remote, remoteRTCP)
+            return (s.stream, moved)
         }
         if let existing {
-            existing.updateRemote(remote, rtcp: media.rtcpMux ? nil : remoteRTCP)
+            try existing.renegotiate(
+                codec: media.codec, payloadType: media.payloadType, ptime: media.ptime,
+                telephoneEventPayloadType: media.telephoneEventPayloadType, encryption: media.encryption)
+            // Only a new address is passed on: the stream may be sending to where the peer's
+            // authenticated media comes from (a NAT's), which the same SDP again must not undo.
+            if moved { existing.updateRemote(remote, rtcp: existing.configuration.rtcpMux ? nil : remoteRTCP) }
             applyDirection()
             return
         }

@@ -1,4 +1,5 @@
 import Synchronization
+import VoiceMediaTypes
 import VoiceSupport
 
 /// One bidirectional audio stream over UDP: capture → encode → RTP → SRTP → send, and
@@ -8,8 +9,10 @@ import VoiceSupport
 /// ``MediaEngine`` worker and never waits on locks taken here: controls are atomics, and the
 /// stats snapshot is published with a try-lock.
 package final class AudioStream: Sendable {
-    /// The configuration the stream was created with.
-    package let configuration: AudioStreamConfiguration
+    /// The configuration in force: the one the stream was created with, as changed by
+    /// ``renegotiate(codec:payloadType:ptime:telephoneEventPayloadType:encryption:)``.
+    package var configuration: AudioStreamConfiguration { current.withLock { $0 } }
+    private let current: Locked<AudioStreamConfiguration>
     /// Where the stream receives RTP (and RTCP with rtcp-mux).
     package let localAddress: SocketAddress
     /// Where the stream receives RTCP when rtcp-mux is off.
@@ -37,9 +40,10 @@ package final class AudioStream: Sendable {
         guard configuration.telephoneEventPayloadType != configuration.payloadType else {
             throw .invalidConfiguration("telephone-event and the codec need different payload types")
         }
-        self.configuration = configuration
+        self.current = Locked(configuration)
         self.engine = engine
         let control = StreamControl(events: nil)
+        control.symmetricRTP.store(configuration.symmetricRTP, ordering: .relaxed)
         self.control = control
         let c = try StreamCore(configuration: configuration, control: control)
         self.localAddress = c.rtpSocket.localAddress
@@ -108,6 +112,28 @@ package final class AudioStream: Sendable {
         control.setRemote(rtp: remote, rtcp: rtcp ?? (configuration.rtcpMux ? remote : nil))
     }
 
+    /// Applies a renegotiation (a re-INVITE's answer) to the running stream: a new codec, payload
+    /// types, ptime or SRTP keys. The codec state and SRTP contexts are built here; the media
+    /// thread switches to them at its next tick, so the audio goes on with no gap. Nothing that
+    /// changes is a no-op.
+    /// - Throws: ``AudioStreamError`` when the new codec or keys cannot be set up; the stream
+    ///   then keeps running as it was.
+    package func renegotiate(
+        codec: MediaCodec, payloadType: UInt8, ptime: Int, telephoneEventPayloadType: UInt8?, encryption: MediaEncryption
+    ) throws(AudioStreamError) {
+        try current.withLock { (configuration: inout AudioStreamConfiguration) throws(AudioStreamError) in
+            var next = configuration
+            next.codec = codec
+            next.payloadType = payloadType
+            next.ptime = ptime
+            next.telephoneEventPayloadType = telephoneEventPayloadType
+            next.encryption = encryption
+            guard let change = try StreamRenegotiation(from: configuration, to: next) else { return }
+            configuration = next
+            control.post(change)
+        }
+    }
+
     /// Queues DTMF digits to send as RFC 4733 telephone-events: `0`–`9`, `*`, `#`, `A`–`D`, and
     /// `w` for a 500 ms pause. Each digit is a 100 ms event followed by a 60 ms gap; audio
     /// frames are replaced by event packets while an event plays.
@@ -122,6 +148,13 @@ package final class AudioStream: Sendable {
         }
         control.digits.withLock { $0.append(contentsOf: digits) }
         control.pendingDigits.add(digits.count, ordering: .relaxed)
+    }
+
+    /// Whether media follows the peer's authenticated packets to a new address (symmetric RTP);
+    /// starts as the configuration says. When false, media goes only where signaling says.
+    package var followsPeerAddress: Bool {
+        get { control.symmetricRTP.load(ordering: .relaxed) }
+        set { control.symmetricRTP.store(newValue, ordering: .relaxed) }
     }
 
     /// When true the stream keeps sending, but silent frames.

@@ -28,6 +28,9 @@ package struct AudioStreamConfiguration: Sendable {
     /// when libopus is seen sending no redundancy for it. Only when the settings (and so the
     /// peer's `useinbandfec`) allow FEC. When false the encoder keeps the settings as given.
     package var adaptiveFEC: Bool
+    /// Send to where the peer's authenticated media comes from (symmetric RTP, RFC 4961) rather
+    /// than only to the address signaling named. Only with SRTP: plain RTP never moves the stream.
+    package var symmetricRTP: Bool
     /// Our SSRC.
     package var ssrc: UInt32
     /// Our RTCP CNAME.
@@ -55,6 +58,7 @@ package struct AudioStreamConfiguration: Sendable {
         self.jitterBuffer = jb
         self.rtcpInterval = .seconds(5)
         self.adaptiveFEC = true
+        self.symmetricRTP = true
         self.ssrc = UInt32.random(in: 1...UInt32.max)
         self.cname = "voice-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
     }

@@ -62,6 +62,12 @@ package struct AudioStreamStats: Sendable, Hashable {
     /// last sender report (nil before one).
     package var peerReports: UInt64 = 0
     package var remoteSenderPacketCount: UInt32?
+    /// Where RTP goes now: the signaled address, or the one authenticated packets came from.
+    package var remoteRTPAddress: SocketAddress?
+    /// Times RTP followed authenticated packets to a new address (symmetric RTP).
+    package var remoteAddressSwitches: UInt64 = 0
+    /// Renegotiations (codec, payload type or keys) the stream has switched to.
+    package var renegotiations: UInt64 = 0
     /// When the last media packet arrived, nil before the first.
     package var lastPacketReceived: MediaTime?
 

@@ -14,11 +14,16 @@ final class StreamControl: Sendable {
     let muted = Atomic<Bool>(false)
     let onHold = Atomic<Bool>(false)
     let byeRequested = Atomic<Bool>(false)
+    /// Whether media follows the peer's authenticated packets to a new address.
+    let symmetricRTP = Atomic<Bool>(true)
     let captureOverflows = Atomic<UInt64>(0)
     let renderUnderruns = Atomic<UInt64>(0)
     let snapshot = Locked<AudioStreamStats>(AudioStreamStats())
     let remote = Locked<RemoteEndpoints?>(nil)
     let remoteVersion = Atomic<Int>(0)
+    /// A renegotiation waiting for the media thread, and a count that says one was posted.
+    let renegotiation = Locked<StreamRenegotiation?>(nil)
+    let renegotiationVersion = Atomic<Int>(0)
     let events: Locked<(@Sendable (AudioStreamEvent) -> Void)?>
     let sockets = Locked<[UDPSocket]>([])
     /// Digits queued by ``AudioStream/sendDigits(_:)``; the count lets the media thread skip the lock.
@@ -33,6 +38,14 @@ final class StreamControl: Sendable {
     func setRemote(rtp: SocketAddress, rtcp: SocketAddress?) {
         remote.withLock { $0 = RemoteEndpoints(rtp: rtp, rtcp: rtcp) }
         remoteVersion.add(1, ordering: .releasing)
+    }
+
+    /// Hands a renegotiation to the media thread; one it has not taken yet is folded in.
+    func post(_ change: StreamRenegotiation) {
+        renegotiation.withLock { slot in
+            slot = slot.map { change.following($0) } ?? change
+        }
+        renegotiationVersion.add(1, ordering: .releasing)
     }
 
     /// Reports an event without blocking: dropped if a controlling thread holds the handler lock.

@@ -32,7 +32,7 @@ extension StreamCore {
         var writer = ByteWriter(UnsafeMutableRawBufferPointer(rebasing: sendBuffer[0..<(sendBuffer.count - SRTPSession.maxTrailerLength)]))
         do throws(RTCPError) { try compound.write(into: &writer) } catch { return }
         var length = writer.offset
-        if let srtp {
+        if let srtp = srtpSend {
             do throws(SRTPError) { length = try srtp.protectRTCP(sendBuffer, length: length) } catch { return }
         }
         let socket = rtcpSocket ?? rtpSocket
@@ -44,7 +44,7 @@ extension StreamCore {
     /// Unprotects and parses a compound RTCP packet in `receiveBuffer`.
     func receiveRTCP(length n: Int, now: MediaTime) {
         var length = n
-        if let srtp {
+        if let srtp = srtpReceive {
             do throws(SRTPError) {
                 length = try srtp.unprotectRTCP(receiveBuffer, length: n)
             } catch {
@@ -66,6 +66,7 @@ extension StreamCore {
             switch packet {
             case .senderReport(let sr):
                 guard isCurrentSource(sr.ssrc) else { continue }
+                if sourceGate.current != nil { followSource(rtcp: true) }
                 rtcp.peerReports += 1
                 rtcp.remoteSenderPacketCount = sr.packetCount
                 rtcp.lastSRCompact = sr.ntpTimestamp.compact
@@ -73,6 +74,7 @@ extension StreamCore {
                 handleReportBlocks(sr.reportBlocks, arrival: now)
             case .receiverReport(let rr):
                 guard isCurrentSource(rr.ssrc) else { continue }
+                if sourceGate.current != nil { followSource(rtcp: true) }
                 rtcp.peerReports += 1
                 handleReportBlocks(rr.reportBlocks, arrival: now)
             case .goodbye(let bye):
@@ -147,6 +149,9 @@ extension StreamCore {
         s.inputLevel = inputLevel
         s.outputLevel = outputLevel
         s.jitterBuffer = jitterBuffer.stats
+        s.remoteAddressSwitches = remoteAddressSwitches
+        s.renegotiations = renegotiations
+        s.remoteRTPAddress = remote?.rtp
         s.srtpAuthFailures = srtpAuthFailures
         s.srtpReplayFailures = srtpReplayFailures
         s.malformedPackets = malformedPackets

@@ -3,7 +3,7 @@ extension StreamCore {
     /// Unprotects, parses and buffers one RTP packet sitting in `receiveBuffer`.
     func receiveRTP(length n: Int, now: MediaTime) {
         var length = n
-        if let srtp {
+        if let srtp = srtpReceive {
             do throws(SRTPError) {
                 length = try srtp.unprotectRTP(receiveBuffer, length: n)
             } catch {
@@ -35,6 +35,7 @@ extension StreamCore {
             foreignSourcePackets += 1
             return
         }
+        followSource(rtcp: false)
         // Events share the source's sequence numbers, so they count for RTP statistics too.
         packetsReceived += 1
         octetsReceived += UInt64(view.payload.count)
@@ -55,6 +56,26 @@ extension StreamCore {
         _ = jitterBuffer.insert(
             sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, ssrc: view.ssrc, marker: view.marker,
             payload: view.payload, duration: duration, arrival: now)
+    }
+
+    /// Symmetric RTP (RFC 4961): sends to where the peer's media comes from, once a packet from
+    /// a new address has passed SRTP authentication and the source gate, so only the key holder
+    /// can move our media (a peer that changed networks, or one behind a NAT whose SDP names a
+    /// private address). Plain RTP proves nothing, so it never moves the stream.
+    func followSource(rtcp: Bool) {
+        guard srtpReceive != nil, packetSource.length > 0, var current = remote,
+            control.symmetricRTP.load(ordering: .relaxed)
+        else { return }
+        if rtcp {
+            guard !configuration.rtcpMux, let old = current.rtcp, old != packetSource else { return }
+            current.rtcp = packetSource
+        } else {
+            guard current.rtp != packetSource else { return }
+            if configuration.rtcpMux || current.rtcp == current.rtp { current.rtcp = packetSource }
+            current.rtp = packetSource
+        }
+        remote = current
+        remoteAddressSwitches += 1
     }
 
     func countSRTPFailure(_ error: SRTPError) {

@@ -61,7 +61,7 @@ extension StreamCore {
     /// number, when protection failed and nothing went out.
     func protectAndSend(packetLength: Int, payloadLength: Int, to destination: SocketAddress, now: MediaTime) -> Bool {
         var length = packetLength
-        if let srtp {
+        if let srtp = srtpSend {
             do throws(SRTPError) {
                 length = try srtp.protectRTP(sendBuffer, length: length)
             } catch {

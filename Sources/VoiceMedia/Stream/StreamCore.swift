@@ -7,13 +7,19 @@ import VoiceSupport
 /// The real-time side of an ``AudioStream``. After it is attached to a ``MediaEngine`` worker,
 /// only that worker's thread touches it. Every buffer is allocated here, once.
 final class StreamCore: MediaTask {
-    let configuration: AudioStreamConfiguration
+    /// The configuration in force: the one the stream started with, then each renegotiation's
+    /// (``adopt(_:)``).
+    var configuration: AudioStreamConfiguration
     let control: StreamControl
     let rtpSocket: UDPSocket
     let rtcpSocket: UDPSocket?
-    let encoder: any MediaEncoder
-    let decoder: any MediaDecoder
-    let srtp: SRTPSession?
+    var encoder: any MediaEncoder
+    var decoder: any MediaDecoder
+    /// Protects what we send (nil: plain RTP).
+    var srtpSend: SRTPSession?
+    /// Unprotects what the peer sends: the same session as ``srtpSend`` unless a renegotiation
+    /// changed only the peer's key.
+    var srtpReceive: SRTPSession?
     var jitterBuffer: JitterBuffer
     var receiverStats: RTPReceiverStatistics
     var lastFractionLost: Double = 0
@@ -21,16 +27,17 @@ final class StreamCore: MediaTask {
     let renderRing: AudioRingBuffer
 
     // Buffers (allocated once)
-    let frame: UnsafeMutableBufferPointer<Int16>  // one ptime of 48 kHz capture
+    /// Room for the longest frame (60 ms at 48 kHz); ``frame`` is the current ptime's part of it.
+    let frameStorage: UnsafeMutableBufferPointer<Int16>
     let decoded: UnsafeMutableBufferPointer<Int16>  // up to 120 ms of 48 kHz output
     let sendBuffer: UnsafeMutableRawBufferPointer
     let receiveBuffer: UnsafeMutableRawBufferPointer
     let playoutPayload: UnsafeMutableRawBufferPointer
 
     // Send state
-    let frameSamples48k: Int
-    let frameRTPUnits: Int
-    let rtpClockRate: Int
+    var frameSamples48k: Int
+    var frameRTPUnits: Int
+    var rtpClockRate: Int
     var sequenceNumber = UInt16.random(in: 0...UInt16.max)
     var rtpTimestamp = UInt32.random(in: 0...UInt32.max)
     var packetsSent: UInt64 = 0
@@ -49,6 +56,13 @@ final class StreamCore: MediaTask {
     /// Which SSRC is played: forged or stale packets from others are counted, not played.
     var sourceGate = RTPSourceGate()
     var foreignSourcePackets: UInt64 = 0
+    /// The sender of the datagram being handled (filled in place by each receive).
+    var packetSource = SocketAddress.unspecified
+    /// Times media followed authenticated packets to a new source address (symmetric RTP).
+    var remoteAddressSwitches: UInt64 = 0
+    /// The renegotiation last adopted.
+    var renegotiationVersion = 0
+    var renegotiations: UInt64 = 0
     var inputLevel = 0
     var outputLevel = 0
     var lastTelephoneEventTimestamp: UInt32?
@@ -105,25 +119,22 @@ final class StreamCore: MediaTask {
         }
         switch c.encryption {
         case .srtp(let local, let remote):
-            do throws(SRTPError) { srtp = try SRTPSession(outbound: local, inbound: remote) } catch { throw .srtp(error) }
+            do throws(SRTPError) { srtpSend = try SRTPSession(outbound: local, inbound: remote) } catch { throw .srtp(error) }
+            srtpReceive = srtpSend
         case .unencrypted:
-            srtp = nil
+            srtpSend = nil
+            srtpReceive = nil
         }
         rtpClockRate = c.codec.rtpClockRate
         receiverStats = RTPReceiverStatistics(clockRate: c.codec.rtpClockRate)
         frameSamples48k = 48 * c.ptime
         frameRTPUnits = rtpClockRate / 1000 * c.ptime
-        var jb = c.jitterBuffer
-        jb.clockRate = rtpClockRate
-        jb.frameDuration = frameRTPUnits
-        // Enough slots for the longest delay plus reordering margin, and no more (memory per stream).
-        jb.capacity = min(jb.capacity, Int(jb.maxDelay.nanoseconds / 1_000_000) / c.ptime + 12)
-        jitterBuffer = JitterBuffer(configuration: jb)
+        jitterBuffer = Self.makeJitterBuffer(for: c)
         // 85 ms each: a 60 ms frame plus a device period and slack; overflow is counted, never grown.
         captureRing = AudioRingBuffer(minimumCapacity: 4_096)
         renderRing = AudioRingBuffer(minimumCapacity: 4_096)
-        frame = .allocate(capacity: frameSamples48k)
-        frame.initialize(repeating: 0)
+        frameStorage = .allocate(capacity: 48 * 60)
+        frameStorage.initialize(repeating: 0)
         decoded = .allocate(capacity: 48 * 120)
         decoded.initialize(repeating: 0)
         let packetCapacity = 1500 + 256
@@ -131,23 +142,50 @@ final class StreamCore: MediaTask {
         receiveBuffer = .allocate(byteCount: packetCapacity, alignment: 16)
         playoutPayload = .allocate(byteCount: packetCapacity, alignment: 16)
         rtcp = RTCPState(interval: c.rtcpInterval)
-        if case .opus(let settings) = c.codec {
-            fecEnabled = settings.fec
-            lossHint = settings.packetLossPercent
-            sendBitrate = settings.bitrate
-            if c.adaptiveFEC, settings.fec {
-                lossAdaptation = OpusLossAdaptation(settings: settings)
-            }
-        }
-        if let setting = lossAdaptation?.setting { apply(setting) }
+        lossAdaptation = Self.makeLossAdaptation(for: c)
+        adoptCodecSettings()
     }
 
     deinit {
-        frame.deallocate()
+        frameStorage.deallocate()
         decoded.deallocate()
         sendBuffer.deallocate()
         receiveBuffer.deallocate()
         playoutPayload.deallocate()
+    }
+
+    /// One ptime of 48 kHz capture: the current part of ``frameStorage`` (no allocation).
+    var frame: UnsafeMutableBufferPointer<Int16> { UnsafeMutableBufferPointer(rebasing: frameStorage[0..<frameSamples48k]) }
+
+    /// A jitter buffer for the codec and ptime of `c`.
+    static func makeJitterBuffer(for c: AudioStreamConfiguration) -> JitterBuffer {
+        var jb = c.jitterBuffer
+        jb.clockRate = c.codec.rtpClockRate
+        jb.frameDuration = c.codec.rtpClockRate / 1000 * c.ptime
+        // Enough slots for the longest delay plus reordering margin, and no more (memory per stream).
+        jb.capacity = min(jb.capacity, Int(jb.maxDelay.nanoseconds / 1_000_000) / c.ptime + 12)
+        return JitterBuffer(configuration: jb)
+    }
+
+    /// The FEC policy for `c`: for an Opus stream with adaptive FEC whose peer takes FEC.
+    static func makeLossAdaptation(for c: AudioStreamConfiguration) -> OpusLossAdaptation? {
+        guard case .opus(let settings) = c.codec, c.adaptiveFEC, settings.fec else { return nil }
+        return OpusLossAdaptation(settings: settings)
+    }
+
+    /// Takes the FEC, loss hint and bitrate figures from the configuration's codec, and applies
+    /// the loss adaptation's first setting to the encoder.
+    func adoptCodecSettings() {
+        if case .opus(let settings) = configuration.codec {
+            fecEnabled = settings.fec
+            lossHint = settings.packetLossPercent
+            sendBitrate = settings.bitrate
+        } else {
+            fecEnabled = false
+            lossHint = 0
+            sendBitrate = 0
+        }
+        if let setting = lossAdaptation?.setting { apply(setting) }
     }
 
     /// Adjusts buffering to the device's period.
@@ -180,6 +218,16 @@ final class StreamCore: MediaTask {
             startTime = now
             rtcp.start(at: now)
         }
+        let renegotiated = control.renegotiationVersion.load(ordering: .acquiring)
+        if renegotiated != renegotiationVersion,
+            let pending = control.renegotiation.withLockIfAvailable({ slot -> StreamRenegotiation? in
+                defer { slot = nil }
+                return slot
+            })
+        {
+            renegotiationVersion = renegotiated
+            if let pending { adopt(pending) }
+        }
         let version = control.remoteVersion.load(ordering: .acquiring)
         if version != remoteVersion, let r = control.remote.withLockIfAvailable({ $0 }) {
             // A new peer address (a transfer, a re-INVITE to another party) may send from a
@@ -208,7 +256,7 @@ final class StreamCore: MediaTask {
     func readable(descriptorIndex: Int, now: MediaTime, wallToMonotonic: Int64) -> Bool {
         let socket = descriptorIndex == 0 ? rtpSocket : (rtcpSocket ?? rtpSocket)
         var stamp: timespec?
-        guard let n = socket.receive(into: receiveBuffer, arrival: &stamp) else { return false }
+        guard let n = socket.receive(into: receiveBuffer, arrival: &stamp, source: &packetSource) else { return false }
         var arrival = now
         if let stamp {
             let stamped = MediaTime(nanoseconds: Int64(stamp.tv_sec) * 1_000_000_000 + Int64(stamp.tv_nsec) + wallToMonotonic)

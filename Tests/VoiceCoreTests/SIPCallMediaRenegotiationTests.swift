@@ -1,0 +1,76 @@
+import Foundation
+import VoiceMedia
+import VoiceMediaTypes
+import VoiceSIP
+import VoiceSignals
+import VoiceSupport
+import XCTest
+
+@testable import VoiceCore
+
+/// A call's media when the peer's re-INVITE changes what was negotiated: the peer moved to a new
+/// address and port, with a new codec and a new SRTP key. Our running stream follows: it sends
+/// there, in the new codec, and decrypts with the new key; a hold in between keeps the address
+/// the media followed.
+final class SIPCallMediaRenegotiationTests: XCTestCase {
+    let ours = TestSignals.multiTone([(523, 6_000), (1_250, 3_000)], seconds: 2)
+    let theirs = TestSignals.multiTone([(440, 6_000), (2_100, 2_000)], seconds: 2)
+
+    private static func negotiated(
+        codec: MediaCodec, remotePort: UInt16, local: SRTPKeyMaterial, remote: SRTPKeyMaterial, direction: SDPDirection = .sendrecv
+    ) -> SDPNegotiatedMedia {
+        let address = SDPTransportAddress(host: "127.0.0.1", port: remotePort)
+        return SDPNegotiatedMedia(
+            codec: codec, payloadType: codec.defaultPayloadType, telephoneEventPayloadType: 101, ptime: 20, remoteRTP: address,
+            remoteRTCP: address, rtcpMux: true, localKey: local, remoteKey: remote, direction: direction)
+    }
+
+    private static func freePort() throws -> UInt16 {
+        let socket = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        defer { socket.close() }
+        return UInt16(socket.localAddress.port)
+    }
+
+    func testAPeerThatMovesWithANewCodecAndKeyIsFollowedWithoutRestartingOurStream() throws {
+        let suite = SRTPSuite.aesCM128HmacSHA1_80
+        let ourKey = SRTPKeyMaterial.random(for: suite)
+        let theirFirstKey = SRTPKeyMaterial.random(for: suite)
+        let theirNewKey = SRTPKeyMaterial.random(for: suite)
+        let ourDevice = BufferAudioDevice(captureSamples: ours, loop: true, recordingCapacity: 48_000 * 20)
+        let ourPort = try Self.freePort()
+        let media = SIPCallMedia(localHost: "127.0.0.1", localPort: ourPort, audioDevice: ourDevice)
+        defer { media.stop() }
+
+        // The peer before it moved: Opus.
+        let before = BufferAudioDevice(captureSamples: theirs, loop: true, recordingCapacity: 48_000 * 20)
+        let beforePort = try Self.freePort()
+        let peerBefore = SIPCallMedia(localHost: "127.0.0.1", localPort: beforePort, audioDevice: before)
+        try media.apply(Self.negotiated(codec: .opus(OpusSettings()), remotePort: beforePort, local: ourKey, remote: theirFirstKey))
+        try peerBefore.apply(Self.negotiated(codec: .opus(OpusSettings()), remotePort: ourPort, local: theirFirstKey, remote: ourKey))
+        let stream = try XCTUnwrap(media.stream)
+        XCTAssertTrue(PollingWait.until(timeout: 5) { stream.stats.packetsReceived > 25 }, "the call is under way")
+
+        // It moves: a new port, G.711, a new key (its re-INVITE), and the old one goes silent.
+        peerBefore.stop()
+        let after = BufferAudioDevice(captureSamples: theirs, loop: true, recordingCapacity: 48_000 * 20)
+        let afterPort = try Self.freePort()
+        let peerAfter = SIPCallMedia(localHost: "127.0.0.1", localPort: afterPort, audioDevice: after)
+        defer { peerAfter.stop() }
+        try peerAfter.apply(Self.negotiated(codec: .pcmu, remotePort: ourPort, local: theirNewKey, remote: ourKey))
+        try media.apply(Self.negotiated(codec: .pcmu, remotePort: afterPort, local: ourKey, remote: theirNewKey))
+        XCTAssertTrue(media.stream === stream, "the same stream runs on")
+        XCTAssertTrue(PollingWait.until(timeout: 5) { stream.stats.renegotiations == 1 && stream.stats.codec == "PCMU" })
+        // Then holds and resumes with the same SDP address: nothing moves.
+        try media.apply(Self.negotiated(codec: .pcmu, remotePort: afterPort, local: ourKey, remote: theirNewKey, direction: .sendonly))
+        try media.apply(Self.negotiated(codec: .pcmu, remotePort: afterPort, local: ourKey, remote: theirNewKey))
+        Thread.sleep(forTimeInterval: 1.5)  // audio after the move: a window, not synchronisation
+
+        let stats = stream.stats
+        XCTAssertEqual(stats.renegotiations, 1, "the hold changed no codec or key")
+        XCTAssertEqual(stats.remoteRTPAddress, try SocketAddress(host: "127.0.0.1", port: Int(afterPort)))
+        let heard = WindowedAlignment(playedInALoop: theirs, in: Array(ourDevice.recordedSamples.suffix(48_000)))
+        XCTAssertGreaterThan(heard.correlation, 0.7, "we hear the moved peer in its new codec: \(heard)")
+        let reached = WindowedAlignment(playedInALoop: ours, in: Array(after.recordedSamples.suffix(48_000)))
+        XCTAssertGreaterThan(reached.correlation, 0.7, "the moved peer hears us at its new address: \(reached)")
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import Synchronization
+import VoiceSupport
+import XCTest
+import VoiceTestKit
+
+@testable import VoiceMedia
+import VoiceSignals
+import VoiceMediaTypes
+
+/// A running stream takes a renegotiation (a re-INVITE's new codec, payload types and keys)
+/// without stopping, and follows its peer to a new address only on authenticated packets
+/// (symmetric RTP, RFC 4961).
+final class AudioStreamRenegotiationTests: XCTestCase {
+    let toneA = TestSignals.multiTone([(523, 6_000), (1_250, 3_000)], seconds: 2)
+    let toneB = TestSignals.multiTone([(440, 6_000), (2_100, 2_000)], seconds: 2)
+
+    /// The last `seconds` of what `device` recorded.
+    private func tail(_ device: BufferAudioDevice, seconds: Double) -> [Int16] {
+        Array(device.recordedSamples.suffix(Int(48_000 * seconds)))
+    }
+
+    /// Waits until `stream` has switched `count` times (its media thread adopts a change at its
+    /// next tick), then for `seconds` more of audio.
+    private func audio(after stream: AudioStream, renegotiations count: UInt64, seconds: Double) {
+        XCTAssertTrue(PollingWait.until(timeout: 5) { stream.stats.renegotiations >= count }, "the stream switched")
+        Thread.sleep(forTimeInterval: seconds)  // audio on the new settings: a window, not synchronisation
+    }
+
+    /// Both sides move from Opus to G.711 μ-law with new keys both ways, as a re-INVITE from a
+    /// peer that moved to another device would: the audio goes on both ways in the new codec.
+    func testACodecAndKeyChangeIsAppliedToTheRunningStream() throws {
+        let call = try LoopbackCall(signalA: toneA, signalB: toneB, loop: true)
+        try call.start()
+        defer { call.stop() }
+        Thread.sleep(forTimeInterval: 1)  // the call is under way first
+        let keyA = SRTPKeyMaterial.random(for: .aesCM128HmacSHA1_80)
+        let keyB = SRTPKeyMaterial.random(for: .aesCM128HmacSHA1_80)
+        try call.a.renegotiate(codec: .pcmu, payloadType: 0, ptime: 20, telephoneEventPayloadType: 101, encryption: .srtp(local: keyA, remote: keyB))
+        try call.b.renegotiate(codec: .pcmu, payloadType: 0, ptime: 20, telephoneEventPayloadType: 101, encryption: .srtp(local: keyB, remote: keyA))
+        audio(after: call.a, renegotiations: 1, seconds: 0)
+        audio(after: call.b, renegotiations: 1, seconds: 1.5)
+        for (stream, name) in [(call.a, "A"), (call.b, "B")] {
+            let stats = stream.stats
+            XCTAssertEqual(stats.codec, "PCMU", name)
+            XCTAssertEqual(stats.payloadType, 0, name)
+            XCTAssertEqual(stats.renegotiations, 1, name)
+            XCTAssertEqual(stream.configuration.codec, .pcmu, name)
+        }
+        let atA = WindowedAlignment(playedInALoop: toneB, in: tail(call.deviceA, seconds: 1))
+        let atB = WindowedAlignment(playedInALoop: toneA, in: tail(call.deviceB, seconds: 1))
+        XCTAssertGreaterThan(atA.correlation, 0.7, "A hears B after the change: \(atA)")
+        XCTAssertGreaterThan(atB.correlation, 0.7, "B hears A after the change: \(atB)")
+    }
+
+    /// Only the peer re-keys (its offer carries a new key, ours stays): our sender context goes
+    /// on and the peer's new packets are taken.
+    func testOnlyThePeersNewKeyReplacesOnlyTheInboundContext() throws {
+        let keyB = SRTPKeyMaterial.random(for: .aesCM128HmacSHA1_80)
+        let call = try LoopbackCall(signalA: toneA, signalB: toneB, loop: true)
+        try call.start()
+        defer { call.stop() }
+        guard case .srtp(let oldA, _) = call.a.configuration.encryption else { return XCTFail("SRTP") }
+        Thread.sleep(forTimeInterval: 1)
+        let sentBefore = call.a.stats.packetsSent
+        try call.a.renegotiate(codec: call.a.configuration.codec, payloadType: 111, ptime: 20, telephoneEventPayloadType: 101, encryption: .srtp(local: oldA, remote: keyB))
+        try call.b.renegotiate(codec: call.b.configuration.codec, payloadType: 111, ptime: 20, telephoneEventPayloadType: 101, encryption: .srtp(local: keyB, remote: oldA))
+        audio(after: call.a, renegotiations: 1, seconds: 0)
+        audio(after: call.b, renegotiations: 1, seconds: 1.5)
+        XCTAssertGreaterThan(call.a.stats.packetsSent, sentBefore + 50)
+        let atA = WindowedAlignment(playedInALoop: toneB, in: tail(call.deviceA, seconds: 1))
+        let atB = WindowedAlignment(playedInALoop: toneA, in: tail(call.deviceB, seconds: 1))
+        XCTAssertGreaterThan(atA.correlation, 0.7, "A takes B's new key: \(atA)")
+        XCTAssertGreaterThan(atB.correlation, 0.7, "B still takes A's packets under A's old key: \(atB)")
+    }
+
+    /// A renegotiation that changes nothing the media thread runs is not posted; a bad one is
+    /// refused and the stream runs on as it was.
+    func testANoOpIsSkippedAndABadChangeLeavesTheStreamAsItWas() throws {
+        let call = try LoopbackCall(signalA: toneA, signalB: toneB, loop: true)
+        try call.start()
+        defer { call.stop() }
+        let before = call.a.configuration
+        try call.a.renegotiate(
+            codec: before.codec, payloadType: before.payloadType, ptime: before.ptime,
+            telephoneEventPayloadType: before.telephoneEventPayloadType, encryption: before.encryption)
+        XCTAssertThrowsError(
+            try call.a.renegotiate(codec: .pcmu, payloadType: 0, ptime: 25, telephoneEventPayloadType: 101, encryption: before.encryption))
+        XCTAssertThrowsError(
+            try call.a.renegotiate(codec: .pcmu, payloadType: 101, ptime: 20, telephoneEventPayloadType: 101, encryption: before.encryption))
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(call.a.stats.renegotiations, 0)
+        XCTAssertEqual(call.a.configuration.codec, before.codec)
+        let atB = WindowedAlignment(playedInALoop: toneA, in: tail(call.deviceB, seconds: 0.6))
+        XCTAssertGreaterThan(atB.correlation, 0.7, "\(atB)")
+    }
+
+    /// A peer behind a NAT: its SDP names an address nothing listens on, and its packets come
+    /// from the NAT's (here a relay's) address. Its authenticated packets move our media there,
+    /// and the audio flows both ways.
+    func testAuthenticatedPacketsFromAnotherAddressMoveTheMediaThere() throws {
+        let call = try LoopbackCall(signalA: toneA, signalB: toneB, loop: true)
+        let nat = try ImpairmentProxy(endpointA: call.a.localAddress, endpointB: call.b.localAddress, aToB: .none, bToA: .none)
+        defer { nat.stop() }
+        // Nothing listens there: A's media gets through only once it follows B's packets.
+        let unreachable = try SocketAddress(host: "127.0.0.1", port: 9)
+        try call.a.start(remote: unreachable, audioDevice: call.deviceA)
+        try call.b.start(remote: nat.addressForB, audioDevice: call.deviceB)
+        defer { call.stop() }
+        XCTAssertTrue(PollingWait.until(timeout: 5) { call.a.stats.remoteAddressSwitches >= 1 }, "A followed B's packets")
+        Thread.sleep(forTimeInterval: 1.5)  // audio through the relay: a window, not synchronisation
+        let stats = call.a.stats
+        XCTAssertEqual(stats.remoteAddressSwitches, 1, "once, not per packet")
+        XCTAssertEqual(stats.remoteRTPAddress, nat.addressForA)
+        let atB = WindowedAlignment(playedInALoop: toneA, in: tail(call.deviceB, seconds: 1))
+        XCTAssertGreaterThan(atB.correlation, 0.7, "B hears A through the NAT: \(atB)")
+    }
+
+    /// With symmetric RTP off, media goes where signaling says, whatever arrives.
+    func testWithSymmetricRTPOffAuthenticatedPacketsDoNotMoveTheStream() throws {
+        let call = try LoopbackCall(signalA: toneA, signalB: toneB, loop: true) { $0.symmetricRTP = false }
+        let relay = try ImpairmentProxy(endpointA: call.a.localAddress, endpointB: call.b.localAddress, aToB: .none, bToA: .none)
+        defer { relay.stop() }
+        try call.a.start(remote: call.b.localAddress, audioDevice: call.deviceA)
+        try call.b.start(remote: relay.addressForB, audioDevice: call.deviceB)
+        defer { call.stop() }
+        XCTAssertFalse(call.a.followsPeerAddress)
+        XCTAssertTrue(PollingWait.until(timeout: 5) { call.a.stats.packetsReceived > 50 }, "A hears B through the relay")
+        XCTAssertEqual(call.a.stats.remoteAddressSwitches, 0)
+        XCTAssertEqual(call.a.stats.remoteRTPAddress, call.b.localAddress)
+    }
+
+    /// Plain RTP proves nothing about its sender: it never moves the stream.
+    func testPlainRTPFromAnotherAddressNeverMovesTheStream() throws {
+        let call = try LoopbackCall(encrypted: false, signalA: toneA, signalB: toneB, loop: true)
+        let relay = try ImpairmentProxy(endpointA: call.a.localAddress, endpointB: call.b.localAddress, aToB: .none, bToA: .none)
+        defer { relay.stop() }
+        try call.a.start(remote: call.b.localAddress, audioDevice: call.deviceA)
+        try call.b.start(remote: relay.addressForB, audioDevice: call.deviceB)
+        defer { call.stop() }
+        XCTAssertTrue(PollingWait.until(timeout: 5) { call.a.stats.packetsReceived > 50 }, "A hears B through the relay")
+        XCTAssertEqual(call.a.stats.remoteAddressSwitches, 0)
+        XCTAssertEqual(call.a.stats.remoteRTPAddress, call.b.localAddress)
+    }
+
+    /// Forged SRTP from another address (the right SSRC and sequence numbers, but no key) and
+    /// copies of the peer's genuine packets replayed from another address: neither moves the
+    /// stream; the forgeries fail authentication, the copies the replay check, and the call's
+    /// audio is untouched.
+    func testForgedAndReplayedPacketsFromElsewhereNeverMoveTheStream() throws {
+        let call = try LoopbackCall(signalA: toneA, signalB: toneB, loop: true)
+        let tap = try ReplayingTap(a: call.a.localAddress, b: call.b.localAddress, replayDelay: 0.04)
+        defer { tap.stop() }
+        // The media goes through the tap both ways (the path the signaling named), and the tap
+        // replays each of B's packets to A 40 ms later from another port.
+        try call.a.start(remote: tap.address, audioDevice: call.deviceA)
+        try call.b.start(remote: tap.address, audioDevice: call.deviceB)
+        defer { call.stop() }
+        XCTAssertTrue(PollingWait.until(timeout: 5) { call.a.stats.srtpReplayFailures > 20 }, "the copies arrive and are refused")
+        let refusedBefore = call.a.stats.srtpAuthFailures + call.a.stats.srtpReplayFailures
+        let forger = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        let ssrc = call.b.configuration.ssrc
+        var rng = SplitMix64(seed: 4961)
+        for i in 0..<300 {
+            var packet = (try? RTPPacket(
+                header: RTPHeader(payloadType: 111, sequenceNumber: UInt16(truncatingIfNeeded: 40_000 + i), timestamp: UInt32(i * 960), ssrc: ssrc),
+                payload: (0..<60).map { _ in UInt8.random(in: 0...255, using: &rng) }).serialized()) ?? []
+            packet += (0..<10).map { _ in UInt8.random(in: 0...255, using: &rng) }  // a made-up auth tag
+            _ = packet.withUnsafeBytes { forger.send($0, to: call.a.localAddress) }
+            if i % 10 == 0 { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        // Each forgery fails authentication, or the replay check first when its made-up sequence
+        // number lies behind the real ones (libsrtp checks the index before the tag).
+        XCTAssertTrue(
+            PollingWait.until(timeout: 5) { call.a.stats.srtpAuthFailures + call.a.stats.srtpReplayFailures >= refusedBefore + 300 },
+            "every forgery is refused")
+        let stats = call.a.stats
+        XCTAssertEqual(stats.remoteAddressSwitches, 0, "neither forgeries nor copies move the stream")
+        XCTAssertEqual(stats.remoteRTPAddress, tap.address)
+        let atA = WindowedAlignment(playedInALoop: toneB, in: tail(call.deviceA, seconds: 1))
+        XCTAssertGreaterThan(atA.correlation, 0.7, "A still hears B: \(atA)")
+        let atB = WindowedAlignment(playedInALoop: toneA, in: tail(call.deviceB, seconds: 1))
+        XCTAssertGreaterThan(atB.correlation, 0.7, "B still hears A: \(atB)")
+    }
+}
+
+/// Relays media between `a` and `b` from one address, and replays each of B's datagrams to A
+/// `replayDelay` seconds later from a second socket: an attacker on the path replaying genuine
+/// packets from elsewhere.
+private final class ReplayingTap: Sendable {
+    let address: SocketAddress
+    private let socket: UDPSocket
+    private let replaySocket: UDPSocket
+    private let running = Atomic<Bool>(true)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(a: SocketAddress, b: SocketAddress, replayDelay: Double) throws {
+        socket = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        replaySocket = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        address = socket.localAddress
+        let thread = Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 2_048)
+            var source: SocketAddress? = nil
+            var queued: [(due: Date, bytes: [UInt8])] = []
+            while self.running.load(ordering: .relaxed) {
+                let n = buffer.withUnsafeMutableBytes { self.socket.receive(into: $0, source: &source) }
+                if let n, let from = source {
+                    let bytes = Array(buffer[0..<n])
+                    let fromB = from == b
+                    _ = bytes.withUnsafeBytes { self.socket.send($0, to: fromB ? a : b) }
+                    if fromB { queued.append((Date().addingTimeInterval(replayDelay), bytes)) }
+                } else {
+                    Thread.sleep(forTimeInterval: 0.001)
+                }
+                while let first = queued.first, first.due <= Date() {
+                    _ = first.bytes.withUnsafeBytes { self.replaySocket.send($0, to: a) }
+                    queued.removeFirst()
+                }
+            }
+            self.finished.signal()
+        }
+        thread.start()
+    }
+
+    func stop() {
+        guard running.exchange(false, ordering: .relaxed) else { return }
+        finished.wait()
+        socket.close()
+        replaySocket.close()
+    }
+}
