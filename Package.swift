@@ -111,7 +111,7 @@ let package = Package(
         .target(
             name: "VoiceTestKit",
             dependencies: [
-                "VoiceSignals", "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
+                "VoiceSignals", "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "CVoiceSys",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

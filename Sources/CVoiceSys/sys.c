@@ -151,6 +151,45 @@ int voice_open_route_socket(const char *netns_path, unsigned groups, int *error)
     return request.fd;
 }
 
+struct voice_socket_request {
+    const char *netns_path;
+    int domain, type, protocol;
+    int fd;
+    int error;
+};
+
+static void *voice_open_socket_in_namespace_thread(void *argument) {
+    struct voice_socket_request *request = argument;
+    int ns = open(request->netns_path, O_RDONLY | O_CLOEXEC);
+    if (ns < 0) {
+        request->error = errno;
+        return NULL;
+    }
+    if (setns(ns, CLONE_NEWNET) != 0) {
+        request->error = errno;
+        close(ns);
+        return NULL;
+    }
+    close(ns);
+    request->fd = socket(request->domain, request->type | SOCK_CLOEXEC, request->protocol);
+    if (request->fd < 0) request->error = errno;
+    return NULL;
+}
+
+int voice_open_socket_in_namespace(const char *netns_path, int domain, int type, int protocol, int *error) {
+    struct voice_socket_request request = {
+        .netns_path = netns_path, .domain = domain, .type = type, .protocol = protocol, .fd = -1, .error = 0};
+    pthread_t thread;
+    int rc = pthread_create(&thread, NULL, voice_open_socket_in_namespace_thread, &request);
+    if (rc != 0) {
+        *error = rc;
+        return -1;
+    }
+    pthread_join(thread, NULL);
+    *error = request.error;
+    return request.fd;
+}
+
 ssize_t voice_route_socket_send(int fd, const void *bytes, size_t length) {
     struct sockaddr_nl kernel;
     memset(&kernel, 0, sizeof kernel);

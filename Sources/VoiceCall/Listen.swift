@@ -51,7 +51,24 @@ struct Listen: ParsableCommand {
         }
         done.wait()
         if failure.withLock({ $0 }) != nil { throw ExitCode(1) }
-        _ = interrupt.wait(seconds: duration > 0 ? TimeInterval(duration) : nil) { once && delegate.hasEnded }
+        // A stats line a second for each call in progress, until the time is up, the one call
+        // ended (--once) or a signal came.
+        let deadline = duration > 0 ? Date().addingTimeInterval(TimeInterval(duration)) : Date.distantFuture
+        var second = 0
+        while Date() < deadline {
+            if interrupt.wait(seconds: min(1, deadline.timeIntervalSinceNow), until: { once && delegate.hasEnded }) { break }
+            if once && delegate.hasEnded { break }
+            second += 1
+            let now = second
+            for call in delegate.queue.sync(execute: { listener.liveCalls }) {
+                let done = DispatchSemaphore(value: 0)
+                call.getStats { report in
+                    if let report { print(CallStatsLine.line("call", report, second: now)) }
+                    done.signal()
+                }
+                _ = done.wait(timeout: .now() + 1)
+            }
+        }
         // Interrupted or done: hang up what still runs and take the registration back.
         delegate.queue.sync { listener.hangUpAll() }
         if configuration.registers {
@@ -109,6 +126,9 @@ final class Listener: NotificationDelegate, @unchecked Sendable {
 
     /// Whether a call has not ended yet (on the delegate queue).
     var hasLiveCalls: Bool { calls.contains { $0.state != .disconnected } }
+
+    /// The calls answered that have not ended (on the delegate queue).
+    var liveCalls: [Call] { calls.filter { $0.state != .disconnected } }
 
     func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: VoiceError) {
         print("call \(cancelledCallInvite.callSid) cancelled: \(error)".escapingControlCharacters)

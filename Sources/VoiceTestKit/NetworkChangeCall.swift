@@ -84,6 +84,10 @@ package struct NetworkChangeCall {
         /// What each side heard, and what the other played.
         package var heard: [String: [Int16]]
         package var played: [String: [Int16]]
+        /// With ``spoofsFarMedia``: forged packets sent at the far party's media ports, and how
+        /// many its last stats line says it refused (failed SRTP authentication or replay).
+        package var spoofedPackets = 0
+        package var farRefused = 0
     }
 
     package let voicecall: String
@@ -92,6 +96,9 @@ package struct NetworkChangeCall {
     package var callSeconds = 12
     /// The signaling transport both sides use: `udp` or `tcp`.
     package var transport = "udp"
+    /// After the change, an attacker at 10.9.0.66 (in the provider's namespace) sends forged
+    /// SRTP at the far party's media ports for 3 s (case 6: it must not capture the stream).
+    package var spoofsFarMedia = false
 
     package init(voicecall: String, directory: String) {
         self.voicecall = voicecall
@@ -179,6 +186,17 @@ package struct NetworkChangeCall {
             if pause > 0 { Thread.sleep(forTimeInterval: pause) }
             try caller.batch(commands)
         }
+        var spoofed = 0
+        if spoofsFarMedia {
+            Thread.sleep(forTimeInterval: 1)  // the far party has followed the move
+            try provider.batch("addr add 10.9.0.66/32 dev lo")
+            let attacker = ForgedMediaSender(namespace: provider, host: "10.9.0.66")
+            let targets = try attacker.mediaPorts(of: "voicecall").compactMap {
+                try? SocketAddress(host: $0.host == "0.0.0.0" ? "10.9.0.1" : $0.host, port: $0.port)
+            }
+            guard !targets.isEmpty else { throw NetworkNamespaceError("no media port of the far party found") }
+            spoofed = try attacker.send(to: targets, count: 300, interval: 0.01)
+        }
         _ = PollingWait.until(timeout: Double(callSeconds) + 20) { !mover.isRunning && !far.isRunning }
 
         let log = mover.log
@@ -194,7 +212,7 @@ package struct NetworkChangeCall {
         return Result(
             moverCallbacks: callbacks, moverLog: log, farLog: far.log, moverExit: mover.exitStatus,
             farExit: far.exitStatus, reconnectMilliseconds: reconnect, gapMilliseconds: gaps, heard: heard,
-            played: ["mover": calleePlays, "far": callerPlays])
+            played: ["mover": calleePlays, "far": callerPlays], spoofedPackets: spoofed, farRefused: Self.refused(in: far.log))
     }
 
     /// What ``runThroughProxy()`` saw.
@@ -265,6 +283,18 @@ package struct NetworkChangeCall {
             moverCallbacks: callbacks, moverLog: log, farLog: far.log, kamailioLog: kamailio.log, moverExit: mover.exitStatus,
             farExit: far.exitStatus, reachedAfterRenumbering: reached, gapMilliseconds: gaps, heard: heard,
             played: ["mover": farPlays, "far": moverPlays])
+    }
+
+    /// The SRTP refusals (authentication and replay) in the last stats line of `log` that has any.
+    static func refused(in log: String) -> Int {
+        for line in log.split(separator: "\n").reversed() {
+            guard let range = line.range(of: "refused: auth ") else { continue }
+            let words = line[range.upperBound...].split(separator: " ")
+            let auth = words.first.flatMap { Int($0) } ?? 0
+            let replay = words.count > 2 && words[1] == "replay" ? Int(words[2]) ?? 0 : 0
+            return auth + replay
+        }
+        return 0
     }
 
     /// The mover's callbacks in its log, in order.

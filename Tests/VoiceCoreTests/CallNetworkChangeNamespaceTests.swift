@@ -120,6 +120,22 @@ extension CallNetworkChangeNamespaceTests {
 }
 
 extension CallNetworkChangeNamespaceTests {
+    /// Case 6, from the side that stays: its peer renumbers and re-INVITEs from the new address,
+    /// and it follows with no callback. Then an attacker elsewhere (10.9.0.66) sends 3 s of
+    /// forged SRTP at its media ports: every forgery is refused, and the stream is not
+    /// captured: the audio goes on both ways to the end.
+    func testThePeerMovesOurSideFollowsAndForgedMediaCannotCaptureTheStream() throws {
+        var scenario = try scenario()
+        scenario.spoofsFarMedia = true
+        let result = try scenario.run(.renumber)
+        check(result, reconnections: 1, maximumGap: 1_500)
+        XCTAssertGreaterThanOrEqual(result.spoofedPackets, 300, "the forgeries went out")
+        XCTAssertGreaterThanOrEqual(result.farRefused, result.spoofedPackets, "every forgery was refused:\n\(result.farLog)")
+        print("netchange peer moves under spoofing: \(result.spoofedPackets) forged packets, \(result.farRefused) refused; gaps \(result.gapMilliseconds)")
+    }
+}
+
+extension CallNetworkChangeNamespaceTests {
     /// Cases 7 and 8 through Kamailio: a registered client with no call is renumbered and a call
     /// placed by name 2 s later reaches it at the new address (it re-registered); renumbered
     /// again during that call, it moves the call through the proxy, and the far party's BYE

@@ -53,6 +53,11 @@ int voice_recv_datagram_error(int fd, struct sockaddr_storage *destination, sock
 /// Returns the descriptor, or -1 with `*error` set to an errno.
 int voice_open_route_socket(const char *netns_path, unsigned groups, int *error);
 
+/// Opens a socket (as socket(2), with SOCK_CLOEXEC added) inside the network namespace at
+/// `netns_path`, from a short-lived thread; the socket belongs to that namespace from then on.
+/// Returns the descriptor, or -1 with `*error` set to an errno.
+int voice_open_socket_in_namespace(const char *netns_path, int domain, int type, int protocol, int *error);
+
 /// Sends a request to the kernel on a netlink socket.
 ssize_t voice_route_socket_send(int fd, const void *bytes, size_t length);
 

@@ -46,6 +46,12 @@ package struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         self.length = length
     }
 
+    /// Calls `body` with the address as a `sockaddr` and its length (for `sendto`, `bind`).
+    package func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R) rethrows -> R {
+        var copy = storage
+        return try withUnsafePointer(to: &copy) { try $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { try body($0, length) } }
+    }
+
     /// True for IPv6 addresses.
     package var isIPv6: Bool { storage.ss_family == sa_family_t(AF_INET6) }
 
