@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the system libraries and tools the package and its tests need (Debian), including the
-# SIP peers the interop tests run against: baresip (baresip-core) and kamailio.
+# SIP peers the interop tests run against: baresip (baresip-core) and kamailio, and what the
+# network tests build their networks with: iproute2, nftables (a NAT router) and coturn (STUN).
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 need=""
-for pkg in libopus-dev libsrtp2-dev libasound2-dev libspeexdsp-dev pkg-config alsa-utils baresip-core kamailio iproute2; do
+for pkg in libopus-dev libsrtp2-dev libasound2-dev libspeexdsp-dev pkg-config alsa-utils baresip-core kamailio iproute2 nftables coturn; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
 done
 if [ -n "$need" ]; then

@@ -22,6 +22,8 @@ struct ClientOptions: ParsableArguments {
     @Flag(help: "Send and accept SRTP keys over UDP/TCP signaling to other machines (readable on the path; prefer --transport tls).")
     var allowClearTextKeys = false
     @Option(help: "Seconds a call may spend reconnecting (media or signaling) before it ends (default 30).") var reconnectTimeout: Double?
+    @Option(help: "Seconds between keep-alives to the proxy or registrar (default 15).") var keepaliveInterval: Double?
+    @Option(help: "Seconds a keep-alive may go unanswered before the signaling path counts as dead (default 10).") var keepaliveTimeout: Double?
     @Flag(help: "Log SIP messages and Insights events.") var verbose = false
 
     func makeConfiguration() throws -> VoiceClientConfiguration {
@@ -36,11 +38,16 @@ struct ClientOptions: ParsableArguments {
             password: password, allowUnencryptedMedia: unencrypted,
             insightsPublisher: LoggingInsightsPublisher(logger: logger), logger: logger)
         configuration.allowKeysOverUnencryptedSignaling = allowClearTextKeys
-        if let reconnectTimeout {
-            guard reconnectTimeout > 0, reconnectTimeout <= 3_600 else { throw ValidationError("--reconnect-timeout takes 0–3600 seconds") }
-            let timeout = Duration.milliseconds(Int64(reconnectTimeout * 1000))
-            configuration.reconnection = CallReconnectionPolicy(mediaReconnectTimeout: timeout, signalingReconnectTimeout: timeout)
+        func duration(_ seconds: Double?, _ name: String) throws -> Duration? {
+            guard let seconds else { return nil }
+            guard seconds > 0, seconds <= 3_600 else { throw ValidationError("--\(name) takes 0–3600 seconds") }
+            return .milliseconds(Int64(seconds * 1000))
         }
+        let timeout = try duration(reconnectTimeout, "reconnect-timeout")
+        configuration.reconnection = CallReconnectionPolicy(
+            mediaReconnectTimeout: timeout, signalingReconnectTimeout: timeout,
+            keepAliveInterval: try duration(keepaliveInterval, "keepalive-interval"),
+            keepAliveTimeout: try duration(keepaliveTimeout, "keepalive-timeout"))
         if listen == "auto" {
             var types: [String: NetworkInterfaceType] = [:]
             for entry in interfaceType {

@@ -297,6 +297,100 @@ package struct NetworkChangeCall {
         return 0
     }
 
+    /// What ``runSignalingOutage()`` saw: both sides' logs, callbacks and audio.
+    package struct OutageResult {
+        package var moverCallbacks: [String]
+        package var farCallbacks: [String]
+        package var moverLog: String
+        package var farLog: String
+        package var kamailioLog: String
+        package var moverExit: Int32?
+        package var farExit: Int32?
+        /// From the outage's start to each side's `reconnecting`, and from its end to each
+        /// side's `reconnected`, ms (±10 ms).
+        package var noticedMilliseconds: [String: Int]
+        package var recoveredMilliseconds: [String: Int]
+        package var gapMilliseconds: [String: Int]
+        package var heard: [String: [Int16]]
+        package var played: [String: [Int16]]
+    }
+
+    /// A signaling path that dies silently (over UDP, or a TCP connection whose packets stop):
+    /// both parties register with Kamailio (in the
+    /// provider's namespace) and the far party calls the mover through it. After
+    /// ``changeAfter`` seconds an nftables rule in the provider's namespace drops every packet
+    /// to the proxy's SIP port, for `outage` seconds: nothing closes, nothing is refused, the
+    /// media (which does not go through the proxy) goes on. Both sides send keep-alives every 2 s
+    /// that must be answered within 2 s.
+    package func runSignalingOutage(outage: Double = 8) throws -> OutageResult {
+        let (caller, provider) = try makeTopology()
+        defer {
+            caller.delete()
+            provider.delete()
+        }
+        var configuration = KamailioConfiguration()
+        configuration.listenHost = "10.9.0.1"
+        configuration.udpPort = 5060
+        configuration.tcpPort = 5060
+        let kamailio = try KamailioPeer(configuration: configuration, namespace: provider)
+        defer { kamailio.stop() }
+        let moverPlays = TestSignals.multiTone([(523, 6_000), (659, 4_000)], seconds: 2)
+        let farPlays = TestSignals.multiTone([(440, 8_000)], seconds: 2)
+        try WAVFile(sampleRate: 48_000, channels: 1, samples: moverPlays).write(toFile: directory + "/mover-plays.wav")
+        try WAVFile(sampleRate: 48_000, channels: 1, samples: farPlays).write(toFile: directory + "/far-plays.wav")
+        let common = [
+            "--domain", configuration.realm, "--proxy", "sip:10.9.0.1:5060;transport=\(transport)", "--allow-clear-text-keys",
+            "--transport", transport, "--keepalive-interval", "2", "--keepalive-timeout", "2",
+        ]
+        let mover = try process(
+            "mover", in: caller,
+            ["listen", "--identity", "alice", "--password", "alicepass", "--listen", "10.1.0.2", "--auto-answer", "--once",
+             "--duration", "60", "--play", directory + "/mover-plays.wav", "--record", directory + "/mover-heard.wav"] + common)
+        defer { mover.stop() }
+        guard PollingWait.until(timeout: 20, { mover.log.contains("listening on") }) else {
+            throw NetworkNamespaceError("the mover did not register:\n\(mover.logTail())\n\(kamailio.log)")
+        }
+        let far = try process(
+            "far", in: provider,
+            ["call", "alice", "--identity", "bob", "--password", "bobpass", "--listen", "10.9.0.1", "--duration", "\(callSeconds)",
+             "--play", directory + "/far-plays.wav", "--record", directory + "/far-heard.wav"] + common)
+        defer { far.stop() }
+        guard PollingWait.until(timeout: 10, every: 0.002, { mover.log.contains("call: connected") }) else {
+            throw NetworkNamespaceError("the call did not connect:\n\(mover.logTail())\n\(far.logTail())")
+        }
+        let connectedSeen = Date()
+        Thread.sleep(forTimeInterval: changeAfter)  // audio before the outage: a window, not synchronisation
+        let began = Date()
+        try provider.exec("nft", "add table inet outage")
+        try provider.exec("nft", "add chain inet outage input { type filter hook input priority 0 ; }")
+        try provider.exec("nft", "add rule inet outage input \(transport == "udp" ? "udp" : "tcp") dport 5060 drop")
+        Thread.sleep(forTimeInterval: outage)  // the outage itself
+        let ended = Date()
+        try provider.exec("nft", "delete table inet outage")
+        _ = PollingWait.until(timeout: Double(callSeconds) + 30) { !mover.isRunning && !far.isRunning }
+        var noticed: [String: Int] = [:]
+        var recovered: [String: Int] = [:]
+        for (side, log) in [("mover", mover.log), ("far", far.log)] {
+            // Each side's clock is placed by its "connected" line, seen (within a few ms) at
+            // `connectedSeen`: the mover's when it answered, the far party's at the 200.
+            guard let connected = Self.time(of: "call: connected", in: log) else { continue }
+            let beganThere = connected + began.timeIntervalSince(connectedSeen)
+            let endedThere = connected + ended.timeIntervalSince(connectedSeen)
+            if let lost = Self.time(of: "call: reconnecting: 53001", in: log) {
+                noticed[side] = Int(((lost - beganThere) * 1000).rounded())
+            }
+            if let back = Self.time(of: "call: reconnected", in: log) {
+                recovered[side] = Int(((back - endedThere) * 1000).rounded())
+            }
+        }
+        let (heard, gaps) = recordings()
+        return OutageResult(
+            moverCallbacks: Self.callbacks(in: mover.log), farCallbacks: Self.callbacks(in: far.log), moverLog: mover.log,
+            farLog: far.log, kamailioLog: kamailio.log, moverExit: mover.exitStatus, farExit: far.exitStatus,
+            noticedMilliseconds: noticed, recoveredMilliseconds: recovered, gapMilliseconds: gaps, heard: heard,
+            played: ["mover": farPlays, "far": moverPlays])
+    }
+
     /// The mover's callbacks in its log, in order.
     static func callbacks(in log: String) -> [String] {
         log.split(separator: "\n").compactMap { line -> String? in

@@ -39,6 +39,10 @@ package final class NetworkNamespace: Sendable {
         try Self.run(["-n", name, "-batch", "-"], input: commands.joined(separator: "\n") + "\n")
     }
 
+    /// Runs a command inside the namespace (`ip netns exec`), `nft` say; throws with its error
+    /// output when it fails.
+    package func exec(_ command: String...) throws(NetworkNamespaceError) { try Self.run(["netns", "exec", name] + command) }
+
     /// Runs `ip <arguments>` in the host's namespace (to move a link in, say).
     package static func run(_ arguments: [String], input: String? = nil) throws(NetworkNamespaceError) {
         let process = Process()

@@ -121,13 +121,6 @@ package final class SIPMemoryTransport: SIPTransport, @unchecked Sendable {
     package func closeAllConnections() -> EventLoopFuture<Void> { eventLoop.makeSucceededVoidFuture() }
     package func verifiedTLSNames(of remote: SIPTransportEndpoint) -> Set<String> { [] }
 
-    package func startKeepAlives(to remote: SIPTransportEndpoint, every interval: TimeAmount) -> RepeatedTask {
-        eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
-            guard let local = self.local, !self.isShutDown else { return }
-            self.network.send([0x0D, 0x0A], from: local, to: remote)
-        }
-    }
-
     package func shutdown() -> EventLoopFuture<Void> {
         eventLoop.submit {
             self.isShutDown = true

@@ -136,6 +136,47 @@ extension CallNetworkChangeNamespaceTests {
 }
 
 extension CallNetworkChangeNamespaceTests {
+    /// Liveness over UDP: the proxy's SIP port silently drops everything for 8 s mid-call (an
+    /// nftables rule, nothing refused or closed). Both parties' keep-alives (every 2 s, 2 s to
+    /// answer) go unanswered: each reports 53001 within 4 s of the outage, keeps its audio
+    /// (media does not go through the proxy), and reconnects once the proxy answers again.
+    func testASignalingPathThatDiesSilentlyOverUDPIsNoticedAndRecovered() throws {
+        try checkSignalingOutage(transport: "udp")
+    }
+
+    /// The same over TCP: the connection stays open but its packets stop, so only the
+    /// unanswered CRLF pings (RFC 5626 §4.4.1) tell.
+    func testATCPConnectionWhosePacketsStopIsNoticedByItsPingsAndRecovered() throws {
+        try checkSignalingOutage(transport: "tcp")
+    }
+
+    private func checkSignalingOutage(transport: String) throws {
+        switch SIPPeerRequirement.check("kamailio") {
+        case .available: break
+        case .skip(let why): throw XCTSkip(why)
+        case .fail(let why):
+            XCTFail(why)
+            return
+        }
+        var scenario = try scenario()
+        scenario.transport = transport
+        scenario.callSeconds = 18
+        let result = try scenario.runSignalingOutage(outage: 8)
+        let logs = "mover:\n\(result.moverLog)\nfar:\n\(result.farLog)\nkamailio:\n\(result.kamailioLog.suffix(3_000))"
+        for (side, callbacks) in [("mover", result.moverCallbacks), ("far", result.farCallbacks)] {
+            XCTAssertEqual(callbacks, ["connected", "reconnecting: 53001", "reconnected", "disconnected"], "\(side):\n\(logs)")
+            let noticed = try XCTUnwrap(result.noticedMilliseconds[side], logs)
+            XCTAssertLessThanOrEqual(noticed, 4_000 + 300, "\(side) noticed within interval + timeout")
+            XCTAssertLessThanOrEqual(try XCTUnwrap(result.recoveredMilliseconds[side], logs), 6_000, "\(side) back soon after the proxy")
+        }
+        XCTAssertEqual(result.moverExit, 0, logs)
+        XCTAssertEqual(result.farExit, 0, logs)
+        checkAudio(heard: result.heard, played: result.played, gaps: result.gapMilliseconds, maximumGap: 500)
+        print("signaling outage over \(transport): noticed after \(result.noticedMilliseconds) ms, reconnected \(result.recoveredMilliseconds) ms after the proxy was back; gaps \(result.gapMilliseconds)")
+    }
+}
+
+extension CallNetworkChangeNamespaceTests {
     /// Cases 7 and 8 through Kamailio: a registered client with no call is renumbered and a call
     /// placed by name 2 s later reaches it at the new address (it re-registered); renumbered
     /// again during that call, it moves the call through the proxy, and the far party's BYE

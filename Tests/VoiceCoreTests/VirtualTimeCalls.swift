@@ -165,6 +165,18 @@ final class VirtualTimeCalls {
         sendTimes { if case .response(let response) = $0 { response.statusCode == status } else { false } }
     }
 
+    /// The times at which each new request of `method` (a new Via branch) first went out,
+    /// leaving out its retransmissions.
+    func transactionStartTimes(of method: SIPMethod) -> [Int64] {
+        var branches: Set<String> = []
+        return sendTimes {
+            guard case .request(let request) = $0, request.method == method,
+                let branch = try? request.headers.topVia().branch
+            else { return false }
+            return branches.insert(branch).inserted
+        }
+    }
+
     private func sendTimes(where matches: (SIPMessage) -> Bool) -> [Int64] {
         network.sent.compactMap { datagram in
             guard let message = datagram.message, matches(message) else { return nil }

@@ -170,16 +170,20 @@ final class SIPTransportLayerTests: SIPTransportTestCase {
         }
     }
 
+    /// RFC 5626 §4.4.1 between two of our layers: each CRLFCRLF ping is answered with a CRLF
+    /// pong, which the pinging side reports as an answered keep-alive; pings are never reported
+    /// as messages and keep the connection open.
     func testKeepAlivesReachTheServerAndArePonged() throws {
         let a = SIPTransportEventRecorder(), b = SIPTransportEventRecorder()
         let layerA = try makeLayer(a), layerB = try makeLayer(b)
         let endB = try layerB.listen(.tcp, host: "127.0.0.1", port: 0).wait()
         try layerA.send(SIPTransportFixtures.options(transport: "TCP"), to: endB).wait()
-        let task = layerA.startKeepAlives(to: endB, every: .milliseconds(20))
-        defer { task.cancel() }
         XCTAssertEqual(b.waitForMessages(1).count, 1)
-        // Pings are answered, never reported as messages, and keep the connection open.
-        usleep(150_000)
+        let pongs = { a.all.filter { if case .keepAliveAnswered(let source) = $0 { return source == endB } else { return false } }.count }
+        for sent in 1...3 {
+            try layerA.send([0x0D, 0x0A, 0x0D, 0x0A], to: endB).wait()
+            XCTAssertTrue(a.waitUntil { pongs() == sent }, "pong \(sent)")
+        }
         XCTAssertEqual(b.messages.count, 1)
         XCTAssertTrue(try layerA.hasConnection(to: endB).wait())
     }

@@ -59,6 +59,9 @@ final class SIPMessageTests: XCTestCase {
         var framer = SIPStreamFramer()
         framer.append(Array("\r\n\r\n".utf8))
         XCTAssertEqual(try framer.next(), .keepAlivePing)
+        framer.append(Array("\r\n".utf8))
+        XCTAssertEqual(try framer.next(), .keepAlivePong)
+        XCTAssertNil(try framer.next())
         var stream = one + one
         // Feed in small pieces: nothing is produced until a message is complete.
         var frames: [SIPStreamFramer.Frame] = []

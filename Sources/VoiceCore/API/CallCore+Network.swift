@@ -28,3 +28,31 @@ extension CallCore {
         client.agent.refresh(handle)
     }
 }
+
+// A call whose first hop stops answering keep-alives.
+extension CallCore {
+    /// Keep-alives to `hop` went unanswered: a connected call whose requests go through it (all
+    /// do with an outbound proxy; otherwise those sent there, or whose INVITE came from it) is
+    /// reconnecting (53001). It sends nothing meanwhile (requests
+    /// would be lost on the dead path); the signaling reconnection timeout ends it unless the
+    /// hop answers again first.
+    func signalingPathFailed(through hop: SIPTransportEndpoint) {
+        guard machine.state == .connected || machine.state == .reconnecting, goesThrough(hop) else { return }
+        var outputs = machine.signalingConnectionLost(now: now)
+        outputs.removeAll { $0 == .action(.reInviteAfterSignalingReconnect) }
+        run(outputs)
+    }
+
+    /// `hop` answers again: a call reconnecting for its signaling re-INVITEs through it; the
+    /// answer reconnects it.
+    func signalingPathRecovered(through hop: SIPTransportEndpoint) {
+        guard machine.reconnectCauses.contains(.signaling), goesThrough(hop), let handle else { return }
+        client.agent.refresh(handle)
+    }
+
+    private func goesThrough(_ hop: SIPTransportEndpoint) -> Bool {
+        if client.configuration.outboundProxy != nil { return true }
+        guard let handle, let info = client.agent.callInfo(handle) else { return false }
+        return info.requestPeers.contains(hop) || info.invitePeer == hop
+    }
+}

@@ -217,7 +217,7 @@ public final class VoiceClient: @unchecked Sendable {
             media: SDPLocalCapabilities(
                 address: c.listenHost, port: 0, encryption: c.allowUnencryptedMedia ? .unencrypted : .srtp(suites: SRTPSuite.available)),
             userAgent: c.userAgent, transportConfiguration: c.tls)
-        configuration.keepAliveInterval = .seconds(30)
+        configuration.flowLiveness = c.reconnection.flowLiveness
         configuration.limits = c.limits
         configuration.allowsKeysOverUnencryptedSignaling = c.allowKeysOverUnencryptedSignaling
         configuration.incomingCallPolicy = c.incomingCallPolicy
@@ -321,6 +321,11 @@ public final class VoiceClient: @unchecked Sendable {
             registrationChanged(registrationEvent)
         case .connectionLost(let remote, _):
             for core in calls.values { core.signalingConnectionLost(remote) }
+        case .flowFailed(let hop):
+            for core in calls.values { core.signalingPathFailed(through: hop) }
+        case .flowRecovered(let hop):
+            agent.refreshRegistration()
+            for core in calls.values { core.signalingPathRecovered(through: hop) }
         }
     }
 }

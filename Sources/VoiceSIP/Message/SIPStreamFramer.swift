@@ -1,8 +1,8 @@
 /// Splits a TCP or TLS byte stream into SIP messages by Content-Length (RFC 3261 §18.3).
 ///
 /// Feed received bytes with ``append(_:)`` and pull messages with ``next()`` until it returns nil.
-/// CRLFs between messages are skipped; a double CRLF is reported as a keep-alive ping
-/// (RFC 5626 §3.5.1) so the transport can answer with a single CRLF. A message without
+/// A double CRLF between messages is reported as a keep-alive ping (RFC 5626 §3.5.1) so the
+/// transport can answer with a single CRLF, and a single CRLF as that answer (a pong). A message without
 /// Content-Length is an error on a stream; a framed message that does not validate is handed
 /// out as ``Frame/malformed(_:bytes:)`` and the stream goes on. Not thread-safe: owned by one connection.
 package struct SIPStreamFramer {
@@ -12,6 +12,8 @@ package struct SIPStreamFramer {
         case message(SIPMessage)
         /// A CRLFCRLF keep-alive ping.
         case keepAlivePing
+        /// A single CRLF: the answer to our ping (RFC 5626 §4.4.1).
+        case keepAlivePong
         /// A message whose framing (start line, header section, Content-Length) is intact but
         /// that does not validate (a bad CSeq, a missing mandatory header…): its bytes, for a
         /// 400. The stream stays in step and goes on with the next message.
@@ -66,6 +68,7 @@ package struct SIPStreamFramer {
             start += 1
         }
         if crlfs >= 2 { return .keepAlivePing }
+        if crlfs == 1 { return .keepAlivePong }
         guard start < buffer.count else { return nil }
         if let messageEnd, buffer.count < messageEnd { return nil }  // the body is still arriving
         if messageEnd == nil, !findHeaderEnd() {

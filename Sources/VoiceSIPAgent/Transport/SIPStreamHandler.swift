@@ -83,6 +83,8 @@ final class SIPStreamHandler: ChannelDuplexHandler {
                     var pong = context.channel.allocator.buffer(capacity: 2)
                     pong.writeStaticString("\r\n")
                     context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+                case .keepAlivePong:
+                    events.deliver(.keepAliveAnswered(source: remote))
                 }
             } catch {
                 let rest = framer.drainBuffered()

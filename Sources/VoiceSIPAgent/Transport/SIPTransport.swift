@@ -2,8 +2,8 @@ import NIOCore
 import VoiceSupport
 import VoiceSIP
 
-/// What the user agent needs of a SIP transport: bind, send, a few questions about connections,
-/// keep-alives and shutdown, all on one event loop. Events (received messages, closed
+/// What the user agent needs of a SIP transport: bind, send, a few questions about connections
+/// and shutdown, all on one event loop. Events (received messages, closed
 /// connections, ICMP errors) go to the handler the transport was created with, on that loop.
 ///
 /// ``SIPTransportLayer`` is the real one (UDP, TCP, TLS over sockets); tests use an in-memory
@@ -27,8 +27,6 @@ package protocol SIPTransport: AnyObject, Sendable {
     func closeAllConnections() -> EventLoopFuture<Void>
     /// The DNS names a verified TLS certificate of `remote` carries (empty when none). On the loop.
     func verifiedTLSNames(of remote: SIPTransportEndpoint) -> Set<String>
-    /// Sends an RFC 5626 keep-alive to `remote` every `interval` until the task is cancelled.
-    func startKeepAlives(to remote: SIPTransportEndpoint, every interval: TimeAmount) -> RepeatedTask
     /// Closes everything; later sends fail with `.shutDown`.
     func shutdown() -> EventLoopFuture<Void>
 }

@@ -11,6 +11,9 @@ package enum SIPTransportEvent: Sendable {
     case malformed(SIPParseError, bytes: [UInt8], source: SIPTransportEndpoint)
     /// A TCP or TLS connection to or from `remote` closed; `error` is nil for an orderly close.
     case connectionClosed(remote: SIPTransportEndpoint, error: SIPTransportError?)
+    /// A CRLF pong (RFC 5626 §4.4.1) arrived on the TCP or TLS connection with `source`: the
+    /// answer to a CRLFCRLF keep-alive.
+    case keepAliveAnswered(source: SIPTransportEndpoint)
     /// An ICMP error said a UDP datagram sent to `remote` could not be delivered (port, host or
     /// network unreachable). The socket stays open; what to fail is the user's decision.
     case unreachable(remote: SIPTransportEndpoint, error: SIPTransportError)

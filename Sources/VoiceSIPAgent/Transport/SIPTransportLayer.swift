@@ -398,16 +398,7 @@ package final class SIPTransportLayer: @unchecked Sendable {
         }
     }
 
-    // MARK: - Keep-alives and shutdown
-
-    /// Sends an RFC 5626 keep-alive to `remote` every `interval`: CRLFCRLF on TCP/TLS (the server
-    /// answers CRLF), CRLF on UDP (keeps NAT bindings open). Cancel the returned task to stop.
-    package func startKeepAlives(to remote: SIPTransportEndpoint, every interval: TimeAmount) -> RepeatedTask {
-        eventLoop.scheduleRepeatedAsyncTask(initialDelay: interval, delay: interval) { _ in
-            let ping: [UInt8] = remote.transport == .udp ? [0x0D, 0x0A] : [0x0D, 0x0A, 0x0D, 0x0A]
-            return self.sendOnLoop(ping, to: remote, serverName: nil).recover { _ in }
-        }
-    }
+    // MARK: - Shutdown
 
     /// Closes every socket. Later sends fail with `.shutDown`.
     package func shutdown() -> EventLoopFuture<Void> {

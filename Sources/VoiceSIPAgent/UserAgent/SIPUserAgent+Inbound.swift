@@ -6,6 +6,8 @@ extension SIPUserAgent {
     /// Entry point for everything the transport reports (on the event loop).
     func handleTransportEvent(_ event: SIPTransportEvent) {
         guard !isShutDown else { return }
+        // Anything the first hop sends shows the path to it works (RFC 5626 §4.4).
+        if case .received(_, let source) = event { flowAnswered(by: source) }
         switch event {
         case .received(.request(var request), let source):
             logger.trace("recv \(source)\n\(SIPTraceText.render(SIPMessage.request(request).serialized()))")
@@ -28,7 +30,10 @@ extension SIPUserAgent {
             // Requests still waiting for an answer on it fail now (RFC 3261 §17.1.4), before the
             // calls hear of the loss and perhaps send new requests over a new connection.
             perform(table.connectionLost(now: now) { $0.peer == remote })
+            if remote == flowClosing { return }  // reported as the flow's failure already
             onEvent(.connectionLost(remote: remote, error: error))
+        case .keepAliveAnswered(let source):
+            flowAnswered(by: source)
         case .unreachable(let remote, let error):
             logger.debug("\(error)")
             // RFC 3261 §18.4: requests sent there that nothing has answered fail now, not at
@@ -134,6 +139,8 @@ extension SIPUserAgent {
             let actions = registration.receiveResponse(response, now: now)
             self.registration = registration
             performRegistration(actions)
+        case .keepAlive:
+            break
         case .none:
             break
         }
@@ -151,7 +158,7 @@ extension SIPUserAgent {
             let actions = registration.requestFailed(failure: failure, now: now)
             self.registration = registration
             performRegistration(actions)
-        case .none:
+        case .keepAlive, .none:
             break
         }
     }

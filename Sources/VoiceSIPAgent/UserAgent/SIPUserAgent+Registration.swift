@@ -19,7 +19,7 @@ extension SIPUserAgent {
                 self.registration?.setCredentials(all)
             }
             self.mutateRegistration { $0.register(now: $1) }
-            self.startKeepAlivesIfNeeded()
+            self.startFlowLivenessIfNeeded()
         }
     }
 
@@ -64,17 +64,6 @@ extension SIPUserAgent {
             case .event(let event):
                 onEvent(.registration(event))
             }
-        }
-    }
-
-    /// Keeps the NAT binding or connection to the first hop alive (RFC 5626 CRLF keep-alives).
-    private func startKeepAlivesIfNeeded() {
-        guard keepAlive == nil, let interval = configuration.keepAliveInterval else { return }
-        let hop = configuration.outboundProxy ?? registrationConfiguration.registrar
-        guard let target = try? resolver.target(for: hop) else { return }
-        resolver.resolve(target, on: eventLoop).whenSuccess { endpoint in
-            guard self.keepAlive == nil, !self.isShutDown else { return }
-            self.keepAlive = self.transport.startKeepAlives(to: endpoint, every: interval)
         }
     }
 }

@@ -49,7 +49,11 @@ package final class SIPUserAgent: @unchecked Sendable {
     var nextCallID = 1
     var registration: SIPRegistration?
     var registrationTimers: [SIPRegistrationTimer: Scheduled<Void>] = [:]
-    var keepAlive: RepeatedTask?
+    /// The first hop's keep-alives (see ``startFlowLivenessIfNeeded()``).
+    var flow: SIPUserAgentFlow?
+    var flowResolving = false
+    /// The first hop whose connection the agent is closing because its keep-alives failed.
+    var flowClosing: SIPTransportEndpoint?
     let coreResponder = SIPCoreResponder(
         configuration: .init(allowedMethods: [.invite, .ack, .cancel, .bye, .options, .info], serverName: nil))
     var isShutDown = false
@@ -135,6 +139,9 @@ package final class SIPUserAgent: @unchecked Sendable {
             }
             .map { endpoint in
                 self.localEndpoint = endpoint
+                // With an outbound proxy every request goes through it: watch it from the start
+                // (a registrar is watched once registration starts).
+                if self.configuration.outboundProxy != nil { self.startFlowLivenessIfNeeded() }
                 return endpoint
             }
     }
@@ -144,7 +151,8 @@ package final class SIPUserAgent: @unchecked Sendable {
         jobs.flatSubmit {
             for handle in Array(self.calls.keys) { self.performHangUp(handle) }
             self.isShutDown = true
-            self.keepAlive?.cancel()
+            self.flow?.timer?.cancel()
+            self.flow = nil
             self.tableTimer?.cancel()
             for timer in self.registrationTimers.values { timer.cancel() }
             for call in self.calls.values { for timer in call.timers.values { timer.cancel() } }
@@ -190,6 +198,8 @@ package final class SIPUserAgent: @unchecked Sendable {
 enum SIPTransactionOwner: Sendable {
     case call(SIPCallHandle)
     case registration
+    /// An OPTIONS keep-alive to the first hop.
+    case keepAlive
     case none
 }
 

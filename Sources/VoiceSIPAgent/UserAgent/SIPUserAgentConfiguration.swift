@@ -34,8 +34,9 @@ package struct SIPUserAgentConfiguration: Sendable {
     package var transportConfiguration: SIPTransportConfiguration
     /// Transaction timers (T1, T2, T4).
     package var transactionConfiguration: SIPTransactionConfiguration
-    /// Send CRLF keep-alives to the outbound proxy or registrar this often; nil disables.
-    package var keepAliveInterval: TimeAmount?
+    /// Keep-alives to the outbound proxy or registrar that expect an answer (CRLF ping/pong on
+    /// TCP and TLS, OPTIONS on UDP), and when an unanswered one means the path failed; nil disables.
+    package var flowLiveness: SIPFlowLiveness.Configuration?
     /// How many transactions and calls the agent takes on at once.
     package var limits: SIPUserAgentLimits
     /// Whether SRTP keys (SDES, RFC 4568) may be sent and accepted over UDP or TCP to a peer
@@ -60,7 +61,7 @@ package struct SIPUserAgentConfiguration: Sendable {
         userAgent: String? = "VoiceSDK",
         transportConfiguration: SIPTransportConfiguration = SIPTransportConfiguration(),
         transactionConfiguration: SIPTransactionConfiguration = .rfc3261,
-        keepAliveInterval: TimeAmount? = .seconds(30),
+        flowLiveness: SIPFlowLiveness.Configuration? = SIPFlowLiveness.Configuration(),
         limits: SIPUserAgentLimits = SIPUserAgentLimits(),
         allowsKeysOverUnencryptedSignaling: Bool = false,
         incomingCallPolicy: SIPIncomingCallPolicy = .anyone
@@ -78,7 +79,7 @@ package struct SIPUserAgentConfiguration: Sendable {
         self.userAgent = userAgent
         self.transportConfiguration = transportConfiguration
         self.transactionConfiguration = transactionConfiguration
-        self.keepAliveInterval = keepAliveInterval
+        self.flowLiveness = flowLiveness
         self.limits = limits
         self.allowsKeysOverUnencryptedSignaling = allowsKeysOverUnencryptedSignaling
         self.incomingCallPolicy = incomingCallPolicy

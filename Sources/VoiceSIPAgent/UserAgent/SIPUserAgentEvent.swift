@@ -16,6 +16,12 @@ package enum SIPUserAgentEvent: Sendable {
     case incomingCall(SIPCallHandle, invite: SIPRequest, mediaPort: UInt16)
     /// A TCP or TLS connection to `remote` closed (the next request to it opens a new one).
     case connectionLost(remote: SIPTransportEndpoint, error: SIPTransportError?)
+    /// Keep-alives to the first hop (outbound proxy or registrar) have gone unanswered: the
+    /// signaling path through it is dead, though no connection says so (UDP, or a stream whose
+    /// peer vanished).
+    case flowFailed(hop: SIPTransportEndpoint)
+    /// The first hop answers keep-alives again after ``flowFailed(hop:)``.
+    case flowRecovered(hop: SIPTransportEndpoint)
     /// Something happened in a call's session (ringing, established, media updated, INFO, ended).
     case call(SIPCallHandle, SIPInviteSessionEvent)
 }
