@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import VoiceSupport
+
+/// Learns the server-reflexive address of a UDP socket with a Binding request (RFC 5389 §7.2.1)
+/// sent from that very socket, so the NAT's mapping is the one the socket's later traffic uses.
+/// Blocking: run it where waiting is allowed (the media port reservation does, off the loop).
+package enum STUNBindingClient {
+    /// When the request is sent (ms after the first), and how long to wait for an answer in all:
+    /// RFC 5389's doubling RTO from 250 ms, cut short, since a call setup waits for it.
+    package static let retransmissions: [Int64] = [0, 250, 750]
+    package static let timeout: Int64 = 1_500
+
+    /// Asks `server` (an IPv4 or IPv6 address and port) for the mapped address of the bound UDP
+    /// socket `descriptor`. Datagrams that are not the answer are read and dropped.
+    /// - Throws: ``STUNError/timedOut``, ``STUNError/errorResponse(_:)``, ``STUNError/socket(_:)``.
+    package static func query(descriptor: Int32, server: STUNMappedAddress, clock: any MediaClock = MonotonicMediaClock())
+        throws(STUNError) -> STUNMappedAddress
+    {
+        var generator = SecureRandomNumberGenerator()
+        let request = STUNMessage.bindingRequest(using: &generator)
+        let bytes = request.serialized
+        let start = clock.now()
+        var nextSend = 0
+        var buffer = [UInt8](repeating: 0, count: 1_500)
+        while true {
+            let elapsed = (clock.now() - start).nanoseconds / 1_000_000
+            if elapsed >= timeout { throw .timedOut }
+            if nextSend < retransmissions.count, elapsed >= retransmissions[nextSend] {
+                try send(bytes, from: descriptor, to: server)
+                nextSend += 1
+            }
+            let until = nextSend < retransmissions.count ? retransmissions[nextSend] : timeout
+            var fds = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&fds, 1, Int32(max(1, until - elapsed)))
+            guard ready > 0 else { continue }
+            let n = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            guard n > 0, let response = try? STUNMessage(parsing: buffer[0..<n]),
+                response.transactionID == request.transactionID, response.type != .bindingRequest
+            else { continue }
+            return try STUNMappedAddress(response: response)
+        }
+    }
+
+    private static func send(_ bytes: [UInt8], from descriptor: Int32, to server: STUNMappedAddress) throws(STUNError) {
+        let sent: Int
+        if server.address.isIPv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = server.port.bigEndian
+            withUnsafeMutableBytes(of: &address.sin6_addr) { $0.copyBytes(from: server.address.bytes) }
+            sent = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = server.port.bigEndian
+            withUnsafeMutableBytes(of: &address.sin_addr) { $0.copyBytes(from: server.address.bytes) }
+            sent = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        guard sent == bytes.count else { throw .socket(errno) }
+    }
+}
