@@ -71,7 +71,7 @@ let package = Package(
         .target(
             name: "VoiceSIPAgent",
             dependencies: [
-                "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "CVoiceSys",
+                "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "CVoiceSys", "VoiceNetwork",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -22,6 +22,7 @@ struct ClientOptions: ParsableArguments {
     @Flag(help: "Send and accept SRTP keys over UDP/TCP signaling to other machines (readable on the path; prefer --transport tls).")
     var allowClearTextKeys = false
     @Option(help: "Seconds a call may spend reconnecting (media or signaling) before it ends (default 30).") var reconnectTimeout: Double?
+    @Option(help: "A STUN server, host[:port], for a client behind a NAT: SDP, Contact and Via carry the NAT's address.") var stun: String?
     @Option(help: "Seconds between keep-alives to the proxy or registrar (default 15).") var keepaliveInterval: Double?
     @Option(help: "Seconds a keep-alive may go unanswered before the signaling path counts as dead (default 10).") var keepaliveTimeout: Double?
     @Flag(help: "Log SIP messages and Insights events.") var verbose = false
@@ -38,6 +39,7 @@ struct ClientOptions: ParsableArguments {
             password: password, allowUnencryptedMedia: unencrypted,
             insightsPublisher: LoggingInsightsPublisher(logger: logger), logger: logger)
         configuration.allowKeysOverUnencryptedSignaling = allowClearTextKeys
+        configuration.stunServer = stun
         func duration(_ seconds: Double?, _ name: String) throws -> Duration? {
             guard let seconds else { return nil }
             guard seconds > 0, seconds <= 3_600 else { throw ValidationError("--\(name) takes 0–3600 seconds") }

@@ -45,7 +45,8 @@ struct Listen: ParsableCommand {
         let done = DispatchSemaphore(value: 0)
         let failure = Locked<VoiceError?>(nil)
         voice.register(accessToken: client.accessToken, notificationDelegate: listener, delegateQueue: delegate.queue) { error in
-            print((error.map { "registration failed: \($0.code.rawValue) \($0)" } ?? "listening on \(voice.localEndpoint) as \(name)").escapingControlCharacters)
+            let contact = (try? voice.agent.advertisedContact.wait()) ?? "?"
+            print((error.map { "registration failed: \($0.code.rawValue) \($0)" } ?? "listening on \(voice.localEndpoint) as \(name), contact \(contact)").escapingControlCharacters)
             failure.withLock { $0 = error }
             done.signal()
         }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import VoiceNetwork
 import VoiceSIP
 import VoiceSIPAgent
@@ -51,11 +52,37 @@ extension VoiceClient {
             let gone = !candidates.contains { $0.address.description == advertisedHost }
             advertisedHost = host
             for core in calls.values { core.localAddressMoved(previousAddressGone: gone) }
-            agent.moveLocalAddress(to: host)
+            moveAgent(toLocalHost: host)
         } else if wasLost {
             logger.notice("network: \(host) is usable again")
             agent.refreshRegistration()
             for core in calls.values { core.networkReturned() }
+        }
+    }
+
+    /// Moves the agent to `host`, or with a STUN server (over UDP) to the address and port the
+    /// NAT now gives the SIP socket, learned again from the new network. When that is what was
+    /// advertised already (a NAT in front of both networks, same mapping), no re-INVITE goes
+    /// out by itself: the calls waiting for one re-INVITE through the new path.
+    private func moveAgent(toLocalHost host: String) {
+        guard configuration.transport == .udp, agent.configuration.stunServer != nil else {
+            agent.moveLocalAddress(to: host)
+            return
+        }
+        agent.discoverSignalingAddress().whenComplete { result in
+            let moved: EventLoopFuture<[SIPCallHandle]>
+            switch result {
+            case .success(let mapped):
+                self.logger.notice("STUN: advertising \(mapped) after the network change")
+                moved = self.agent.moveLocalAddress(to: mapped.address.description, port: Int(mapped.port))
+            case .failure(let error):
+                self.logger.warning("STUN: no mapped address after the network change (\(error)); advertising \(host)")
+                moved = self.agent.moveLocalAddress(to: host)
+            }
+            moved.whenSuccess { handles in
+                guard handles.isEmpty else { return }
+                for core in self.calls.values { core.networkReturned() }
+            }
         }
     }
 }

@@ -35,7 +35,7 @@ public final class VoiceClient: @unchecked Sendable {
 
     /// The configuration.
     public let configuration: VoiceClientConfiguration
-    let agent: SIPUserAgent
+    package let agent: SIPUserAgent
     let logger: Logger
     /// The bound local SIP address.
     public let localEndpoint: SIPTransportEndpoint
@@ -179,6 +179,15 @@ public final class VoiceClient: @unchecked Sendable {
                 agent = try SIPUserAgent(configuration: agentConfiguration, group: eventLoopGroup, logger: logger, onEvent: onEvent)
             }
             localEndpoint = try Self.value(of: agent.start())
+            if configuration.transport == .udp, agentConfiguration.stunServer != nil, !agent.eventLoop.inEventLoop {
+                do {
+                    let mapped = try agent.discoverSignalingAddress().wait()
+                    try agent.advertise(host: mapped.address.description, port: Int(mapped.port)).wait()
+                    logger.notice("STUN: advertising \(mapped) for \(localEndpoint)")
+                } catch {
+                    logger.warning("STUN: no mapped address for the SIP socket (\(error)); advertising the local address")
+                }
+            }
         } catch let error as SIPTransportError {
             throw VoiceError(transportError: error)
         } catch {
@@ -218,10 +227,39 @@ public final class VoiceClient: @unchecked Sendable {
                 address: c.listenHost, port: 0, encryption: c.allowUnencryptedMedia ? .unencrypted : .srtp(suites: SRTPSuite.available)),
             userAgent: c.userAgent, transportConfiguration: c.tls)
         configuration.flowLiveness = c.reconnection.flowLiveness
+        configuration.stunServer = try c.stunServer.map(Self.resolveSTUNServer)
         configuration.limits = c.limits
         configuration.allowsKeysOverUnencryptedSignaling = c.allowKeysOverUnencryptedSignaling
         configuration.incomingCallPolicy = c.incomingCallPolicy
         return configuration
+    }
+
+    /// `host` or `host:port` (IPv6 in brackets), resolved now (blocking, as init may).
+    static func resolveSTUNServer(_ text: String) throws(VoiceError) -> STUNMappedAddress {
+        var host = text
+        var port = 3478
+        if let close = text.lastIndex(of: "]") {
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            if rest.hasPrefix(":") {
+                guard let p = Int(rest.dropFirst()) else { throw VoiceError(.malformedRequest, failureReason: "STUN server \(text): bad port") }
+                port = p
+            }
+        } else if let colon = text.lastIndex(of: ":"), text.firstIndex(of: ":") == colon {
+            host = String(text[..<colon])
+            guard let p = Int(text[text.index(after: colon)...]) else {
+                throw VoiceError(.malformedRequest, failureReason: "STUN server \(text): bad port")
+            }
+            port = p
+        }
+        guard (1...65_535).contains(port), !host.isEmpty else { throw VoiceError(.malformedRequest, failureReason: "STUN server \(text)") }
+        if let address = IPAddress(host) { return STUNMappedAddress(address: address, port: UInt16(port)) }
+        guard let resolved = try? NIOCore.SocketAddress.makeAddressResolvingHost(host, port: port),
+            let ip = resolved.ipAddress, let address = IPAddress(ip)
+        else {
+            throw VoiceError(.transportError, failureReason: "STUN server \(host) cannot be resolved")
+        }
+        return STUNMappedAddress(address: address, port: UInt16(port))
     }
 
     var now: MediaTime { agent.clock.now() }

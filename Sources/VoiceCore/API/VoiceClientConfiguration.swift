@@ -19,6 +19,12 @@ public struct VoiceClientConfiguration: Sendable {
     /// Whether the advertised address is ``listenHost`` (the default) or follows the host's
     /// networks (see ``AddressSelection/automatic(interfaceTypes:)``).
     public var addressSelection: AddressSelection = .listenHost
+    /// A STUN server (RFC 5389), `host` or `host:port` (default port 3478), for a client behind a
+    /// NAT: each call's media port, and over UDP the SIP socket, learn the address and port the
+    /// NAT gives them, which SDP, Contact and Via then carry; learned again after every network
+    /// change. When the server does not answer (1.5 s) the local address is used. Default none:
+    /// calls through a NAT then rely on the peer following our packets (rport, symmetric RTP).
+    public var stunServer: String?
     /// The local SIP port; 0 picks a free one.
     public var listenPort: Int
     /// Every request goes here first when set (`sip:proxy.example.com;transport=tls`).

@@ -7,6 +7,7 @@ import Dispatch
 import Foundation
 import NIOCore
 import Synchronization
+import VoiceNetwork
 import VoiceSIP
 
 /// The UDP signaling socket (RFC 3261 §18): one socket both listens and sends, so peers see the
@@ -169,12 +170,13 @@ final class SIPDatagramSocket: Sendable {
         delivered.signal()
     }
 
-    /// A datagram as a transport event: a message, a malformed one, or nothing for a keep-alive
-    /// (only CR, LF or NUL).
+    /// A datagram as a transport event: a message, a malformed one, a STUN message (RFC 5389
+    /// shares the port with SIP, RFC 5626 §4.4.2), or nothing for a keep-alive (only CR, LF or NUL).
     private static func event(_ bytes: ArraySlice<UInt8>, from address: NIOCore.SocketAddress, parser: SIPMessageParser) -> SIPTransportEvent? {
         if bytes.allSatisfy({ $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) { return nil }
         let source = SIPTransportEndpoint(transport: .udp, address: address)
         let datagram = Array(bytes)
+        if STUNMessage.looksLikeSTUN(datagram) { return .stun(datagram, source: source) }
         do {
             return .received(try parser.parse(datagram: datagram), source: source)
         } catch {

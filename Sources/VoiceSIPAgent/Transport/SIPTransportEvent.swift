@@ -11,6 +11,9 @@ package enum SIPTransportEvent: Sendable {
     case malformed(SIPParseError, bytes: [UInt8], source: SIPTransportEndpoint)
     /// A TCP or TLS connection to or from `remote` closed; `error` is nil for an orderly close.
     case connectionClosed(remote: SIPTransportEndpoint, error: SIPTransportError?)
+    /// A STUN message (RFC 5389) arrived on the UDP SIP socket from `source`: the answer to a
+    /// Binding request sent from it.
+    case stun([UInt8], source: SIPTransportEndpoint)
     /// A CRLF pong (RFC 5626 §4.4.1) arrived on the TCP or TLS connection with `source`: the
     /// answer to a CRLFCRLF keep-alive.
     case keepAliveAnswered(source: SIPTransportEndpoint)

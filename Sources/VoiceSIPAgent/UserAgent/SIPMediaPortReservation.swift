@@ -4,6 +4,8 @@
 import CVoiceSys
 import NIOCore
 import VoiceSupport
+import Logging
+import VoiceNetwork
 import VoiceSIP
 
 /// Finds a free local UDP port for a call's RTP before the SDP is written: binds port 0 on the
@@ -43,7 +45,31 @@ enum SIPMediaPortReservation {
         }
     }
 
-    static func reserve(host: String) throws(SIPUserAgentError) -> UInt16 {
+    /// A reserved port, and the address and port a STUN server saw it send from (the NAT's),
+    /// when one was asked and answered.
+    struct Reserved: Sendable {
+        var port: UInt16
+        var mapped: STUNMappedAddress?
+    }
+
+    /// Reserves a port; with `stunServer`, asks it (from the very socket, before closing it) for
+    /// the port's server-reflexive address. A STUN failure only leaves `mapped` nil. Blocking.
+    static func reserve(host: String, stunServer: STUNMappedAddress?, logger: Logger? = nil) throws(SIPUserAgentError) -> Reserved {
+        var descriptor: Int32 = -1
+        let port = try reserve(host: host) { descriptor = $0 }
+        defer { close(descriptor) }
+        guard let stunServer else { return Reserved(port: port) }
+        do throws(STUNError) {
+            return Reserved(port: port, mapped: try STUNBindingClient.query(descriptor: descriptor, server: stunServer))
+        } catch {
+            logger?.warning("STUN server \(stunServer) gave no mapped address for media port \(port): \(error)")
+            return Reserved(port: port)
+        }
+    }
+
+    /// Reserves a port. `keep`, if given, takes the bound socket of the chosen port, which the
+    /// caller then closes.
+    static func reserve(host: String, keep: ((Int32) -> Void)? = nil) throws(SIPUserAgentError) -> UInt16 {
         var held: [Int32] = []
         defer { for descriptor in held { close(descriptor) } }
         var bare = host
@@ -64,7 +90,13 @@ enum SIPMediaPortReservation {
                 ports.remember(value)
                 return true
             }
-            if taken { return value }
+            if taken {
+                if let keep {
+                    held.removeLast()
+                    keep(descriptor)
+                }
+                return value
+            }
         }
         throw .noMediaPort("\(host): no port clear of recent reservations")
     }

@@ -139,6 +139,11 @@ extension SIPUserAgent {
         var capabilities = configuration.media
         capabilities.port = mediaPort
         if let advertisedHost { capabilities.address = advertisedHost }
+        if let mapped = mappedMediaAddresses.removeValue(forKey: mediaPort) {
+            // Behind a NAT: the SDP names where the STUN server saw this port's packets come from.
+            capabilities.address = mapped.address.description
+            capabilities.port = mapped.port
+        }
         var identity = configuration.identity
         identity.parameters.set("tag", nil)
         return SIPInviteSession.Configuration(
@@ -204,11 +209,16 @@ extension SIPUserAgent {
         // With an advertised address the media socket binds the wildcard (see the configuration).
         let host = advertisedHost == nil ? configuration.media.address : configuration.listenHost
         let jobs = self.jobs
+        let stunServer = configuration.stunServer
+        let logger = self.logger
         blockingQueue.async {
-            let port = Result { try SIPMediaPortReservation.reserve(host: host) }
+            let reserved = Result { try SIPMediaPortReservation.reserve(host: host, stunServer: stunServer, logger: logger) }
             // Through the job queue: a burst of calls' setups (run by the promise's callbacks)
             // then takes the loop in bounded turns rather than all at once.
-            jobs.execute { promise.completeWith(port) }
+            jobs.execute {
+                if case .success(let reserved) = reserved, let mapped = reserved.mapped { self.mappedMediaAddresses[reserved.port] = mapped }
+                promise.completeWith(reserved.map(\.port))
+            }
         }
         return promise.futureResult
     }

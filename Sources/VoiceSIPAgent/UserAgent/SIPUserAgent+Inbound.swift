@@ -34,6 +34,8 @@ extension SIPUserAgent {
             onEvent(.connectionLost(remote: remote, error: error))
         case .keepAliveAnswered(let source):
             flowAnswered(by: source)
+        case .stun(let bytes, _):
+            stunReceived(bytes)
         case .unreachable(let remote, let error):
             logger.debug("\(error)")
             // RFC 3261 §18.4: requests sent there that nothing has answered fail now, not at

@@ -7,19 +7,21 @@ extension SIPUserAgent {
     /// Contact), and every call that is not ending tells its peer with a re-INVITE, at once or
     /// as soon as it is confirmed (``SIPInviteSession/moveLocalAddress(contact:via:mediaAddress:now:)``);
     /// their outcomes arrive as the usual call events (`mediaUpdated`, or a hold/resume failure).
-    /// Nothing is sent when `host` is the address already advertised. TCP and TLS connections
-    /// are closed first (they were bound to the old address); the requests open new ones.
+    /// Nothing is sent when `host` (and `port`, a NAT's SIP port from STUN, nil for the bound
+    /// one) is what is already advertised. TCP and TLS connections are closed first (they were
+    /// bound to the old address); the requests open new ones.
     /// - Returns: The calls that were told (or will be), on the loop.
     @discardableResult
-    package func moveLocalAddress(to host: String) -> EventLoopFuture<[SIPCallHandle]> {
+    package func moveLocalAddress(to host: String, port: Int? = nil) -> EventLoopFuture<[SIPCallHandle]> {
         jobs.flatSubmit {
-            guard host != self.advertisedHost else { return self.eventLoop.makeSucceededFuture([]) }
-            return self.transport.closeAllConnections().map { self.move(to: host) }
+            guard host != self.advertisedHost || port != self.advertisedPort else { return self.eventLoop.makeSucceededFuture([]) }
+            return self.transport.closeAllConnections().map { self.move(to: host, port: port) }
         }
     }
 
-    private func move(to host: String) -> [SIPCallHandle] {
+    private func move(to host: String, port: Int?) -> [SIPCallHandle] {
         advertisedHost = host
+        advertisedPort = port
         let contact = contactURI
         let via = viaTemplate
         if var registration {
@@ -41,6 +43,9 @@ extension SIPUserAgent {
         }
         return moved
     }
+
+    /// The Contact URI our requests and answers carry now.
+    package var advertisedContact: EventLoopFuture<String> { jobs.submit { self.contactURI.description } }
 
     /// The address Contact, Via and SDP carry now.
     package var currentAdvertisedHost: EventLoopFuture<String> {

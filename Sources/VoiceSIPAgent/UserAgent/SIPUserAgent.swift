@@ -2,6 +2,7 @@ import Dispatch
 import Logging
 import NIOCore
 import NIOPosix
+import VoiceNetwork
 import VoiceSupport
 import VoiceSIP
 
@@ -44,6 +45,12 @@ package final class SIPUserAgent: @unchecked Sendable {
     /// The address we advertise now (Contact, Via, SDP), when not the bound one; starts as the
     /// configuration's and follows ``moveLocalAddress(to:)``.
     var advertisedHost: String?
+    /// The SIP port Contact and Via carry, when not the bound one (a NAT's, from STUN).
+    var advertisedPort: Int?
+    /// What STUN said each reserved media port maps to, until its call's SDP takes it.
+    var mappedMediaAddresses: [UInt16: STUNMappedAddress] = [:]
+    /// STUN Binding requests sent on the SIP socket, by transaction ID.
+    var stunWaiters: [[UInt8]: EventLoopPromise<STUNMappedAddress>] = [:]
     /// How work from other threads reaches the loop in bounded turns (see ``LoopJobQueue``).
     package let jobs: LoopJobQueue
     var nextCallID = 1
@@ -176,7 +183,7 @@ package final class SIPUserAgent: @unchecked Sendable {
             scheme: configuration.transport == .tls ? .sips : .sip,
             user: configuration.identity.uri.user,
             host: advertisedHost ?? endpoint?.host ?? configuration.listenHost,
-            port: endpoint?.port)
+            port: advertisedPort ?? endpoint?.port)
         if configuration.transport != .udp { uri.parameters.set("transport", configuration.transport.uriParameter) }
         return uri
     }
@@ -186,7 +193,7 @@ package final class SIPUserAgent: @unchecked Sendable {
         let endpoint = localEndpoint
         var via = SIPVia(
             transport: configuration.transport.rawValue, host: advertisedHost ?? endpoint?.host ?? configuration.listenHost,
-            port: endpoint?.port)
+            port: advertisedPort ?? endpoint?.port)
         via.parameters.set("rport", nil)
         return via
     }

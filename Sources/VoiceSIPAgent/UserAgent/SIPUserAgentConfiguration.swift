@@ -1,5 +1,6 @@
 import NIOCore
 import VoiceSupport
+import VoiceNetwork
 import VoiceSIP
 
 /// One SIP identity and how it reaches the network.
@@ -37,6 +38,9 @@ package struct SIPUserAgentConfiguration: Sendable {
     /// Keep-alives to the outbound proxy or registrar that expect an answer (CRLF ping/pong on
     /// TCP and TLS, OPTIONS on UDP), and when an unanswered one means the path failed; nil disables.
     package var flowLiveness: SIPFlowLiveness.Configuration?
+    /// A STUN server (RFC 5389) that tells the UDP SIP socket's and each media port's
+    /// server-reflexive address, advertised instead of the local one (behind a NAT); nil: none.
+    package var stunServer: STUNMappedAddress?
     /// How many transactions and calls the agent takes on at once.
     package var limits: SIPUserAgentLimits
     /// Whether SRTP keys (SDES, RFC 4568) may be sent and accepted over UDP or TCP to a peer

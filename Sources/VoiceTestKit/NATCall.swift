@@ -1,0 +1,149 @@
+import Foundation
+import VoiceMedia
+import VoiceSignals
+import VoiceSupport
+
+/// A call through a real NAT: our client (`voicecall` at 10.0.0.2) sits in a namespace behind a
+/// router namespace that masquerades it (an nftables `masquerade` rule) to 10.5.0.1; a provider
+/// namespace holds Kamailio (registrar and record-routing proxy), coturn (STUN) and the far
+/// party (`voicecall`), all on 10.9.0.1. The provider has no route to the private network:
+/// whatever reaches our client goes through the NAT's mappings. Needs root, iproute2, nftables,
+/// Kamailio and coturn.
+package struct NATCall {
+    package struct Result {
+        package var natedLog: String
+        package var farLog: String
+        package var kamailioLog: String
+        package var natedExit: Int32?
+        package var farExit: Int32?
+        package var natedCallbacks: [String]
+        package var gapMilliseconds: [String: Int]
+        /// What each side ("nated", "far") heard, and what the other played.
+        package var heard: [String: [Int16]]
+        package var played: [String: [Int16]]
+    }
+
+    package let voicecall: String
+    package let directory: String
+    package var callSeconds = 8
+
+    package init(voicecall: String, directory: String) {
+        self.voicecall = voicecall
+        self.directory = directory
+    }
+
+    /// The three namespaces, linked, addressed and routed, the router masquerading.
+    private func makeTopology() throws -> (client: NetworkNamespace, router: NetworkNamespace, provider: NetworkNamespace) {
+        let client = try NetworkNamespace(prefix: "nc")
+        let router = try NetworkNamespace(prefix: "nr")
+        let provider = try NetworkNamespace(prefix: "np")
+        try NetworkNamespace.run(["link", "add", "n0", "netns", client.name, "type", "veth", "peer", "name", "r0", "netns", router.name])
+        try NetworkNamespace.run(["link", "add", "r1", "netns", router.name, "type", "veth", "peer", "name", "p0", "netns", provider.name])
+        try client.batch("link set n0 up", "addr add 10.0.0.2/24 dev n0", "route add default via 10.0.0.1")
+        try router.batch(
+            "link set r0 up", "link set r1 up", "addr add 10.0.0.1/24 dev r0", "addr add 10.5.0.1/24 dev r1",
+            "route add 10.9.0.1/32 via 10.5.0.2")
+        try router.exec("sysctl", "-q", "-w", "net.ipv4.ip_forward=1")
+        try router.exec("nft", "add table ip nat")
+        try router.exec("nft", "add chain ip nat postrouting { type nat hook postrouting priority 100 ; }")
+        try router.exec("nft", "add rule ip nat postrouting oifname r1 masquerade")
+        try provider.batch("link set p0 up", "addr add 10.5.0.2/24 dev p0", "addr add 10.9.0.1/32 dev lo")
+        return (client, router, provider)
+    }
+
+    /// Without STUN: our client behind the NAT calls `bob` through Kamailio and hangs up after
+    /// ``callSeconds``. Its Contact and SDP name its private address; the call works through
+    /// rport (responses to where the request came from) and the far party following our
+    /// authenticated media (symmetric RTP).
+    package func runWithoutSTUN() throws -> Result {
+        try run(stun: false)
+    }
+
+    /// With STUN (coturn): our client learns the NAT's address for its SIP socket and its media
+    /// port, registers with it, and is called by name through Kamailio; the far party hangs up.
+    package func runWithSTUN() throws -> Result {
+        try run(stun: true)
+    }
+
+    private func run(stun: Bool) throws -> Result {
+        let (client, router, provider) = try makeTopology()
+        defer {
+            client.delete()
+            router.delete()
+            provider.delete()
+        }
+        var configuration = KamailioConfiguration()
+        configuration.listenHost = "10.9.0.1"
+        configuration.udpPort = 5060
+        configuration.tcpPort = 5060
+        let kamailio = try KamailioPeer(configuration: configuration, namespace: provider)
+        defer { kamailio.stop() }
+        let coturn = try SIPPeerProcess(
+            name: "coturn", executable: NetworkNamespace.ipPath,
+            arguments: [
+                "netns", "exec", provider.name, "turnserver", "-n", "--listening-ip=10.9.0.1", "--listening-port=3478", "--stun-only",
+                "--no-tls", "--no-dtls", "--no-cli", "--log-file=stdout", "--simple-log", "--pidfile=\(directory)/turnserver.pid",
+            ],
+            workingDirectory: directory, logPath: directory + "/coturn.log")
+        defer { coturn.stop() }
+        let natedPlays = TestSignals.multiTone([(523, 6_000), (659, 4_000)], seconds: 2)
+        let farPlays = TestSignals.multiTone([(440, 8_000)], seconds: 2)
+        try WAVFile(sampleRate: 48_000, channels: 1, samples: natedPlays).write(toFile: directory + "/nated-plays.wav")
+        try WAVFile(sampleRate: 48_000, channels: 1, samples: farPlays).write(toFile: directory + "/far-plays.wav")
+        let common = ["--domain", configuration.realm, "--proxy", "sip:10.9.0.1:5060", "--allow-clear-text-keys"]
+        let nated: SIPPeerProcess
+        let far: SIPPeerProcess
+        if stun {
+            guard PollingWait.until(timeout: 10, { coturn.log.contains("Total General servers") }) else {
+                throw NetworkNamespaceError("coturn did not start:\n\(coturn.logTail())")
+            }
+            nated = try process(
+                "nated", in: client,
+                ["listen", "--identity", "alice", "--password", "alicepass", "--listen", "10.0.0.2", "--port", "5060", "--stun", "10.9.0.1:3478",
+                 "--auto-answer", "--once", "--duration", "60", "--play", directory + "/nated-plays.wav",
+                 "--record", directory + "/nated-heard.wav"] + common)
+            guard PollingWait.until(timeout: 20, { nated.log.contains("listening on") }) else {
+                throw NetworkNamespaceError("the NATed client did not register:\n\(nated.logTail())\n\(kamailio.log)")
+            }
+            far = try process(
+                "far", in: provider,
+                ["call", "alice", "--identity", "bob", "--password", "bobpass", "--listen", "10.9.0.1", "--duration", "\(callSeconds)",
+                 "--verbose", "--play", directory + "/far-plays.wav", "--record", directory + "/far-heard.wav"] + common)
+        } else {
+            far = try process(
+                "far", in: provider,
+                ["listen", "--identity", "bob", "--password", "bobpass", "--listen", "10.9.0.1", "--auto-answer", "--once",
+                 "--duration", "60", "--play", directory + "/far-plays.wav", "--record", directory + "/far-heard.wav"] + common)
+            guard PollingWait.until(timeout: 20, { far.log.contains("listening on") }) else {
+                throw NetworkNamespaceError("the far party did not register:\n\(far.logTail())\n\(kamailio.log)")
+            }
+            nated = try process(
+                "nated", in: client,
+                ["call", "bob", "--identity", "alice", "--password", "alicepass", "--listen", "10.0.0.2", "--port", "5060",
+                 "--duration", "\(callSeconds)",
+                 "--play", directory + "/nated-plays.wav", "--record", directory + "/nated-heard.wav"] + common)
+        }
+        defer {
+            nated.stop()
+            far.stop()
+        }
+        _ = PollingWait.until(timeout: Double(callSeconds) + 30) { !nated.isRunning && !far.isRunning }
+        var heard: [String: [Int16]] = [:]
+        var gaps: [String: Int] = [:]
+        for side in ["nated", "far"] {
+            let samples = (try? WAVFile(contentsOfFile: directory + "/\(side)-heard.wav").channel(0)) ?? []
+            heard[side] = samples
+            gaps[side] = AudioGap.longest(in: samples, after: 48_000)
+        }
+        return Result(
+            natedLog: nated.log, farLog: far.log, kamailioLog: kamailio.log, natedExit: nated.exitStatus, farExit: far.exitStatus,
+            natedCallbacks: NetworkChangeCall.callbacks(in: nated.log), gapMilliseconds: gaps, heard: heard,
+            played: ["nated": farPlays, "far": natedPlays])
+    }
+
+    private func process(_ name: String, in namespace: NetworkNamespace, _ arguments: [String]) throws -> SIPPeerProcess {
+        try SIPPeerProcess(
+            name: name, executable: "ip", arguments: ["netns", "exec", namespace.name, voicecall] + arguments,
+            workingDirectory: directory, logPath: directory + "/\(name).log")
+    }
+}

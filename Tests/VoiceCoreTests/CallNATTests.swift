@@ -1,0 +1,80 @@
+import Foundation
+import VoiceSignals
+import VoiceSupport
+import VoiceTestKit
+import XCTest
+
+/// Calls through a real NAT (``NATCall``): a router namespace masquerading our client with an
+/// nftables rule, Kamailio, coturn and the far party outside.
+final class CallNATTests: XCTestCase {
+    private var directory: String?
+
+    override func tearDown() {
+        if let directory { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    private func scenario() throws -> NATCall {
+        switch NetworkNamespace.requirement() {
+        case .available: break
+        case .skip(let why): throw XCTSkip(why)
+        case .fail(let why):
+            XCTFail(why)
+            throw XCTSkip(why)
+        }
+        for tool in ["kamailio", "turnserver", "nft"] {
+            switch SIPPeerRequirement.check(tool) {
+            case .available: break
+            case .skip(let why): throw XCTSkip(why)
+            case .fail(let why):
+                XCTFail(why)
+                throw XCTSkip(why)
+            }
+        }
+        let voicecall = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("voicecall").path
+        guard FileManager.default.isExecutableFile(atPath: voicecall) else {
+            let message = "voicecall is not built next to the tests (\(voicecall)); run `swift build` first"
+            if ProcessInfo.processInfo.environment["CI"]?.lowercased() == "true" { XCTFail(message) }
+            throw XCTSkip(message)
+        }
+        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "nat")
+        self.directory = directory
+        return NATCall(voicecall: voicecall, directory: directory)
+    }
+
+    private func checkAudio(_ result: NATCall.Result, file: StaticString = #filePath, line: UInt = #line) {
+        for side in ["nated", "far"] {
+            let samples = result.heard[side] ?? []
+            XCTAssertGreaterThan(samples.count, 48_000 * 5, "\(side) recorded the call", file: file, line: line)
+            let alignment = WindowedAlignment(playedInALoop: result.played[side] ?? [], in: Array(samples.suffix(48_000 * 3)))
+            XCTAssertGreaterThan(alignment.correlation, 0.7, "\(side) hears the other: \(alignment)", file: file, line: line)
+            XCTAssertLessThanOrEqual(result.gapMilliseconds[side] ?? .max, 500, "\(side)'s longest gap", file: file, line: line)
+        }
+    }
+
+    /// Without STUN: our client's Contact and SDP name its private address, which nothing
+    /// outside can reach. Its call through Kamailio still works: responses follow rport, and the
+    /// far party sends its media to where our authenticated media comes from (the NAT).
+    func testWithoutSTUNACallThroughTheNATWorksByRportAndSymmetricRTP() throws {
+        let result = try scenario().runWithoutSTUN()
+        let logs = "nated:\n\(result.natedLog)\nfar:\n\(result.farLog)\nkamailio:\n\(result.kamailioLog.suffix(2_000))"
+        XCTAssertEqual(result.natedCallbacks, ["connected", "disconnected"], logs)
+        XCTAssertEqual(result.natedExit, 0, logs)
+        XCTAssertEqual(result.farExit, 0, "our BYE reached the far party through the NAT:\n\(logs)")
+        checkAudio(result)
+    }
+
+    /// With STUN: our client learns the NAT's address and advertises it in Contact (it is
+    /// reached by name through Kamailio, which has no route to the private network) and in SDP;
+    /// the far party's BYE reaches it through the NAT's mapping.
+    func testWithSTUNTheNATsAddressIsAdvertisedAndTheClientIsReachedByName() throws {
+        let result = try scenario().runWithSTUN()
+        let logs = "nated:\n\(result.natedLog)\nfar:\n\(result.farLog.suffix(6_000))\nkamailio:\n\(result.kamailioLog.suffix(2_000))"
+        XCTAssertTrue(result.natedLog.contains("contact sip:alice@10.5.0.1:"), "Contact carries the NAT's address:\n\(logs)")
+        XCTAssertTrue(result.farLog.contains("c=IN IP4 10.5.0.1"), "the answer's SDP names the NAT's address:\n\(logs)")
+        XCTAssertFalse(result.farLog.contains("c=IN IP4 10.0.0.2"), "the private address is not advertised:\n\(logs)")
+        XCTAssertEqual(result.natedCallbacks, ["connected", "disconnected"], logs)
+        XCTAssertEqual(result.natedExit, 0, "the far party's BYE reached us:\n\(logs)")
+        XCTAssertEqual(result.farExit, 0, logs)
+        checkAudio(result)
+    }
+}
