@@ -99,6 +99,7 @@ let package = Package(
                 "CVoiceSys",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // Counts heap allocations per thread by wrapping glibc's allocator; linked only into tests and the benchmark.
@@ -145,7 +146,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
-            ]
+            ],
+            exclude: ["Fixtures"]
         ),
         // The pure SIP layers' tests: they build and run without libopus, libsrtp or ALSA.
         .testTarget(

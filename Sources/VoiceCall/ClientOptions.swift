@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOSSL
 import VoiceCore
 import VoiceSIP
 import VoiceSIPAgent
@@ -22,6 +23,9 @@ struct ClientOptions: ParsableArguments {
     @Flag(help: "Send and accept SRTP keys over UDP/TCP signaling to other machines (readable on the path; prefer --transport tls).")
     var allowClearTextKeys = false
     @Option(help: "Seconds a call may spend reconnecting (media or signaling) before it ends (default 30).") var reconnectTimeout: Double?
+    @Option(help: "With --transport tls: our certificate chain (PEM), for accepting TLS connections.") var tlsCertificate: String?
+    @Option(help: "With --tls-certificate: its private key (PEM).") var tlsKey: String?
+    @Option(help: "With --transport tls: a CA certificate (PEM) to trust besides the system's.") var tlsCA: String?
     @Option(help: "A STUN server, host[:port], for a client behind a NAT: SDP, Contact and Via carry the NAT's address.") var stun: String?
     @Option(help: "Seconds between keep-alives to the proxy or registrar (default 15).") var keepaliveInterval: Double?
     @Option(help: "Seconds a keep-alive may go unanswered before the signaling path counts as dead (default 10).") var keepaliveTimeout: Double?
@@ -40,6 +44,7 @@ struct ClientOptions: ParsableArguments {
             insightsPublisher: LoggingInsightsPublisher(logger: logger), logger: logger)
         configuration.allowKeysOverUnencryptedSignaling = allowClearTextKeys
         configuration.stunServer = stun
+        configuration.tls = try tlsConfiguration()
         func duration(_ seconds: Double?, _ name: String) throws -> Duration? {
             guard let seconds else { return nil }
             guard seconds > 0, seconds <= 3_600 else { throw ValidationError("--\(name) takes 0–3600 seconds") }
@@ -63,6 +68,34 @@ struct ClientOptions: ParsableArguments {
             throw ValidationError("--interface-type needs --listen auto")
         }
         return configuration
+    }
+
+    /// The TLS settings the options ask for: the system's trust plus `--tls-ca`, and our
+    /// certificate for incoming connections.
+    private func tlsConfiguration() throws -> SIPTransportConfiguration {
+        var tls = SIPTransportConfiguration()
+        do {
+            if let tlsCA {
+                var client = TLSConfiguration.makeClientConfiguration()
+                client.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(tlsCA))
+                tls.tlsClient = client
+            }
+            switch (tlsCertificate, tlsKey) {
+            case (let certificate?, let key?):
+                tls.tlsServer = TLSConfiguration.makeServerConfiguration(
+                    certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
+                    privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+            case (nil, nil):
+                break
+            default:
+                throw ValidationError("--tls-certificate and --tls-key go together")
+            }
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw ValidationError("TLS files: \(error)")
+        }
+        return tls
     }
 
     func makeClient() throws -> VoiceClient {

@@ -49,7 +49,8 @@ public struct WindowedAlignment: CustomStringConvertible, Sendable {
     /// sample) to where it ends (the last). A lag is then the position in the repeated loop.
     public init(playedInALoop loop: [Int16], in output: [Int16], sampleRate: Int = 48_000) {
         let start = output.firstIndex { $0 != 0 } ?? output.count
-        let end = (output.lastIndex { $0 != 0 } ?? 0) + 1
+        // All silence: an empty range (no windows, correlation 0), not a crash.
+        let end = max(start, (output.lastIndex { $0 != 0 } ?? 0) + 1)
         let repeated = Array([[Int16]](repeating: loop, count: output.count / max(1, loop.count) + 3).joined())
         self.init(
             reference: repeated, output: output, range: start..<end,

@@ -94,8 +94,22 @@ package struct NetworkChangeCall {
     package let directory: String
     package var changeAfter: Double = 3
     package var callSeconds = 12
-    /// The signaling transport both sides use: `udp` or `tcp`.
+    /// The signaling transport both sides use: `udp`, `tcp` or `tls` (with ``tls``).
     package var transport = "udp"
+    /// For TLS: a certificate both sides present (its IP SANs name every address they use),
+    /// its key, and the CA that signed it, which both trust.
+    package var tls: (certificate: String, key: String, ca: String)?
+
+    /// The options that pick the transport (and, for TLS, the certificates).
+    private var transportArguments: [String] {
+        var arguments = ["--transport", transport]
+        if transport == "tls", let tls {
+            arguments += ["--tls-certificate", tls.certificate, "--tls-key", tls.key, "--tls-ca", tls.ca]
+        } else {
+            arguments.append("--allow-clear-text-keys")
+        }
+        return arguments
+    }
     /// After the change, an attacker at 10.9.0.66 (in the provider's namespace) sends forged
     /// SRTP at the far party's media ports for 3 s (case 6: it must not capture the stream).
     package var spoofsFarMedia = false
@@ -135,7 +149,7 @@ package struct NetworkChangeCall {
         try WAVFile(sampleRate: 48_000, channels: 1, samples: callerPlays).write(toFile: directory + "/mover-plays.wav")
         try WAVFile(sampleRate: 48_000, channels: 1, samples: calleePlays).write(toFile: directory + "/far-plays.wav")
         // Plain UDP/TCP signaling between namespaces on this host.
-        let keys = ["--allow-clear-text-keys", "--transport", transport]
+        let keys = transportArguments
         let timeout = change == .linkLost ? ["--reconnect-timeout", "5"] : []
         let mover: SIPPeerProcess
         let far: SIPPeerProcess
@@ -157,7 +171,8 @@ package struct NetworkChangeCall {
         } else {
             far = try process(
                 "far", in: provider,
-                ["listen", "--identity", "bob", "--domain", "10.9.0.1", "--listen", "10.9.0.1", "--port", "5060", "--no-register",
+                ["listen", "--identity", "bob", "--domain", "10.9.0.1", "--listen", "10.9.0.1", "--port", transport == "tls" ? "5061" : "5060",
+                 "--no-register",
                  "--auto-answer", "--once", "--duration", "60", "--play", directory + "/far-plays.wav",
                  "--record", directory + "/far-heard.wav"] + keys + timeout)
             guard PollingWait.until(timeout: 20, { far.log.contains("listening on") }) else {
@@ -253,7 +268,7 @@ package struct NetworkChangeCall {
         let farPlays = TestSignals.multiTone([(440, 8_000)], seconds: 2)
         try WAVFile(sampleRate: 48_000, channels: 1, samples: moverPlays).write(toFile: directory + "/mover-plays.wav")
         try WAVFile(sampleRate: 48_000, channels: 1, samples: farPlays).write(toFile: directory + "/far-plays.wav")
-        let common = ["--domain", configuration.realm, "--proxy", "sip:10.9.0.1:5060;transport=\(transport)", "--allow-clear-text-keys", "--transport", transport]
+        let common = ["--domain", configuration.realm, "--proxy", "sip:10.9.0.1:5060;transport=\(transport)"] + transportArguments
         let mover = try process(
             "mover", in: caller,
             ["listen", "--identity", "alice", "--password", "alicepass", "--listen", "auto", "--auto-answer", "--once",
@@ -338,10 +353,9 @@ package struct NetworkChangeCall {
         let farPlays = TestSignals.multiTone([(440, 8_000)], seconds: 2)
         try WAVFile(sampleRate: 48_000, channels: 1, samples: moverPlays).write(toFile: directory + "/mover-plays.wav")
         try WAVFile(sampleRate: 48_000, channels: 1, samples: farPlays).write(toFile: directory + "/far-plays.wav")
-        let common = [
-            "--domain", configuration.realm, "--proxy", "sip:10.9.0.1:5060;transport=\(transport)", "--allow-clear-text-keys",
-            "--transport", transport, "--keepalive-interval", "2", "--keepalive-timeout", "2",
-        ]
+        let common =
+            ["--domain", configuration.realm, "--proxy", "sip:10.9.0.1:5060;transport=\(transport)", "--keepalive-interval", "2",
+             "--keepalive-timeout", "2"] + transportArguments
         let mover = try process(
             "mover", in: caller,
             ["listen", "--identity", "alice", "--password", "alicepass", "--listen", "10.1.0.2", "--auto-answer", "--once",

@@ -64,6 +64,8 @@ final class AudioComparisonTests: XCTestCase {
         let other = TestSignals.speechLike(seconds: 3, seed: 7)
         XCTAssertLessThan(WindowedAlignment(played: speech, in: other).correlation, 0.6, "another signal")
         XCTAssertEqual(WindowedAlignment(played: speech, in: [Int16](repeating: 0, count: 144_000)).correlation, 0, "silence")
+        XCTAssertEqual(WindowedAlignment(playedInALoop: speech, in: [Int16](repeating: 0, count: 144_000)).correlation, 0, "silence, looped")
+        XCTAssertEqual(WindowedAlignment(playedInALoop: speech, in: []).correlation, 0, "nothing recorded")
         // Most of the recording is not the signal: the part that is does not carry the median.
         let mostlyOther = Array(speech[0..<48_000]) + other[48_000...]
         XCTAssertLessThan(WindowedAlignment(played: speech, in: mostlyOther).correlation, 0.6, "mostly another signal")

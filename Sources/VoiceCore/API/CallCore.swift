@@ -50,6 +50,8 @@ final class CallCore: @unchecked Sendable {
     private var errors: [Int: VoiceError] = [:]
     /// The wait for the peer's re-INVITE after a connection the peer opened was lost.
     private var peerReconnectWait: Scheduled<Void>?
+    /// When an offer/answer exchange (a re-INVITE either way) last completed.
+    private var lastOfferAnswerAt: MediaTime?
     /// Where this call's media jobs run, one at a time and in order.
     let mediaQueue: DispatchQueue
     /// The SIP answer arrived; the call connects when its media has started.
@@ -197,6 +199,7 @@ final class CallCore: @unchecked Sendable {
             answerAwaitingMedia = true
             startMedia(negotiated)
         case .mediaUpdated(let negotiated):
+            lastOfferAnswerAt = now
             signalingState(.stable)
             applyMedia(negotiated)
             if machine.reconnectCauses.contains(.signaling) { run(machine.signalingConnectionRestored(now: now)) }
@@ -240,30 +243,36 @@ final class CallCore: @unchecked Sendable {
     /// A TCP/TLS connection to `remote` closed. It concerns this call when the call's requests
     /// went to `remote` (a next hop we can dial again) or the peer's INVITE came over it.
     ///
-    /// Over a connection we opened, the call re-INVITEs at once; the request opens a new
-    /// connection. Over one the peer opened, its ephemeral port cannot be dialled back and the
-    /// peer is the one reconnecting: the call first gives the peer's re-INVITE a moment to
-    /// arrive (any answered re-INVITE restores it; both ends re-INVITING at once would only
-    /// collide with 491), then re-INVITEs the peer's Contact itself. With an outbound proxy every
-    /// request goes through it, so the call re-INVITEs at once either way.
+    /// Over a connection we opened, the call is reconnecting (53001) and re-INVITEs at once; the
+    /// request opens a new connection. Over one the peer opened, nothing is lost that we relied
+    /// on (we reach the peer by opening a connection to its Contact) and the peer is the one to
+    /// reconnect: the call waits a moment for the peer's re-INVITE (a peer that changed networks
+    /// closes its old connections and re-INVITEs at once), and only if no offer/answer has
+    /// completed meanwhile does it report reconnecting and re-INVITE the peer's Contact itself.
+    /// With an outbound proxy every request goes through it, so the call acts at once either way.
     func signalingConnectionLost(_ remote: SIPTransportEndpoint) {
         guard machine.state == .connected || machine.state == .reconnecting, let handle,
             let info = client.agent.callInfo(handle)
         else { return }
         guard info.requestPeers.contains(remote) || info.invitePeer == remote else { return }
         let reopensItself = info.requestPeers.contains(remote) || client.configuration.outboundProxy != nil
-        var outputs = machine.signalingConnectionLost(now: now)
-        if !reopensItself, outputs.contains(.action(.reInviteAfterSignalingReconnect)) {
-            outputs.removeAll { $0 == .action(.reInviteAfterSignalingReconnect) }
-            let grace = min(Self.peerReconnectGrace.nanoseconds, machine.configuration.signalingReconnectTimeout.nanoseconds / 2)
-            peerReconnectWait?.cancel()
-            peerReconnectWait = eventLoop.scheduleTask(in: .nanoseconds(grace)) {
-                self.peerReconnectWait = nil
-                guard self.machine.reconnectCauses.contains(.signaling), let handle = self.handle else { return }
-                self.client.agent.refresh(handle)
-            }
+        guard !reopensItself else {
+            run(machine.signalingConnectionLost(now: now))
+            return
         }
-        run(outputs)
+        let lostAt = now
+        let grace = min(Self.peerReconnectGrace.nanoseconds, machine.configuration.signalingReconnectTimeout.nanoseconds / 2)
+        peerReconnectWait?.cancel()
+        peerReconnectWait = eventLoop.scheduleTask(in: .nanoseconds(grace)) {
+            self.peerReconnectWait = nil
+            guard self.lastOfferAnswerAt.map({ $0 < lostAt }) ?? true,
+                self.machine.state == .connected || self.machine.state == .reconnecting, let handle = self.handle
+            else { return }
+            var outputs = self.machine.signalingConnectionLost(now: self.now)
+            outputs.removeAll { $0 == .action(.reInviteAfterSignalingReconnect) }
+            self.run(outputs)
+            self.client.agent.refresh(handle)
+        }
     }
 
     /// How long a call whose peer opened the lost connection waits for the peer's re-INVITE

@@ -38,6 +38,13 @@ final class SIPTLSHandshakeWaiter: ChannelInboundHandler, RemovableChannelHandle
         promise = nil
         context.fireChannelInactive()
     }
+
+    /// A connection that never became active (the connect failed: the peer's address went away)
+    /// is torn down without `channelInactive`: the promise fails here rather than leak.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        promise?.fail(SIPTransportError(.connectionClosed, "closed before the TLS handshake"))
+        promise = nil
+    }
 }
 
 /// Closes a connection when NIO's IdleStateHandler reports it idle.

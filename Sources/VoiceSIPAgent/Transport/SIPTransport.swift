@@ -23,7 +23,8 @@ package protocol SIPTransport: AnyObject, Sendable {
     func closeConnection(to remote: SIPTransportEndpoint) -> EventLoopFuture<Void>
     /// Closes every TCP/TLS connection (their users see them as lost): after the host's address
     /// changed, a connection bound to an address it no longer has is dead but may not say so
-    /// for minutes. Completes once all are closed.
+    /// for minutes. Completes once all are forgotten and reported lost, so that the next sends
+    /// open new ones; the closes themselves finish in the background.
     func closeAllConnections() -> EventLoopFuture<Void>
     /// The DNS names a verified TLS certificate of `remote` carries (empty when none). On the loop.
     func verifiedTLSNames(of remote: SIPTransportEndpoint) -> Set<String>

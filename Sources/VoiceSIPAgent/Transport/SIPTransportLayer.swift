@@ -259,9 +259,16 @@ package final class SIPTransportLayer: @unchecked Sendable {
     }
 
     package func closeAllConnections() -> EventLoopFuture<Void> {
-        eventLoop.flatSubmit {
-            let closing = self.connections.values.map { $0.close().recover { _ in } }
-            return EventLoopFuture.andAllComplete(closing, on: self.eventLoop)
+        eventLoop.submit {
+            // Forgotten and reported at once, closed in the background: a TLS close waits for
+            // the peer's close_notify (up to its shutdown timeout, 5 s), which a connection
+            // bound to an address the host no longer has never gets, while the requests that
+            // replace it must go out now, over new connections.
+            for (remote, channel) in self.connections {
+                self.forget(remote)
+                self.onEvent(.connectionClosed(remote: remote, error: nil))
+                channel.close(promise: nil)
+            }
         }
     }
 
@@ -273,7 +280,16 @@ package final class SIPTransportLayer: @unchecked Sendable {
         }
         let transport = destination.transport
         let tlsHost = transport == .tls ? (serverName ?? "") : nil
-        let connect = ClientBootstrap(group: eventLoop)
+        var bootstrap = ClientBootstrap(group: eventLoop)
+        // From the address we listen on, when it is a specific one: Via's sent-by names it, and
+        // a peer that must open a connection back for a response (ours closed) connects there.
+        if let local = listeners[transport]?.localAddress ?? listeners.values.first?.localAddress, let ip = local.ipAddress,
+            ip != "0.0.0.0", ip != "::", local.protocol == destination.address.protocol,
+            let source = try? NIOCore.SocketAddress(ipAddress: ip, port: 0)
+        {
+            bootstrap = bootstrap.bind(to: source)
+        }
+        let connect = bootstrap
             .connectTimeout(TimeAmount(configuration.connectTimeout))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelOption(.socketOption(.so_sndbuf), value: Self.streamSendBufferSize)
