@@ -121,7 +121,7 @@ package struct NetworkChangeCall {
 
     /// The two namespaces, linked and addressed (see the type's documentation); the provider
     /// also answers on 10.4.0.1 on c0's link, for a second renumbering.
-    private func makeTopology() throws -> (caller: NetworkNamespace, provider: NetworkNamespace) {
+    func makeTopology() throws -> (caller: NetworkNamespace, provider: NetworkNamespace) {
         let caller = try NetworkNamespace(prefix: "vc")
         let provider = try NetworkNamespace(prefix: "vp")
         for (c, p) in [("c0", "p0"), ("c1", "p1")] {

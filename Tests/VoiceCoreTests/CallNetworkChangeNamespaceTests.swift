@@ -103,6 +103,24 @@ extension CallNetworkChangeNamespaceTests {
     }
 
     func testRenumberingMovesTheCallAndTheAudioGoesOn() throws { try renumbering(over: "udp") }
+
+    /// Case 1 with baresip as the far party: a phone we did not write takes our re-INVITE from
+    /// the new address and sends its audio there.
+    func testRenumberingWithBaresipAsTheFarParty() throws {
+        switch SIPPeerRequirement.check("baresip") {
+        case .available: break
+        case .skip(let why): throw XCTSkip(why)
+        case .fail(let why):
+            XCTFail(why)
+            return
+        }
+        let result = try scenario().runWithBaresip()
+        let logs = "mover:\n\(result.moverLog)\nbaresip:\n\(result.farLog.suffix(4_000))"
+        XCTAssertEqual(result.moverCallbacks, ["connected", "reconnecting: 53001", "reconnected", "disconnected"], logs)
+        XCTAssertEqual(result.moverExit, 0, logs)
+        checkAudio(heard: result.heard, played: result.played, gaps: result.gapMilliseconds, maximumGap: 1_500)
+        report("1-renumber-baresip", "udp", gaps: result.gapMilliseconds, reconnect: result.reconnectMilliseconds)
+    }
     func testRenumberingOverTCP() throws { try renumbering(over: "tcp") }
     func testRenumberingOverTLS() throws { try renumbering(over: "tls") }
 

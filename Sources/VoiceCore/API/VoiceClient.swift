@@ -203,8 +203,16 @@ public final class VoiceClient: @unchecked Sendable {
         _ = agent.shutdown()
     }
 
-    /// Ends every call and closes the sockets.
+    /// Ends every call and closes the sockets. Waits until done, unless called on the client's
+    /// own event loop (a delegate hopping there), where it only starts it: nothing waits on a loop.
     public func shutdown() {
+        guard !agent.eventLoop.inEventLoop else {
+            for core in calls.values { core.disconnect() }
+            _ = agent.shutdown()
+            let monitor = networkMonitor
+            DispatchQueue.global().async { monitor?.stop() }
+            return
+        }
         networkMonitor?.stop()
         _ = try? agent.eventLoop.submit {
             for core in self.calls.values { core.disconnect() }
