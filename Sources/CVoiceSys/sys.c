@@ -89,68 +89,6 @@ int voice_recv_datagram_error(int fd, struct sockaddr_storage *destination, sock
 #include <sched.h>
 #include <unistd.h>
 
-struct voice_route_socket_request {
-    const char *netns_path;
-    unsigned groups;
-    int fd;
-    int error;
-};
-
-static void voice_open_route_socket_here(struct voice_route_socket_request *request) {
-    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
-    if (fd < 0) {
-        request->error = errno;
-        return;
-    }
-    int size = 1 << 20;
-    (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
-    struct sockaddr_nl local;
-    memset(&local, 0, sizeof local);
-    local.nl_family = AF_NETLINK;
-    local.nl_groups = request->groups;
-    if (bind(fd, (struct sockaddr *)&local, sizeof local) != 0) {
-        request->error = errno;
-        close(fd);
-        return;
-    }
-    request->fd = fd;
-}
-
-static void *voice_open_route_socket_in_namespace(void *argument) {
-    struct voice_route_socket_request *request = argument;
-    int ns = open(request->netns_path, O_RDONLY | O_CLOEXEC);
-    if (ns < 0) {
-        request->error = errno;
-        return NULL;
-    }
-    /* Only this short-lived thread enters the namespace; the socket stays bound to it. */
-    if (setns(ns, CLONE_NEWNET) != 0) {
-        request->error = errno;
-        close(ns);
-        return NULL;
-    }
-    close(ns);
-    voice_open_route_socket_here(request);
-    return NULL;
-}
-
-int voice_open_route_socket(const char *netns_path, unsigned groups, int *error) {
-    struct voice_route_socket_request request = {.netns_path = netns_path, .groups = groups, .fd = -1, .error = 0};
-    if (netns_path == NULL) {
-        voice_open_route_socket_here(&request);
-    } else {
-        pthread_t thread;
-        int rc = pthread_create(&thread, NULL, voice_open_route_socket_in_namespace, &request);
-        if (rc != 0) {
-            *error = rc;
-            return -1;
-        }
-        pthread_join(thread, NULL);
-    }
-    *error = request.error;
-    return request.fd;
-}
-
 struct voice_socket_request {
     const char *netns_path;
     int domain, type, protocol;
@@ -188,6 +126,34 @@ int voice_open_socket_in_namespace(const char *netns_path, int domain, int type,
     pthread_join(thread, NULL);
     *error = request.error;
     return request.fd;
+}
+
+int voice_open_route_socket(const char *netns_path, unsigned groups, int *error) {
+    int fd;
+    if (netns_path == NULL) {
+        fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+        if (fd < 0) {
+            *error = errno;
+            return -1;
+        }
+    } else {
+        /* Created inside the namespace, the socket watches it from then on, wherever it is bound. */
+        fd = voice_open_socket_in_namespace(netns_path, AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK, NETLINK_ROUTE, error);
+        if (fd < 0) return -1;
+    }
+    int size = 1 << 20;
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+    struct sockaddr_nl local;
+    memset(&local, 0, sizeof local);
+    local.nl_family = AF_NETLINK;
+    local.nl_groups = groups;
+    if (bind(fd, (struct sockaddr *)&local, sizeof local) != 0) {
+        *error = errno;
+        close(fd);
+        return -1;
+    }
+    *error = 0;
+    return fd;
 }
 
 ssize_t voice_route_socket_send(int fd, const void *bytes, size_t length) {

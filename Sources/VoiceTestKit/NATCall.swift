@@ -72,12 +72,9 @@ package struct NATCall {
             router.delete()
             provider.delete()
         }
-        var configuration = KamailioConfiguration()
-        configuration.listenHost = "10.9.0.1"
-        configuration.udpPort = 5060
-        configuration.tcpPort = 5060
-        let kamailio = try KamailioPeer(configuration: configuration, namespace: provider)
+        let kamailio = try NamespaceScenario.kamailio(in: provider)
         defer { kamailio.stop() }
+        let configuration = kamailio.configuration
         let coturn = try SIPPeerProcess(
             name: "coturn", executable: NetworkNamespace.ipPath,
             arguments: [
@@ -86,10 +83,7 @@ package struct NATCall {
             ],
             workingDirectory: directory, logPath: directory + "/coturn.log")
         defer { coturn.stop() }
-        let natedPlays = TestSignals.multiTone([(523, 6_000), (659, 4_000)], seconds: 2)
-        let farPlays = TestSignals.multiTone([(440, 8_000)], seconds: 2)
-        try WAVFile(sampleRate: 48_000, channels: 1, samples: natedPlays).write(toFile: directory + "/nated-plays.wav")
-        try WAVFile(sampleRate: 48_000, channels: 1, samples: farPlays).write(toFile: directory + "/far-plays.wav")
+        let (natedPlays, farPlays) = try NamespaceScenario.writeTones(to: directory, names: ("nated", "far"))
         let common = ["--domain", configuration.realm, "--proxy", "sip:10.9.0.1:5060", "--allow-clear-text-keys"]
         let nated: SIPPeerProcess
         let far: SIPPeerProcess
@@ -131,9 +125,7 @@ package struct NATCall {
         var heard: [String: [Int16]] = [:]
         var gaps: [String: Int] = [:]
         for side in ["nated", "far"] {
-            let samples = (try? WAVFile(contentsOfFile: directory + "/\(side)-heard.wav").channel(0)) ?? []
-            heard[side] = samples
-            gaps[side] = AudioGap.longest(in: samples, after: 48_000)
+            (heard[side], gaps[side]) = NamespaceScenario.recording(side, in: directory)
         }
         return Result(
             natedLog: nated.log, farLog: far.log, kamailioLog: kamailio.log, natedExit: nated.exitStatus, farExit: far.exitStatus,

@@ -15,11 +15,9 @@ extension NetworkChangeCall {
             caller.delete()
             provider.delete()
         }
-        let moverPlays = TestSignals.multiTone([(523, 6_000), (659, 4_000)], seconds: 2)
-        let farTone = TestSignals.multiTone([(440, 8_000)], seconds: 2)
-        // aufile plays its file once: long enough for the whole call.
+        let (moverPlays, farTone) = try NamespaceScenario.writeTones(to: directory, names: ("mover", "far"))
+        // aufile plays its file once, and wants 48 kHz stereo: long enough for the whole call.
         let farPlays = Array([[Int16]](repeating: farTone, count: (callSeconds + 10) / 2).joined())
-        try WAVFile(sampleRate: 48_000, channels: 1, samples: moverPlays).write(toFile: directory + "/mover-plays.wav")
         try BaresipWAVFile.write(farPlays, to: directory + "/far-plays.wav")
         let recordings = directory + "/baresip"
         try FileManager.default.createDirectory(atPath: recordings, withIntermediateDirectories: true)
@@ -73,13 +71,13 @@ extension NetworkChangeCall {
         if let connected = Self.time(of: "call: connected", in: log), let back = Self.time(of: "call: reconnected", in: log) {
             reconnect = Int(((back - connected - changedAt.timeIntervalSince(connectedSeen)) * 1000).rounded())
         }
-        let moverHeard = (try? WAVFile(contentsOfFile: directory + "/mover-heard.wav").channel(0)) ?? []
+        let (moverHeard, moverGap) = NamespaceScenario.recording("mover", in: directory)
         let decoded = (try? FileManager.default.contentsOfDirectory(atPath: recordings))?.first { $0.hasSuffix("-dec.wav") }
         let farHeard = decoded.flatMap { try? BaresipWAVFile.read(recordings + "/" + $0).channel(0) } ?? []
         return Result(
             moverCallbacks: Self.callbacks(in: log), moverLog: log, farLog: baresip.log, moverExit: mover.exitStatus,
             farExit: baresip.isRunning ? 0 : baresip.exitStatus, reconnectMilliseconds: reconnect,
-            gapMilliseconds: ["mover": AudioGap.longest(in: moverHeard, after: 48_000), "far": AudioGap.longest(in: farHeard, after: 48_000)],
+            gapMilliseconds: ["mover": moverGap, "far": AudioGap.longest(in: farHeard, after: 48_000)],
             heard: ["mover": moverHeard, "far": farHeard], played: ["mover": farTone, "far": moverPlays])
     }
 }

@@ -144,10 +144,7 @@ package struct NetworkChangeCall {
         }
         for command in change.setup { try caller.batch(command) }
 
-        let callerPlays = TestSignals.multiTone([(523, 6_000), (659, 4_000)], seconds: 2)
-        let calleePlays = TestSignals.multiTone([(440, 8_000)], seconds: 2)
-        try WAVFile(sampleRate: 48_000, channels: 1, samples: callerPlays).write(toFile: directory + "/mover-plays.wav")
-        try WAVFile(sampleRate: 48_000, channels: 1, samples: calleePlays).write(toFile: directory + "/far-plays.wav")
+        let (callerPlays, calleePlays) = try NamespaceScenario.writeTones(to: directory, names: ("mover", "far"))
         // Plain UDP/TCP signaling between namespaces on this host.
         let keys = transportArguments
         let timeout = change == .linkLost ? ["--reconnect-timeout", "5"] : []
@@ -258,16 +255,10 @@ package struct NetworkChangeCall {
             caller.delete()
             provider.delete()
         }
-        var configuration = KamailioConfiguration()
-        configuration.listenHost = "10.9.0.1"
-        configuration.udpPort = 5060
-        configuration.tcpPort = 5060
-        let kamailio = try KamailioPeer(configuration: configuration, namespace: provider)
+        let kamailio = try NamespaceScenario.kamailio(in: provider)
         defer { kamailio.stop() }
-        let moverPlays = TestSignals.multiTone([(523, 6_000), (659, 4_000)], seconds: 2)
-        let farPlays = TestSignals.multiTone([(440, 8_000)], seconds: 2)
-        try WAVFile(sampleRate: 48_000, channels: 1, samples: moverPlays).write(toFile: directory + "/mover-plays.wav")
-        try WAVFile(sampleRate: 48_000, channels: 1, samples: farPlays).write(toFile: directory + "/far-plays.wav")
+        let configuration = kamailio.configuration
+        let (moverPlays, farPlays) = try NamespaceScenario.writeTones(to: directory, names: ("mover", "far"))
         let common = ["--domain", configuration.realm, "--proxy", "sip:10.9.0.1:5060;transport=\(transport)"] + transportArguments
         let mover = try process(
             "mover", in: caller,
@@ -343,16 +334,10 @@ package struct NetworkChangeCall {
             caller.delete()
             provider.delete()
         }
-        var configuration = KamailioConfiguration()
-        configuration.listenHost = "10.9.0.1"
-        configuration.udpPort = 5060
-        configuration.tcpPort = 5060
-        let kamailio = try KamailioPeer(configuration: configuration, namespace: provider)
+        let kamailio = try NamespaceScenario.kamailio(in: provider)
         defer { kamailio.stop() }
-        let moverPlays = TestSignals.multiTone([(523, 6_000), (659, 4_000)], seconds: 2)
-        let farPlays = TestSignals.multiTone([(440, 8_000)], seconds: 2)
-        try WAVFile(sampleRate: 48_000, channels: 1, samples: moverPlays).write(toFile: directory + "/mover-plays.wav")
-        try WAVFile(sampleRate: 48_000, channels: 1, samples: farPlays).write(toFile: directory + "/far-plays.wav")
+        let configuration = kamailio.configuration
+        let (moverPlays, farPlays) = try NamespaceScenario.writeTones(to: directory, names: ("mover", "far"))
         let common =
             ["--domain", configuration.realm, "--proxy", "sip:10.9.0.1:5060;transport=\(transport)", "--keepalive-interval", "2",
              "--keepalive-timeout", "2"] + transportArguments
@@ -418,9 +403,7 @@ package struct NetworkChangeCall {
         var heard: [String: [Int16]] = [:]
         var gaps: [String: Int] = [:]
         for side in ["mover", "far"] {
-            let samples = (try? WAVFile(contentsOfFile: directory + "/\(side)-heard.wav").channel(0)) ?? []
-            heard[side] = samples
-            gaps[side] = AudioGap.longest(in: samples, after: 48_000)
+            (heard[side], gaps[side]) = NamespaceScenario.recording(side, in: directory)
         }
         return (heard, gaps)
     }

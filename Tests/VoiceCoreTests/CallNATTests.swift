@@ -14,28 +14,7 @@ final class CallNATTests: XCTestCase {
     }
 
     private func scenario() throws -> NATCall {
-        switch NetworkNamespace.requirement() {
-        case .available: break
-        case .skip(let why): throw XCTSkip(why)
-        case .fail(let why):
-            XCTFail(why)
-            throw XCTSkip(why)
-        }
-        for tool in ["kamailio", "turnserver", "nft"] {
-            switch SIPPeerRequirement.check(tool) {
-            case .available: break
-            case .skip(let why): throw XCTSkip(why)
-            case .fail(let why):
-                XCTFail(why)
-                throw XCTSkip(why)
-            }
-        }
-        let voicecall = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("voicecall").path
-        guard FileManager.default.isExecutableFile(atPath: voicecall) else {
-            let message = "voicecall is not built next to the tests (\(voicecall)); run `swift build` first"
-            if ProcessInfo.processInfo.environment["CI"]?.lowercased() == "true" { XCTFail(message) }
-            throw XCTSkip(message)
-        }
+        let voicecall = try namespaceScenarioVoicecall(needing: ["kamailio", "turnserver", "nft"])
         let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "nat")
         self.directory = directory
         return NATCall(voicecall: voicecall, directory: directory)

@@ -18,19 +18,7 @@ final class CallNetworkChangeNamespaceTests: XCTestCase {
     /// The scenario over `transport`; TLS with the namespace certificate (IP SANs for every
     /// address the two sides use) and its CA.
     func scenario(_ transport: String = "udp") throws -> NetworkChangeCall {
-        switch NetworkNamespace.requirement() {
-        case .available: break
-        case .skip(let why): throw XCTSkip(why)
-        case .fail(let why):
-            XCTFail(why)
-            throw XCTSkip(why)
-        }
-        let voicecall = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("voicecall").path
-        guard FileManager.default.isExecutableFile(atPath: voicecall) else {
-            let message = "voicecall is not built next to the tests (\(voicecall)); run `swift build` first"
-            if ProcessInfo.processInfo.environment["CI"]?.lowercased() == "true" { XCTFail(message) }
-            throw XCTSkip(message)
-        }
+        let voicecall = try namespaceScenarioVoicecall()
         let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "netchange")
         self.directory = directory
         var scenario = NetworkChangeCall(voicecall: voicecall, directory: directory)
@@ -40,15 +28,7 @@ final class CallNetworkChangeNamespaceTests: XCTestCase {
         return scenario
     }
 
-    func requireKamailio() throws {
-        switch SIPPeerRequirement.check("kamailio") {
-        case .available: break
-        case .skip(let why): throw XCTSkip(why)
-        case .fail(let why):
-            XCTFail(why)
-            throw XCTSkip(why)
-        }
-    }
+    func requireKamailio() throws { _ = try namespaceScenarioVoicecall(needing: ["kamailio"]) }
 
     /// Checks a call that lived through a change: it ended normally, reconnected after each
     /// `isReconnecting`, kept its audio at both ends within `maximumGap`, and the far party,
@@ -107,13 +87,7 @@ extension CallNetworkChangeNamespaceTests {
     /// Case 1 with baresip as the far party: a phone we did not write takes our re-INVITE from
     /// the new address and sends its audio there.
     func testRenumberingWithBaresipAsTheFarParty() throws {
-        switch SIPPeerRequirement.check("baresip") {
-        case .available: break
-        case .skip(let why): throw XCTSkip(why)
-        case .fail(let why):
-            XCTFail(why)
-            return
-        }
+        _ = try namespaceScenarioVoicecall(needing: ["baresip"])
         let result = try scenario().runWithBaresip()
         let logs = "mover:\n\(result.moverLog)\nbaresip:\n\(result.farLog.suffix(4_000))"
         XCTAssertEqual(result.moverCallbacks, ["connected", "reconnecting: 53001", "reconnected", "disconnected"], logs)

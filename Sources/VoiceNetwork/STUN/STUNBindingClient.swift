@@ -44,24 +44,34 @@ package enum STUNBindingClient {
     }
 
     private static func send(_ bytes: [UInt8], from descriptor: Int32, to server: STUNMappedAddress) throws(STUNError) {
-        let sent: Int
-        if server.address.isIPv6 {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = server.port.bigEndian
-            withUnsafeMutableBytes(of: &address.sin6_addr) { $0.copyBytes(from: server.address.bytes) }
-            sent = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
-        } else {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = server.port.bigEndian
-            withUnsafeMutableBytes(of: &address.sin_addr) { $0.copyBytes(from: server.address.bytes) }
-            sent = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+        var (storage, length) = server.socketAddress
+        let sent = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, bytes, bytes.count, 0, $0, length) }
         }
         guard sent == bytes.count else { throw .socket(errno) }
+    }
+}
+
+extension STUNMappedAddress {
+    /// The address as a `sockaddr_in` or `sockaddr_in6` in a `sockaddr_storage`, with its length.
+    var socketAddress: (sockaddr_storage, socklen_t) {
+        var storage = sockaddr_storage()
+        let length: Int
+        if address.isIPv6 {
+            var v6 = sockaddr_in6()
+            v6.sin6_family = sa_family_t(AF_INET6)
+            v6.sin6_port = port.bigEndian
+            withUnsafeMutableBytes(of: &v6.sin6_addr) { $0.copyBytes(from: address.bytes) }
+            withUnsafeBytes(of: v6) { source in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: source) } }
+            length = MemoryLayout<sockaddr_in6>.size
+        } else {
+            var v4 = sockaddr_in()
+            v4.sin_family = sa_family_t(AF_INET)
+            v4.sin_port = port.bigEndian
+            withUnsafeMutableBytes(of: &v4.sin_addr) { $0.copyBytes(from: address.bytes) }
+            withUnsafeBytes(of: v4) { source in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: source) } }
+            length = MemoryLayout<sockaddr_in>.size
+        }
+        return (storage, socklen_t(length))
     }
 }

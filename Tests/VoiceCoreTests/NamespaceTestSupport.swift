@@ -1,0 +1,29 @@
+import Foundation
+import VoiceTestKit
+import XCTest
+
+extension XCTestCase {
+    /// What the namespace scenarios need: root and iproute2, the `tools` named (kamailio,
+    /// turnserver, nft…), and `voicecall` built next to the tests. Missing ones skip the test
+    /// locally and fail it under `CI=true`. Returns the path of `voicecall`.
+    func namespaceScenarioVoicecall(needing tools: [String] = []) throws -> String {
+        var requirements = [NetworkNamespace.requirement()]
+        requirements += tools.map { SIPPeerRequirement.check($0) }
+        for requirement in requirements {
+            switch requirement {
+            case .available: break
+            case .skip(let why): throw XCTSkip(why)
+            case .fail(let why):
+                XCTFail(why)
+                throw XCTSkip(why)
+            }
+        }
+        let voicecall = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("voicecall").path
+        guard FileManager.default.isExecutableFile(atPath: voicecall) else {
+            let message = "voicecall is not built next to the tests (\(voicecall)); run `swift build` first"
+            if ProcessInfo.processInfo.environment["CI"]?.lowercased() == "true" { XCTFail(message) }
+            throw XCTSkip(message)
+        }
+        return voicecall
+    }
+}
