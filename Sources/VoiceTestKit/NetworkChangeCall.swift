@@ -35,19 +35,23 @@ package struct NetworkChangeCall {
         /// c0 is the only link; it goes down for good: the call ends at the reconnection
         /// timeout (the scenario gives both sides 5 s) on both sides.
         case linkLost
+        /// The mover calls from c1 (VPN-class, c0 down); the far party answers after 3 s. While
+        /// it rings, c0 (Ethernet-class) comes up: the mover sends an UPDATE in the early dialog
+        /// with its new Contact, and once answered re-INVITEs to move the media.
+        case preferredAppearsWhileRinging
 
         /// Commands run in the caller's namespace before the call.
         var setup: [String] {
             switch self {
             case .renumber, .renumberWhileRinging: []
             case .linkFlap, .linkLost: ["link set c1 down"]
-            case .preferredAppears: ["link set c0 down"]
+            case .preferredAppears, .preferredAppearsWhileRinging: ["link set c0 down"]
             }
         }
 
         var callerArguments: [String] {
             switch self {
-            case .preferredAppears: ["--interface-type", "c1=vpn"]
+            case .preferredAppears, .preferredAppearsWhileRinging: ["--interface-type", "c1=vpn"]
             case .linkLost: ["--reconnect-timeout", "5"]
             default: []
             }
@@ -64,6 +68,8 @@ package struct NetworkChangeCall {
                 [(0, ["link set c0 up", "route replace default via 10.1.0.1 dev c0 metric 100"]), (3, ["link set c0 down"])]
             case .linkLost:
                 [(0, ["link set c0 down"])]
+            case .preferredAppearsWhileRinging:
+                [(0, ["link set c0 up", "route replace default via 10.1.0.1 dev c0 metric 100"])]
             }
         }
     }
@@ -171,7 +177,8 @@ package struct NetworkChangeCall {
                 ["listen", "--identity", "bob", "--domain", "10.9.0.1", "--listen", "10.9.0.1", "--port", transport == "tls" ? "5061" : "5060",
                  "--no-register",
                  "--auto-answer", "--once", "--duration", "60", "--play", directory + "/far-plays.wav",
-                 "--record", directory + "/far-heard.wav"] + keys + timeout)
+                 "--record", directory + "/far-heard.wav"] + keys + timeout
+                    + (change == .preferredAppearsWhileRinging ? ["--answer-after", "3", "--verbose"] : []))
             guard PollingWait.until(timeout: 20, { far.log.contains("listening on") }) else {
                 far.stop()
                 throw NetworkNamespaceError("the far party did not start:\n\(far.logTail())")
@@ -186,8 +193,8 @@ package struct NetworkChangeCall {
             mover.stop()
             far.stop()
         }
-        let ringing = change == .renumberWhileRinging
-        let first = ringing ? "incoming call" : "call: connected"
+        let ringing = change == .renumberWhileRinging || change == .preferredAppearsWhileRinging
+        let first = change == .renumberWhileRinging ? "incoming call" : ringing ? "call: ringing" : "call: connected"
         guard PollingWait.until(timeout: 20, every: 0.002, { mover.log.contains(first) }) else {
             throw NetworkNamespaceError("the call did not \(ringing ? "ring" : "connect"):\n\(mover.logTail())\n\(far.logTail())")
         }

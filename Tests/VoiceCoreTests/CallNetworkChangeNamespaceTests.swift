@@ -171,6 +171,30 @@ extension CallNetworkChangeNamespaceTests {
     func testARenumberingWhileRingingOverTLS() throws { try renumberingWhileRinging(over: "tls") }
 }
 
+// Case 5, the caller's side: a better network appears while the call we placed rings. The old
+// address stays, so the call goes on: an UPDATE in the early dialog (RFC 3311, without an offer)
+// gives the callee our new Contact at once; once answered, a re-INVITE moves the media. No
+// callback: the call was never connected on the old address.
+extension CallNetworkChangeNamespaceTests {
+    func betterLinkWhileRinging(over transport: String) throws {
+        let result = try scenario(transport).run(.preferredAppearsWhileRinging)
+        let logs = "mover:\n\(result.moverLog)\nfar:\n\(result.farLog.suffix(20_000))"
+        XCTAssertEqual(result.moverExit, 0, logs)
+        XCTAssertEqual(result.farExit, 0, logs)
+        XCTAssertEqual(result.moverCallbacks, ["connected", "disconnected"], logs)
+        XCTAssertFalse(result.farLog.contains("call: reconnecting"), logs)
+        let update = result.farLog.components(separatedBy: "\n").drop { !($0.hasPrefix("UPDATE sip") && $0.contains("bob@")) }.prefix(12).joined(separator: "\n")
+        XCTAssertFalse(update.isEmpty, "the far party got an UPDATE while ringing:\n\(logs)")
+        XCTAssertTrue(update.contains("Contact: <sip") && update.contains("@10.1.0.2:"), "carrying the new Contact:\n\(update)")
+        checkAudio(heard: result.heard, played: result.played, gaps: result.gapMilliseconds, maximumGap: 1_500)
+        report("5b-better-link-while-ringing", transport, gaps: result.gapMilliseconds, reconnect: nil)
+    }
+
+    func testABetterLinkWhileOurCallRingsSendsAnUpdateAndTheCallMovesOnceAnswered() throws { try betterLinkWhileRinging(over: "udp") }
+    func testABetterLinkWhileOurCallRingsOverTCP() throws { try betterLinkWhileRinging(over: "tcp") }
+    func testABetterLinkWhileOurCallRingsOverTLS() throws { try betterLinkWhileRinging(over: "tls") }
+}
+
 // Case 6, from the side that stays: its peer renumbers and re-INVITEs from the new address,
 // and it follows with no callback. Then an attacker elsewhere (10.9.0.66) sends 3 s of forged
 // SRTP at its media ports: every forgery is refused and the stream is not captured: the audio

@@ -52,7 +52,7 @@ extension VoiceClient {
             let gone = !candidates.contains { $0.address.description == advertisedHost }
             advertisedHost = host
             for core in calls.values { core.localAddressMoved(previousAddressGone: gone) }
-            moveAgent(toLocalHost: host)
+            moveAgent(toLocalHost: host, oldAddressGone: gone)
         } else if wasLost {
             logger.notice("network: \(host) is usable again")
             agent.refreshRegistration()
@@ -64,9 +64,9 @@ extension VoiceClient {
     /// NAT now gives the SIP socket, learned again from the new network. When that is what was
     /// advertised already (a NAT in front of both networks, same mapping), no re-INVITE goes
     /// out by itself: the calls waiting for one re-INVITE through the new path.
-    private func moveAgent(toLocalHost host: String) {
+    private func moveAgent(toLocalHost host: String, oldAddressGone: Bool) {
         guard configuration.transport == .udp, agent.configuration.stunServer != nil else {
-            agent.moveLocalAddress(to: host)
+            agent.moveLocalAddress(to: host, oldAddressGone: oldAddressGone)
             return
         }
         agent.discoverSignalingAddress().whenComplete { result in

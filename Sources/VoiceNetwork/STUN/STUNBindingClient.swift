@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import CVoiceSys
 import VoiceSupport
 
 /// Learns the server-reflexive address of a UDP socket with a Binding request (RFC 5389 §7.2.1)

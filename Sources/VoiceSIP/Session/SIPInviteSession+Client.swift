@@ -49,6 +49,13 @@ extension SIPInviteSession {
                 return [result] + byeAndTerminate(.failed(.finalResponse(statusCode: response.statusCode)))
             }
             return [result]
+        case .update:
+            guard response.statusCode >= 200 else { return [] }
+            if let retry = authenticate(response, request: pending.request, purpose: .update) { return retry }
+            // A refused UPDATE (405 from a peer without it, 491) leaves the old target: the
+            // re-INVITE after the answer carries the new one anyway.
+            dialog?.receiveResponse(response, method: .update)
+            return []
         case .cancel, .forkBye:
             return []
         }
@@ -97,7 +104,7 @@ extension SIPInviteSession {
             let result = SIPInviteSessionAction.event(.infoResult(cseq: firstSequence, statusCode: 408))
             // §12.2.1.2: no answer to a request inside the dialog ends it.
             return state == .confirmed ? [result] + byeAndTerminate(.failed(failure)) : [result]
-        case .cancel, .forkBye:
+        case .cancel, .forkBye, .update:
             return []
         }
     }
@@ -164,7 +171,7 @@ extension SIPInviteSession {
             switch purpose {
             case .invite: return terminate(.failed(SIPFailure(error)))
             case .bye: return terminate(.localHangUp)
-            case .info, .cancel, .reinvite, .forkBye: return nil
+            case .info, .cancel, .reinvite, .forkBye, .update: return nil
             }
         }
         let retry: SIPRequest?

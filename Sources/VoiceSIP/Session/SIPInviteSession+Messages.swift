@@ -69,7 +69,8 @@ extension SIPInviteSession {
     ) -> SIPRequest? {
         guard var dialog else { return nil }
         var headers: [(String, String)] = []
-        if method == .invite { headers.append(("Contact", contactValue)) }
+        // Target refresh requests carry our Contact (§12.2.1.1, RFC 3311 §5.1).
+        if method == .invite || method == .update { headers.append(("Contact", contactValue)) }
         headers += commonHeaders
         for field in extraHeaders { headers.append((field.name, field.value)) }
         let auth =
@@ -118,6 +119,9 @@ extension SIPInviteSession {
             // §12.1.1: a dialog-creating response copies every Record-Route of the request, in order.
             for value in request.headers["record-route"] { response.headers.add("Record-Route", value) }
             response.headers.add("Contact", contactValue)
+        }
+        if request.method == .update, (200..<300).contains(statusCode) {
+            response.headers.add("Contact", contactValue)  // RFC 3311 §5.2: the 2xx to a target refresh
         }
         if (request.method == .invite && (200..<300).contains(statusCode)) || request.method == .options
             || statusCode == 405 || statusCode == 501

@@ -32,6 +32,11 @@ extension SIPInviteSession {
             // A caller's offer (or a callee's answer already sent) had the old address.
             let peerHasOldAddress = role == .uac || pendingOK != nil
             if peerHasOldAddress, queuedModification == nil { queuedModification = currentModification }
+            // A caller in an early dialog tells the callee its new Contact at once (RFC 3311):
+            // without an offer, since the INVITE's is not answered yet (§5.1).
+            if role == .uac, state == .early, dialog != nil, let update = makeDialogRequest(.update) {
+                return [send(update, as: .update)]
+            }
             return []
         }
     }

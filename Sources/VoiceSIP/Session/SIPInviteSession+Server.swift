@@ -100,6 +100,8 @@ extension SIPInviteSession {
             return receiveReinvite(request)
         case .info:
             return receiveInfo(request)
+        case .update:
+            return receiveUpdate(request)
         case .options:
             var response = makeResponse(to: request, statusCode: 200)
             response.headers.add("Accept", Self.sdpContentType)
@@ -140,6 +142,33 @@ extension SIPInviteSession {
             } catch {
                 return [.sendResponse(makeResponse(to: request, statusCode: error.sipStatusCode))]
             }
+        }
+    }
+
+    /// UPDATE (RFC 3311): the dialog took the peer's new Contact (a target refresh, early or
+    /// confirmed); an offer in it is answered in the 2xx once the call is confirmed and no other
+    /// offer is outstanding (491 otherwise, §5.2).
+    private mutating func receiveUpdate(_ request: SIPRequest) -> [SIPInviteSessionAction] {
+        switch Self.sdpBody(request.headers, request.body) {
+        case nil where request.body.isEmpty:
+            return [.sendResponse(makeResponse(to: request, statusCode: 200))]
+        case .success(let offer)?:
+            guard state == .confirmed, !reinvitePending, pendingOK == nil else {
+                return [.sendResponse(makeResponse(to: request, statusCode: 491))]
+            }
+            do throws(SDPNegotiationError) {
+                let (answer, media) = try offerAnswer.receiveOffer(offer, direction: wantedDirection)
+                let response = makeResponse(to: request, statusCode: 200, body: Array(answer.text.utf8), contentType: Self.sdpContentType)
+                return [.sendResponse(response), .event(.mediaUpdated(media))]
+            } catch {
+                return [.sendResponse(makeResponse(to: request, statusCode: error.sipStatusCode))]
+            }
+        case .failure:
+            return [.sendResponse(makeResponse(to: request, statusCode: 488))]
+        case nil:
+            var response = makeResponse(to: request, statusCode: 415)
+            response.headers.add("Accept", Self.sdpContentType)
+            return [.sendResponse(response)]
         }
     }
 

@@ -23,6 +23,9 @@ package struct SIPInviteSession: Sendable {
         case cancel
         /// BYE ending a second fork's dialog; its outcome does not matter.
         case forkBye
+        /// UPDATE (RFC 3311) without an offer, refreshing the early dialog's remote target with
+        /// our new Contact; its 2xx carries the peer's.
+        case update
     }
     /// A request we sent and wait a final response for, by CSeq number and method.
     struct RequestKey: Hashable, Sendable {
@@ -57,7 +60,7 @@ package struct SIPInviteSession: Sendable {
     }
 
     /// The methods we accept in a dialog, for Allow.
-    package static let allowedMethods: [SIPMethod] = [.invite, .ack, .bye, .cancel, .options, .info]
+    package static let allowedMethods: [SIPMethod] = [.invite, .ack, .bye, .cancel, .options, .info, .update]
     /// Methods we know but do not support in a session: answered 405 with Allow; others get 501.
     package static let knownMethods: Set<SIPMethod> = [
         .register, .update, .prack, .subscribe, .notify, .refer, .message, .publish,

@@ -8,14 +8,18 @@ extension SIPUserAgent {
     /// as soon as it is confirmed (``SIPInviteSession/moveLocalAddress(contact:via:mediaAddress:now:)``);
     /// their outcomes arrive as the usual call events (`mediaUpdated`, or a hold/resume failure).
     /// Nothing is sent when `host` (and `port`, a NAT's SIP port from STUN, nil for the bound
-    /// one) is what is already advertised. TCP and TLS connections are closed first (they were
-    /// bound to the old address); the requests open new ones.
+    /// one) is what is already advertised. When the old address is gone (`oldAddressGone`), TCP
+    /// and TLS connections are closed first (they were bound to it and are dead, though they may
+    /// not say so for minutes); the requests open new ones. When it is still there (a better
+    /// network appeared), they stay: they work, and a request in progress on one (an INVITE
+    /// still ringing) goes on.
     /// - Returns: The calls that were told (or will be), on the loop.
     @discardableResult
-    package func moveLocalAddress(to host: String, port: Int? = nil) -> EventLoopFuture<[SIPCallHandle]> {
+    package func moveLocalAddress(to host: String, port: Int? = nil, oldAddressGone: Bool = true) -> EventLoopFuture<[SIPCallHandle]> {
         jobs.flatSubmit {
             guard host != self.advertisedHost || port != self.advertisedPort else { return self.eventLoop.makeSucceededFuture([]) }
-            return self.transport.closeAllConnections().map { self.move(to: host, port: port) }
+            let closed = oldAddressGone ? self.transport.closeAllConnections() : self.eventLoop.makeSucceededVoidFuture()
+            return closed.map { self.move(to: host, port: port) }
         }
     }
 

@@ -62,7 +62,7 @@ package final class SIPUserAgent: @unchecked Sendable {
     /// The first hop whose connection the agent is closing because its keep-alives failed.
     var flowClosing: SIPTransportEndpoint?
     let coreResponder = SIPCoreResponder(
-        configuration: .init(allowedMethods: [.invite, .ack, .cancel, .bye, .options, .info], serverName: nil))
+        configuration: .init(allowedMethods: [.invite, .ack, .cancel, .bye, .options, .info, .update], serverName: nil))
     var isShutDown = false
     /// Requests refused statelessly because a limit was reached (503 or 486).
     var overloadRejections = 0
