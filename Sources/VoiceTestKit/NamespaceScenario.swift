@@ -15,13 +15,20 @@ enum NamespaceScenario {
         return (near, far)
     }
 
-    /// Kamailio (registrar and record-routing proxy) on 10.9.0.1, UDP and TCP port 5060, in `namespace`.
-    static func kamailio(in namespace: NetworkNamespace) throws -> KamailioPeer {
+    /// Kamailio (registrar and record-routing proxy) on 10.9.0.1, UDP and TCP port 5060, in
+    /// `namespace`; with `tls` (certificate and key), also TLS on 5061.
+    static func kamailio(in namespace: NetworkNamespace, tls: (certificate: String, key: String)? = nil) throws -> KamailioPeer {
         var configuration = KamailioConfiguration()
         configuration.listenHost = "10.9.0.1"
         configuration.udpPort = 5060
         configuration.tcpPort = 5060
+        configuration.tls = tls.map { KamailioTLS(port: 5061, certificate: $0.certificate, privateKey: $0.key) }
         return try KamailioPeer(configuration: configuration, namespace: namespace)
+    }
+
+    /// The proxy's URI for `transport` (`udp`, `tcp`, `tls`).
+    static func proxy(_ transport: String) -> String {
+        transport == "tls" ? "sip:10.9.0.1:5061;transport=tls" : "sip:10.9.0.1:5060;transport=\(transport)"
     }
 
     /// What `name` recorded in `directory` (`<name>-heard.wav`), and its longest gap after the first second.

@@ -262,11 +262,11 @@ package struct NetworkChangeCall {
             caller.delete()
             provider.delete()
         }
-        let kamailio = try NamespaceScenario.kamailio(in: provider)
+        let kamailio = try NamespaceScenario.kamailio(in: provider, tls: transport == "tls" ? tls.map { ($0.certificate, $0.key) } : nil)
         defer { kamailio.stop() }
         let configuration = kamailio.configuration
         let (moverPlays, farPlays) = try NamespaceScenario.writeTones(to: directory, names: ("mover", "far"))
-        let common = ["--domain", configuration.realm, "--proxy", "sip:10.9.0.1:5060;transport=\(transport)"] + transportArguments
+        let common = ["--domain", configuration.realm, "--proxy", NamespaceScenario.proxy(transport)] + transportArguments
         let mover = try process(
             "mover", in: caller,
             ["listen", "--identity", "alice", "--password", "alicepass", "--listen", "auto", "--auto-answer", "--once",
@@ -341,12 +341,12 @@ package struct NetworkChangeCall {
             caller.delete()
             provider.delete()
         }
-        let kamailio = try NamespaceScenario.kamailio(in: provider)
+        let kamailio = try NamespaceScenario.kamailio(in: provider, tls: transport == "tls" ? tls.map { ($0.certificate, $0.key) } : nil)
         defer { kamailio.stop() }
         let configuration = kamailio.configuration
         let (moverPlays, farPlays) = try NamespaceScenario.writeTones(to: directory, names: ("mover", "far"))
         let common =
-            ["--domain", configuration.realm, "--proxy", "sip:10.9.0.1:5060;transport=\(transport)", "--keepalive-interval", "2",
+            ["--domain", configuration.realm, "--proxy", NamespaceScenario.proxy(transport), "--keepalive-interval", "2",
              "--keepalive-timeout", "2"] + transportArguments
         let mover = try process(
             "mover", in: caller,
@@ -369,7 +369,7 @@ package struct NetworkChangeCall {
         let began = Date()
         try provider.exec("nft", "add table inet outage")
         try provider.exec("nft", "add chain inet outage input { type filter hook input priority 0 ; }")
-        try provider.exec("nft", "add rule inet outage input \(transport == "udp" ? "udp" : "tcp") dport 5060 drop")
+        try provider.exec("nft", "add rule inet outage input \(transport == "udp" ? "udp" : "tcp") dport \(transport == "tls" ? 5061 : 5060) drop")
         Thread.sleep(forTimeInterval: outage)  // the outage itself
         let ended = Date()
         try provider.exec("nft", "delete table inet outage")

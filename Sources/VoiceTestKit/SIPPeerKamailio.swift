@@ -15,9 +15,30 @@ public struct KamailioConfiguration: Hashable, Sendable {
     public var listenHost: String = "127.0.0.1"
     /// Where Kamailio's modules live (Debian's path by default).
     public var modulePath: String = "/usr/lib/x86_64-linux-gnu/kamailio/modules/"
+    /// A TLS listener (Debian's `kamailio-tls-modules`): its port, and the certificate chain
+    /// and key (PEM files) it presents; nil: none. Kamailio does not verify its peers'
+    /// certificates (the client side checks Kamailio's).
+    public var tls: KamailioTLS?
 
     /// The defaults: users alice/alicepass and bob/bobpass, realm `sippeer.test`, free ports.
     public init() {}
+}
+
+/// A TLS listener of a ``KamailioPeer``.
+public struct KamailioTLS: Hashable, Sendable {
+    /// The TLS port.
+    public var port: Int
+    /// The certificate chain (PEM file).
+    public var certificate: String
+    /// Its private key (PEM file).
+    public var privateKey: String
+
+    /// A TLS listener on `port` presenting `certificate` and `privateKey`.
+    public init(port: Int = 5061, certificate: String, privateKey: String) {
+        self.port = port
+        self.certificate = certificate
+        self.privateKey = privateKey
+    }
 }
 
 /// Kamailio 5.6 as registrar, location service and record-routing proxy with digest auth,
@@ -77,10 +98,37 @@ public final class KamailioPeer: Sendable {
         do { try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true) } catch {
             throw SIPPeerError(.fileSystem, "cannot create \(runtime): \(error)")
         }
+        var tlsListen = "# no TLS listener"
+        var tlsModule = "# no TLS module"
+        if let tls = config.tls {
+            try SIPPeerTemplate.validate(tls.certificate, as: "certificate")
+            try SIPPeerTemplate.validate(tls.privateKey, as: "private key")
+            let tlsConfig = """
+                [server:default]
+                method = TLSv1.2+
+                verify_certificate = no
+                require_certificate = no
+                certificate = \(tls.certificate)
+                private_key = \(tls.privateKey)
+
+                [client:default]
+                method = TLSv1.2+
+                verify_certificate = no
+                require_certificate = no
+
+                """
+            do { try tlsConfig.write(toFile: directory + "/tls.cfg", atomically: true, encoding: .utf8) } catch {
+                throw SIPPeerError(.fileSystem, "cannot write tls.cfg: \(error)")
+            }
+            tlsListen = "enable_tls=yes\nlisten=tls:\(config.listenHost):\(tls.port)\nalias=\"\(config.listenHost):\(tls.port)\""
+            tlsModule = "loadmodule \"tls.so\"\nmodparam(\"tls\", \"config\", \"\(directory)/tls.cfg\")"
+        }
         let values = [
             "LISTEN_HOST": config.listenHost,
             "UDP_PORT": String(config.udpPort),
             "TCP_PORT": String(config.tcpPort),
+            "TLS_LISTEN": tlsListen,
+            "TLS_MODULE": tlsModule,
             "REALM": config.realm,
             "MODULE_PATH": config.modulePath,
             "USERS": users.joined(separator: "\n"),

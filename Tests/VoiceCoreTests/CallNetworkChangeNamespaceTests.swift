@@ -235,6 +235,7 @@ extension CallNetworkChangeNamespaceTests {
 
     func testThroughKamailioTheBindingAndTheDialogFollowTheMove() throws { try throughKamailio(over: "udp") }
     func testThroughKamailioOverTCP() throws { try throughKamailio(over: "tcp") }
+    func testThroughKamailioOverTLS() throws { try throughKamailio(over: "tls") }
 }
 
 // Liveness: the proxy's SIP port silently drops everything for 8 s mid-call (an nftables rule,
@@ -265,4 +266,5 @@ extension CallNetworkChangeNamespaceTests {
     /// Over TCP the connection stays open but its packets stop, so only the unanswered CRLF
     /// pings (RFC 5626 §4.4.1) tell.
     func testATCPConnectionWhosePacketsStopIsNoticedByItsPingsAndRecovered() throws { try signalingOutage(over: "tcp") }
+    func testATLSConnectionWhosePacketsStopIsNoticedByItsPingsAndRecovered() throws { try signalingOutage(over: "tls") }
 }
