@@ -65,7 +65,14 @@ package struct NATCall {
         try run(stun: true)
     }
 
-    private func run(stun: Bool) throws -> Result {
+    /// With STUN, and the client's address behind the NAT renumbered (10.0.0.2 to 10.0.0.3)
+    /// 3 s into the call: the client (`--listen auto`) learns its new NAT mapping with STUN,
+    /// re-registers and re-INVITEs with it; the far party's BYE reaches it there.
+    package func runWithSTUNAndRenumbering() throws -> Result {
+        try run(stun: true, renumberAfter: 3)
+    }
+
+    private func run(stun: Bool, renumberAfter: Double? = nil) throws -> Result {
         let (client, router, provider) = try makeTopology()
         defer {
             client.delete()
@@ -93,7 +100,8 @@ package struct NATCall {
             }
             nated = try process(
                 "nated", in: client,
-                ["listen", "--identity", "alice", "--password", "alicepass", "--listen", "10.0.0.2", "--port", "5060", "--stun", "10.9.0.1:3478",
+                ["listen", "--identity", "alice", "--password", "alicepass", "--listen", renumberAfter == nil ? "10.0.0.2" : "auto",
+                 "--port", "5060", "--stun", "10.9.0.1:3478",
                  "--auto-answer", "--once", "--duration", "60", "--play", directory + "/nated-plays.wav",
                  "--record", directory + "/nated-heard.wav"] + common)
             guard PollingWait.until(timeout: 20, { nated.log.contains("listening on") }) else {
@@ -120,6 +128,16 @@ package struct NATCall {
         defer {
             nated.stop()
             far.stop()
+        }
+        if let renumberAfter {
+            guard PollingWait.until(timeout: 10, every: 0.002, { nated.log.contains("call: connected") }) else {
+                throw NetworkNamespaceError("the call did not connect:\n\(nated.logTail())\n\(far.logTail())")
+            }
+            Thread.sleep(forTimeInterval: renumberAfter)  // audio before the change: a window, not synchronisation
+            // The new address is a secondary of the same subnet: promoted when the old one goes
+            // (by default Linux deletes the secondaries with the primary), as a DHCP renewal does.
+            try client.exec("sysctl", "-q", "-w", "net.ipv4.conf.n0.promote_secondaries=1")
+            try client.batch("addr add 10.0.0.3/24 dev n0", "addr del 10.0.0.2/24 dev n0", "route replace default via 10.0.0.1 dev n0")
         }
         _ = PollingWait.until(timeout: Double(callSeconds) + 30) { !nated.isRunning && !far.isRunning }
         var heard: [String: [Int16]] = [:]

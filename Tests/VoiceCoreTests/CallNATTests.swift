@@ -56,4 +56,22 @@ final class CallNATTests: XCTestCase {
         XCTAssertEqual(result.farExit, 0, logs)
         checkAudio(result)
     }
+
+    /// With STUN, and our client renumbered behind the NAT mid-call: it learns its new mapping
+    /// (the NAT gives the new private address another port), re-registers and re-INVITEs with
+    /// it, the audio goes on, and the far party's BYE reaches it through the new mapping.
+    func testWithSTUNARenumberingBehindTheNATIsLearnedAgain() throws {
+        var scenario = try scenario()
+        scenario.callSeconds = 10
+        let result = try scenario.runWithSTUNAndRenumbering()
+        let logs = "nated:\n\(result.natedLog)\nfar:\n\(result.farLog.suffix(8_000))"
+        XCTAssertEqual(result.natedCallbacks, ["connected", "reconnecting: 53001", "reconnected", "disconnected"], logs)
+        XCTAssertEqual(result.natedExit, 0, "the far party's BYE reached the new mapping:\n\(logs)")
+        XCTAssertEqual(result.farExit, 0, logs)
+        // The re-INVITE the far party got names the NAT's address with the new mapping's port.
+        let contacts = result.farLog.components(separatedBy: "\n").filter { $0.hasPrefix("Contact: <sip:alice@") }
+        XCTAssertGreaterThanOrEqual(Set(contacts).count, 2, "a new Contact after the change: \(contacts)")
+        XCTAssertTrue(contacts.allSatisfy { $0.contains("@10.5.0.1:") }, "always the NAT's address: \(contacts)")
+        checkAudio(result)
+    }
 }
