@@ -39,11 +39,15 @@ package struct NetworkChangeCall {
         /// it rings, c0 (Ethernet-class) comes up: the mover sends an UPDATE in the early dialog
         /// with its new Contact, and once answered re-INVITEs to move the media.
         case preferredAppearsWhileRinging
+        /// The call runs on c0 (Ethernet-class); c1, a less preferred link the call does not use,
+        /// goes down and comes back, and a second address is added to it: nothing the call uses
+        /// changed, so nothing happens to it.
+        case unrelatedChange
 
         /// Commands run in the caller's namespace before the call.
         var setup: [String] {
             switch self {
-            case .renumber, .renumberWhileRinging: []
+            case .renumber, .renumberWhileRinging, .unrelatedChange: []
             case .linkFlap, .linkLost: ["link set c1 down"]
             case .preferredAppears, .preferredAppearsWhileRinging: ["link set c0 down"]
             }
@@ -70,6 +74,8 @@ package struct NetworkChangeCall {
                 [(0, ["link set c0 down"])]
             case .preferredAppearsWhileRinging:
                 [(0, ["link set c0 up", "route replace default via 10.1.0.1 dev c0 metric 100"])]
+            case .unrelatedChange:
+                [(0, ["link set c1 down"]), (1, ["link set c1 up", "addr add 10.2.0.3/24 dev c1"])]
             }
         }
     }

@@ -110,6 +110,21 @@ extension CallNetworkChangeNamespaceTests {
     func testALinkDownForThreeSecondsAndBackOverTLS() throws { try linkFlap(over: "tls") }
 }
 
+// A change that does not touch the call's address: a less preferred link the call does not use
+// goes down, comes back, and gains an address. No callback, no gap, no re-INVITE.
+extension CallNetworkChangeNamespaceTests {
+    func testAChangeThatDoesNotTouchTheCallsAddressCausesNothing() throws {
+        let result = try scenario().run(.unrelatedChange)
+        let logs = "mover:\n\(result.moverLog)\nfar:\n\(result.farLog)"
+        XCTAssertEqual(result.moverExit, 0, logs)
+        XCTAssertEqual(result.farExit, 0, logs)
+        XCTAssertEqual(result.moverCallbacks, ["connected", "disconnected"], logs)
+        XCTAssertFalse(result.farLog.contains("call: reconnecting"), logs)
+        checkAudio(heard: result.heard, played: result.played, gaps: result.gapMilliseconds, maximumGap: 200)
+        report("unrelated-change", "udp", gaps: result.gapMilliseconds, reconnect: nil)
+    }
+}
+
 // Case 3: the only link down past the reconnection timeout (5 s here): the mover ends with
 // 53001 (its signaling could not be restored), the far party, whose media stopped, with 53405.
 extension CallNetworkChangeNamespaceTests {
