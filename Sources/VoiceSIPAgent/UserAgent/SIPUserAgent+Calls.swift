@@ -186,6 +186,7 @@ extension SIPUserAgent {
         reserveMediaPort().whenComplete { result in
             let cancelled = self.invitesAwaitingMediaPort.removeValue(forKey: key) ?? true
             guard case .success(let port) = result, !cancelled, !self.isShutDown else {
+                if case .success(let port) = result { self.mappedMediaAddresses[port] = nil }
                 self.ringingCallsBySource.decrementCount(source.host)
                 // Cancelled meanwhile (the CANCEL got its 200): the INVITE ends with 487.
                 self.sendResponse(SIPResponse(replyingTo: invite, statusCode: cancelled ? 487 : 503))
