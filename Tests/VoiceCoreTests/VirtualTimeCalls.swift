@@ -38,6 +38,7 @@ final class ScriptedCallMedia: CallMedia, @unchecked Sendable {
 
     func apply(_ negotiated: SDPNegotiatedMedia) throws(AudioStreamError) { applied += 1 }
     func sendDigits(_ digits: String) throws(AudioStreamError) {}
+    func switchAudioDevice(to device: any AudioDevice) throws(AudioStreamError) {}
     var stream: AudioStream? { nil }
     var stats: AudioStreamStats? {
         guard applied > 0, !stopped else { return nil }
@@ -88,7 +89,7 @@ final class VirtualTimeCalls {
         let client = try VoiceClient(
             configuration: configuration, transport: network.transportFactory,
             mediaPorts: { loop in loop.makeSucceededFuture(UInt16(ports.withLockedValue { $0 += 2; return $0 })) },
-            media: CallMediaFactory { host, port, _, _, _ in
+            media: CallMediaFactory { host, port, _, _, _, _ in
                 let media = ScriptedCallMedia(localHost: host, localPort: port)
                 recorded.withLockedValue { $0.append(media) }
                 return media

@@ -162,9 +162,9 @@ final class SharedAudioDeviceTests: XCTestCase {
         let hub = SharedAudioDevice(wrapping: device)
         let port = hub.makePort()
         let context = CollectingAudioContext()
-        let busy = AudioDeviceError(kind: .openFailed, code: -16, message: "busy")
-        device.state.withLock { $0.startError = busy }
-        XCTAssertThrowsError(try port.startCapturing(context: context)) { XCTAssertEqual($0 as? AudioDeviceError, busy) }
+        let missing = AudioDeviceError(kind: .openFailed, code: -2, message: "no such device")
+        device.state.withLock { $0.startError = missing }
+        XCTAssertThrowsError(try port.startCapturing(context: context)) { XCTAssertEqual($0 as? AudioDeviceError, missing) }
         XCTAssertEqual(hub.capturingPortCount, 0)
         XCTAssertFalse(hub.isCapturing)
         try port.startCapturing(context: context)
@@ -190,23 +190,26 @@ final class SharedAudioDeviceTests: XCTestCase {
         XCTAssertEqual(cRender.events, [.xrunRecovered(capture: false)])
     }
 
-    func testAFailedDeviceNeverHangsAStopAndRestartsForTheNextPort() throws {
+    func testAFailedDeviceNeverHangsAStopAndTheReopenServesEveryPort() throws {
         let device = ManualAudioDevice()
-        let hub = SharedAudioDevice(wrapping: device)
+        let reopen = ManualReopenSchedule()
+        let hub = SharedAudioDevice(wrapping: device, reopen: reopen.schedule)
         let a = hub.makePort(), b = hub.makePort(), c = hub.makePort()
         let ca = CollectingAudioContext(), cb = CollectingAudioContext(), cc = CollectingAudioContext()
         try a.startCapturing(context: ca)
         try b.startCapturing(context: cb)
         device.fail(capture: true)
-        let failure = AudioDeviceEvent.failed(AudioDeviceError(kind: .ioFailed, message: "unplugged"))
-        XCTAssertEqual(ca.events, [failure])
-        XCTAssertEqual(cb.events, [failure])
+        let interrupted = AudioDeviceEvent.interrupted(capture: true, AudioDeviceError(kind: .ioFailed, message: "unplugged"))
+        XCTAssertEqual(ca.events, [interrupted])
+        XCTAssertEqual(cb.events, [interrupted])
         a.stopCapturing()  // returns although the device is dead
         XCTAssertEqual(device.snapshot.captureStops, 0, "b still holds it")
 
         try c.startCapturing(context: cc)
+        XCTAssertEqual(cc.events, [interrupted], "a port joining a dead device waits with the others")
+        reopen.runPending()
         var counts = device.snapshot
-        XCTAssertEqual([counts.captureStops, counts.captureStarts], [1, 2], "the next port restarts the failed device")
+        XCTAssertEqual([counts.captureStops, counts.captureStarts], [1, 2], "the reopen restarts the failed device")
         device.capture([7, 7, 7, 7])
         XCTAssertEqual(cb.captured, [7, 7, 7, 7], "ports that stayed hear the restarted device")
         XCTAssertEqual(cc.captured, [7, 7, 7, 7])

@@ -19,6 +19,7 @@ public final class Call: Sendable, CustomStringConvertible {
         var isMuted = false
         var isOnHold = false
         var warnings: Set<CallQualityWarning> = []
+        var audioInterruption: CallAudioInterruption?
         var details: CallDetails
     }
 
@@ -55,6 +56,12 @@ public final class Call: Sendable, CustomStringConvertible {
     public var state: CallState { snapshot.withLock { $0.state } }
     /// Timestamps and the end cause.
     public var details: CallDetails { snapshot.withLock { $0.details } }
+    /// The call's audio interruption while one lasts (its device failed or could not open and
+    /// is being reopened), nil otherwise. Changes on the delegate queue, right before the
+    /// callback that announces it.
+    public var audioInterruption: CallAudioInterruption? { snapshot.withLock { $0.audioInterruption } }
+    /// Whether the call's audio is interrupted now.
+    public var isAudioInterrupted: Bool { audioInterruption != nil }
     /// The current quality warnings.
     public var callQualityWarnings: Set<CallQualityWarning> { snapshot.withLock { $0.warnings } }
     /// Every state change, warning and message, in delegate order; finishes when the call disconnects.
@@ -86,6 +93,18 @@ public final class Call: Sendable, CustomStringConvertible {
     /// telephone-event); each `w` pauses 500 ms. Other characters make the whole string
     /// ignored. No effect unless connected.
     public func sendDigits(_ digits: String) { perform { $0.sendDigits(digits) } }
+
+    /// Moves the call's audio to another device mid-call, e.g. away from an unplugged USB
+    /// headset: the old device is released and the call, its media and the peer see no change.
+    /// `completion` runs on the delegate queue with nil, or the new device's error (the call
+    /// then stays on its old device). An interruption of the old device ends with the switch.
+    public func switchAudioDevice(to device: any AudioDevice, completion: (@Sendable (AudioDeviceError?) -> Void)? = nil) {
+        guard let core = core.withLock({ $0 }) else {
+            delegateQueue.async { completion?(AudioDeviceError(kind: .ioFailed, message: "the call has ended")) }
+            return
+        }
+        core.client.onLoop { core.switchAudioDevice(to: device, completion: completion) }
+    }
 
     /// Delivers the stats of the audio track to `completion` on the delegate queue (nil once the
     /// call has no media).

@@ -17,12 +17,16 @@ extension CallCore {
         }
         call.update { $0.details.codec = negotiated.codec.name }
         publish(CallInsights.codec(negotiated.codec.name, callSid: sid))
+        let client = self.client
         let media = client.mediaFactory.make(
             client.mediaBindHost, info.mediaPort, client.sharedAudioDevice(audioDevice ?? client.audioDevice),
-            client.configuration.mediaEngine, enableDSCP)
+            client.configuration.mediaEngine, enableDSCP
+        ) { [weak self] event in
+            guard let self, event.concernsTheCall else { return }
+            client.onLoop { self.mediaEvent(event) }
+        }
         media.isMuted = call.isMuted
         self.media = media
-        let client = self.client
         onMediaQueue {
             do throws(AudioStreamError) {
                 try media.apply(negotiated)

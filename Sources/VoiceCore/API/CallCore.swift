@@ -59,6 +59,13 @@ final class CallCore: @unchecked Sendable {
     /// A media stop is under way: callbacks and the end of the call wait for it.
     var mediaStopping = false
     var callbacksAwaitingMediaStop: [CallStateCallback] = []
+    /// The device directions interrupted now (true: capture), and the latest error.
+    var interruptedDirections: Set<Bool> = []
+    var interruptionError: AudioDeviceError?
+    /// The interruption as last announced to the app.
+    var reportedInterruption: CallAudioInterruption?
+    /// `callDidConnect` has been delivered: interruptions may be announced.
+    var hasConnected = false
 
     init(
         client: VoiceClient, call: Call, role: CallStateRole, delegate: CallDelegate, delegateQueue: DispatchQueue,
@@ -178,6 +185,10 @@ final class CallCore: @unchecked Sendable {
             call.update { $0.state = announced }
             if let value = delegate.value { notify(value) }
             continuation.yield(event)
+        }
+        if case .didConnect = callback {
+            hasConnected = true
+            reportAudioInterruption()  // One that began while the call was being answered.
         }
     }
 

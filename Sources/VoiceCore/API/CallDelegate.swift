@@ -18,6 +18,12 @@ public protocol CallDelegate: AnyObject {
     /// The set of quality warnings changed.
     func call(_ call: Call, didReceiveQualityWarnings currentWarnings: Set<CallQualityWarning>,
               previousWarnings: Set<CallQualityWarning>)
+    /// The call's audio device failed or could not open: the call stays connected with its
+    /// audio off (silence sent, nothing played) while the SDK reopens the device. Reported once
+    /// the call has connected.
+    func call(_ call: Call, audioInterruptionDidBegin interruption: CallAudioInterruption)
+    /// The device runs again and the call's audio is back.
+    func callAudioInterruptionDidEnd(_ call: Call)
 }
 
 extension CallDelegate {
@@ -26,6 +32,8 @@ extension CallDelegate {
     public func callDidReconnect(_ call: Call) {}
     public func call(_ call: Call, didReceiveQualityWarnings currentWarnings: Set<CallQualityWarning>,
                      previousWarnings: Set<CallQualityWarning>) {}
+    public func call(_ call: Call, audioInterruptionDidBegin interruption: CallAudioInterruption) {}
+    public func callAudioInterruptionDidEnd(_ call: Call) {}
 }
 
 /// Receives incoming call invites and their cancellations, on the queue given at registration.

@@ -17,4 +17,8 @@ public enum CallEvent: Sendable, Equatable {
     case qualityWarnings(current: Set<CallQualityWarning>, previous: Set<CallQualityWarning>)
     /// A call message arrived.
     case messageReceived(CallMessage)
+    /// `call(_:audioInterruptionDidBegin:)`.
+    case audioInterruptionBegan(CallAudioInterruption)
+    /// `callAudioInterruptionDidEnd(_:)`.
+    case audioInterruptionEnded
 }

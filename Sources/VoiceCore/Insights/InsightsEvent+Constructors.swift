@@ -46,6 +46,23 @@ extension InsightsEvent {
             callSid: callSid, level: .info, payload: payload)
     }
 
+    /// An `audio-interruption` event: `began` at level `warning` with payload `capture`,
+    /// `render` (which directions) and `message` (the device error); `ended` at level `info`.
+    public static func audioInterruption(
+        _ event: InsightsAudioInterruptionEvent, interruption: CallAudioInterruption?, callSid: String?, at timestamp: Date
+    ) -> InsightsEvent {
+        var payload: [String: InsightsValue] = [:]
+        if let interruption {
+            payload["capture"] = .bool(interruption.capture)
+            payload["render"] = .bool(interruption.render)
+            payload["message"] = .string(interruption.error.message)
+            if interruption.error.code != 0 { payload["code"] = .int(Int(interruption.error.code)) }
+        }
+        return InsightsEvent(
+            group: .audioInterruption, name: event.rawValue, timestamp: timestamp, callSid: callSid,
+            level: event == .began ? .warning : .info, payload: payload)
+    }
+
     /// A `signaling-state` event at level `debug`.
     public static func signalingState(
         _ state: InsightsSignalingState, callSid: String?, at timestamp: Date

@@ -24,6 +24,8 @@ public enum InsightsEventGroup: String, Hashable, Sendable, CaseIterable, Custom
     case feedback
     /// Negotiated settings: ``InsightsSettingsEvent``.
     case settings
+    /// The call's audio device was interrupted and came back: ``InsightsAudioInterruptionEvent``.
+    case audioInterruption = "audio-interruption"
 
     /// The event names the seed's tables define for this group.
     public var eventNames: [String] {
@@ -40,6 +42,7 @@ public enum InsightsEventGroup: String, Hashable, Sendable, CaseIterable, Custom
             return CallQualityWarning.allCases.filter(\.isAudioLevelWarning).map(\.rawValue)
         case .feedback: return InsightsFeedbackEvent.allCases.map(\.rawValue)
         case .settings: return InsightsSettingsEvent.allCases.map(\.rawValue)
+        case .audioInterruption: return InsightsAudioInterruptionEvent.allCases.map(\.rawValue)
         }
     }
 

@@ -20,13 +20,14 @@ package final class SIPCallMedia: Sendable {
         var userMuted = false
         var userHeld = false
         var stopped = false
+        /// The device the stream runs on, or will start on.
+        var audioDevice: (any AudioDevice)?
     }
 
     /// The local address RTP is bound to (the SDP's `c=` address) and port.
     package let localHost: String
     /// The local RTP port the SDP announced.
     package let localPort: UInt16
-    private let audioDevice: (any AudioDevice)?
     private let engine: MediaEngine
     private let enableDSCP: Bool
     private let onEvent: (@Sendable (AudioStreamEvent) -> Void)?
@@ -39,10 +40,10 @@ package final class SIPCallMedia: Sendable {
     ) {
         self.localHost = localHost
         self.localPort = localPort
-        self.audioDevice = audioDevice
         self.engine = engine
         self.enableDSCP = enableDSCP
         self.onEvent = onEvent
+        state.withLock { $0.audioDevice = audioDevice }
     }
 
     deinit { stop() }
@@ -86,6 +87,7 @@ package final class SIPCallMedia: Sendable {
         configuration.rtcpMux = media.rtcpMux
         configuration.enableDSCP = enableDSCP
         let stream = try AudioStream(configuration: configuration, engine: engine)
+        let audioDevice = state.withLock { $0.audioDevice }
         try stream.start(remote: remote, remoteRTCP: media.rtcpMux ? nil : remoteRTCP, audioDevice: audioDevice, onEvent: onEvent)
         let stale = state.withLock { s -> Bool in
             guard !s.stopped else { return true }
@@ -118,6 +120,18 @@ package final class SIPCallMedia: Sendable {
     package func sendDigits(_ digits: String) throws(AudioStreamError) {
         guard let stream = state.withLock({ $0.stream }) else { throw .invalidState("media is not running") }
         try stream.sendDigits(digits)
+    }
+
+    /// Moves the call's audio to `device`: at once when the stream runs, else when it starts.
+    /// The old device is released. Throws as ``AudioStream/switchAudioDevice(to:)``.
+    package func switchAudioDevice(to device: any AudioDevice) throws(AudioStreamError) {
+        let stream = state.withLock { s -> AudioStream? in
+            if s.stream == nil { s.audioDevice = device }
+            return s.stream
+        }
+        guard let stream else { return }
+        try stream.switchAudioDevice(to: device)
+        state.withLock { $0.audioDevice = device }
     }
 
     /// The stream, once running (for stats).

@@ -53,8 +53,17 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
     }
 
     private let enabled = AudioEnableFlag(true)
+    /// Set once by the testing initializer, before any start.
+    private var faults: ALSAFaultInjection?
     private let captureThread = Locked<DeviceThread?>(nil)
     private let playbackThread = Locked<DeviceThread?>(nil)
+
+    /// Creates a device whose PCMs return `faults`' errors in place of libasound's (tests of
+    /// the failures a machine without a sound card cannot produce).
+    package convenience init(configuration: Configuration, faults: ALSAFaultInjection) throws(AudioDeviceError) {
+        try self.init(configuration: configuration)
+        self.faults = faults
+    }
 
     /// Creates a device; nothing is opened until `start*`.
     ///
@@ -112,13 +121,15 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
     private func start(capture: Bool, slot: Locked<DeviceThread?>, context: any AudioDeviceContext) throws(AudioDeviceError) {
         let configuration = configuration
         let enabled = enabled
+        let faults = faults
         try slot.withLock { running throws(AudioDeviceError) in
             guard running == nil else {
                 throw AudioDeviceError(kind: .alreadyStarted, message: "ALSA \(capture ? "capture" : "playback") already started")
             }
             let pcm = try ALSAPCM(
                 name: capture ? configuration.captureDevice : configuration.playbackDevice,
-                capture: capture, format: configuration.format, bufferPeriods: configuration.bufferPeriods)
+                capture: capture, format: configuration.format, bufferPeriods: configuration.bufferPeriods,
+                faults: faults)
             let loop = ALSAStreamLoop(
                 pcm: pcm, format: configuration.format, context: context, enabled: enabled,
                 prefillPeriods: capture ? 0 : configuration.playbackPrefillPeriods)

@@ -15,8 +15,10 @@ final class ALSAPCM {
         case frames(Int)
         /// Nothing ready before the wait timed out.
         case timedOut
-        /// An xrun (or suspend) happened and was recovered.
+        /// An xrun happened and was recovered.
         case xrunRecovered
+        /// The device was suspended and has been resumed.
+        case suspendRecovered
         /// An interruption was recovered silently.
         case retry
     }
@@ -29,20 +31,23 @@ final class ALSAPCM {
     let waitTimeoutMilliseconds: Int32
     /// Period size the device actually granted, in frames.
     private(set) var periodFrames: Int = 0
+    /// Errors to return in place of libasound's (tests).
+    private let faults: ALSAFaultInjection?
 
     /// Opens and configures `name`.
     ///
     /// - Throws: ``AudioDeviceError/Kind/openFailed`` if the PCM cannot be opened,
     ///   ``AudioDeviceError/Kind/unsupportedFormat`` if it refuses the format, rate or period.
-    init(name: String, capture: Bool, format: AudioFormat, bufferPeriods: Int) throws(AudioDeviceError) {
+    init(name: String, capture: Bool, format: AudioFormat, bufferPeriods: Int, faults: ALSAFaultInjection? = nil) throws(AudioDeviceError) {
         self.name = name
+        self.faults = faults
         self.isCapture = capture
         self.channels = format.channels
         let periodMs = max(1, format.framesPerBuffer * 1000 / max(1, format.sampleRate))
         self.waitTimeoutMilliseconds = Int32(max(20, 4 * periodMs))
         var pcm: OpaquePointer?
         try AudioDeviceError.checkALSA(
-            snd_pcm_open(&pcm, name, capture ? SND_PCM_STREAM_CAPTURE : SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK),
+            faults?.nextOpenFault() ?? snd_pcm_open(&pcm, name, capture ? SND_PCM_STREAM_CAPTURE : SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK),
             kind: .openFailed, "open PCM \"\(name)\" for \(capture ? "capture" : "playback")")
         guard let pcm else { throw AudioDeviceError(kind: .openFailed, message: "open PCM \"\(name)\" returned no handle") }
         handle = pcm
@@ -118,6 +123,7 @@ final class ALSAPCM {
     /// up to `frames` frames at `samples`. Recovers xruns; throws ``AudioDeviceError/Kind/ioFailed`` otherwise.
     func transfer(_ samples: UnsafeMutablePointer<Int16>, frames: Int) throws(AudioDeviceError) -> Transfer {
         guard let pcm = handle else { throw AudioDeviceError(kind: .ioFailed, code: -EBADFD, message: "PCM \"\(name)\" is closed") }
+        if let injected = faults?.nextTransferFault(capture: isCapture) { return try recover(pcm, Int(injected)) }
         let ready = snd_pcm_wait(pcm, waitTimeoutMilliseconds)
         if ready == 0 { return .timedOut }
         if ready < 0 { return try recover(pcm, Int(ready)) }
@@ -136,6 +142,10 @@ final class ALSAPCM {
             snd_pcm_recover(pcm, code, 1), kind: .ioFailed,
             "PCM \"\(name)\" \(isCapture ? "read" : "write")")
         // Capture restarts itself on the next read; playback restarts at the start threshold.
-        return code == -EPIPE || code == -ESTRPIPE ? .xrunRecovered : .retry
+        switch code {
+        case -EPIPE: return .xrunRecovered
+        case -ESTRPIPE: return .suspendRecovered
+        default: return .retry
+        }
     }
 }

@@ -84,6 +84,8 @@ final class ALSAStreamLoop: @unchecked Sendable {
                 }
             case .xrunRecovered:
                 context.audioDevice(didReport: .xrunRecovered(capture: pcm.isCapture))
+            case .suspendRecovered:
+                context.audioDevice(didReport: .suspendRecovered(capture: pcm.isCapture))
             case .retry:
                 continue
             }

@@ -29,11 +29,24 @@ public struct AudioFormat: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Something an audio device reports while running, delivered to its ``AudioDeviceContext``.
+///
+/// A device reports ``xrunRecovered(capture:)``, ``suspendRecovered(capture:)`` and
+/// ``failed(_:)``. Calls never see a bare failure: they run on the SDK's shared device, which
+/// turns a failure into ``interrupted(capture:_:)``, reopens the device with backoff, and
+/// reports ``resumed(capture:)`` once it runs again.
 public enum AudioDeviceEvent: Sendable, Equatable {
-    /// Capture or playback under/overran and the device recovered (ALSA xrun).
+    /// Capture or playback under/overran and the device recovered (ALSA xrun, `EPIPE`).
     case xrunRecovered(capture: Bool)
+    /// The system suspended the device (ALSA `ESTRPIPE`) and it was resumed in place.
+    case suspendRecovered(capture: Bool)
     /// The device failed and stopped; the stream keeps running without it.
     case failed(AudioDeviceError)
+    /// The direction's audio is interrupted: the device failed, or could not be opened for a
+    /// reason that may pass (busy, gone, sound server away). The stream keeps sending silence
+    /// and plays nothing while the device is reopened.
+    case interrupted(capture: Bool, AudioDeviceError)
+    /// The interrupted direction runs again.
+    case resumed(capture: Bool)
 }
 
 /// What the media stream offers a running device. Modeled on Twilio's `TVOAudioDeviceContext`:

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 /// Why an audio device could not open or keep running.
 public struct AudioDeviceError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The kind of failure.
@@ -26,6 +29,18 @@ public struct AudioDeviceError: Error, Hashable, Sendable, CustomStringConvertib
         self.code = code
         self.message = message
     }
+    /// Whether the failure may pass by itself, so a call waits for the device instead of failing:
+    /// the device is busy (`EBUSY`, `EAGAIN`), went away (`ENODEV`, `ENXIO`, `EIO`, `EBADFD`:
+    /// a USB headset unplugged), or its sound server is not reachable (`ECONNREFUSED`,
+    /// `ECONNRESET`, `ENOTCONN`, `EHOSTDOWN`, `ESHUTDOWN`, `EPIPE`, `ESTRPIPE`). A missing PCM
+    /// name (`ENOENT`), a refused format or an error without a code is not.
+    public var isTransient: Bool { Self.transientCodes.contains(-code) }
+
+    /// Positive errno values of ``isTransient``.
+    static let transientCodes: Set<Int32> = [
+        EBUSY, EAGAIN, ENODEV, ENXIO, EIO, EBADFD, ECONNREFUSED, ECONNRESET, ENOTCONN, EHOSTDOWN, ESHUTDOWN, EPIPE, ESTRPIPE,
+    ]
+
     /// Kind, message and code, for logs.
     public var description: String { "audio device \(kind): \(message)" + (code != 0 ? " (\(code))" : "") }
 }

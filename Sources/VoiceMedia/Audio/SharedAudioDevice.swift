@@ -8,8 +8,11 @@
 /// for the first subscriber and stops it when the last one leaves. Captured buffers go to every
 /// capturing port unchanged; render audio is the saturating (Int16) sum of every rendering port's
 /// audio, passed straight through when only one port renders. Device events (xrun, failure) go to
-/// the ports of the direction that reported them. After the device reports a failure, the next
-/// port to start that direction restarts it.
+/// the ports of the direction that reported them. A failure is not passed on as such: the ports
+/// hear that the direction is interrupted, the hub reopens the device with backoff for all of
+/// them, and tells them when it runs again (see ``SharedAudioDeviceSide``). A device that cannot
+/// open for a reason that may pass (busy, unplugged, sound server away) interrupts a starting
+/// port the same way instead of failing it.
 ///
 /// Real-time behaviour: the device thread never waits on a lock a control thread holds for
 /// audio. It try-locks the subscriber list; if a port is starting or stopping at that very
@@ -29,10 +32,10 @@ package final class SharedAudioDevice: Sendable {
 
     /// Wraps `device`. Nothing starts until a port does. Use one hub per device object (see
     /// ``SharedAudioDeviceRegistry``): two hubs on one device conflict like two streams would.
-    package init(wrapping device: any AudioDevice) {
+    package init(wrapping device: any AudioDevice, reopen: AudioDeviceReopenSchedule = .standard) {
         self.device = device
-        self.capture = SharedAudioDeviceSide(direction: .capture, device: device)
-        self.render = SharedAudioDeviceSide(direction: .render, device: device)
+        self.capture = SharedAudioDeviceSide(direction: .capture, device: device, schedule: reopen)
+        self.render = SharedAudioDeviceSide(direction: .render, device: device, schedule: reopen)
     }
 
     deinit {
@@ -58,4 +61,9 @@ package final class SharedAudioDevice: Sendable {
     package var isCapturing: Bool { capture.isDeviceRunning }
     /// Whether the hub has the underlying device rendering.
     package var isRendering: Bool { render.isDeviceRunning }
+    /// Whether a direction in use is interrupted (its device failed or could not open, and is
+    /// being reopened).
+    package var isInterrupted: Bool { capture.interruption != nil || render.interruption != nil }
+    /// Interruptions begun so far, both directions.
+    package var interruptionCount: Int { capture.interruptionCount + render.interruptionCount }
 }

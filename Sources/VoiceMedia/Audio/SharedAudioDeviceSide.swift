@@ -15,8 +15,14 @@ import VoiceSupport
 /// other lock), and every context callback runs under it, so once an edit that removed a
 /// subscriber returns, that subscriber's context is no longer called. Events (xrun, failure) are
 /// rare and must not be lost, so their delivery waits for the lock; that wait is bounded by one
-/// list edit. `control` serializes subscribe/unsubscribe with starting and stopping the
-/// underlying device; the device thread never takes it.
+/// list edit. `control` serializes subscribe/unsubscribe and reopen attempts with starting and
+/// stopping the underlying device; the device thread never takes it. `recovery` (the
+/// interruption) is held only for a few assignments.
+///
+/// Interruptions: when the device fails, every port is told
+/// ``AudioDeviceEvent/interrupted(capture:_:)`` and the device is reopened on the
+/// ``AudioDeviceReopenSchedule`` until it runs (``AudioDeviceEvent/resumed(capture:)``) or the
+/// last port leaves: once for all the ports, whichever call they belong to.
 ///
 /// A context may stop its port from inside one of this side's callbacks: the subscriber is then
 /// marked inactive (never called again) and dropped from the list by the next control-thread
@@ -49,16 +55,34 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
     private let subscribers: Locked<[Subscriber]>
     /// Whether the underlying device runs this direction.
     private let control = Locked<Bool>(false)
-    /// Set when the device reports a failure: the next subscriber restarts it.
+    /// Set when the device reports a failure, cleared when a reopen starts it.
     private let failed = Atomic<Bool>(false)
+    /// The interruption and its reopen attempts. Held only for a few assignments, never while
+    /// calling out, so the device thread may take it when it fails.
+    private let recovery = Locked(Recovery())
+    private let schedule: AudioDeviceReopenSchedule
     /// The thread inside this side's callbacks right now (0: none), to recognise a stop from a callback.
     private let dispatchingThread = Atomic<UInt>(0)
     /// Render mixing buffer: one device period, allocated here so the device thread never allocates.
     private let scratch: UnsafeMutableBufferPointer<Int16>
 
-    init(direction: Direction, device: any AudioDevice) {
+    private struct Recovery {
+        /// Why the direction is interrupted; nil while it runs (or nobody uses it).
+        var interruption: AudioDeviceError?
+        /// Reopen attempts that failed since the interruption began.
+        var attempts = 0
+        /// Whether an attempt is scheduled.
+        var pending = false
+        /// Bumped when the last port leaves, so an attempt scheduled before is dropped.
+        var generation = 0
+        /// Interruptions begun and ended so far.
+        var interruptions = 0
+    }
+
+    init(direction: Direction, device: any AudioDevice, schedule: AudioDeviceReopenSchedule = .standard) {
         self.direction = direction
         self.device = device
+        self.schedule = schedule
         var list: [Subscriber] = []
         list.reserveCapacity(8)  // So adding a port rarely allocates while holding the device thread's lock.
         self.subscribers = Locked(list)
@@ -75,13 +99,26 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
     /// Whether the underlying device is running this direction for the hub.
     var isDeviceRunning: Bool { control.withLock { $0 } }
 
+    /// Why this direction is interrupted, nil while it runs or is not in use.
+    var interruption: AudioDeviceError? { recovery.withLock { $0.interruption } }
+
+    /// Interruptions begun so far.
+    var interruptionCount: Int { recovery.withLock { $0.interruptions } }
+
+    private var isCapture: Bool { direction == .capture }
+
     // MARK: - Control side
 
-    /// Subscribes `context` for `port`; starts the underlying device for the first subscriber
-    /// (or restarts it after it reported a failure).
+    /// Subscribes `context` for `port`; starts the underlying device for the first subscriber.
     ///
-    /// - Throws: ``AudioDeviceError/Kind/alreadyStarted`` if `port` is subscribed, or whatever
-    ///   starting the underlying device throws (the port is then not subscribed).
+    /// A device that cannot open for a reason that may pass (``AudioDeviceError/isTransient``:
+    /// busy, unplugged, sound server away) still subscribes the port: it is told
+    /// ``AudioDeviceEvent/interrupted(capture:_:)`` at once and the device is reopened with
+    /// backoff. A port joining an interrupted direction is told the same.
+    ///
+    /// - Throws: ``AudioDeviceError/Kind/alreadyStarted`` if `port` is subscribed, or what
+    ///   starting the underlying device throws when that is not transient (the port is then
+    ///   not subscribed).
     func subscribe(_ port: ObjectIdentifier, context: any AudioDeviceContext) throws(AudioDeviceError) -> Subscriber {
         guard !isDispatchingOnCurrentThread else {
             throw AudioDeviceError(kind: .ioFailed, message: "shared \(direction) port started from inside a \(direction) callback")
@@ -95,6 +132,11 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
                 return true
             }
             guard added else { throw AudioDeviceError(kind: .alreadyStarted, message: "shared \(direction) port already started") }
+            if let interruption = recovery.withLock({ $0.interruption }) {
+                // A reopen is scheduled; it resumes this port with the others.
+                dispatching { subscriber.context.audioDevice(didReport: .interrupted(capture: isCapture, interruption)) }
+                return
+            }
             guard !running || failed.load(ordering: .acquiring) else { return }
             if running {
                 stopDevice()  // It failed and stopped by itself; stopping resets it for a fresh start.
@@ -103,11 +145,14 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
             failed.store(false, ordering: .releasing)
             do throws(AudioDeviceError) {
                 try startDevice()
+                running = true
+            } catch where error.isTransient {
+                beginInterruption(error)
+                dispatching { subscriber.context.audioDevice(didReport: .interrupted(capture: isCapture, error)) }
             } catch {
                 subscribers.withLock { list in list.removeAll { $0 === subscriber } }
                 throw error
             }
-            running = true
         }
         return subscriber
     }
@@ -128,7 +173,9 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
                 list.removeAll { !$0.isActive }
                 return list.isEmpty
             }
-            guard empty, running else { return }
+            guard empty else { return }
+            endRecovery()
+            guard running else { return }
             stopDevice()
             running = false
         }
@@ -138,9 +185,85 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
     /// Stops the underlying device if it runs for this side, whoever is subscribed (hub teardown).
     func shutDown() {
         control.withLock { running in
+            endRecovery()
             guard running else { return }
             stopDevice()
             running = false
+        }
+    }
+
+    // MARK: - Recovery
+
+    /// Records `error` as the interruption and schedules a reopen if none is.
+    private func beginInterruption(_ error: AudioDeviceError) {
+        recovery.withLock { r in
+            if r.interruption == nil { r.interruptions += 1 }
+            r.interruption = error
+            scheduleReopen(&r)
+        }
+    }
+
+    private func scheduleReopen(_ r: inout Recovery) {
+        guard !r.pending else { return }
+        r.pending = true
+        let generation = r.generation
+        schedule.run(schedule.delay(beforeAttempt: r.attempts)) { [weak self] in self?.reopen(generation) }
+    }
+
+    /// Drops the interruption and any scheduled attempt (no port uses the direction any more).
+    private func endRecovery() {
+        recovery.withLock { r in
+            r.generation += 1
+            r.interruption = nil
+            r.attempts = 0
+            r.pending = false
+        }
+    }
+
+    /// One reopen attempt: stops what is left of the failed device and starts it again. On
+    /// success every port is told ``AudioDeviceEvent/resumed(capture:)``; otherwise the next
+    /// attempt is scheduled.
+    private func reopen(_ generation: Int) {
+        control.withLock { running in
+            let current = recovery.withLock { r -> Bool in
+                guard r.generation == generation else { return false }
+                r.pending = false
+                return r.interruption != nil
+            }
+            guard current, subscriberCount > 0 else { return }
+            if running {
+                stopDevice()
+                running = false
+            }
+            failed.store(false, ordering: .releasing)
+            // Cleared first: the restarted device may fail again at once, and that must stick.
+            let previous = recovery.withLock { r -> AudioDeviceError? in
+                defer { r.interruption = nil }
+                return r.interruption
+            }
+            do throws(AudioDeviceError) {
+                try startDevice()
+                running = true
+            } catch {
+                recovery.withLock { r in
+                    r.interruption = error
+                    r.attempts += 1
+                    scheduleReopen(&r)
+                }
+                return
+            }
+            guard previous != nil else { return }
+            recovery.withLock { r in if r.interruption == nil { r.attempts = 0 } }
+            let event = AudioDeviceEvent.resumed(capture: isCapture)
+            dispatching {
+                subscribers.withLock { list in
+                    // A device that failed again already told the ports; its interruption goes on.
+                    guard !failed.load(ordering: .acquiring) else { return }
+                    for i in list.indices where list[i].isActive {
+                        list[i].context.audioDevice(didReport: event)
+                    }
+                }
+            }
         }
     }
 
@@ -186,8 +309,14 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
         if played == nil { samples.update(repeating: 0) }
     }
 
-    func audioDevice(didReport event: AudioDeviceEvent) {
-        if case .failed = event { failed.store(true, ordering: .releasing) }
+    func audioDevice(didReport reported: AudioDeviceEvent) {
+        var event = reported
+        if case .failed(let error) = reported {
+            // The ports hear an interruption, not the failure: the device is reopened for them.
+            failed.store(true, ordering: .releasing)
+            beginInterruption(error)
+            event = .interrupted(capture: isCapture, error)
+        }
         dispatching {
             subscribers.withLock { list in
                 for i in list.indices where list[i].isActive {

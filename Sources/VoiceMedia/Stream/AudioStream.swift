@@ -107,6 +107,60 @@ package final class AudioStream: Sendable {
         control.closeSockets()
     }
 
+    /// Moves the running stream to another device (the app switches a headset for the
+    /// speakers, or away from an unplugged one): the old device stops, then the new one
+    /// starts on the same rings, so the stream, its sockets and the peer see no change. A
+    /// device whose direction the stream did not use, or cannot use, is refused.
+    ///
+    /// - Throws: ``AudioStreamError/invalidState(_:)`` when the stream is not running, or its
+    ///   capture/render use differs from the new device's; ``AudioStreamError/audioDevice(_:)``
+    ///   when the new device does not start (the old one is then started again).
+    package func switchAudioDevice(to device: any AudioDevice) throws(AudioStreamError) {
+        try running.withLock { state throws(AudioStreamError) in
+            guard let current = state else { throw .invalidState("the stream is not running") }
+            guard (device.captureFormat != nil) == (current.device?.captureFormat != nil),
+                (device.renderFormat != nil) == (current.device?.renderFormat != nil)
+            else { throw .invalidState("the new device must capture and render as the old one did") }
+            for f in [device.captureFormat, device.renderFormat].compactMap({ $0 }) {
+                guard f.channels == 1 || f.channels == 2, f.sampleRate >= 8_000 else {
+                    throw .invalidConfiguration("device format \(f)")
+                }
+            }
+            current.device?.stopCapturing()
+            current.device?.stopRendering()
+            let context = current.context.forAnotherDevice()
+            do throws(AudioStreamError) {
+                try start(device, context: context)
+                state = RunningState(handle: current.handle, device: device, context: context)
+            } catch {
+                if let old = current.device { try? start(old, context: current.context.forAnotherDevice()) }
+                throw error
+            }
+        }
+    }
+
+    /// Configures `context` for `device` and starts it; both directions stop again on failure.
+    private func start(_ device: any AudioDevice, context: StreamDeviceContext) throws(AudioStreamError) {
+        // A fresh device: what the old one reported no longer holds.
+        control.captureInterrupted.store(false, ordering: .releasing)
+        control.renderInterrupted.store(false, ordering: .releasing)
+        context.configure(captureFormat: device.captureFormat, renderFormat: device.renderFormat)
+        if let f = device.renderFormat { control.renderTarget.store(StreamCore.renderTarget(for: f), ordering: .relaxed) }
+        do {
+            if device.captureFormat != nil { try device.startCapturing(context: context) }
+            if device.renderFormat != nil { try device.startRendering(context: context) }
+        } catch {
+            device.stopCapturing()
+            device.stopRendering()
+            throw .audioDevice(error)
+        }
+    }
+
+    /// Whether the device's capture and render are interrupted now.
+    package var interruptedDirections: (capture: Bool, render: Bool) {
+        (control.captureInterrupted.load(ordering: .acquiring), control.renderInterrupted.load(ordering: .acquiring))
+    }
+
     /// Changes where media is sent (re-INVITE to a new address).
     package func updateRemote(_ remote: SocketAddress, rtcp: SocketAddress? = nil) {
         control.setRemote(rtp: remote, rtcp: rtcp ?? (configuration.rtcpMux ? remote : nil))

@@ -55,6 +55,13 @@ package struct AudioStreamStats: Sendable, Hashable {
     /// Captured audio dropped because the stream fell behind, and playout reads that found no audio.
     package var captureOverflows: UInt64 = 0
     package var renderUnderruns: UInt64 = 0
+    /// Device xruns recovered, by direction; suspends recovered in place; interruptions begun.
+    package var captureXruns: UInt64 = 0
+    package var renderXruns: UInt64 = 0
+    package var deviceSuspends: UInt64 = 0
+    package var deviceInterruptions: UInt64 = 0
+    /// Whether the device is interrupted now (the stream sends silence and plays nothing).
+    package var isAudioInterrupted = false
     /// RTCP packets sent and received.
     package var rtcpSent: UInt64 = 0
     package var rtcpReceived: UInt64 = 0

@@ -18,6 +18,46 @@ final class StreamControl: Sendable {
     let symmetricRTP = Atomic<Bool>(true)
     let captureOverflows = Atomic<UInt64>(0)
     let renderUnderruns = Atomic<UInt64>(0)
+    /// Whether the device's capture or render is interrupted (failed, being reopened).
+    let captureInterrupted = Atomic<Bool>(false)
+    let renderInterrupted = Atomic<Bool>(false)
+    /// Device xruns by direction, suspends recovered in place, and interruptions begun.
+    let captureXruns = Atomic<UInt64>(0)
+    let renderXruns = Atomic<UInt64>(0)
+    let deviceSuspends = Atomic<UInt64>(0)
+    let deviceInterruptions = Atomic<UInt64>(0)
+    /// 48 kHz samples the media thread keeps queued ahead of the render device (set per device).
+    let renderTarget = Atomic<Int>(960)
+
+    /// Whether either direction of the device is interrupted.
+    var isInterrupted: Bool { captureInterrupted.load(ordering: .relaxed) || renderInterrupted.load(ordering: .relaxed) }
+
+    /// Records a device event in the flags and counters the media thread and the stats read.
+    func record(_ event: AudioDeviceEvent) {
+        switch event {
+        case .xrunRecovered(let capture):
+            if capture { captureXruns.add(1, ordering: .relaxed) } else { renderXruns.add(1, ordering: .relaxed) }
+        case .suspendRecovered:
+            deviceSuspends.add(1, ordering: .relaxed)
+        case .failed:
+            // A device used without the shared hub, which would reopen it: keep sending silence.
+            setInterrupted(true, capture: true)
+        case .interrupted(let capture, _):
+            setInterrupted(true, capture: capture)
+        case .resumed(let capture):
+            setInterrupted(false, capture: capture)
+        }
+    }
+
+    private func setInterrupted(_ value: Bool, capture: Bool) {
+        let wasInterrupted = isInterrupted
+        if capture {
+            captureInterrupted.store(value, ordering: .releasing)
+        } else {
+            renderInterrupted.store(value, ordering: .releasing)
+        }
+        if value, !wasInterrupted { deviceInterruptions.add(1, ordering: .relaxed) }
+    }
     let snapshot = Locked<AudioStreamStats>(AudioStreamStats())
     let remote = Locked<RemoteEndpoints?>(nil)
     let remoteVersion = Atomic<Int>(0)

@@ -2,10 +2,17 @@ import VoiceSupport
 extension StreamCore {
     /// Keeps the render ring topped up from the jitter buffer. Without a render device, frames are
     /// pulled and dropped on the engine clock so the jitter buffer still plays out in real time.
+    /// While the device is interrupted the frames are pulled on the engine clock too, and dropped.
     func playOut(now: MediaTime) {
-        if renderDeviceActive {
+        let interrupted = control.isInterrupted
+        if interrupted != playoutSawInterruption {
+            playoutSawInterruption = interrupted
+            nextVirtualPlayout = nil
+        }
+        if renderDeviceActive, !interrupted {
             var guardCount = 8
-            while renderRing.availableToRead < renderTarget, guardCount > 0 {
+            let target = control.renderTarget.load(ordering: .relaxed)
+            while renderRing.availableToRead < target, guardCount > 0 {
                 let n = produceFrame(now: now)
                 renderRing.write(UnsafeBufferPointer(rebasing: decoded[0..<n]))
                 guardCount -= 1

@@ -162,6 +162,11 @@ extension StreamCore {
         s.fecPacketsSent = fecPacketsSent
         s.captureOverflows = control.captureOverflows.load(ordering: .relaxed)
         s.renderUnderruns = control.renderUnderruns.load(ordering: .relaxed)
+        s.captureXruns = control.captureXruns.load(ordering: .relaxed)
+        s.renderXruns = control.renderXruns.load(ordering: .relaxed)
+        s.deviceSuspends = control.deviceSuspends.load(ordering: .relaxed)
+        s.deviceInterruptions = control.deviceInterruptions.load(ordering: .relaxed)
+        s.isAudioInterrupted = control.isInterrupted
         s.rtcpSent = rtcp.sent
         s.rtcpReceived = rtcp.received
         s.peerReports = rtcp.peerReports

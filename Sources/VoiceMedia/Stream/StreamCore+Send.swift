@@ -1,9 +1,17 @@
 import VoiceSupport
 extension StreamCore {
-    /// Encodes and sends every full frame the capture ring holds. Without a capture device the
-    /// stream sends silence on the engine clock, so the peer still sees media and RTCP.
+    /// Encodes and sends every full frame the capture ring holds. Without a capture device, or
+    /// while the device is interrupted (either direction: both tracks are off then), the stream
+    /// sends silence on the engine clock, so the peer still sees media and RTCP.
     func sendCaptured(now: MediaTime) {
-        if !captureDeviceActive {
+        let interrupted = control.isInterrupted
+        if interrupted != captureSawInterruption {
+            captureSawInterruption = interrupted
+            nextVirtualCapture = nil
+            // What the device delivered before or around the interruption is stale now.
+            if !interrupted { captureRing.discard(captureRing.availableToRead) }
+        }
+        if !captureDeviceActive || interrupted {
             if nextVirtualCapture == nil { nextVirtualCapture = now }
             while let due = nextVirtualCapture, now >= due {
                 frame.update(repeating: 0)

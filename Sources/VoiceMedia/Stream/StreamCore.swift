@@ -71,9 +71,11 @@ final class StreamCore: MediaTask {
     // Playout
     var renderDeviceActive = false
     var captureDeviceActive = false
-    var renderTarget = 960
     var nextVirtualPlayout: MediaTime?
     var nextVirtualCapture: MediaTime?
+    /// The device interruption as the send and playout paths last saw it.
+    var captureSawInterruption = false
+    var playoutSawInterruption = false
 
     // RTCP and adaptation
     var rtcp: RTCPState
@@ -188,6 +190,9 @@ final class StreamCore: MediaTask {
         if let setting = lossAdaptation?.setting { apply(setting) }
     }
 
+    /// 48 kHz samples to keep queued ahead of a render device of format `f`.
+    static func renderTarget(for f: AudioFormat) -> Int { 2 * f.framesPerBuffer * 48_000 / f.sampleRate + 240 }
+
     /// Adjusts buffering to the device's period.
     func adopt(captureFormat: AudioFormat?, renderFormat: AudioFormat?) throws(AudioStreamError) {
         if let f = renderFormat {
@@ -196,7 +201,7 @@ final class StreamCore: MediaTask {
             }
             // Keep two device periods plus one engine tick buffered ahead of the device: the
             // device may read at any phase of the tick, and a tick may start late on a busy machine.
-            renderTarget = 2 * f.framesPerBuffer * 48_000 / f.sampleRate + 240
+            control.renderTarget.store(Self.renderTarget(for: f), ordering: .relaxed)
         }
         if let f = captureFormat {
             guard f.channels == 1 || f.channels == 2, f.sampleRate >= 8_000 else {

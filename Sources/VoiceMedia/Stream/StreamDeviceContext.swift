@@ -20,6 +20,11 @@ final class StreamDeviceContext: AudioDeviceContext, @unchecked Sendable {
         self.control = control
     }
 
+    /// A fresh context on the same rings, for another device (the old one must have stopped).
+    func forAnotherDevice() -> StreamDeviceContext {
+        StreamDeviceContext(capture: captureRing, render: renderRing, control: control)
+    }
+
     deinit { renderScratch.deallocate() }
 
     func configure(captureFormat: AudioFormat?, renderFormat: AudioFormat?) {
@@ -73,6 +78,7 @@ final class StreamDeviceContext: AudioDeviceContext, @unchecked Sendable {
     }
 
     func audioDevice(didReport event: AudioDeviceEvent) {
+        control.record(event)
         control.emit(.audioDevice(event))
     }
 }

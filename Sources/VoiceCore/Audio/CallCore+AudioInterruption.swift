@@ -1,0 +1,107 @@
+import Foundation
+import VoiceMedia
+
+extension AudioStreamEvent {
+    /// Whether the call acts on it (xruns and suspends are only counted in the stats, and
+    /// RTCP BYE and telephone-events have their own paths).
+    var concernsTheCall: Bool {
+        switch self {
+        case .audioDevice(.interrupted), .audioDevice(.resumed), .audioDevice(.failed): return true
+        default: return false
+        }
+    }
+}
+
+// A call's audio interruptions (seed 004 on Linux): the device hub reports a direction
+// interrupted or resumed; the call tells the app when its audio as a whole goes off and comes
+// back, and never before it has connected.
+extension CallCore {
+    /// An event from the call's media, on the loop.
+    func mediaEvent(_ event: AudioStreamEvent) {
+        guard !machine.isDisconnected, case .audioDevice(let deviceEvent) = event else { return }
+        switch deviceEvent {
+        case .interrupted(let capture, let error):
+            interruptedDirections.insert(capture)
+            interruptionError = error
+        case .failed(let error):
+            interruptedDirections.insert(true)
+            interruptionError = error
+        case .resumed(let capture):
+            interruptedDirections.remove(capture)
+        case .xrunRecovered, .suspendRecovered:
+            return
+        }
+        reportAudioInterruption()
+    }
+
+    /// Moves the call's audio to `device` (its own port on the device's shared hub) on the
+    /// media queue; `completion` gets the device error, if the new device did not start.
+    func switchAudioDevice(to device: any AudioDevice, completion: (@Sendable (AudioDeviceError?) -> Void)?) {
+        guard !machine.isDisconnected, let media else {
+            delegateQueue.async { completion?(AudioDeviceError(kind: .ioFailed, message: "the call has no media")) }
+            return
+        }
+        let port = client.sharedAudioDevice(device)
+        let queue = delegateQueue
+        let client = self.client
+        onMediaQueue {
+            var failure: AudioDeviceError?
+            do throws(AudioStreamError) {
+                if let port { try media.switchAudioDevice(to: port) }
+            } catch {
+                if case .audioDevice(let e) = error {
+                    failure = e
+                } else {
+                    failure = AudioDeviceError(kind: .ioFailed, message: "\(error)")
+                }
+            }
+            let interrupted = media.stream?.interruptedDirections
+            let error = failure
+            client.onLoop {
+                // The new device's own report is the truth now; the old one is stopped.
+                if let interrupted, self.media === media {
+                    self.interruptedDirections = Set([interrupted.capture ? true : nil, interrupted.render ? false : nil].compactMap { $0 })
+                    self.reportAudioInterruption()
+                }
+                queue.async { completion?(error) }
+            }
+        }
+    }
+
+    /// Announces the start or end of the interruption when that changed since the last report.
+    /// Before the call has connected it waits: `deliver(.didConnect)` calls this again.
+    func reportAudioInterruption() {
+        guard hasConnected, !machine.isDisconnected else { return }
+        let current = interruptionError.flatMap { error in
+            interruptedDirections.isEmpty
+                ? nil
+                : CallAudioInterruption(
+                    capture: interruptedDirections.contains(true), render: interruptedDirections.contains(false), error: error)
+        }
+        guard (current == nil) != (reportedInterruption == nil) else {
+            if let current { call.update { $0.audioInterruption = current } }
+            return
+        }
+        reportedInterruption = current
+        let call = self.call
+        let delegate = self.delegate
+        let continuation = call.eventContinuation
+        if let current {
+            client.logger.warning("audio of \(sid) interrupted: \(current.error)")
+            publish(.audioInterruption(.began, interruption: current, callSid: sid.isEmpty ? nil : sid, at: Date()))
+            delegateQueue.async {
+                call.update { $0.audioInterruption = current }
+                delegate.value?.call(call, audioInterruptionDidBegin: current)
+                continuation.yield(.audioInterruptionBegan(current))
+            }
+        } else {
+            client.logger.info("audio of \(sid) resumed")
+            publish(.audioInterruption(.ended, interruption: nil, callSid: sid.isEmpty ? nil : sid, at: Date()))
+            delegateQueue.async {
+                call.update { $0.audioInterruption = nil }
+                delegate.value?.callAudioInterruptionDidEnd(call)
+                continuation.yield(.audioInterruptionEnded)
+            }
+        }
+    }
+}
