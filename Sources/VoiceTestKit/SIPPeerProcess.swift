@@ -30,7 +30,7 @@ package final class SIPPeerProcess: Sendable {
     /// - Throws: ``SIPPeerError/Kind/notInstalled`` or ``SIPPeerError/Kind/launchFailed``.
     package init(
         name: String, executable: String, arguments: [String], workingDirectory: String,
-        logPath: String
+        logPath: String, environment: [String: String] = [:]
     ) throws(SIPPeerError) {
         guard let path = Self.executablePath(executable) else {
             throw SIPPeerError(.notInstalled, "\(executable) not found on PATH")
@@ -43,6 +43,9 @@ package final class SIPPeerProcess: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = log
@@ -135,6 +138,17 @@ package final class SIPPeerProcess: Sendable {
     /// Stops the process: SIGTERM, then SIGKILL to its process group once `grace` has passed,
     /// then waits for the exit. Idempotent.
     ///
+    /// Sends SIGKILL to the process (a crash, not a shutdown) and reaps it; ``stop(grace:)`` after it does nothing.
+    package func crash() {
+        guard let process = process.withLock({ p -> Process? in
+            defer { p = nil }; return p
+        }) else { return }
+        // The whole group when the process leads one: a wrapper shell's child goes with it.
+        if getpgid(pid) == pid { _ = Glibc.kill(-pid, SIGKILL) } else if process.isRunning { _ = Glibc.kill(pid, SIGKILL) }
+        let reapDeadline = ContinuousClock.now + .seconds(2)
+        while process.isRunning && ContinuousClock.now < reapDeadline { usleep(10_000) }
+    }
+
     /// baresip with a call up does not exit on SIGTERM until its BYE transaction ends (up to 32 s),
     /// so the grace period is short.
     package func stop(grace: Duration = .seconds(2)) {

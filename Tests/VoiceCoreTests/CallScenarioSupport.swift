@@ -16,6 +16,7 @@ import VoiceMediaTypes
 enum SeenCallback: Equatable, CustomStringConvertible {
     case ringing, connected, failed(VoiceError.Code), disconnected(VoiceError.Code?), reconnecting(VoiceError.Code), reconnected
     case warnings(Set<CallQualityWarning>)
+    case audioInterrupted, audioResumed
 
     var description: String {
         switch self {
@@ -26,6 +27,8 @@ enum SeenCallback: Equatable, CustomStringConvertible {
         case .reconnecting(let c): "reconnecting(\(c.rawValue))"
         case .reconnected: "reconnected"
         case .warnings(let w): "warnings(\(w))"
+        case .audioInterrupted: "audioInterrupted"
+        case .audioResumed: "audioResumed"
         }
     }
 }
@@ -36,6 +39,10 @@ final class RecordingCallDelegate: CallDelegate, @unchecked Sendable {
     let queue = DispatchQueue(label: "test.call.delegate")
     private let seen = NIOLockedValueBox<[SeenCallback]>([])
     private let states = NIOLockedValueBox<[CallState]>([])
+    private let times = NIOLockedValueBox<[Date]>([])
+    /// The last interruption announced, and whether ``Call/isAudioInterrupted`` agreed at each announcement.
+    let lastInterruption = NIOLockedValueBox<CallAudioInterruption?>(nil)
+    let interruptionStateAgreed = NIOLockedValueBox<[Bool]>([])
     let onConnect = NIOLockedValueBox<(@Sendable (Call) -> Void)?>(nil)
     /// Runs at the start of `callDidStartRinging`, before the state is read.
     let onRinging = NIOLockedValueBox<(@Sendable (Call) -> Void)?>(nil)
@@ -48,6 +55,24 @@ final class RecordingCallDelegate: CallDelegate, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         seen.withLockedValue { $0.append(callback) }
         states.withLockedValue { $0.append(call.state) }
+        times.withLockedValue { $0.append(Date()) }
+    }
+
+    /// When the first callback equal to `callback` arrived.
+    func time(of callback: SeenCallback, after start: Date = .distantPast) -> Date? {
+        let all = seen.withLockedValue { $0 }
+        let stamps = times.withLockedValue { $0 }
+        return zip(all, stamps).first { $0.0 == callback && $0.1 >= start }?.1
+    }
+
+    func call(_ call: Call, audioInterruptionDidBegin interruption: CallAudioInterruption) {
+        lastInterruption.withLockedValue { $0 = interruption }
+        interruptionStateAgreed.withLockedValue { $0.append(call.audioInterruption == interruption) }
+        record(.audioInterrupted, call)
+    }
+    func callAudioInterruptionDidEnd(_ call: Call) {
+        interruptionStateAgreed.withLockedValue { $0.append(!call.isAudioInterrupted) }
+        record(.audioResumed, call)
     }
 
     func callDidStartRinging(_ call: Call) {

@@ -17,12 +17,14 @@ public struct CallStatsReport: Hashable, Sendable {
     public var remoteAudioTrackStats: [CallRemoteAudioTrackStats]
     /// What the call's media refused (forged, tampered, replayed or malformed packets).
     public var security: CallSecurityStats
+    /// What the call's audio device went through (xruns, suspends, interruptions).
+    public var audioDevice: CallAudioDeviceStats
 
     /// Creates a report.
     public init(
         callSid: String? = nil, timestamp: Duration = .zero, roundTripTimeMs: Double? = nil,
         localAudioTrackStats: [CallLocalAudioTrackStats] = [], remoteAudioTrackStats: [CallRemoteAudioTrackStats] = [],
-        security: CallSecurityStats = CallSecurityStats()
+        security: CallSecurityStats = CallSecurityStats(), audioDevice: CallAudioDeviceStats = CallAudioDeviceStats()
     ) {
         self.callSid = callSid
         self.timestamp = timestamp
@@ -30,6 +32,7 @@ public struct CallStatsReport: Hashable, Sendable {
         self.localAudioTrackStats = localAudioTrackStats
         self.remoteAudioTrackStats = remoteAudioTrackStats
         self.security = security
+        self.audioDevice = audioDevice
     }
 
     /// A report from the media stream's statistics: one local and one remote track.
@@ -49,7 +52,10 @@ public struct CallStatsReport: Hashable, Sendable {
             localAudioTrackStats: [local], remoteAudioTrackStats: [remote],
             security: CallSecurityStats(
                 srtpAuthFailures: stats.srtpAuthFailures, srtpReplays: stats.srtpReplayFailures,
-                malformedPackets: stats.malformedPackets, rejectedSourcePackets: stats.foreignSourcePackets))
+                malformedPackets: stats.malformedPackets, rejectedSourcePackets: stats.foreignSourcePackets),
+            audioDevice: CallAudioDeviceStats(
+                captureXruns: stats.captureXruns, playbackXruns: stats.renderXruns, suspendsRecovered: stats.deviceSuspends,
+                interruptions: stats.deviceInterruptions, isInterrupted: stats.isAudioInterrupted))
     }
 
     /// The local track, when media is set up.

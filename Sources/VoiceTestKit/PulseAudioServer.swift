@@ -1,0 +1,157 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import Foundation
+import VoiceSupport
+
+/// A PulseAudio daemon of the test's own, on two null sinks, reached through ALSA's `pulse` PCM.
+///
+/// `mic` is what the ALSA `pulse` PCM captures from (its monitor is the default source) and
+/// `speaker` is where it plays (the default sink): a test feeds the microphone with
+/// ``play(_:)`` and records what was played with ``record()``. The daemon can be killed
+/// (SIGKILL, as a crash) and started again on the same socket, as a desktop's sound server
+/// that goes away and comes back. Everything lives in a temporary directory removed by
+/// ``stop()``. The test process reaches it through `PULSE_SERVER`, set by ``start()``.
+///
+/// Threading: not thread-safe; one test drives it.
+package final class PulseAudioServer: @unchecked Sendable {
+    /// The runtime directory (socket, configuration, logs).
+    package let directory: String
+    private var daemon: SIPPeerProcess?
+    private var helpers: [SIPPeerProcess] = []
+    private var starts = 0
+
+    /// `unix:` address of the daemon's socket.
+    package var serverAddress: String { "unix:\(directory)/pulse/native" }
+
+    /// Whether `pulseaudio`, `paplay`, `parec` and ALSA's pulse plugin are installed.
+    package static var isInstalled: Bool {
+        let tools = ["pulseaudio", "pactl", "paplay", "parec"].allSatisfy { SIPPeerProcess.isInstalled($0) }
+        let plugin = ["x86_64", "aarch64"].contains { arch in
+            FileManager.default.fileExists(atPath: "/usr/lib/\(arch)-linux-gnu/alsa-lib/libasound_module_pcm_pulse.so")
+        }
+        return tools && plugin
+    }
+
+    /// Creates the directory and configuration; nothing runs until ``start()``.
+    package init() throws {
+        directory = NSTemporaryDirectory() + "pulse-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: directory + "/pulse", withIntermediateDirectories: true)
+        chmod(directory, 0o700)
+        let script = """
+            load-module module-native-protocol-unix auth-anonymous=1 socket=\(directory)/pulse/native
+            load-module module-null-sink sink_name=speaker rate=48000 channels=1
+            load-module module-null-sink sink_name=mic rate=48000 channels=1
+            set-default-sink speaker
+            set-default-source mic.monitor
+            """
+        try script.write(toFile: directory + "/default.pa", atomically: true, encoding: .utf8)
+        // A client that finds no server must not start one of its own: the test decides when it is back.
+        try "autospawn = no\n".write(toFile: directory + "/client.conf", atomically: true, encoding: .utf8)
+    }
+
+    deinit { stop() }
+
+    private var environment: [String: String] {
+        [
+            "XDG_RUNTIME_DIR": directory, "HOME": directory, "PULSE_SERVER": serverAddress, "PULSE_RUNTIME_PATH": directory + "/pulse",
+            "PULSE_CLIENTCONFIG": directory + "/client.conf",
+        ]
+    }
+
+    /// Starts the daemon (again, after ``kill()``) and waits until it answers; points this
+    /// process's libpulse (ALSA's `pulse` PCM) at it.
+    package func start(timeout: Duration = .seconds(10)) throws {
+        setenv("PULSE_SERVER", serverAddress, 1)
+        setenv("PULSE_CLIENTCONFIG", directory + "/client.conf", 1)
+        starts += 1
+        // Through a shell that stays its parent: the daemon closes the descriptors it inherits, and
+        // Foundation would take that for its exit (then block in waitpid, stalling every other
+        // Process of this test). Killing the shell's group kills the daemon.
+        daemon = try SIPPeerProcess(
+            name: "pulseaudio", executable: "sh",
+            arguments: [
+                "-c", "\"$0\" \"$@\"; exit $?", SIPPeerProcess.executablePath("pulseaudio") ?? "pulseaudio", "-n", "-F", directory + "/default.pa", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit",
+                "--use-pid-file=no", "--system=false", "--log-target=stderr",
+            ],
+            workingDirectory: directory, logPath: directory + "/pulseaudio-\(starts).log", environment: environment)
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let ctl = try? run("pactl", ["info"]), ctl == 0 { return }
+            usleep(20_000)
+        }
+        throw SIPPeerError(.notReady, "pulseaudio did not answer within \(timeout): \(daemon?.logTail() ?? "")")
+    }
+
+    /// Kills the daemon (SIGKILL) and the players and recorders, whose connections died with it.
+    package func kill() {
+        daemon?.crash()
+        daemon = nil
+        for helper in helpers { helper.stop(grace: .milliseconds(100)) }
+        helpers = []
+    }
+
+    /// Stops everything and removes the directory.
+    package func stop() {
+        kill()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Plays raw 48 kHz mono S16_LE `samples` into the `mic` sink, once (make them long enough).
+    @discardableResult
+    package func play(_ samples: [Int16]) throws -> SIPPeerProcess {
+        let path = directory + "/play-\(helpers.count).raw"
+        let data = samples.withUnsafeBufferPointer { Data(buffer: $0) }
+        try data.write(to: URL(fileURLWithPath: path))
+        let player = try SIPPeerProcess(
+            name: "paplay", executable: "paplay",
+            arguments: ["--raw", "--format=s16le", "--rate=48000", "--channels=1", "--device=mic", "--latency-msec=20", path],
+            workingDirectory: directory, logPath: path + ".log", environment: environment)
+        helpers.append(player)
+        return player
+    }
+
+    /// Records what is played into the `speaker` sink, as raw 48 kHz mono S16_LE, from now on.
+    package func record() throws -> PulseRecording {
+        let path = directory + "/record-\(helpers.count).raw"
+        let recorder = try SIPPeerProcess(
+            name: "parec", executable: "sh",
+            arguments: ["-c", "exec parec --raw --format=s16le --rate=48000 --channels=1 --device=speaker.monitor --latency-msec=20 > '\(path)'"],
+            workingDirectory: directory, logPath: path + ".log", environment: environment)
+        helpers.append(recorder)
+        return PulseRecording(path: path)
+    }
+
+    /// Sets the `speaker` sink's volume, in percent.
+    package func setSpeakerVolume(percent: Int) throws {
+        guard try run("pactl", ["set-sink-volume", "speaker", "\(percent)%"]) == 0 else {
+            throw SIPPeerError(.launchFailed, "pactl set-sink-volume failed")
+        }
+    }
+
+    /// Runs a pulse client tool against the daemon and returns its exit status.
+    @discardableResult
+    package func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: SIPPeerProcess.executablePath(tool) ?? tool)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+/// What a ``PulseAudioServer/record()`` recorder has written so far.
+package struct PulseRecording: Sendable {
+    /// The raw file.
+    package let path: String
+
+    /// The samples recorded so far.
+    package var samples: [Int16] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        return data.withUnsafeBytes { raw in Array(raw.bindMemory(to: Int16.self)) }
+    }
+}
