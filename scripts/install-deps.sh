@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs the system libraries and tools the package and its tests need (Debian), including the
 # SIP peers the interop tests run against: baresip (baresip-core) and kamailio, and what the
-# network tests build their networks with: iproute2, nftables (a NAT router) and coturn (STUN).
+# network tests build their networks with: iproute2, nftables (a NAT router) and coturn (STUN),
+# and the sound server the audio-interruption tests kill and restart: pulseaudio (with its
+# tools) behind ALSA's pulse PCM (libasound2-plugins).
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 need=""
-for pkg in libopus-dev libsrtp2-dev libasound2-dev libspeexdsp-dev pkg-config alsa-utils baresip-core kamailio kamailio-tls-modules iproute2 nftables coturn; do
+for pkg in libopus-dev libsrtp2-dev libasound2-dev libspeexdsp-dev pkg-config alsa-utils baresip-core kamailio kamailio-tls-modules iproute2 nftables coturn pulseaudio pulseaudio-utils libasound2-plugins; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
 done
 if [ -n "$need" ]; then

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceSupport
 import VoiceTestKit
@@ -92,5 +93,111 @@ final class CallAudioInterruptionPulseTests: XCTestCase {
         XCTAssertEqual(call.delegate.interruptionStateAgreed.withLockedValue { $0 }, [true, true], "Call.audioInterruption agrees with each callback")
         XCTAssertEqual(call.interruptionInsights, ["began", "ended"])
         XCTAssertEqual(InterruptionCall.stats(call.caller)?.audioDevice.interruptions, 1)
+    }
+
+    func testB_AnUnpluggedHeadsetInterruptsTheCallUntilPluggedBack() throws {
+        let call = try XCTUnwrap(call)
+        let faults = ALSAFaultInjection()
+        try call.connect(device: try pulseDevice(faults))
+        try assertAudioBothWays("before")
+
+        faults.failOpens(errno: ENODEV)  // gone until plugged back
+        faults.failTransfers(errno: ENODEV, count: 1, capture: true)
+        XCTAssertEqual(call.delegate.wait(for: 3, timeout: 5).last, .audioInterrupted)
+        let interruption = try XCTUnwrap(call.delegate.lastInterruption.withLockedValue { $0 })
+        XCTAssertEqual(interruption.error.code, -ENODEV)
+        XCTAssertTrue(interruption.capture)
+        let packets = call.bobPacketsReceived
+        Thread.sleep(forTimeInterval: 2)
+        XCTAssertGreaterThan(call.bobPacketsReceived, packets + 50, "alice keeps sending while interrupted")
+        XCTAssertGreaterThan(faults.opens, 3, "the device was tried again, with backoff")
+
+        let plugged = Date()
+        faults.clearOpenFailures()
+        XCTAssertEqual(call.delegate.wait(for: 4, timeout: 5).last, .audioResumed)
+        let resumed = try XCTUnwrap(call.delegate.time(of: .audioResumed)).timeIntervalSince(plugged)
+        XCTAssertLessThan(resumed, 1.0, "back within a second of being plugged in")
+        try assertAudioBothWays("after")
+        XCTAssertEqual(call.delegate.callbacks, [.ringing, .connected, .audioInterrupted, .audioResumed])
+        XCTAssertEqual(call.calleeDelegate.callbacks, [.connected])
+    }
+
+    func testB_TheAppMovesTheCallToAnotherDeviceWhileTheHeadsetIsGone() throws {
+        let call = try XCTUnwrap(call)
+        let faults = ALSAFaultInjection()
+        try call.connect(device: try pulseDevice(faults))
+        faults.failOpens(errno: ENODEV)
+        faults.failTransfers(errno: ENODEV, count: 1, capture: false)
+        XCTAssertEqual(call.delegate.wait(for: 3, timeout: 5).last, .audioInterrupted)
+        XCTAssertEqual(call.delegate.lastInterruption.withLockedValue { $0 }?.render, true)
+
+        // The app switches to the laptop's own device (a buffer device here).
+        let laptop = BufferAudioDevice(captureSamples: InterruptionCall.aliceSignal, loop: true)
+        let switched = DispatchSemaphore(value: 0)
+        let outcome = NIOLockedValueBox<AudioDeviceError??>(nil)
+        call.caller?.switchAudioDevice(to: laptop) { error in
+            outcome.withLockedValue { $0 = .some(error) }
+            switched.signal()
+        }
+        XCTAssertEqual(switched.wait(timeout: .now() + 5), .success)
+        XCTAssertEqual(outcome.withLockedValue { $0 }, .some(nil), "the switch succeeded")
+        XCTAssertEqual(call.delegate.wait(for: 4, timeout: 5).last, .audioResumed, "the interruption ends with the switch")
+        XCTAssertGreaterThan(call.bobHearsAlice().correlation, 0.8, "bob hears alice's new device")
+        let toAlice = InterruptionCall.hearsBob(in: { laptop.recordedSamples })
+        XCTAssertGreaterThan(toAlice.correlation, 0.8, "alice's new device plays bob: \(toAlice)")
+        XCTAssertEqual(call.calleeDelegate.callbacks, [.connected])
+        faults.clearOpenFailures()
+        Thread.sleep(forTimeInterval: 0.6)
+        XCTAssertEqual(call.delegate.callbacks, [.ringing, .connected, .audioInterrupted, .audioResumed], "the old device is left alone")
+    }
+
+    func testC_ABusyDeviceAtCallStartStillConnectsAndAudioStartsWhenItFrees() throws {
+        let call = try XCTUnwrap(call)
+        let faults = ALSAFaultInjection()
+        faults.failOpens(errno: EBUSY)
+        try call.connect(device: try pulseDevice(faults), expecting: [.ringing, .connected, .audioInterrupted])
+        XCTAssertEqual(call.delegate.lastInterruption.withLockedValue { $0 }?.error.code, -EBUSY)
+        XCTAssertTrue(call.caller?.isAudioInterrupted ?? false)
+        let packets = call.bobPacketsReceived
+        Thread.sleep(forTimeInterval: 2)
+        XCTAssertGreaterThan(call.bobPacketsReceived, packets + 50, "the call sends silence while it waits for the device")
+        XCTAssertEqual(call.calleeDelegate.callbacks, [.connected], "no 53405 on bob's side")
+
+        faults.clearOpenFailures()
+        XCTAssertEqual(call.delegate.wait(for: 4, timeout: 5).last, .audioResumed)
+        try assertAudioBothWays("once the device is free")
+    }
+
+    func testD_ASuspendIsRecoveredInPlaceAndCounted() throws {
+        let call = try XCTUnwrap(call)
+        let faults = ALSAFaultInjection()
+        try call.connect(device: try pulseDevice(faults))
+        faults.failTransfers(errno: ESTRPIPE, count: 1, capture: true)
+        faults.failTransfers(errno: ESTRPIPE, count: 1, capture: false)
+        XCTAssertTrue(PollingWait.until(timeout: 5) { (InterruptionCall.stats(call.caller)?.audioDevice.suspendsRecovered ?? 0) >= 2 })
+        try assertAudioBothWays("after the resume")
+        XCTAssertEqual(InterruptionCall.stats(call.caller)?.audioDevice.interruptions, 0)
+        XCTAssertEqual(call.delegate.callbacks, [.ringing, .connected], "a suspend is no interruption")
+    }
+
+    func testE_AnXrunStormIsRecoveredCountedAndNotReportedAsAnInterruption() throws {
+        let call = try XCTUnwrap(call)
+        let faults = ALSAFaultInjection()
+        try call.connect(device: try pulseDevice(faults))
+        // 30 xruns each way over about a second and a half: a starved CPU.
+        faults.failTransfers(errno: EPIPE, count: 30, every: 5, capture: true)
+        faults.failTransfers(errno: EPIPE, count: 30, every: 5, capture: false)
+        XCTAssertTrue(PollingWait.until(timeout: 10) { faults.pendingTransferFaults(capture: true) + faults.pendingTransferFaults(capture: false) == 0 })
+        _ = PollingWait.until(timeout: 2) {  // the stats are published a few times a second
+            let device = InterruptionCall.stats(call.caller)?.audioDevice
+            return min(device?.captureXruns ?? 0, device?.playbackXruns ?? 0) >= 30
+        }
+        let device = try XCTUnwrap(InterruptionCall.stats(call.caller)?.audioDevice)
+        XCTAssertGreaterThanOrEqual(device.captureXruns, 30, "\(device)")
+        XCTAssertGreaterThanOrEqual(device.playbackXruns, 30, "\(device)")
+        XCTAssertEqual(device.interruptions, 0)
+        try assertAudioBothWays("after the storm")
+        XCTAssertEqual(call.delegate.callbacks, [.ringing, .connected], "xruns are no interruption")
+        XCTAssertEqual(call.calleeDelegate.callbacks, [.connected])
     }
 }

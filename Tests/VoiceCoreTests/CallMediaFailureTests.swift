@@ -8,21 +8,22 @@ import XCTest
 import VoiceMediaTypes
 import VoiceSupport
 
-/// Media that cannot start once the call is answered (a busy sound card, a port that will not
-/// bind) ends the call on both sides: the failing side reports 53405 and hangs up.
+/// Media that cannot start once the call is answered (a sound card that refuses the format, a
+/// port that will not bind) ends the call on both sides: the failing side reports 53405 and hangs up.
 final class CallMediaFailureTests: XCTestCase {
-    /// A sound card that is busy.
-    final class BusyAudioDevice: AudioDevice, @unchecked Sendable {
+    /// A sound card that refuses the call's format: not an interruption that may pass (a busy
+    /// card is one, and the call waits for it: `CallAudioInterruptionPulseTests`).
+    final class RefusingAudioDevice: AudioDevice, @unchecked Sendable {
         // @unchecked: immutable apart from `isEnabled`, which nothing reads.
         var captureFormat: AudioFormat? { .voice }
         var renderFormat: AudioFormat? { .voice }
         var isEnabled = true
         func startCapturing(context: any AudioDeviceContext) throws(AudioDeviceError) {
-            throw AudioDeviceError(kind: .ioFailed, message: "device busy")
+            throw AudioDeviceError(kind: .unsupportedFormat, message: "format refused")
         }
         func stopCapturing() {}
         func startRendering(context: any AudioDeviceContext) throws(AudioDeviceError) {
-            throw AudioDeviceError(kind: .ioFailed, message: "device busy")
+            throw AudioDeviceError(kind: .unsupportedFormat, message: "format refused")
         }
         func stopRendering() {}
     }
@@ -35,7 +36,7 @@ final class CallMediaFailureTests: XCTestCase {
         }
         let notifications = bob.listen()
         let calleeDelegate = RecordingCallDelegate()
-        notifications.acceptEach(with: calleeDelegate) { $0.audioDevice = BusyAudioDevice() }
+        notifications.acceptEach(with: calleeDelegate) { $0.audioDevice = RefusingAudioDevice() }
         let delegate = RecordingCallDelegate()
         _ = alice.connect(to: bob.address, delegate: delegate)
         XCTAssertEqual(calleeDelegate.waitForEnd(), [.failed(.mediaConnectionError)])
