@@ -60,6 +60,9 @@ package struct AudioStreamStats: Sendable, Hashable {
     package var renderXruns: UInt64 = 0
     package var deviceSuspends: UInt64 = 0
     package var deviceInterruptions: UInt64 = 0
+    /// Times capture or render stood still for longer than ``DeviceActivityWatch/threshold``.
+    package var captureStalls = 0
+    package var renderStalls = 0
     /// Whether the device is interrupted now (the stream sends silence and plays nothing).
     package var isAudioInterrupted = false
     /// RTCP packets sent and received.

@@ -26,6 +26,10 @@ final class StreamControl: Sendable {
     let renderXruns = Atomic<UInt64>(0)
     let deviceSuspends = Atomic<UInt64>(0)
     let deviceInterruptions = Atomic<UInt64>(0)
+    /// Captured buffers delivered and render buffers pulled by the device so far: the media
+    /// thread watches them move to tell a device that stalls (a sound server starting up).
+    let captureDeliveries = Atomic<UInt64>(0)
+    let renderPulls = Atomic<UInt64>(0)
     /// 48 kHz samples the media thread keeps queued ahead of the render device (set per device).
     let renderTarget = Atomic<Int>(960)
 

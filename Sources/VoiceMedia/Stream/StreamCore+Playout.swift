@@ -2,14 +2,22 @@ import VoiceSupport
 extension StreamCore {
     /// Keeps the render ring topped up from the jitter buffer. Without a render device, frames are
     /// pulled and dropped on the engine clock so the jitter buffer still plays out in real time.
-    /// While the device is interrupted the frames are pulled on the engine clock too, and dropped.
+    /// While the device is interrupted, or stops pulling (``DeviceActivityWatch``: a sound server
+    /// starting up), the frames are pulled on the engine clock too, and dropped, so the delay
+    /// does not pile up in the jitter buffer.
     func playOut(now: MediaTime) {
         let interrupted = control.isInterrupted
         if interrupted != playoutSawInterruption {
             playoutSawInterruption = interrupted
             nextVirtualPlayout = nil
         }
-        if renderDeviceActive, !interrupted {
+        let stalled =
+            renderDeviceActive && !interrupted && renderWatch.isStalled(count: control.renderPulls.load(ordering: .relaxed), now: now)
+        if stalled != playoutSawStall {
+            playoutSawStall = stalled
+            nextVirtualPlayout = nil
+        }
+        if renderDeviceActive, !interrupted, !stalled {
             var guardCount = 8
             let target = control.renderTarget.load(ordering: .relaxed)
             while renderRing.availableToRead < target, guardCount > 0 {

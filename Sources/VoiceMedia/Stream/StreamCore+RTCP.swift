@@ -167,6 +167,8 @@ extension StreamCore {
         s.deviceSuspends = control.deviceSuspends.load(ordering: .relaxed)
         s.deviceInterruptions = control.deviceInterruptions.load(ordering: .relaxed)
         s.isAudioInterrupted = control.isInterrupted
+        s.captureStalls = captureWatch.stalls
+        s.renderStalls = renderWatch.stalls
         s.rtcpSent = rtcp.sent
         s.rtcpReceived = rtcp.received
         s.peerReports = rtcp.peerReports

@@ -1,8 +1,9 @@
 import VoiceSupport
 extension StreamCore {
-    /// Encodes and sends every full frame the capture ring holds. Without a capture device, or
-    /// while the device is interrupted (either direction: both tracks are off then), the stream
-    /// sends silence on the engine clock, so the peer still sees media and RTCP.
+    /// Encodes and sends every full frame the capture ring holds. Without a capture device,
+    /// while the device is interrupted (either direction: both tracks are off then), or while
+    /// its capture stalls (``DeviceActivityWatch``), the stream sends silence on the engine
+    /// clock, so the peer still sees media and RTCP and the call's timeline goes on.
     func sendCaptured(now: MediaTime) {
         let interrupted = control.isInterrupted
         if interrupted != captureSawInterruption {
@@ -11,7 +12,16 @@ extension StreamCore {
             // What the device delivered before or around the interruption is stale now.
             if !interrupted { captureRing.discard(captureRing.availableToRead) }
         }
-        if !captureDeviceActive || interrupted {
+        let stalled =
+            captureDeviceActive && !interrupted
+            && captureWatch.isStalled(count: control.captureDeliveries.load(ordering: .relaxed), now: now)
+        if stalled != captureSawStall {
+            captureSawStall = stalled
+            nextVirtualCapture = nil
+            // Silence stood in for the stall: what the device delivers late is stale.
+            if !stalled { captureRing.discard(captureRing.availableToRead) }
+        }
+        if !captureDeviceActive || interrupted || stalled {
             if nextVirtualCapture == nil { nextVirtualCapture = now }
             while let due = nextVirtualCapture, now >= due {
                 frame.update(repeating: 0)
@@ -20,11 +30,22 @@ extension StreamCore {
             }
             return
         }
+        // A device catching up in a burst (a sound server after a stall) must not add its delay
+        // to the call: beyond one frame and 60 ms the backlog is dropped, oldest first.
+        let excess = captureRing.availableToRead - frameSamples48k - Self.maximumCaptureBacklog
+        if excess > 0 {
+            captureRing.discard(excess)
+            control.captureOverflows.add(1, ordering: .relaxed)
+        }
         while captureRing.availableToRead >= frameSamples48k {
             captureRing.read(into: frame)
             sendFrame(now: now)
         }
     }
+
+    /// Captured 48 kHz samples that may wait beyond one frame: 60 ms, three 20 ms device
+    /// periods, more than a device delivering one period per tick ever leaves.
+    static let maximumCaptureBacklog = 2_880
 
     /// Encodes `frame` (silenced when muted or on hold), wraps it in RTP, protects and sends it.
     func sendFrame(now: MediaTime) {

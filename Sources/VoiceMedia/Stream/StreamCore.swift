@@ -76,6 +76,11 @@ final class StreamCore: MediaTask {
     /// The device interruption as the send and playout paths last saw it.
     var captureSawInterruption = false
     var playoutSawInterruption = false
+    /// Each direction of the device, watched for stalls.
+    var captureWatch = DeviceActivityWatch()
+    var renderWatch = DeviceActivityWatch()
+    var captureSawStall = false
+    var playoutSawStall = false
 
     // RTCP and adaptation
     var rtcp: RTCPState

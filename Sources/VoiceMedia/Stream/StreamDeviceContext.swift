@@ -43,6 +43,7 @@ final class StreamDeviceContext: AudioDeviceContext, @unchecked Sendable {
     }
 
     func deliverCapturedAudio(_ samples: UnsafeBufferPointer<Int16>) {
+        control.captureDeliveries.add(1, ordering: .relaxed)
         let written: Int
         let offered: Int
         if let conv = captureConverter {
@@ -57,6 +58,7 @@ final class StreamDeviceContext: AudioDeviceContext, @unchecked Sendable {
     }
 
     func readRenderAudio(into samples: UnsafeMutableBufferPointer<Int16>) {
+        control.renderPulls.add(1, ordering: .relaxed)
         if let conv = renderConverter {
             let need = conv.inputFrames(forOutputSamples: samples.count)
             let dst = UnsafeMutableBufferPointer(rebasing: renderScratch[0..<min(need, renderScratch.count)])
