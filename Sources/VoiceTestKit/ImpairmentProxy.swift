@@ -41,6 +41,11 @@ package final class ImpairmentProxy: Sendable {
         shared.endpointB.withLock { $0 = endpointB }
     }
 
+    /// Changes the impairments from now on (packets already queued keep their delivery time).
+    package func impair(aToB: NetworkImpairment, bToA: NetworkImpairment) {
+        shared.update.withLock { $0 = (aToB, bToA) }
+    }
+
     /// Packets seen, dropped and reordered, both directions together.
     package var counts: (seen: Int, dropped: Int, reordered: Int) { shared.counters.withLock { $0 } }
 
@@ -61,6 +66,8 @@ private final class ProxyShared: Sendable {
     let finished = DispatchSemaphore(value: 0)
     let counters = Locked<(seen: Int, dropped: Int, reordered: Int)>((0, 0, 0))
     let endpointB = Locked<SocketAddress?>(nil)
+    /// New impairments for the loop to take.
+    let update = Locked<(NetworkImpairment, NetworkImpairment)?>(nil)
 }
 
 private final class ProxyLoop: @unchecked Sendable {  // used only by the proxy thread
@@ -95,6 +102,13 @@ private final class ProxyLoop: @unchecked Sendable {  // used only by the proxy 
             pollfd(fd: socketB.fd, events: Int16(POLLIN), revents: 0),
         ]
         while shared.running.load(ordering: .relaxed) {
+            if let (newAToB, newBToA) = shared.update.withLock({ u -> (NetworkImpairment, NetworkImpairment)? in
+                defer { u = nil }
+                return u
+            }) {
+                aToB = ImpairmentModel(newAToB)
+                bToA = ImpairmentModel(newBToA)
+            }
             let now = clock.now()
             var timeout: Int32 = 20
             if let first = queue.first { timeout = Int32(max(0, min(20, (first.due - now).nanoseconds / 1_000_000))) }

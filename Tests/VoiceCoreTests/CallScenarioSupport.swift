@@ -70,6 +70,16 @@ final class RecordingCallDelegate: CallDelegate, @unchecked Sendable {
         interruptionStateAgreed.withLockedValue { $0.append(call.audioInterruption == interruption) }
         record(.audioInterrupted, call)
     }
+    /// When `callDidEstablishMedia` arrived, and the state and details then.
+    let mediaEstablished = NIOLockedValueBox<(at: Date, state: CallState, details: CallDetails)?>(nil)
+    func callDidEstablishMedia(_ call: Call) {
+        mediaEstablished.withLockedValue { $0 = (Date(), call.state, call.details) }
+    }
+    /// Called with each Sinch call-quality event, on the delegate queue.
+    let onQualityEvent = NIOLockedValueBox<(@Sendable (CallQualityWarningEvent) -> Void)?>(nil)
+    func callDidEmitCallQualityEvent(_ call: Call, event: CallQualityWarningEvent) {
+        onQualityEvent.withLockedValue { $0 }?(event)
+    }
     func callAudioInterruptionDidEnd(_ call: Call) {
         interruptionStateAgreed.withLockedValue { $0.append(!call.isAudioInterrupted) }
         record(.audioResumed, call)
@@ -207,4 +217,11 @@ struct TestVoiceClient {
             },
             delegate: delegate)
     }
+}
+
+/// Collects call-quality events from any thread.
+final class CallQualityEventRecorder: Sendable {
+    private let events = NIOLockedValueBox<[CallQualityWarningEvent]>([])
+    func append(_ event: CallQualityWarningEvent) { events.withLockedValue { $0.append(event) } }
+    var all: [CallQualityWarningEvent] { events.withLockedValue { $0 } }
 }

@@ -30,6 +30,8 @@ final class InsightsEventTests: XCTestCase {
             "audio-level-warning-cleared": ["constant-audio-input-level"],
             "feedback": ["received", "received-none"],
             "settings": ["codec"],
+            // Not in the seed's tables: the audio interruptions of seed 004, on Linux.
+            "audio-interruption": ["began", "ended"],
         ]
         XCTAssertEqual(Set(InsightsEventGroup.allCases.map(\.rawValue)), Set(tables.keys))
         for group in InsightsEventGroup.allCases {

@@ -48,6 +48,10 @@ final class ALSAAudioDeviceTests: XCTestCase {
 
     override class func tearDown() {
         try? FileManager.default.removeItem(atPath: fixture.directory)
+        // Later tests (the fault-injection and PulseAudio ones) open `null` and `pulse` from the
+        // system configuration; a path to the removed file would leave libasound with none.
+        unsetenv("ALSA_CONFIG_PATH")
+        ALSAAudioDevice.reloadConfiguration()
         super.tearDown()
     }
 

@@ -44,6 +44,9 @@ extension CallCore {
         lastMediaPacketAt = now
         liveness = CallMediaLiveness(startedAt: now, silenceThreshold: machine.configuration.mediaSilenceThreshold)
         ticker = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in self.tick() }
+        levelTicker = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(200), delay: .milliseconds(200)) { _ in
+            self.sampleLevels()
+        }
         connectIfAnswered()
     }
 
@@ -86,6 +89,8 @@ extension CallCore {
         trackMedia(.closed)
         ticker?.cancel()
         ticker = nil
+        levelTicker?.cancel()
+        levelTicker = nil
         guard let media else { return }
         self.media = nil
         mediaStopping = true
@@ -117,8 +122,11 @@ extension CallCore {
             packetsReceived: stats.packetsReceived, peerReports: stats.peerReports,
             remoteSenderPacketCount: stats.remoteSenderPacketCount, now: now)
         run(machine.tick(now: now, lastMediaPacketAt: [evidence, lastMediaPacketAt].compactMap { $0 }.max()))
+        observeMediaPath(stats)
+        pollOutputVolume()
         guard machine.isConnected else { return }
         let sample = sampler.sample(from: stats, isMuted: call.isMuted, isOnHold: held)
+        emit(qualityEvents.addNetworkSample(rttMs: sample.rttMs, jitterMs: sample.jitterMs, lossFraction: sample.packetsLostFraction))
         guard let change = quality.add(sample, at: Date(), callSid: sid) else { return }
         for event in change.insightsEvents { publish(event) }
         let current = change.current

@@ -25,6 +25,8 @@ final class CallCore: @unchecked Sendable {
     let preferredCodecs: [AudioCodec]
     let enableDSCP: Bool
     let audioDevice: (any AudioDevice)?
+    /// The device the call's audio runs on (its own, else the client's; another after a switch).
+    var currentAudioDevice: (any AudioDevice)?
     var eventLoop: EventLoop { client.agent.eventLoop }
     let delegate: DelegateBox<CallDelegate>
     let messageDelegate: DelegateBox<CallMessageDelegate>?
@@ -35,6 +37,11 @@ final class CallCore: @unchecked Sendable {
     private var stateTimers: [CallStateTimer: Scheduled<Void>] = [:]
     var ticker: RepeatedTask?
     var quality = CallQualityWarningDetector()
+    /// The Sinch call-quality events, and the five-a-second level sampling they need.
+    var qualityEvents: CallQualityEventDetector
+    var levelTicker: RepeatedTask?
+    /// Audio has been seen flowing both ways (``CallDetails/mediaEstablishedAt``).
+    var mediaEstablished = false
     var sampler = CallQualitySampler()
     var lastPacketsReceived: UInt64 = 0
     var lastMediaPacketAt: MediaTime?
@@ -80,7 +87,9 @@ final class CallCore: @unchecked Sendable {
         self.preferredCodecs = preferredCodecs
         self.enableDSCP = enableDSCP
         self.audioDevice = audioDevice
+        self.currentAudioDevice = audioDevice ?? client.audioDevice
         self.machine = CallStateMachine(role: role, configuration: client.configuration.reconnection.machine, now: client.now)
+        self.qualityEvents = CallQualityEventDetector(configuration: client.configuration.qualityEvents)
         self.mediaQueue = DispatchQueue(label: "voice-media-call", target: client.mediaControlQueue)
         call.feedbackPublisher.withLock { $0 = client.configuration.insightsPublisher }
     }

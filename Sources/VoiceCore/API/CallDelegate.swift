@@ -24,6 +24,11 @@ public protocol CallDelegate: AnyObject {
     func call(_ call: Call, audioInterruptionDidBegin interruption: CallAudioInterruption)
     /// The device runs again and the call's audio is back.
     func callAudioInterruptionDidEnd(_ call: Call)
+    /// Audio flows both ways: the peer's RTP arrives and its RTCP reports receiving ours
+    /// (Sinch's `callDidEstablish`, which comes after answering; ``callDidConnect(_:)`` is Twilio's).
+    func callDidEstablishMedia(_ call: Call)
+    /// A Sinch call-quality event: a problem began or ended (``CallQualityWarningEvent``).
+    func callDidEmitCallQualityEvent(_ call: Call, event: CallQualityWarningEvent)
 }
 
 extension CallDelegate {
@@ -34,6 +39,8 @@ extension CallDelegate {
                      previousWarnings: Set<CallQualityWarning>) {}
     public func call(_ call: Call, audioInterruptionDidBegin interruption: CallAudioInterruption) {}
     public func callAudioInterruptionDidEnd(_ call: Call) {}
+    public func callDidEmitCallQualityEvent(_ call: Call, event: CallQualityWarningEvent) {}
+    public func callDidEstablishMedia(_ call: Call) {}
 }
 
 /// Receives incoming call invites and their cancellations, on the queue given at registration.

@@ -8,6 +8,9 @@ public struct CallDetails: Sendable, Equatable {
     public var ringingAt: Date?
     /// When it connected.
     public var connectedAt: Date?
+    /// When audio was seen flowing both ways (Sinch's "established"): the peer's RTP arrived,
+    /// and the peer's RTCP reported receiving ours. Nil until then.
+    public var mediaEstablishedAt: Date?
     /// When it disconnected.
     public var disconnectedAt: Date?
     /// Why it ended, once disconnected.

@@ -21,4 +21,8 @@ public enum CallEvent: Sendable, Equatable {
     case audioInterruptionBegan(CallAudioInterruption)
     /// `callAudioInterruptionDidEnd(_:)`.
     case audioInterruptionEnded
+    /// `callDidEstablishMedia(_:)`.
+    case mediaEstablished
+    /// `callDidEmitCallQualityEvent(_:event:)`.
+    case callQualityEvent(CallQualityWarningEvent)
 }

@@ -69,6 +69,8 @@ public struct VoiceClientConfiguration: Sendable {
     /// without its version, which would only help a scanner pick an exploit. No `Server`
     /// header is sent in responses.
     public var userAgent: String? = "VoiceSDK"
+    /// Thresholds of the Sinch call-quality events (``CallDelegate/callDidEmitCallQualityEvent(_:event:)``).
+    public var qualityEvents = CallQualityEventConfiguration()
 
     /// Creates a configuration.
     public init(

@@ -59,6 +59,7 @@ extension CallCore {
             let error = failure
             client.onLoop {
                 // The new device's own report is the truth now; the old one is stopped.
+                if error == nil { self.currentAudioDevice = device }
                 if let interrupted, self.media === media {
                     self.interruptedDirections = Set([interrupted.capture ? true : nil, interrupted.render ? false : nil].compactMap { $0 })
                     self.reportAudioInterruption()

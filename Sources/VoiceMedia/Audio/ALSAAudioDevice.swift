@@ -53,6 +53,7 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
     }
 
     private let enabled = AudioEnableFlag(true)
+    private let mixer: Locked<ALSAMixerVolume>
     /// Set once by the testing initializer, before any start.
     private var faults: ALSAFaultInjection?
     private let captureThread = Locked<DeviceThread?>(nil)
@@ -79,6 +80,19 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
             throw AudioDeviceError(kind: .unsupportedFormat, message: "period must be 10–20 ms, got \(format)")
         }
         self.configuration = configuration
+        self.mixer = Locked(ALSAMixerVolume(pcm: configuration.playbackDevice))
+    }
+
+    /// The playback volume of the playback PCM's mixer (for `pulse` and a desktop's `default`:
+    /// PulseAudio's default sink), 0…1; nil for a PCM without one (`null`, files). A round trip
+    /// to the sound server: call it off any loop or audio thread.
+    public var outputVolume: Double? {
+        mixer.withLock { mixer in
+            let wasOpen = mixer.isOpen
+            if let volume = mixer.read() { return volume }
+            if wasOpen { mixer.close() }  // A sound server that went away: open afresh next time.
+            return nil
+        }
     }
 
     /// Creates a device using PCM `name` for both directions with `format`.

@@ -85,4 +85,12 @@ public protocol AudioDevice: AnyObject, Sendable {
     func startRendering(context: any AudioDeviceContext) throws(AudioDeviceError)
     /// Stops rendering. Idempotent.
     func stopRendering()
+    /// The system's playback volume for this device, 0…1, or nil when it has none or it is
+    /// unknown (the default). May block briefly (a mixer read): not for a loop or an audio thread.
+    var outputVolume: Double? { get }
+}
+
+extension AudioDevice {
+    /// No volume: buffer, file and null devices play at full scale.
+    public var outputVolume: Double? { nil }
 }

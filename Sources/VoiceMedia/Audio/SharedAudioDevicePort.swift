@@ -32,6 +32,9 @@ package final class SharedAudioDevicePort: AudioDevice, Sendable {
         set { hub.isEnabled = newValue }
     }
 
+    /// The underlying device's output volume.
+    package var outputVolume: Double? { hub.device.outputVolume }
+
     /// Starts delivering the shared device's captured audio to `context`.
     ///
     /// - Throws: ``AudioDeviceError/Kind/alreadyStarted`` if this port captures already, or what

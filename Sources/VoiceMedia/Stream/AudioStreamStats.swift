@@ -71,6 +71,9 @@ package struct AudioStreamStats: Sendable, Hashable {
     /// Sender and receiver reports from the source being played, and the packet count of its
     /// last sender report (nil before one).
     package var peerReports: UInt64 = 0
+    /// RTCP report blocks about our stream: the peer receives our RTP (RFC 3550 §6.4: a
+    /// receiver reports only on sources it has heard).
+    package var reportsAboutUs: Int = 0
     package var remoteSenderPacketCount: UInt32?
     /// Where RTP goes now: the signaled address, or the one authenticated packets came from.
     package var remoteRTPAddress: SocketAddress?

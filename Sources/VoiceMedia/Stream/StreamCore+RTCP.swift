@@ -172,6 +172,7 @@ extension StreamCore {
         s.rtcpSent = rtcp.sent
         s.rtcpReceived = rtcp.received
         s.peerReports = rtcp.peerReports
+        s.reportsAboutUs = rtcp.reportsReceived
         s.remoteSenderPacketCount = rtcp.remoteSenderPacketCount
         s.lastPacketReceived = lastPacketArrival
         // E-model: one-way delay ≈ RTT/2 + jitter-buffer delay + packetization; loss after concealment.
