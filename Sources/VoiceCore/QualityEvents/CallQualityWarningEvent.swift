@@ -14,8 +14,13 @@
 /// | ``zeroAudioLevel(_:source:)`` | no (audio) | yes | every level of the last 2 s is 0 | no longer so |
 /// | ``lowOSOutputVolumeLevel(_:)`` | no (audio) | no | the system's output volume is in its lowest 25 % | no longer so |
 ///
-/// The thresholds are ``CallQualityEventConfiguration``'s; the detector's documentation
-/// (``CallQualityEventDetector``) says how each is measured here.
+/// The thresholds are ``CallQualityEventConfiguration``'s. How each is measured here: RTT from
+/// RTCP; jitter (RFC 3550) and the loss of each second, one sample a second; missing media is no
+/// authenticated RTP while the peer is expected to send (not held); levels are the peak of the
+/// latest 20 ms frame, five times a second, a peak of at most 8 of 32767 (−72 dBFS) counting as
+/// zero; a direction not measured (outbound muted or held, inbound held) starts over and
+/// recovers what it had triggered; the volume is the playback mixer's of the call's device
+/// (`AudioDevice.outputVolume`).
 public enum CallQualityWarningEvent: Sendable, Hashable {
     /// The round-trip time of our packets, from RTCP, is high.
     case highRemoteInboundRtt(EventType, mediaStream: MediaStreamType)
