@@ -89,7 +89,10 @@ final class RecordingCallDelegate: CallDelegate, @unchecked Sendable {
         onRinging.withLockedValue { $0 }?(call)
         record(.ringing, call)
     }
+    /// The call `callDidConnect` announced.
+    let connectedCall = NIOLockedValueBox<Call?>(nil)
     func callDidConnect(_ call: Call) {
+        connectedCall.withLockedValue { $0 = call }
         record(.connected, call)
         onConnect.withLockedValue { $0 }?(call)
     }

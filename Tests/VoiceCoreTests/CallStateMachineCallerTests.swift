@@ -164,4 +164,36 @@ final class CallStateMachineCallerTests: XCTestCase {
         XCTAssertEqual(d.apply { $0.timerFired(.mediaReconnect, now: $1) }, [])
         XCTAssertEqual(d.machine.state, .ringing)
     }
+
+    func testTheRingTimeoutCancelsAnUnansweredCallAtItsDeadline() {
+        var configuration = CallStateMachineConfiguration()
+        configuration.ringTimeout = .seconds(60)
+        var d = CallStateMachineTestDriver(role: .caller, configuration: configuration)
+        XCTAssertEqual(d.apply { $0.dialing(now: $1) }, [.startTimer(.ringTimeout, deadline: .milliseconds(61_000))])
+        d.advance(500)
+        d.apply { $0.ringing(now: $1) }
+        d.advance(59_499)
+        XCTAssertEqual(d.apply { $0.timerFired(.ringTimeout, now: $1) }, [], "early firings do nothing")
+        d.advance(1)
+        let noAnswer = CallStateError(code: 31480, message: "No answer within 60 s")
+        XCTAssertEqual(d.apply { $0.timerFired(.ringTimeout, now: $1) }, [
+            .action(.hangUpSignaling), .action(.releaseMedia), .insights(.error(noAnswer)), .callback(.didFailToConnect(noAnswer)),
+        ])
+        XCTAssertEqual(d.states, [.connecting, .ringing, .disconnected])
+        XCTAssertEqual(d.machine.endingTimer, .ringTimeout)
+    }
+
+    func testAnAnswerCancelsTheRingTimeoutAndACalleeHasNone() {
+        var configuration = CallStateMachineConfiguration()
+        configuration.ringTimeout = .seconds(60)
+        var d = CallStateMachineTestDriver(role: .caller, configuration: configuration)
+        d.apply { $0.dialing(now: $1) }
+        d.advance(3_000)
+        XCTAssertTrue(d.apply { $0.answered(now: $1) }.contains(.cancelTimer(.ringTimeout)))
+        d.advance(60_000)
+        XCTAssertEqual(d.apply { $0.timerFired(.ringTimeout, now: $1) }, [])
+        XCTAssertEqual(d.machine.state, .connected)
+        var callee = CallStateMachineTestDriver(role: .callee, configuration: configuration)
+        XCTAssertEqual(callee.apply { $0.dialing(now: $1) }, [])
+    }
 }

@@ -21,19 +21,23 @@ final class ScriptedCallMedia: CallMedia, @unchecked Sendable {
     private(set) var stopped = false
     /// What `stats` reports while the media runs.
     var reported = AudioStreamStats()
-    /// Packets each read of `stats` adds to those received and lost (one read per second).
+    /// Packets each second of virtual time adds to those received and lost (counted when
+    /// `stats` is read: the call reads it once a second for its watchdog and five times for levels).
     var receivedPerRead: UInt64 = 0
     var lostPerRead: Int64 = 0
-    private var reads = 0
+    /// Virtual milliseconds since the fixture was made.
+    private let clock: () -> Int64
+    private var lastSecond: Int64?
     /// Media flowing: 50 packets a second received.
     var receiving: Bool {
         get { receivedPerRead > 0 }
         set { receivedPerRead = newValue ? 50 : 0 }
     }
 
-    init(localHost: String, localPort: UInt16) {
+    init(localHost: String, localPort: UInt16, clock: @escaping () -> Int64) {
         self.localHost = localHost
         self.localPort = localPort
+        self.clock = clock
     }
 
     func apply(_ negotiated: SDPNegotiatedMedia) throws(AudioStreamError) { applied += 1 }
@@ -43,10 +47,14 @@ final class ScriptedCallMedia: CallMedia, @unchecked Sendable {
     var stats: AudioStreamStats? {
         guard applied > 0, !stopped else { return nil }
         // A microphone's level moves (a constant one raises `constantAudioInputLevel`).
-        reads += 1
-        reported.inputLevel = reads % 2 == 0 ? 800 : 2_400
-        reported.packetsReceived += receivedPerRead
-        reported.packetsLost += lostPerRead
+        let second = clock() / 1_000
+        reported.inputLevel = second % 2 == 0 ? 800 : 2_400
+        let elapsed = second - (lastSecond ?? second - 1)
+        if elapsed > 0 {
+            reported.packetsReceived += receivedPerRead * UInt64(elapsed)
+            reported.packetsLost += lostPerRead * elapsed
+        }
+        lastSecond = second
         return reported
     }
     func stop() { stopped = true }
@@ -89,8 +97,8 @@ final class VirtualTimeCalls {
         let client = try VoiceClient(
             configuration: configuration, transport: network.transportFactory,
             mediaPorts: { loop in loop.makeSucceededFuture(UInt16(ports.withLockedValue { $0 += 2; return $0 })) },
-            media: CallMediaFactory { host, port, _, _, _, _ in
-                let media = ScriptedCallMedia(localHost: host, localPort: port)
+            media: CallMediaFactory { [loop, start] host, port, _, _, _, _ in
+                let media = ScriptedCallMedia(localHost: host, localPort: port) { (loop.now - start).nanoseconds / 1_000_000 }
                 recorded.withLockedValue { $0.append(media) }
                 return media
             },

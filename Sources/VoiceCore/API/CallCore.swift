@@ -88,7 +88,9 @@ final class CallCore: @unchecked Sendable {
         self.enableDSCP = enableDSCP
         self.audioDevice = audioDevice
         self.currentAudioDevice = audioDevice ?? client.audioDevice
-        self.machine = CallStateMachine(role: role, configuration: client.configuration.reconnection.machine, now: client.now)
+        var machineConfiguration = client.configuration.reconnection.machine
+        machineConfiguration.ringTimeout = client.configuration.ringTimeout.map(MediaTime.init)
+        self.machine = CallStateMachine(role: role, configuration: machineConfiguration, now: client.now)
         self.qualityEvents = CallQualityEventDetector(configuration: client.configuration.qualityEvents)
         self.mediaQueue = DispatchQueue(label: "voice-media-call", target: client.mediaControlQueue)
         call.feedbackPublisher.withLock { $0 = client.configuration.insightsPublisher }
@@ -168,15 +170,22 @@ final class CallCore: @unchecked Sendable {
             notify = { $0.callDidConnect(call) }
         case .didFailToConnect(let error):
             let voiceError = voiceError(error)
-            call.update { $0.details.endCause = .error(voiceError) }
+            let cause = CallEndCause(failure: voiceError, rang: machine.ringingAt != nil, timedOut: machine.endingTimer.isReconnection)
+            call.update { $0.details.endCause = cause }
             (announced, event) = (.disconnected, .failedToConnect(voiceError))
             notify = { $0.call(call, didFailToConnectWithError: voiceError) }
         case .didDisconnect(let error):
             let voiceError = error.map { self.voiceError($0) }
+            let cause: CallEndCause
+            if let voiceError {
+                cause = CallEndCause(failure: voiceError, rang: true, timedOut: machine.endingTimer.isReconnection)
+            } else if machine.connectedAt == nil {
+                cause = .canceled  // our disconnect() before the answer: a CANCEL
+            } else {
+                cause = machine.endCause == .localDisconnect ? .local : .remote
+            }
             call.update { snapshot in
-                if snapshot.details.endCause == nil {
-                    snapshot.details.endCause = voiceError.map { .error($0) } ?? (self.machine.endCause == .localDisconnect ? .local : .remote)
-                }
+                if snapshot.details.endCause == nil { snapshot.details.endCause = cause }
             }
             (announced, event) = (.disconnected, .disconnected(voiceError))
             notify = { $0.call(call, didDisconnectWithError: voiceError) }

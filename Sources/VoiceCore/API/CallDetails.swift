@@ -22,12 +22,40 @@ public struct CallDetails: Sendable, Equatable {
     public var setupTime: TimeInterval? { connectedAt.map { $0.timeIntervalSince(createdAt) } }
 }
 
-/// Why a call ended.
+/// Why a call ended, as precisely as Sinch's `SINCallEndCause`.
 public enum CallEndCause: Sendable, Equatable {
-    /// `disconnect()` was called.
+    /// We hung up a connected call (`disconnect()`).
     case local
-    /// The other side hung up (BYE, CANCEL, or rejected).
+    /// The other side hung up a connected call (BYE).
     case remote
-    /// An error ended it.
+    /// The caller gave up before the call connected: our `disconnect()` of an outgoing call
+    /// (a CANCEL), or, for an accepted invite, the caller's CANCEL (31008).
+    case canceled
+    /// The callee rejected the call: busy (486), busy everywhere or rejected (600), declined (603).
+    case denied
+    /// Nobody answered: our ring timeout (``VoiceClientConfiguration/ringTimeout``) expired, or
+    /// the callee's side gave up ringing (480, or 408 after ringing).
+    case noAnswer
+    /// Something did not answer in time: the INVITE got no response (408 before any ringing),
+    /// no ACK came for our answer, or a reconnection (53405, 53001) ran out of time.
+    case timeout
+    /// Any other failure (Sinch's `Failure`).
     case error(VoiceError)
+
+    /// The cause of a call ended by `error`; `rang` tells whether the callee was alerted first,
+    /// `timedOut` whether a reconnection ran out of time.
+    init(failure error: VoiceError, rang: Bool, timedOut: Bool = false) {
+        if timedOut {
+            self = .timeout
+            return
+        }
+        switch error.code {
+        case .callCancelled: self = .canceled
+        case .busyHere, .busyEverywhere, .decline: self = .denied
+        case .temporarilyUnavailable: self = .noAnswer
+        case .requestTimeout where error.sipStatus == 408 && rang: self = .noAnswer
+        case .requestTimeout: self = .timeout
+        default: self = .error(error)
+        }
+    }
 }

@@ -332,6 +332,7 @@ public final class VoiceClient: @unchecked Sendable {
                         self.calls[handle] = core
                         core.trackMedia(.created)
                         core.signalingState(.haveLocalOffer)
+                        core.run(core.machine.dialing(now: self.now))
                     }
                 case .failure(SIPUserAgentError.keysNeedProtectedSignaling):
                     let voiceError = VoiceError(

@@ -69,6 +69,10 @@ public struct VoiceClientConfiguration: Sendable {
     /// without its version, which would only help a scanner pick an exploit. No `Server`
     /// header is sent in responses.
     public var userAgent: String? = "VoiceSDK"
+    /// How long an outgoing call may ring unanswered, from its INVITE, before the SDK cancels
+    /// it: the call fails with 31480 and ``CallEndCause/noAnswer``. Nil: as long as the callee's
+    /// side lets it ring. Default 60 s.
+    public var ringTimeout: Duration? = .seconds(60)
     /// Thresholds of the Sinch call-quality events (``CallDelegate/callDidEmitCallQualityEvent(_:event:)``).
     public var qualityEvents = CallQualityEventConfiguration()
 

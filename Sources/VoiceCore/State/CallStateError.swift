@@ -1,3 +1,4 @@
+import VoiceSupport
 /// The error a ``CallStateMachine`` reports: a Twilio-style error code (20101…53407) and a message.
 ///
 /// A small stand-in that the call object maps to the public error type; the machine itself only
@@ -22,6 +23,11 @@ package struct CallStateError: Error, Sendable, Hashable, CustomStringConvertibl
         code: 53001, message: "Signaling connection disconnected")
     /// 31008: the call was ended by the remote side before it was connected.
     package static let callCancelled = CallStateError(code: 31008, message: "Call Cancelled")
+
+    /// 31480: nobody answered the outgoing call before its ring timeout.
+    package static func noAnswer(after timeout: MediaTime) -> CallStateError {
+        CallStateError(code: 31480, message: "No answer within \(timeout.nanoseconds / 1_000_000_000) s")
+    }
 
     /// `"<code>: <message>"`.
     package var description: String { "\(code): \(message)" }

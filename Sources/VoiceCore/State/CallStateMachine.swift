@@ -45,6 +45,8 @@ package struct CallStateMachine: Sendable, Hashable {
     package private(set) var disconnectedAt: MediaTime?
     /// Why the call ended, once it has.
     package private(set) var endCause: CallStateEndCause?
+    /// The timer whose expiry ended the call, if one did (a reconnection or the ring timeout).
+    package private(set) var endingTimer: CallStateTimer?
     /// The interruptions the call is currently recovering from; empty unless reconnecting.
     package private(set) var reconnectCauses: Set<CallStateReconnectCause> = []
 
@@ -73,6 +75,14 @@ package struct CallStateMachine: Sendable, Hashable {
     /// Whether the call has ended.
     package var isDisconnected: Bool { state == .disconnected }
 
+    /// The outgoing call's INVITE went out: starts the ring timeout, if the configuration has one.
+    /// Caller only; ignored unless connecting.
+    package mutating func dialing(now: MediaTime) -> [CallStateOutput] {
+        guard role == .caller, state == .connecting, let timeout = configuration.ringTimeout else { return [] }
+        timerDeadlines[.ringTimeout] = now + timeout
+        return [.startTimer(.ringTimeout, deadline: now + timeout)]
+    }
+
     /// The peer is being alerted (a 180/183 arrived). Caller only; ignored for a callee, after
     /// the first, and once connected.
     package mutating func ringing(now: MediaTime) -> [CallStateOutput] {
@@ -89,6 +99,7 @@ package struct CallStateMachine: Sendable, Hashable {
             if state == .connecting { outputs += enterRinging(now: now) }
             outputs.append(.insights(.acceptedByRemote))
         }
+        if timerDeadlines.removeValue(forKey: .ringTimeout) != nil { outputs.append(.cancelTimer(.ringTimeout)) }
         state = .connected
         connectedAt = now
         mediaSilenceBaseline = now
@@ -134,9 +145,13 @@ package struct CallStateMachine: Sendable, Hashable {
     package mutating func timerFired(_ timer: CallStateTimer, now: MediaTime) -> [CallStateOutput] {
         guard state != .disconnected, let deadline = timerDeadlines[timer], now >= deadline else { return [] }
         timerDeadlines[timer] = nil
+        endingTimer = timer
         switch timer {
         case .mediaReconnect: return end(.error(.mediaConnectionError), hangUp: true, now: now)
         case .signalingReconnect: return end(.error(.signalingConnectionDisconnected), hangUp: true, now: now)
+        case .ringTimeout:
+            guard state == .connecting || state == .ringing else { return [] }
+            return end(.error(.noAnswer(after: configuration.ringTimeout ?? .zero)), hangUp: true, now: now)
         }
     }
 

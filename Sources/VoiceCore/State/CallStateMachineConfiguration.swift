@@ -8,6 +8,9 @@ package struct CallStateMachineConfiguration: Sendable, Hashable {
     package let mediaReconnectTimeout: MediaTime
     /// How long a signaling reconnection may last before the call ends with 53001. Default 30 s.
     package let signalingReconnectTimeout: MediaTime
+    /// How long an outgoing call may go unanswered, from its INVITE, before it is cancelled
+    /// (no answer); nil: as long as the callee's side lets it ring. Set per client.
+    package var ringTimeout: MediaTime?
 
     /// Creates a configuration; durations below 1 ms are raised to 1 ms.
     package init(

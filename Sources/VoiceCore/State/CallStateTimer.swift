@@ -9,4 +9,11 @@ package enum CallStateTimer: Sendable, Hashable, CaseIterable {
     case mediaReconnect
     /// Bounds a signaling reconnection; on expiry the call ends with 53001.
     case signalingReconnect
+    /// Bounds how long an outgoing call may go unanswered; on expiry it is cancelled with 31480.
+    case ringTimeout
+}
+
+extension CallStateTimer? {
+    /// Whether this is a reconnection's timer (media or signaling).
+    package var isReconnection: Bool { self == .mediaReconnect || self == .signalingReconnect }
 }
