@@ -123,3 +123,27 @@ final class CallDestinationTests: XCTestCase {
         }
     }
 }
+
+/// Each conference addressing form's request, and the forms that cannot make one.
+final class ConferenceAddressingTests: XCTestCase {
+    func testEachFormAddressesTheRoomAsItsTableSays() throws {
+        let room = try CallDestination(parsing: "conference:standup")
+        func request(_ form: ConferenceAddressing) -> String {
+            let (uri, headers) = room.request(domain: "example.com", conference: form)
+            return ([uri.description] + headers.map { "\($0.0): \($0.1)" }).joined(separator: " ")
+        }
+        XCTAssertEqual(request(.uriParameter), "sip:standup@example.com;conference")
+        XCTAssertEqual(request(.userPrefix("conf-")), "sip:conf-standup@example.com")
+        XCTAssertEqual(request(.host("conference.example.com")), "sip:standup@conference.example.com")
+        XCTAssertEqual(request(.focus(user: "conference", header: "X-Conference-Id")), "sip:conference@example.com X-Conference-Id: standup")
+        let bob = try CallDestination(parsing: "bob")
+        XCTAssertEqual(bob.request(domain: "example.com", conference: .userPrefix("conf-")).uri.description, "sip:bob@example.com", "only conferences")
+    }
+
+    func testFormsThatCannotMakeARequestAreTypedErrors() {
+        for form: ConferenceAddressing in [.userPrefix("conf @"), .host(""), .host("a b"), .focus(user: "", header: "X-Room"), .focus(user: "c", header: "X Room:")] {
+            XCTAssertThrowsError(try form.validate(), "\(form)") { XCTAssertEqual(($0 as? VoiceError)?.code, .malformedRequest) }
+        }
+        XCTAssertNoThrow(try ConferenceAddressing.focus(user: "conference", header: "X-Conference-Id").validate())
+    }
+}

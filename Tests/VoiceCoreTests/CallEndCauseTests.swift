@@ -15,10 +15,7 @@ final class CallEndCauseTests: XCTestCase {
         _ net: VirtualTimeCalls, configure: (inout VoiceClientConfiguration) -> Void = { _ in }
     ) throws -> (call: Call, delegate: RecordingCallDelegate, invite: CallInvite, notifications: ScriptedNotificationDelegate) {
         let alice = try net.client("alice", host: "127.0.0.1", configure: configure)
-        let bob = try net.client("bob", host: "127.0.0.2")
-        let notifications = ScriptedNotificationDelegate()
-        bob.register(accessToken: CallTestTokens.token("bob"), notificationDelegate: notifications, delegateQueue: notifications.queue) { _ in }
-        net.settle(notifications.queue)
+        let (_, notifications) = try net.listener("bob", host: "127.0.0.2")
         let delegate = RecordingCallDelegate()
         let call = net.place(from: alice, to: "sip:bob@127.0.0.2:5060", delegate: delegate)
         net.settle(notifications.queue, delegate.queue)
@@ -109,10 +106,7 @@ final class CallEndCauseTests: XCTestCase {
         // No codec in common: alice offers only PCMU, bob takes only Opus.
         let net = VirtualTimeCalls()
         let alice = try net.client("alice", host: "127.0.0.1")
-        let bob = try net.client("bob", host: "127.0.0.2")
-        let notifications = ScriptedNotificationDelegate()
-        bob.register(accessToken: CallTestTokens.token("bob"), notificationDelegate: notifications, delegateQueue: notifications.queue) { _ in }
-        net.settle(notifications.queue)
+        let (_, notifications) = try net.listener("bob", host: "127.0.0.2")
         let delegate = RecordingCallDelegate()
         let call = alice.connect(
             options: ConnectOptions(accessToken: CallTestTokens.token("alice")) { builder in

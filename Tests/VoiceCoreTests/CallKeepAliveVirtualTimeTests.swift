@@ -15,10 +15,7 @@ final class CallKeepAliveVirtualTimeTests: XCTestCase {
     /// like a proxy does) and calls him; both sides' media flows throughout.
     private func callThroughAHop(_ net: VirtualTimeCalls) throws -> (call: Call, alice: RecordingCallDelegate, bob: RecordingCallDelegate) {
         let alice = try net.client("alice", host: "127.0.0.1") { $0.outboundProxy = "sip:127.0.0.2:5060" }
-        let bob = try net.client("bob", host: "127.0.0.2")
-        let notifications = ScriptedNotificationDelegate()
-        bob.register(accessToken: CallTestTokens.token("bob"), notificationDelegate: notifications, delegateQueue: notifications.queue) { _ in }
-        net.settle(notifications.queue)
+        let (_, notifications) = try net.listener("bob", host: "127.0.0.2")
         let aliceDelegate = RecordingCallDelegate()
         let call = net.place(from: alice, to: "sip:bob@127.0.0.2:5060", delegate: aliceDelegate)
         net.settle(notifications.queue)

@@ -146,20 +146,7 @@ final class CallSharedAudioDeviceTests: XCTestCase {
         _ = PollingWait.until(timeout: 10) { device.recordedSamples.count >= 24_000 }
         let window = device.recordedSamples.prefix(24_000)
         var amplitudes: [Double: Double] = [:]
-        for tone in [bobTone, carolTone, absentTone] { amplitudes[tone] = Self.amplitude(of: tone, in: window, rate: 48_000) }
+        for tone in [bobTone, carolTone, absentTone] { amplitudes[tone] = ToneAmplitude.of(tone, in: window) }
         return amplitudes
-    }
-
-    /// Amplitude of the `frequency` component of `x` (Goertzel; exact over whole periods).
-    private static func amplitude(of frequency: Double, in x: ArraySlice<Int16>, rate: Int) -> Double {
-        guard !x.isEmpty else { return 0 }
-        let coefficient = 2 * cos(2 * .pi * frequency / Double(rate))
-        var s1 = 0.0, s2 = 0.0
-        for sample in x {
-            let s0 = Double(sample) + coefficient * s1 - s2
-            s2 = s1
-            s1 = s0
-        }
-        return 2 * (max(0, s1 * s1 + s2 * s2 - coefficient * s1 * s2)).squareRoot() / Double(x.count)
     }
 }

@@ -19,7 +19,7 @@ final class CallThroughKamailioTests: XCTestCase {
         kamailio?.stop()
     }
 
-    private func startKamailio() throws -> KamailioPeer {
+    private func startKamailio(users: [String: String]? = nil) throws -> KamailioPeer {
         switch SIPPeerRequirement.check("kamailio") {
         case .available: break
         case .skip(let message): throw XCTSkip(message)
@@ -27,18 +27,23 @@ final class CallThroughKamailioTests: XCTestCase {
             XCTFail(message)
             throw SIPPeerError(.notInstalled, message)
         }
-        let peer = try KamailioPeer()
+        var configuration = KamailioConfiguration()
+        if let users { configuration.users = users }
+        let peer = try KamailioPeer(configuration: configuration)
         kamailio = peer
         return peer
     }
 
-    private func client(_ user: String, password: String, kamailio: KamailioPeer) throws -> TestVoiceClient {
+    private func client(
+        _ user: String, password: String, kamailio: KamailioPeer, configure: (inout VoiceClientConfiguration) -> Void = { _ in }
+    ) throws -> TestVoiceClient {
         let client = try TestVoiceClient(user) { configuration in
             configuration.domain = kamailio.configuration.realm
             configuration.outboundProxy = "sip:127.0.0.1:\(kamailio.configuration.udpPort)"
             configuration.registers = true
             configuration.username = user
             configuration.password = password
+            configure(&configuration)
         }
         clients.append(client)
         return client
@@ -85,5 +90,34 @@ final class CallThroughKamailioTests: XCTestCase {
         let registration = NIOLockedValueBox<VoiceError?>(nil)
         _ = mallory.listen(result: registration)
         XCTAssertEqual(registration.withLockedValue { $0 }?.code, .authFailure)
+    }
+
+    /// A conference call through the proxy, in two of the forms a server may want: a bridge
+    /// number with the room in a header, and a prefixed room user. The endpoints registered for
+    /// them check what arrived.
+    func testConferenceCallsArriveInTheConfiguredForm() throws {
+        let kamailio = try startKamailio(users: ["alice": "alicepass", "conference": "confpass", "conf-standup": "roompass"])
+        for (form, endpoint, expectedParameters) in [
+            (ConferenceAddressing.focus(user: "conference", header: "X-Conference-Id"), "conference", ["Conference-Id": "standup"]),
+            (ConferenceAddressing.userPrefix("conf-"), "conf-standup", [:]),
+        ] {
+            let bridge = try client(endpoint, password: kamailio.configuration.users[endpoint] ?? "", kamailio: kamailio)
+            let registration = NIOLockedValueBox<VoiceError?>(VoiceError(.registrationError))
+            let notifications = bridge.listen(result: registration)
+            XCTAssertNil(registration.withLockedValue { $0 }, "\(endpoint) registered")
+            let bridgeDelegate = RecordingCallDelegate()
+            _ = notifications.acceptEach(with: bridgeDelegate)
+            let alice = try client("alice", password: "alicepass", kamailio: kamailio) { $0.conferenceAddressing = form }
+            let delegate = RecordingCallDelegate()
+            let call = alice.connect(to: "conference:standup", delegate: delegate)
+            XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected], "\(form); log:\n\(kamailio.process.logTail())")
+            let invite = try XCTUnwrap(notifications.invites.withLockedValue { $0.first })
+            XCTAssertEqual(invite.to, endpoint, "\(form)")
+            XCTAssertEqual(invite.customParameters, expectedParameters, "\(form)")
+            call.disconnect()
+            XCTAssertEqual(bridgeDelegate.waitForEnd(), [.connected, .disconnected(nil)])
+            alice.client.shutdown()
+            bridge.client.shutdown()
+        }
     }
 }

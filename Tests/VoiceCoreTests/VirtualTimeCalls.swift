@@ -142,14 +142,25 @@ final class VirtualTimeCalls {
         return call
     }
 
+    /// Listening clients, kept for the fixture's life.
+    private var listeners: [VoiceClient] = []
+
+    /// A client that registers with a scripted notification delegate (bob, usually), settled;
+    /// the fixture keeps it.
+    func listener(_ identity: String, host: String) throws -> (client: VoiceClient, notifications: ScriptedNotificationDelegate) {
+        let client = try self.client(identity, host: host)
+        listeners.append(client)
+        let notifications = ScriptedNotificationDelegate()
+        client.register(accessToken: CallTestTokens.token(identity), notificationDelegate: notifications, delegateQueue: notifications.queue) { _ in }
+        settle(notifications.queue)
+        return (client, notifications)
+    }
+
     /// alice (127.0.0.1) calls bob (127.0.0.2), who accepts: the call connected on both sides
     /// (asserted unless `checkConnected` is false).
     func connectedCall(checkConnected: Bool = true) throws -> (alice: VoiceClient, bob: VoiceClient, call: Call, aliceDelegate: RecordingCallDelegate, bobDelegate: RecordingCallDelegate) {
         let alice = try client("alice", host: "127.0.0.1")
-        let bob = try client("bob", host: "127.0.0.2")
-        let notifications = ScriptedNotificationDelegate()
-        bob.register(accessToken: CallTestTokens.token("bob"), notificationDelegate: notifications, delegateQueue: notifications.queue) { _ in }
-        settle(notifications.queue)
+        let (bob, notifications) = try listener("bob", host: "127.0.0.2")
         let aliceDelegate = RecordingCallDelegate()
         let call = place(from: alice, to: "sip:bob@127.0.0.2:5060", delegate: aliceDelegate)
         settle(notifications.queue)

@@ -40,6 +40,8 @@ final class CallCore: @unchecked Sendable {
     /// The Sinch call-quality events, and the five-a-second level sampling they need.
     var qualityEvents: CallQualityEventDetector
     var levelTicker: RepeatedTask?
+    /// The ringback tone while the callee rings.
+    var ringback: ProgressTonePlayer?
     /// Audio has been seen flowing both ways (``CallDetails/mediaEstablishedAt``).
     var mediaEstablished = false
     var sampler = CallQualitySampler()
@@ -172,6 +174,8 @@ final class CallCore: @unchecked Sendable {
             let voiceError = voiceError(error)
             let cause = CallEndCause(failure: voiceError, rang: machine.ringingAt != nil, timedOut: machine.endingTimer.isReconnection)
             call.update { $0.details.endCause = cause }
+            stopRingback()
+            if cause == .denied { playBusyTone() }
             (announced, event) = (.disconnected, .failedToConnect(voiceError))
             notify = { $0.call(call, didFailToConnectWithError: voiceError) }
         case .didDisconnect(let error):
@@ -216,14 +220,18 @@ final class CallCore: @unchecked Sendable {
         switch event {
         case .progress(let code) where code == 180 || code == 183:
             run(machine.ringing(now: now))
+            startRingback()
         case .ringing:
             run(machine.ringing(now: now))
+            startRingback()
         case .earlyMedia:
             signalingState(.haveRemotePranswer)
             run(machine.ringing(now: now))
+            stopRingback()
         case .progress:
             break
         case .established(let negotiated):
+            stopRingback()
             signalingState(.stable)
             answerAwaitingMedia = true
             startMedia(negotiated)
@@ -329,6 +337,7 @@ final class CallCore: @unchecked Sendable {
     }
 
     func finish() {
+        stopRingback()
         releaseMedia()
         guard !mediaStopping else { return }  // `mediaStopped()` finishes.
         signalingState(.closed)

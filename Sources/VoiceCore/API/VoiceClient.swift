@@ -307,7 +307,9 @@ public final class VoiceClient: @unchecked Sendable {
             }
             var sipHeaders = SIPHeaders()
             try CallCustomHeaders(parameters: options.params, headers: options.sipHeaders).apply(to: &sipHeaders)
-            prepared = (token, destination.requestURI(domain: configuration.domain), sipHeaders.map { ($0.name, $0.value) })
+            if case .conference = destination { try configuration.conferenceAddressing.validate() }
+            let request = destination.request(domain: configuration.domain, conference: configuration.conferenceAddressing)
+            prepared = (token, request.uri, sipHeaders.map { ($0.name, $0.value) } + request.headers)
         } catch {
             onLoop { core.run(core.machine.signalingFailed(core.stateError(error), now: self.now)) }
             return call

@@ -73,6 +73,12 @@ public struct VoiceClientConfiguration: Sendable {
     /// it: the call fails with 31480 and ``CallEndCause/noAnswer``. Nil: as long as the callee's
     /// side lets it ring. Default 60 s.
     public var ringTimeout: Duration? = .seconds(60)
+    /// How `conference:room` destinations are addressed on the server in use. Default
+    /// ``ConferenceAddressing/uriParameter`` (`sip:room@domain;conference`).
+    public var conferenceAddressing = ConferenceAddressing.uriParameter
+    /// Ringback and busy tones played into the device of an outgoing call; nil (the default,
+    /// for servers): none.
+    public var progressTones: CallProgressTones?
     /// Thresholds of the Sinch call-quality events (``CallDelegate/callDidEmitCallQualityEvent(_:event:)``).
     public var qualityEvents = CallQualityEventConfiguration()
 

@@ -62,6 +62,18 @@ public enum CallDestination: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The Request-URI (and To URI) of the INVITE for a service at `domain`, and the headers it
+    /// adds, with conferences addressed as `conference` says.
+    package func request(domain: String, conference: ConferenceAddressing) -> (uri: SIPURI, headers: [(String, String)]) {
+        guard case .conference(let id) = self else { return (requestURI(domain: domain), []) }
+        switch conference {
+        case .uriParameter: return (requestURI(domain: domain), [])
+        case .userPrefix(let prefix): return (SIPURI(user: prefix + id, host: domain), [])
+        case .host(let host): return (SIPURI(user: id, host: host), [])
+        case .focus(let user, let header): return (SIPURI(user: user, host: domain), [(header, id)])
+        }
+    }
+
     /// The Request-URI (and To URI) of the INVITE, for a service at `domain`.
     package func requestURI(domain: String) -> SIPURI {
         switch self {

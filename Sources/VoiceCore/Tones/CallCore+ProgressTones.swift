@@ -1,0 +1,52 @@
+import Dispatch
+import VoiceMedia
+
+// Ringback and busy tones of an outgoing call, played on a port of the call's device, started
+// and stopped on the media queue (starting may open the device).
+extension CallCore {
+    /// The callee rings without early media: ringback, if configured.
+    func startRingback() {
+        guard role == .caller, ringback == nil, let tone = client.configuration.progressTones?.ringback,
+            let port = client.sharedAudioDevice(currentAudioDevice)
+        else { return }
+        let player = ProgressTonePlayer(tone: tone.progressTone, device: port)
+        ringback = player
+        let logger = client.logger
+        onMediaQueue {
+            do throws(AudioDeviceError) {
+                try player.start()
+            } catch {
+                logger.warning("ringback tone: \(error)")
+            }
+        }
+    }
+
+    /// The call was answered, sent early media or ended: the ringback stops.
+    func stopRingback() {
+        guard let player = ringback else { return }
+        ringback = nil
+        onMediaQueue { player.stop() }
+    }
+
+    /// The callee was busy or rejected the call: a busy tone for a while, if configured. It
+    /// outlives the call.
+    func playBusyTone() {
+        guard role == .caller, let tones = client.configuration.progressTones, let tone = tones.busy,
+            let port = client.sharedAudioDevice(currentAudioDevice)
+        else { return }
+        let player = ProgressTonePlayer(tone: tone.progressTone, device: port)
+        let duration = tones.busyDuration
+        let logger = client.logger
+        onMediaQueue {
+            do throws(AudioDeviceError) {
+                try player.start()
+            } catch {
+                logger.warning("busy tone: \(error)")
+                return
+            }
+            let (seconds, attoseconds) = duration.components
+            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { player.stop() }
+        }
+    }
+}
