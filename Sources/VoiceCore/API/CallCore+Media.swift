@@ -133,12 +133,9 @@ extension CallCore {
         let previous = change.previous
         call.update { $0.warnings = current }
         let call = self.call
-        let delegate = self.delegate
-        delegateQueue.async {
-            delegate.value?.call(call, didReceiveQualityWarnings: current, previousWarnings: previous)
+        announce(.qualityWarnings(current: current, previous: previous)) {
+            $0.call(call, didReceiveQualityWarnings: current, previousWarnings: previous)
         }
-        let continuation = call.eventContinuation
-        delegateQueue.async { continuation.yield(.qualityWarnings(current: current, previous: previous)) }
     }
 
     func statsReport() -> CallStatsReport? {

@@ -68,8 +68,9 @@ final class CallCore: @unchecked Sendable {
     /// A media stop is under way: callbacks and the end of the call wait for it.
     var mediaStopping = false
     var callbacksAwaitingMediaStop: [CallStateCallback] = []
-    /// The device directions interrupted now (true: capture), and the latest error.
-    var interruptedDirections: Set<Bool> = []
+    /// Whether the device's capture and render are interrupted now, and the latest error.
+    var captureInterrupted = false
+    var renderInterrupted = false
     var interruptionError: AudioDeviceError?
     /// The interruption as last announced to the app.
     var reportedInterruption: CallAudioInterruption?
@@ -154,7 +155,6 @@ final class CallCore: @unchecked Sendable {
 
     func deliver(_ callback: CallStateCallback) {
         let call = self.call
-        let delegate = self.delegate
         // The state a delegate reads during its callback is the one the callback announces, even
         // when the machine has already moved on (a fast reconnect, ringing and connected in one
         // step): the public state is set on the delegate queue right before the callback.
@@ -202,15 +202,26 @@ final class CallCore: @unchecked Sendable {
             (announced, event) = (.connected, .reconnected)
             notify = { $0.callDidReconnect(call) }
         }
-        let continuation = call.eventContinuation
-        delegateQueue.async {
-            call.update { $0.state = announced }
-            if let value = delegate.value { notify(value) }
-            continuation.yield(event)
-        }
+        announce(event, update: { $0.state = announced }, notify)
         if case .didConnect = callback {
             hasConnected = true
             reportAudioInterruption()  // One that began while the call was being answered.
+        }
+    }
+
+    /// On the delegate queue, in order with every other callback: applies `update` to the
+    /// public snapshot, calls the delegate, and yields `event` on ``Call/events``.
+    func announce(
+        _ event: CallEvent, update: (@Sendable (inout Call.Snapshot) -> Void)? = nil,
+        _ notify: @escaping @Sendable (CallDelegate) -> Void
+    ) {
+        let call = self.call
+        let delegate = self.delegate
+        let continuation = call.eventContinuation
+        delegateQueue.async {
+            if let update { call.update(update) }
+            if let value = delegate.value { notify(value) }
+            continuation.yield(event)
         }
     }
 

@@ -21,13 +21,13 @@ extension CallCore {
         guard !machine.isDisconnected, case .audioDevice(let deviceEvent) = event else { return }
         switch deviceEvent {
         case .interrupted(let capture, let error):
-            interruptedDirections.insert(capture)
+            if capture { captureInterrupted = true } else { renderInterrupted = true }
             interruptionError = error
         case .failed(let error):
-            interruptedDirections.insert(true)
+            captureInterrupted = true
             interruptionError = error
         case .resumed(let capture):
-            interruptedDirections.remove(capture)
+            if capture { captureInterrupted = false } else { renderInterrupted = false }
         case .xrunRecovered, .suspendRecovered:
             return
         }
@@ -61,7 +61,7 @@ extension CallCore {
                 // The new device's own report is the truth now; the old one is stopped.
                 if error == nil { self.currentAudioDevice = device }
                 if let interrupted, self.media === media {
-                    self.interruptedDirections = Set([interrupted.capture ? true : nil, interrupted.render ? false : nil].compactMap { $0 })
+                    (self.captureInterrupted, self.renderInterrupted) = interrupted
                     self.reportAudioInterruption()
                 }
                 queue.async { completion?(error) }
@@ -74,10 +74,8 @@ extension CallCore {
     func reportAudioInterruption() {
         guard hasConnected, !machine.isDisconnected else { return }
         let current = interruptionError.flatMap { error in
-            interruptedDirections.isEmpty
-                ? nil
-                : CallAudioInterruption(
-                    capture: interruptedDirections.contains(true), render: interruptedDirections.contains(false), error: error)
+            captureInterrupted || renderInterrupted
+                ? CallAudioInterruption(capture: captureInterrupted, render: renderInterrupted, error: error) : nil
         }
         guard (current == nil) != (reportedInterruption == nil) else {
             if let current { call.update { $0.audioInterruption = current } }
@@ -85,24 +83,16 @@ extension CallCore {
         }
         reportedInterruption = current
         let call = self.call
-        let delegate = self.delegate
-        let continuation = call.eventContinuation
         if let current {
             client.logger.warning("audio of \(sid) interrupted: \(current.error)")
             publish(.audioInterruption(.began, interruption: current, callSid: sid.isEmpty ? nil : sid, at: Date()))
-            delegateQueue.async {
-                call.update { $0.audioInterruption = current }
-                delegate.value?.call(call, audioInterruptionDidBegin: current)
-                continuation.yield(.audioInterruptionBegan(current))
+            announce(.audioInterruptionBegan(current), update: { $0.audioInterruption = current }) {
+                $0.call(call, audioInterruptionDidBegin: current)
             }
         } else {
             client.logger.info("audio of \(sid) resumed")
             publish(.audioInterruption(.ended, interruption: nil, callSid: sid.isEmpty ? nil : sid, at: Date()))
-            delegateQueue.async {
-                call.update { $0.audioInterruption = nil }
-                delegate.value?.callAudioInterruptionDidEnd(call)
-                continuation.yield(.audioInterruptionEnded)
-            }
+            announce(.audioInterruptionEnded, update: { $0.audioInterruption = nil }) { $0.callAudioInterruptionDidEnd(call) }
         }
     }
 }

@@ -26,14 +26,8 @@ extension CallCore {
         guard !mediaEstablished, hasConnected, stats.packetsReceived > 0, stats.reportsAboutUs > 0 else { return }
         mediaEstablished = true
         let call = self.call
-        let delegate = self.delegate
-        let continuation = call.eventContinuation
         let at = Date()
-        delegateQueue.async {
-            call.update { $0.details.mediaEstablishedAt = at }
-            delegate.value?.callDidEstablishMedia(call)
-            continuation.yield(.mediaEstablished)
-        }
+        announce(.mediaEstablished, update: { $0.details.mediaEstablishedAt = at }) { $0.callDidEstablishMedia(call) }
     }
 
     /// Once a second: whether authenticated RTP still arrives while it should.
@@ -58,16 +52,10 @@ extension CallCore {
 
     /// Delivers events to the delegate and the event stream, in order.
     func emit(_ events: [CallQualityWarningEvent]) {
-        guard !events.isEmpty else { return }
         let call = self.call
-        let delegate = self.delegate
-        let continuation = call.eventContinuation
-        for event in events { client.logger.info("call quality event for \(sid): \(event)") }
-        delegateQueue.async {
-            for event in events {
-                delegate.value?.callDidEmitCallQualityEvent(call, event: event)
-                continuation.yield(.callQualityEvent(event))
-            }
+        for event in events {
+            client.logger.info("call quality event for \(sid): \(event)")
+            announce(.callQualityEvent(event)) { $0.callDidEmitCallQualityEvent(call, event: event) }
         }
     }
 }

@@ -79,15 +79,17 @@ package struct CallQualityEventDetector: Sendable {
     /// One level measurement of each direction (0…32767), or nil for a direction not measured
     /// now (its windows start over).
     package mutating func addLevels(inbound inLevel: Int?, outbound outLevel: Int?, now: MediaTime) -> [CallQualityWarningEvent] {
-        var events: [CallQualityWarningEvent] = []
-        for (source, level) in [(CallQualityWarningEvent.SourceStreamType.inbound, inLevel), (.outbound, outLevel)] {
-            var history = source == .inbound ? inbound : outbound
-            let (constant, zero) = history.add(level, at: now, configuration: configuration)
-            if let constant { events.append(.constantAudioLevel(constant, source: source)) }
-            if let zero { events.append(.zeroAudioLevel(zero, source: source)) }
-            if source == .inbound { inbound = history } else { outbound = history }
-        }
-        return events
+        Self.levelEvents(&inbound, inLevel, source: .inbound, now: now, configuration)
+            + Self.levelEvents(&outbound, outLevel, source: .outbound, now: now, configuration)
+    }
+
+    /// Adds one direction's measurement to its history; returns the events it causes.
+    private static func levelEvents(
+        _ history: inout LevelHistory, _ level: Int?, source: CallQualityWarningEvent.SourceStreamType, now: MediaTime,
+        _ c: CallQualityEventConfiguration
+    ) -> [CallQualityWarningEvent] {
+        let (constant, zero) = history.add(level, at: now, configuration: c)
+        return [constant.map { .constantAudioLevel($0, source: source) }, zero.map { .zeroAudioLevel($0, source: source) }].compactMap { $0 }
     }
 
     /// The output volume of the device the call plays on (0…1), nil when it has none or it is unknown.

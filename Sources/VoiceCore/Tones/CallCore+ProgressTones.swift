@@ -1,4 +1,5 @@
 import Dispatch
+import VoiceSupport
 import VoiceMedia
 
 // Ringback and busy tones of an outgoing call, played on a port of the call's device, started
@@ -44,8 +45,7 @@ extension CallCore {
                 logger.warning("busy tone: \(error)")
                 return
             }
-            let (seconds, attoseconds) = duration.components
-            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+            let nanoseconds = Int(MediaTime(duration).nanoseconds)
             DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { player.stop() }
         }
     }

@@ -1,4 +1,5 @@
 import VoiceMedia
+import VoiceSupport
 
 /// Tones the SDK plays into the call's audio device while an outgoing call progresses: ringback
 /// while the callee rings without sending early media, and a busy tone when the callee is busy
@@ -50,7 +51,7 @@ extension CallProgressTones.Tone {
     /// The media layer's form.
     var progressTone: ProgressTone {
         ProgressTone(
-            frequencies: frequencies, onMilliseconds: Int(on.components.seconds * 1_000 + on.components.attoseconds / 1_000_000_000_000_000),
-            offMilliseconds: Int(off.components.seconds * 1_000 + off.components.attoseconds / 1_000_000_000_000_000))
+            frequencies: frequencies, onMilliseconds: Int(MediaTime(on).nanoseconds / 1_000_000),
+            offMilliseconds: Int(MediaTime(off).nanoseconds / 1_000_000))
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import VoiceSupport
 
 /// When a shared device that failed, or could not open for a reason that may pass, is tried
 /// again, and where those attempts run.
@@ -37,8 +38,7 @@ package struct AudioDeviceReopenSchedule: Sendable {
 
     /// Runs jobs on a global dispatch queue after the delay.
     package static let onDispatchQueue: @Sendable (Duration, @escaping @Sendable () -> Void) -> Void = { delay, job in
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        let nanoseconds = Int(MediaTime(delay).nanoseconds)
         DispatchQueue.global(qos: .userInitiated).asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: job)
     }
 }
