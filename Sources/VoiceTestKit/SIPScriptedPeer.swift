@@ -1,3 +1,4 @@
+import Dispatch
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -7,12 +8,15 @@ import VoiceSIPAgent
 import VoiceSupport
 
 /// A SIP callee for tests, on loopback over UDP or TCP: it answers the first INVITE at once
-/// (180, then 200 with an SDP answer from a real ``SIPInviteSession``) and lets the test choose
-/// how each later request is answered: by the session, with a fixed status, or not at all. It
-/// can send INFO in the dialog and close the connections peers opened to it.
+/// (180, then 200 with an SDP answer from a real ``SIPInviteSession``), or sends early media
+/// (183 with the answer) and waits for the test to ``answer()`` or ``reject(statusCode:)``. It
+/// lets the test choose how each later request is answered: by the session, with a fixed
+/// status, or not at all. It can send INFO in the dialog and close the connections peers
+/// opened to it.
 ///
 /// It runs no transactions: nothing is retransmitted, which loopback does not need. RTP sent to
-/// it lands on a bound socket nobody reads.
+/// it lands on a bound socket nobody reads, unless the peer was given an audio device: then a
+/// real stream runs on that port from the first answer (183 or 200), playing and capturing it.
 ///
 /// Thread-safe: the session lives on the transport's event loop; the answer policy and the
 /// recorded requests sit behind one lock.
@@ -43,20 +47,33 @@ package final class SIPScriptedPeer: @unchecked Sendable {
     private let configuration: SIPInviteSession.Configuration
     private var session: SIPInviteSession?
     private var sources: Set<SIPTransportEndpoint> = []
+    private let earlyMedia: Bool
+    /// Where the INVITE came from (the answer to an early-media call goes there).
+    private var inviteSource: SIPTransportEndpoint?
+    private let audioDevice: (any AudioDevice)?
+    private let stream = Locked<AudioStream?>(nil)
+    /// Where the stream starts and stops (binding sockets stays off the event loop).
+    private let mediaQueue = DispatchQueue(label: "SIPScriptedPeer.media")
 
     /// Binds the peer.
     /// - Parameters:
     ///   - transport: UDP or TCP.
     ///   - user: The user part of its address.
     ///   - telephoneEvents: Whether its SDP answer accepts RFC 4733 events (without them, digits come as INFO).
+    ///   - earlyMedia: Answer the INVITE with 183 and the SDP answer, then wait for ``answer()``
+    ///     or ``reject(statusCode:)``.
+    ///   - audioDevice: Run real media on this device once the SDP answer is sent (real sockets only).
     ///   - answer: How to answer each request after the INVITE; see ``setAnswer(_:)``.
     ///   - network: Where it listens: real sockets on loopback (nil), or an in-memory network's
     ///     transport factory, at `host` and `port` (no media socket then; its SDP names port 40000).
     package init(
         transport: SIPTransportProtocol = .udp, user: String = "peer", telephoneEvents: Bool = false,
         host: String = "127.0.0.1", port: Int = 0, network: SIPTransportFactory? = nil,
+        earlyMedia: Bool = false, audioDevice: (any AudioDevice)? = nil,
         answer: @escaping @Sendable (SIPRequest) -> Answer = { _ in .session }
     ) throws {
+        self.earlyMedia = earlyMedia
+        self.audioDevice = network == nil ? audioDevice : nil
         media = network == nil ? try UDPSocket(bindTo: try VoiceMedia.SocketAddress(host: host, port: 0)) : nil
         shared = Locked(Shared(answer: answer))
         let box = SIPScriptedPeerBox()
@@ -111,10 +128,70 @@ package final class SIPScriptedPeer: @unchecked Sendable {
         for close in closes ?? [] { try? close.wait() }
     }
 
+    /// Answers an early-media call with 200 (the same SDP answer as the 183).
+    package func answer() {
+        try? transport.eventLoop.submit {
+            guard var session = self.session else { return }
+            let actions = session.accept(now: .zero)
+            self.session = session
+            self.perform(actions, source: self.inviteSource)
+        }.wait()
+    }
+
+    /// Refuses an early-media call with `statusCode` (its media stops).
+    package func reject(statusCode: Int) {
+        try? transport.eventLoop.submit {
+            guard var session = self.session else { return }
+            let actions = session.reject(statusCode: statusCode, now: .zero)
+            self.session = session
+            self.perform(actions, source: self.inviteSource)
+        }.wait()
+        stopMedia()
+    }
+
+    /// What the peer's own stream has sent and received, while it runs.
+    package var mediaStats: AudioStreamStats? { stream.withLock { $0?.stats } }
+
+    /// Whether the session has ended (a BYE, a CANCEL, a rejection).
+    package var isTerminated: Bool {
+        let state = try? transport.eventLoop.submit { self.session?.state }.wait()
+        if case .terminated? = state { return true }
+        return false
+    }
+
     /// Closes the sockets.
     package func shutdown() {
         try? transport.shutdown().wait()
         media?.close()
+        stopMedia()
+    }
+
+    private func stopMedia() {
+        mediaQueue.sync { stream.withLock { $0.take() }?.stop() }
+    }
+
+    /// Starts the peer's stream on the port its SDP named, from the session's negotiated media.
+    private func startMedia(_ negotiated: SDPNegotiatedMedia) {
+        guard let audioDevice, let media, stream.withLock({ $0 == nil }) else { return }
+        let local = media.localAddress
+        mediaQueue.async {
+            media.close()  // The port was held for the SDP; the stream binds it now.
+            do {
+                let remote = try VoiceMedia.SocketAddress(host: negotiated.remoteRTP.host, port: Int(negotiated.remoteRTP.port))
+                var configuration = AudioStreamConfiguration(
+                    localAddress: local, codec: negotiated.codec, payloadType: negotiated.payloadType,
+                    ptime: negotiated.ptime, encryption: negotiated.encryption)
+                configuration.telephoneEventPayloadType = negotiated.telephoneEventPayloadType
+                configuration.rtcpMux = negotiated.rtcpMux
+                let started = try AudioStream(configuration: configuration)
+                let remoteRTCP = negotiated.rtcpMux
+                    ? nil : try VoiceMedia.SocketAddress(host: negotiated.remoteRTCP.host, port: Int(negotiated.remoteRTCP.port))
+                try started.start(remote: remote, remoteRTCP: remoteRTCP, audioDevice: audioDevice, onEvent: nil)
+                self.stream.withLock { $0 = started }
+            } catch {
+                print("SIPScriptedPeer: media did not start: \(error)")
+            }
+        }
     }
 
     // MARK: - On the event loop
@@ -146,9 +223,11 @@ package final class SIPScriptedPeer: @unchecked Sendable {
             }
             var rng = SecureRandomNumberGenerator()
             var created = SIPInviteSession(incoming: request, configuration: configuration, using: &rng)
-            let actions = created.ring(now: .zero) + created.accept(now: .zero)
+            let actions = earlyMedia ? created.sendEarlyMedia(now: .zero) : created.ring(now: .zero) + created.accept(now: .zero)
             self.session = created
+            inviteSource = source
             perform(actions, source: source)
+            if let negotiated = created.negotiatedMedia { startMedia(negotiated) }
             return
         }
         switch answer {

@@ -49,6 +49,22 @@ final class CallEndCauseTests: XCTestCase {
         XCTAssertEqual(notifications.cancelled.withLockedValue { $0.count }, 1, "bob's invite was cancelled")
     }
 
+    func testAnInviteAcceptedAfterTheCallersCancelIsCanceledForTheCallee() throws {
+        let net = VirtualTimeCalls()
+        let (call, delegate, invite, notifications) = try ringingCall(net)
+        call.disconnect()
+        net.advance(10, settling: delegate.queue, notifications.queue)
+        XCTAssertEqual(notifications.cancelled.withLockedValue { $0.count }, 1)
+        // The app accepts the invite it had shown, a moment too late.
+        let bobDelegate = RecordingCallDelegate()
+        let bobCall = invite.accept(
+            options: AcceptOptions(callInvite: invite) { $0.delegateQueue = bobDelegate.queue }, delegate: bobDelegate)
+        net.advance(10, settling: bobDelegate.queue)
+        XCTAssertEqual(bobDelegate.callbacks, [.failed(.callCancelled)])
+        XCTAssertEqual(bobCall.state, .disconnected)
+        XCTAssertEqual(bobCall.details.endCause, .canceled, "\(String(describing: bobCall.details.endCause))")
+    }
+
     func testTheCalleeRejectingIsDenied() throws {
         let net = VirtualTimeCalls()
         let (call, delegate, invite, _) = try ringingCall(net)

@@ -187,17 +187,42 @@ final class SIPInviteSessionTests: XCTestCase {
         var alice = F.caller()
         let invite = try F.single(F.requests(alice.start(now: .zero)))
         var bob = F.callee(invite)
-        let ok = try F.single(F.responses(bob.accept(now: .zero)))
-        var progress = ok
-        progress.statusCode = 183
-        progress.reasonPhrase = "Session Progress"
+        let progress = try F.single(F.responses(bob.sendEarlyMedia(now: .zero)))
+        XCTAssertEqual(progress.statusCode, 183)
+        XCTAssertEqual(progress.reasonPhrase, "Session Progress")
+        XCTAssertEqual(bob.state, .early)
         let early = F.events(alice.receiveResponse(progress, now: .zero))
-        XCTAssertEqual(early.first, .progress(statusCode: 183))
-        guard case .earlyMedia(let media)? = early.last else { return XCTFail("no early media") }
+        // Early media first, so the app knows not to play a ringback tone on the progress.
+        XCTAssertEqual(early.last, .progress(statusCode: 183))
+        guard case .earlyMedia(let media)? = early.first else { return XCTFail("no early media") }
         XCTAssertEqual(media.remoteRTP.port, 6000)
         XCTAssertEqual(alice.state, .early)
-        // The 2xx repeats the answer: established with the same media.
+        // A second 183 with SDP is not another answer (§13.2.1).
+        XCTAssertEqual(F.events(alice.receiveResponse(progress, now: .zero)), [.progress(statusCode: 183)])
+        // The 2xx repeats the answer, byte for byte: established with the same media.
+        let ok = try F.single(F.responses(bob.accept(now: .zero)))
+        XCTAssertEqual(ok.body, progress.body)
         XCTAssertEqual(F.events(alice.receiveResponse(ok, now: .zero)), [.established(media)])
+    }
+
+    func testEarlyMediaNeedsAnOfferToAnswer() throws {
+        // An INVITE without SDP: no answer to put in the 183, so the callee rings instead.
+        var alice = F.caller()
+        var invite = try F.single(F.requests(alice.start(now: .zero)))
+        invite.body = []
+        invite.headers.remove("Content-Type")
+        var bob = F.callee(invite)
+        let response = try F.single(F.responses(bob.sendEarlyMedia(now: .zero)))
+        XCTAssertEqual(response.statusCode, 180)
+        XCTAssertTrue(response.body.isEmpty)
+        // An offer we cannot answer is refused with 488 before anything is sent early.
+        var carol = F.caller()
+        var bad = try F.single(F.requests(carol.start(now: .zero)))
+        bad.body = Array("v=0\r\no=- 1 1 IN IP4 192.0.2.1\r\ns=-\r\nc=IN IP4 192.0.2.1\r\nt=0 0\r\nm=video 5000 RTP/AVP 96\r\n".utf8)
+        var dave = F.callee(bad)
+        let refused = F.responses(dave.sendEarlyMedia(now: .zero))
+        XCTAssertEqual(refused.map(\.statusCode), [488])
+        XCTAssertEqual(dave.sendEarlyMedia(now: .zero), [], "nothing more after the refusal")
     }
 
     func testFinalRejectionEndsTheCall() throws {

@@ -9,7 +9,7 @@ import VoiceSIP
 extension CallCore {
     /// Creates the call's media and starts it on ``mediaQueue``; ``mediaStarted(_:)`` or
     /// ``mediaFailed(_:_:)`` follows on the loop.
-    func startMedia(_ negotiated: SDPNegotiatedMedia) {
+    func startMedia(_ negotiated: SDPNegotiatedMedia, muted: Bool = false) {
         self.negotiated = negotiated
         guard media == nil, let handle, let info = client.agent.callInfo(handle) else {
             connectIfAnswered()
@@ -25,7 +25,7 @@ extension CallCore {
             guard let self, event.concernsTheCall else { return }
             client.onLoop { self.mediaEvent(event) }
         }
-        media.isMuted = call.isMuted
+        media.isMuted = muted || call.isMuted
         self.media = media
         onMediaQueue {
             do throws(AudioStreamError) {
@@ -37,9 +37,34 @@ extension CallCore {
         }
     }
 
+    /// The peer sent early media (183 with SDP): the media starts now, before the answer, and
+    /// plays what the peer sends (a ringback, an announcement). It sends silence until the
+    /// call is answered: the peer's media path (a NAT, a gateway latching onto the first
+    /// packet) opens, but nothing the user says leaves before the answer.
+    func startEarlyMedia(_ negotiated: SDPNegotiatedMedia) {
+        guard media == nil, !machine.isDisconnected else { return }
+        earlyMedia = true
+        startMedia(negotiated, muted: true)
+    }
+
+    /// The call was answered after early media: the same stream goes on with the final
+    /// answer (the one the 183 carried, RFC 3261 §13.2.1), now sending the user's audio. The
+    /// call connects at once if the media runs, else when it has started.
+    func answerEarlyMedia(_ negotiated: SDPNegotiatedMedia) {
+        earlyMedia = false
+        guard let media else {
+            startMedia(negotiated)
+            return
+        }
+        if negotiated != self.negotiated { applyMedia(negotiated) }
+        media.isMuted = call.isMuted
+        if mediaRunning { connectIfAnswered() }
+    }
+
     /// The media runs: the call connects (if answered) and the watchdog starts.
     func mediaStarted(_ started: any CallMedia) {
         guard media === started, !machine.isDisconnected, let negotiated else { return }
+        mediaRunning = true
         trackMedia(.started(localAddress: "\(started.localHost):\(started.localPort)", remoteAddress: "\(negotiated.remoteRTP)"))
         lastMediaPacketAt = now
         liveness = CallMediaLiveness(startedAt: now, silenceThreshold: machine.configuration.mediaSilenceThreshold)
@@ -86,6 +111,8 @@ extension CallCore {
     /// Stops the media on ``mediaQueue`` (after any start or update still queued there);
     /// ``mediaStopped()`` follows on the loop.
     func releaseMedia() {
+        mediaRunning = false
+        earlyMedia = false
         trackMedia(.closed)
         ticker?.cancel()
         ticker = nil

@@ -76,6 +76,11 @@ final class CallCore: @unchecked Sendable {
     var reportedInterruption: CallAudioInterruption?
     /// `callDidConnect` has been delivered: interruptions may be announced.
     var hasConnected = false
+    /// The media was started on the peer's early media (183 with SDP) and the call is not
+    /// answered yet: it plays what arrives and sends silence.
+    var earlyMedia = false
+    /// The media has started (``mediaStarted(_:)``) and not been released.
+    var mediaRunning = false
 
     init(
         client: VoiceClient, call: Call, role: CallStateRole, delegate: CallDelegate, delegateQueue: DispatchQueue,
@@ -235,17 +240,22 @@ final class CallCore: @unchecked Sendable {
         case .ringing:
             run(machine.ringing(now: now))
             startRingback()
-        case .earlyMedia:
+        case .earlyMedia(let negotiated):
             signalingState(.haveRemotePranswer)
             run(machine.ringing(now: now))
             stopRingback()
+            startEarlyMedia(negotiated)
         case .progress:
             break
         case .established(let negotiated):
             stopRingback()
             signalingState(.stable)
             answerAwaitingMedia = true
-            startMedia(negotiated)
+            if earlyMedia {
+                answerEarlyMedia(negotiated)
+            } else {
+                startMedia(negotiated)
+            }
         case .mediaUpdated(let negotiated):
             lastOfferAnswerAt = now
             signalingState(.stable)

@@ -9,7 +9,9 @@ public protocol CallDelegate: AnyObject {
     func call(_ call: Call, didFailToConnectWithError error: VoiceError)
     /// A connected call ended; `error` is nil when it ended normally (either side hung up).
     func call(_ call: Call, didDisconnectWithError error: VoiceError?)
-    /// The callee is being alerted (caller side only; never for an accepted invite).
+    /// The callee is being alerted (caller side only; never for an accepted invite). When the
+    /// callee's side sends early media (183 Session Progress with SDP: a ringback of its own,
+    /// an announcement), the call plays it from now on and sends only silence until answered.
     func callDidStartRinging(_ call: Call)
     /// Media or signaling was interrupted; the SDK is trying to recover (53405 or 53001).
     func call(_ call: Call, isReconnectingWithError error: VoiceError)

@@ -67,17 +67,23 @@ public final class CallInvite: Sendable, CustomStringConvertible {
             messageDelegate: options.callMessageDelegate, preferredCodecs: options.preferredAudioCodecs,
             enableDSCP: options.enableDscp, audioDevice: options.audioDevice)
         call.core.withLock { $0 = core }
-        let accepted = status.withLock { status -> Bool in
-            guard status == .pending else { return false }
-            status = .accepted
-            return true
+        let previous = status.withLock { status -> Status in
+            let previous = status
+            if status == .pending { status = .accepted }
+            return previous
         }
         let client = self.client
         let handle = self.handle
         let codecs = options.preferredAudioCodecs.map(\.mediaCodec)
         client.onLoop {
-            guard accepted, client.invites.removeValue(forKey: handle) != nil else {
-                let error = VoiceError(.callDoesNotExist, failureReason: "the invite was already answered or cancelled")
+            guard previous == .pending, client.invites.removeValue(forKey: handle) != nil else {
+                // A CANCEL that arrived between the accept and now marked the invite too.
+                let cancelled = previous == .cancelled || self.status.withLock { $0 } == .cancelled
+                // Accepted too late: the caller gave up (31008, a canceled call), or the invite
+                // was already answered or rejected (31481).
+                let error = cancelled
+                    ? VoiceError(.callCancelled, failureReason: "The caller cancelled the call before it was accepted", sipStatus: 487)
+                    : VoiceError(.callDoesNotExist, failureReason: "the invite was already answered or rejected")
                 core.run(core.machine.signalingFailed(core.stateError(error), now: client.now))
                 return
             }

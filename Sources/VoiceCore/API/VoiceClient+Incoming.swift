@@ -100,6 +100,9 @@ extension VoiceClient {
     /// delegate the invite was delivered to.
     func cancelInvite(_ invite: CallInvite, delivering target: CallInviteRecipient? = nil) {
         let cancelled = invite.status.withLock { status -> Bool in
+            // A SIP CANCEL for an invite accepted whose accept has not reached the loop yet:
+            // the accept fails as canceled (31008); the app, which answered, gets no cancelled invite.
+            if status == .accepted, target == nil { status = .cancelled }
             guard status == .pending else { return false }
             status = .cancelled
             return true

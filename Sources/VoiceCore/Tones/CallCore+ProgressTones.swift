@@ -7,7 +7,8 @@ import VoiceMedia
 extension CallCore {
     /// The callee rings without early media: ringback, if configured.
     func startRingback() {
-        guard role == .caller, ringback == nil, let tone = client.configuration.progressTones?.ringback,
+        // Early media plays instead (RFC 3960): a 180 after a 183 with SDP starts no tone.
+        guard role == .caller, ringback == nil, !earlyMedia, let tone = client.configuration.progressTones?.ringback,
             let port = client.sharedAudioDevice(currentAudioDevice)
         else { return }
         let player = ProgressTonePlayer(tone: tone.progressTone, device: port)

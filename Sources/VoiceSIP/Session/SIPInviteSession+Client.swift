@@ -209,12 +209,15 @@ extension SIPInviteSession {
                 if dialog == nil { dialog = try? SIPDialog(request: request, response: response) }
                 state = .early
             }
-            actions.append(.event(code == 180 ? .ringing : .progress(statusCode: code)))
+            // The first SDP in a provisional response is the answer (§13.2.1): early media,
+            // announced before the progress so the app plays it instead of a ringback tone.
+            // Later ones, and the 2xx's, are ignored.
             if case .offerSent = offerAnswer.state, let sdp = Self.sdpBody(response.headers, response.body),
                 case .success(let answer) = sdp, let media = try? offerAnswer.receiveAnswer(answer)
             {
                 actions.append(.event(.earlyMedia(media)))
             }
+            actions.append(.event(code == 180 ? .ringing : .progress(statusCode: code)))
             return actions
         case 200..<300:
             return inviteSuccess(response, to: request, sequence: sequence)

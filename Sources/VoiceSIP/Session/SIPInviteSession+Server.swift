@@ -10,6 +10,33 @@ extension SIPInviteSession {
         return [.sendResponse(makeResponse(to: invite, statusCode: 180))]
     }
 
+    /// Sends 183 Session Progress carrying the SDP answer (early media, RFC 3960's gateway
+    /// model): the caller may play our media before we answer. Only for an INVITE with an
+    /// offer, before answering; may be sent again (the same answer). ``accept(now:)`` later
+    /// sends the same answer in its 200. An offer we cannot answer is refused with 488.
+    package mutating func sendEarlyMedia(now: MediaTime) -> [SIPInviteSessionAction] {
+        guard role == .uas, state == .incoming || state == .early, let invite = incomingInvite else { return [] }
+        if let incomingError { return reject(statusCode: incomingError.statusCode, now: now) }
+        if earlyAnswer == nil {
+            switch Self.sdpBody(invite.headers, invite.body) {
+            case .success(let offer)?:
+                do throws(SDPNegotiationError) {
+                    earlyAnswer = Array(try offerAnswer.receiveOffer(offer, direction: wantedDirection).answer.text.utf8)
+                } catch {
+                    return reject(statusCode: error.sipStatusCode, now: now, reason: .mediaNegotiationFailed(error))
+                }
+            case .failure(let error)?:
+                return reject(statusCode: 488, now: now, reason: .mediaNegotiationFailed(error))
+            case nil:
+                // No offer to answer: early media would need an offer in a reliable provisional
+                // response (RFC 3262), which we do not send. Ring instead.
+                return ring(now: now)
+            }
+        }
+        state = .early
+        return [.sendResponse(makeResponse(to: invite, statusCode: 183, body: earlyAnswer ?? [], contentType: Self.sdpContentType))]
+    }
+
     /// Answers the call: 200 with the SDP answer (or with our offer when the INVITE had none),
     /// retransmitted at T1, 2·T1, … capped at T2 until the ACK. An offer we cannot answer is
     /// refused with 488 and ends the session.
@@ -19,6 +46,9 @@ extension SIPInviteSession {
         let body: [UInt8]
         let offerInOK: Bool
         switch Self.sdpBody(invite.headers, invite.body) {
+        case .success? where earlyAnswer != nil:
+            body = earlyAnswer ?? []
+            offerInOK = false
         case .success(let offer)?:
             do throws(SDPNegotiationError) {
                 body = Array(try offerAnswer.receiveOffer(offer, direction: wantedDirection).answer.text.utf8)

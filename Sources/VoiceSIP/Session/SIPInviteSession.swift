@@ -110,6 +110,8 @@ package struct SIPInviteSession: Sendable {
     var incomingInvite: SIPRequest?
     var incomingError: SIPDialogError?
     var pendingOK: PendingOK?
+    /// The SDP answer sent in 183 (early media): the 200 carries the same one (RFC 3261 §13.2.1).
+    var earlyAnswer: [UInt8]?
     /// We hung up between our 2xx and its ACK: BYE once the ACK arrives (§15).
     var byeAfterACK = false
 
