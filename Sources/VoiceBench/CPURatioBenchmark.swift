@@ -181,6 +181,43 @@ final class BareContext {
     }
 }
 
+/// One endpoint's libopus encoder and decoder, nothing else, for the codec's bound.
+final class BareOpusContext {
+    let enc: OpaquePointer
+    let dec: OpaquePointer
+
+    init(settings: OpusSettings) throws {
+        var err: Int32 = 0
+        guard let e = opus_encoder_create(48_000, 1, OPUS_APPLICATION_VOIP, &err),
+            let d = opus_decoder_create(48_000, 1, &err)
+        else { throw BenchError("opus create failed: \(err)") }
+        enc = e
+        dec = d
+        voice_opus_encoder_set_complexity(enc, Int32(settings.complexity))
+        voice_opus_encoder_set_bitrate(enc, Int32(settings.bitrate))
+        voice_opus_encoder_set_vbr(enc, 1)
+        voice_opus_encoder_set_signal(enc, OPUS_SIGNAL_VOICE)
+        voice_opus_encoder_set_inband_fec(enc, 0)
+        voice_opus_encoder_set_packet_loss_perc(enc, 0)
+    }
+
+    deinit {
+        opus_encoder_destroy(enc)
+        opus_decoder_destroy(dec)
+    }
+
+    /// Encodes one 20 ms frame and decodes it again.
+    func process(_ frame: UnsafePointer<Int16>, packet: inout [UInt8], pcm: inout [Int16]) {
+        packet.withUnsafeMutableBufferPointer { p in
+            pcm.withUnsafeMutableBufferPointer { out in
+                guard let bytes = p.baseAddress, let samples = out.baseAddress else { return }
+                let n = opus_encode(enc, frame, 960, bytes, Int32(p.count))
+                if n > 0 { _ = opus_decode(dec, bytes, n, samples, 960, 0) }
+            }
+        }
+    }
+}
+
 struct BenchError: Error, CustomStringConvertible {
     var description: String
     init(_ d: String) { description = d }

@@ -21,6 +21,7 @@ struct Measure: ParsableCommand {
     @Option(help: "Opus bitrate in bits/s for those figures (default: the SDK's default).") var bitrate: Int?
     @Option(help: "Largest number of stream endpoints tried for max_realtime_streams.") var maxStreams = 600
     @Option(help: "Step between stream counts tried.") var step = 50
+    @Option(help: "Step of the search below the first count with late frames.") var fineStep = 10
     @Option(help: "Seconds measured per stream count.") var seconds = 5.0
     @Option(help: "Opus complexity for the PESQ figures (default: the highQuality preset's).") var pesqComplexity: Int?
     @Option(help: "Opus bitrate for the PESQ figures (default: the highQuality preset's).") var pesqBitrate: Int?
@@ -63,8 +64,21 @@ struct Measure: ParsableCommand {
         if !skipNetchange { figures += try NetChange.figures(runs: 3) }
 
         if !skipCapacity {
-            let capacity = try CapacityBenchmark(settings: settings, maxEndpoints: maxStreams, step: step, seconds: seconds).run()
-            figures.append(("max_realtime_streams", "\(capacity)"))
+            let bound = try OpusBoundBenchmark(settings: settings).run()
+            print(
+                String(
+                    format: "opus bound: encode+decode %.1f µs/frame on one thread, %.1f µs/frame with all %d cores busy: %.0f endpoints",
+                    bound.singleThreadMicroseconds, bound.allCoresMicroseconds, bound.cores, bound.boundEndpoints))
+            flushOutput()
+            let capacity = try CapacityBenchmark(
+                settings: settings, maxEndpoints: maxStreams, step: step, fineStep: fineStep, seconds: seconds
+            ).run()
+            figures.append(("max_realtime_streams", "\(capacity.endpoints)"))
+            figures.append(("opus_bound_endpoints", String(format: "%.0f", bound.boundEndpoints)))
+            figures.append(("capacity_efficiency", String(format: "%.2f", Double(capacity.endpoints) / bound.boundEndpoints)))
+            if let at = capacity.atCapacity {
+                figures.append(("cpu_utilization_at_capacity", String(format: "%.2f", at.cpuUtilization)))
+            }
             figures.append(("opus_complexity", "\(settings.complexity)"))
         }
         if let memory { figures.append(("memory_per_stream_kib", String(format: "%.1f", memory.perEndpointKiB))) }
