@@ -9,7 +9,7 @@ struct VoiceBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voice-bench",
         abstract: "Measures the media engine, or runs a loopback call demo.",
-        subcommands: [Measure.self, Quality.self, Loop.self, NetChange.self, Demo.self],
+        subcommands: [Measure.self, Quality.self, Loop.self, Setup.self, NetChange.self, Demo.self],
         defaultSubcommand: Measure.self)
 }
 
@@ -32,6 +32,7 @@ struct Measure: ParsableCommand {
     @Flag(help: "Skip the capacity ramp.") var skipCapacity = false
     @Flag(help: "Skip the CPU-ratio and memory figures.") var skipCpu = false
     @Flag(help: "Skip the signaling loop-stall figure.") var skipLoop = false
+    @Flag(help: "Skip the call-setup latency figures.") var skipSetup = false
     @Flag(help: "Skip the network-change figures (they need root, iproute2 and voicecall built alongside).") var skipNetchange = false
 
     func run() throws {
@@ -72,6 +73,7 @@ struct Measure: ParsableCommand {
         }
 
         if !skipLoop { figures += try Loop.figures(calls: 50, holdSeconds: 2) }
+        if !skipSetup { figures += try Setup.figures(calls: 200) }
         if !skipNetchange { figures += try NetChange.figures(runs: 3) }
 
         if !skipCapacity {
@@ -174,6 +176,31 @@ struct Loop: ParsableCommand {
         return [
             ("loop_stall_max_ms", String(format: "%.2f", result.maxStallMilliseconds)),
             ("loop_stall_p99_ms", String(format: "%.2f", result.p99StallMilliseconds)),
+        ]
+    }
+}
+
+struct Setup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Prints call_setup_ms_p50 and _p95: connect() to callDidConnect on loopback over UDP, one call at a time.")
+
+    @Option(help: "Calls measured.") var calls = 200
+
+    func run() throws {
+        print("")
+        for (name, value) in try Self.figures(calls: calls) { print("\(name): \(value)") }
+    }
+
+    static func figures(calls: Int) throws -> [(String, String)] {
+        let result = try CallSetupBenchmark(calls: calls).run()
+        print(
+            String(
+                format: "setup: %d calls, connect() to callDidConnect p50 %.2f ms, p95 %.2f ms, max %.2f ms, %d failed",
+                calls, result.p50Milliseconds, result.p95Milliseconds, result.maxMilliseconds, result.failures))
+        flushOutput()
+        return [
+            ("call_setup_ms_p50", String(format: "%.2f", result.p50Milliseconds)),
+            ("call_setup_ms_p95", String(format: "%.2f", result.p95Milliseconds)),
         ]
     }
 }

@@ -11,6 +11,24 @@ enum SRTPLibrary {
     /// Runs `srtp_init()` on first use and reports its failure, if any, on every call.
     static func initialize() throws(SRTPError) {
         try SRTPError.check(srtp_err_status_t(rawValue: initializationStatus))
+        _ = cryptoAnchor
+    }
+
+    /// A libsrtp session nobody uses, kept for the life of the process. Debian's libsrtp2 is
+    /// built on NSS: every cipher it allocates opens an NSS context, and closing the last one
+    /// shuts NSS down and unloads its soft token, so without an anchor each call's first
+    /// session loads NSS again (about 2 ms of dynamic linking, measured by `voice-bench setup`)
+    /// and its last one unloads it. Harmless with other crypto backends.
+    private static let cryptoAnchor: CryptoAnchor = {
+        var context: srtp_t?
+        let keys = SRTPKeyMaterial(
+            unchecked: .aesCM128HmacSHA1_80, keyAndSalt: [UInt8](repeating: 0, count: SRTPSuite.aesCM128HmacSHA1_80.keyMaterialLength))
+        let status = createContext(&context, direction: ssrc_any_outbound, keys: keys, configuration: .init())
+        return CryptoAnchor(context: status == srtp_err_status_ok ? context : nil)
+    }()
+
+    private struct CryptoAnchor: @unchecked Sendable {  // created once, never used or freed
+        let context: srtp_t?
     }
 
     /// Suites for which libsrtp accepted a session, probed once with throwaway all-zero keys.

@@ -1,0 +1,172 @@
+import Dispatch
+import Foundation
+import Histogram
+import Logging
+import VoiceCore
+import VoiceMedia
+import VoiceSignals
+import VoiceSIPAgent
+import VoiceSupport
+
+/// `call_setup_ms_p50` / `_p95`: from `connect()` to `callDidConnect` on loopback over UDP, one
+/// call at a time, to a client that accepts every invite at once. Both clients use default
+/// settings (SRTP, Opus) and buffer devices, as a server would; each call is hung up and its
+/// end awaited before the next.
+struct CallSetupBenchmark {
+    var calls = 200
+    /// Calls placed first and not counted (caches, allocator, first sockets).
+    var warmUp = 10
+
+    struct Result {
+        var p50Milliseconds: Double
+        var p95Milliseconds: Double
+        var maxMilliseconds: Double
+        var failures: Int
+    }
+
+    func run() throws -> Result {
+        var quiet = Logger(label: "voice-bench")
+        quiet.logLevel = .error
+        let trace = ProcessInfo.processInfo.environment["VOICE_BENCH_TRACE"] != nil
+        let insights = LoggingInsightsPublisher(logger: quiet)
+        // The callee trusts the caller's address as a server trusts the proxy its calls come
+        // through (the README's advice): hundreds of calls a second from one untrusted address
+        // would meet the per-source flood limits, which is what those limits are for.
+        var calleeConfiguration = VoiceClientConfiguration(
+            identity: "callee", domain: "127.0.0.1", registers: false, insightsPublisher: insights,
+            logger: trace ? Logger(label: "callee") { TimedLogHandler(label: $0) } : quiet)
+        calleeConfiguration.incomingCallPolicy = SIPIncomingCallPolicy(trustedSources: ["127.0.0.1"])
+        let callee = try VoiceClient(configuration: calleeConfiguration)
+        let caller = try VoiceClient(
+            configuration: VoiceClientConfiguration(
+                identity: "caller", domain: "127.0.0.1", registers: false, insightsPublisher: insights,
+                logger: trace ? Logger(label: "caller") { TimedLogHandler(label: $0) } : quiet))
+        defer {
+            caller.shutdown()
+            callee.shutdown()
+        }
+        let tone = TestSignals.multiTone([(440, 8_000)], seconds: 1)
+        let answerer = SetupAnswerer(device: { BufferAudioDevice(captureSamples: tone, loop: true) })
+        let registered = DispatchSemaphore(value: 0)
+        callee.register(accessToken: BenchTokens.token("callee"), notificationDelegate: answerer, delegateQueue: answerer.queue) { _ in
+            registered.signal()
+        }
+        _ = registered.wait(timeout: .now() + 5)
+
+        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+        var failures = 0
+        let clock = MonotonicMediaClock()
+        for i in 0..<(warmUp + calls) {
+            let delegate = SetupCallDelegate(clock: clock)
+            let started = clock.now()
+            if trace { print(String(format: "%.3f", Double(started.nanoseconds) / 1e6) + " connect()") }
+            let call = caller.connect(
+                options: ConnectOptions(accessToken: BenchTokens.token("caller")) { builder in
+                    builder.params = ["To": "sip:callee@127.0.0.1:\(callee.localEndpoint.port)"]
+                    builder.delegateQueue = delegate.queue
+                    builder.audioDevice = BufferAudioDevice(captureSamples: tone, loop: true)
+                },
+                delegate: delegate)
+            let outcome = delegate.waitForOutcome(timeout: 10)
+            if case .connected(let at)? = outcome {
+                if i >= warmUp { _ = histogram.record(UInt64(max(0, (at - started).nanoseconds / 1_000))) }
+            } else if i >= warmUp {
+                failures += 1
+            }
+            call.disconnect()
+            delegate.waitForEnd(timeout: 10)
+        }
+        func ms(_ us: UInt64) -> Double { Double(us) / 1_000 }
+        return Result(
+            p50Milliseconds: ms(histogram.valueAtPercentile(50)), p95Milliseconds: ms(histogram.valueAtPercentile(95)),
+            maxMilliseconds: ms(histogram.max), failures: failures)
+    }
+}
+
+/// The benchmark's access tokens (the clients accept any signature; the SIP side needs a JWT).
+enum BenchTokens {
+    static let issuer = AccessTokenIssuer(
+        accountSid: "AC00000000000000000000000000000000", apiKeySid: "SK00000000000000000000000000000000",
+        apiKeySecret: "voice-bench")
+
+    static func token(_ identity: String) -> String { issuer.makeToken(identity: identity) }
+}
+
+/// Accepts every invite at once, each call with a device of its own.
+final class SetupAnswerer: NotificationDelegate, Sendable {
+    let queue = DispatchQueue(label: "voice-bench-callee")
+    private let device: @Sendable () -> any AudioDevice
+    private let delegate = SetupCalleeDelegate()
+
+    init(device: @escaping @Sendable () -> any AudioDevice) { self.device = device }
+
+    func callInviteReceived(_ callInvite: CallInvite) {
+        _ = callInvite.accept(
+            options: AcceptOptions(callInvite: callInvite) { builder in
+                builder.delegateQueue = self.delegate.queue
+                builder.audioDevice = self.device()
+            },
+            delegate: delegate)
+    }
+
+    func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: VoiceError) {}
+}
+
+final class SetupCalleeDelegate: CallDelegate, Sendable {
+    let queue = DispatchQueue(label: "voice-bench-callee-calls")
+    func callDidConnect(_ call: Call) {}
+    func call(_ call: Call, didFailToConnectWithError error: VoiceError) {}
+    func call(_ call: Call, didDisconnectWithError error: VoiceError?) {}
+}
+
+/// Stamps `callDidConnect` with the monotonic clock, on the delegate queue as it is delivered.
+final class SetupCallDelegate: CallDelegate, Sendable {
+    enum Outcome: Sendable {
+        case connected(MediaTime)
+        case failed
+    }
+
+    let queue = DispatchQueue(label: "voice-bench-setup")
+    private let clock: MonotonicMediaClock
+    private let outcome = Locked<Outcome?>(nil)
+    private let ended = Locked(false)
+    private let outcomeSignal = DispatchSemaphore(value: 0)
+    private let endSignal = DispatchSemaphore(value: 0)
+
+    init(clock: MonotonicMediaClock) { self.clock = clock }
+
+    func waitForOutcome(timeout: TimeInterval) -> Outcome? {
+        _ = outcomeSignal.wait(timeout: .now() + timeout)
+        return outcome.withLock { $0 }
+    }
+
+    func waitForEnd(timeout: TimeInterval) {
+        _ = endSignal.wait(timeout: .now() + timeout)
+    }
+
+    func callDidConnect(_ call: Call) {
+        let at = clock.now()
+        if ProcessInfo.processInfo.environment["VOICE_BENCH_TRACE"] != nil {
+            print(String(format: "%.3f", Double(at.nanoseconds) / 1e6) + " callDidConnect")
+        }
+        outcome.withLock { $0 = .connected(at) }
+        outcomeSignal.signal()
+    }
+
+    func call(_ call: Call, didFailToConnectWithError error: VoiceError) {
+        print("setup: a call failed: \(error)")
+        outcome.withLock { $0 = .failed }
+        outcomeSignal.signal()
+        end()
+    }
+
+    func call(_ call: Call, didDisconnectWithError error: VoiceError?) { end() }
+
+    private func end() {
+        let first = ended.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
+        if first { endSignal.signal() }
+    }
+}
