@@ -7,6 +7,8 @@ let package = Package(
     products: [
         // What an app imports: the call API, its configuration, errors, stats and audio devices.
         .library(name: "VoiceCore", targets: ["VoiceCore"]),
+        // VoiceCore's client as a swift-service-lifecycle Service, for Linux services.
+        .library(name: "VoiceService", targets: ["VoiceService"]),
         // For apps that test their own code against the SDK: test signals, audio comparison,
         // user-space network impairment, and real peers (baresip, Kamailio) run on loopback.
         .library(name: "VoiceTestKit", targets: ["VoiceTestKit", "VoiceSignals"]),
@@ -20,7 +22,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.30.0"),
-        // Latency percentiles in the benchmark.
+        // Metrics for services (any backend), Prometheus for `voicecall listen --metrics-port`,
+        // graceful shutdown in a service, and latency percentiles in the benchmark.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.1.0"),
         // `swift package generate-documentation --target VoiceCore` (scripts/docs.sh).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
@@ -87,10 +93,19 @@ let package = Package(
                 "VoiceNetwork",
                 "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // A VoiceClient as a swift-service-lifecycle Service: graceful shutdown hangs calls up and unregisters.
+        .target(
+            name: "VoiceService",
+            dependencies: [
+                "VoiceCore",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The `voicecall` command: the loopback demo, and calling/listening against a real SIP server.
@@ -98,10 +113,14 @@ let package = Package(
             name: "VoiceCall",
             dependencies: [
                 "VoiceCore", "VoiceSignals", "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
-                "CVoiceSys",
+                "CVoiceSys", "VoiceService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Counts heap allocations per thread by wrapping glibc's allocator; linked only into tests and the benchmark.
@@ -145,8 +164,10 @@ let package = Package(
             name: "VoiceCoreTests",
             dependencies: [
                 "VoiceCore", "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
-                "VoiceNetwork", "VoiceTestKit", "VoiceSignals",
+                "VoiceNetwork", "VoiceTestKit", "VoiceSignals", "VoiceService",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Prometheus
 import VoiceCore
 import VoiceMedia
 import VoiceSIP
@@ -22,6 +23,7 @@ struct Listen: ParsableCommand {
     @Option(help: "Accept calls only over TLS from a peer whose verified certificate names this host (the proxy's); repeat for several.")
     var trustedTLSName: [String] = []
     @Option(help: "Ask callers for a password: user:password, Digest-challenged; repeat for several.") var caller: [String] = []
+    @Option(help: "Serve Prometheus metrics at http://0.0.0.0:<port>/metrics.") var metricsPort: Int?
 
     func run() throws {
         var configuration = try client.makeConfiguration()
@@ -35,6 +37,20 @@ struct Listen: ParsableCommand {
         configuration.incomingCallPolicy = SIPIncomingCallPolicy(
             trustedSources: trustedSource, trustedTLSNames: trustedTLSName, requiredCredentials: callers,
             realm: configuration.domain)
+        var metrics: MetricsEndpoint?
+        if let metricsPort {
+            guard (0...65_535).contains(metricsPort) else { throw ValidationError("--metrics-port takes 0–65535") }
+            let registry = PrometheusCollectorRegistry()
+            configuration.metricsFactory = PrometheusMetricsFactory(registry: registry)
+            do {
+                metrics = try MetricsEndpoint(registry: registry, port: metricsPort)
+            } catch {
+                print("cannot serve metrics on port \(metricsPort): \(error)")
+                throw ExitCode(1)
+            }
+            print("metrics on http://0.0.0.0:\(metrics?.port ?? metricsPort)/metrics")
+        }
+        defer { metrics?.close() }
         let voice = try VoiceClient(configuration: configuration, audioDevice: try audio.makeDevice())
         defer { voice.shutdown() }
         let delegate = PrintingCallDelegate(name: "call")

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 import VoiceMedia
 import VoiceSIP
 import VoiceTestKit
@@ -129,6 +132,32 @@ final class VoiceCallCommandTests: XCTestCase {
         XCTAssertTrue(PollingWait.until(timeout: 10) { !listen.isRunning }, "listen --once saw the BYE:\n\(listen.logTail())")
         XCTAssertEqual(listen.exitStatus, 0, listen.logTail())
         XCTAssertTrue(listen.log.contains("call: disconnected"), listen.log)
+    }
+
+    func testListenServesPrometheusMetricsThatMoveDuringACall() throws {
+        let (binary, directory) = try workspace()
+        let (listen, port) = try startListen(binary, in: directory, extra: ["--once", "--metrics-port", "0"])
+        let announced = #/metrics on http://0\.0\.0\.0:(\d+)/metrics/#
+        let metricsPort = try XCTUnwrap(listen.log.firstMatch(of: announced).flatMap { Int($0.output.1) }, listen.logTail())
+        let url = try XCTUnwrap(URL(string: "http://127.0.0.1:\(metricsPort)/metrics"))
+        func scrape() -> String { (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
+        func value(_ series: String, in text: String) -> Double? {
+            text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+        }
+        XCTAssertEqual(value("voice_calls_active", in: scrape()) ?? 0, 0, "no call yet")
+
+        let call = try startCall(binary, in: directory, port: port, extra: ["--duration", "4"])
+        XCTAssertTrue(PollingWait.until(timeout: 20) { call.log.contains("connected") }, call.logTail())
+        XCTAssertTrue(
+            PollingWait.until(timeout: 10) { (value("voice_rtp_packets_received_total", in: scrape()) ?? 0) > 50 },
+            scrape())
+        let during = scrape()
+        XCTAssertEqual(value("voice_calls_active", in: during), 1, during)
+        XCTAssertEqual(value("voice_call_setups_total{direction=\"incoming\"}", in: during), 1, during)
+        XCTAssertGreaterThan(value("voice_rtp_packets_sent_total", in: during) ?? 0, 50, during)
+        XCTAssertTrue(during.contains("voice_mos"), during)
+        XCTAssertTrue(PollingWait.until(timeout: 20) { !listen.isRunning }, listen.logTail())
+        XCTAssertEqual(listen.exitStatus, 0, listen.logTail())
     }
 
     func testListenExitsWithAnErrorWhenTheRegistrarRefuses() throws {

@@ -111,6 +111,7 @@ extension CallCore {
     /// Stops the media on ``mediaQueue`` (after any start or update still queued there);
     /// ``mediaStopped()`` follows on the loop.
     func releaseMedia() {
+        if let stats = media?.stats { metricsCursor.report(stats, to: client.metrics) }
         mediaRunning = false
         earlyMedia = false
         trackMedia(.closed)
@@ -140,6 +141,7 @@ extension CallCore {
     /// Once a second: the media watchdog and the quality warnings.
     func tick() {
         guard let stats = media?.stats, !machine.isDisconnected else { return }
+        metricsCursor.report(stats, to: client.metrics)
         if stats.packetsReceived > lastPacketsReceived {
             lastPacketsReceived = stats.packetsReceived
             lastMediaPacketAt = now

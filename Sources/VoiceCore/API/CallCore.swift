@@ -81,6 +81,10 @@ final class CallCore: @unchecked Sendable {
     var earlyMedia = false
     /// The media has started (``mediaStarted(_:)``) and not been released.
     var mediaRunning = false
+    /// When the call was placed or accepted, for the setup-time metric.
+    let startedAt: MediaTime
+    /// The media figures already added to the client's metrics.
+    var metricsCursor = CallMetricsCursor()
 
     init(
         client: VoiceClient, call: Call, role: CallStateRole, delegate: CallDelegate, delegateQueue: DispatchQueue,
@@ -99,6 +103,7 @@ final class CallCore: @unchecked Sendable {
         var machineConfiguration = client.configuration.reconnection.machine
         machineConfiguration.ringTimeout = client.configuration.ringTimeout.map(MediaTime.init)
         self.machine = CallStateMachine(role: role, configuration: machineConfiguration, now: client.now)
+        self.startedAt = client.now
         self.qualityEvents = CallQualityEventDetector(configuration: client.configuration.qualityEvents)
         self.mediaQueue = DispatchQueue(label: "voice-media-call", target: client.mediaControlQueue)
         call.feedbackPublisher.withLock { $0 = client.configuration.insightsPublisher }
@@ -172,11 +177,13 @@ final class CallCore: @unchecked Sendable {
             (announced, event) = (.ringing, .ringing)
             notify = { $0.callDidStartRinging(call) }
         case .didConnect:
+            client.metrics.callConnected(role, setupNanoseconds: (now - startedAt).nanoseconds)
             call.update { $0.details.connectedAt = Date() }
             (announced, event) = (.connected, .connected)
             notify = { $0.callDidConnect(call) }
         case .didFailToConnect(let error):
             let voiceError = voiceError(error)
+            client.metrics.callEnded(role, wasConnected: false, error: voiceError)
             let cause = CallEndCause(failure: voiceError, rang: machine.ringingAt != nil, timedOut: machine.endingTimer.isReconnection)
             call.update { $0.details.endCause = cause }
             stopRingback()
@@ -185,6 +192,7 @@ final class CallCore: @unchecked Sendable {
             notify = { $0.call(call, didFailToConnectWithError: voiceError) }
         case .didDisconnect(let error):
             let voiceError = error.map { self.voiceError($0) }
+            client.metrics.callEnded(role, wasConnected: true, error: voiceError)
             let cause: CallEndCause
             if let voiceError {
                 cause = CallEndCause(failure: voiceError, rang: true, timedOut: machine.endingTimer.isReconnection)

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Dispatch
 import Foundation
 import Logging
@@ -37,6 +38,8 @@ public final class VoiceClient: @unchecked Sendable {
     public let configuration: VoiceClientConfiguration
     package let agent: SIPUserAgent
     let logger: Logger
+    /// The client's swift-metrics instruments.
+    let metrics: VoiceMetrics
     /// The bound local SIP address.
     public let localEndpoint: SIPTransportEndpoint
     /// Makes each call's media.
@@ -138,6 +141,7 @@ public final class VoiceClient: @unchecked Sendable {
         logger[metadataKey: "identity"] = "\(configuration.identity)"
         if let level = Self.logLevel { logger.logLevel = level }
         self.logger = logger
+        self.metrics = VoiceMetrics(factory: configuration.metricsFactory ?? MetricsSystem.factory)
         self.audioDeviceBox = Locked(audioDevice)
         var agentConfiguration: SIPUserAgentConfiguration
         do {

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import NIOSSL
 import VoiceMedia
@@ -81,6 +82,11 @@ public struct VoiceClientConfiguration: Sendable {
     public var progressTones: CallProgressTones?
     /// Thresholds of the Sinch call-quality events (``CallDelegate/callDidEmitCallQualityEvent(_:event:)``).
     public var qualityEvents = CallQualityEventConfiguration()
+    /// Where the client's metrics go (calls, setups and failures by code, packets, loss,
+    /// jitter, MOS, SRTP failures, jitter-buffer delay: see the README's table). Nil: the
+    /// process-wide `MetricsSystem` of swift-metrics, which the app bootstraps with any backend
+    /// (Prometheus, StatsD, OpenTelemetry), and which records nothing until it does.
+    public var metricsFactory: (any MetricsFactory)?
 
     /// Creates a configuration.
     public init(
