@@ -1,7 +1,7 @@
 import Foundation
 
 /// The configuration templates the real peers start from, shipped with VoiceTestKit:
-/// `baresip/config`, `baresip/accounts` and `kamailio/kamailio.cfg`.
+/// `baresip/config`, `baresip/accounts`, `kamailio/kamailio.cfg` and `kamailio/dispatcher.cfg`.
 public enum PeerTemplates {
     /// The directory holding them, or nil when the resource bundle is missing.
     public static var directory: String? {
@@ -13,4 +13,8 @@ public enum PeerTemplates {
 
     /// Kamailio's template file.
     public static var kamailio: String? { directory.map { $0 + "/kamailio/kamailio.cfg" } }
+
+    /// Kamailio as a load balancer (the dispatcher module, OPTIONS health checks) in front of
+    /// several SDK processes; see ``KamailioConfiguration/dispatcherDestinations``.
+    public static var kamailioDispatcher: String? { directory.map { $0 + "/kamailio/dispatcher.cfg" } }
 }

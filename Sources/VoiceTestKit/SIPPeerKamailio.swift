@@ -19,6 +19,11 @@ public struct KamailioConfiguration: Hashable, Sendable {
     /// and key (PEM files) it presents; nil: none. Kamailio does not verify its peers'
     /// certificates (the client side checks Kamailio's).
     public var tls: KamailioTLS?
+    /// With the dispatcher template (``PeerTemplates/kamailioDispatcher``): the SIP URIs of the
+    /// destinations calls are spread over (`sip:127.0.0.1:5070`), written to `dispatcher.list`.
+    public var dispatcherDestinations: [String] = []
+    /// With the dispatcher template: seconds between OPTIONS health checks.
+    public var dispatcherPingInterval: Int = 1
 
     /// The defaults: users alice/alicepass and bob/bobpass, realm `sippeer.test`, free ports.
     public init() {}
@@ -123,7 +128,18 @@ public final class KamailioPeer: Sendable {
             tlsListen = "enable_tls=yes\nlisten=tls:\(config.listenHost):\(tls.port)\nalias=\"\(config.listenHost):\(tls.port)\""
             tlsModule = "loadmodule \"tls.so\"\nmodparam(\"tls\", \"config\", \"\(directory)/tls.cfg\")"
         }
+        var list: [String] = []
+        for destination in config.dispatcherDestinations {
+            try SIPPeerTemplate.validate(destination, as: "dispatcher destination")
+            list.append("1 \(destination)")
+        }
+        let listPath = directory + "/dispatcher.list"
+        guard FileManager.default.createFile(atPath: listPath, contents: Data((list.joined(separator: "\n") + "\n").utf8)) else {
+            throw SIPPeerError(.fileSystem, "cannot write \(listPath)")
+        }
         let values = [
+            "DISPATCHER_LIST": listPath,
+            "PING_INTERVAL": String(max(1, config.dispatcherPingInterval)),
             "LISTEN_HOST": config.listenHost,
             "UDP_PORT": String(config.udpPort),
             "TCP_PORT": String(config.tcpPort),
