@@ -144,6 +144,7 @@ let package = Package(
             name: "VoiceBench",
             dependencies: [
                 "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "VoiceCore", "VoiceTestKit", "VoiceSignals", "COpus", "CLibSRTP", "CVoiceShims", "CMallocCounter",
+                "VoiceSIPTestVectors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),

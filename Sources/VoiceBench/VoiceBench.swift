@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VoiceMedia
 import VoiceMediaTypes
+import VoiceTestKit
 
 /// The media benchmark and loopback demo.
 @main
@@ -9,7 +10,7 @@ struct VoiceBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voice-bench",
         abstract: "Measures the media engine, or runs a loopback call demo.",
-        subcommands: [Measure.self, Quality.self, Loop.self, Setup.self, NetChange.self, Demo.self],
+        subcommands: [Measure.self, Quality.self, Loop.self, Setup.self, Rate.self, NetChange.self, Demo.self],
         defaultSubcommand: Measure.self)
 }
 
@@ -33,6 +34,8 @@ struct Measure: ParsableCommand {
     @Flag(help: "Skip the CPU-ratio and memory figures.") var skipCpu = false
     @Flag(help: "Skip the signaling loop-stall figure.") var skipLoop = false
     @Flag(help: "Skip the call-setup latency figures.") var skipSetup = false
+    @Flag(help: "Skip the call-rate figure through Kamailio.") var skipRate = false
+    @Flag(help: "Skip the SIP parser figures.") var skipParse = false
     @Flag(help: "Skip the network-change figures (they need root, iproute2 and voicecall built alongside).") var skipNetchange = false
 
     func run() throws {
@@ -74,6 +77,24 @@ struct Measure: ParsableCommand {
 
         if !skipLoop { figures += try Loop.figures(calls: 50, holdSeconds: 2) }
         if !skipSetup { figures += try Setup.figures(calls: 200) }
+        if !skipParse {
+            let parse = SIPParseBenchmark().run()
+            print(
+                String(
+                    format: "parse: %d messages (RFC 4475's valid ones and a typical INVITE, %.0f bytes on average): %.0f msgs/s; the INVITE alone %.0f/s; memcpy of the same bytes %.0f msgs/s",
+                    parse.corpus, parse.averageBytes, parse.messagesPerSecond, parse.invitesPerSecond, parse.memcpyMessagesPerSecond))
+            flushOutput()
+            figures.append(("sip_parse_msgs_per_s", String(format: "%.0f", parse.messagesPerSecond)))
+            figures.append(("sip_parse_invites_per_s", String(format: "%.0f", parse.invitesPerSecond)))
+            figures.append(("sip_parse_vs_memcpy", String(format: "%.4f", parse.messagesPerSecond / parse.memcpyMessagesPerSecond)))
+        }
+        if !skipRate {
+            if SIPPeerRequirement.check("kamailio") == .available {
+                figures += try Rate.figures(calls: 1_000, rates: [20, 30, 40, 50, 75, 100], media: 1, g711: false)
+            } else {
+                print("rate: skipped, kamailio is not installed")
+            }
+        }
         if !skipNetchange { figures += try NetChange.figures(runs: 3) }
 
         if !skipCapacity {
@@ -202,5 +223,28 @@ struct Setup: ParsableCommand {
             ("call_setup_ms_p50", String(format: "%.2f", result.p50Milliseconds)),
             ("call_setup_ms_p95", String(format: "%.2f", result.p95Milliseconds)),
         ]
+    }
+}
+
+struct Rate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Prints call_setups_per_s: complete calls through Kamailio (needs kamailio), rates rising until one fails.")
+
+    @Option(help: "Calls placed at each rate.") var calls = 1_000
+    @Option(help: "Rates tried, calls per second.") var rate: [Int] = [25, 50, 75, 100, 125, 150]
+    @Option(help: "Seconds of media per call.") var media = 1.0
+    @Flag(help: "G.711 only (no Opus): what signaling alone sustains.") var g711 = false
+
+    func run() throws {
+        print("")
+        for (name, value) in try Self.figures(calls: calls, rates: rate, media: media, g711: g711) { print("\(name): \(value)") }
+    }
+
+    static func figures(calls: Int, rates: [Int], media: Double, g711: Bool) throws -> [(String, String)] {
+        var benchmark = CallRateBenchmark(rates: rates, callsPerRate: calls, mediaSeconds: media)
+        if g711 { benchmark.codecs = [.pcmu] }
+        let steps = try benchmark.run()
+        let best = steps.filter(\.sustained).map(\.rate).max() ?? 0
+        return [(g711 ? "call_setups_per_s_g711" : "call_setups_per_s", "\(best)")]
     }
 }

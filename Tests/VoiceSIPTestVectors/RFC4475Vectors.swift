@@ -395,6 +395,17 @@ package enum RFC4475 {
 
         """# + "\n" + rfc4475SDP("192.0.2.198")
 
+    /// The messages of §3.1.1 and §3.2 a parser must accept, as datagrams (the benchmark's corpus).
+    package static var validDatagrams: [(name: String, bytes: [UInt8])] {
+        [
+            ("wsinv", wire(wsinv)), ("intmeth", wire(intmeth)), ("esc01", wire(esc01)), ("escnull", wire(escnull)),
+            ("esc02", wire(esc02)), ("lwsdisp", wire(lwsdisp)), ("longreq", wire(longreq)), ("dblreq", wire(dblreq)),
+            ("semiuri", wire(semiuri)), ("transports", wire(transports)), ("mpart01", mpart01),
+            ("unreason", wire(unreason)), ("noreason", wire(noreason)), ("badbranch", wire(badbranch)),
+            ("unkscm", wire(unkscm)), ("unksm2", wire(unksm2)), ("bcast", wire(bcast)),
+        ]
+    }
+
     package static let invalid: [InvalidVector] = [
         // RFC 4475 §3.1.2.1 badinv01
         InvalidVector(

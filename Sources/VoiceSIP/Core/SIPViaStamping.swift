@@ -103,7 +103,7 @@ package enum SIPViaStamping {
         var out = SIPHeaders()
         var replaced = false
         for field in headers {
-            guard !replaced, SIPHeaders.canonicalName(field.name) == "via" else {
+            guard !replaced, field.key == "via" else {
                 out.add(field.name, field.value)
                 continue
             }

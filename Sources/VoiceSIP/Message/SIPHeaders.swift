@@ -6,12 +6,16 @@ package struct SIPHeaders: Sendable, Equatable, Sequence {
     /// One header field line (after unfolding).
     package struct Field: Sendable, Equatable {
         /// The name as received or added.
-        package var name: String
+        package let name: String
+        /// ``SIPHeaders/canonicalName(_:)`` of the name, worked out once: lookups compare it
+        /// instead of lowercasing every field's name each time.
+        package let key: String
         /// The value with surrounding whitespace removed and folding replaced by a space.
         package var value: String
         /// Creates a field.
         package init(name: String, value: String) {
             self.name = name
+            self.key = SIPHeaders.canonicalName(name)
             self.value = value
         }
     }
@@ -34,7 +38,9 @@ package struct SIPHeaders: Sendable, Equatable, Sequence {
 
     /// The lowercased long name for `name`, expanding compact forms.
     package static func canonicalName(_ name: String) -> String {
-        let lower = name.lowercased()
+        // Most names are already lowercase ASCII in what we build, and mixed-case ASCII in
+        // what arrives: lowercase ASCII by hand, leave others to the standard library.
+        let lower = name.utf8.allSatisfy({ $0 < 0x80 }) ? Self.asciiLowercased(name) : name.lowercased()
         switch lower {
         case "i": return "call-id"
         case "m": return "contact"
@@ -56,17 +62,22 @@ package struct SIPHeaders: Sendable, Equatable, Sequence {
         }
     }
 
+    private static func asciiLowercased(_ name: String) -> String {
+        guard name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return name }
+        return String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+
     /// Appends a field.
     package mutating func add(_ name: String, _ value: String) { fields.append(Field(name: name, value: value)) }
 
     /// Replaces every field named `name` with a single one, placed where the first was (or appended).
     package mutating func set(_ name: String, _ value: String) {
         let key = SIPHeaders.canonicalName(name)
-        if let i = fields.firstIndex(where: { SIPHeaders.canonicalName($0.name) == key }) {
+        if let i = fields.firstIndex(where: { $0.key == key }) {
             fields[i] = Field(name: name, value: value)
             var j = fields.count - 1
             while j > i {
-                if SIPHeaders.canonicalName(fields[j].name) == key { fields.remove(at: j) }
+                if fields[j].key == key { fields.remove(at: j) }
                 j -= 1
             }
         } else {
@@ -77,20 +88,26 @@ package struct SIPHeaders: Sendable, Equatable, Sequence {
     /// Removes every field named `name`.
     package mutating func remove(_ name: String) {
         let key = SIPHeaders.canonicalName(name)
-        fields.removeAll { SIPHeaders.canonicalName($0.name) == key }
+        fields.removeAll { $0.key == key }
     }
 
     /// The raw values of every field line named `name`, in order.
     package subscript(name: String) -> [String] {
         let key = SIPHeaders.canonicalName(name)
-        return fields.filter { SIPHeaders.canonicalName($0.name) == key }.map(\.value)
+        return fields.filter { $0.key == key }.map(\.value)
     }
 
     /// The first raw value for `name`.
-    package func first(_ name: String) -> String? { self[name].first }
+    package func first(_ name: String) -> String? {
+        let key = SIPHeaders.canonicalName(name)
+        return fields.first { $0.key == key }?.value
+    }
 
     /// Whether any field is named `name`.
-    package func contains(_ name: String) -> Bool { !self[name].isEmpty }
+    package func contains(_ name: String) -> Bool {
+        let key = SIPHeaders.canonicalName(name)
+        return fields.contains { $0.key == key }
+    }
 
     /// The comma-separated elements of every field named `name`, split outside quotes and `<>`.
     package func values(_ name: String) throws(SIPParseError) -> [String] {

@@ -10,7 +10,7 @@ extension SIPResponse {
     package init(replyingTo request: SIPRequest, statusCode: Int, reasonPhrase: String? = nil, toTag: String? = nil) {
         var headers = SIPHeaders()
         for field in request.headers {
-            switch SIPHeaders.canonicalName(field.name) {
+            switch field.key {
             case "via", "from", "call-id", "cseq", "timestamp":
                 headers.add(field.name, field.value)
             case "to":

@@ -78,7 +78,7 @@ extension SIPInviteSession {
         for field in headers {
             let name = Array(field.name.utf8)
             guard !name.isEmpty, name.allSatisfy(SIPGrammar.isToken),
-                !sessionManagedHeaders.contains(SIPHeaders.canonicalName(field.name))
+                !sessionManagedHeaders.contains(field.key)
             else { throw SIPInviteSessionError.invalidHeader.with("name \(field.name)") }
             guard !field.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
                 throw SIPInviteSessionError.invalidHeader.with("value of \(field.name)")

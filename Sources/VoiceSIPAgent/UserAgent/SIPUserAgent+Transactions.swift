@@ -196,7 +196,7 @@ extension SIPHeaders {
     mutating func replaceFirst(_ name: String, with value: String) {
         let wanted = SIPHeaders.canonicalName(name)
         var fields = Array(self)
-        guard let index = fields.firstIndex(where: { SIPHeaders.canonicalName($0.name) == wanted }) else {
+        guard let index = fields.firstIndex(where: { $0.key == wanted }) else {
             add(name, value)
             return
         }
