@@ -10,7 +10,7 @@ struct VoiceBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voice-bench",
         abstract: "Measures the media engine, or runs a loopback call demo.",
-        subcommands: [Measure.self, Quality.self, Loop.self, Setup.self, Rate.self, NetChange.self, Demo.self],
+        subcommands: [Measure.self, Quality.self, Loop.self, Setup.self, Rate.self, Soak.self, NetChange.self, Demo.self],
         defaultSubcommand: Measure.self)
 }
 
@@ -246,5 +246,20 @@ struct Rate: ParsableCommand {
         let steps = try benchmark.run()
         let best = steps.filter(\.sustained).map(\.rate).max() ?? 0
         return [(g711 ? "call_setups_per_s_g711" : "call_setups_per_s", "\(best)")]
+    }
+}
+
+struct Soak: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A soak (not CI): concurrent calls through Kamailio with churn; RSS, descriptors and threads every 10 s.")
+
+    @Option(help: "Calls kept up at once.") var calls = 40
+    @Option(help: "Minutes to run.") var minutes = 30.0
+    @Option(help: "Minutes of warm-up left out of the slope and growth figures.") var warmUp = 5.0
+
+    func run() throws {
+        let figures = try SoakBenchmark(concurrent: calls, minutes: minutes, warmUpMinutes: warmUp).run()
+        print("")
+        for (name, value) in figures { print("\(name): \(value)") }
     }
 }
