@@ -122,24 +122,14 @@ struct CPURatioBenchmark {
 
 /// One endpoint's worth of libopus and libsrtp state for the bare loop.
 final class BareContext {
-    let enc: OpaquePointer
-    let dec: OpaquePointer
+    let opus: BareOpusContext
+    var enc: OpaquePointer { opus.enc }
+    var dec: OpaquePointer { opus.dec }
     var tx: srtp_t?
     var rx: srtp_t?
 
     init(settings: OpusSettings) throws {
-        var err: Int32 = 0
-        guard let e = opus_encoder_create(48_000, 1, OPUS_APPLICATION_VOIP, &err),
-            let d = opus_decoder_create(48_000, 1, &err)
-        else { throw BenchError("opus create failed: \(err)") }
-        enc = e
-        dec = d
-        voice_opus_encoder_set_complexity(enc, Int32(settings.complexity))
-        voice_opus_encoder_set_bitrate(enc, Int32(settings.bitrate))
-        voice_opus_encoder_set_vbr(enc, 1)
-        voice_opus_encoder_set_signal(enc, OPUS_SIGNAL_VOICE)
-        voice_opus_encoder_set_inband_fec(enc, 0)
-        voice_opus_encoder_set_packet_loss_perc(enc, 0)
+        opus = try BareOpusContext(settings: settings)
         // libsrtp is initialised once per process by VoiceMedia; a throwaway session makes sure it has been.
         let warmKey = SRTPKeyMaterial.random(for: .aesCM128HmacSHA1_80)
         _ = try SRTPSession(outbound: warmKey, inbound: warmKey)
@@ -158,8 +148,6 @@ final class BareContext {
     }
 
     deinit {
-        opus_encoder_destroy(enc)
-        opus_decoder_destroy(dec)
         srtp_dealloc(tx)
         srtp_dealloc(rx)
     }

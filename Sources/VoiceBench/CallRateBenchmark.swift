@@ -35,35 +35,16 @@ struct CallRateBenchmark {
     }
 
     func run() throws -> [Step] {
-        var quiet = Logger(label: "voice-bench")
-        quiet.logLevel = .error
-        let insights = LoggingInsightsPublisher(logger: quiet)
         var limits = SIPUserAgentLimits(
             maximumTransactions: 65_536, maximumServerTransactions: 49_152, maximumServerTransactionsPerSource: 49_152,
             maximumCalls: 1_024, maximumRingingCallsPerSource: 1_024)
         limits.retryAfterSeconds = 1
-        var calleeConfiguration = VoiceClientConfiguration(
-            identity: "service", domain: "127.0.0.1", registers: false, insightsPublisher: insights, logger: quiet, limits: limits)
-        calleeConfiguration.incomingCallPolicy = SIPIncomingCallPolicy(trustedSources: ["127.0.0.1"])
-        let callee = try VoiceClient(configuration: calleeConfiguration)
-        defer { callee.shutdown() }
-        var kamailioConfiguration = KamailioConfiguration()
-        kamailioConfiguration.dispatcherDestinations = ["sip:127.0.0.1:\(callee.localEndpoint.port)"]
-        let kamailio = try KamailioPeer(templatePath: PeerTemplates.kamailioDispatcher, configuration: kamailioConfiguration)
-        defer { kamailio.stop() }
-        let callerConfiguration = VoiceClientConfiguration(
-            identity: "caller", domain: kamailio.configuration.realm, outboundProxy: kamailio.uri, registers: false,
-            insightsPublisher: insights, logger: quiet, limits: limits)
-        let caller = try VoiceClient(configuration: callerConfiguration)
-        defer { caller.shutdown() }
         let tone = TestSignals.multiTone([(440, 8_000)], seconds: 1)
         let codecs = self.codecs
         let answerer = RateAnswerer(codecs: codecs) { BufferAudioDevice(captureSamples: tone, loop: true, recording: false) }
-        let registered = DispatchSemaphore(value: 0)
-        callee.register(accessToken: BenchTokens.token("service"), notificationDelegate: answerer, delegateQueue: answerer.queue) { _ in
-            registered.signal()
-        }
-        _ = registered.wait(timeout: .now() + 5)
+        let bench = try KamailioCallBench(limits: limits, logLevel: .error, answerer: answerer)
+        defer { bench.stop() }
+        let caller = bench.caller
 
         var steps: [Step] = []
         for rate in rates {

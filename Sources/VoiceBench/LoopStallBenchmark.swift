@@ -60,9 +60,9 @@ struct LoopStallBenchmark {
             callee.shutdown()
         }
         let tone = TestSignals.multiTone([(440, 8_000)], seconds: 1)
-        let answerer = BenchAnswerer(device: { BufferAudioDevice(captureSamples: tone, loop: true) })
+        let answerer = SetupAnswerer(device: { BufferAudioDevice(captureSamples: tone, loop: true) })
         let registered = DispatchSemaphore(value: 0)
-        callee.register(accessToken: Self.token("callee"), notificationDelegate: answerer, delegateQueue: answerer.queue) { _ in
+        callee.register(accessToken: BenchTokens.token("callee"), notificationDelegate: answerer, delegateQueue: answerer.queue) { _ in
             registered.signal()
         }
         _ = registered.wait(timeout: .now() + 5)
@@ -73,7 +73,7 @@ struct LoopStallBenchmark {
         let started = Date()
         let placed = (0..<calls).map { _ in
             caller.connect(
-                options: ConnectOptions(accessToken: Self.token("caller")) { builder in
+                options: ConnectOptions(accessToken: BenchTokens.token("caller")) { builder in
                     builder.params = ["To": "sip:callee@127.0.0.1:\(callee.localEndpoint.port)"]
                     builder.delegateQueue = delegate.queue
                     builder.audioDevice = BufferAudioDevice(captureSamples: tone, loop: true)
@@ -94,12 +94,6 @@ struct LoopStallBenchmark {
             worstStallWorkMilliseconds: stalls.worstGapWork, worstStallAtMilliseconds: stalls.worstAt, setupSeconds: setup,
             teardownSeconds: teardown, connected: connected, profile: profile)
     }
-
-    private static let issuer = AccessTokenIssuer(
-        accountSid: "AC00000000000000000000000000000000", apiKeySid: "SK00000000000000000000000000000000",
-        apiKeySecret: "voice-bench")
-
-    private static func token(_ identity: String) -> String { issuer.makeToken(identity: identity) }
 }
 
 /// A repeating 1 ms task on one loop that records how late each run starts.
@@ -150,28 +144,6 @@ private final class LoopStallProbe: @unchecked Sendable {
         guard let max = sorted.last else { return (0, 0, 0, 0) }
         return (max, sorted[min(sorted.count - 1, sorted.count * 99 / 100)], work, at)
     }
-}
-
-/// Accepts every invite at once, each call with a device of its own.
-private final class BenchAnswerer: NotificationDelegate, Sendable {
-    let queue = DispatchQueue(label: "voice-bench-callee")
-    private let device: @Sendable () -> any AudioDevice
-    private let delegate = BenchCallDelegate()
-    private let accepted = Locked<[Call]>([])
-
-    init(device: @escaping @Sendable () -> any AudioDevice) { self.device = device }
-
-    func callInviteReceived(_ callInvite: CallInvite) {
-        let call = callInvite.accept(
-            options: AcceptOptions(callInvite: callInvite) { builder in
-                builder.delegateQueue = self.delegate.queue
-                builder.audioDevice = self.device()
-            },
-            delegate: delegate)
-        accepted.withLock { $0.append(call) }
-    }
-
-    func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: VoiceError) {}
 }
 
 /// Counts connected and ended calls.

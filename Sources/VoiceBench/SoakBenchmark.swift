@@ -30,34 +30,15 @@ struct SoakBenchmark {
     }
 
     func run() throws -> [(String, String)] {
-        var quiet = Logger(label: "voice-bench")
-        quiet.logLevel = .critical
-        let insights = LoggingInsightsPublisher(logger: quiet)
         var limits = SIPUserAgentLimits()
         limits.maximumCalls = max(limits.maximumCalls, concurrent * 2)
-        var calleeConfiguration = VoiceClientConfiguration(
-            identity: "service", domain: "127.0.0.1", registers: false, insightsPublisher: insights, logger: quiet, limits: limits)
-        calleeConfiguration.incomingCallPolicy = SIPIncomingCallPolicy(trustedSources: ["127.0.0.1"])
-        let callee = try VoiceClient(configuration: calleeConfiguration)
-        defer { callee.shutdown() }
-        var kamailioConfiguration = KamailioConfiguration()
-        kamailioConfiguration.dispatcherDestinations = ["sip:127.0.0.1:\(callee.localEndpoint.port)"]
-        let kamailio = try KamailioPeer(templatePath: PeerTemplates.kamailioDispatcher, configuration: kamailioConfiguration)
-        defer { kamailio.stop() }
-        let caller = try VoiceClient(
-            configuration: VoiceClientConfiguration(
-                identity: "caller", domain: kamailio.configuration.realm, outboundProxy: kamailio.uri, registers: false,
-                insightsPublisher: insights, logger: quiet, limits: limits))
-        defer { caller.shutdown() }
         let speech = TestSignals.speechLike(seconds: 10)
         let answerer = RateAnswerer(codecs: AudioCodec.defaultPreference) {
             BufferAudioDevice(captureSamples: speech, loop: true, recording: false)
         }
-        let ready = DispatchSemaphore(value: 0)
-        callee.register(accessToken: BenchTokens.token("service"), notificationDelegate: answerer, delegateQueue: answerer.queue) { _ in
-            ready.signal()
-        }
-        _ = ready.wait(timeout: .now() + 5)
+        let bench = try KamailioCallBench(limits: limits, logLevel: .critical, answerer: answerer)
+        defer { bench.stop() }
+        let caller = bench.caller
 
         let churn = SoakChurn(
             caller: caller, concurrent: concurrent, duration: shortestCall...longestCall,

@@ -17,15 +17,7 @@ final class KamailioDispatcherTests: XCTestCase {
         cleanup = []
     }
 
-    /// The `voicecall` binary built next to this test bundle.
-    private func voicecall() throws -> String {
-        let path = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("voicecall").path
-        if FileManager.default.isExecutableFile(atPath: path) { return path }
-        let message = "voicecall is not built next to the tests (\(path)); run `swift build` first"
-        if ProcessInfo.processInfo.environment["CI"]?.lowercased() == "true" { XCTFail(message) }
-        throw XCTSkip(message)
-    }
+    private func voicecall() throws -> String { try TestPrerequisites.voicecall() }
 
     /// One SDK process: auto-answering, bound only, trusting the proxy on loopback.
     private func listener(_ binary: String, in directory: String, index: Int) throws -> (SIPPeerProcess, Int) {
@@ -61,13 +53,7 @@ final class KamailioDispatcherTests: XCTestCase {
     }
 
     func testCallsSpreadEvenlyAndADeadProcessIsTakenOutByTheHealthChecks() throws {
-        switch SIPPeerRequirement.check("kamailio") {
-        case .available: break
-        case .skip(let message): throw XCTSkip(message)
-        case .fail(let message):
-            XCTFail(message)
-            return
-        }
+        try TestPrerequisites.kamailio()
         let binary = try voicecall()
         let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "dispatcher")
         cleanup.append { try? FileManager.default.removeItem(atPath: directory) }

@@ -20,18 +20,7 @@ final class VoiceCallCommandTests: XCTestCase {
         cleanup = []
     }
 
-    /// The `voicecall` binary built next to this test bundle.
-    private func voicecall() throws -> String {
-        let path = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("voicecall").path
-        if FileManager.default.isExecutableFile(atPath: path) { return path }
-        let message = "voicecall is not built next to the tests (\(path)); run `swift build` first"
-        if ProcessInfo.processInfo.environment["CI"]?.lowercased() == "true" {
-            XCTFail(message)
-            throw XCTSkip(message)
-        }
-        throw XCTSkip(message)
-    }
+    private func voicecall() throws -> String { try TestPrerequisites.voicecall() }
 
     /// The binary and a scratch directory removed after the test.
     private func workspace() throws -> (binary: String, directory: String) {

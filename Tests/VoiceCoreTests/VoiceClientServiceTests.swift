@@ -14,13 +14,7 @@ import XCTest
 /// finds it), and the service returns.
 final class VoiceClientServiceTests: XCTestCase {
     func testGracefulShutdownHangsUpWithByeAndUnregisters() async throws {
-        switch SIPPeerRequirement.check("kamailio") {
-        case .available: break
-        case .skip(let message): throw XCTSkip(message)
-        case .fail(let message):
-            XCTFail(message)
-            return
-        }
+        try TestPrerequisites.kamailio()
         let kamailio = try KamailioPeer(configuration: KamailioConfiguration())
         defer { kamailio.stop() }
         func client(_ user: String, _ password: String) throws -> TestVoiceClient {

@@ -1,0 +1,30 @@
+import Foundation
+import VoiceTestKit
+import XCTest
+
+/// What some tests need from the machine: the `voicecall` binary, Kamailio. Missing, they skip
+/// locally and fail under `CI=true`.
+enum TestPrerequisites {
+    private static var underCI: Bool { ProcessInfo.processInfo.environment["CI"]?.lowercased() == "true" }
+
+    /// The `voicecall` binary built next to this test bundle.
+    static func voicecall() throws -> String {
+        let path = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("voicecall").path
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+        let message = "voicecall is not built next to the tests (\(path)); run `swift build` first"
+        if underCI { XCTFail(message) }
+        throw XCTSkip(message)
+    }
+
+    /// Returns when Kamailio is installed.
+    static func kamailio() throws {
+        switch SIPPeerRequirement.check("kamailio") {
+        case .available: return
+        case .skip(let message): throw XCTSkip(message)
+        case .fail(let message):
+            XCTFail(message)
+            throw XCTSkip(message)
+        }
+    }
+}
