@@ -10,7 +10,9 @@ struct VoiceBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voice-bench",
         abstract: "Measures the media engine, or runs a loopback call demo.",
-        subcommands: [Measure.self, Quality.self, Loop.self, Setup.self, Rate.self, Soak.self, NetChange.self, Demo.self],
+        subcommands: [
+            Measure.self, Quality.self, Loop.self, Setup.self, Rate.self, SideBySide.self, Soak.self, NetChange.self, Demo.self,
+        ],
         defaultSubcommand: Measure.self)
 }
 
@@ -36,6 +38,7 @@ struct Measure: ParsableCommand {
     @Flag(help: "Skip the call-setup latency figures.") var skipSetup = false
     @Flag(help: "Skip the call-rate figure through Kamailio.") var skipRate = false
     @Flag(help: "Skip the SIP parser figures.") var skipParse = false
+    @Flag(help: "Skip the CPU and memory figures measured against baresip.") var skipBaresip = false
     @Flag(help: "Skip the network-change figures (they need root, iproute2 and voicecall built alongside).") var skipNetchange = false
 
     func run() throws {
@@ -77,6 +80,13 @@ struct Measure: ParsableCommand {
 
         if !skipLoop { figures += try Loop.figures(calls: 50, holdSeconds: 2) }
         if !skipSetup { figures += try Setup.figures(calls: 200) }
+        if !skipBaresip {
+            if SIPPeerRequirement.check("baresip") == .available {
+                figures += try SideBySide.figures(calls: 10, seconds: 10)
+            } else {
+                print("side by side: skipped, baresip is not installed")
+            }
+        }
         if !skipParse {
             let parse = SIPParseBenchmark().run()
             print(
@@ -261,5 +271,32 @@ struct Soak: ParsableCommand {
         let figures = try SoakBenchmark(concurrent: calls, minutes: minutes, warmUpMinutes: warmUp).run()
         print("")
         for (name, value) in figures { print("\(name): \(value)") }
+    }
+}
+
+struct SideBySide: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "baresip",
+        abstract: "Prints cpu_per_call_vs_baresip and rss_per_call_vs_baresip: N calls between two baresip processes, then N between two of our clients, same settings.")
+
+    @Option(help: "Calls at once on each side.") var calls = 10
+    @Option(help: "Seconds measured.") var seconds = 10.0
+
+    func run() throws {
+        print("")
+        for (name, value) in try Self.figures(calls: calls, seconds: seconds) { print("\(name): \(value)") }
+    }
+
+    static func figures(calls: Int, seconds: Double) throws -> [(String, String)] {
+        let (ours, baresip) = try SideBySideBenchmark(calls: calls, seconds: seconds).run()
+        print(
+            String(
+                format: "side by side, %d calls: ours %.4f CPU s per call-second and %.0f KiB per call; baresip %.4f and %.0f KiB",
+                calls, ours.cpuPerCallSecond, ours.rssKiBPerCall, baresip.cpuPerCallSecond, baresip.rssKiBPerCall))
+        flushOutput()
+        return [
+            ("cpu_per_call_vs_baresip", String(format: "%.2f", ours.cpuPerCallSecond / baresip.cpuPerCallSecond)),
+            ("rss_per_call_vs_baresip", String(format: "%.2f", ours.rssKiBPerCall / max(1, baresip.rssKiBPerCall))),
+        ]
     }
 }

@@ -30,6 +30,14 @@ public struct BaresipConfiguration: Hashable, Sendable {
     public var controlPort: Int = 0
     /// Run with `-s`: every SIP message sent and received goes to the log.
     public var sipTrace: Bool = false
+    /// `call_max_calls`: calls at once.
+    public var maxCalls: Int = 4
+    /// `opus_bitrate`, bits per second.
+    public var opusBitrate: Int = 32_000
+    /// `opus_complexity` (0–10); nil leaves baresip's default (10).
+    public var opusComplexity: Int? = nil
+    /// RTP ports reserved for the peer (two per call is plenty with rtcp-mux).
+    public var rtpPortCount: Int = 20
 
     /// The defaults: user `bob`, a free port, auto-answer, SRTP required, Opus then PCMU.
     public init() {}
@@ -103,7 +111,7 @@ public final class BaresipPeer: Sendable {
             source = "ausine,440"
         }
         if let recording = config.recordingDirectory { try SIPPeerTemplate.validate(recording, as: "recording directory") }
-        let rtp = try SIPPeerProcess.freeUDPPortRange(count: 20)
+        let rtp = try SIPPeerProcess.freeUDPPortRange(count: max(4, config.rtpPortCount))
         let values = [
             "SIP_PORT": String(config.sipPort),
             "AUDIO_SOURCE": source,
@@ -112,6 +120,9 @@ public final class BaresipPeer: Sendable {
             "RECORDING_DIR": config.recordingDirectory ?? directory,
             "ACCOUNT": account,
             "CONTROL_PORT": String(config.controlPort),
+            "MAX_CALLS": String(max(1, config.maxCalls)),
+            "OPUS_BITRATE": String(config.opusBitrate),
+            "OPUS_COMPLEXITY": config.opusComplexity.map { "opus_complexity\t\t\(min(10, max(0, $0)))" } ?? "# opus_complexity: baresip's default",
         ]
         try SIPPeerTemplate.renderFile(templateDirectory + "/config", to: directory + "/config", values: values)
         try SIPPeerTemplate.renderFile(templateDirectory + "/accounts", to: directory + "/accounts", values: values)

@@ -236,7 +236,8 @@ public final class VoiceClient: @unchecked Sendable {
             outboundProxy: try c.outboundProxy.map { try SIPURI(parsing: $0.hasPrefix("sip") ? $0 : "sip:" + $0) },
             registrar: try c.registrar.map { try SIPURI(parsing: $0.hasPrefix("sip") ? $0 : "sip:" + $0) },
             media: SDPLocalCapabilities(
-                address: c.listenHost, port: 0, encryption: c.allowUnencryptedMedia ? .unencrypted : .srtp(suites: SRTPSuite.available)),
+                address: c.listenHost, port: 0,
+                encryption: c.allowUnencryptedMedia ? .unencrypted : .srtp(suites: c.srtpSuites ?? SRTPSuite.available)),
             userAgent: c.userAgent, transportConfiguration: c.tls)
         configuration.flowLiveness = c.reconnection.flowLiveness
         configuration.stunServer = try c.stunServer.map(Self.resolveSTUNServer)

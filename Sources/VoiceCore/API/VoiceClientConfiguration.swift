@@ -1,3 +1,4 @@
+import VoiceMediaTypes
 import CoreMetrics
 import Logging
 import NIOSSL
@@ -87,6 +88,9 @@ public struct VoiceClientConfiguration: Sendable {
     /// process-wide `MetricsSystem` of swift-metrics, which the app bootstraps with any backend
     /// (Prometheus, StatsD, OpenTelemetry), and which records nothing until it does.
     public var metricsFactory: (any MetricsFactory)?
+    /// The SRTP suites offered and accepted, in order; nil: every suite libsrtp supports,
+    /// AEAD first (for benchmarks that must match a peer's suite).
+    package var srtpSuites: [SRTPSuite]?
 
     /// Creates a configuration.
     public init(
