@@ -14,7 +14,13 @@ package final class SharedAudioDeviceRegistry: Sendable {
     private struct Entry {
         weak var hub: SharedAudioDevice?
     }
-    private let hubs = Locked<[ObjectIdentifier: Entry]>([:])
+    private struct Table {
+        var entries: [ObjectIdentifier: Entry] = [:]
+        /// Dead entries are swept when the table reaches this size, so a call start does not
+        /// scan every entry (a server gives each call a device of its own).
+        var sweepAt = 64
+    }
+    private let hubs = Locked(Table())
 
     /// Creates an empty registry.
     package init() {}
@@ -22,11 +28,14 @@ package final class SharedAudioDeviceRegistry: Sendable {
     /// The hub wrapping `device`, created on first use.
     package func hub(for device: any AudioDevice) -> SharedAudioDevice {
         hubs.withLock { table in
-            for (key, entry) in table where entry.hub == nil { table[key] = nil }
+            if table.entries.count >= table.sweepAt {
+                for (key, entry) in table.entries where entry.hub == nil { table.entries[key] = nil }
+                table.sweepAt = max(64, table.entries.count * 2)
+            }
             let key = ObjectIdentifier(device)
-            if let hub = table[key]?.hub { return hub }
+            if let hub = table.entries[key]?.hub { return hub }
             let hub = SharedAudioDevice(wrapping: device)
-            table[key] = Entry(hub: hub)
+            table.entries[key] = Entry(hub: hub)
             return hub
         }
     }
@@ -35,5 +44,5 @@ package final class SharedAudioDeviceRegistry: Sendable {
     package func port(for device: any AudioDevice) -> SharedAudioDevicePort { hub(for: device).makePort() }
 
     /// Devices with a live hub (some port of theirs still exists).
-    package var hubCount: Int { hubs.withLock { table in table.values.count(where: { $0.hub != nil }) } }
+    package var hubCount: Int { hubs.withLock { table in table.entries.values.count(where: { $0.hub != nil }) } }
 }
