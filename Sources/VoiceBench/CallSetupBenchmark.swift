@@ -47,11 +47,7 @@ struct CallSetupBenchmark {
         }
         let tone = TestSignals.multiTone([(440, 8_000)], seconds: 1)
         let answerer = SetupAnswerer(device: { BufferAudioDevice(captureSamples: tone, loop: true) })
-        let registered = DispatchSemaphore(value: 0)
-        callee.register(accessToken: BenchTokens.token("callee"), notificationDelegate: answerer, delegateQueue: answerer.queue) { _ in
-            registered.signal()
-        }
-        _ = registered.wait(timeout: .now() + 5)
+        answerer.listen(on: callee, as: "callee")
 
         var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
         var failures = 0
@@ -110,6 +106,15 @@ final class SetupAnswerer: NotificationDelegate, Sendable {
     }
 
     func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: VoiceError) {}
+
+    /// Registers with `client` as `identity` (binding only, without a registrar) and waits for it.
+    func listen(on client: VoiceClient, as identity: String) {
+        let registered = DispatchSemaphore(value: 0)
+        client.register(accessToken: BenchTokens.token(identity), notificationDelegate: self, delegateQueue: queue) { _ in
+            registered.signal()
+        }
+        _ = registered.wait(timeout: .now() + 5)
+    }
 }
 
 final class SetupCalleeDelegate: CallDelegate, Sendable {

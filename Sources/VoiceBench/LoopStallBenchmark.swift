@@ -61,11 +61,7 @@ struct LoopStallBenchmark {
         }
         let tone = TestSignals.multiTone([(440, 8_000)], seconds: 1)
         let answerer = SetupAnswerer(device: { BufferAudioDevice(captureSamples: tone, loop: true) })
-        let registered = DispatchSemaphore(value: 0)
-        callee.register(accessToken: BenchTokens.token("callee"), notificationDelegate: answerer, delegateQueue: answerer.queue) { _ in
-            registered.signal()
-        }
-        _ = registered.wait(timeout: .now() + 5)
+        answerer.listen(on: callee, as: "callee")
 
         let probe = LoopStallProbe(loop: callerGroup.next())
         probe.start()

@@ -86,11 +86,7 @@ struct SideBySideBenchmark {
         let caller = try VoiceClient(configuration: configuration("alice"))
         defer { caller.shutdown() }
         let answerer = SetupAnswerer(device: { BufferAudioDevice(captureSamples: speech, loop: true, recording: false) })
-        let registered = DispatchSemaphore(value: 0)
-        callee.register(accessToken: BenchTokens.token("bob"), notificationDelegate: answerer, delegateQueue: answerer.queue) { _ in
-            registered.signal()
-        }
-        _ = registered.wait(timeout: .now() + 5)
+        answerer.listen(on: callee, as: "bob")
         let pid = getpid()
         let rss0 = Self.residentKiB(pid)
         let delegate = SideBySideCallDelegate()
