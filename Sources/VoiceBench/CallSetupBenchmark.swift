@@ -159,7 +159,7 @@ final class SetupCallDelegate: CallDelegate, Sendable {
     }
 
     func call(_ call: Call, didFailToConnectWithError error: VoiceError) {
-        print("setup: a call failed: \(error)")
+        print("setup: a call failed: \(error)".escapingControlCharacters)
         outcome.withLock { $0 = .failed }
         outcomeSignal.signal()
         end()

@@ -13,8 +13,7 @@ struct NetChange: ParsableCommand {
     @Option(help: "Calls measured; the figures are the worst of them.") var runs = 3
 
     func run() throws {
-        print("")
-        for (name, value) in try Self.figures(runs: runs) { print("\(name): \(value)") }
+        printFigures(try Self.figures(runs: runs))
     }
 
     static func figures(runs: Int) throws -> [(String, String)] {

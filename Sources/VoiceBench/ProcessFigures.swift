@@ -33,3 +33,9 @@ enum ProcessFigures {
 func flushOutput() {
     fflush(nil)
 }
+
+/// Ends a run: a blank line, then one `name: value` line per figure.
+func printFigures(_ figures: [(String, String)]) {
+    print("")
+    for (name, value) in figures { print("\(name): \(value)") }
+}

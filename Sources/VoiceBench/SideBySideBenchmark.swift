@@ -143,6 +143,6 @@ final class SideBySideCallDelegate: CallDelegate, Sendable {
     private let count = Locked(0)
     var connected: Int { count.withLock { $0 } }
     func callDidConnect(_ call: Call) { count.withLock { $0 += 1 } }
-    func call(_ call: Call, didFailToConnectWithError error: VoiceError) { print("side by side: a call failed: \(error)") }
+    func call(_ call: Call, didFailToConnectWithError error: VoiceError) { print("side by side: a call failed: \(error)".escapingControlCharacters) }
     func call(_ call: Call, didDisconnectWithError error: VoiceError?) {}
 }

@@ -148,8 +148,7 @@ struct Measure: ParsableCommand {
         if !skipPesq && !skipQuality {
             figures += try DefaultQualityBenchmark(seeds: qualitySeeds).run()
         }
-        print("")
-        for (name, value) in figures { print("\(name): \(value)") }
+        printFigures(figures)
     }
 }
 
@@ -165,8 +164,7 @@ struct Quality: ParsableCommand {
         let presets: [String: OpusSettings] = ["voice": .voice, "highQuality": .highQuality, "lowBandwidth": .lowBandwidth]
         guard let settings = presets[preset] else { throw BenchError("unknown preset \(preset); known: \(presets.keys.sorted())") }
         let figures = try DefaultQualityBenchmark(seeds: seeds, only: condition, settings: settings).run()
-        print("")
-        for (name, value) in figures { print("\(name): \(value)") }
+        printFigures(figures)
     }
 }
 
@@ -188,8 +186,7 @@ struct Loop: ParsableCommand {
     @Option(help: "Seconds the calls are held.") var hold = 2.0
 
     func run() throws {
-        print("")
-        for (name, value) in try Self.figures(calls: calls, holdSeconds: hold) { print("\(name): \(value)") }
+        printFigures(try Self.figures(calls: calls, holdSeconds: hold))
     }
 
     static func figures(calls: Int, holdSeconds: Double) throws -> [(String, String)] {
@@ -218,8 +215,7 @@ struct Setup: ParsableCommand {
     @Option(help: "Calls measured.") var calls = 200
 
     func run() throws {
-        print("")
-        for (name, value) in try Self.figures(calls: calls) { print("\(name): \(value)") }
+        printFigures(try Self.figures(calls: calls))
     }
 
     static func figures(calls: Int) throws -> [(String, String)] {
@@ -246,8 +242,7 @@ struct Rate: ParsableCommand {
     @Flag(help: "G.711 only (no Opus): what signaling alone sustains.") var g711 = false
 
     func run() throws {
-        print("")
-        for (name, value) in try Self.figures(calls: calls, rates: rate, media: media, g711: g711) { print("\(name): \(value)") }
+        printFigures(try Self.figures(calls: calls, rates: rate, media: media, g711: g711))
     }
 
     static func figures(calls: Int, rates: [Int], media: Double, g711: Bool) throws -> [(String, String)] {
@@ -269,8 +264,7 @@ struct Soak: ParsableCommand {
 
     func run() throws {
         let figures = try SoakBenchmark(concurrent: calls, minutes: minutes, warmUpMinutes: warmUp).run()
-        print("")
-        for (name, value) in figures { print("\(name): \(value)") }
+        printFigures(figures)
     }
 }
 
@@ -283,8 +277,7 @@ struct SideBySide: ParsableCommand {
     @Option(help: "Seconds measured.") var seconds = 10.0
 
     func run() throws {
-        print("")
-        for (name, value) in try Self.figures(calls: calls, seconds: seconds) { print("\(name): \(value)") }
+        printFigures(try Self.figures(calls: calls, seconds: seconds))
     }
 
     static func figures(calls: Int, seconds: Double) throws -> [(String, String)] {

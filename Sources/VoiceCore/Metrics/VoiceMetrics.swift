@@ -29,6 +29,9 @@ final class VoiceMetrics: Sendable {
     let jitter: Recorder
     let mos: Recorder
     let jitterBufferDelay: Recorder
+    /// `voice_call_setups_total` and `voice_call_setup_seconds`, outgoing then incoming.
+    private let setups: (outgoing: Counter, incoming: Counter)
+    private let setupTimes: (outgoing: Timer, incoming: Timer)
 
     init(factory: any MetricsFactory) {
         self.factory = factory
@@ -40,16 +43,23 @@ final class VoiceMetrics: Sendable {
         jitter = Recorder(label: "voice_jitter_ms", factory: factory)
         mos = Recorder(label: "voice_mos", factory: factory)
         jitterBufferDelay = Recorder(label: "voice_jitter_buffer_delay_ms", factory: factory)
+        func direction(_ name: String) -> [(String, String)] { [("direction", name)] }
+        setups = (
+            Counter(label: "voice_call_setups_total", dimensions: direction("outgoing"), factory: factory),
+            Counter(label: "voice_call_setups_total", dimensions: direction("incoming"), factory: factory)
+        )
+        setupTimes = (
+            Timer(label: "voice_call_setup_seconds", dimensions: direction("outgoing"), factory: factory),
+            Timer(label: "voice_call_setup_seconds", dimensions: direction("incoming"), factory: factory)
+        )
     }
 
     static func direction(_ role: CallStateRole) -> String { role == .caller ? "outgoing" : "incoming" }
 
     /// A call connected `setupNanoseconds` after it was placed or accepted.
     func callConnected(_ role: CallStateRole, setupNanoseconds: Int64) {
-        let direction = [("direction", Self.direction(role))]
-        Counter(label: "voice_call_setups_total", dimensions: direction, factory: factory).increment()
-        Timer(label: "voice_call_setup_seconds", dimensions: direction, factory: factory)
-            .recordNanoseconds(max(0, setupNanoseconds))
+        (role == .caller ? setups.outgoing : setups.incoming).increment()
+        (role == .caller ? setupTimes.outgoing : setupTimes.incoming).recordNanoseconds(max(0, setupNanoseconds))
         activeCalls.increment()
     }
 
