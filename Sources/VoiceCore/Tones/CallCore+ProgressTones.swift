@@ -8,10 +8,7 @@ extension CallCore {
     /// The callee rings without early media: ringback, if configured.
     func startRingback() {
         // Early media plays instead (RFC 3960): a 180 after a 183 with SDP starts no tone.
-        guard role == .caller, ringback == nil, !earlyMedia, let tone = client.configuration.progressTones?.ringback,
-            let port = client.sharedAudioDevice(currentAudioDevice)
-        else { return }
-        let player = ProgressTonePlayer(tone: tone.progressTone, device: port)
+        guard ringback == nil, !earlyMedia, let player = tonePlayer(client.configuration.progressTones?.ringback) else { return }
         ringback = player
         let logger = client.logger
         onMediaQueue {
@@ -21,6 +18,12 @@ extension CallCore {
                 logger.warning("ringback tone: \(error)")
             }
         }
+    }
+
+    /// A player for `tone` on a port of the call's device; nil for a callee, no tone or no device.
+    private func tonePlayer(_ tone: CallProgressTones.Tone?) -> ProgressTonePlayer? {
+        guard role == .caller, let tone, let port = client.sharedAudioDevice(currentAudioDevice) else { return nil }
+        return ProgressTonePlayer(tone: tone.progressTone, device: port)
     }
 
     /// The call was answered, sent early media or ended: the ringback stops.
@@ -33,10 +36,7 @@ extension CallCore {
     /// The callee was busy or rejected the call: a busy tone for a while, if configured. It
     /// outlives the call.
     func playBusyTone() {
-        guard role == .caller, let tones = client.configuration.progressTones, let tone = tones.busy,
-            let port = client.sharedAudioDevice(currentAudioDevice)
-        else { return }
-        let player = ProgressTonePlayer(tone: tone.progressTone, device: port)
+        guard let tones = client.configuration.progressTones, let player = tonePlayer(tones.busy) else { return }
         let duration = tones.busyDuration
         let logger = client.logger
         onMediaQueue {
