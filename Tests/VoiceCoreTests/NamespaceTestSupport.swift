@@ -18,12 +18,6 @@ extension XCTestCase {
                 throw XCTSkip(why)
             }
         }
-        let voicecall = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("voicecall").path
-        guard FileManager.default.isExecutableFile(atPath: voicecall) else {
-            let message = "voicecall is not built next to the tests (\(voicecall)); run `swift build` first"
-            if ProcessInfo.processInfo.environment["CI"]?.lowercased() == "true" { XCTFail(message) }
-            throw XCTSkip(message)
-        }
-        return voicecall
+        return try TestPrerequisites.voicecall()
     }
 }
