@@ -48,6 +48,16 @@ struct PESQBenchmark {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// PESQ-WB of `degraded` (the speech sample as received) against the speech sample.
+    func score(_ degraded: [Int16], name: String) throws -> Double {
+        let refPath = workDirectory + "/ref.wav", degPath = workDirectory + "/\(name).wav"
+        try WAVFile(sampleRate: 48_000, channels: 1, samples: speech).write(toFile: refPath)
+        try WAVFile(sampleRate: 48_000, channels: 1, samples: degraded).write(toFile: degPath)
+        let out = try PESQBenchmark.python([tool, "score", refPath, degPath])
+        guard let score = Double(out.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw BenchError("pesq said: \(out)") }
+        return score
+    }
+
     func run(lossPercent: Int) throws -> Double {
         // Three seconds of speech-like warm-up let the receiver's first RTCP report reach the
         // sender, so FEC follows the loss before the measured sample starts.
@@ -66,12 +76,7 @@ struct PESQBenchmark {
         let alignment = AudioComparison.align(reference: input, output: output, maxLag: 48_000)
         let start = alignment.lag + warmup.count
         guard start + speech.count <= output.count else { throw BenchError("recording too short") }
-        let degraded = Array(output[start..<(start + speech.count)])
-        let refPath = workDirectory + "/ref.wav", degPath = workDirectory + "/deg-\(lossPercent).wav"
-        try WAVFile(sampleRate: 48_000, channels: 1, samples: speech).write(toFile: refPath)
-        try WAVFile(sampleRate: 48_000, channels: 1, samples: degraded).write(toFile: degPath)
-        let out = try PESQBenchmark.python([tool, "score", refPath, degPath])
-        guard let score = Double(out.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw BenchError("pesq said: \(out)") }
+        let score = try score(Array(output[start..<(start + speech.count)]), name: "deg-\(lossPercent)")
         let jb = statsB.jitterBuffer
         print(
             String(

@@ -11,7 +11,7 @@ struct VoiceBench: ParsableCommand {
         commandName: "voice-bench",
         abstract: "Measures the media engine, or runs a loopback call demo.",
         subcommands: [
-            Measure.self, Quality.self, Loop.self, Setup.self, Rate.self, SideBySide.self, Soak.self, NetChange.self, Demo.self,
+            Measure.self, Quality.self, Jitter.self, TimeStretchOffline.self, Loop.self, Setup.self, Rate.self, SideBySide.self, Soak.self, NetChange.self, Demo.self,
         ],
         defaultSubcommand: Measure.self)
 }
@@ -31,6 +31,7 @@ struct Measure: ParsableCommand {
     @Option(help: "Packet-loss percentages for the PESQ figures.") var pesqLoss: [Int] = [0, 5, 10]
     @Flag(help: "Skip the PESQ figures (they need espeak-ng and the pesq Python package).") var skipPesq = false
     @Flag(help: "Skip the default-settings PESQ figures measured against baresip.") var skipQuality = false
+    @Flag(help: "Skip the jitter-buffer delay figures (they need the PESQ tools too).") var skipJitter = false
     @Option(help: "Loss seeds per condition for the default-settings PESQ figures.") var qualitySeeds = 3
     @Flag(help: "Skip the capacity ramp.") var skipCapacity = false
     @Flag(help: "Skip the CPU-ratio and memory figures.") var skipCpu = false
@@ -145,6 +146,9 @@ struct Measure: ParsableCommand {
                 figures.append(("pesq_wb_loss\(loss)", String(format: "%.2f", score)))
             }
         }
+        if !skipPesq && !skipJitter {
+            figures += try JitterDelayBenchmark().figures()
+        }
         if !skipPesq && !skipQuality {
             figures += try DefaultQualityBenchmark(seeds: qualitySeeds).run()
         }
@@ -165,6 +169,18 @@ struct Quality: ParsableCommand {
         guard let settings = presets[preset] else { throw BenchError("unknown preset \(preset); known: \(presets.keys.sorted())") }
         let figures = try DefaultQualityBenchmark(seeds: seeds, only: condition, settings: settings).run()
         printFigures(figures)
+    }
+}
+
+struct Jitter: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Prints the jitter buffer's added delay (clean link, 30 ms jitter) and PESQ-WB under jitter and loss, with and without time-scale modification.")
+
+    @Option(help: "Only these conditions (clean, jitter30, jitter30_loss5).") var condition: [String] = []
+    @Option(help: "Network seeds per condition (each figure is the median).") var seeds = 3
+
+    func run() throws {
+        printFigures(try JitterDelayBenchmark(seeds: seeds).figures(only: condition))
     }
 }
 

@@ -21,13 +21,33 @@ struct JitterTestPacket {
 /// What one playout request produced, with the packet index decoded from the payload.
 enum JitterTestOutput: Equatable {
     case packet(Int, duration: Int)
+    case accelerate(Int, duration: Int, urgent: Bool)
+    case stretch(Int, duration: Int, urgent: Bool)
     case recover(Int, duration: Int)
     case conceal(duration: Int)
     case silence(duration: Int)
 
     var duration: Int {
         switch self {
-        case .packet(_, let d), .recover(_, let d), .conceal(let d), .silence(let d): d
+        case .packet(_, let d), .accelerate(_, let d, _), .stretch(_, let d, _), .recover(_, let d), .conceal(let d), .silence(let d): d
+        }
+    }
+
+    /// The packet played, however it was time-scaled.
+    var playedIndex: Int? {
+        switch self {
+        case .packet(let i, _), .accelerate(let i, _, _), .stretch(let i, _, _): i
+        default: nil
+        }
+    }
+
+    /// How long the output lasts when a time-scaled packet is shortened or lengthened by
+    /// `stretchUnits` (a stand-in for one pitch period).
+    func playedDuration(stretchUnits: Int) -> Int {
+        switch self {
+        case .accelerate: duration - stretchUnits
+        case .stretch: duration + stretchUnits
+        default: duration
         }
     }
 }
@@ -42,6 +62,15 @@ struct JitterTestRandom {
     /// Uniform integer in range.
     mutating func int(in range: ClosedRange<Int64>) -> Int64 {
         range.lowerBound + Int64(next() % UInt64(range.upperBound - range.lowerBound + 1))
+    }
+}
+
+extension JitterBufferConfiguration {
+    /// The default configuration without time-scale modification: delay moves by whole frames.
+    static var frameLevel: JitterBufferConfiguration {
+        var c = JitterBufferConfiguration()
+        c.timeStretch = false
+        return c
     }
 }
 
@@ -93,6 +122,8 @@ struct JitterHarness {
         let decoded: JitterTestOutput
         switch result {
         case .packet(let length, let d): decoded = .packet(index(length), duration: d)
+        case .accelerate(let length, let d, let u): decoded = .accelerate(index(length), duration: d, urgent: u)
+        case .stretch(let length, let d, let u): decoded = .stretch(index(length), duration: d, urgent: u)
         case .recoverFromNext(let length, let d): decoded = .recover(index(length), duration: d)
         case .conceal(let d): decoded = .conceal(duration: d)
         case .silence(let d): decoded = .silence(duration: d)
@@ -117,15 +148,18 @@ struct JitterHarness {
         }
     }
 
-    /// Ticks, advancing the clock by each output's own duration, until `end`.
-    mutating func runPacedByOutput(until end: MediaTime, clockRate: Int64 = 48_000) {
+    /// Ticks, advancing the clock by each output's own duration, until `end`; a time-scaled
+    /// packet lasts `stretchUnits` less (accelerated) or more (stretched).
+    mutating func runPacedByOutput(until end: MediaTime, clockRate: Int64 = 48_000, stretchUnits: Int = 240) {
         while now < end {
             let o = tick()
-            now += MediaTime(nanoseconds: Int64(o.duration) * 1_000_000_000 / clockRate)
+            now += MediaTime(nanoseconds: Int64(o.playedDuration(stretchUnits: stretchUnits)) * 1_000_000_000 / clockRate)
         }
     }
 
-    var played: [Int] { outputs.compactMap { if case .packet(let i, _) = $0 { i } else { nil } } }
+    var played: [Int] { outputs.compactMap(\.playedIndex) }
+    var accelerated: Int { outputs.filter { if case .accelerate = $0 { true } else { false } }.count }
+    var stretched: Int { outputs.filter { if case .stretch = $0 { true } else { false } }.count }
     var recovered: [Int] { outputs.compactMap { if case .recover(let i, _) = $0 { i } else { nil } } }
     var conceals: Int { outputs.filter { if case .conceal = $0 { true } else { false } }.count }
     var silences: Int { outputs.filter { if case .silence = $0 { true } else { false } }.count }
@@ -133,7 +167,7 @@ struct JitterHarness {
 
     /// Outputs after the first played packet.
     var afterStart: ArraySlice<JitterTestOutput> {
-        guard let first = outputs.firstIndex(where: { if case .packet = $0 { true } else { false } }) else { return [] }
+        guard let first = outputs.firstIndex(where: { $0.playedIndex != nil }) else { return [] }
         return outputs[first...]
     }
 }

@@ -5,9 +5,11 @@ import VoiceMediaTypes
 
 final class JitterBufferTests: XCTestCase {
     /// A configuration whose warm-up floor equals the settled target, so a clean stream needs
-    /// no delay adjustment at all.
+    /// no delay adjustment at all. These tests tick a fixed 20 ms clock, on which shortening or
+    /// lengthening a frame changes nothing, so they run with frame-level adaptation
+    /// (``JitterBufferTimeStretchTests`` covers time-scaling, with the clock following the output).
     static var steady: JitterBufferConfiguration {
-        var c = JitterBufferConfiguration()
+        var c = JitterBufferConfiguration.frameLevel
         c.initialDelay = .milliseconds(40)
         return c
     }
@@ -15,7 +17,7 @@ final class JitterBufferTests: XCTestCase {
     /// A configuration that holds about `ms` of audio during the short scripted streams
     /// (they end before the warm-up floor lifts).
     static func holding(_ ms: Int64) -> JitterBufferConfiguration {
-        var c = JitterBufferConfiguration()
+        var c = JitterBufferConfiguration.frameLevel
         c.initialDelay = .milliseconds(ms)
         return c
     }

@@ -69,7 +69,7 @@ extension JitterBuffer {
                     mayAdaptSilence = false
                     return inserted(silence: true, now: now)
                 }
-                if mayAdaptSpeech, delay < targetNs {
+                if !configuration.timeStretch, mayAdaptSpeech, delay < targetNs {
                     mayAdaptSpeech = false
                     return inserted(silence: false, now: now)
                 }
@@ -77,6 +77,17 @@ extension JitterBuffer {
                     mayAdaptSpeech = false
                     lastAdaptation = now
                     continue
+                }
+                guard configuration.timeStretch else { return playSlot(at: i, into: payload) }
+                // A band a margin wide centred on the target; quiet frames are changed as soon as
+                // the delay leaves it, voiced ones only further out (see `timeStretch`).
+                let half = stretchMarginNs / 2
+                if delay < targetNs - half {
+                    return playSlot(at: i, into: payload, scale: .stretch(urgent: delay < targetNs - 3 * half))
+                }
+                if delay >= targetNs + half {
+                    let urgent = delay >= targetNs + frameNs + half
+                    return playSlot(at: i, into: payload, scale: .accelerate(urgent: urgent))
                 }
                 return playSlot(at: i, into: payload)
             }
@@ -171,8 +182,11 @@ extension JitterBuffer {
         return true
     }
 
+    /// How a played packet is to be time-scaled.
+    enum Scale { case none, accelerate(urgent: Bool), stretch(urgent: Bool) }
+
     /// Copies the packet at `i` out and advances past it.
-    mutating func playSlot(at i: Int, into payload: UnsafeMutableRawBufferPointer) -> JitterBufferPlayout {
+    mutating func playSlot(at i: Int, into payload: UnsafeMutableRawBufferPointer, scale: Scale = .none) -> JitterBufferPlayout {
         let slot = slots[i]
         release(at: i)
         nextSeq = slot.seq + 1
@@ -185,7 +199,16 @@ extension JitterBuffer {
         lastDuration = slot.duration
         underrunUnits = 0
         counters.playedPackets += 1
-        return .packet(length: slot.length, duration: slot.duration)
+        switch scale {
+        case .none:
+            return .packet(length: slot.length, duration: slot.duration)
+        case .accelerate(let urgent):
+            counters.acceleratedFrames += 1
+            return .accelerate(length: slot.length, duration: slot.duration, urgent: urgent)
+        case .stretch(let urgent):
+            counters.stretchedFrames += 1
+            return .stretch(length: slot.length, duration: slot.duration, urgent: urgent)
+        }
     }
 
     /// Reports the frame before the packet at `j` as recoverable from it; the packet stays

@@ -19,10 +19,14 @@ import VoiceSupport
 ///   `minDelay...maxDelay`; `initialDelay` is a floor until 50 samples (or `windowSize`) are in.
 /// - The applied delay (``JitterBufferStats/playoutDelay``) is moved toward the target one
 ///   frame at a time: grown with a silence frame at a talkspurt start (marker) or in a DTX gap,
-///   with a concealment frame during speech or an underrun; shrunk by skipping a silence frame
-///   in a DTX gap (when at least a frame above target) or by dropping a packet during speech
-///   (only when at least two frames above target for `shrinkPatience` without a silence to use).
-///   Speech adjustments are rate-limited by `adaptationInterval`.
+///   with a concealment frame during an underrun; shrunk by skipping a silence frame in a DTX
+///   gap (when at least a frame above target). During speech it is moved by time-scale
+///   modification (`timeStretch`, ``TimeStretch``): a packet is played stretched while the
+///   delay is below target and accelerated while it is half a frame (at most 15 ms) or more
+///   above, a pitch period at a time. As a fallback, a packet is dropped when the delay has been
+///   two frames above target for `shrinkPatience` (without `timeStretch`, a concealment frame is
+///   also inserted below target). Frame-level speech adjustments are rate-limited by
+///   `adaptationInterval`.
 /// - An underrun (nothing buffered) is concealed while the playout clock keeps running; after
 ///   `maxDelay` of underrun it turns into silence.
 /// - SSRC changes resynchronize at once; sequence/timestamp jumps must be confirmed by a second
@@ -48,6 +52,8 @@ package struct JitterBuffer: Sendable {
     package let configuration: JitterBufferConfiguration
 
     let frameNs: Int64
+    /// How far above target the delay must be for a packet to be accelerated.
+    let stretchMarginNs: Int64
     let minDelayNs: Int64
     let maxDelayNs: Int64
     let initialDelayNs: Int64
@@ -92,6 +98,7 @@ package struct JitterBuffer: Sendable {
         self.configuration = c
         let rate = Int64(c.clockRate)
         frameNs = Self.nanoseconds(units: Int64(c.frameDuration), rate: rate)
+        stretchMarginNs = min(frameNs / 2, 15_000_000)
         minDelayNs = c.minDelay.nanoseconds
         maxDelayNs = c.maxDelay.nanoseconds
         initialDelayNs = c.initialDelay.nanoseconds

@@ -26,6 +26,16 @@ package struct JitterBufferConfiguration: Hashable, Sendable {
     /// How long the delay must have been two frames or more above target, with no silence in
     /// which to shed it, before packets are dropped during speech.
     package var shrinkPatience: MediaTime = .seconds(2)
+    /// Steer the delay during speech by time-scale modification, keeping it within a band
+    /// centred on the target and as wide as the longest change (half a frame, at most 15 ms):
+    /// packets are played shortened (``JitterBufferPlayout/accelerate(length:duration:urgent:)``)
+    /// above the band and lengthened (``JitterBufferPlayout/stretch(length:duration:urgent:)``)
+    /// below it. Near the band only quiet frames are changed (pauses, where listeners do not
+    /// notice); voiced ones too once the delay is a frame above the band or half a band below
+    /// it. When false, the
+    /// delay grows by inserting a concealed frame and shrinks only in silence or by dropping a
+    /// packet (after `shrinkPatience`), which is also the fallback when time-scaling cannot keep up.
+    package var timeStretch = true
     /// A sequence number further ahead than this of the highest seen is a jump (RFC 3550 A.1).
     package var maxDropout: Int = 3000
     /// A sequence number further behind than this of the highest seen is a jump (RFC 3550 A.1).

@@ -3,6 +3,14 @@
 package enum JitterBufferPlayout: Hashable, Sendable {
     /// A packet's payload (`length` bytes) was copied into the caller's buffer: decode it.
     case packet(length: Int, duration: Int)
+    /// A packet's payload was copied in as for ``packet(length:duration:)``: decode it and play
+    /// it shortened by time-scale modification (``TimeStretch``), so the delay shrinks. Unless
+    /// `urgent`, only a quiet frame (between words) is changed; when urgent, voiced speech too.
+    case accelerate(length: Int, duration: Int, urgent: Bool)
+    /// A packet's payload was copied in as for ``packet(length:duration:)``: decode it and play
+    /// it lengthened by time-scale modification (``TimeStretch``), so the delay grows. Unless
+    /// `urgent`, only a quiet frame is changed; when urgent, voiced speech too.
+    case stretch(length: Int, duration: Int, urgent: Bool)
     /// The frame is missing but the next packet is buffered: its payload (`length` bytes) was
     /// copied in; decode its forward error correction data for `duration`.
     case recoverFromNext(length: Int, duration: Int)
@@ -12,10 +20,10 @@ package enum JitterBufferPlayout: Hashable, Sendable {
     /// a long underrun, or a frame inserted at a talkspurt boundary.
     case silence(duration: Int)
 
-    /// RTP units this output covers.
+    /// RTP units this output covers (before any time-scale modification).
     package var duration: Int {
         switch self {
-        case .packet(_, let d), .recoverFromNext(_, let d), .conceal(let d), .silence(let d): d
+        case .packet(_, let d), .accelerate(_, let d, _), .stretch(_, let d, _), .recoverFromNext(_, let d), .conceal(let d), .silence(let d): d
         }
     }
 }

@@ -50,10 +50,11 @@ package struct AudioStreamConfiguration: Sendable {
         self.rtcpMux = true
         self.enableDSCP = false
         var jb = JitterBufferConfiguration()
-        // Two frames: room for the packet after a loss to arrive, so its FEC can stand in.
-        // Starting at the floor means the buffer only ever grows from measured jitter, rather
-        // than shrinking (dropping audio) once the first seconds show the link is clean.
-        jb.minDelay = .milliseconds(40)
+        // The target's one frame above measured jitter leaves room for the packet after a loss
+        // to arrive, so its FEC can stand in; the floor is that frame. The first second starts
+        // a frame higher, while the jitter is unknown: time-scale modification sheds the excess
+        // without dropping audio once the link shows itself clean.
+        jb.minDelay = .milliseconds(20)
         jb.initialDelay = .milliseconds(40)
         self.jitterBuffer = jb
         self.rtcpInterval = .seconds(5)

@@ -35,6 +35,10 @@ package struct AudioStreamStats: Sendable, Hashable {
     package var outputLevel: Int = 0
     /// Jitter buffer figures.
     package var jitterBuffer: JitterBufferStats = JitterBufferStats()
+    /// 48 kHz samples the jitter buffer's time-scale modification took out of played packets
+    /// (accelerate) and put into them (stretch).
+    package var timeStretchRemovedSamples: UInt64 = 0
+    package var timeStretchAddedSamples: UInt64 = 0
     /// Estimated MOS (E-model), 1…4.5.
     package var mos: Double = 4.4
     /// SRTP packets rejected: failed authentication, replayed, or otherwise invalid.

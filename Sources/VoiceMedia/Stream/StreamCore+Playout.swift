@@ -21,7 +21,11 @@ extension StreamCore {
             var guardCount = 8
             let target = control.renderTarget.load(ordering: .relaxed)
             while renderRing.availableToRead < target, guardCount > 0 {
-                let n = produceFrame(now: now)
+                // The jitter buffer is asked at the time this frame will start to play relative
+                // to a ring kept at `target`, not at the tick's time: when a short (accelerated)
+                // frame makes the loop produce twice in one tick, the second is due later.
+                let behind = Int64(target - renderRing.availableToRead) * 1_000_000_000 / 48_000
+                let n = produceFrame(now: now - MediaTime(nanoseconds: behind), room: renderRing.availableToWrite)
                 renderRing.write(UnsafeBufferPointer(rebasing: decoded[0..<n]))
                 guardCount -= 1
             }
@@ -29,7 +33,7 @@ extension StreamCore {
             if nextVirtualPlayout == nil { nextVirtualPlayout = now }
             var guardCount = 8
             while let due = nextVirtualPlayout, now >= due, guardCount > 0 {
-                let n = produceFrame(now: now)
+                let n = produceFrame(now: due, room: decoded.count)
                 nextVirtualPlayout = due + MediaTime(nanoseconds: Int64(max(n, 1)) * 1_000_000_000 / 48_000)
                 guardCount -= 1
             }
@@ -37,13 +41,22 @@ extension StreamCore {
     }
 
     /// Takes the next frame from the jitter buffer and decodes, recovers or conceals it into
-    /// `decoded`; returns the 48 kHz samples produced.
-    func produceFrame(now: MediaTime) -> Int {
+    /// `decoded`; returns the 48 kHz samples produced, at most `room` when a frame is stretched.
+    func produceFrame(now: MediaTime, room: Int) -> Int {
         let decision = jitterBuffer.nextFrame(at: now, into: playoutPayload)
         var produced = 0
         switch decision {
         case .packet(let length, let duration):
             produced = decode(length: length, duration: duration)
+        case .accelerate(let length, let duration, let urgent):
+            let n = decode(length: length, duration: duration)
+            produced = timeStretch.accelerate(decoded, count: n, voiced: urgent)
+            timeStretchRemoved += UInt64(n - produced)
+        case .stretch(let length, let duration, let urgent):
+            let n = decode(length: length, duration: duration)
+            let limit = min(decoded.count, max(n, room))
+            produced = timeStretch.stretch(UnsafeMutableBufferPointer(rebasing: decoded[0..<limit]), count: n, voiced: urgent)
+            timeStretchAdded += UInt64(produced - n)
         case .recoverFromNext(let length, let duration):
             let frames = to48k(duration)
             if let n = try? decoder.decodeFEC(

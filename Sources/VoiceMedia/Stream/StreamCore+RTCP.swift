@@ -149,6 +149,8 @@ extension StreamCore {
         s.inputLevel = inputLevel
         s.outputLevel = outputLevel
         s.jitterBuffer = jitterBuffer.stats
+        s.timeStretchRemovedSamples = timeStretchRemoved
+        s.timeStretchAddedSamples = timeStretchAdded
         s.remoteAddressSwitches = remoteAddressSwitches
         s.renegotiations = renegotiations
         s.remoteRTPAddress = remote?.rtp

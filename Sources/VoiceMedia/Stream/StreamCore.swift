@@ -21,6 +21,10 @@ final class StreamCore: MediaTask {
     /// changed only the peer's key.
     var srtpReceive: SRTPSession?
     var jitterBuffer: JitterBuffer
+    /// Shortens and lengthens decoded packets when the jitter buffer asks.
+    var timeStretch = TimeStretch()
+    var timeStretchRemoved: UInt64 = 0
+    var timeStretchAdded: UInt64 = 0
     var receiverStats: RTPReceiverStatistics
     var lastFractionLost: Double = 0
     let captureRing: AudioRingBuffer

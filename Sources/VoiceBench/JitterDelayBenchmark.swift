@@ -1,0 +1,193 @@
+import ArgumentParser
+import Foundation
+import VoiceMedia
+import VoiceMediaTypes
+import VoiceSupport
+import VoiceSignals
+import VoiceTestKit
+
+/// `jb_added_delay_ms_p50` on a clean link and under 30 ms of uniform jitter, and
+/// `pesq_wb_jitter30_loss5`: a real-time loopback call at the SDK's default settings (Opus
+/// voice preset, SRTP, the default jitter buffer) carrying speech, with the jitter buffer's
+/// applied delay (``JitterBufferStats/playoutDelay``: how long the fastest packets wait before
+/// they play) sampled from the stream's published stats every 200 ms.
+///
+/// Each condition runs twice in the same run: with time-scale modification (the default) and
+/// with frame-level adaptation only (how the buffer worked before), so the change is a
+/// comparison on the same machine at the same moment.
+struct JitterDelayBenchmark {
+    struct Condition {
+        var name: String
+        var impairment: NetworkImpairment
+        var scored: Bool
+    }
+
+    struct Result {
+        var delayP50: Double
+        var delayP95: Double
+        var pesq: Double?
+        var stats: AudioStreamStats
+        var latencyMs: Double
+    }
+
+    static let conditions = [
+        Condition(name: "clean", impairment: .none, scored: true),
+        Condition(name: "jitter30", impairment: NetworkImpairment(jitter: .milliseconds(30), seed: 30), scored: true),
+        Condition(
+            name: "jitter30_loss5", impairment: NetworkImpairment(lossRate: 0.05, jitter: .milliseconds(30), seed: 305), scored: true),
+    ]
+
+    let pesq: PESQBenchmark
+    /// Network seeds per condition; each figure is the median over them.
+    let seeds: Int
+
+    init(seeds: Int = 3) throws {
+        pesq = try PESQBenchmark(settings: .voice)
+        self.seeds = max(1, seeds)
+    }
+
+    /// One call through `condition`; the delay is sampled from 1 s in (after start-up buffering)
+    /// to the end of the speech.
+    func run(_ condition: Condition, timeStretch: Bool) throws -> Result {
+        let warmup = TestSignals.speechLike(seconds: 3, amplitude: 6_000)
+        let input = warmup + pesq.speech + [Int16](repeating: 0, count: 48_000)
+        let call = try LoopbackCall(
+            codec: .opus(.voice), signalA: input, signalB: [Int16](repeating: 0, count: 48_000),
+            impairmentAToB: condition.impairment, impairmentBToA: NetworkImpairment.none
+        ) { $0.jitterBuffer.timeStretch = timeStretch }
+        try call.start()
+        let started = Date()
+        let speechEnd = Double(warmup.count + pesq.speech.count) / 48_000
+        var delays: [Double] = []
+        var lastStamp = MediaTime.zero
+        while Date().timeIntervalSince(started) < Double(input.count) / 48_000 + 0.5 {
+            Thread.sleep(forTimeInterval: 0.05)
+            let elapsed = Date().timeIntervalSince(started)
+            let s = call.b.stats
+            guard elapsed >= 1, elapsed <= speechEnd, s.timestamp != lastStamp else { continue }
+            lastStamp = s.timestamp
+            delays.append(s.jitterBuffer.playoutDelay.milliseconds)
+            if ProcessInfo.processInfo.environment["VOICE_BENCH_TRACE"] == "1" {
+                let jb = s.jitterBuffer
+                print(
+                    String(
+                        format: "  %.1f s: delay %.1f ms target %.1f ms jitter %.1f ms buffered %.1f ms, accelerated %d stretched %d",
+                        elapsed, jb.playoutDelay.milliseconds, jb.targetDelay.milliseconds, jb.jitter.milliseconds,
+                        jb.currentDelay.milliseconds, jb.acceleratedFrames, jb.stretchedFrames))
+            }
+        }
+        let stats = call.b.stats
+        call.stop()
+        let output = call.deviceB.recordedSamples
+        let alignment = AudioComparison.align(reference: input, output: output, maxLag: 48_000)
+        var score: Double?
+        if condition.scored {
+            let start = alignment.lag + warmup.count
+            guard start + pesq.speech.count <= output.count else { throw BenchError("recording too short") }
+            let name = "jb-\(condition.name)-\(timeStretch ? "tsm" : "frames")"
+            score = try pesq.score(Array(output[start..<(start + pesq.speech.count)]), name: name)
+        }
+        delays.sort()
+        return Result(
+            delayP50: Self.percentile(delays, 0.5), delayP95: Self.percentile(delays, 0.95), pesq: score, stats: stats,
+            latencyMs: Double(alignment.lag) / 48)
+    }
+
+    /// Runs every condition both ways; returns the figures (name, value) in print order.
+    func figures(only: [String] = []) throws -> [(String, String)] {
+        var figures: [(String, String)] = []
+        for condition in Self.conditions where only.isEmpty || only.contains(condition.name) {
+            var both: [[Result]] = [[], []]
+            for seed in 0..<seeds {
+                var c = condition
+                c.impairment.seed += UInt64(seed) * 7_919
+                for (m, timeStretch) in [true, false].enumerated() {
+                    let r = try run(c, timeStretch: timeStretch)
+                    both[m].append(r)
+                    let label = timeStretch ? "time-scaled" : "frame-level"
+                    let jb = r.stats.jitterBuffer
+                    print(
+                        String(
+                            format:
+                                "jitter buffer: %@ seed %d %@: applied delay p50 %.1f ms p95 %.1f ms (target %.1f ms), output lags input by %.1f ms; accelerated %d stretched %d (%.0f ms out, %.0f ms in), frames inserted %d removed %d, concealed %d, late %d%@",
+                            condition.name, seed, label, r.delayP50, r.delayP95, jb.targetDelay.milliseconds, r.latencyMs,
+                            jb.acceleratedFrames, jb.stretchedFrames, Double(r.stats.timeStretchRemovedSamples) / 48,
+                            Double(r.stats.timeStretchAddedSamples) / 48, jb.insertedFrames, jb.removedFrames, jb.concealedFrames,
+                            jb.late, r.pesq.map { String(format: "; PESQ-WB %.2f", $0) } ?? ""))
+                    flushOutput()
+                }
+            }
+            let tsm = Self.median(both[0]), frames = Self.median(both[1])
+            figures.append(("jb_added_delay_ms_p50_\(condition.name)", String(format: "%.1f", tsm.delayP50)))
+            figures.append(("jb_added_delay_ms_p50_\(condition.name)_frame_level", String(format: "%.1f", frames.delayP50)))
+            if condition.name == "jitter30" {
+                // Uniform 0…30 ms: the link's p95 jitter is 28.5 ms, so the target is ≤ 54.2 ms.
+                let p95 = 0.95 * condition.impairment.jitter.milliseconds
+                figures.append(("jb_added_delay_target_ms_jitter30", String(format: "%.1f", 1.2 * p95 + 20)))
+            }
+            if let score = tsm.pesq, let before = frames.pesq {
+                figures.append(("pesq_wb_\(condition.name)", String(format: "%.2f", score)))
+                figures.append(("pesq_wb_\(condition.name)_frame_level", String(format: "%.2f", before)))
+            }
+        }
+        return figures
+    }
+
+    /// Medians of each figure over seeds.
+    static func median(_ results: [Result]) -> (delayP50: Double, pesq: Double?) {
+        let delays = results.map(\.delayP50).sorted()
+        let scores = results.compactMap(\.pesq).sorted()
+        return (delays[delays.count / 2], scores.isEmpty ? nil : scores[scores.count / 2])
+    }
+
+    static func percentile(_ sorted: [Double], _ q: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        return sorted[min(sorted.count - 1, Int((q * Double(sorted.count)).rounded(.up)) - 1)]
+    }
+}
+
+/// Offline check of ``TimeStretch`` alone: the speech sample cut into 20 ms frames, every
+/// `every`-th frame alternately accelerated and stretched, scored against the original.
+struct TimeStretchOffline: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "tsm-offline", shouldDisplay: false)
+    @Option var every = 10
+    @Option var mode = "alternate"
+    @Option var threshold: Float = 0.9
+    @Option var quiet: Float = 256
+
+    func run() throws {
+        let pesq = try PESQBenchmark(settings: .voice)
+        var stretch = TimeStretch()
+        stretch.correlationThreshold = threshold
+        stretch.quietLevel = quiet
+        var out: [Int16] = []
+        var frame = [Int16](repeating: 0, count: 48 * 120)
+        var n = 0, changedA = 0, changedS = 0, removed = 0, added = 0
+        var i = 0
+        while i + 960 <= pesq.speech.count {
+            for k in 0..<960 { frame[k] = pesq.speech[i + k] }
+            var count = 960
+            if n % every == every - 1 {
+                count = frame.withUnsafeMutableBufferPointer { b in
+                    switch mode {
+                    case "accelerate": return stretch.accelerate(b, count: 960)
+                    case "stretch": return stretch.stretch(b, count: 960)
+                    case "both":
+                        let c = stretch.stretch(b, count: 960)
+                        return stretch.accelerate(b, count: c)
+                    default: return (n / every) % 2 == 0 ? stretch.accelerate(b, count: 960) : stretch.stretch(b, count: 960)
+                    }
+                }
+                if count < 960 { changedA += 1; removed += 960 - count }
+                if count > 960 { changedS += 1; added += count - 960 }
+            }
+            out += frame[0..<count]
+            i += 960
+            n += 1
+        }
+        let padded = Array(out.prefix(pesq.speech.count)) + [Int16](repeating: 0, count: max(0, pesq.speech.count - out.count))
+        let score = try pesq.score(padded, name: "tsm-offline")
+        let same = try pesq.score(pesq.speech, name: "tsm-same")
+        print("frames \(n): accelerated \(changedA) (\(removed / 48) ms), stretched \(changedS) (\(added / 48) ms); PESQ-WB \(score), untouched \(same)")
+    }
+}

@@ -1,0 +1,150 @@
+/// Time-scale modification of one decoded frame of 48 kHz speech, in place, for the jitter
+/// buffer's ``JitterBufferPlayout/accelerate(length:duration:)`` and
+/// ``JitterBufferPlayout/stretch(length:duration:)``: the frame is shortened or lengthened by
+/// one pitch period, so the delay follows the network without dropping or inserting frames.
+///
+/// The method is the one NetEq's accelerate and preemptive expand use (a synchronized
+/// overlap-add on a single period): find the lag `T` at which the start of the frame best
+/// repeats itself, then
+/// - accelerate: cross-fade `x[0..<T]` into `x[T..<2T]` and keep the rest, `T` samples fewer;
+/// - stretch: keep `x[0..<T]`, cross-fade `x[T..<2T]` back into `x[0..<T]`, then play
+///   `x[T...]`, `T` samples more.
+/// Both begin and end on original samples, so the frame joins its neighbours without a click.
+/// A frame whose start does not repeat (normalized correlation below ``correlationThreshold``)
+/// is left alone unless it is quiet, where any cut is inaudible and the longest is made.
+///
+/// The lag is searched on a 4 kHz copy of the frame (mean of 12 samples), then refined at
+/// 48 kHz around the best coarse lag. All storage is allocated in `init`; the calls allocate
+/// nothing. Not synchronized: own it from one thread.
+package struct TimeStretch: Sendable {
+    /// Shortest period tried: 2.5 ms (400 Hz).
+    package static let minimumPeriod = 120
+    /// Longest period tried: 15 ms (67 Hz); never more than half the frame.
+    package static let maximumPeriod = 720
+    /// Decimation of the coarse search: 48 kHz to 4 kHz.
+    static let decimation = 12
+
+    /// Lowest normalized correlation between the two periods for a voiced frame to be changed.
+    package var correlationThreshold: Float = 0.9
+    /// RMS level (of 32 767) under which a frame counts as quiet and is changed at any correlation.
+    package var quietLevel: Float = 256
+
+    private var coarse: [Float]
+
+    /// - Parameter maximumFrame: the longest frame that will be passed, in samples.
+    package init(maximumFrame: Int = 48 * 120) {
+        coarse = [Float](repeating: 0, count: max(1, maximumFrame / Self.decimation))
+    }
+
+    /// Shortens `buffer[0..<count]` in place by one period; returns the new count (`count`
+    /// when the frame was left alone). With `voiced` false only a quiet frame is changed.
+    package mutating func accelerate(_ buffer: UnsafeMutableBufferPointer<Int16>, count: Int, voiced: Bool = true) -> Int {
+        let n = min(count, buffer.count)
+        guard let t = period(in: UnsafeBufferPointer(rebasing: buffer[0..<n]), voiced: voiced), let x = buffer.baseAddress
+        else { return count }
+        for k in 0..<t {
+            x[k] = Self.fade(out: x[k], in: x[t + k], step: k, of: t)
+        }
+        (x + t).update(from: x + 2 * t, count: n - 2 * t)
+        return n - t
+    }
+
+    /// Lengthens `buffer[0..<count]` in place by one period if `buffer` has room for it;
+    /// returns the new count (`count` when the frame was left alone). With `voiced` false only
+    /// a quiet frame is changed.
+    package mutating func stretch(_ buffer: UnsafeMutableBufferPointer<Int16>, count: Int, voiced: Bool = true) -> Int {
+        let n = min(count, buffer.count)
+        guard let t = period(in: UnsafeBufferPointer(rebasing: buffer[0..<n]), voiced: voiced), n + t <= buffer.count,
+            let x = buffer.baseAddress
+        else { return count }
+        // x[T...] moves up by T; the gap x[T..<2T] becomes the fade from the old x[T..<2T]
+        // (now at x[2T..<3T]) back to x[0..<T].
+        (x + 2 * t).update(from: x + t, count: n - t)
+        for k in 0..<t {
+            x[t + k] = Self.fade(out: x[2 * t + k], in: x[k], step: k, of: t)
+        }
+        return n + t
+    }
+
+    /// The period to cut or repeat at the start of `x`, or nil when the frame should be left
+    /// alone; with `voiced` false, nil unless the frame is quiet.
+    package mutating func period(in x: UnsafeBufferPointer<Int16>, voiced: Bool = true) -> Int? {
+        let n = x.count
+        let longest = min(Self.maximumPeriod, n / 2)
+        guard longest >= Self.minimumPeriod else { return nil }
+        if !voiced, Self.rms(x, count: 2 * longest) >= quietLevel { return nil }
+        let d = Self.decimation
+        let m = min(coarse.count, n / d)
+        let window = longest / d
+        let found: (lag: Int, score: Float)? = coarse.withUnsafeMutableBufferPointer { low in
+            for i in 0..<m {
+                var sum: Float = 0
+                for j in 0..<d { sum += Float(x[i * d + j]) }
+                low[i] = sum / Float(d)
+            }
+            var best: (lag: Int, score: Float)?
+            var lag = Self.minimumPeriod / d
+            while lag <= longest / d, lag + window <= m {
+                let score = Self.correlation(UnsafeBufferPointer(low), 0, lag, length: window)
+                if score > (best?.score ?? -2) { best = (lag, score) }
+                lag += 1
+            }
+            return best
+        }
+        guard let coarseLag = found?.lag else { return nil }
+        var best = (lag: 0, score: Float(-2))
+        var lag = max(Self.minimumPeriod, coarseLag * d - d + 1)
+        let fineWindow = longest
+        while lag <= min(longest, coarseLag * d + d - 1), lag + fineWindow <= n {
+            let score = Self.correlation(x, 0, lag, length: fineWindow)
+            if score > best.score { best = (lag, score) }
+            lag += 1
+        }
+        guard best.lag > 0, 2 * best.lag <= n else { return nil }
+        if voiced, best.score >= correlationThreshold { return best.lag }
+        // Quiet and not periodic: the longest change, so a pause is used in as few steps as possible.
+        return Self.rms(x, count: 2 * longest) < quietLevel ? longest : nil
+    }
+
+    /// Normalized cross-correlation of `s[a..<a+length]` and `s[b..<b+length]`; 0 for silence.
+    static func correlation(_ s: UnsafeBufferPointer<Int16>, _ a: Int, _ b: Int, length: Int) -> Float {
+        var ab: Float = 0, aa: Float = 0, bb: Float = 0
+        for k in 0..<length {
+            let u = Float(s[a + k]), v = Float(s[b + k])
+            ab += u * v
+            aa += u * u
+            bb += v * v
+        }
+        guard aa > 0, bb > 0 else { return 0 }
+        return ab / (aa * bb).squareRoot()
+    }
+
+    static func correlation(_ s: UnsafeBufferPointer<Float>, _ a: Int, _ b: Int, length: Int) -> Float {
+        var ab: Float = 0, aa: Float = 0, bb: Float = 0
+        for k in 0..<length {
+            let u = s[a + k], v = s[b + k]
+            ab += u * v
+            aa += u * u
+            bb += v * v
+        }
+        guard aa > 0, bb > 0 else { return 0 }
+        return ab / (aa * bb).squareRoot()
+    }
+
+    static func rms(_ x: UnsafeBufferPointer<Int16>, count: Int) -> Float {
+        guard count > 0 else { return 0 }
+        var sum: Float = 0
+        for k in 0..<count {
+            let v = Float(x[k])
+            sum += v * v
+        }
+        return (sum / Float(count)).squareRoot()
+    }
+
+    /// Linear cross-fade at `step` of `length`: all `out` at 0, nearly all `in` at the end.
+    @inline(__always) static func fade(out a: Int16, in b: Int16, step: Int, of length: Int) -> Int16 {
+        let w = Float(step) / Float(length)
+        let v = Float(a) * (1 - w) + Float(b) * w
+        return Int16(max(-32_768, min(32_767, v.rounded())))
+    }
+}
