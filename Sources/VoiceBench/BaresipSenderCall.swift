@@ -26,7 +26,7 @@ final class BaresipSenderCall {
     ///   - toBaresip: impairment of our packets (RTCP reports, silence) on their way back.
     init(
         samples: [Int16], workDirectory: String, offering settings: OpusSettings, toUs: NetworkImpairment,
-        toBaresip: NetworkImpairment, recordingCapacity: Int
+        toBaresip: NetworkImpairment, recordingCapacity: Int, timeStretch: Bool = true
     ) throws {
         let file = workDirectory + "/baresip-source-\(UInt32.random(in: 0...UInt32.max)).wav"
         try BaresipWAVFile.write(samples, to: file)
@@ -54,6 +54,7 @@ final class BaresipSenderCall {
             encryption: media.encryption)
         streamConfiguration.telephoneEventPayloadType = media.telephoneEventPayloadType
         streamConfiguration.rtcpMux = media.rtcpMux
+        streamConfiguration.jitterBuffer.timeStretch = timeStretch
         stream = try AudioStream(configuration: streamConfiguration)
         proxy.connect(endpointB: try SocketAddress(host: media.remoteRTP.host, port: Int(media.remoteRTP.port)))
         device = BufferAudioDevice(captureSamples: [], recordingCapacity: recordingCapacity)

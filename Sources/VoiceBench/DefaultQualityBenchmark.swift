@@ -40,13 +40,17 @@ struct DefaultQualityBenchmark {
     let conditions: [Condition]
     let tool: String
     let workDirectory: String
+    /// Whether the receivers' jitter buffers use time-scale modification (false: frame-level
+    /// adaptation only, as before it existed).
+    let timeStretch: Bool
 
     /// - Parameters:
     ///   - seeds: loss seeds per condition.
     ///   - only: names of the conditions to run; empty runs them all.
     ///   - settings: our Opus settings (the SDK's default unless a preset is being measured).
-    init(seeds: Int, only: [String] = [], settings: OpusSettings = .voice) throws {
+    init(seeds: Int, only: [String] = [], settings: OpusSettings = .voice, timeStretch: Bool = true) throws {
         self.seeds = max(1, seeds)
+        self.timeStretch = timeStretch
         self.settings = settings
         conditions = only.isEmpty ? Self.conditions : Self.conditions.filter { only.contains($0.name) }
         guard !conditions.isEmpty else { throw BenchError("no condition named \(only); known: \(Self.conditions.map(\.name))") }
@@ -123,10 +127,12 @@ struct DefaultQualityBenchmark {
         let capacity = signal.count + 48_000 * 5
         let ours = try LoopbackCall(
             codec: .opus(settings), signalA: signal, signalB: [], impairmentAToB: condition.impairment(seed: seed),
-            impairmentBToA: condition.impairment(seed: seed + 1))
+            impairmentBToA: condition.impairment(seed: seed + 1)
+        ) { [timeStretch] in $0.jitterBuffer.timeStretch = timeStretch }
         let baresip = try BaresipSenderCall(
             samples: signal, workDirectory: workDirectory, offering: settings,
-            toUs: condition.impairment(seed: seed), toBaresip: condition.impairment(seed: seed + 1), recordingCapacity: capacity)
+            toUs: condition.impairment(seed: seed), toBaresip: condition.impairment(seed: seed + 1), recordingCapacity: capacity,
+            timeStretch: timeStretch)
         try ours.start()
         Thread.sleep(forTimeInterval: Double(signal.count) / 48_000 + 1)
         let sender = ours.a.stats, receiver = ours.b.stats, fromBaresip = baresip.receiverStats

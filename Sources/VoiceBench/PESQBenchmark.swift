@@ -11,9 +11,12 @@ struct PESQBenchmark {
     let speech: [Int16]
     let workDirectory: String
     let tool: String
+    /// Whether the receiver's jitter buffer uses time-scale modification.
+    let timeStretch: Bool
 
-    init(settings: OpusSettings) throws {
+    init(settings: OpusSettings, timeStretch: Bool = true) throws {
         self.settings = settings
+        self.timeStretch = timeStretch
         workDirectory = NSTemporaryDirectory() + "voice-bench-\(getpid())"
         try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
         tool = PESQBenchmark.findTool()
@@ -67,7 +70,8 @@ struct PESQBenchmark {
         let loss = NetworkImpairment(lossRate: Double(lossPercent) / 100, seed: UInt64(1_000 + lossPercent))
         let call = try LoopbackCall(
             codec: .opus(settings), signalA: input, signalB: [Int16](repeating: 0, count: 48_000),
-            impairmentAToB: loss, impairmentBToA: NetworkImpairment.none)
+            impairmentAToB: loss, impairmentBToA: NetworkImpairment.none
+        ) { [timeStretch] in $0.jitterBuffer.timeStretch = timeStretch }
         try call.start()
         Thread.sleep(forTimeInterval: Double(input.count) / 48_000 + 0.5)
         let statsA = call.a.stats, statsB = call.b.stats

@@ -32,6 +32,7 @@ struct Measure: ParsableCommand {
     @Flag(help: "Skip the PESQ figures (they need espeak-ng and the pesq Python package).") var skipPesq = false
     @Flag(help: "Skip the default-settings PESQ figures measured against baresip.") var skipQuality = false
     @Flag(help: "Skip the jitter-buffer delay figures (they need the PESQ tools too).") var skipJitter = false
+    @Flag(help: "Receive the PESQ figures' audio without the jitter buffer's time-scale modification.") var frameLevel = false
     @Option(help: "Loss seeds per condition for the default-settings PESQ figures.") var qualitySeeds = 3
     @Flag(help: "Skip the capacity ramp.") var skipCapacity = false
     @Flag(help: "Skip the CPU-ratio and memory figures.") var skipCpu = false
@@ -140,7 +141,7 @@ struct Measure: ParsableCommand {
                 complexity: pesqComplexity ?? OpusSettings.highQuality.complexity,
                 bitrate: pesqBitrate ?? OpusSettings.highQuality.bitrate)
             print("pesq: Opus \(pesqSettings.bitrate / 1000) kbps, complexity \(pesqSettings.complexity), FEC following RTCP-reported loss")
-            let pesq = try PESQBenchmark(settings: pesqSettings)
+            let pesq = try PESQBenchmark(settings: pesqSettings, timeStretch: !frameLevel)
             for loss in pesqLoss {
                 let score = try pesq.run(lossPercent: loss)
                 figures.append(("pesq_wb_loss\(loss)", String(format: "%.2f", score)))
@@ -150,7 +151,7 @@ struct Measure: ParsableCommand {
             figures += try JitterDelayBenchmark().figures()
         }
         if !skipPesq && !skipQuality {
-            figures += try DefaultQualityBenchmark(seeds: qualitySeeds).run()
+            figures += try DefaultQualityBenchmark(seeds: qualitySeeds, timeStretch: !frameLevel).run()
         }
         printFigures(figures)
     }
@@ -163,11 +164,12 @@ struct Quality: ParsableCommand {
     @Option(help: "Loss seeds per condition.") var seeds = 3
     @Option(help: "Only these conditions (loss0, loss5, loss10, burst5).") var condition: [String] = []
     @Option(help: "Our Opus preset: voice (the default), highQuality or lowBandwidth.") var preset = "voice"
+    @Flag(help: "Receive without the jitter buffer's time-scale modification (frame-level adaptation only).") var frameLevel = false
 
     func run() throws {
         let presets: [String: OpusSettings] = ["voice": .voice, "highQuality": .highQuality, "lowBandwidth": .lowBandwidth]
         guard let settings = presets[preset] else { throw BenchError("unknown preset \(preset); known: \(presets.keys.sorted())") }
-        let figures = try DefaultQualityBenchmark(seeds: seeds, only: condition, settings: settings).run()
+        let figures = try DefaultQualityBenchmark(seeds: seeds, only: condition, settings: settings, timeStretch: !frameLevel).run()
         printFigures(figures)
     }
 }
