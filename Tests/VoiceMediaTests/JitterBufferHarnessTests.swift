@@ -122,8 +122,8 @@ struct JitterHarness {
         let decoded: JitterTestOutput
         switch result {
         case .packet(let length, let d): decoded = .packet(index(length), duration: d)
-        case .accelerate(let length, let d, let u): decoded = .accelerate(index(length), duration: d, urgent: u)
-        case .stretch(let length, let d, let u): decoded = .stretch(index(length), duration: d, urgent: u)
+        case .accelerate(let length, let d, let u, _): decoded = .accelerate(index(length), duration: d, urgent: u)
+        case .stretch(let length, let d, let u, _): decoded = .stretch(index(length), duration: d, urgent: u)
         case .recoverFromNext(let length, let d): decoded = .recover(index(length), duration: d)
         case .conceal(let d): decoded = .conceal(duration: d)
         case .silence(let d): decoded = .silence(duration: d)

@@ -73,6 +73,18 @@ final class TimeStretchTests: XCTestCase {
         XCTAssertEqual(Self.apply(silence) { ts.accelerate($0, count: $1) }, [Int16](repeating: 0, count: 480))
     }
 
+    func testAQuietFrameChangesByWhatIsAskedWithinThePeriodsTried() {
+        var ts = TimeStretch()
+        let quiet = Self.noise(count: 960, amplitude: 60, seed: 3)
+        XCTAssertEqual(Self.apply(quiet) { ts.accelerate($0, count: $1, voiced: false, quietChange: 300) }.count, 660)
+        XCTAssertEqual(Self.apply(quiet) { ts.stretch($0, count: $1, voiced: false, quietChange: 300) }.count, 1_260)
+        XCTAssertEqual(Self.apply(quiet) { ts.accelerate($0, count: $1, quietChange: 10) }.count, 960 - 120, "at least the shortest")
+        XCTAssertEqual(Self.apply(quiet) { ts.stretch($0, count: $1, quietChange: 5_000) }.count, 960 + 480, "at most half the frame")
+        // A voiced frame ignores the request: only a whole period keeps it seamless.
+        let tone = Self.voiced(f0: 150, count: 960)
+        XCTAssertEqual(Self.apply(tone) { ts.accelerate($0, count: $1, quietChange: 200) }.count, 640)
+    }
+
     func testWhenNotUrgentOnlyQuietFramesChange() {
         var ts = TimeStretch()
         let tone = Self.voiced(f0: 150, count: 960)

@@ -83,11 +83,12 @@ extension JitterBuffer {
                 // the delay leaves it, voiced ones only further out (see `timeStretch`).
                 let half = stretchMarginNs / 2
                 if delay < targetNs - half {
-                    return playSlot(at: i, into: payload, scale: .stretch(urgent: delay < targetNs - 3 * half))
+                    let urgent = delay < targetNs - 3 * half
+                    return playSlot(at: i, into: payload, scale: .stretch(urgent: urgent, by: targetNs - delay))
                 }
                 if delay >= targetNs + half {
                     let urgent = delay >= targetNs + frameNs + half
-                    return playSlot(at: i, into: payload, scale: .accelerate(urgent: urgent))
+                    return playSlot(at: i, into: payload, scale: .accelerate(urgent: urgent, by: delay - targetNs))
                 }
                 return playSlot(at: i, into: payload)
             }
@@ -182,8 +183,8 @@ extension JitterBuffer {
         return true
     }
 
-    /// How a played packet is to be time-scaled.
-    enum Scale { case none, accelerate(urgent: Bool), stretch(urgent: Bool) }
+    /// How a played packet is to be time-scaled, and by how much (nanoseconds) the delay is off.
+    enum Scale { case none, accelerate(urgent: Bool, by: Int64), stretch(urgent: Bool, by: Int64) }
 
     /// Copies the packet at `i` out and advances past it.
     mutating func playSlot(at i: Int, into payload: UnsafeMutableRawBufferPointer, scale: Scale = .none) -> JitterBufferPlayout {
@@ -202,14 +203,17 @@ extension JitterBuffer {
         switch scale {
         case .none:
             return .packet(length: slot.length, duration: slot.duration)
-        case .accelerate(let urgent):
+        case .accelerate(let urgent, let ns):
             counters.acceleratedFrames += 1
-            return .accelerate(length: slot.length, duration: slot.duration, urgent: urgent)
-        case .stretch(let urgent):
+            return .accelerate(length: slot.length, duration: slot.duration, urgent: urgent, by: units(ns))
+        case .stretch(let urgent, let ns):
             counters.stretchedFrames += 1
-            return .stretch(length: slot.length, duration: slot.duration, urgent: urgent)
+            return .stretch(length: slot.length, duration: slot.duration, urgent: urgent, by: units(ns))
         }
     }
+
+    /// RTP units in `ns` nanoseconds.
+    func units(_ ns: Int64) -> Int { Int(ns / 1_000 * Int64(configuration.clockRate) / 1_000_000) }
 
     /// Reports the frame before the packet at `j` as recoverable from it; the packet stays
     /// buffered and plays next.

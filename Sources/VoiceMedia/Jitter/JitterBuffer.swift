@@ -22,8 +22,9 @@ import VoiceSupport
 ///   with a concealment frame during an underrun; shrunk by skipping a silence frame in a DTX
 ///   gap (when at least a frame above target). During speech it is moved by time-scale
 ///   modification (`timeStretch`, ``TimeStretch``): a packet is played stretched while the
-///   delay is below target and accelerated while it is half a frame (at most 15 ms) or more
-///   above, a pitch period at a time. As a fallback, a packet is dropped when the delay has been
+///   delay is below a band around the target (as wide as the longest change, half a frame, at
+///   most 15 ms) and accelerated while it is above, a pitch period at a time; near the band only
+///   quiet frames, further out voiced ones too. As a fallback, a packet is dropped when the delay has been
 ///   two frames above target for `shrinkPatience` (without `timeStretch`, a concealment frame is
 ///   also inserted below target). Frame-level speech adjustments are rate-limited by
 ///   `adaptationInterval`.
@@ -52,7 +53,8 @@ package struct JitterBuffer: Sendable {
     package let configuration: JitterBufferConfiguration
 
     let frameNs: Int64
-    /// How far above target the delay must be for a packet to be accelerated.
+    /// Width of the band around the target within which time-scale modification leaves the
+    /// delay alone: the longest change one frame can make (half a frame, at most 15 ms).
     let stretchMarginNs: Int64
     let minDelayNs: Int64
     let maxDelayNs: Int64

@@ -5,12 +5,15 @@ package enum JitterBufferPlayout: Hashable, Sendable {
     case packet(length: Int, duration: Int)
     /// A packet's payload was copied in as for ``packet(length:duration:)``: decode it and play
     /// it shortened by time-scale modification (``TimeStretch``), so the delay shrinks. Unless
-    /// `urgent`, only a quiet frame (between words) is changed; when urgent, voiced speech too.
-    case accelerate(length: Int, duration: Int, urgent: Bool)
+    /// `urgent`, only a quiet frame (a pause) is changed; when urgent, voiced speech too. `by`
+    /// is how far (RTP units) the delay is above target: a quiet frame gives up about that much,
+    /// a voiced one its pitch period.
+    case accelerate(length: Int, duration: Int, urgent: Bool, by: Int)
     /// A packet's payload was copied in as for ``packet(length:duration:)``: decode it and play
     /// it lengthened by time-scale modification (``TimeStretch``), so the delay grows. Unless
-    /// `urgent`, only a quiet frame is changed; when urgent, voiced speech too.
-    case stretch(length: Int, duration: Int, urgent: Bool)
+    /// `urgent`, only a quiet frame is changed; when urgent, voiced speech too. `by` is how far
+    /// (RTP units) the delay is below target.
+    case stretch(length: Int, duration: Int, urgent: Bool, by: Int)
     /// The frame is missing but the next packet is buffered: its payload (`length` bytes) was
     /// copied in; decode its forward error correction data for `duration`.
     case recoverFromNext(length: Int, duration: Int)
@@ -23,7 +26,7 @@ package enum JitterBufferPlayout: Hashable, Sendable {
     /// RTP units this output covers (before any time-scale modification).
     package var duration: Int {
         switch self {
-        case .packet(_, let d), .accelerate(_, let d, _), .stretch(_, let d, _), .recoverFromNext(_, let d), .conceal(let d), .silence(let d): d
+        case .packet(_, let d), .accelerate(_, let d, _, _), .stretch(_, let d, _, _), .recoverFromNext(_, let d), .conceal(let d), .silence(let d): d
         }
     }
 }

@@ -11,7 +11,7 @@
 ///   `x[T...]`, `T` samples more.
 /// Both begin and end on original samples, so the frame joins its neighbours without a click.
 /// A frame whose start does not repeat (normalized correlation below ``correlationThreshold``)
-/// is left alone unless it is quiet, where any cut is inaudible and the longest is made.
+/// is left alone unless it is quiet, where any cut is inaudible and the change asked for is made.
 ///
 /// The lag is searched on a 4 kHz copy of the frame (mean of 12 samples), then refined at
 /// 48 kHz around the best coarse lag. All storage is allocated in `init`; the calls allocate
@@ -37,10 +37,15 @@ package struct TimeStretch: Sendable {
     }
 
     /// Shortens `buffer[0..<count]` in place by one period; returns the new count (`count`
-    /// when the frame was left alone). With `voiced` false only a quiet frame is changed.
-    package mutating func accelerate(_ buffer: UnsafeMutableBufferPointer<Int16>, count: Int, voiced: Bool = true) -> Int {
+    /// when the frame was left alone). With `voiced` false only a quiet frame is changed. A
+    /// quiet frame without a period loses `quietChange` samples (clamped to the periods tried;
+    /// nil: the longest).
+    package mutating func accelerate(
+        _ buffer: UnsafeMutableBufferPointer<Int16>, count: Int, voiced: Bool = true, quietChange: Int? = nil
+    ) -> Int {
         let n = min(count, buffer.count)
-        guard let t = period(in: UnsafeBufferPointer(rebasing: buffer[0..<n]), voiced: voiced), let x = buffer.baseAddress
+        guard let t = period(in: UnsafeBufferPointer(rebasing: buffer[0..<n]), voiced: voiced, quietChange: quietChange),
+            let x = buffer.baseAddress
         else { return count }
         for k in 0..<t {
             x[k] = Self.fade(out: x[k], in: x[t + k], step: k, of: t)
@@ -51,10 +56,14 @@ package struct TimeStretch: Sendable {
 
     /// Lengthens `buffer[0..<count]` in place by one period if `buffer` has room for it;
     /// returns the new count (`count` when the frame was left alone). With `voiced` false only
-    /// a quiet frame is changed.
-    package mutating func stretch(_ buffer: UnsafeMutableBufferPointer<Int16>, count: Int, voiced: Bool = true) -> Int {
+    /// a quiet frame is changed; a quiet frame without a period gains `quietChange` samples
+    /// (clamped to the periods tried; nil: the longest).
+    package mutating func stretch(
+        _ buffer: UnsafeMutableBufferPointer<Int16>, count: Int, voiced: Bool = true, quietChange: Int? = nil
+    ) -> Int {
         let n = min(count, buffer.count)
-        guard let t = period(in: UnsafeBufferPointer(rebasing: buffer[0..<n]), voiced: voiced), n + t <= buffer.count,
+        guard let t = period(in: UnsafeBufferPointer(rebasing: buffer[0..<n]), voiced: voiced, quietChange: quietChange),
+            n + t <= buffer.count,
             let x = buffer.baseAddress
         else { return count }
         // x[T...] moves up by T; the gap x[T..<2T] becomes the fade from the old x[T..<2T]
@@ -67,8 +76,9 @@ package struct TimeStretch: Sendable {
     }
 
     /// The period to cut or repeat at the start of `x`, or nil when the frame should be left
-    /// alone; with `voiced` false, nil unless the frame is quiet.
-    package mutating func period(in x: UnsafeBufferPointer<Int16>, voiced: Bool = true) -> Int? {
+    /// alone; with `voiced` false, nil unless the frame is quiet. A quiet frame without a
+    /// period gets `quietChange` (clamped to the periods tried; nil: the longest).
+    package mutating func period(in x: UnsafeBufferPointer<Int16>, voiced: Bool = true, quietChange: Int? = nil) -> Int? {
         let n = x.count
         let longest = min(Self.maximumPeriod, n / 2)
         guard longest >= Self.minimumPeriod else { return nil }
@@ -102,8 +112,10 @@ package struct TimeStretch: Sendable {
         }
         guard best.lag > 0, 2 * best.lag <= n else { return nil }
         if voiced, best.score >= correlationThreshold { return best.lag }
-        // Quiet and not periodic: the longest change, so a pause is used in as few steps as possible.
-        return Self.rms(x, count: 2 * longest) < quietLevel ? longest : nil
+        // Quiet and not periodic: any cut is inaudible, so make the change asked for (the delay
+        // lands on its target instead of overshooting and swinging back).
+        guard Self.rms(x, count: 2 * longest) < quietLevel else { return nil }
+        return min(longest, max(Self.minimumPeriod, quietChange ?? longest))
     }
 
     /// Normalized cross-correlation of `s[a..<a+length]` and `s[b..<b+length]`; 0 for silence.

@@ -48,14 +48,15 @@ extension StreamCore {
         switch decision {
         case .packet(let length, let duration):
             produced = decode(length: length, duration: duration)
-        case .accelerate(let length, let duration, let urgent):
+        case .accelerate(let length, let duration, let urgent, let by):
             let n = decode(length: length, duration: duration)
-            produced = timeStretch.accelerate(decoded, count: n, voiced: urgent)
+            produced = timeStretch.accelerate(decoded, count: n, voiced: urgent, quietChange: to48k(by))
             timeStretchRemoved += UInt64(n - produced)
-        case .stretch(let length, let duration, let urgent):
+        case .stretch(let length, let duration, let urgent, let by):
             let n = decode(length: length, duration: duration)
             let limit = min(decoded.count, max(n, room))
-            produced = timeStretch.stretch(UnsafeMutableBufferPointer(rebasing: decoded[0..<limit]), count: n, voiced: urgent)
+            produced = timeStretch.stretch(
+                UnsafeMutableBufferPointer(rebasing: decoded[0..<limit]), count: n, voiced: urgent, quietChange: to48k(by))
             timeStretchAdded += UInt64(produced - n)
         case .recoverFromNext(let length, let duration):
             let frames = to48k(duration)
