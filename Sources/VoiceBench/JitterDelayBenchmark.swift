@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import VoiceMedia
 import VoiceMediaTypes
@@ -143,51 +142,5 @@ struct JitterDelayBenchmark {
     static func percentile(_ sorted: [Double], _ q: Double) -> Double {
         guard !sorted.isEmpty else { return .nan }
         return sorted[min(sorted.count - 1, Int((q * Double(sorted.count)).rounded(.up)) - 1)]
-    }
-}
-
-/// Offline check of ``TimeStretch`` alone: the speech sample cut into 20 ms frames, every
-/// `every`-th frame alternately accelerated and stretched, scored against the original.
-struct TimeStretchOffline: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "tsm-offline", shouldDisplay: false)
-    @Option var every = 10
-    @Option var mode = "alternate"
-    @Option var threshold: Float = 0.9
-    @Option var quiet: Float = 256
-
-    func run() throws {
-        let pesq = try PESQBenchmark(settings: .voice)
-        var stretch = TimeStretch()
-        stretch.correlationThreshold = threshold
-        stretch.quietLevel = quiet
-        var out: [Int16] = []
-        var frame = [Int16](repeating: 0, count: 48 * 120)
-        var n = 0, changedA = 0, changedS = 0, removed = 0, added = 0
-        var i = 0
-        while i + 960 <= pesq.speech.count {
-            for k in 0..<960 { frame[k] = pesq.speech[i + k] }
-            var count = 960
-            if n % every == every - 1 {
-                count = frame.withUnsafeMutableBufferPointer { b in
-                    switch mode {
-                    case "accelerate": return stretch.accelerate(b, count: 960)
-                    case "stretch": return stretch.stretch(b, count: 960)
-                    case "both":
-                        let c = stretch.stretch(b, count: 960)
-                        return stretch.accelerate(b, count: c)
-                    default: return (n / every) % 2 == 0 ? stretch.accelerate(b, count: 960) : stretch.stretch(b, count: 960)
-                    }
-                }
-                if count < 960 { changedA += 1; removed += 960 - count }
-                if count > 960 { changedS += 1; added += count - 960 }
-            }
-            out += frame[0..<count]
-            i += 960
-            n += 1
-        }
-        let padded = Array(out.prefix(pesq.speech.count)) + [Int16](repeating: 0, count: max(0, pesq.speech.count - out.count))
-        let score = try pesq.score(padded, name: "tsm-offline")
-        let same = try pesq.score(pesq.speech, name: "tsm-same")
-        print("frames \(n): accelerated \(changedA) (\(removed / 48) ms), stretched \(changedS) (\(added / 48) ms); PESQ-WB \(score), untouched \(same)")
     }
 }

@@ -47,6 +47,8 @@ final class VoiceClientServiceTests: XCTestCase {
         let delegate = RecordingCallDelegate()
         let call = alice.connect(to: "bob", delegate: delegate)
         XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected], "log:\n\(kamailio.process.logTail())")
+        // Alice is connected once she sends the ACK; bob is once it reaches him.
+        XCTAssertEqual(bobDelegate.wait(for: 1), [.connected])
 
         await group.triggerGracefulShutdown()
         try await running.value
