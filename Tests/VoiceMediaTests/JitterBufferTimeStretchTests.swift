@@ -7,11 +7,17 @@ import VoiceMediaTypes
 /// accelerated packet plays 5 ms shorter and a stretched one 5 ms longer (a stand-in for the
 /// pitch period ``TimeStretch`` takes out or puts in), so the delay really moves.
 final class JitterBufferTimeStretchTests: XCTestCase {
-    func testACleanLinkShedsTheStartUpDelayWithoutDroppingOrInsertingAFrame() {
+    /// A harness whose buffer starts `ms` behind, with `packets` of a clean 20 ms stream queued.
+    static func startingBehind(_ ms: Int64, packets: Int) -> JitterHarness {
         var c = JitterBufferConfiguration()
-        c.initialDelay = .milliseconds(100)
+        c.initialDelay = .milliseconds(ms)
         var h = JitterHarness(c)
-        h.send(jitterTestStream(count: 500))
+        h.send(jitterTestStream(count: packets))
+        return h
+    }
+
+    func testACleanLinkShedsTheStartUpDelayWithoutDroppingOrInsertingAFrame() {
+        var h = Self.startingBehind(100, packets: 500)
         h.runPacedByOutput(until: .seconds(9.5))
         let s = h.buffer.stats
         XCTAssertEqual(h.played, Array(0..<h.played.count), "every packet, in order")
@@ -60,10 +66,7 @@ final class JitterBufferTimeStretchTests: XCTestCase {
     func testWhenTimeScalingCannotMoveTheDelayAPacketIsStillDroppedAfterPatience() {
         // A fixed 20 ms clock: accelerating changes nothing (as when every frame is loud and
         // unvoiced), so the delay stays two frames above target and the fallback drops packets.
-        var c = JitterBufferConfiguration()
-        c.initialDelay = .milliseconds(120)
-        var h = JitterHarness(c)
-        h.send(jitterTestStream(count: 400))
+        var h = Self.startingBehind(120, packets: 400)
         h.run(until: .seconds(7.5))
         let s = h.buffer.stats
         XCTAssertGreaterThan(s.acceleratedFrames, 0)
