@@ -23,8 +23,9 @@ import VoiceSupport
 ///   gap (when at least a frame above target). During speech it is moved by time-scale
 ///   modification (`timeStretch`, ``TimeStretch``): a packet is played stretched while the
 ///   delay is below a band around the target (as wide as the longest change, half a frame, at
-///   most 15 ms) and accelerated while it is above, a pitch period at a time; near the band only
-///   quiet frames, further out voiced ones too. As a fallback, a packet is dropped when the delay has been
+///   most 15 ms) and accelerated while it is above; near the band only quiet frames are
+///   changed (by what the delay is off), a frame above it or a band's width below it voiced
+///   ones too (by a pitch period). As a fallback, a packet is dropped when the delay has been
 ///   two frames above target for `shrinkPatience` (without `timeStretch`, a concealment frame is
 ///   also inserted below target). Frame-level speech adjustments are rate-limited by
 ///   `adaptationInterval`.

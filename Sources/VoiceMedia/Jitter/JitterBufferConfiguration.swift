@@ -28,13 +28,14 @@ package struct JitterBufferConfiguration: Hashable, Sendable {
     package var shrinkPatience: MediaTime = .seconds(2)
     /// Steer the delay during speech by time-scale modification, keeping it within a band
     /// centred on the target and as wide as the longest change (half a frame, at most 15 ms):
-    /// packets are played shortened (``JitterBufferPlayout/accelerate(length:duration:urgent:)``)
-    /// above the band and lengthened (``JitterBufferPlayout/stretch(length:duration:urgent:)``)
+    /// packets are played shortened (``JitterBufferPlayout/accelerate(length:duration:urgent:by:)``)
+    /// above the band and lengthened (``JitterBufferPlayout/stretch(length:duration:urgent:by:)``)
     /// below it. Near the band only quiet frames are changed (pauses, where listeners do not
-    /// notice); voiced ones too once the delay is a frame above the band or half a band below
-    /// it. When false, the
-    /// delay grows by inserting a concealed frame and shrinks only in silence or by dropping a
-    /// packet (after `shrinkPatience`), which is also the fallback when time-scaling cannot keep up.
+    /// notice); voiced ones too once the delay is a frame above the band or a band's width
+    /// below it. Below target the delay also grows by concealment on an underrun; above it,
+    /// a packet is still dropped after `shrinkPatience` two frames over, the fallback when
+    /// nothing can be time-scaled. When false, the delay grows by inserting a concealed frame
+    /// during speech and shrinks only in silence or by that drop.
     package var timeStretch = true
     /// A sequence number further ahead than this of the highest seen is a jump (RFC 3550 A.1).
     package var maxDropout: Int = 3000

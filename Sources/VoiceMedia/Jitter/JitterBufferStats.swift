@@ -44,11 +44,12 @@ package struct JitterBufferStats: Hashable, Sendable {
     package var insertedFrames: Int = 0
     /// Frames removed (a silence frame skipped or a packet dropped) to shrink the delay.
     package var removedFrames: Int = 0
-    /// Packets played shortened by time-scale modification to shrink the delay
-    /// (``JitterBufferPlayout/accelerate(length:duration:)``).
+    /// Packets handed out to be played shortened, to shrink the delay
+    /// (``JitterBufferPlayout/accelerate(length:duration:urgent:by:)``). A request, not a result:
+    /// a frame that cannot be shortened plays whole (the stream counts the samples really removed).
     package var acceleratedFrames: Int = 0
-    /// Packets played lengthened by time-scale modification to grow the delay
-    /// (``JitterBufferPlayout/stretch(length:duration:)``).
+    /// Packets handed out to be played lengthened, to grow the delay
+    /// (``JitterBufferPlayout/stretch(length:duration:urgent:by:)``); a request, like ``acceleratedFrames``.
     package var stretchedFrames: Int = 0
     /// Times the buffer flushed and restarted (SSRC change or confirmed jump).
     package var resyncs: Int = 0

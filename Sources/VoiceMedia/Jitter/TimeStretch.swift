@@ -1,6 +1,6 @@
 /// Time-scale modification of one decoded frame of 48 kHz speech, in place, for the jitter
-/// buffer's ``JitterBufferPlayout/accelerate(length:duration:)`` and
-/// ``JitterBufferPlayout/stretch(length:duration:)``: the frame is shortened or lengthened by
+/// buffer's ``JitterBufferPlayout/accelerate(length:duration:urgent:by:)`` and
+/// ``JitterBufferPlayout/stretch(length:duration:urgent:by:)``: the frame is shortened or lengthened by
 /// one pitch period, so the delay follows the network without dropping or inserting frames.
 ///
 /// The method is the one NetEq's accelerate and preemptive expand use (a synchronized
@@ -36,17 +36,17 @@ package struct TimeStretch: Sendable {
         coarse = [Float](repeating: 0, count: max(1, maximumFrame / Self.decimation))
     }
 
-    /// Shortens `buffer[0..<count]` in place by one period; returns the new count (`count`
-    /// when the frame was left alone). With `voiced` false only a quiet frame is changed. A
-    /// quiet frame without a period loses `quietChange` samples (clamped to the periods tried;
-    /// nil: the longest).
+    /// Shortens `buffer[0..<count]` in place by one period; returns the new count (`count`,
+    /// clamped to the buffer, when the frame was left alone). With `voiced` false only a quiet
+    /// frame is changed. A quiet frame without a period loses `quietChange` samples (clamped to
+    /// the periods tried; nil: the longest).
     package mutating func accelerate(
         _ buffer: UnsafeMutableBufferPointer<Int16>, count: Int, voiced: Bool = true, quietChange: Int? = nil
     ) -> Int {
-        let n = min(count, buffer.count)
+        let n = max(0, min(count, buffer.count))
         guard let t = period(in: UnsafeBufferPointer(rebasing: buffer[0..<n]), voiced: voiced, quietChange: quietChange),
             let x = buffer.baseAddress
-        else { return count }
+        else { return n }
         for k in 0..<t {
             x[k] = Self.fade(out: x[k], in: x[t + k], step: k, of: t)
         }
@@ -55,17 +55,17 @@ package struct TimeStretch: Sendable {
     }
 
     /// Lengthens `buffer[0..<count]` in place by one period if `buffer` has room for it;
-    /// returns the new count (`count` when the frame was left alone). With `voiced` false only
-    /// a quiet frame is changed; a quiet frame without a period gains `quietChange` samples
-    /// (clamped to the periods tried; nil: the longest).
+    /// returns the new count (`count`, clamped to the buffer, when the frame was left alone).
+    /// With `voiced` false only a quiet frame is changed; a quiet frame without a period gains
+    /// `quietChange` samples (clamped to the periods tried; nil: the longest).
     package mutating func stretch(
         _ buffer: UnsafeMutableBufferPointer<Int16>, count: Int, voiced: Bool = true, quietChange: Int? = nil
     ) -> Int {
-        let n = min(count, buffer.count)
+        let n = max(0, min(count, buffer.count))
         guard let t = period(in: UnsafeBufferPointer(rebasing: buffer[0..<n]), voiced: voiced, quietChange: quietChange),
             n + t <= buffer.count,
             let x = buffer.baseAddress
-        else { return count }
+        else { return n }
         // x[T...] moves up by T; the gap x[T..<2T] becomes the fade from the old x[T..<2T]
         // (now at x[2T..<3T]) back to x[0..<T].
         (x + 2 * t).update(from: x + t, count: n - t)
