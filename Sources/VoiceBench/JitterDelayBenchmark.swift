@@ -18,22 +18,20 @@ struct JitterDelayBenchmark {
     struct Condition {
         var name: String
         var impairment: NetworkImpairment
-        var scored: Bool
     }
 
     struct Result {
         var delayP50: Double
         var delayP95: Double
-        var pesq: Double?
+        var pesq: Double
         var stats: AudioStreamStats
         var latencyMs: Double
     }
 
     static let conditions = [
-        Condition(name: "clean", impairment: .none, scored: true),
-        Condition(name: "jitter30", impairment: NetworkImpairment(jitter: .milliseconds(30), seed: 30), scored: true),
-        Condition(
-            name: "jitter30_loss5", impairment: NetworkImpairment(lossRate: 0.05, jitter: .milliseconds(30), seed: 305), scored: true),
+        Condition(name: "clean", impairment: .none),
+        Condition(name: "jitter30", impairment: NetworkImpairment(jitter: .milliseconds(30), seed: 30)),
+        Condition(name: "jitter30_loss5", impairment: NetworkImpairment(lossRate: 0.05, jitter: .milliseconds(30), seed: 305)),
     ]
 
     let pesq: PESQBenchmark
@@ -59,6 +57,7 @@ struct JitterDelayBenchmark {
         let speechEnd = Double(warmup.count + pesq.speech.count) / 48_000
         var delays: [Double] = []
         var lastStamp = MediaTime.zero
+        let trace = ProcessInfo.processInfo.environment["VOICE_BENCH_TRACE"] == "1"
         while Date().timeIntervalSince(started) < Double(input.count) / 48_000 + 0.5 {
             Thread.sleep(forTimeInterval: 0.05)
             let elapsed = Date().timeIntervalSince(started)
@@ -66,7 +65,7 @@ struct JitterDelayBenchmark {
             guard elapsed >= 1, elapsed <= speechEnd, s.timestamp != lastStamp else { continue }
             lastStamp = s.timestamp
             delays.append(s.jitterBuffer.playoutDelay.milliseconds)
-            if ProcessInfo.processInfo.environment["VOICE_BENCH_TRACE"] == "1" {
+            if trace {
                 let jb = s.jitterBuffer
                 print(
                     String(
@@ -79,13 +78,10 @@ struct JitterDelayBenchmark {
         call.stop()
         let output = call.deviceB.recordedSamples
         let alignment = AudioComparison.align(reference: input, output: output, maxLag: 48_000)
-        var score: Double?
-        if condition.scored {
-            let start = alignment.lag + warmup.count
-            guard start + pesq.speech.count <= output.count else { throw BenchError("recording too short") }
-            let name = "jb-\(condition.name)-\(timeStretch ? "tsm" : "frames")"
-            score = try pesq.score(Array(output[start..<(start + pesq.speech.count)]), name: name)
-        }
+        let start = alignment.lag + warmup.count
+        guard start + pesq.speech.count <= output.count else { throw BenchError("recording too short") }
+        let name = "jb-\(condition.name)-\(timeStretch ? "tsm" : "frames")"
+        let score = try pesq.score(Array(output[start..<(start + pesq.speech.count)]), name: name)
         delays.sort()
         return Result(
             delayP50: Self.percentile(delays, 0.5), delayP95: Self.percentile(delays, 0.95), pesq: score, stats: stats,
@@ -108,11 +104,11 @@ struct JitterDelayBenchmark {
                     print(
                         String(
                             format:
-                                "jitter buffer: %@ seed %d %@: applied delay p50 %.1f ms p95 %.1f ms (target %.1f ms), output lags input by %.1f ms; accelerated %d stretched %d (%.0f ms out, %.0f ms in), frames inserted %d removed %d, concealed %d, late %d%@",
+                                "jitter buffer: %@ seed %d %@: applied delay p50 %.1f ms p95 %.1f ms (target %.1f ms), output lags input by %.1f ms; accelerated %d stretched %d (%.0f ms out, %.0f ms in), frames inserted %d removed %d, concealed %d, late %d; PESQ-WB %.2f",
                             condition.name, seed, label, r.delayP50, r.delayP95, jb.targetDelay.milliseconds, r.latencyMs,
                             jb.acceleratedFrames, jb.stretchedFrames, Double(r.stats.timeStretchRemovedSamples) / 48,
                             Double(r.stats.timeStretchAddedSamples) / 48, jb.insertedFrames, jb.removedFrames, jb.concealedFrames,
-                            jb.late, r.pesq.map { String(format: "; PESQ-WB %.2f", $0) } ?? ""))
+                            jb.late, r.pesq))
                     flushOutput()
                 }
             }
@@ -124,19 +120,15 @@ struct JitterDelayBenchmark {
                 let p95 = 0.95 * condition.impairment.jitter.milliseconds
                 figures.append(("jb_added_delay_target_ms_jitter30", String(format: "%.1f", 1.2 * p95 + 20)))
             }
-            if let score = tsm.pesq, let before = frames.pesq {
-                figures.append(("pesq_wb_\(condition.name)", String(format: "%.2f", score)))
-                figures.append(("pesq_wb_\(condition.name)_frame_level", String(format: "%.2f", before)))
-            }
+            figures.append(("pesq_wb_\(condition.name)", String(format: "%.2f", tsm.pesq)))
+            figures.append(("pesq_wb_\(condition.name)_frame_level", String(format: "%.2f", frames.pesq)))
         }
         return figures
     }
 
     /// Medians of each figure over seeds.
-    static func median(_ results: [Result]) -> (delayP50: Double, pesq: Double?) {
-        let delays = results.map(\.delayP50).sorted()
-        let scores = results.compactMap(\.pesq).sorted()
-        return (delays[delays.count / 2], scores.isEmpty ? nil : scores[scores.count / 2])
+    static func median(_ results: [Result]) -> (delayP50: Double, pesq: Double) {
+        (DefaultQualityBenchmark.median(results.map(\.delayP50)), DefaultQualityBenchmark.median(results.map(\.pesq)))
     }
 
     static func percentile(_ sorted: [Double], _ q: Double) -> Double {

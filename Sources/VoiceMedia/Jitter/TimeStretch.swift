@@ -82,7 +82,9 @@ package struct TimeStretch: Sendable {
         let n = x.count
         let longest = min(Self.maximumPeriod, n / 2)
         guard longest >= Self.minimumPeriod else { return nil }
-        if !voiced, Self.rms(x, count: 2 * longest) >= quietLevel { return nil }
+        // Quiet or not, measured once: a non-urgent request needs it before any search.
+        let quiet = voiced ? nil : Self.rms(x, count: 2 * longest) < quietLevel
+        if quiet == false { return nil }
         let d = Self.decimation
         let m = min(coarse.count, n / d)
         let window = longest / d
@@ -95,7 +97,7 @@ package struct TimeStretch: Sendable {
             var best: (lag: Int, score: Float)?
             var lag = Self.minimumPeriod / d
             while lag <= longest / d, lag + window <= m {
-                let score = Self.correlation(UnsafeBufferPointer(low), 0, lag, length: window)
+                let score = Self.correlation(UnsafeBufferPointer(low), 0, lag, length: window) { $0 }
                 if score > (best?.score ?? -2) { best = (lag, score) }
                 lag += 1
             }
@@ -106,7 +108,7 @@ package struct TimeStretch: Sendable {
         var lag = max(Self.minimumPeriod, coarseLag * d - d + 1)
         let fineWindow = longest
         while lag <= min(longest, coarseLag * d + d - 1), lag + fineWindow <= n {
-            let score = Self.correlation(x, 0, lag, length: fineWindow)
+            let score = Self.correlation(x, 0, lag, length: fineWindow) { Float($0) }
             if score > best.score { best = (lag, score) }
             lag += 1
         }
@@ -114,27 +116,15 @@ package struct TimeStretch: Sendable {
         if voiced, best.score >= correlationThreshold { return best.lag }
         // Quiet and not periodic: any cut is inaudible, so make the change asked for (the delay
         // lands on its target instead of overshooting and swinging back).
-        guard Self.rms(x, count: 2 * longest) < quietLevel else { return nil }
+        guard quiet ?? (Self.rms(x, count: 2 * longest) < quietLevel) else { return nil }
         return min(longest, max(Self.minimumPeriod, quietChange ?? longest))
     }
 
     /// Normalized cross-correlation of `s[a..<a+length]` and `s[b..<b+length]`; 0 for silence.
-    static func correlation(_ s: UnsafeBufferPointer<Int16>, _ a: Int, _ b: Int, length: Int) -> Float {
+    static func correlation<T>(_ s: UnsafeBufferPointer<T>, _ a: Int, _ b: Int, length: Int, _ value: (T) -> Float) -> Float {
         var ab: Float = 0, aa: Float = 0, bb: Float = 0
         for k in 0..<length {
-            let u = Float(s[a + k]), v = Float(s[b + k])
-            ab += u * v
-            aa += u * u
-            bb += v * v
-        }
-        guard aa > 0, bb > 0 else { return 0 }
-        return ab / (aa * bb).squareRoot()
-    }
-
-    static func correlation(_ s: UnsafeBufferPointer<Float>, _ a: Int, _ b: Int, length: Int) -> Float {
-        var ab: Float = 0, aa: Float = 0, bb: Float = 0
-        for k in 0..<length {
-            let u = s[a + k], v = s[b + k]
+            let u = value(s[a + k]), v = value(s[b + k])
             ab += u * v
             aa += u * u
             bb += v * v
