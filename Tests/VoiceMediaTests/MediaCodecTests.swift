@@ -110,6 +110,27 @@ final class MediaCodecTests: XCTestCase {
         }
     }
 
+    func testG711KeepsTheTelephoneBandAndRemovesWhatWouldAlias() throws {
+        // At G.711's resampler quality: 3.3 kHz (the top of the 300–3400 Hz telephone band)
+        // passes at its level, 5 kHz (above the 4 kHz Nyquist limit, it would fold to 3 kHz)
+        // comes out at least 40 dB down, both ways through 8 kHz.
+        func roundTrip(_ frequency: Double) throws -> ArraySlice<Int16> {
+            let encoder = try MediaCodec.pcmu.makeEncoder(ptime: 20)
+            let decoder = try MediaCodec.pcmu.makeDecoder()
+            let signal = CodecTestSignal.tone(frequency, rate: 48_000, count: 48_000)
+            var output: [Int16] = []
+            for start in stride(from: 0, to: signal.count, by: 960) {
+                output += try decode(decoder, try encode(encoder, signal[start..<(start + 960)]))
+            }
+            return output[12_000..<36_000]
+        }
+        let band = try roundTrip(3_300)
+        XCTAssertEqual(20 * log10(CodecTestSignal.amplitude(of: 3_300, in: band, rate: 48_000) / 10_000), 0, accuracy: 1)
+        let above = try roundTrip(5_000)
+        XCTAssertLessThan(CodecTestSignal.rms(above), 10_000 / sqrt(2) * 0.01, "at least 40 dB down")
+        XCTAssertLessThan(CodecTestSignal.amplitude(of: 3_000, in: above, rate: 48_000), 100, "no alias at 3 kHz")
+    }
+
     func testG711PayloadIsTheCompandedResampledSignal() throws {
         let encoder = try MediaCodec.pcma.makeEncoder(ptime: 20)
         let mu = try MediaCodec.pcmu.makeEncoder(ptime: 20)

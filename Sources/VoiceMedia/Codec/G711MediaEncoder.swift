@@ -29,9 +29,11 @@ final class G711MediaEncoder: MediaEncoder {
         scratch.initialize(repeating: 0)
     }
 
-    /// Resampler quality for G.711 in both directions: at 8/48 kHz quality 5 is cheap and keeps
-    /// aliasing well below the companding noise.
-    static let resamplerQuality = 5
+    /// Resampler quality for G.711 in both directions: speexdsp's VoIP setting. Its passband
+    /// reaches 3.4 kHz, the top of the telephone band, and its stopband (~80 dB) lies far below
+    /// G.711's companding noise (~38 dB SNR); at 48 filter taps against quality 5's 80 it costs
+    /// 40 % less, and resampling is most of what a G.711 call spends.
+    static let resamplerQuality = 3
 
     deinit { scratch.deallocate() }
 

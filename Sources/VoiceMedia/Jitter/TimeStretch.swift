@@ -29,11 +29,14 @@ package struct TimeStretch: Sendable {
     /// RMS level (of 32 767) under which a frame counts as quiet and is changed at any correlation.
     package var quietLevel: Float = 256
 
+    /// The frame's first two longest periods as floats, and their 4 kHz copy: the search's
+    /// storage, allocated once.
+    private var fine: [Float]
     private var coarse: [Float]
 
-    /// - Parameter maximumFrame: the longest frame that will be passed, in samples.
-    package init(maximumFrame: Int = 48 * 120) {
-        coarse = [Float](repeating: 0, count: max(1, maximumFrame / Self.decimation))
+    package init() {
+        fine = [Float](repeating: 0, count: 2 * Self.maximumPeriod)
+        coarse = [Float](repeating: 0, count: 2 * Self.maximumPeriod / Self.decimation)
     }
 
     /// Shortens `buffer[0..<count]` in place by one period; returns the new count (`count`,
@@ -85,32 +88,23 @@ package struct TimeStretch: Sendable {
         // Quiet or not, measured once: a non-urgent request needs it before any search.
         let quiet = voiced ? nil : Self.rms(x, count: 2 * longest) < quietLevel
         if quiet == false { return nil }
+        // Only the first two longest periods take part: the lag and the window both end there.
+        let span = 2 * longest
         let d = Self.decimation
-        let m = min(coarse.count, n / d)
-        let window = longest / d
-        let found: (lag: Int, score: Float)? = coarse.withUnsafeMutableBufferPointer { low in
-            for i in 0..<m {
-                var sum: Float = 0
-                for j in 0..<d { sum += Float(x[i * d + j]) }
-                low[i] = sum / Float(d)
+        let best: (lag: Int, score: Float) = fine.withUnsafeMutableBufferPointer { high in
+            coarse.withUnsafeMutableBufferPointer { low in
+                guard let h = high.baseAddress, let l = low.baseAddress else { return (0, -2) }
+                for k in 0..<span { h[k] = Float(x[k]) }
+                for i in 0..<(span / d) {
+                    var sum: Float = 0
+                    for j in 0..<d { sum += h[i * d + j] }
+                    l[i] = sum / Float(d)
+                }
+                let coarseLag = Self.bestLag(in: l, from: Self.minimumPeriod / d, through: longest / d, window: longest / d).lag
+                return Self.bestLag(
+                    in: h, from: max(Self.minimumPeriod, coarseLag * d - d + 1), through: min(longest, coarseLag * d + d - 1),
+                    window: longest)
             }
-            var best: (lag: Int, score: Float)?
-            var lag = Self.minimumPeriod / d
-            while lag <= longest / d, lag + window <= m {
-                let score = Self.correlation(UnsafeBufferPointer(low), 0, lag, length: window) { $0 }
-                if score > (best?.score ?? -2) { best = (lag, score) }
-                lag += 1
-            }
-            return best
-        }
-        guard let coarseLag = found?.lag else { return nil }
-        var best = (lag: 0, score: Float(-2))
-        var lag = max(Self.minimumPeriod, coarseLag * d - d + 1)
-        let fineWindow = longest
-        while lag <= min(longest, coarseLag * d + d - 1), lag + fineWindow <= n {
-            let score = Self.correlation(x, 0, lag, length: fineWindow) { Float($0) }
-            if score > best.score { best = (lag, score) }
-            lag += 1
         }
         guard best.lag > 0, 2 * best.lag <= n else { return nil }
         if voiced, best.score >= correlationThreshold { return best.lag }
@@ -120,17 +114,46 @@ package struct TimeStretch: Sendable {
         return min(longest, max(Self.minimumPeriod, quietChange ?? longest))
     }
 
-    /// Normalized cross-correlation of `s[a..<a+length]` and `s[b..<b+length]`; 0 for silence.
-    static func correlation<T>(_ s: UnsafeBufferPointer<T>, _ a: Int, _ b: Int, length: Int, _ value: (T) -> Float) -> Float {
-        var ab: Float = 0, aa: Float = 0, bb: Float = 0
-        for k in 0..<length {
-            let u = value(s[a + k]), v = value(s[b + k])
-            ab += u * v
-            aa += u * u
-            bb += v * v
+    /// The lag in `first...last` at which `s[lag..<lag+window]` correlates best (normalized)
+    /// with `s[0..<window]`; `s` holds at least `last + window` samples. Lag 0 and score -2
+    /// when the range is empty; score 0 against silence.
+    static func bestLag(in s: UnsafeMutablePointer<Float>, from first: Int, through last: Int, window: Int) -> (lag: Int, score: Float) {
+        var best = (lag: 0, score: Float(-2))
+        guard first <= last else { return best }
+        let aa = dot(s, s, window)
+        // The lagged window's energy slides along with the lag (in Double: no cancellation
+        // when a loud start slides out of a quiet window).
+        var bb = Double(dot(s + first, s + first, window))
+        for lag in first...last {
+            let ab = dot(s, s + lag, window)
+            let score = aa > 0 && bb > 0 ? ab / (aa * Float(bb)).squareRoot() : 0
+            if score > best.score { best = (lag, score) }
+            guard lag < last else { break }
+            let leaving = Double(s[lag]), entering = Double(s[lag + window])
+            bb = max(0, bb - leaving * leaving + entering * entering)
         }
-        guard aa > 0, bb > 0 else { return 0 }
-        return ab / (aa * bb).squareRoot()
+        return best
+    }
+
+    /// `a[0..<n] · b[0..<n]`, eight lanes at a time.
+    @inline(__always) static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Float {
+        var s0 = SIMD8<Float>(), s1 = SIMD8<Float>()
+        let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b)
+        let stride = MemoryLayout<Float>.stride
+        var k = 0
+        while k + 16 <= n {
+            s0 += ra.loadUnaligned(fromByteOffset: k * stride, as: SIMD8<Float>.self)
+                * rb.loadUnaligned(fromByteOffset: k * stride, as: SIMD8<Float>.self)
+            s1 += ra.loadUnaligned(fromByteOffset: (k + 8) * stride, as: SIMD8<Float>.self)
+                * rb.loadUnaligned(fromByteOffset: (k + 8) * stride, as: SIMD8<Float>.self)
+            k += 16
+        }
+        var sum = (s0 + s1).sum()
+        while k < n {
+            sum += a[k] * b[k]
+            k += 1
+        }
+        return sum
     }
 
     static func rms(_ x: UnsafeBufferPointer<Int16>, count: Int) -> Float {
