@@ -63,6 +63,33 @@ final class JitterBufferTimeStretchTests: XCTestCase {
         XCTAssertEqual(Set(h.played).count, h.played.count)
     }
 
+    func testALossWhoseSuccessorIsLateIsConcealedInPlaceNotInsertedAndShedAgain() {
+        // On a clean link whose transit grows by 2 ms at packet 200, the buffer settles a few ms
+        // under its target (inside the band: nothing to change). Then the stream loses packet
+        // 300, and 301 comes 13 ms late: at 300's turn nothing is buffered at all. Within the
+        // band that is a loss, not a delay too short: conceal it where it was, and 301 plays on
+        // time after it.
+        // (Taken for an underrun, the stream would be pushed a frame later and the 20 ms shed
+        // again by accelerating: two time warps for one lost packet.)
+        var c = JitterBufferConfiguration()
+        c.initialDelay = .milliseconds(20)
+        var h = JitterHarness(c)
+        var packets = jitterTestStream(count: 500) { n in .milliseconds(n == 301 ? 45 : n >= 200 ? 32 : 30) }
+        packets.removeAll { $0.index == 300 }
+        h.send(packets)
+        h.runPacedByOutput(until: .seconds(5.9))
+        let before = h.buffer.stats
+        h.runPacedByOutput(until: .seconds(9.5))
+        let after = h.buffer.stats
+        XCTAssertEqual(before.stretchedFrames + before.insertedFrames, 0, "\(before)")
+        XCTAssertLessThan(before.playoutDelay, before.targetDelay, "under the target, in the band: \(before)")
+        XCTAssertEqual(h.played, Array(0..<300) + Array(301..<h.played.count + 1), "all but the lost one, in order")
+        XCTAssertEqual(after.insertedFrames, 0, "\(after)")
+        XCTAssertEqual(after.concealedFrames + after.underrunFrames, 1, "one frame concealed for the lost one: \(after)")
+        XCTAssertEqual(after.acceleratedFrames, before.acceleratedFrames, "nothing to shed afterwards: \(after)")
+        XCTAssertLessThan(after.playoutDelay, after.targetDelay + .milliseconds(5), "not a frame later: \(after)")
+    }
+
     func testWhenTimeScalingCannotMoveTheDelayAPacketIsStillDroppedAfterPatience() {
         // A fixed 20 ms clock: accelerating changes nothing (as when every frame is loud and
         // unvoiced), so the delay stays two frames above target and the fallback drops packets.

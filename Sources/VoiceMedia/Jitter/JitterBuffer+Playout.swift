@@ -125,9 +125,14 @@ extension JitterBuffer {
 
     /// Nothing buffered for the playout position: conceal while the clock runs (or, below
     /// target, without advancing, which grows the delay); silence after `maxDelay` of it.
+    /// Time-scaled, "below" means below the band around the target: within it the delay is
+    /// where it should be, and the missing packet is far more likely lost than late (a loss
+    /// whose successor has not arrived yet looks the same), so it is concealed in its place
+    /// rather than pushing the whole stream a frame later, to be shed again by time-scaling.
     mutating func underrun(delay: Int64) -> JitterBufferPlayout {
         let units = lastDuration
-        if delay < targetNs {
+        let floor = configuration.timeStretch ? targetNs - stretchMarginNs / 2 : targetNs
+        if delay < floor {
             counters.insertedFrames += 1
         } else {
             playTs += Int64(units)
