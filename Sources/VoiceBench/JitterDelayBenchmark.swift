@@ -46,23 +46,14 @@ struct JitterDelayBenchmark {
     /// One call through `condition`; the delay is sampled from 1 s in (after start-up buffering)
     /// to the end of the speech.
     func run(_ condition: Condition, timeStretch: Bool) throws -> Result {
-        let warmup = TestSignals.speechLike(seconds: 3, amplitude: 6_000)
-        let input = warmup + pesq.speech + [Int16](repeating: 0, count: 48_000)
-        let call = try LoopbackCall(
-            codec: .opus(.voice), signalA: input, signalB: [Int16](repeating: 0, count: 48_000),
-            impairmentAToB: condition.impairment, impairmentBToA: NetworkImpairment.none
-        ) { $0.jitterBuffer.timeStretch = timeStretch }
-        try call.start()
-        let started = Date()
-        let speechEnd = Double(warmup.count + pesq.speech.count) / 48_000
         var delays: [Double] = []
         var lastStamp = MediaTime.zero
         let trace = ProcessInfo.processInfo.environment["VOICE_BENCH_TRACE"] == "1"
-        while Date().timeIntervalSince(started) < Double(input.count) / 48_000 + 0.5 {
-            Thread.sleep(forTimeInterval: 0.05)
-            let elapsed = Date().timeIntervalSince(started)
+        let call = try SpeechLoopbackCall.run(
+            pesq.speech, settings: .voice, impairment: condition.impairment, timeStretch: timeStretch
+        ) { call, elapsed, speechEnd in
             let s = call.b.stats
-            guard elapsed >= 1, elapsed <= speechEnd, s.timestamp != lastStamp else { continue }
+            guard elapsed >= 1, elapsed <= speechEnd, s.timestamp != lastStamp else { return }
             lastStamp = s.timestamp
             delays.append(s.jitterBuffer.playoutDelay.milliseconds)
             if trace {
@@ -74,18 +65,12 @@ struct JitterDelayBenchmark {
                         jb.currentDelay.milliseconds, jb.acceleratedFrames, jb.stretchedFrames))
             }
         }
-        let stats = call.b.stats
-        call.stop()
-        let output = call.deviceB.recordedSamples
-        let alignment = AudioComparison.align(reference: input, output: output, maxLag: 48_000)
-        let start = alignment.lag + warmup.count
-        guard start + pesq.speech.count <= output.count else { throw BenchError("recording too short") }
         let name = "jb-\(condition.name)-\(timeStretch ? "tsm" : "frames")"
-        let score = try pesq.score(Array(output[start..<(start + pesq.speech.count)]), name: name)
+        let score = try pesq.score(call.received, name: name)
         delays.sort()
         return Result(
-            delayP50: Self.percentile(delays, 0.5), delayP95: Self.percentile(delays, 0.95), pesq: score, stats: stats,
-            latencyMs: Double(alignment.lag) / 48)
+            delayP50: Self.percentile(delays, 0.5), delayP95: Self.percentile(delays, 0.95), pesq: score,
+            stats: call.receiverStats, latencyMs: Double(call.alignment.lag) / 48)
     }
 
     /// Runs every condition both ways; returns the figures (name, value) in print order.

@@ -62,25 +62,10 @@ struct PESQBenchmark {
     }
 
     func run(lossPercent: Int) throws -> Double {
-        // Three seconds of speech-like warm-up let the receiver's first RTCP report reach the
-        // sender, so FEC follows the loss before the measured sample starts.
-        let warmup = TestSignals.speechLike(seconds: 3, amplitude: 6_000)
-        let tail = [Int16](repeating: 0, count: 48_000)
-        let input = warmup + speech + tail
         let loss = NetworkImpairment(lossRate: Double(lossPercent) / 100, seed: UInt64(1_000 + lossPercent))
-        let call = try LoopbackCall(
-            codec: .opus(settings), signalA: input, signalB: [Int16](repeating: 0, count: 48_000),
-            impairmentAToB: loss, impairmentBToA: NetworkImpairment.none
-        ) { [timeStretch] in $0.jitterBuffer.timeStretch = timeStretch }
-        try call.start()
-        Thread.sleep(forTimeInterval: Double(input.count) / 48_000 + 0.5)
-        let statsA = call.a.stats, statsB = call.b.stats
-        call.stop()
-        let output = call.deviceB.recordedSamples
-        let alignment = AudioComparison.align(reference: input, output: output, maxLag: 48_000)
-        let start = alignment.lag + warmup.count
-        guard start + speech.count <= output.count else { throw BenchError("recording too short") }
-        let score = try score(Array(output[start..<(start + speech.count)]), name: "deg-\(lossPercent)")
+        let call = try SpeechLoopbackCall.run(speech, settings: settings, impairment: loss, timeStretch: timeStretch)
+        let alignment = call.alignment, statsA = call.senderStats, statsB = call.receiverStats
+        let score = try score(call.received, name: "deg-\(lossPercent)")
         let jb = statsB.jitterBuffer
         print(
             String(

@@ -103,6 +103,7 @@ struct Measure: ParsableCommand {
         if !skipRate {
             if SIPPeerRequirement.check("kamailio") == .available {
                 figures += try Rate.figures(calls: 1_000, rates: [20, 30, 40, 50, 75, 100], media: 1, g711: false)
+                figures += try Rate.figures(calls: 1_000, rates: [50, 75, 100, 125], media: 1, g711: true)
             } else {
                 print("rate: skipped, kamailio is not installed")
             }
