@@ -173,13 +173,15 @@ final class MediaWorker: Sendable {
         let context = WorkerLoop(
             epfd: epfd, socketEpfd: socketEpfd, timerfd: timer, eventfd: eventfd,
             interval: tickInterval, worker: self)
+        let name = "voice-media-\(index)"
         let thread = Thread { [self] in
+            // Set from the thread itself: on Linux, only that reaches the OS (top, perf, gdb).
+            Thread.current.name = name
             var clock = clockid_t()
             if pthread_getcpuclockid(pthread_self(), &clock) == 0 { cpuClock.store(Int32(clock), ordering: .releasing) }
             onStart?()
             context.run()
         }
-        thread.name = "voice-media-\(index)"
         thread.stackSize = 1 << 20
         thread.start()
     }
