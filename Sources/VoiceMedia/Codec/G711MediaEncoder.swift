@@ -31,8 +31,9 @@ final class G711MediaEncoder: MediaEncoder {
 
     /// Resampler quality for G.711 in both directions: speexdsp's VoIP setting. Its passband
     /// reaches 3.4 kHz, the top of the telephone band, and its stopband (~80 dB) lies far below
-    /// G.711's companding noise (~38 dB SNR); at 48 filter taps against quality 5's 80 it costs
-    /// 40 % less, and resampling is most of what a G.711 call spends.
+    /// G.711's companding noise (~38 dB SNR); with 48 filter taps against quality 5's 80 it
+    /// measured 37 % cheaper (20 against 32 µs per frame, down and up), and resampling is most
+    /// of what a G.711 call spends.
     static let resamplerQuality = 3
 
     deinit { scratch.deallocate() }
