@@ -36,6 +36,13 @@ public struct BaresipConfiguration: Hashable, Sendable {
     public var opusBitrate: Int = 32_000
     /// `opus_complexity` (0–10); nil leaves baresip's default (10).
     public var opusComplexity: Int? = nil
+    /// `opus_application`: `voip` or `audio`; nil leaves baresip's default (`audio`, which codes
+    /// 64 kbps speech with CELT alone, where `voip` — what this SDK uses — codes it with SILK).
+    public var opusApplication: String? = nil
+    /// `opus_stereo` and `opus_sprop_stereo`: whether the peer asks for and sends stereo. nil
+    /// leaves baresip's default (yes: its encoder then codes its two-channel audio as stereo at
+    /// the usual bitrates); false makes both ends of a call between two baresips code mono.
+    public var opusStereo: Bool? = nil
     /// RTP ports reserved for the peer (two per call is plenty with rtcp-mux).
     public var rtpPortCount: Int = 20
 
@@ -102,6 +109,9 @@ public final class BaresipPeer: Sendable {
             account += ";mediaenc=\(encryption)"
         }
         for codec in config.audioCodecs { try SIPPeerTemplate.validate(codec, as: "codec") }
+        if let application = config.opusApplication, application != "voip", application != "audio" {
+            throw SIPPeerError(.invalidValue, "opus application \(application): voip or audio")
+        }
         account += ";audio_codecs=" + config.audioCodecs.joined(separator: ",")
         let source: String
         if let file = config.audioFile {
@@ -112,6 +122,11 @@ public final class BaresipPeer: Sendable {
         }
         if let recording = config.recordingDirectory { try SIPPeerTemplate.validate(recording, as: "recording directory") }
         let rtp = try SIPPeerProcess.freeUDPPortRange(count: max(4, config.rtpPortCount))
+        var stereoLines = "# opus_stereo: baresip's default"
+        if let stereo = config.opusStereo {
+            let value = stereo ? "yes" : "no"
+            stereoLines = "opus_stereo\t\t\(value)\nopus_sprop_stereo\t\(value)"
+        }
         let values = [
             "SIP_PORT": String(config.sipPort),
             "AUDIO_SOURCE": source,
@@ -123,6 +138,8 @@ public final class BaresipPeer: Sendable {
             "MAX_CALLS": String(max(1, config.maxCalls)),
             "OPUS_BITRATE": String(config.opusBitrate),
             "OPUS_COMPLEXITY": config.opusComplexity.map { "opus_complexity\t\t\(min(10, max(0, $0)))" } ?? "# opus_complexity: baresip's default",
+            "OPUS_APPLICATION": config.opusApplication.map { "opus_application\t\($0)" } ?? "# opus_application: baresip's default",
+            "OPUS_STEREO": stereoLines,
         ]
         try SIPPeerTemplate.renderFile(templateDirectory + "/config", to: directory + "/config", values: values)
         try SIPPeerTemplate.renderFile(templateDirectory + "/accounts", to: directory + "/accounts", values: values)

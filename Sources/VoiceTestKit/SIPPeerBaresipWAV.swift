@@ -4,17 +4,18 @@ import VoiceMedia
 /// The WAV files baresip reads (`aufile` source) and writes (`sndfile` recordings), through
 /// VoiceMedia's ``WAVFile``.
 package enum BaresipWAVFile {
-    /// Writes mono 48 kHz `samples` as the 48 kHz stereo file `aufile` needs for an Opus call
-    /// (each sample on both channels; baresip 1.0.0 sends nothing from a file in another format).
-    package static func write(_ samples: [Int16], to path: String) throws(SIPPeerError) {
-        var stereo: [Int16] = []
-        stereo.reserveCapacity(samples.count * 2)
+    /// Writes mono 48 kHz `samples` as the 48 kHz file `aufile` needs for an Opus call: stereo
+    /// (each sample on both channels) by default; mono for a peer configured with
+    /// ``BaresipConfiguration/opusStereo`` false, whose Opus codec is then one-channel. baresip
+    /// 1.0.0 sends nothing from a file whose format differs from its codec's.
+    package static func write(_ samples: [Int16], to path: String, channels: Int = 2) throws(SIPPeerError) {
+        var interleaved: [Int16] = []
+        interleaved.reserveCapacity(samples.count * channels)
         for sample in samples {
-            stereo.append(sample)
-            stereo.append(sample)
+            for _ in 0..<channels { interleaved.append(sample) }
         }
         do {
-            try WAVFile(sampleRate: 48_000, channels: 2, samples: stereo).write(toFile: path)
+            try WAVFile(sampleRate: 48_000, channels: channels, samples: interleaved).write(toFile: path)
         } catch {
             throw SIPPeerError(.fileSystem, "cannot write \(path): \(error)")
         }

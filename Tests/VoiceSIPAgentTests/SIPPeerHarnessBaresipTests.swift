@@ -27,6 +27,26 @@ final class SIPPeerHarnessBaresipTests: XCTestCase {
         XCTAssertTrue(SIPPeerHarnessText.header("Allow", in: reply)?.contains("INVITE") ?? false)
     }
 
+    func testOpusApplicationAndChannelsReachTheConfigurationAndBadValuesAreRefused() throws {
+        try requirePeer("baresip")
+        var configuration = BaresipConfiguration()
+        configuration.opusApplication = "voip"
+        configuration.opusStereo = false
+        let baresip = try BaresipPeer(configuration: configuration)
+        defer { baresip.stop() }
+        let text = try String(contentsOfFile: baresip.directory + "/config", encoding: .utf8)
+        let lines = text.split(separator: "\n").map { $0.split(whereSeparator: { $0 == "\t" || $0 == " " }).joined(separator: " ") }
+        XCTAssertTrue(lines.contains("opus_application voip"), text)
+        XCTAssertTrue(lines.contains("opus_stereo no"), text)
+        XCTAssertTrue(lines.contains("opus_sprop_stereo no"), text)
+
+        var bad = BaresipConfiguration()
+        bad.opusApplication = "lowdelay\nmodule evil.so"
+        XCTAssertThrowsError(try BaresipPeer(configuration: bad)) { error in
+            XCTAssertEqual((error as? SIPPeerError)?.kind, .invalidValue, "\(error)")
+        }
+    }
+
     func testAutoAnswersSRTPOpusInviteAndHangsUpOnBye() throws {
         let recording = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "baresip-recording")
         defer { try? FileManager.default.removeItem(atPath: recording) }
