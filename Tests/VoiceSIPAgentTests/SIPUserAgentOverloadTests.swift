@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import VoiceMedia
 import XCTest
@@ -101,5 +102,73 @@ final class SIPUserAgentOverloadTests: XCTestCase {
             return nil
         })
         alice.agent.hangUp(later)
+    }
+}
+
+/// A process whose media is overloaded refuses new calls with 503 and says the same to a
+/// proxy's OPTIONS probe, so the proxy moves calls elsewhere; calls already up are kept.
+final class SIPUserAgentMediaOverloadTests: XCTestCase {
+    /// Sends an OPTIONS from 127.0.0.2 and returns the answer's text, nil after 5 s.
+    private func probe(_ target: SIPTestAgent, branch: String) throws -> String? {
+        let socket = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.2", port: 0))
+        defer { socket.close() }
+        let destination = try SocketAddress(host: "127.0.0.1", port: Int(target.endpoint.port))
+        let text =
+            "OPTIONS sip:127.0.0.1:\(target.endpoint.port) SIP/2.0\r\n"
+            + "Via: SIP/2.0/UDP 127.0.0.2:\(socket.localAddress.port);branch=\(branch)\r\n"
+            + "Max-Forwards: 70\r\nTo: <sip:127.0.0.1>\r\nFrom: <sip:probe@127.0.0.2>;tag=p\r\n"
+            + "Call-ID: \(branch)@127.0.0.2\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n"
+        _ = Array(text.utf8).withUnsafeBytes { socket.send($0, to: destination) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            let answer = buffer.withUnsafeMutableBytes { raw in socket.receive(into: raw).map { String(decoding: raw.prefix($0), as: UTF8.self) } }
+            if let answer { return answer }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return nil
+    }
+
+    private func incomingCalls(_ agent: SIPTestAgent) -> [SIPCallHandle] {
+        agent.events.compactMap { if case .incomingCall(let handle, _, _) = $0 { return handle } else { return nil } }
+    }
+
+    func testNewCallsAndProbesGet503WhileTheMediaIsOverloadedAndCallsUpAreKept() throws {
+        let load = Mutex(0.2)
+        let target = try SIPTestAgent(user: "target", encryption: .unencrypted) {
+            $0.mediaLoad = { load.withLock { $0 } }
+        }
+        defer { target.shutdown() }
+        let alice = try SIPTestAgent(user: "alice", host: "127.0.0.3", encryption: .unencrypted)
+        defer { alice.shutdown() }
+
+        // Under the limit: the probe is answered 200 and a call rings and is answered.
+        XCTAssertTrue(try probe(target, branch: "z9hG4bKok1")?.hasPrefix("SIP/2.0 200") ?? false)
+        let first = try alice.agent.call(target.uri).wait()
+        let (incoming, _) = try XCTUnwrap(target.waitForIncomingCall())
+        target.agent.accept(incoming)
+        XCTAssertNotNil(alice.waitForEstablished(first))
+
+        // Overloaded: new calls are refused at once, with a time to come back; so are probes.
+        load.withLock { $0 = 0.95 }
+        let refused = try alice.agent.call(target.uri).wait()
+        XCTAssertEqual(alice.waitForTermination(refused, timeout: 5), .rejected(statusCode: 503))
+        let answer = try XCTUnwrap(try probe(target, branch: "z9hG4bKbusy"))
+        XCTAssertTrue(answer.hasPrefix("SIP/2.0 503"), answer)
+        XCTAssertTrue(answer.contains("Retry-After: \(SIPUserAgentLimits().retryAfterSeconds)"), answer)
+        XCTAssertEqual(incomingCalls(target), [incoming], "the refused call never reached the app")
+        XCTAssertNil(alice.waitForTermination(first, timeout: 0.5), "the call that was up stays up")
+
+        // Load back down: calls are taken again.
+        load.withLock { $0 = 0.3 }
+        XCTAssertTrue(try probe(target, branch: "z9hG4bKok2")?.hasPrefix("SIP/2.0 200") ?? false)
+        let later = try alice.agent.call(target.uri).wait()
+        XCTAssertNotNil(target.wait { event -> SIPCallHandle? in
+            if case .incomingCall(let handle, _, _) = event, handle != incoming { return handle }
+            return nil
+        }, "a new call rings again")
+        alice.agent.hangUp(later)
+        alice.agent.hangUp(first)
+        _ = alice.waitForTermination(first)
     }
 }

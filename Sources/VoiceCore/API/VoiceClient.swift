@@ -244,6 +244,8 @@ public final class VoiceClient: @unchecked Sendable {
         configuration.limits = c.limits
         configuration.allowsKeysOverUnencryptedSignaling = c.allowKeysOverUnencryptedSignaling
         configuration.incomingCallPolicy = c.incomingCallPolicy
+        let engine = c.mediaEngine
+        configuration.mediaLoad = { engine.load }
         return configuration
     }
 

@@ -97,6 +97,14 @@ package final class MediaEngine: Sendable {
         return MediaTime(nanoseconds: total)
     }
 
+    /// How busy the least busy worker is (0...1: the share of the last half second its ticks
+    /// took, preemption included): where the next stream would go. Near 1, streams added now
+    /// would make ticks late and audio gap; a server refuses new calls there
+    /// (``SIPUserAgentLimits/maximumMediaLoad``). 0 until the workers' first half second.
+    package var load: Double {
+        workers.map { Double($0.loadPermille.load(ordering: .relaxed)) / 1_000 }.min() ?? 0
+    }
+
     /// Resets the overrun and max-tick figures.
     package func resetStats() {
         for w in workers {
@@ -144,6 +152,8 @@ final class MediaWorker: Sendable {
     let taskCount = Atomic<Int>(0)
     let datagramsRead = Atomic<Int>(0)
     let readBudgetExhausted = Atomic<Int>(0)
+    /// The worker's load (``MediaLoadMeter``) in thousandths.
+    let loadPermille = Atomic<Int>(0)
     /// The worker thread's CPU-time clock id (0 until the thread has started).
     let cpuClock = Atomic<Int32>(0)
     private let nextID = Atomic<Int>(1)
@@ -238,6 +248,7 @@ private final class WorkerLoop: @unchecked Sendable {
     var entries: [Int: Entry] = [:]
     var tickOrder: [MediaTask] = []
     var stopped = false
+    var loadMeter = MediaLoadMeter()
     let clock = MonotonicMediaClock()
 
     init(epfd: Int32, socketEpfd: Int32, timerfd: Int32, eventfd: Int32, interval: MediaTime, worker: MediaWorker) {
@@ -329,7 +340,11 @@ private final class WorkerLoop: @unchecked Sendable {
             yieldIfDue()
             i += 1
         }
-        let spent = clock.now() - now
+        let end = clock.now()
+        let spent = end - now
+        if let load = loadMeter.record(busy: spent, endingAt: end) {
+            worker.loadPermille.store(Int(load * 1_000), ordering: .relaxed)
+        }
         let us = Int(spent.nanoseconds / 1_000)
         if us > worker.maxTickMicroseconds.load(ordering: .relaxed) { worker.maxTickMicroseconds.store(us, ordering: .relaxed) }
         if spent >= interval { worker.overruns.add(1, ordering: .relaxed) }

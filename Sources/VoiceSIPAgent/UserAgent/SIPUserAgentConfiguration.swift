@@ -50,6 +50,9 @@ package struct SIPUserAgentConfiguration: Sendable {
     package var allowsKeysOverUnencryptedSignaling: Bool
     /// Who may start a call with us; default anybody.
     package var incomingCallPolicy: SIPIncomingCallPolicy
+    /// The media engine's current load (0...1), read for every new incoming call and OPTIONS
+    /// against ``SIPUserAgentLimits/maximumMediaLoad``; must be cheap (an atomic read).
+    package var mediaLoad: @Sendable () -> Double = { 0 }
 
     /// Creates a configuration.
     package init(

@@ -5,7 +5,8 @@ import VoiceSupport
 ///
 /// Beyond a limit a request is answered at once without keeping state: 503 with `Retry-After`
 /// for a transaction the table has no room for, 486 (Busy Here) for a call beyond
-/// ``maximumCalls``. When the flood stops, transactions end by their timers and the agent
+/// ``maximumCalls``, 503 with `Retry-After` for a call while the media engine is beyond
+/// ``maximumMediaLoad``. When the flood stops, transactions end by their timers and the agent
 /// recovers by itself.
 public struct SIPUserAgentLimits: Sendable, Hashable {
     /// Most transactions at once, client and server.
@@ -25,6 +26,13 @@ public struct SIPUserAgentLimits: Sendable, Hashable {
     public var maximumRingingCallsPerSource: Int
     /// The `Retry-After` (seconds) of an overload 503.
     public var retryAfterSeconds: Int
+    /// The media engine load (0...1: the share of time its least busy worker spends on its
+    /// ticks) beyond which a new call is refused with 503 and `Retry-After`, and an OPTIONS
+    /// probe answered the same way (RFC 3261 §11.2), so a proxy sends the call elsewhere and
+    /// keeps this process out of rotation until the load drops. Calls already up are kept.
+    /// Beyond about 0.9 the media ticks start running late and every call's audio gaps; nil
+    /// turns the check off.
+    public var maximumMediaLoad: Double?
 
     /// Creates limits. The defaults suit a server with tens of calls: each source may hold an
     /// eighth of the server transactions and ring half the calls, and 32 calls at once keep
@@ -32,7 +40,7 @@ public struct SIPUserAgentLimits: Sendable, Hashable {
     public init(
         maximumTransactions: Int = 4096, maximumServerTransactions: Int = 3072,
         maximumServerTransactionsPerSource: Int = 384, maximumCalls: Int = 32, maximumRingingCallsPerSource: Int = 16,
-        retryAfterSeconds: Int = 5
+        retryAfterSeconds: Int = 5, maximumMediaLoad: Double? = 0.9
     ) {
         self.maximumTransactions = maximumTransactions
         self.maximumServerTransactions = maximumServerTransactions
@@ -40,5 +48,6 @@ public struct SIPUserAgentLimits: Sendable, Hashable {
         self.maximumCalls = maximumCalls
         self.maximumRingingCallsPerSource = maximumRingingCallsPerSource
         self.retryAfterSeconds = retryAfterSeconds
+        self.maximumMediaLoad = maximumMediaLoad
     }
 }
