@@ -52,6 +52,7 @@ struct CallRateBenchmark {
             let clock = MonotonicMediaClock()
             let started = clock.now()
             let cpu0 = ProcessFigures.cpuSeconds()
+            let loads = LoadSampler(engine: .shared)
             let interval = 1.0 / Double(rate)
             for i in 0..<callsPerRate {
                 let due = started + MediaTime(nanoseconds: Int64(Double(i) * interval * 1e9))
@@ -68,6 +69,7 @@ struct CallRateBenchmark {
                     delegate: delegate)
             }
             _ = PollingWait.until(timeout: 60, every: 0.05) { tally.ended >= callsPerRate }
+            let load = loads.stop()
             let seconds = (clock.now() - started).seconds
             let cpu = (ProcessFigures.cpuSeconds() - cpu0) / seconds / Double(ProcessInfo.processInfo.activeProcessorCount)
             let summary = tally.summary
@@ -76,9 +78,10 @@ struct CallRateBenchmark {
                 seconds: seconds, cpuUtilization: cpu, failures: summary.failures, setupP50Milliseconds: summary.setupP50)
             print(
                 String(
-                    format: "rate: %d calls/s × %d (%.1f s of media each): %d connected, %d failed %@, %.1f s, setup p50 %.1f ms, this process's CPU %.0f%%",
+                    format:
+                        "rate: %d calls/s × %d (%.1f s of media each): %d connected, %d failed %@, %.1f s, setup p50 %.1f ms, this process's CPU %.0f%%, media load p50 %.2f max %.2f",
                     rate, callsPerRate, mediaSeconds, step.connected, step.failed, step.failures.isEmpty ? "" : "\(step.failures)",
-                    seconds, step.setupP50Milliseconds, cpu * 100))
+                    seconds, step.setupP50Milliseconds, cpu * 100, load.median, load.max))
             flushOutput()
             steps.append(step)
             if !step.sustained { break }
@@ -174,4 +177,33 @@ final class RateAnswerer: NotificationDelegate, Sendable {
     }
 
     func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: VoiceError) {}
+}
+
+/// Samples the media engine's load (what `maximumMediaLoad` is checked against) every 100 ms
+/// on a thread of its own until stopped.
+final class LoadSampler: Sendable {
+    private let samples = Locked<[Double]>([])
+    private let running = Locked(true)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(engine: MediaEngine) {
+        let thread = Thread { [self] in
+            while running.withLock({ $0 }) {
+                let load = engine.load
+                samples.withLock { $0.append(load) }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Stops sampling; the median and the largest sample.
+    func stop() -> (median: Double, max: Double) {
+        running.withLock { $0 = false }
+        done.wait()
+        let sorted = samples.withLock { $0 }.sorted()
+        guard !sorted.isEmpty else { return (0, 0) }
+        return (sorted[sorted.count / 2], sorted[sorted.count - 1])
+    }
 }

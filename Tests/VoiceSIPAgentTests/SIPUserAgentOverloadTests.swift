@@ -150,7 +150,7 @@ final class SIPUserAgentMediaOverloadTests: XCTestCase {
         XCTAssertNotNil(alice.waitForEstablished(first))
 
         // Overloaded: new calls are refused at once, with a time to come back; so are probes.
-        load.withLock { $0 = 0.95 }
+        load.withLock { $0 = 0.99 }
         let refused = try alice.agent.call(target.uri).wait()
         XCTAssertEqual(alice.waitForTermination(refused, timeout: 5), .rejected(statusCode: 503))
         let answer = try XCTUnwrap(try probe(target, branch: "z9hG4bKbusy"))
