@@ -125,16 +125,7 @@ final class SIPUserAgentIncomingPolicyTests: XCTestCase {
                 + "CSeq: 1 INVITE\r\nContact: <sip:svwar@127.0.0.1:\(prober.localAddress.port)>\r\n"
                 + "Authorization: Digest username=\"\(user)\", realm=\"voice\", nonce=\"0.00\", uri=\"sip:\(user)@127.0.0.1\", response=\"00000000000000000000000000000000\"\r\n"
                 + "Content-Length: 0\r\n\r\n"
-            _ = Array(text.utf8).withUnsafeBytes { prober.send($0, to: destination) }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let deadline = Date().addingTimeInterval(2)
-            var reply = ""
-            while reply.isEmpty, Date() < deadline {
-                buffer.withUnsafeMutableBytes { raw in
-                    if let n = prober.receive(into: raw) { reply = String(decoding: raw.prefix(n), as: UTF8.self) }
-                }
-                if reply.isEmpty { usleep(5_000) }
-            }
+            let reply = prober.exchange(text, with: destination, timeout: 2) ?? ""
             // Everything but what is unique per request (tags, nonce, the echoed headers).
             let shape = reply.split(separator: "\r\n").map { line -> String in
                 for name in ["To:", "From:", "Call-ID:", "Via:", "WWW-Authenticate:"] where line.hasPrefix(name) { return name }

@@ -118,15 +118,7 @@ final class SIPUserAgentMediaOverloadTests: XCTestCase {
             + "Via: SIP/2.0/UDP 127.0.0.2:\(socket.localAddress.port);branch=\(branch)\r\n"
             + "Max-Forwards: 70\r\nTo: <sip:127.0.0.1>\r\nFrom: <sip:probe@127.0.0.2>;tag=p\r\n"
             + "Call-ID: \(branch)@127.0.0.2\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n"
-        _ = Array(text.utf8).withUnsafeBytes { socket.send($0, to: destination) }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline {
-            let answer = buffer.withUnsafeMutableBytes { raw in socket.receive(into: raw).map { String(decoding: raw.prefix($0), as: UTF8.self) } }
-            if let answer { return answer }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return nil
+        return socket.exchange(text, with: destination)
     }
 
     private func incomingCalls(_ agent: SIPTestAgent) -> [SIPCallHandle] {

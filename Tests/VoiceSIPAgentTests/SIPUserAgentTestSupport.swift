@@ -92,3 +92,18 @@ final class SIPTestAgent: Sendable {
     func shutdown() { try? agent.shutdown().wait() }
 }
 
+extension UDPSocket {
+    /// Sends hand-written SIP `text` to `destination` and returns the first datagram that comes
+    /// back (as text), or nil after `timeout` seconds.
+    func exchange(_ text: String, with destination: VoiceMedia.SocketAddress, timeout: TimeInterval = 5) -> String? {
+        _ = Array(text.utf8).withUnsafeBytes { send($0, to: destination) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let reply = buffer.withUnsafeMutableBytes { raw in receive(into: raw).map { String(decoding: raw.prefix($0), as: UTF8.self) } }
+            if let reply { return reply }
+            usleep(5_000)
+        }
+        return nil
+    }
+}
