@@ -23,8 +23,6 @@ import VoiceTestKit
 struct SideBySideBenchmark {
     var calls = 10
     var seconds = 10.0
-    /// baresip's `opus_application` (nil: its default, `audio`).
-    var opusApplication: String? = "voip"
 
     struct Figures {
         var cpuPerCallSecond: Double
@@ -52,7 +50,7 @@ struct SideBySideBenchmark {
             configuration.maxCalls = calls + 2
             configuration.opusBitrate = 64_000
             configuration.opusComplexity = 5
-            configuration.opusApplication = opusApplication
+            configuration.opusApplication = "voip"
             configuration.opusStereo = false
             configuration.rtpPortCount = 4 * calls + 8
             return try BaresipPeer(configuration: configuration)

@@ -121,6 +121,33 @@ final class SIPUserAgentMediaOverloadTests: XCTestCase {
         return socket.exchange(text, with: destination)
     }
 
+    func testARetransmittedInviteOfACallAdmittedBeforeTheLoadRoseIsNotRefused() throws {
+        let load = Mutex(0.2)
+        let target = try SIPTestAgent(user: "target", encryption: .unencrypted) {
+            $0.mediaLoad = { load.withLock { $0 } }
+        }
+        defer { target.shutdown() }
+        let socket = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.2", port: 0))
+        defer { socket.close() }
+        let destination = try SocketAddress(host: "127.0.0.1", port: Int(target.endpoint.port))
+        let sdp = "v=0\r\no=- 1 1 IN IP4 127.0.0.2\r\ns=-\r\nc=IN IP4 127.0.0.2\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n"
+        let invite =
+            "INVITE sip:target@127.0.0.1:\(target.endpoint.port) SIP/2.0\r\n"
+            + "Via: SIP/2.0/UDP 127.0.0.2:\(socket.localAddress.port);branch=z9hG4bKretx\r\n"
+            + "Max-Forwards: 70\r\nTo: <sip:target@127.0.0.1>\r\nFrom: <sip:caller@127.0.0.2>;tag=r\r\n"
+            + "Call-ID: retx@127.0.0.2\r\nCSeq: 1 INVITE\r\nContact: <sip:caller@127.0.0.2:\(socket.localAddress.port)>\r\n"
+            + "Content-Type: application/sdp\r\nContent-Length: \(sdp.utf8.count)\r\n\r\n" + sdp
+        let first = try XCTUnwrap(socket.exchange(invite, with: destination))
+        XCTAssertTrue(first.hasPrefix("SIP/2.0 1"), first)
+        XCTAssertNotNil(target.waitForIncomingCall(), "the call was admitted and rings")
+        load.withLock { $0 = 0.99 }
+        // The caller did not hear the provisional answers and sends the INVITE again: the
+        // transaction answers it as before; the ringing call is not refused.
+        let again = try XCTUnwrap(socket.exchange(invite, with: destination))
+        XCTAssertTrue(again.hasPrefix("SIP/2.0 1"), again)
+        XCTAssertFalse(again.hasPrefix("SIP/2.0 503"), again)
+    }
+
     private func incomingCalls(_ agent: SIPTestAgent) -> [SIPCallHandle] {
         agent.events.compactMap { if case .incomingCall(let handle, _, _) = $0 { return handle } else { return nil } }
     }

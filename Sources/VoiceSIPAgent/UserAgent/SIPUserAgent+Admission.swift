@@ -4,27 +4,9 @@ extension SIPUserAgent {
     /// For a new call (an INVITE outside a dialog) the incoming-call policy does not admit, the
     /// stateless answer to send instead (RFC 3261 §8.2.7): 403 for an untrusted source; 401 with
     /// a fresh challenge for a caller who has not proven the required credentials, whether it
-    /// sent none, wrong ones or an unknown user name (a prober cannot tell which); 503 with
-    /// `Retry-After` for an admitted call, or an OPTIONS outside a dialog, while the media is
-    /// overloaded (``SIPUserAgentLimits/maximumMediaLoad``). Nil admits it.
+    /// sent none, wrong ones or an unknown user name (a prober cannot tell which). Nil admits it.
     func admissionRefusal(_ request: SIPRequest, source: SIPTransportEndpoint) -> SIPResponse? {
-        guard request.method == .invite || request.method == .options, (try? request.headers.to().tag) == nil else { return nil }
-        if request.method == .options { return overloadRefusal(request) }
-        if let refusal = policyRefusal(request, source: source) { return refusal }
-        return overloadRefusal(request)
-    }
-
-    /// 503 with `Retry-After` while the media engine is beyond its load limit.
-    private func overloadRefusal(_ request: SIPRequest) -> SIPResponse? {
-        guard let limit = configuration.limits.maximumMediaLoad, configuration.mediaLoad() >= limit else { return nil }
-        overloadRejections += 1
-        var refusal = SIPResponse(replyingTo: request, statusCode: 503)
-        refusal.headers.add("Retry-After", "\(configuration.limits.retryAfterSeconds)")
-        refusal.headers.add("Warning", "399 - \"media overloaded\"")
-        return refusal
-    }
-
-    private func policyRefusal(_ request: SIPRequest, source: SIPTransportEndpoint) -> SIPResponse? {
+        guard request.method == .invite, (try? request.headers.to().tag) == nil else { return nil }
         let policy = configuration.incomingCallPolicy
         if policy.restrictsSources, !isTrustedSource(source) {
             return SIPResponse(replyingTo: request, statusCode: 403)
@@ -41,6 +23,19 @@ extension SIPUserAgent {
         var challenge = SIPResponse(replyingTo: request, statusCode: 401)
         challenge.headers.add("WWW-Authenticate", verifier.challenge(stale: stale))
         return challenge
+    }
+
+    /// 503 with `Retry-After` while the media engine is beyond its load limit
+    /// (``SIPUserAgentLimits/maximumMediaLoad``): the answer to a new call or an OPTIONS outside
+    /// a dialog (RFC 3261 §11.2: what an INVITE would get). Sent from the request's server
+    /// transaction, so a retransmission of a call admitted before the load rose is not refused.
+    func mediaOverloadRefusal(_ request: SIPRequest) -> SIPResponse? {
+        guard let limit = configuration.limits.maximumMediaLoad, configuration.mediaLoad() >= limit else { return nil }
+        overloadRejections += 1
+        var refusal = SIPResponse(replyingTo: request, statusCode: 503)
+        refusal.headers.add("Retry-After", "\(configuration.limits.retryAfterSeconds)")
+        refusal.headers.add("Warning", "399 - \"media overloaded\"")
+        return refusal
     }
 
     /// Whether `source` is one of the incoming-call policy's trusted peers (a proxy), by address

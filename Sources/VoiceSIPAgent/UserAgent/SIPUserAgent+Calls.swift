@@ -173,6 +173,10 @@ extension SIPUserAgent {
             sendResponse(busy)
             return
         }
+        if let overloaded = mediaOverloadRefusal(invite) {
+            sendResponse(overloaded)
+            return
+        }
         guard mayExchangeKeys(transport: source.transport, host: source.host) else {
             // Our answer would carry our key in clear text (RFC 4568 §8.3).
             var refused = SIPResponse(replyingTo: invite, statusCode: 488)

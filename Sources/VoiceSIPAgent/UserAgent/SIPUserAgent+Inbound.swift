@@ -110,6 +110,10 @@ extension SIPUserAgent {
             return
         }
         let existing = callForRequest(request)
+        if request.method == .options, existing == nil, let overloaded = mediaOverloadRefusal(request) {
+            sendResponse(overloaded)
+            return
+        }
         switch coreResponder.answer(request, dialogExists: existing != nil, toTag: SIPIdentifierGenerator.tag()) {
         case .respond(let response):
             sendResponse(response)

@@ -32,7 +32,7 @@ public struct SIPUserAgentLimits: Sendable, Hashable {
     /// keeps this process out of rotation until the load drops. Calls already up are kept.
     /// At 1 the ticks no longer get done in time and every call's audio gaps; the default 0.95
     /// refuses just before that (a machine taking 30 Opus calls a second through Kamailio, two
-    /// endpoints each in one process, peaks at 0.91). Nil turns the check off.
+    /// endpoints each in one process, peaks at 0.83–0.92). Nil turns the check off.
     public var maximumMediaLoad: Double?
 
     /// Creates limits. The defaults suit a server with tens of calls: each source may hold an
