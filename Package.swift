@@ -57,10 +57,14 @@ let package = Package(
         .target(
             name: "VoiceNetwork",
             dependencies: ["VoiceSupport", "CVoiceSys", .product(name: "Logging", package: "swift-log")]),
+        // RTP as plain values, with no C library: packets, RTCP and statistics, the source gate,
+        // the jitter buffer and time-scale modification, and one stream's logic (``RTPStream``)
+        // fed events and emitting actions, with its codec and packet protection behind protocols.
+        .target(name: "VoiceRTP", dependencies: ["VoiceSupport", "VoiceMediaTypes"]),
         .target(
             name: "VoiceMedia",
             dependencies: [
-                "VoiceSupport", "VoiceMediaTypes", "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CVoiceShims",
+                "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CVoiceShims",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -91,7 +95,7 @@ let package = Package(
             name: "VoiceCore",
             dependencies: [
                 "VoiceNetwork",
-                "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
+                "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -112,7 +116,7 @@ let package = Package(
         .executableTarget(
             name: "VoiceCall",
             dependencies: [
-                "VoiceCore", "VoiceSignals", "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
+                "VoiceCore", "VoiceSignals", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
                 "CVoiceSys", "VoiceService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -133,7 +137,7 @@ let package = Package(
         .target(
             name: "VoiceTestKit",
             dependencies: [
-                "VoiceSignals", "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "CVoiceSys",
+                "VoiceSignals", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "CVoiceSys",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -143,7 +147,7 @@ let package = Package(
         .executableTarget(
             name: "VoiceBench",
             dependencies: [
-                "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "VoiceCore", "VoiceTestKit", "VoiceSignals", "COpus", "CLibSRTP", "CVoiceShims", "CMallocCounter",
+                "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "VoiceCore", "VoiceTestKit", "VoiceSignals", "COpus", "CLibSRTP", "CVoiceShims", "CMallocCounter",
                 "VoiceSIPTestVectors",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -154,17 +158,22 @@ let package = Package(
         ),
         .target(
             name: "VoiceFuzzing",
-            dependencies: ["VoiceSupport", "VoiceMediaTypes", "VoiceSIP", "VoiceSIPAgent", "VoiceMedia", "VoiceCore"]),
+            dependencies: ["VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceSIP", "VoiceSIPAgent", "VoiceMedia", "VoiceCore"]),
         .executableTarget(name: "VoiceFuzz", dependencies: ["VoiceFuzzing"]),
+        // The pure RTP layer's tests: they build and run without libopus, libsrtp or ALSA.
+        .testTarget(name: "VoiceRTPTests", dependencies: ["VoiceRTP", "VoiceSupport", "VoiceMediaTypes", "VoiceSignals", "CMallocCounter"]),
         .testTarget(name: "VoiceNetworkTests", dependencies: ["VoiceNetwork", "VoiceSupport", "VoiceTestKit", "VoiceSignals"]),
         .testTarget(name: "VoiceFuzzingTests", dependencies: ["VoiceFuzzing"], resources: [.copy("Corpus")]),
         .testTarget(
             name: "VoiceMediaTests",
-            dependencies: ["VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceTestKit", "VoiceSignals", "CMallocCounter", "CLibSRTP", "COpus", "CVoiceShims"]),
+            dependencies: [
+                "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceTestKit", "VoiceSignals", "CMallocCounter", "CLibSRTP", "COpus",
+                "CVoiceShims",
+            ]),
         .testTarget(
             name: "VoiceCoreTests",
             dependencies: [
-                "VoiceCore", "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
+                "VoiceCore", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
                 "VoiceNetwork", "VoiceTestKit", "VoiceSignals", "VoiceService",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -184,7 +193,7 @@ let package = Package(
         .testTarget(
             name: "VoiceSIPAgentTests",
             dependencies: [
-                "VoiceSIPAgent", "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "VoiceMedia", "VoiceTestKit",
+                "VoiceSIPAgent", "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceTestKit",
                 "VoiceSignals", "VoiceSIPTestVectors",
                 // SIPCallMedia, for the calls that carry real audio to and from baresip.
                 "VoiceCore",

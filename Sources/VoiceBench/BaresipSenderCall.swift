@@ -1,3 +1,4 @@
+import VoiceRTP
 import Foundation
 import VoiceMedia
 import VoiceSIP

@@ -41,16 +41,18 @@ struct Demo: ParsableCommand {
         let a = call.a.stats, b = call.b.stats
         call.stop()
         let elapsed = Date().timeIntervalSince(started)
-        let atB = AudioComparison.align(reference: signalA, output: call.deviceB.recordedSamples, maxLag: 24_000)
-        let atA = AudioComparison.align(reference: signalB, output: call.deviceA.recordedSamples, maxLag: 24_000)
+        let atB = SpectralSimilarity(played: signalA, in: call.deviceB.recordedSamples)
+        let atA = SpectralSimilarity(played: signalB, in: call.deviceA.recordedSamples)
         print("")
         print(
             String(
                 format: "summary: %.1f s, A sent %d packets (%d bytes), B sent %d packets (%d bytes); SRTP rejects %d/%d",
                 elapsed, a.packetsSent, a.bytesSent, b.packetsSent, b.bytesSent, a.srtpAuthFailures, b.srtpAuthFailures))
-        print("A→B similarity: \(atB) (latency \(atB.lag / 48) ms)")
-        print("B→A similarity: \(atA) (latency \(atA.lag / 48) ms)")
-        if atB.correlation < 0.5 || atA.correlation < 0.5 {
+        for (direction, match) in [("A→B", atB), ("B→A", atA)] {
+            let latency = match.latencyMilliseconds().map { "\($0) ms" } ?? "unknown"
+            print("\(direction): \(match.percent) % spectral match, latency \(latency)")
+        }
+        if atB.score < 0.5 || atA.score < 0.5 {
             throw ExitCode(1)
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import VoiceMedia
 import VoiceMediaTypes
+import VoiceRTP
 import VoiceSupport
 import VoiceSignals
 import VoiceTestKit

@@ -1,5 +1,6 @@
 import ArgumentParser
 import VoiceMedia
+import VoiceRTP
 import VoiceSupport
 
 /// `voice-bench tsm-offline` (hidden): ``TimeStretch`` alone, without a network or a jitter

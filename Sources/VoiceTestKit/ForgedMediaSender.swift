@@ -5,6 +5,7 @@ import CVoiceSys
 import Foundation
 import VoiceMedia
 import VoiceSignals
+import VoiceRTP
 import VoiceSupport
 
 /// An off-path attacker inside a test's network namespace: sends forged SRTP (well-formed RTP

@@ -4,6 +4,7 @@ import Synchronization
 #endif
 import Foundation
 import VoiceMedia
+import VoiceRTP
 import VoiceSupport
 
 /// A UDP relay between two endpoints that impairs traffic in user space (loss, jitter, reorder),

@@ -1,16 +1,37 @@
 import VoiceMedia
 import VoiceMediaTypes
+import VoiceRTP
 import VoiceSupport
 
-/// Two audio streams on loopback talking to each other, each with an in-memory audio device:
-/// A plays `signalA` and records what B sends, and the other way round. With an impairment,
-/// traffic goes through an ``ImpairmentProxy``.
+/// Two audio streams talking to each other, each with an in-memory audio device: A plays
+/// `signalA` and records what B sends, and the other way round.
+///
+/// On a threaded engine (the default) the streams run on loopback UDP in real time, and an
+/// impairment puts an ``ImpairmentProxy`` between them. On an embedded engine (``virtual(codec:suite:encrypted:signalA:signalB:loop:record:impairmentAToB:impairmentBToA:rtcpInterval:configure:)``)
+/// they run on its in-memory network in virtual time, at 10.0.0.1 and 10.0.0.2, the devices
+/// paced by the engine's audio clock and the impairment applied by the network: ``advance(by:)``
+/// runs the call.
 package final class LoopbackCall: Sendable {
     package let a: AudioStream
     package let b: AudioStream
     package let deviceA: BufferAudioDevice
     package let deviceB: BufferAudioDevice
     package let proxy: ImpairmentProxy?
+    /// The engine both streams run on.
+    package let engine: MediaEngine
+
+    /// A call on a fresh embedded engine and in-memory network, in virtual time.
+    package static func virtual(
+        codec: MediaCodec = .opus(OpusSettings()), suite: SRTPSuite = .aesCM128HmacSHA1_80, encrypted: Bool = true,
+        signalA: [Int16], signalB: [Int16], loop: Bool = false, record: Bool = true,
+        impairmentAToB: NetworkImpairment? = nil, impairmentBToA: NetworkImpairment? = nil, rtcpInterval: MediaTime = .seconds(5),
+        configure: ((inout AudioStreamConfiguration) -> Void)? = nil
+    ) throws -> LoopbackCall {
+        try LoopbackCall(
+            codec: codec, suite: suite, encrypted: encrypted, signalA: signalA, signalB: signalB, loop: loop, record: record,
+            impairmentAToB: impairmentAToB, impairmentBToA: impairmentBToA, engine: .embedded(network: InMemoryMediaNetwork()),
+            rtcpInterval: rtcpInterval, configure: configure)
+    }
 
     /// Creates both streams (SRTP with fresh keys unless `encrypted` is false) and their devices.
     package init(
@@ -20,25 +41,39 @@ package final class LoopbackCall: Sendable {
         engine: MediaEngine = .shared, rtcpInterval: MediaTime = .seconds(5),
         configure: ((inout AudioStreamConfiguration) -> Void)? = nil
     ) throws {
+        self.engine = engine
         let keyA = SRTPKeyMaterial.random(for: suite)
         let keyB = SRTPKeyMaterial.random(for: suite)
-        let local = try SocketAddress(host: "127.0.0.1", port: 0)
+        let network = engine.network
+        let localA = try SocketAddress(host: network == nil ? "127.0.0.1" : "10.0.0.1", port: 0)
+        let localB = try SocketAddress(host: network == nil ? "127.0.0.1" : "10.0.0.2", port: 0)
         var ca = AudioStreamConfiguration(
-            localAddress: local, codec: codec,
+            localAddress: localA, codec: codec,
             encryption: encrypted ? .srtp(local: keyA, remote: keyB) : .unencrypted)
         var cb = AudioStreamConfiguration(
-            localAddress: local, codec: codec,
+            localAddress: localB, codec: codec,
             encryption: encrypted ? .srtp(local: keyB, remote: keyA) : .unencrypted)
         ca.rtcpInterval = rtcpInterval
         cb.rtcpInterval = rtcpInterval
+        if network != nil {
+            // Virtual time repeats exactly: the random parts of the streams are seeded too.
+            (ca.ssrc, ca.initialSequenceNumber, ca.initialTimestamp, ca.rtcpRandomSeed) = (0xA1, 1_000, 160_000, 1)
+            (cb.ssrc, cb.initialSequenceNumber, cb.initialTimestamp, cb.rtcpRandomSeed) = (0xB2, 2_000, 320_000, 2)
+        }
         configure?(&ca)
         configure?(&cb)
         a = try AudioStream(configuration: ca, engine: engine)
         b = try AudioStream(configuration: cb, engine: engine)
         let capacity = max(signalA.count, signalB.count) + 48_000 * 10
-        deviceA = BufferAudioDevice(captureSamples: signalA, loop: loop, recordingCapacity: capacity, recording: record)
-        deviceB = BufferAudioDevice(captureSamples: signalB, loop: loop, recordingCapacity: capacity, recording: record)
-        if impairmentAToB != nil || impairmentBToA != nil {
+        let pacing = engine.audioClock.map { SoftwareAudioPacing.realTime(clock: $0) } ?? .realTime
+        deviceA = BufferAudioDevice(captureSamples: signalA, loop: loop, recordingCapacity: capacity, recording: record, pacing: pacing)
+        deviceB = BufferAudioDevice(captureSamples: signalB, loop: loop, recordingCapacity: capacity, recording: record, pacing: pacing)
+        if let network {
+            proxy = nil
+            if impairmentAToB != nil || impairmentBToA != nil {
+                network.setConditions(Self.conditions(from: a.localAddress, aToB: impairmentAToB ?? .none, bToA: impairmentBToA ?? .none))
+            }
+        } else if impairmentAToB != nil || impairmentBToA != nil {
             proxy = try ImpairmentProxy(
                 endpointA: a.localAddress, endpointB: b.localAddress,
                 aToB: impairmentAToB ?? .none, bToA: impairmentBToA ?? .none)
@@ -51,6 +86,22 @@ package final class LoopbackCall: Sendable {
     package func start() throws {
         try a.start(remote: proxy?.addressForA ?? b.localAddress, audioDevice: deviceA)
         try b.start(remote: proxy?.addressForB ?? a.localAddress, audioDevice: deviceB)
+    }
+
+    /// The in-memory network's conditions for the two directions (told apart by A's host).
+    private static func conditions(from hostA: SocketAddress, aToB: NetworkImpairment, bToA: NetworkImpairment) -> InMemoryMediaNetwork.Conditions {
+        let models = Locked((aToB: ImpairmentModel(aToB), bToA: ImpairmentModel(bToA)))
+        return { source, _, sentAt in
+            models.withLock { m in
+                let due = source.host == hostA.host ? m.aToB.deliveryTime(forPacketAt: sentAt) : m.bToA.deliveryTime(forPacketAt: sentAt)
+                return due.map { $0 - sentAt }
+            }
+        }
+    }
+
+    /// Embedded engines: runs the call for `duration` of virtual time.
+    package func advance(by duration: MediaTime) {
+        engine.advance(by: duration)
     }
 
     /// Stops both streams and the proxy.

@@ -1,6 +1,7 @@
 import Foundation
 import VoiceMedia
 import VoiceSignals
+import VoiceRTP
 import VoiceSupport
 
 /// A call across a network change, for real: the "mover" (`voicecall … --listen auto`, our

@@ -3,6 +3,7 @@
 #endif
 import Foundation
 import VoiceMedia
+import VoiceRTP
 import VoiceSupport
 
 /// A real SIP peer (baresip, Kamailio) running as a child process for interop tests.

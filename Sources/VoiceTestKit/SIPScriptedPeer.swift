@@ -5,6 +5,7 @@ import Synchronization
 import VoiceMedia
 import VoiceSIP
 import VoiceSIPAgent
+import VoiceRTP
 import VoiceSupport
 
 /// A SIP callee for tests, on loopback over UDP or TCP: it answers the first INVITE at once
@@ -74,7 +75,7 @@ package final class SIPScriptedPeer: @unchecked Sendable {
     ) throws {
         self.earlyMedia = earlyMedia
         self.audioDevice = network == nil ? audioDevice : nil
-        media = network == nil ? try UDPSocket(bindTo: try VoiceMedia.SocketAddress(host: host, port: 0)) : nil
+        media = network == nil ? try UDPSocket(bindTo: try VoiceRTP.SocketAddress(host: host, port: 0)) : nil
         shared = Locked(Shared(answer: answer))
         let box = SIPScriptedPeerBox()
         let onEvent: @Sendable (SIPTransportEvent) -> Void = { event in box.peer?.handle(event) }
@@ -177,7 +178,7 @@ package final class SIPScriptedPeer: @unchecked Sendable {
         mediaQueue.async {
             media.close()  // The port was held for the SDP; the stream binds it now.
             do {
-                let remote = try VoiceMedia.SocketAddress(host: negotiated.remoteRTP.host, port: Int(negotiated.remoteRTP.port))
+                let remote = try VoiceRTP.SocketAddress(host: negotiated.remoteRTP.host, port: Int(negotiated.remoteRTP.port))
                 var configuration = AudioStreamConfiguration(
                     localAddress: local, codec: negotiated.codec, payloadType: negotiated.payloadType,
                     ptime: negotiated.ptime, encryption: negotiated.encryption)
@@ -185,7 +186,7 @@ package final class SIPScriptedPeer: @unchecked Sendable {
                 configuration.rtcpMux = negotiated.rtcpMux
                 let started = try AudioStream(configuration: configuration)
                 let remoteRTCP = negotiated.rtcpMux
-                    ? nil : try VoiceMedia.SocketAddress(host: negotiated.remoteRTCP.host, port: Int(negotiated.remoteRTCP.port))
+                    ? nil : try VoiceRTP.SocketAddress(host: negotiated.remoteRTCP.host, port: Int(negotiated.remoteRTCP.port))
                 try started.start(remote: remote, remoteRTCP: remoteRTCP, audioDevice: audioDevice, onEvent: nil)
                 self.stream.withLock { $0 = started }
             } catch {

@@ -53,11 +53,11 @@ final class CallAudioInterruptionPulseTests: XCTestCase {
         let speaker = try XCTUnwrap(self.speaker)
         // Up to three two-second windows: a sound server's streams take a moment to start.
         var toBob = call.bobHearsAlice()
-        for _ in 0..<2 where toBob.correlation <= 0.8 { toBob = call.bobHearsAlice() }
-        XCTAssertGreaterThan(toBob.correlation, 0.8, "\(when): bob hears alice: \(toBob)", file: file, line: line)
+        for _ in 0..<2 where toBob.score <= 0.8 { toBob = call.bobHearsAlice() }
+        XCTAssertGreaterThan(toBob.score, 0.8, "\(when): bob hears alice: \(toBob)", file: file, line: line)
         var toAlice = InterruptionCall.hearsBob(in: { speaker.samples })
-        for _ in 0..<2 where toAlice.correlation <= 0.8 { toAlice = InterruptionCall.hearsBob(in: { speaker.samples }) }
-        XCTAssertGreaterThan(toAlice.correlation, 0.8, "\(when): alice's speaker plays bob: \(toAlice)", file: file, line: line)
+        for _ in 0..<2 where toAlice.score <= 0.8 { toAlice = InterruptionCall.hearsBob(in: { speaker.samples }) }
+        XCTAssertGreaterThan(toAlice.score, 0.8, "\(when): alice's speaker plays bob: \(toAlice)", file: file, line: line)
     }
 
     func testA_TheSoundServerIsKilledAndRestartedAndTheCallResumesByItself() throws {
@@ -145,9 +145,9 @@ final class CallAudioInterruptionPulseTests: XCTestCase {
         XCTAssertEqual(switched.wait(timeout: .now() + 5), .success)
         XCTAssertEqual(outcome.withLockedValue { $0 }, .some(nil), "the switch succeeded")
         XCTAssertEqual(call.delegate.wait(for: 4, timeout: 5).last, .audioResumed, "the interruption ends with the switch")
-        XCTAssertGreaterThan(call.bobHearsAlice().correlation, 0.8, "bob hears alice's new device")
+        XCTAssertGreaterThan(call.bobHearsAlice().score, 0.8, "bob hears alice's new device")
         let toAlice = InterruptionCall.hearsBob(in: { laptop.recordedSamples })
-        XCTAssertGreaterThan(toAlice.correlation, 0.8, "alice's new device plays bob: \(toAlice)")
+        XCTAssertGreaterThan(toAlice.score, 0.8, "alice's new device plays bob: \(toAlice)")
         XCTAssertEqual(call.calleeDelegate.callbacks, [.connected])
         faults.clearOpenFailures()
         Thread.sleep(forTimeInterval: 0.6)

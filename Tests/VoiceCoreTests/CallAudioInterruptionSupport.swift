@@ -60,11 +60,11 @@ final class InterruptionCall {
     }
 
     /// How well the next `seconds` of what bob plays match alice's signal.
-    func bobHearsAlice(seconds: Double = 2, signal: [Int16] = InterruptionCall.aliceSignal) -> WindowedAlignment {
+    func bobHearsAlice(seconds: Double = 2, signal: [Int16] = InterruptionCall.aliceSignal) -> SpectralSimilarity {
         bob.device.clearRecording()
         let count = Int(seconds * 48_000)
         _ = PollingWait.until(timeout: seconds + 10) { self.bob.device.recordedSamples.count >= count }
-        return WindowedAlignment(playedInALoop: signal, in: Array(bob.device.recordedSamples.prefix(count)))
+        return SpectralSimilarity(playedInALoop: signal, in: Array(bob.device.recordedSamples.prefix(count)))
     }
 
     /// The loudest sample bob plays over the next `seconds`.
@@ -76,12 +76,12 @@ final class InterruptionCall {
     }
 
     /// How well the next `seconds` of `samples()` (a growing recording) match bob's signal.
-    static func hearsBob(in samples: () -> [Int16], seconds: Double = 2) -> WindowedAlignment {
+    static func hearsBob(in samples: () -> [Int16], seconds: Double = 2) -> SpectralSimilarity {
         let start = samples().count
         let count = Int(seconds * 48_000)
         _ = PollingWait.until(timeout: seconds + 10) { samples().count >= start + count }
         let all = samples()
-        return WindowedAlignment(playedInALoop: bobSignal, in: Array(all[min(start, all.count)..<min(start + count, all.count)]))
+        return SpectralSimilarity(playedInALoop: bobSignal, in: Array(all[min(start, all.count)..<min(start + count, all.count)]))
     }
 
     /// A call's stats, synchronously.

@@ -24,8 +24,8 @@ final class CallNATTests: XCTestCase {
         for side in ["nated", "far"] {
             let samples = result.heard[side] ?? []
             XCTAssertGreaterThan(samples.count, 48_000 * 5, "\(side) recorded the call", file: file, line: line)
-            let alignment = WindowedAlignment(playedInALoop: result.played[side] ?? [], in: Array(samples.suffix(48_000 * 3)))
-            XCTAssertGreaterThan(alignment.correlation, 0.7, "\(side) hears the other: \(alignment)", file: file, line: line)
+            let alignment = SpectralSimilarity(playedInALoop: result.played[side] ?? [], in: Array(samples.suffix(48_000 * 3)))
+            XCTAssertGreaterThan(alignment.score, 0.75, "\(side) hears the other: \(alignment)", file: file, line: line)
             XCTAssertLessThanOrEqual(result.gapMilliseconds[side] ?? .max, 500, "\(side)'s longest gap", file: file, line: line)
         }
     }

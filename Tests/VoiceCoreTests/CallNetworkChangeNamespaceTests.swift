@@ -59,8 +59,8 @@ final class CallNetworkChangeNamespaceTests: XCTestCase {
             let samples = heard[side] ?? []
             XCTAssertGreaterThan(samples.count, 48_000 * 7, "\(side) recorded the call", file: file, line: line)
             XCTAssertLessThanOrEqual(gaps[side] ?? .max, maximumGap, "\(side)'s longest gap", file: file, line: line)
-            let alignment = WindowedAlignment(playedInALoop: played[side] ?? [], in: Array(samples.suffix(48_000 * 3)))
-            XCTAssertGreaterThan(alignment.correlation, 0.7, "\(side) at the end: \(alignment)", file: file, line: line)
+            let alignment = SpectralSimilarity(playedInALoop: played[side] ?? [], in: Array(samples.suffix(48_000 * 3)))
+            XCTAssertGreaterThan(alignment.score, 0.75, "\(side) at the end: \(alignment)", file: file, line: line)
         }
     }
 

@@ -7,6 +7,7 @@ import XCTest
 
 @testable import VoiceCore
 import VoiceMediaTypes
+import VoiceRTP
 import VoiceSupport
 import VoiceMedia
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import VoiceTestKit
+import VoiceRTP
 import VoiceSupport
 import XCTest
 

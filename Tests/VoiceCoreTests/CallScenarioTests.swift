@@ -3,6 +3,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
+import VoiceRTP
 import VoiceSupport
 import XCTest
 

@@ -116,8 +116,8 @@ final class CallSharedAudioDeviceTests: XCTestCase {
         peer.device.clearRecording()
         _ = PollingWait.until(timeout: 10) { peer.device.recordedSamples.count >= 96_000 }
         // Window by window: a loaded machine shifts a real-time call's timeline now and then.
-        let alignment = WindowedAlignment(playedInALoop: aliceSignal, in: peer.device.recordedSamples)
-        XCTAssertGreaterThan(alignment.correlation, 0.8, "\(who) hears alice: \(alignment)", file: file, line: line)
+        let alignment = SpectralSimilarity(playedInALoop: aliceSignal, in: peer.device.recordedSamples)
+        XCTAssertGreaterThan(alignment.score, 0.8, "\(who) hears alice: \(alignment)", file: file, line: line)
     }
 
     /// The amplitude of each test tone in half a second of what `device` plays, taken again

@@ -3,6 +3,7 @@ import XCTest
 
 @testable import VoiceCore
 import VoiceMediaTypes
+import VoiceRTP
 import VoiceSupport
 import VoiceMedia
 

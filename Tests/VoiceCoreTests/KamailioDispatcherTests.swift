@@ -1,5 +1,6 @@
 import Foundation
 import VoiceMedia
+import VoiceRTP
 import VoiceSupport
 import VoiceTestKit
 import XCTest

@@ -1,3 +1,4 @@
+import VoiceRTP
 import Dispatch
 import Logging
 import NIOConcurrencyHelpers

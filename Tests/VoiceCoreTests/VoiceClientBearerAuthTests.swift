@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
+import VoiceRTP
 import VoiceSupport
 import XCTest
 

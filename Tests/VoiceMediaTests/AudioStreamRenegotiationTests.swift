@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import VoiceRTP
 import VoiceSupport
 import XCTest
 import VoiceTestKit
@@ -47,10 +48,10 @@ final class AudioStreamRenegotiationTests: XCTestCase {
             XCTAssertEqual(stats.renegotiations, 1, name)
             XCTAssertEqual(stream.configuration.codec, .pcmu, name)
         }
-        let atA = WindowedAlignment(playedInALoop: toneB, in: tail(call.deviceA, seconds: 1))
-        let atB = WindowedAlignment(playedInALoop: toneA, in: tail(call.deviceB, seconds: 1))
-        XCTAssertGreaterThan(atA.correlation, 0.7, "A hears B after the change: \(atA)")
-        XCTAssertGreaterThan(atB.correlation, 0.7, "B hears A after the change: \(atB)")
+        let atA = SpectralSimilarity(playedInALoop: toneB, in: tail(call.deviceA, seconds: 1))
+        let atB = SpectralSimilarity(playedInALoop: toneA, in: tail(call.deviceB, seconds: 1))
+        XCTAssertGreaterThan(atA.score, 0.75, "A hears B after the change: \(atA)")
+        XCTAssertGreaterThan(atB.score, 0.75, "B hears A after the change: \(atB)")
     }
 
     /// Only the peer re-keys (its offer carries a new key, ours stays): our sender context goes
@@ -68,10 +69,10 @@ final class AudioStreamRenegotiationTests: XCTestCase {
         audio(after: call.a, renegotiations: 1, seconds: 0)
         audio(after: call.b, renegotiations: 1, seconds: 1.5)
         XCTAssertGreaterThan(call.a.stats.packetsSent, sentBefore + 50)
-        let atA = WindowedAlignment(playedInALoop: toneB, in: tail(call.deviceA, seconds: 1))
-        let atB = WindowedAlignment(playedInALoop: toneA, in: tail(call.deviceB, seconds: 1))
-        XCTAssertGreaterThan(atA.correlation, 0.7, "A takes B's new key: \(atA)")
-        XCTAssertGreaterThan(atB.correlation, 0.7, "B still takes A's packets under A's old key: \(atB)")
+        let atA = SpectralSimilarity(playedInALoop: toneB, in: tail(call.deviceA, seconds: 1))
+        let atB = SpectralSimilarity(playedInALoop: toneA, in: tail(call.deviceB, seconds: 1))
+        XCTAssertGreaterThan(atA.score, 0.75, "A takes B's new key: \(atA)")
+        XCTAssertGreaterThan(atB.score, 0.75, "B still takes A's packets under A's old key: \(atB)")
     }
 
     /// A renegotiation that changes nothing the media thread runs is not posted; a bad one is
@@ -91,8 +92,8 @@ final class AudioStreamRenegotiationTests: XCTestCase {
         Thread.sleep(forTimeInterval: 1)
         XCTAssertEqual(call.a.stats.renegotiations, 0)
         XCTAssertEqual(call.a.configuration.codec, before.codec)
-        let atB = WindowedAlignment(playedInALoop: toneA, in: tail(call.deviceB, seconds: 0.6))
-        XCTAssertGreaterThan(atB.correlation, 0.7, "\(atB)")
+        let atB = SpectralSimilarity(playedInALoop: toneA, in: tail(call.deviceB, seconds: 0.6))
+        XCTAssertGreaterThan(atB.score, 0.75, "\(atB)")
     }
 
     /// A peer behind a NAT: its SDP names an address nothing listens on, and its packets come
@@ -112,8 +113,8 @@ final class AudioStreamRenegotiationTests: XCTestCase {
         let stats = call.a.stats
         XCTAssertEqual(stats.remoteAddressSwitches, 1, "once, not per packet")
         XCTAssertEqual(stats.remoteRTPAddress, nat.addressForA)
-        let atB = WindowedAlignment(playedInALoop: toneA, in: tail(call.deviceB, seconds: 1))
-        XCTAssertGreaterThan(atB.correlation, 0.7, "B hears A through the NAT: \(atB)")
+        let atB = SpectralSimilarity(playedInALoop: toneA, in: tail(call.deviceB, seconds: 1))
+        XCTAssertGreaterThan(atB.score, 0.75, "B hears A through the NAT: \(atB)")
     }
 
     /// With symmetric RTP off, media goes where signaling says, whatever arrives.
@@ -177,10 +178,10 @@ final class AudioStreamRenegotiationTests: XCTestCase {
         let stats = call.a.stats
         XCTAssertEqual(stats.remoteAddressSwitches, 0, "neither forgeries nor copies move the stream")
         XCTAssertEqual(stats.remoteRTPAddress, tap.address)
-        let atA = WindowedAlignment(playedInALoop: toneB, in: tail(call.deviceA, seconds: 1))
-        XCTAssertGreaterThan(atA.correlation, 0.7, "A still hears B: \(atA)")
-        let atB = WindowedAlignment(playedInALoop: toneA, in: tail(call.deviceB, seconds: 1))
-        XCTAssertGreaterThan(atB.correlation, 0.7, "B still hears A: \(atB)")
+        let atA = SpectralSimilarity(playedInALoop: toneB, in: tail(call.deviceA, seconds: 1))
+        XCTAssertGreaterThan(atA.score, 0.75, "A still hears B: \(atA)")
+        let atB = SpectralSimilarity(playedInALoop: toneA, in: tail(call.deviceB, seconds: 1))
+        XCTAssertGreaterThan(atB.score, 0.75, "B still hears A: \(atB)")
     }
 }
 

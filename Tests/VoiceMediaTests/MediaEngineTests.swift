@@ -8,8 +8,8 @@ import VoiceMediaTypes
 final class MediaEngineTests: XCTestCase {
     final class CountingTask: MediaTask, @unchecked Sendable {
         let ticks = Atomic<Int>(0)
-        var descriptors: [Int32] { [] }
-        func readable(descriptorIndex: Int, now: MediaTime, wallToMonotonic: Int64) -> Bool { false }
+        var transports: [any MediaTransport] { [] }
+        func receive(from transportIndex: Int, now: MediaTime, wallClockOffset: Int64) -> Bool { false }
         func playoutTick(now: MediaTime) {}
         func tick(now: MediaTime) { ticks.add(1, ordering: .relaxed) }
     }

@@ -37,8 +37,8 @@ final class MediaLoadMeterTests: XCTestCase {
         let busy: MediaTime
         let clock = MonotonicMediaClock()
         init(busy: MediaTime) { self.busy = busy }
-        var descriptors: [Int32] { [] }
-        func readable(descriptorIndex: Int, now: MediaTime, wallToMonotonic: Int64) -> Bool { false }
+        var transports: [any MediaTransport] { [] }
+        func receive(from transportIndex: Int, now: MediaTime, wallClockOffset: Int64) -> Bool { false }
         func playoutTick(now: MediaTime) {
             guard working.load(ordering: .relaxed) else { return }
             let until = clock.now() + busy

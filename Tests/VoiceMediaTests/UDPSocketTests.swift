@@ -1,6 +1,7 @@
 import XCTest
 @testable import VoiceMedia
 import VoiceMediaTypes
+import VoiceRTP
 import VoiceSupport
 
 final class UDPSocketTests: XCTestCase {

@@ -78,12 +78,12 @@ final class SIPInteropBaresipTests: XCTestCase {
         // baresip loops its file from the moment its media starts, which may be before our
         // recording starts: align with the loop, not with its first period. Window by window,
         // since a loaded machine shifts a real-time call's timeline now and then.
-        let atUs = WindowedAlignment(playedInALoop: theirSignal, in: ours.device.recordedSamples)
-        XCTAssertGreaterThan(atUs.correlation, 0.7, "baresip → us: \(atUs)", file: file, line: line)
+        let atUs = SpectralSimilarity(playedInALoop: theirSignal, in: ours.device.recordedSamples)
+        XCTAssertGreaterThan(atUs.score, 0.75, "baresip → us: \(atUs)", file: file, line: line)
         let recording = try XCTUnwrap(baresip.recordings.received.last, "baresip's received-audio recording", file: file, line: line)
         let received = try BaresipWAVFile.read(recording).channel(0)
-        let atThem = WindowedAlignment(played: ourSignal, in: received)
-        XCTAssertGreaterThan(atThem.correlation, 0.7, "us → baresip: \(atThem)", file: file, line: line)
+        let atThem = SpectralSimilarity(played: ourSignal, in: received)
+        XCTAssertGreaterThan(atThem.score, 0.75, "us → baresip: \(atThem)", file: file, line: line)
     }
 
     private func direction(_ agent: SIPTestAgent, _ handle: SIPCallHandle, _ wanted: SDPDirection) -> SDPNegotiatedMedia? {

@@ -3,6 +3,7 @@ import VoiceMedia
 @testable import VoiceTestKit
 import XCTest
 import VoiceMediaTypes
+import VoiceRTP
 import VoiceSupport
 
 extension XCTestCase {

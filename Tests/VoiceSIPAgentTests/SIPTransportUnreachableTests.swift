@@ -9,6 +9,7 @@ import XCTest
 @testable import VoiceSIP
 @testable import VoiceSIPAgent
 import VoiceMediaTypes
+import VoiceRTP
 import VoiceSupport
 
 /// ICMP errors for datagrams the UDP socket sent come back as `.unreachable` events, and the
@@ -102,7 +103,7 @@ enum ForgedICMP {
 /// A UDP port nothing is bound to on `host` (bound, then released).
 enum FreeUDPPort {
     static func find(host: String) throws -> Int {
-        let socket = try UDPSocket(bindTo: try VoiceMedia.SocketAddress(host: host, port: 0))
+        let socket = try UDPSocket(bindTo: try VoiceRTP.SocketAddress(host: host, port: 0))
         defer { socket.close() }
         return socket.localAddress.port
     }

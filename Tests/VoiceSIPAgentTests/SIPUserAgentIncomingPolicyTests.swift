@@ -2,6 +2,7 @@ import Foundation
 import NIOSSL
 import VoiceMedia
 import VoiceTestKit
+import VoiceRTP
 import VoiceSupport
 import XCTest
 

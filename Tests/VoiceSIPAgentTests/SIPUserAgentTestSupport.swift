@@ -9,6 +9,7 @@ import XCTest
 @testable import VoiceSIP
 @testable import VoiceSIPAgent
 import VoiceMediaTypes
+import VoiceRTP
 import VoiceSupport
 
 /// A user agent under test with its events recorded, and helpers to wait for them.
@@ -95,7 +96,7 @@ final class SIPTestAgent: Sendable {
 extension UDPSocket {
     /// Sends hand-written SIP `text` to `destination` and returns the first datagram that comes
     /// back (as text), or nil after `timeout` seconds.
-    func exchange(_ text: String, with destination: VoiceMedia.SocketAddress, timeout: TimeInterval = 5) -> String? {
+    func exchange(_ text: String, with destination: VoiceRTP.SocketAddress, timeout: TimeInterval = 5) -> String? {
         _ = Array(text.utf8).withUnsafeBytes { send($0, to: destination) }
         var buffer = [UInt8](repeating: 0, count: 4096)
         let deadline = Date().addingTimeInterval(timeout)

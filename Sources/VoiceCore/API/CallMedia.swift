@@ -1,3 +1,4 @@
+import VoiceRTP
 import VoiceMedia
 import VoiceSIP
 

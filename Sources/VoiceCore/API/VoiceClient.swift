@@ -10,6 +10,7 @@ import VoiceNetwork
 import VoiceSIP
 import VoiceSIPAgent
 import VoiceMediaTypes
+import VoiceRTP
 import VoiceSupport
 
 /// The SDK's entry point: one SIP identity that places calls (``connect(options:delegate:)``)

@@ -1,4 +1,5 @@
 import VoiceMedia
+import VoiceRTP
 import VoiceSupport
 import VoiceSIP
 

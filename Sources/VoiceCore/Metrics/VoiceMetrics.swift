@@ -1,5 +1,6 @@
 import CoreMetrics
 import VoiceMedia
+import VoiceRTP
 import VoiceSupport
 
 /// The client's metrics, through swift-metrics: whatever backend the app bootstraps

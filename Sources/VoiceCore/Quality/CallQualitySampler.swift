@@ -1,3 +1,4 @@
+import VoiceRTP
 import VoiceMedia
 
 /// Turns consecutive snapshots of a stream's ``AudioStreamStats`` (one a second) into

@@ -1,4 +1,5 @@
 import VoiceMedia
+import VoiceRTP
 import VoiceSupport
 
 /// A snapshot of one call's media statistics, as returned by `Call.getStats(_:)` and

@@ -39,12 +39,31 @@ package final class SoftwareAudioClock: Sendable {
         var threadRunning = false
     }
     private let state = Locked(State())
+    /// Ticked by its owner (``tick(at:)``) instead of a thread of its own.
+    private let isManual: Bool
 
-    /// Creates a clock ticking every `period` (must be positive).
+    /// Creates a clock ticking every `period` (must be positive) on a thread of its own.
     package init(period: MediaTime = .milliseconds(10), name: String = "voice-audio-clk") {
         precondition(period.nanoseconds > 0, "clock period must be positive")
         self.period = period
         self.name = name
+        self.isManual = false
+    }
+
+    /// Creates a clock with no thread: its owner calls ``tick(at:)`` every `period` (the
+    /// embedded media engine, in virtual time).
+    package init(manualPeriod period: MediaTime, name: String) {
+        precondition(period.nanoseconds > 0, "clock period must be positive")
+        self.period = period
+        self.name = name
+        self.isManual = true
+    }
+
+    /// A manual clock's tick: every registered client is ticked at `time`, on the caller's thread.
+    package func tick(at time: MediaTime) {
+        precondition(isManual, "only a manual clock is ticked by its owner")
+        let snapshot = state.withLock { $0.registrations }
+        for registration in snapshot { registration.tick(at: time) }
     }
 
     /// Number of registered clients.
@@ -80,7 +99,7 @@ package final class SoftwareAudioClock: Sendable {
         let registration = Registration(client: client)
         let needsThread = state.withLock { s -> Bool in
             s.registrations.append(registration)
-            guard !s.threadRunning else { return false }
+            guard !isManual, !s.threadRunning else { return false }
             s.threadRunning = true
             return true
         }

@@ -1,4 +1,5 @@
 import VoiceMediaTypes
+import VoiceRTP
 import VoiceSupport
 /// ``MediaDecoder`` for G.711: companded bytes → 8 kHz → 48 kHz through a band-limited
 /// ``Resampler``. Buffers are allocated once, at creation.

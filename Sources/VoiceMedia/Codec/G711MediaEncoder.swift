@@ -1,4 +1,5 @@
 import VoiceMediaTypes
+import VoiceRTP
 import VoiceSupport
 /// ``MediaEncoder`` for G.711: 48 kHz → 8 kHz through a band-limited ``Resampler``, then
 /// μ-law or A-law companding. The 8 kHz scratch buffer is allocated once, at creation.

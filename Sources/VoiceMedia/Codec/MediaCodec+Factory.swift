@@ -1,4 +1,5 @@
 import VoiceMediaTypes
+import VoiceRTP
 import VoiceSupport
 extension MediaCodec {
     /// Makes an encoder for this codec that takes 48 kHz mono frames of `ptime` milliseconds.

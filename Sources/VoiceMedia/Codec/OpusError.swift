@@ -1,4 +1,5 @@
 import COpus
+import VoiceRTP
 import VoiceSupport
 
 /// A libopus failure, wrapping one of its `OPUS_*` status codes.
@@ -40,5 +41,12 @@ package struct OpusError: Error, Hashable, Sendable, CustomStringConvertible {
     static func check(_ rc: Int32) throws(OpusError) -> Int {
         guard rc >= 0 else { throw OpusError(code: rc) }
         return Int(rc)
+    }
+}
+
+extension MediaCodecError {
+    /// libopus failed.
+    package static func opus(_ error: OpusError) -> MediaCodecError {
+        .library(name: "opus", code: error.code, message: error.description)
     }
 }

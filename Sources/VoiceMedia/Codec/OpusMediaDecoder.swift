@@ -1,4 +1,5 @@
 import VoiceMediaTypes
+import VoiceRTP
 import VoiceSupport
 /// ``MediaDecoder`` for Opus: libopus decodes straight to 48 kHz mono, with libopus PLC and FEC.
 final class OpusMediaDecoder: MediaDecoder {

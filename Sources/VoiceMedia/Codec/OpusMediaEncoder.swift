@@ -1,4 +1,5 @@
 import VoiceMediaTypes
+import VoiceRTP
 import VoiceSupport
 /// ``MediaEncoder`` for Opus: 48 kHz mono straight into libopus.
 final class OpusMediaEncoder: MediaEncoder {

@@ -1,4 +1,5 @@
 import CSpeexDSP
+import VoiceRTP
 import VoiceSupport
 
 /// A speexdsp resampler failure, wrapping its `RESAMPLER_ERR_*` code.
@@ -29,5 +30,12 @@ package struct ResamplerError: Error, Hashable, Sendable, CustomStringConvertibl
     /// Turns a speexdsp return code into a typed error. The one place its codes become errors.
     static func check(_ rc: Int32) throws(ResamplerError) {
         guard rc == Int32(RESAMPLER_ERR_SUCCESS) else { throw ResamplerError(code: rc) }
+    }
+}
+
+extension MediaCodecError {
+    /// The sample-rate converter failed.
+    package static func resampler(_ error: ResamplerError) -> MediaCodecError {
+        .library(name: "speexdsp resampler", code: error.code, message: error.description)
     }
 }

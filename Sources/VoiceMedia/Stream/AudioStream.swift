@@ -1,5 +1,6 @@
 import Synchronization
 import VoiceMediaTypes
+import VoiceRTP
 import VoiceSupport
 
 /// One bidirectional audio stream over UDP: capture → encode → RTP → SRTP → send, and
@@ -19,7 +20,7 @@ package final class AudioStream: Sendable {
     package let localRTCPAddress: SocketAddress?
 
     let control: StreamControl
-    private let core: Locked<StreamCoreBox?>
+    private let driver: Locked<StreamDriverBox?>
     private let engine: MediaEngine
     private let running = Locked<RunningState?>(nil)
 
@@ -29,8 +30,14 @@ package final class AudioStream: Sendable {
         let context: StreamDeviceContext
     }
 
-    /// Binds the sockets and sets up codec and SRTP; nothing is sent until ``start(remote:remoteRTCP:audioDevice:)``.
-    package init(configuration: AudioStreamConfiguration, engine: MediaEngine = .shared) throws(AudioStreamError) {
+    /// Sets up the transports, codec and SRTP; nothing is sent until ``start(remote:remoteRTCP:audioDevice:onEvent:)``.
+    /// - Parameter transport: the RTP transport to use, already bound (a port reserved while
+    ///   the SDP was written); nil binds one at the configuration's local address on the
+    ///   engine's transports. The stream closes it when it stops. Without rtcp-mux, RTCP gets a
+    ///   transport of its own on the next port.
+    package init(
+        configuration: AudioStreamConfiguration, engine: MediaEngine = .shared, transport: (any MediaTransport)? = nil
+    ) throws(AudioStreamError) {
         guard [10, 20, 40, 60].contains(configuration.ptime) else {
             throw .invalidConfiguration("ptime \(configuration.ptime) ms (10, 20, 40 or 60)")
         }
@@ -45,10 +52,64 @@ package final class AudioStream: Sendable {
         let control = StreamControl(events: nil)
         control.symmetricRTP.store(configuration.symmetricRTP, ordering: .relaxed)
         self.control = control
-        let c = try StreamCore(configuration: configuration, control: control)
-        self.localAddress = c.rtpSocket.localAddress
-        self.localRTCPAddress = c.rtcpSocket?.localAddress
-        self.core = Locked(StreamCoreBox(core: c))
+        let transports = try Self.transports(for: configuration, given: transport, engine: engine)
+        control.transports.withLock { $0 = transports }
+        let stream: RTPStream
+        do {
+            stream = try Self.makeStream(configuration)
+        } catch {
+            control.closeTransports()
+            throw error
+        }
+        self.localAddress = transports[0].localAddress
+        self.localRTCPAddress = transports.count > 1 ? transports[1].localAddress : nil
+        self.driver = Locked(StreamDriverBox(driver: StreamDriver(stream: stream, transports: transports, control: control)))
+    }
+
+    /// The RTP transport (given, or bound on the engine's transports) and, without rtcp-mux,
+    /// the RTCP one on the next port; DSCP marked when asked.
+    private static func transports(
+        for c: AudioStreamConfiguration, given: (any MediaTransport)?, engine: MediaEngine
+    ) throws(AudioStreamError) -> [any MediaTransport] {
+        var bound: [any MediaTransport] = []
+        do throws(SocketError) {
+            let rtp: any MediaTransport
+            if let given { rtp = given } else { rtp = try engine.transports.bind(c.localAddress) }
+            bound.append(rtp)
+            if !c.rtcpMux {
+                let next: SocketAddress
+                do {
+                    next = try SocketAddress(host: rtp.localAddress.host, port: rtp.localAddress.port + 1)
+                } catch {
+                    throw SocketError(operation: "RTCP port after \(rtp.localAddress)", errno: 22)  // EINVAL
+                }
+                bound.append(try engine.transports.bind(next))
+            }
+            if c.enableDSCP {
+                for transport in bound { try (transport as? UDPSocket)?.setDSCP(46) }
+            }
+        } catch {
+            for transport in bound { transport.close() }
+            throw .socket(error)
+        }
+        return bound
+    }
+
+    /// The stream's logic with its codec and SRTP session for `c`.
+    private static func makeStream(_ c: AudioStreamConfiguration) throws(AudioStreamError) -> RTPStream {
+        let encoder: any MediaEncoder
+        let decoder: any MediaDecoder
+        do throws(MediaCodecError) {
+            encoder = try c.codec.makeEncoder(ptime: c.ptime)
+            decoder = try c.codec.makeDecoder()
+        } catch {
+            throw .codec(error)
+        }
+        var protection: SRTPSession?
+        if case .srtp(let local, let remote) = c.encryption {
+            do throws(SRTPError) { protection = try SRTPSession(outbound: local, inbound: remote) } catch { throw .srtp(error) }
+        }
+        return RTPStream(configuration: c, encoder: encoder, decoder: decoder, protection: protection)
     }
 
     deinit { stop() }
@@ -61,13 +122,13 @@ package final class AudioStream: Sendable {
         onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil
     ) throws(AudioStreamError) {
         guard
-            let box = core.withLock({ b -> StreamCoreBox? in
+            let box = driver.withLock({ b -> StreamDriverBox? in
                 let x = b; b = nil; return x
             })
         else {
             throw .invalidState("a stream starts once")
         }
-        let c = box.core
+        let c = box.driver
         control.events.withLock { $0 = onEvent }
         control.setRemote(rtp: remote, rtcp: remoteRTCP ?? (configuration.rtcpMux ? remote : nil))
         let context = StreamDeviceContext(capture: c.captureRing, render: c.renderRing, control: control)
@@ -102,9 +163,10 @@ package final class AudioStream: Sendable {
         state.device?.stopCapturing()
         state.device?.stopRendering()
         control.byeRequested.store(true, ordering: .releasing)
+        engine.runNow(state.handle)
         control.waitForBye()
         engine.detach(state.handle)
-        control.closeSockets()
+        control.closeTransports()
     }
 
     /// Moves the running stream to another device (the app switches a headset for the
@@ -145,7 +207,7 @@ package final class AudioStream: Sendable {
         control.captureInterrupted.store(false, ordering: .releasing)
         control.renderInterrupted.store(false, ordering: .releasing)
         context.configure(captureFormat: device.captureFormat, renderFormat: device.renderFormat)
-        if let f = device.renderFormat { control.renderTarget.store(StreamCore.renderTarget(for: f), ordering: .relaxed) }
+        if let f = device.renderFormat { control.renderTarget.store(StreamDriver.renderTarget(for: f), ordering: .relaxed) }
         do {
             if device.captureFormat != nil { try device.startCapturing(context: context) }
             if device.renderFormat != nil { try device.startRendering(context: context) }
@@ -182,7 +244,7 @@ package final class AudioStream: Sendable {
             next.ptime = ptime
             next.telephoneEventPayloadType = telephoneEventPayloadType
             next.encryption = encryption
-            guard let change = try StreamRenegotiation(from: configuration, to: next) else { return }
+            guard let change = try StreamRenegotiation.change(from: configuration, to: next) else { return }
             configuration = next
             control.post(change)
         }
@@ -224,13 +286,13 @@ package final class AudioStream: Sendable {
     }
 
     /// The DSCP value on the media socket (46 when EF marking is on), nil once closed.
-    package var dscp: UInt8? { control.sockets.withLock { $0.first.map { $0.dscp() } } }
+    package var dscp: UInt8? { control.transports.withLock { ($0.first as? UDPSocket)?.dscp() } }
 
     /// The latest stats snapshot (a few times a second, and a final one when the stream stops).
     package var stats: AudioStreamStats { control.snapshot.withLock { $0 } }
 }
 
-/// Carries the core across the init/start boundary.
-struct StreamCoreBox: @unchecked Sendable {  // moved to the engine thread once, never shared
-    let core: StreamCore
+/// Carries the driver across the init/start boundary.
+struct StreamDriverBox: @unchecked Sendable {  // moved to the engine thread once, never shared
+    let driver: StreamDriver
 }

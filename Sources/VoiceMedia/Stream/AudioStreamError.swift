@@ -1,3 +1,4 @@
+import VoiceRTP
 /// Why a stream could not be created or started.
 package enum AudioStreamError: Error, Sendable, CustomStringConvertible {
     /// A socket could not be opened or bound.

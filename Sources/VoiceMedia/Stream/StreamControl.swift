@@ -1,12 +1,7 @@
 import Synchronization
 import Dispatch
+import VoiceRTP
 import VoiceSupport
-
-/// The remote endpoints media goes to.
-struct RemoteEndpoints: Sendable {
-    var rtp: SocketAddress
-    var rtcp: SocketAddress?
-}
 
 /// State shared between the controlling threads and a stream's media thread. The media thread
 /// only reads atomics and uses try-locks here, so it never waits on a controlling thread.
@@ -66,10 +61,11 @@ final class StreamControl: Sendable {
     let remote = Locked<RemoteEndpoints?>(nil)
     let remoteVersion = Atomic<Int>(0)
     /// A renegotiation waiting for the media thread, and a count that says one was posted.
-    let renegotiation = Locked<StreamRenegotiation?>(nil)
+    let renegotiation = Locked<PendingChange?>(nil)
     let renegotiationVersion = Atomic<Int>(0)
     let events: Locked<(@Sendable (AudioStreamEvent) -> Void)?>
-    let sockets = Locked<[UDPSocket]>([])
+    /// The stream's transports, closed once the stream has left the engine.
+    let transports = Locked<[any MediaTransport]>([])
     /// Digits queued by ``AudioStream/sendDigits(_:)``; the count lets the media thread skip the lock.
     let digits = Locked<[Character]>([])
     let pendingDigits = Atomic<Int>(0)
@@ -84,10 +80,17 @@ final class StreamControl: Sendable {
         remoteVersion.add(1, ordering: .releasing)
     }
 
+    /// A renegotiation on its way to the media thread.
+    struct PendingChange: @unchecked Sendable {
+        // @unchecked: built on one thread, then handed once to the stream's media thread through
+        // `renegotiation`; never touched by the builder after that.
+        let change: RTPStreamChange
+    }
+
     /// Hands a renegotiation to the media thread; one it has not taken yet is folded in.
-    func post(_ change: StreamRenegotiation) {
+    func post(_ change: RTPStreamChange) {
         renegotiation.withLock { slot in
-            slot = slot.map { change.following($0) } ?? change
+            slot = PendingChange(change: slot.map { change.following($0.change) } ?? change)
         }
         renegotiationVersion.add(1, ordering: .releasing)
     }
@@ -102,9 +105,9 @@ final class StreamControl: Sendable {
     /// Waits (bounded) for the media thread to send the RTCP BYE.
     func waitForBye() { _ = byeDone.wait(timeout: .now() + .milliseconds(100)) }
 
-    func closeSockets() {
-        sockets.withLock { list in
-            for s in list { s.close() }
+    func closeTransports() {
+        transports.withLock { list in
+            for t in list { t.close() }
             list.removeAll()
         }
     }

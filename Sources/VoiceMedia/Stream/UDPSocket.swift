@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import CVoiceSys
+import VoiceRTP
 import VoiceSupport
 
 /// Why a socket operation failed: the call that failed and its `errno`.
@@ -18,7 +19,7 @@ package struct SocketError: Error, Hashable, Sendable, CustomStringConvertible {
 ///
 /// Threading: owned by one stream; `send`/`receive` are called from the media engine thread
 /// that runs the stream; `close()` only after the stream has left the engine.
-package final class UDPSocket: @unchecked Sendable {
+package final class UDPSocket: MediaTransport, @unchecked Sendable {
     /// The file descriptor, or -1 once closed.
     package private(set) var fd: Int32
     /// The bound local address.
@@ -136,6 +137,20 @@ package final class UDPSocket: @unchecked Sendable {
         source.length = length
         arrival = has != 0 ? ts : nil
         return n
+    }
+
+    /// The socket itself: readable when a datagram waits.
+    package var readinessDescriptor: Int32? { fd >= 0 ? fd : nil }
+
+    /// Receives one datagram with the kernel's receive time, converted to media time by
+    /// `wallClockOffset` (wall clock minus media time), and its sender written into `source`.
+    package func receive(into buffer: UnsafeMutableRawBufferPointer, from source: inout SocketAddress, wallClockOffset: Int64)
+        -> ReceivedDatagram?
+    {
+        var stamp: timespec?
+        guard let n = receive(into: buffer, arrival: &stamp, source: &source) else { return nil }
+        let arrival = stamp.map { MediaTime(nanoseconds: Int64($0.tv_sec) * 1_000_000_000 + Int64($0.tv_nsec) - wallClockOffset) }
+        return ReceivedDatagram(length: n, arrival: arrival)
     }
 
     /// Closes the socket. Idempotent.

@@ -166,11 +166,13 @@ extension SIPUserAgent {
         guard activeCallCount + invitesAwaitingMediaPort.count < configuration.limits.maximumCalls,
             ringingFromSource < configuration.limits.maximumRingingCallsPerSource || isTrustedSource(source)
         else {
-            // Busy: no media port, no dialog, no event for the app.
+            // Full: no media port, no dialog, no event for the app. 503, not 486: the user is
+            // not busy, this server is, and a proxy fails over on a 503.
             overloadRejections += 1
-            var busy = SIPResponse(replyingTo: invite, statusCode: 486)
-            busy.headers.add("Retry-After", "\(configuration.limits.retryAfterSeconds)")
-            sendResponse(busy)
+            var full = SIPResponse(replyingTo: invite, statusCode: 503)
+            full.headers.add("Retry-After", "\(configuration.limits.retryAfterSeconds)")
+            full.headers.add("Warning", "399 - \"call limit reached\"")
+            sendResponse(full)
             return
         }
         if let overloaded = mediaOverloadRefusal(invite) {

@@ -1,0 +1,93 @@
+import VoiceRTP
+import VoiceSupport
+
+extension StreamDriver {
+    /// Sends every full frame the capture ring holds. Without a capture device, while the
+    /// device is interrupted (either direction: both tracks are off then), or while its capture
+    /// stalls (``DeviceActivityWatch``), silence is sent on the engine clock, so the peer still
+    /// sees media and RTCP and the call's timeline goes on.
+    func sendCaptured(now: MediaTime, output: inout Output) {
+        let interrupted = control.isInterrupted
+        if interrupted != captureSawInterruption {
+            captureSawInterruption = interrupted
+            nextVirtualCapture = nil
+            // What the device delivered before or around the interruption is stale now.
+            if !interrupted { captureRing.discard(captureRing.availableToRead) }
+        }
+        let stalled =
+            captureDeviceActive && !interrupted
+            && captureWatch.isStalled(count: control.captureDeliveries.load(ordering: .relaxed), now: now)
+        if stalled != captureSawStall {
+            captureSawStall = stalled
+            nextVirtualCapture = nil
+            // Silence stood in for the stall: what the device delivers late is stale.
+            if !stalled { captureRing.discard(captureRing.availableToRead) }
+        }
+        if !captureDeviceActive || interrupted || stalled {
+            if nextVirtualCapture == nil { nextVirtualCapture = now }
+            while let due = nextVirtualCapture, now >= due {
+                stream.sendSilence(at: now, output: &output)
+                nextVirtualCapture = due + MediaTime.milliseconds(Int64(stream.configuration.ptime))
+            }
+            return
+        }
+        let frameSamples = stream.samplesPerFrame
+        // A device catching up in a burst (a sound server after a stall) must not add its delay
+        // to the call: beyond one frame and 60 ms the backlog is dropped, oldest first.
+        let excess = captureRing.availableToRead - frameSamples - Self.maximumCaptureBacklog
+        if excess > 0 {
+            captureRing.discard(excess)
+            control.captureOverflows.add(1, ordering: .relaxed)
+        }
+        let frame = UnsafeMutableBufferPointer(rebasing: captureFrame[0..<frameSamples])
+        while captureRing.availableToRead >= frameSamples {
+            captureRing.read(into: frame)
+            stream.send(frame: frame, at: now, output: &output)
+        }
+    }
+
+    /// Captured 48 kHz samples that may wait beyond one frame: 60 ms, three 20 ms device
+    /// periods, more than a device delivering one period per tick ever leaves.
+    static let maximumCaptureBacklog = 2_880
+
+    /// Keeps the render ring topped up from the stream. Without a render device, frames are
+    /// played out and dropped on the engine clock so the jitter buffer still plays out in real
+    /// time. While the device is interrupted, or stops pulling (``DeviceActivityWatch``: a sound
+    /// server starting up), the frames are played out on the engine clock too, and dropped, so
+    /// the delay does not pile up in the jitter buffer.
+    func playOut(now: MediaTime) {
+        let interrupted = control.isInterrupted
+        if interrupted != playoutSawInterruption {
+            playoutSawInterruption = interrupted
+            nextVirtualPlayout = nil
+        }
+        let stalled =
+            renderDeviceActive && !interrupted && renderWatch.isStalled(count: control.renderPulls.load(ordering: .relaxed), now: now)
+        if stalled != playoutSawStall {
+            playoutSawStall = stalled
+            nextVirtualPlayout = nil
+        }
+        var output = Output(driver: self)
+        if renderDeviceActive, !interrupted, !stalled {
+            output.playsToDevice = true
+            var guardCount = 8
+            let target = control.renderTarget.load(ordering: .relaxed)
+            while renderRing.availableToRead < target, guardCount > 0 {
+                // The jitter buffer is asked at the time this frame will start to play relative
+                // to a ring kept at `target`, not at the tick's time: when a short (accelerated)
+                // frame makes the loop produce twice in one tick, the second is due later.
+                let behind = Int64(target - renderRing.availableToRead) * 1_000_000_000 / 48_000
+                stream.playout(at: now - MediaTime(nanoseconds: behind), room: renderRing.availableToWrite, output: &output)
+                guardCount -= 1
+            }
+        } else {
+            if nextVirtualPlayout == nil { nextVirtualPlayout = now }
+            var guardCount = 8
+            while let due = nextVirtualPlayout, now >= due, guardCount > 0 {
+                let n = stream.playout(at: due, room: 48 * 120, output: &output)
+                nextVirtualPlayout = due + MediaTime(nanoseconds: Int64(max(n, 1)) * 1_000_000_000 / 48_000)
+                guardCount -= 1
+            }
+        }
+    }
+}

@@ -1,0 +1,211 @@
+import Synchronization
+import VoiceRTP
+import VoiceSupport
+
+/// The real-time side of an ``AudioStream``: a thin driver that runs the stream's logic, an
+/// ``RTPStream`` value, on a ``MediaEngine`` worker. It feeds the stream its events (datagrams
+/// from the transports, frames from the capture ring, the engine's ticks, what the
+/// controlling threads posted in ``StreamControl``) and carries out its actions (datagrams to
+/// the transports, frames to the render ring, figures to the snapshot). What it decides itself
+/// is the device's pacing: when a device is missing, interrupted or stalled, frames are sent
+/// and played out on the engine clock instead.
+///
+/// After it is attached to an engine, only that engine's thread touches it.
+final class StreamDriver: MediaTask {
+    var stream: RTPStream
+    let control: StreamControl
+    /// The RTP transport, then the RTCP one when rtcp-mux is off.
+    let transports: [any MediaTransport]
+    let captureRing: AudioRingBuffer
+    let renderRing: AudioRingBuffer
+    /// The datagram being handled (filled in place by each receive), and its sender.
+    let receiveBuffer: UnsafeMutableRawBufferPointer
+    var packetSource = SocketAddress.unspecified
+    /// One capture frame read from the ring (60 ms at most).
+    let captureFrame: UnsafeMutableBufferPointer<Int16>
+    /// Datagrams that were neither RTP nor RTCP (STUN, DTLS: nothing here handles them yet).
+    var unhandledDatagrams: UInt64 = 0
+    /// The renegotiation and remote address last taken from ``control``.
+    var renegotiationVersion = 0
+    var remoteVersion = -1
+
+    // Device pacing
+    var renderDeviceActive = false
+    var captureDeviceActive = false
+    var nextVirtualPlayout: MediaTime?
+    var nextVirtualCapture: MediaTime?
+    /// The device interruption as the send and playout paths last saw it.
+    var captureSawInterruption = false
+    var playoutSawInterruption = false
+    /// Each direction of the device, watched for stalls.
+    var captureWatch = DeviceActivityWatch()
+    var renderWatch = DeviceActivityWatch()
+    var captureSawStall = false
+    var playoutSawStall = false
+
+    init(stream: RTPStream, transports: [any MediaTransport], control: StreamControl) {
+        precondition(!transports.isEmpty, "a stream needs a transport")
+        self.stream = stream
+        self.transports = transports
+        self.control = control
+        // 85 ms each: a 60 ms frame plus a device period and slack; overflow is counted, never grown.
+        captureRing = AudioRingBuffer(minimumCapacity: 4_096)
+        renderRing = AudioRingBuffer(minimumCapacity: 4_096)
+        receiveBuffer = .allocate(byteCount: RTPStream.packetCapacity, alignment: 16)
+        captureFrame = .allocate(capacity: 48 * 60)
+        captureFrame.initialize(repeating: 0)
+    }
+
+    deinit {
+        receiveBuffer.deallocate()
+        captureFrame.deallocate()
+    }
+
+    /// 48 kHz samples to keep queued ahead of a render device of format `f`.
+    static func renderTarget(for f: AudioFormat) -> Int { 2 * f.framesPerBuffer * 48_000 / f.sampleRate + 240 }
+
+    /// Adjusts buffering to the device's period.
+    func adopt(captureFormat: AudioFormat?, renderFormat: AudioFormat?) throws(AudioStreamError) {
+        if let f = renderFormat {
+            guard f.channels == 1 || f.channels == 2, f.sampleRate >= 8_000 else {
+                throw .invalidConfiguration("render format \(f)")
+            }
+            // Keep two device periods plus one engine tick buffered ahead of the device: the
+            // device may read at any phase of the tick, and a tick may start late on a busy machine.
+            control.renderTarget.store(Self.renderTarget(for: f), ordering: .relaxed)
+        }
+        if let f = captureFormat {
+            guard f.channels == 1 || f.channels == 2, f.sampleRate >= 8_000 else {
+                throw .invalidConfiguration("capture format \(f)")
+            }
+        }
+    }
+
+    // MARK: - MediaTask
+
+    func playoutTick(now: MediaTime) {
+        playOut(now: now)
+    }
+
+    func tick(now: MediaTime) {
+        // After the BYE the stream is leaving: nothing more is sent, so the final stats are exact.
+        if stream.hasSentBye { return }
+        takeControlChanges()
+        var output = Output(driver: self)
+        sendCaptured(now: now, output: &output)
+        if control.byeRequested.load(ordering: .acquiring) {
+            stream.sendBye(at: now, output: &output)
+            control.snapshot.withLock { $0 = statistics(at: now) }  // the controlling thread waits for this one
+            control.signalByeSent()
+        } else {
+            stream.tick(at: now, output: &output)
+        }
+    }
+
+    func receive(from transportIndex: Int, now: MediaTime, wallClockOffset: Int64) -> Bool {
+        guard
+            let datagram = transports[transportIndex].receive(into: receiveBuffer, from: &packetSource, wallClockOffset: wallClockOffset)
+        else { return false }
+        // A kernel stamp ahead of the tick would be a clock step: the tick's time stands in.
+        let arrival = datagram.arrival.map { $0 <= now ? $0 : now } ?? now
+        let bytes = UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<datagram.length])
+        switch MediaDatagramKind(bytes) {
+        case .rtpOrRTCP:
+            stream.wallClockOffset = wallClockOffset
+            var output = Output(driver: self)
+            stream.receive(receiveBuffer, length: datagram.length, from: packetSource, at: arrival, output: &output)
+        default:
+            unhandledDatagrams += 1
+        }
+        return true
+    }
+
+    /// Takes what the controlling threads posted, without waiting for their locks: a
+    /// renegotiation, a new remote address, digits, and the switches.
+    private func takeControlChanges() {
+        let renegotiated = control.renegotiationVersion.load(ordering: .acquiring)
+        if renegotiated != renegotiationVersion,
+            let pending = control.renegotiation.withLockIfAvailable({ slot -> StreamControl.PendingChange? in
+                defer { slot = nil }
+                return slot
+            })
+        {
+            renegotiationVersion = renegotiated
+            if let pending {
+                if pending.change.codec != nil { nextVirtualCapture = nil }
+                stream.adopt(pending.change)
+            }
+        }
+        let version = control.remoteVersion.load(ordering: .acquiring)
+        if version != remoteVersion, let r = control.remote.withLockIfAvailable({ $0 }) {
+            stream.setRemote(r)
+            remoteVersion = version
+        }
+        if !stream.isSendingDigits, control.pendingDigits.load(ordering: .relaxed) > 0,
+            let taken = control.digits.withLockIfAvailable({ q -> [Character] in
+                let t = q
+                q.removeAll()
+                return t
+            })
+        {
+            control.pendingDigits.store(0, ordering: .relaxed)
+            stream.sendDigits(taken)
+        }
+        stream.isMuted = control.muted.load(ordering: .relaxed)
+        stream.isOnHold = control.onHold.load(ordering: .relaxed)
+        stream.followsPeerAddress = control.symmetricRTP.load(ordering: .relaxed)
+    }
+
+    /// The stream's figures with the device's.
+    func statistics(at now: MediaTime) -> AudioStreamStats {
+        var s = stream.statistics(at: now)
+        addDeviceFigures(to: &s)
+        return s
+    }
+
+    /// Adds the device's figures (and the datagrams nothing handled) to the stream's.
+    func addDeviceFigures(to s: inout AudioStreamStats) {
+        s.captureOverflows = control.captureOverflows.load(ordering: .relaxed)
+        s.renderUnderruns = control.renderUnderruns.load(ordering: .relaxed)
+        s.captureXruns = control.captureXruns.load(ordering: .relaxed)
+        s.renderXruns = control.renderXruns.load(ordering: .relaxed)
+        s.deviceSuspends = control.deviceSuspends.load(ordering: .relaxed)
+        s.deviceInterruptions = control.deviceInterruptions.load(ordering: .relaxed)
+        s.isAudioInterrupted = control.isInterrupted
+        s.captureStalls = captureWatch.stalls
+        s.renderStalls = renderWatch.stalls
+        s.unhandledDatagrams = unhandledDatagrams
+    }
+
+    /// Carries out the stream's actions: datagrams to the transports, frames to the render ring
+    /// (or nowhere, when playout runs on the engine clock), figures to the snapshot, events to
+    /// the controlling side.
+    struct Output: RTPStreamOutput {
+        let driver: StreamDriver
+        /// Whether played frames go to the render ring.
+        var playsToDevice = false
+
+        mutating func perform(_ action: RTPStreamAction) -> Bool {
+            switch action {
+            case .send(let datagram, let destination, let component):
+                let transports = driver.transports
+                let transport = component == .rtcp && transports.count > 1 ? transports[1] : transports[0]
+                return transport.send(datagram, to: destination)
+            case .play(let samples):
+                if playsToDevice { driver.renderRing.write(samples) }
+            case .publish(let stats):
+                var s = stats
+                driver.addDeviceFigures(to: &s)
+                // Skipped if a reader holds the lock right now: the next one comes in 200 ms.
+                _ = driver.control.snapshot.withLockIfAvailable { $0 = s }
+            case .report(let event):
+                switch event {
+                case .remoteBye: driver.control.emit(.remoteBye)
+                case .telephoneEvent(let code, let duration): driver.control.emit(.telephoneEvent(code: code, duration: duration))
+                }
+            }
+            return true
+        }
+    }
+
+}

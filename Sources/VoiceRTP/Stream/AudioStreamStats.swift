@@ -1,0 +1,95 @@
+import VoiceSupport
+/// A snapshot of one stream's media figures, published by the media thread a few times a second.
+package struct AudioStreamStats: Sendable, Hashable {
+    /// When the snapshot was taken.
+    package var timestamp: MediaTime = .zero
+    /// Codec name (`opus`, `PCMU`, `PCMA`).
+    package var codec: String = ""
+    /// RTP payload type in use.
+    package var payloadType: UInt8 = 0
+    /// Our SSRC and the peer's (0 until the first packet).
+    package var ssrc: UInt32 = 0
+    package var remoteSSRC: UInt32 = 0
+
+    // Sent
+    package var packetsSent: UInt64 = 0
+    /// Payload octets sent (RTP header and SRTP tag not counted, as in RTCP SR).
+    package var bytesSent: UInt64 = 0
+    // Received
+    package var packetsReceived: UInt64 = 0
+    package var bytesReceived: UInt64 = 0
+    /// Cumulative packets lost (RFC 3550: expected − received).
+    package var packetsLost: Int64 = 0
+    /// Fraction lost over the last RTCP interval, 0…1.
+    package var fractionLost: Double = 0
+    /// Interarrival jitter of what we receive, in ms (RFC 3550 A.8).
+    package var jitterMs: Double = 0
+    /// Round-trip time from RTCP LSR/DLSR, in ms; nil until measured.
+    package var rttMs: Double?
+    /// What the peer reports about our stream in its RTCP (fraction lost 0…1, jitter ms, cumulative lost).
+    package var remoteFractionLost: Double = 0
+    package var remoteJitterMs: Double = 0
+    package var remotePacketsLost: Int64 = 0
+    /// Peak level of the last frame sent and the last frame played, 0…32767.
+    package var inputLevel: Int = 0
+    package var outputLevel: Int = 0
+    /// Jitter buffer figures.
+    package var jitterBuffer: JitterBufferStats = JitterBufferStats()
+    /// 48 kHz samples the jitter buffer's time-scale modification took out of played packets
+    /// (accelerate) and put into them (stretch).
+    package var timeStretchRemovedSamples: UInt64 = 0
+    package var timeStretchAddedSamples: UInt64 = 0
+    /// Estimated MOS (E-model), 1…4.5.
+    package var mos: Double = 4.4
+    /// SRTP packets rejected: failed authentication, replayed, or otherwise invalid.
+    package var srtpAuthFailures: UInt64 = 0
+    package var srtpReplayFailures: UInt64 = 0
+    /// Packets that could not be parsed as RTP/RTCP or carried an unexpected payload type.
+    package var malformedPackets: UInt64 = 0
+    /// Datagrams at the media port that were not RTP or RTCP (STUN, DTLS, …; RFC 7983) and that
+    /// nothing on the stream handles.
+    package var unhandledDatagrams: UInt64 = 0
+    /// Authenticated, well-formed RTP packets from an SSRC other than the one being played
+    /// (forged, stale or replayed from another call): counted, never played.
+    package var foreignSourcePackets: UInt64 = 0
+    /// Whether Opus in-band FEC is on, and the loss hint the encoder was given (percent).
+    package var fecEnabled: Bool = false
+    package var packetLossHint: Int = 0
+    /// The Opus encoder's current target bitrate in bits per second (0 for G.711).
+    package var sendBitrate: Int = 0
+    /// Opus packets sent that carried in-band FEC (LBRR) for the frame before them.
+    package var fecPacketsSent: UInt64 = 0
+    /// Captured audio dropped because the stream fell behind, and playout reads that found no audio.
+    package var captureOverflows: UInt64 = 0
+    package var renderUnderruns: UInt64 = 0
+    /// Device xruns recovered, by direction; suspends recovered in place; interruptions begun.
+    package var captureXruns: UInt64 = 0
+    package var renderXruns: UInt64 = 0
+    package var deviceSuspends: UInt64 = 0
+    package var deviceInterruptions: UInt64 = 0
+    /// Times capture or render stood still for longer than ``DeviceActivityWatch/threshold``.
+    package var captureStalls = 0
+    package var renderStalls = 0
+    /// Whether the device is interrupted now (the stream sends silence and plays nothing).
+    package var isAudioInterrupted = false
+    /// RTCP packets sent and received.
+    package var rtcpSent: UInt64 = 0
+    package var rtcpReceived: UInt64 = 0
+    /// Sender and receiver reports from the source being played, and the packet count of its
+    /// last sender report (nil before one).
+    package var peerReports: UInt64 = 0
+    /// RTCP report blocks about our stream: the peer receives our RTP (RFC 3550 §6.4: a
+    /// receiver reports only on sources it has heard).
+    package var reportsAboutUs: Int = 0
+    package var remoteSenderPacketCount: UInt32?
+    /// Where RTP goes now: the signaled address, or the one authenticated packets came from.
+    package var remoteRTPAddress: SocketAddress?
+    /// Times RTP followed authenticated packets to a new address (symmetric RTP).
+    package var remoteAddressSwitches: UInt64 = 0
+    /// Renegotiations (codec, payload type or keys) the stream has switched to.
+    package var renegotiations: UInt64 = 0
+    /// When the last media packet arrived, nil before the first.
+    package var lastPacketReceived: MediaTime?
+
+    package init() {}
+}

@@ -1,0 +1,65 @@
+import VoiceSupport
+
+extension RTPStream {
+    /// The device (or the engine clock, without one) needs the frame that starts playing at
+    /// `now`: it is taken from the jitter buffer and decoded, recovered from the next packet's
+    /// FEC, concealed or time-scaled, and played (``RTPStreamAction/play(_:)``; silence on
+    /// hold). `room` bounds how many samples a stretched frame may grow to. Returns the 48 kHz
+    /// samples played.
+    @discardableResult
+    package mutating func playout<Output: RTPStreamOutput>(at now: MediaTime, room: Int, output: inout Output) -> Int {
+        let decoded = buffers.decoded
+        let payload = buffers.playoutPayload
+        var produced = 0
+        switch jitterBuffer.nextFrame(at: now, into: payload) {
+        case .packet(let length, let duration):
+            produced = decode(length: length, duration: duration)
+        case .accelerate(let length, let duration, let urgent, let by):
+            let n = decode(length: length, duration: duration)
+            produced = timeStretch.accelerate(decoded, count: n, voiced: urgent, quietChange: to48k(by))
+            timeStretchRemoved += UInt64(n - produced)
+        case .stretch(let length, let duration, let urgent, let by):
+            let n = decode(length: length, duration: duration)
+            let limit = min(decoded.count, max(n, room))
+            produced = timeStretch.stretch(
+                UnsafeMutableBufferPointer(rebasing: decoded[0..<limit]), count: n, voiced: urgent, quietChange: to48k(by))
+            timeStretchAdded += UInt64(produced - n)
+        case .recoverFromNext(let length, let duration):
+            let frames = to48k(duration)
+            if let n = try? decoder.decodeFEC(
+                from: UnsafeRawBufferPointer(rebasing: payload[0..<length]), frames48k: frames, into: decoded)
+            {
+                produced = n
+            } else {
+                produced = conceal(duration: duration)
+            }
+        case .conceal(let duration):
+            produced = conceal(duration: duration)
+        case .silence(let duration):
+            produced = min(to48k(duration), decoded.count)
+            UnsafeMutableBufferPointer(rebasing: decoded[0..<produced]).update(repeating: 0)
+        }
+        let frame = UnsafeMutableBufferPointer(rebasing: decoded[0..<produced])
+        if isOnHold { frame.update(repeating: 0) }
+        outputLevel = Self.peak(UnsafeBufferPointer(frame))
+        _ = output.perform(.play(UnsafeBufferPointer(frame)))
+        return produced
+    }
+
+    private mutating func decode(length: Int, duration: Int) -> Int {
+        do throws(MediaCodecError) {
+            return try decoder.decode(UnsafeRawBufferPointer(rebasing: buffers.playoutPayload[0..<length]), into: buffers.decoded)
+        } catch {
+            malformedPackets += 1
+            return conceal(duration: duration)
+        }
+    }
+
+    private func conceal(duration: Int) -> Int {
+        let decoded = buffers.decoded
+        let frames = min(to48k(duration), decoded.count)
+        if let n = try? decoder.conceal(frames48k: frames, into: decoded) { return n }
+        UnsafeMutableBufferPointer(rebasing: decoded[0..<frames]).update(repeating: 0)
+        return frames
+    }
+}

@@ -1,0 +1,128 @@
+import VoiceSupport
+
+extension RTPStream {
+    /// A datagram arrived at the stream's port: `datagram[0..<length]`, which the stream
+    /// unprotects in place (`datagram` is the driver's receive buffer). RTP and RTCP are told
+    /// apart as RFC 5761 says; anything else is counted as malformed and dropped (the driver
+    /// sends STUN and DTLS elsewhere first, ``MediaDatagramKind``).
+    package mutating func receive<Output: RTPStreamOutput>(
+        _ datagram: UnsafeMutableRawBufferPointer, length: Int, from source: SocketAddress, at arrival: MediaTime,
+        output: inout Output
+    ) {
+        let bytes = UnsafeRawBufferPointer(rebasing: datagram[0..<min(length, datagram.count)])
+        guard MediaDatagramKind(bytes) == .rtpOrRTCP else {
+            malformedPackets += 1
+            return
+        }
+        if RTPPacketView.isRTCP(bytes) {
+            receiveRTCP(datagram, length: bytes.count, from: source, at: arrival, output: &output)
+        } else {
+            receiveRTP(datagram, length: bytes.count, from: source, at: arrival, output: &output)
+        }
+    }
+
+    /// Unprotects, parses and buffers one RTP packet.
+    mutating func receiveRTP<Output: RTPStreamOutput>(
+        _ datagram: UnsafeMutableRawBufferPointer, length n: Int, from source: SocketAddress, at now: MediaTime,
+        output: inout Output
+    ) {
+        var length = n
+        if let protection = receiveProtection {
+            do throws(PacketProtectionError) {
+                length = try protection.unprotect(rtp: datagram, length: n)
+            } catch {
+                countProtectionFailure(error)
+                return
+            }
+        }
+        let view: RTPPacketView
+        do throws(RTPError) {
+            view = try RTPPacketView(parsing: UnsafeRawBufferPointer(rebasing: datagram[0..<length]))
+        } catch {
+            malformedPackets += 1
+            return
+        }
+        let isTelephoneEvent = configuration.telephoneEventPayloadType.map { view.payloadType == $0 } ?? false
+        guard isTelephoneEvent || view.payloadType == configuration.payloadType else {
+            malformedPackets += 1
+            return
+        }
+        switch sourceGate.admit(ssrc: view.ssrc, sequenceNumber: view.sequenceNumber, arrival: now) {
+        case .accept:
+            break
+        case .acceptNewSource:
+            // Another sender (a PBX bridging a new leg) after the old one went quiet.
+            receiverStats = RTPReceiverStatistics(clockRate: rtpClockRate)
+            newestSequence = nil
+        case .probation:
+            return
+        case .foreign:
+            foreignSourcePackets += 1
+            return
+        }
+        // Only the source's newest packet may move the stream: one sent before a move, and
+        // delivered after packets sent since (reordering), must not move it back.
+        let newest = newestSequence.map { RTPSerialNumber.isNewer(view.sequenceNumber, than: $0) } ?? true
+        if newest {
+            newestSequence = view.sequenceNumber
+            followSource(source, rtcp: false)
+        }
+        // Events share the source's sequence numbers, so they count for RTP statistics too.
+        packetsReceived += 1
+        octetsReceived += UInt64(view.payload.count)
+        lastPacketArrival = now
+        remoteSSRC = view.ssrc
+        _ = receiverStats.received(sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, arrivalTime: now)
+        if isTelephoneEvent {
+            receiveTelephoneEvent(view, output: &output)
+            return
+        }
+        let duration: Int
+        do throws(MediaCodecError) {
+            duration = try decoder.duration(of: view.payload)
+        } catch {
+            malformedPackets += 1
+            return
+        }
+        _ = jitterBuffer.insert(
+            sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, ssrc: view.ssrc, marker: view.marker,
+            payload: view.payload, duration: duration, arrival: now)
+    }
+
+    /// Symmetric RTP (RFC 4961): sends to where the peer's media comes from, once a packet from
+    /// a new address has passed authentication and the source gate, so only the key holder
+    /// can move our media (a peer that changed networks, or one behind a NAT whose SDP names a
+    /// private address). Plain RTP proves nothing, so it never moves the stream.
+    mutating func followSource(_ source: SocketAddress, rtcp: Bool) {
+        guard receiveProtection != nil, source.length > 0, var current = remote, followsPeerAddress else { return }
+        if rtcp {
+            guard !configuration.rtcpMux, let old = current.rtcp, old != source else { return }
+            current.rtcp = source
+        } else {
+            guard current.rtp != source else { return }
+            if configuration.rtcpMux || current.rtcp == current.rtp { current.rtcp = source }
+            current.rtp = source
+        }
+        remote = current
+        remoteAddressSwitches += 1
+    }
+
+    mutating func countProtectionFailure(_ error: PacketProtectionError) {
+        switch error {
+        case .authentication: authenticationFailures += 1
+        case .replay: replayFailures += 1
+        case .invalid: malformedPackets += 1
+        }
+    }
+
+    /// Reports an RFC 4733 event once, when its first end packet arrives.
+    mutating func receiveTelephoneEvent<Output: RTPStreamOutput>(_ view: RTPPacketView, output: inout Output) {
+        guard let event = try? TelephoneEvent(parsing: view.payload) else {
+            malformedPackets += 1
+            return
+        }
+        guard event.isEnd, lastTelephoneEventTimestamp != view.timestamp else { return }
+        lastTelephoneEventTimestamp = view.timestamp
+        _ = output.perform(.report(.telephoneEvent(code: event.event, duration: Int(event.duration))))
+    }
+}
