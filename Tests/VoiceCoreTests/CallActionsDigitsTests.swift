@@ -68,8 +68,10 @@ final class CallActionsDigitsTests: XCTestCase {
                     waiting.withLockedValue { $0.append(handle) }
                 case .call(let handle, .established(let negotiated)):
                     established.withLockedValue { $0 = negotiated }
-                    guard let port = agent.callInfo(handle)?.mediaPort else { return }
-                    let audio = SIPCallMedia(localHost: "127.0.0.1", localPort: port, audioDevice: nil) { streamEvent in
+                    guard let info = agent.callInfo(handle) else { return }
+                    let audio = SIPCallMedia(
+                        localHost: "127.0.0.1", localPort: info.mediaPort, reserved: info.reservedMedia, audioDevice: nil
+                    ) { streamEvent in
                         if case .telephoneEvent(let code, _) = streamEvent {
                             let digit = code < 10 ? Character("\(code)") : code == 10 ? "*" : code == 11 ? "#" : "?"
                             rfc4733Digits.withLockedValue { $0.append(digit) }

@@ -98,8 +98,10 @@ final class VirtualTimeCalls {
         let client = try VoiceClient(
             configuration: configuration, transport: network.transportFactory,
             mediaPorts: { loop in loop.makeSucceededFuture(UInt16(ports.withLockedValue { $0 += 2; return $0 })) },
-            media: CallMediaFactory { [loop, start] host, port, _, _, _, _ in
-                let media = ScriptedCallMedia(localHost: host, localPort: port) { (loop.now - start).nanoseconds / 1_000_000 }
+            media: CallMediaFactory { [loop, start] request, _ in
+                let media = ScriptedCallMedia(localHost: request.localHost, localPort: request.localPort) {
+                    (loop.now - start).nanoseconds / 1_000_000
+                }
                 recorded.withLockedValue { $0.append(media) }
                 return media
             },

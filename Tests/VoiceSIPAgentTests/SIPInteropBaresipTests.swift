@@ -62,8 +62,8 @@ final class SIPInteropBaresipTests: XCTestCase {
     private func startMedia(_ agent: SIPTestAgent, _ handle: SIPCallHandle, _ negotiated: SDPNegotiatedMedia) throws -> OurSide {
         let device = BufferAudioDevice(captureSamples: ourSignal)
         let digits = NIOLockedValueBox<[UInt8]>([])
-        let port = try XCTUnwrap(agent.agent.mediaPort(of: handle).wait())
-        let media = SIPCallMedia(localHost: "127.0.0.1", localPort: port, audioDevice: device) { event in
+        let reserved = try XCTUnwrap(agent.agent.reservedMedia(of: handle).wait())
+        let media = SIPCallMedia(localHost: "127.0.0.1", localPort: reserved.port, reserved: reserved, audioDevice: device) { event in
             if case .telephoneEvent(let code, _) = event { digits.withLockedValue { $0.append(code) } }
         }
         cleanup.append { media.stop() }

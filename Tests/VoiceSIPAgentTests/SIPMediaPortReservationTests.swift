@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import NIOConcurrencyHelpers
 import XCTest
 
@@ -8,16 +9,60 @@ import VoiceMediaTypes
 import VoiceSupport
 
 final class SIPMediaPortReservationTests: XCTestCase {
-    /// Calls set up at once must not be handed the same RTP port (or each other's RTCP port):
-    /// the kernel's random ephemeral ports repeat within a few hundred reservations.
-    func testPortsReservedAtOnceAreDistinctAndApartFromEachOthersRTCP() throws {
-        let ports = NIOLockedValueBox<[UInt16]>([])
-        DispatchQueue.concurrentPerform(iterations: 2_000) { _ in
-            if let port = try? SIPMediaPortReservation.reserve(host: "127.0.0.1") { ports.withLockedValue { $0.append(port) } }
+    /// Calls set up at once are never handed the same RTP port or each other's RTCP port: each
+    /// reservation holds both sockets bound, so the kernel cannot hand them out again.
+    func testPortsReservedAtOnceAreDistinctPairsHeldBound() throws {
+        let reservations = NIOLockedValueBox<[ReservedMediaPort]>([])
+        DispatchQueue.concurrentPerform(iterations: 1_000) { _ in
+            if let reserved = try? SIPMediaPortReservation.reserve(host: "127.0.0.1") { reservations.withLockedValue { $0.append(reserved) } }
         }
-        let reserved = ports.withLockedValue { $0 }.sorted()
-        XCTAssertEqual(reserved.count, 2_000)
-        let close = zip(reserved, reserved.dropFirst()).filter { $1 &- $0 <= 1 }
+        let held = reservations.withLockedValue { $0 }
+        let ports = held.map(\.port).sorted()
+        XCTAssertEqual(ports.count, 1_000)
+        let close = zip(ports, ports.dropFirst()).filter { $1 &- $0 <= 1 }
         XCTAssertTrue(close.isEmpty, "ports handed out twice or next to each other: \(close.prefix(5))")
+        // While held, nobody else can bind them.
+        let probe = held[0].port
+        XCTAssertFalse(Self.canBind(probe), "the RTP port is held")
+        XCTAssertFalse(Self.canBind(probe + 1), "the RTCP port is held")
+        for reserved in held { reserved.release() }
+        XCTAssertTrue(Self.canBind(probe), "released: free again")
+    }
+
+    /// The sockets go to exactly one taker, bound where the SDP said; a release afterwards does
+    /// not close what was taken.
+    func testTheSocketsAreTakenOnceAndStayOpen() throws {
+        let reserved = try SIPMediaPortReservation.reserve(host: "127.0.0.1")
+        let taken = try XCTUnwrap(reserved.take())
+        XCTAssertNil(reserved.take(), "taken once")
+        reserved.release()
+        defer {
+            close(taken.rtp)
+            close(taken.rtcp)
+        }
+        XCTAssertEqual(Self.port(of: taken.rtp), reserved.port)
+        XCTAssertEqual(Self.port(of: taken.rtcp), reserved.port + 1)
+        XCTAssertFalse(Self.canBind(reserved.port), "still open at the taker")
+    }
+
+    private static func canBind(_ port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+
+    private static func port(of fd: Int32) -> UInt16 {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return UInt16(bigEndian: address.sin_port)
     }
 }

@@ -152,8 +152,10 @@ final class SIPUserAgentLoopbackTests: XCTestCase {
         let deviceA = BufferAudioDevice(captureSamples: tonesA)
         let deviceB = BufferAudioDevice(captureSamples: tonesB)
         let (outgoing, incoming, aliceMedia, bobMedia) = try connect(alice, bob)
-        let mediaA = SIPCallMedia(localHost: "127.0.0.1", localPort: try XCTUnwrap(alice.agent.mediaPort(of: outgoing).wait()), audioDevice: deviceA)
-        let mediaB = SIPCallMedia(localHost: "127.0.0.1", localPort: try XCTUnwrap(bob.agent.mediaPort(of: incoming).wait()), audioDevice: deviceB)
+        let reservedA = try XCTUnwrap(alice.agent.reservedMedia(of: outgoing).wait())
+        let reservedB = try XCTUnwrap(bob.agent.reservedMedia(of: incoming).wait())
+        let mediaA = SIPCallMedia(localHost: "127.0.0.1", localPort: reservedA.port, reserved: reservedA, audioDevice: deviceA)
+        let mediaB = SIPCallMedia(localHost: "127.0.0.1", localPort: reservedB.port, reserved: reservedB, audioDevice: deviceB)
         defer {
             mediaA.stop()
             mediaB.stop()

@@ -18,10 +18,11 @@ extension CallCore {
         call.update { $0.details.codec = negotiated.codec.name }
         publish(CallInsights.codec(negotiated.codec.name, callSid: sid))
         let client = self.client
-        let media = client.mediaFactory.make(
-            client.mediaBindHost, info.mediaPort, client.sharedAudioDevice(audioDevice ?? client.audioDevice),
-            client.configuration.mediaEngine, enableDSCP
-        ) { [weak self] event in
+        let request = CallMediaRequest(
+            localHost: client.mediaBindHost, localPort: info.mediaPort, reserved: info.reservedMedia,
+            audioDevice: client.sharedAudioDevice(audioDevice ?? client.audioDevice), engine: client.configuration.mediaEngine,
+            enableDSCP: enableDSCP)
+        let media = client.mediaFactory.make(request) { [weak self] event in
             guard let self, event.concernsTheCall else { return }
             client.onLoop { self.mediaEvent(event) }
         }

@@ -1,6 +1,7 @@
 import VoiceRTP
 import VoiceMedia
 import VoiceSIP
+import VoiceSupport
 
 /// The media of one call as ``CallCore`` drives it: `SIPCallMedia` (an `AudioStream` on the
 /// media engine) in production; tests of signaling and timing give the client a null one.
@@ -27,25 +28,38 @@ extension SIPCallMedia: CallMedia {
     package var stats: AudioStreamStats? { stream?.stats }
 }
 
+/// What a call's media is made from.
+package struct CallMediaRequest: Sendable {
+    /// The local address and RTP port the call's SDP announced.
+    package var localHost: String
+    package var localPort: UInt16
+    /// The sockets reserved on that port, for the stream to take over (nil: it binds them).
+    package var reserved: ReservedMediaPort?
+    /// The device the call's audio runs on.
+    package var audioDevice: (any AudioDevice)?
+    /// The engine that runs the stream.
+    package var engine: MediaEngine
+    /// Mark the call's media DSCP EF.
+    package var enableDSCP: Bool
+}
+
 /// Makes the media of each call a client places or answers.
 package struct CallMediaFactory: Sendable {
     /// What the media reports (device interruptions, the peer's RTCP BYE), from whichever
     /// thread it happens on.
     package typealias EventHandler = @Sendable (AudioStreamEvent) -> Void
 
-    /// Creates the media of a call whose SDP announced `localHost`:`localPort`; nothing runs
-    /// until its first `apply`.
-    package let make: @Sendable (
-        _ localHost: String, _ localPort: UInt16, _ audioDevice: (any AudioDevice)?, _ engine: MediaEngine, _ enableDSCP: Bool,
-        _ onEvent: @escaping EventHandler
-    ) -> any CallMedia
+    /// Creates the media of a call; nothing runs until its first `apply`.
+    package let make: @Sendable (_ request: CallMediaRequest, _ onEvent: @escaping EventHandler) -> any CallMedia
 
-    package init(make: @escaping @Sendable (String, UInt16, (any AudioDevice)?, MediaEngine, Bool, @escaping EventHandler) -> any CallMedia) {
+    package init(make: @escaping @Sendable (CallMediaRequest, @escaping EventHandler) -> any CallMedia) {
         self.make = make
     }
 
     /// Real media: an `AudioStream` on the client's media engine.
-    package static let engine = CallMediaFactory { host, port, device, engine, dscp, onEvent in
-        SIPCallMedia(localHost: host, localPort: port, audioDevice: device, engine: engine, enableDSCP: dscp, onEvent: onEvent)
+    package static let engine = CallMediaFactory { request, onEvent in
+        SIPCallMedia(
+            localHost: request.localHost, localPort: request.localPort, reserved: request.reserved, audioDevice: request.audioDevice,
+            engine: request.engine, enableDSCP: request.enableDSCP, onEvent: onEvent)
     }
 }

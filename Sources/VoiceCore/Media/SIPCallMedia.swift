@@ -31,16 +31,21 @@ package final class SIPCallMedia: Sendable {
     package let localPort: UInt16
     private let engine: MediaEngine
     private let enableDSCP: Bool
+    /// The sockets reserved on ``localPort`` while the SDP was written, taken over by the stream.
+    private let reserved: ReservedMediaPort?
     private let onEvent: (@Sendable (AudioStreamEvent) -> Void)?
     private let state = Locked(State())
 
-    /// Creates the media side of a call; nothing is bound until the first ``apply(_:)``.
+    /// Creates the media side of a call; nothing runs until the first ``apply(_:)``.
+    /// - Parameter reserved: the sockets bound on `localPort` (and the next port) while the SDP
+    ///   was written; the stream takes them over. Nil: the stream binds `localHost:localPort`.
     package init(
-        localHost: String, localPort: UInt16, audioDevice: (any AudioDevice)?, engine: MediaEngine = .shared,
-        enableDSCP: Bool = false, onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil
+        localHost: String, localPort: UInt16, reserved: ReservedMediaPort? = nil, audioDevice: (any AudioDevice)?,
+        engine: MediaEngine = .shared, enableDSCP: Bool = false, onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil
     ) {
         self.localHost = localHost
         self.localPort = localPort
+        self.reserved = reserved
         self.engine = engine
         self.enableDSCP = enableDSCP
         self.onEvent = onEvent
@@ -87,7 +92,17 @@ package final class SIPCallMedia: Sendable {
         configuration.telephoneEventPayloadType = media.telephoneEventPayloadType
         configuration.rtcpMux = media.rtcpMux
         configuration.enableDSCP = enableDSCP
-        let stream = try AudioStream(configuration: configuration, engine: engine)
+        var transport: UDPSocket?
+        var rtcpTransport: UDPSocket?
+        if let (rtp, rtcp) = reserved?.take() {
+            do throws(SocketError) {
+                transport = try UDPSocket(adopting: rtp)
+                rtcpTransport = rtcp >= 0 ? try UDPSocket(adopting: rtcp) : nil
+            } catch {
+                throw .socket(error)
+            }
+        }
+        let stream = try AudioStream(configuration: configuration, engine: engine, transport: transport, rtcpTransport: rtcpTransport)
         let audioDevice = state.withLock { $0.audioDevice }
         try stream.start(remote: remote, remoteRTCP: media.rtcpMux ? nil : remoteRTCP, audioDevice: audioDevice, onEvent: onEvent)
         let stale = state.withLock { s -> Bool in
@@ -140,6 +155,7 @@ package final class SIPCallMedia: Sendable {
 
     /// Stops the stream and closes its sockets. Idempotent.
     package func stop() {
+        reserved?.release()
         let stream = state.withLock { s -> AudioStream? in
             s.stopped = true
             let x = s.stream

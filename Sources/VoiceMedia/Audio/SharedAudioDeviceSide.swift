@@ -8,16 +8,21 @@ import VoiceSupport
 /// device runs with, fanning captured audio out to, or mixing render audio in from, the contexts
 /// of the ports subscribed to it.
 ///
-/// Locking: `subscribers` is the only state the device thread touches. The device thread takes
-/// it with `withLockIfAvailable` for audio and, when a control thread is editing the list at that
-/// moment, skips the period (captured audio is dropped for every port, silence is played): it
-/// never waits on a control thread. Control threads hold it only to edit the list (no I/O, no
-/// other lock), and every context callback runs under it, so once an edit that removed a
-/// subscriber returns, that subscriber's context is no longer called. Events (xrun, failure) are
-/// rare and must not be lost, so their delivery waits for the lock; that wait is bounded by one
-/// list edit. `control` serializes subscribe/unsubscribe and reopen attempts with starting and
-/// stopping the underlying device; the device thread never takes it. `recovery` (the
-/// interruption) is held only for a few assignments.
+/// Locking: no context is ever called while a lock of this side is held. `subscribers` is held
+/// only to edit the list (control threads) or to copy it (the device thread: a copy of an array
+/// only retains its storage, so it allocates nothing); the callbacks then run on the copy, outside
+/// it. The device thread takes it with `withLockIfAvailable` for audio and, when a control thread
+/// is editing the list at that moment, skips the period (captured audio is dropped for every
+/// port, silence is played): it never waits on a control thread. Each subscriber has a small
+/// lock of its own (`calling`) held only while its context is called; an unsubscribe marks the
+/// subscriber inactive, then takes and releases that lock, so once it returns the context is no
+/// longer called. For audio the device thread only tries that lock: a control thread holding
+/// it has already marked the subscriber inactive, so the subscriber is skipped, not waited for.
+/// Events (xrun, failure) are rare and must not be lost, so their delivery waits for the locks;
+/// each wait is bounded by one list edit or one callback. `control` serializes
+/// subscribe/unsubscribe and reopen attempts with starting and stopping the underlying device;
+/// the device thread never takes it. `recovery` (the interruption) is held only for a few
+/// assignments.
 ///
 /// Interruptions: when the device fails, every port is told
 /// ``AudioDeviceEvent/interrupted(capture:_:)`` and the device is reopened on the
@@ -29,8 +34,8 @@ import VoiceSupport
 /// operation on this side (another port's start or stop, or the port's own stop or release on
 /// another thread).
 ///
-/// `@unchecked Sendable`: `scratch` is only touched under the `subscribers` lock by the render
-/// callback; everything else is a lock or an atomic.
+/// `@unchecked Sendable`: `scratch` is only touched by the render callback, on the device's
+/// render thread; everything else is a lock or an atomic.
 final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
     enum Direction: CustomStringConvertible {
         case capture, render
@@ -41,13 +46,35 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
     final class Subscriber: Sendable {
         let port: ObjectIdentifier
         let context: any AudioDeviceContext
-        /// Cleared by a stop from inside a callback; inactive subscribers are skipped.
+        /// Cleared by a stop; inactive subscribers are skipped.
         let active = Atomic<Bool>(true)
+        /// Held while the context is called, so a stop can wait out a call in progress.
+        private let calling = Mutex<Void>(())
+
         init(port: ObjectIdentifier, context: any AudioDeviceContext) {
             self.port = port
             self.context = context
         }
+
         var isActive: Bool { active.load(ordering: .acquiring) }
+
+        /// Calls `body` with the context unless the subscriber is inactive. For audio
+        /// (`waiting` false) a stop in progress skips it rather than being waited for.
+        @inline(__always)
+        func call(waiting: Bool, _ body: (any AudioDeviceContext) -> Void) {
+            guard isActive else { return }
+            if waiting {
+                calling.withLock { _ in if isActive { body(context) } }
+            } else {
+                _ = calling.withLockIfAvailable { _ in if isActive { body(context) } }
+            }
+        }
+
+        /// Marks the subscriber inactive and returns once no call of its context is in progress.
+        func deactivateAndWait() {
+            active.store(false, ordering: .releasing)
+            calling.withLock { _ in }
+        }
     }
 
     let direction: Direction
@@ -124,7 +151,8 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
             throw AudioDeviceError(kind: .ioFailed, message: "shared \(direction) port started from inside a \(direction) callback")
         }
         let subscriber = Subscriber(port: port, context: context)
-        try control.withLock { running throws(AudioDeviceError) in
+        // The interruption the new port joins, told to it once the locks are released.
+        let joined = try control.withLock { running throws(AudioDeviceError) -> AudioDeviceError? in
             let added = subscribers.withLock { list -> Bool in
                 list.removeAll { !$0.isActive }
                 guard !list.contains(where: { $0.port == port }) else { return false }
@@ -134,10 +162,9 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
             guard added else { throw AudioDeviceError(kind: .alreadyStarted, message: "shared \(direction) port already started") }
             if let interruption = recovery.withLock({ $0.interruption }) {
                 // A reopen is scheduled; it resumes this port with the others.
-                dispatching { subscriber.context.audioDevice(didReport: .interrupted(capture: isCapture, interruption)) }
-                return
+                return interruption
             }
-            guard !running || failed.load(ordering: .acquiring) else { return }
+            guard !running || failed.load(ordering: .acquiring) else { return nil }
             if running {
                 stopDevice()  // It failed and stopped by itself; stopping resets it for a fresh start.
                 running = false
@@ -146,13 +173,18 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
             do throws(AudioDeviceError) {
                 try startDevice()
                 running = true
+                return nil
             } catch where error.isTransient {
                 beginInterruption(error)
-                dispatching { subscriber.context.audioDevice(didReport: .interrupted(capture: isCapture, error)) }
+                return error
             } catch {
                 subscribers.withLock { list in list.removeAll { $0 === subscriber } }
                 throw error
             }
+        }
+        if let joined {
+            let event = AudioDeviceEvent.interrupted(capture: isCapture, joined)
+            dispatching { subscriber.call(waiting: true) { $0.audioDevice(didReport: event) } }
         }
         return subscriber
     }
@@ -165,9 +197,12 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
     ///   another thread, or another port's start or stop, removes it.
     @discardableResult
     func unsubscribe(_ subscriber: Subscriber) -> Bool {
-        subscriber.active.store(false, ordering: .releasing)
-        // Inside a callback this thread holds `subscribers`; waiting for it would never end.
-        guard !isDispatchingOnCurrentThread else { return false }
+        // Inside a callback this thread is the one calling: waiting for the call would never end.
+        guard !isDispatchingOnCurrentThread else {
+            subscriber.active.store(false, ordering: .releasing)
+            return false
+        }
+        subscriber.deactivateAndWait()
         control.withLock { running in
             let empty = subscribers.withLock { list -> Bool in
                 list.removeAll { !$0.isActive }
@@ -224,13 +259,13 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
     /// success every port is told ``AudioDeviceEvent/resumed(capture:)``; otherwise the next
     /// attempt is scheduled.
     private func reopen(_ generation: Int) {
-        control.withLock { running in
+        let resumed = control.withLock { running -> Bool in
             let current = recovery.withLock { r -> Bool in
                 guard r.generation == generation else { return false }
                 r.pending = false
                 return r.interruption != nil
             }
-            guard current, subscriberCount > 0 else { return }
+            guard current, subscriberCount > 0 else { return false }
             if running {
                 stopDevice()
                 running = false
@@ -250,20 +285,19 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
                     r.attempts += 1
                     scheduleReopen(&r)
                 }
-                return
+                return false
             }
-            guard previous != nil else { return }
+            guard previous != nil else { return false }
             recovery.withLock { r in if r.interruption == nil { r.attempts = 0 } }
-            let event = AudioDeviceEvent.resumed(capture: isCapture)
-            dispatching {
-                subscribers.withLock { list in
-                    // A device that failed again already told the ports; its interruption goes on.
-                    guard !failed.load(ordering: .acquiring) else { return }
-                    for i in list.indices where list[i].isActive {
-                        list[i].context.audioDevice(didReport: event)
-                    }
-                }
-            }
+            return true
+        }
+        // Told outside the locks. A device that failed again already told the ports; its
+        // interruption goes on.
+        guard resumed, !failed.load(ordering: .acquiring) else { return }
+        let event = AudioDeviceEvent.resumed(capture: isCapture)
+        let list = subscribers.withLock { $0 }
+        dispatching {
+            for i in list.indices { list[i].call(waiting: true) { $0.audioDevice(didReport: event) } }
         }
     }
 
@@ -284,14 +318,10 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
     // MARK: - Device thread
 
     func deliverCapturedAudio(_ samples: UnsafeBufferPointer<Int16>) {
-        guard direction == .capture else { return }
+        guard direction == .capture, let list = subscribers.withLockIfAvailable({ $0 }) else { return }
         dispatching {
-            _ = subscribers.withLockIfAvailable { list in
-                // Index loops: a for-in over the array allocates an iterator in unoptimized builds.
-                for i in list.indices where list[i].isActive {
-                    list[i].context.deliverCapturedAudio(samples)
-                }
-            }
+            // Index loops: a for-in over the array allocates an iterator in unoptimized builds.
+            for i in list.indices { list[i].call(waiting: false) { $0.deliverCapturedAudio(samples) } }
         }
     }
 
@@ -300,13 +330,11 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
             samples.update(repeating: 0)
             return
         }
-        let played = dispatching {
-            subscribers.withLockIfAvailable { list -> Bool in
-                mix(list, into: samples)
-                return true
-            }
+        guard let list = subscribers.withLockIfAvailable({ $0 }) else {
+            samples.update(repeating: 0)
+            return
         }
-        if played == nil { samples.update(repeating: 0) }
+        dispatching { mix(list, into: samples) }
     }
 
     func audioDevice(didReport reported: AudioDeviceEvent) {
@@ -317,12 +345,9 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
             beginInterruption(error)
             event = .interrupted(capture: isCapture, error)
         }
+        let list = subscribers.withLock { $0 }
         dispatching {
-            subscribers.withLock { list in
-                for i in list.indices where list[i].isActive {
-                    list[i].context.audioDevice(didReport: event)
-                }
-            }
+            for i in list.indices { list[i].call(waiting: true) { $0.audioDevice(didReport: event) } }
         }
     }
 
@@ -337,7 +362,8 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
             only = list[i]
         }
         guard active > 1 else {
-            if let only { only.context.readRenderAudio(into: out) } else { out.update(repeating: 0) }
+            out.update(repeating: 0)
+            only?.call(waiting: false) { $0.readRenderAudio(into: out) }
             return
         }
         var offset = 0
@@ -345,17 +371,13 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
             let n = min(scratch.count, out.count - offset)
             let chunk = UnsafeMutableBufferPointer(rebasing: out[offset..<(offset + n)])
             let addend = UnsafeMutableBufferPointer(rebasing: scratch[0..<n])
-            var first = true
-            for i in list.indices where list[i].isActive {
-                if first {
-                    list[i].context.readRenderAudio(into: chunk)
-                    first = false
-                    continue
+            chunk.update(repeating: 0)
+            for i in list.indices {
+                list[i].call(waiting: false) { context in
+                    context.readRenderAudio(into: addend)
+                    for k in 0..<n { chunk[k] = Int16(clamping: Int32(chunk[k]) + Int32(addend[k])) }
                 }
-                list[i].context.readRenderAudio(into: addend)
-                for k in 0..<n { chunk[k] = Int16(clamping: Int32(chunk[k]) + Int32(addend[k])) }
             }
-            if first { chunk.update(repeating: 0) }  // Every subscriber was stopped meanwhile.
             offset += n
         }
     }

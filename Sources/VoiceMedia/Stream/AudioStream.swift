@@ -31,12 +31,15 @@ package final class AudioStream: Sendable {
     }
 
     /// Sets up the transports, codec and SRTP; nothing is sent until ``start(remote:remoteRTCP:audioDevice:onEvent:)``.
-    /// - Parameter transport: the RTP transport to use, already bound (a port reserved while
-    ///   the SDP was written); nil binds one at the configuration's local address on the
-    ///   engine's transports. The stream closes it when it stops. Without rtcp-mux, RTCP gets a
-    ///   transport of its own on the next port.
+    /// - Parameters:
+    ///   - transport: the RTP transport to use, already bound (a port reserved while the SDP
+    ///     was written); nil binds one at the configuration's local address on the engine's
+    ///     transports. The stream closes it when it stops.
+    ///   - rtcpTransport: without rtcp-mux, the RTCP transport to use (reserved with the RTP
+    ///     one); nil binds one on the next port. With rtcp-mux it is closed at once.
     package init(
-        configuration: AudioStreamConfiguration, engine: MediaEngine = .shared, transport: (any MediaTransport)? = nil
+        configuration: AudioStreamConfiguration, engine: MediaEngine = .shared, transport: (any MediaTransport)? = nil,
+        rtcpTransport: (any MediaTransport)? = nil
     ) throws(AudioStreamError) {
         guard [10, 20, 40, 60].contains(configuration.ptime) else {
             throw .invalidConfiguration("ptime \(configuration.ptime) ms (10, 20, 40 or 60)")
@@ -52,7 +55,7 @@ package final class AudioStream: Sendable {
         let control = StreamControl(events: nil)
         control.symmetricRTP.store(configuration.symmetricRTP, ordering: .relaxed)
         self.control = control
-        let transports = try Self.transports(for: configuration, given: transport, engine: engine)
+        let transports = try Self.transports(for: configuration, given: transport, rtcp: rtcpTransport, engine: engine)
         control.transports.withLock { $0 = transports }
         let stream: RTPStream
         do {
@@ -69,14 +72,16 @@ package final class AudioStream: Sendable {
     /// The RTP transport (given, or bound on the engine's transports) and, without rtcp-mux,
     /// the RTCP one on the next port; DSCP marked when asked.
     private static func transports(
-        for c: AudioStreamConfiguration, given: (any MediaTransport)?, engine: MediaEngine
+        for c: AudioStreamConfiguration, given: (any MediaTransport)?, rtcp givenRTCP: (any MediaTransport)?, engine: MediaEngine
     ) throws(AudioStreamError) -> [any MediaTransport] {
         var bound: [any MediaTransport] = []
         do throws(SocketError) {
             let rtp: any MediaTransport
             if let given { rtp = given } else { rtp = try engine.transports.bind(c.localAddress) }
             bound.append(rtp)
-            if !c.rtcpMux {
+            if let givenRTCP {
+                if c.rtcpMux { givenRTCP.close() } else { bound.append(givenRTCP) }
+            } else if !c.rtcpMux {
                 let next: SocketAddress
                 do {
                     next = try SocketAddress(host: rtp.localAddress.host, port: rtp.localAddress.port + 1)

@@ -26,7 +26,7 @@ package final class UDPSocket: MediaTransport, @unchecked Sendable {
     package let localAddress: SocketAddress
 
     /// Opens a socket bound to `address` (port 0 picks a free port).
-    package init(bindTo address: SocketAddress) throws(SocketError) {
+    package convenience init(bindTo address: SocketAddress) throws(SocketError) {
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError(operation: "socket", errno: errno) }
@@ -39,6 +39,24 @@ package final class UDPSocket: MediaTransport, @unchecked Sendable {
             Glibc.close(fd)
             throw SocketError(operation: "bind \(address)", errno: e)
         }
+        self.init(configuring: fd)
+    }
+
+    /// Takes over a UDP socket bound elsewhere (a call's reserved port,
+    /// `ReservedMediaPort`): it is made non-blocking and set up as ``init(bindTo:)`` sets up
+    /// its own. The socket closes it.
+    package convenience init(adopting fd: Int32) throws(SocketError) {
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else {
+            let e = errno
+            Glibc.close(fd)
+            throw SocketError(operation: "fcntl(O_NONBLOCK)", errno: e)
+        }
+        self.init(configuring: fd)
+    }
+
+    /// Reads the bound address and sets the receive buffer and kernel receive stamps.
+    private init(configuring fd: Int32) {
         var bound = sockaddr_storage()
         var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = withUnsafeMutablePointer(to: &bound) {

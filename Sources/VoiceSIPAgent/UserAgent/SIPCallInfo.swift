@@ -10,6 +10,8 @@ package struct SIPCallInfo: Sendable, Equatable {
     package var remoteTag: String?
     /// The local RTP port the SDP announces.
     package var mediaPort: UInt16
+    /// The sockets bound on ``mediaPort`` and the next port, for the media stream to take over.
+    package var reservedMedia: ReservedMediaPort
     /// Whether we placed the call.
     package var isOutgoing: Bool
     /// The session's state.

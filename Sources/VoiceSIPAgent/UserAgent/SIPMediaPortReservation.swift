@@ -8,68 +8,40 @@ import Logging
 import VoiceNetwork
 import VoiceSIP
 
-/// Finds a free local UDP port for a call's RTP before the SDP is written: binds port 0 on the
-/// media address, reads the port the kernel chose, and closes the socket again so the media
-/// stream can bind it once the codec and keys are negotiated.
-///
-/// The kernel picks ephemeral ports at random, so calls set up at once in this process would
-/// often be handed a port another call holds only on paper (50 calls at once: a collision in
-/// about one run in three, seen as "Address already in use" when the second stream binds). The
-/// last ``recentLimit`` ports handed out, and their RTCP neighbours, are therefore never handed
-/// out again; the kernel is asked again while the sockets it chose stay open. Another process
-/// could still take a port in between.
+/// Reserves a call's local media ports before the SDP is written: binds an RTP socket on a
+/// port the kernel picks and an RTCP socket on the next one, and keeps both open in a
+/// ``ReservedMediaPort`` that the call's media stream takes over once the codec and keys are
+/// negotiated. Because the sockets stay bound, no other call (or process) can be handed the
+/// same ports in between: there is no close-and-bind-again race, and no list of ports handed
+/// out to stay clear of.
 enum SIPMediaPortReservation {
-    /// How many recent reservations are remembered (far more calls than start at once).
-    static let recentLimit = 4_096
-    private static let recent = Locked(RecentPorts())
-
-    struct RecentPorts {
-        var ring: [UInt16] = []
-        var set: [UInt16: Int] = [:]
-        var next = 0
-
-        /// Whether `port`, as an RTP port with RTCP on `port + 1`, overlaps one handed out.
-        func overlaps(_ port: UInt16) -> Bool {
-            set[port] != nil || set[port &+ 1] != nil || set[port &- 1] != nil
-        }
-
-        mutating func remember(_ port: UInt16) {
-            if ring.count < SIPMediaPortReservation.recentLimit {
-                ring.append(port)
-            } else {
-                set.decrementCount(ring[next])
-                ring[next] = port
-                next = (next + 1) % ring.count
-            }
-            set[port, default: 0] += 1
-        }
-    }
-
     /// A reserved port, and the address and port a STUN server saw it send from (the NAT's),
     /// when one was asked and answered.
     struct Reserved: Sendable {
-        var port: UInt16
+        var sockets: ReservedMediaPort
         var mapped: STUNMappedAddress?
+        var port: UInt16 { sockets.port }
     }
 
-    /// Reserves a port; with `stunServer`, asks it (from the very socket, before closing it) for
-    /// the port's server-reflexive address. A STUN failure only leaves `mapped` nil. Blocking.
+    /// Reserves a port pair; with `stunServer`, asks it (from the RTP socket) for the port's
+    /// server-reflexive address. A STUN failure only leaves `mapped` nil. Blocking.
     static func reserve(host: String, stunServer: STUNMappedAddress?, logger: Logger? = nil) throws(SIPUserAgentError) -> Reserved {
-        var descriptor: Int32 = -1
-        let port = try reserve(host: host) { descriptor = $0 }
-        defer { close(descriptor) }
-        guard let stunServer else { return Reserved(port: port) }
+        let sockets = try reserve(host: host)
+        guard let stunServer else { return Reserved(sockets: sockets) }
         do throws(STUNError) {
-            return Reserved(port: port, mapped: try STUNBindingClient.query(descriptor: descriptor, server: stunServer))
+            let mapped = try sockets.withRTPDescriptor { descriptor throws(STUNError) in
+                try STUNBindingClient.query(descriptor: descriptor, server: stunServer)
+            }
+            return Reserved(sockets: sockets, mapped: mapped)
         } catch {
-            logger?.warning("STUN server \(stunServer) gave no mapped address for media port \(port): \(error)")
-            return Reserved(port: port)
+            logger?.warning("STUN server \(stunServer) gave no mapped address for media port \(sockets.port): \(error)")
+            return Reserved(sockets: sockets)
         }
     }
 
-    /// Reserves a port. `keep`, if given, takes the bound socket of the chosen port, which the
-    /// caller then closes.
-    static func reserve(host: String, keep: ((Int32) -> Void)? = nil) throws(SIPUserAgentError) -> UInt16 {
+    /// Reserves an RTP port and the RTCP port after it, both bound on `host`. A port whose
+    /// neighbour is taken is held until the end of the search, so the kernel offers another.
+    static func reserve(host: String) throws(SIPUserAgentError) -> ReservedMediaPort {
         var held: [Int32] = []
         defer { for descriptor in held { close(descriptor) } }
         var bare = host
@@ -81,24 +53,28 @@ enum SIPMediaPortReservation {
             throw .noMediaPort("\(host): not an IP address")
         }
         for _ in 0..<64 {
-            let descriptor = socket(Int32(address.protocol.rawValue), Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard descriptor >= 0 else { throw .noMediaPort("\(host): socket: errno \(errno)") }
-            held.append(descriptor)
-            let value = try boundPort(of: descriptor, to: address, host: host)
-            let taken = recent.withLock { ports -> Bool in
-                guard !ports.overlaps(value) else { return false }
-                ports.remember(value)
-                return true
+            let rtp = try openSocket(address, host: host)
+            held.append(rtp)
+            let port = try boundPort(of: rtp, to: address, host: host)
+            guard port < UInt16.max else { continue }
+            let rtcp = try openSocket(address, host: host)
+            var neighbour = address
+            neighbour.port = Int(port) + 1
+            let bound = neighbour.withSockAddr { pointer, length in bind(rtcp, pointer, socklen_t(length)) }
+            guard bound == 0 else {
+                close(rtcp)
+                continue
             }
-            if taken {
-                if let keep {
-                    held.removeLast()
-                    keep(descriptor)
-                }
-                return value
-            }
+            held.removeLast()
+            return ReservedMediaPort(port: port, rtp: rtp, rtcp: rtcp)
         }
-        throw .noMediaPort("\(host): no port clear of recent reservations")
+        throw .noMediaPort("\(host): no pair of free ports")
+    }
+
+    private static func openSocket(_ address: SocketAddress, host: String) throws(SIPUserAgentError) -> Int32 {
+        let descriptor = socket(Int32(address.protocol.rawValue), Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw .noMediaPort("\(host): socket: errno \(errno)") }
+        return descriptor
     }
 
     /// Binds `descriptor` to `address` (port 0) and reads back the port the kernel chose.

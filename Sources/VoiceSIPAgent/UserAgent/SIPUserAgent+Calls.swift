@@ -16,14 +16,14 @@ extension SIPUserAgent {
         credentials: [SIPAuthCredentials] = []
     ) -> EventLoopFuture<SIPCallHandle> {
         let headers = headers.map { SIPHeaderPair(name: $0.0, value: $0.1) }
-        return jobs.flatSubmit { () -> EventLoopFuture<UInt16> in
+        return jobs.flatSubmit { () -> EventLoopFuture<ReservedMediaPort> in
             guard self.mayExchangeKeys(callingTo: remote) else {
                 return self.eventLoop.makeFailedFuture(SIPUserAgentError.keysNeedProtectedSignaling)
             }
             return self.reserveMediaPort()
-        }.map { (port: UInt16) -> SIPCallHandle in
+        }.map { (media: ReservedMediaPort) -> SIPCallHandle in
             var rng = SecureRandomNumberGenerator()
-            var configuration = self.sessionConfiguration(mediaPort: port)
+            var configuration = self.sessionConfiguration(mediaPort: media.port)
             if let codecs, !codecs.isEmpty { configuration.capabilities.codecs = codecs }
             configuration.credentials = credentials + configuration.credentials
             var session = SIPInviteSession(
@@ -31,7 +31,7 @@ extension SIPUserAgent {
                 extraHeaders: headers.map { ($0.name, $0.value) }, configuration: configuration,
                 using: &rng)
             let actions = session.start(now: self.now)
-            let handle = self.register(session, mediaPort: port)
+            let handle = self.register(session, media: media)
             self.performCall(actions, handle: handle)
             return handle
         }
@@ -40,6 +40,11 @@ extension SIPUserAgent {
     /// The local RTP port of a call (what its SDP announces).
     package func mediaPort(of handle: SIPCallHandle) -> EventLoopFuture<UInt16?> {
         eventLoop.submit { self.calls[handle]?.mediaPort }
+    }
+
+    /// A call's reserved media ports (what its SDP announces), for its media to take over.
+    package func reservedMedia(of handle: SIPCallHandle) -> EventLoopFuture<ReservedMediaPort?> {
+        eventLoop.submit { self.calls[handle]?.media }
     }
 
     /// Sends 180 Ringing for an incoming call.
@@ -61,7 +66,7 @@ extension SIPUserAgent {
         guard let call = calls[handle] else { return nil }
         return SIPCallInfo(
             callID: call.session.callID, localTag: call.session.localTag, remoteTag: call.session.dialogID?.remoteTag,
-            mediaPort: call.mediaPort, isOutgoing: call.session.isOutgoing, state: call.session.state,
+            mediaPort: call.mediaPort, reservedMedia: call.media, isOutgoing: call.session.isOutgoing, state: call.session.state,
             transport: call.invitePeer?.transport ?? configuration.transport, invitePeer: call.invitePeer,
             requestPeers: call.requestPeers)
     }
@@ -152,11 +157,11 @@ extension SIPUserAgent {
             t1: configuration.transactionConfiguration.t1)
     }
 
-    private func register(_ session: SIPInviteSession, mediaPort: UInt16) -> SIPCallHandle {
+    private func register(_ session: SIPInviteSession, media: ReservedMediaPort) -> SIPCallHandle {
         let handle = SIPCallHandle(id: nextCallID)
         nextCallID += 1
         let key = Self.routingKey(callID: session.callID, localTag: session.localTag)
-        calls[handle] = SIPUserAgentCall(session: session, mediaPort: mediaPort, routingKey: key)
+        calls[handle] = SIPUserAgentCall(session: session, media: media, routingKey: key)
         callsByDialog[key] = handle
         return handle
     }
@@ -191,28 +196,32 @@ extension SIPUserAgent {
         invitesAwaitingMediaPort[key] = false
         reserveMediaPort().whenComplete { result in
             let cancelled = self.invitesAwaitingMediaPort.removeValue(forKey: key) ?? true
-            guard case .success(let port) = result, !cancelled, !self.isShutDown else {
-                if case .success(let port) = result { self.mappedMediaAddresses[port] = nil }
+            guard case .success(let media) = result, !cancelled, !self.isShutDown else {
+                if case .success(let media) = result {
+                    self.mappedMediaAddresses[media.port] = nil
+                    media.release()
+                }
                 self.ringingCallsBySource.decrementCount(source.host)
                 // Cancelled meanwhile (the CANCEL got its 200): the INVITE ends with 487.
                 self.sendResponse(SIPResponse(replyingTo: invite, statusCode: cancelled ? 487 : 503))
                 return
             }
             var rng = SecureRandomNumberGenerator()
-            let session = SIPInviteSession(incoming: invite, configuration: self.sessionConfiguration(mediaPort: port), using: &rng)
-            let handle = self.register(session, mediaPort: port)
+            let session = SIPInviteSession(incoming: invite, configuration: self.sessionConfiguration(mediaPort: media.port), using: &rng)
+            let handle = self.register(session, media: media)
             self.calls[handle]?.invitePeer = source
             self.calls[handle]?.ringingSource = source.host
             self.callsByServerInvite[key] = handle
-            self.onEvent(.incomingCall(handle, invite: invite, mediaPort: port))
+            self.onEvent(.incomingCall(handle, invite: invite, mediaPort: media.port))
         }
     }
 
-    /// A free local RTP port, found by binding on ``blockingQueue`` (not on the loop); the
-    /// future completes on the loop.
-    func reserveMediaPort() -> EventLoopFuture<UInt16> {
-        if let mediaPortSource { return mediaPortSource(eventLoop) }
-        let promise = eventLoop.makePromise(of: UInt16.self)
+    /// Free local media ports, bound on ``blockingQueue`` (not on the loop) and held for the
+    /// call's media stream (``ReservedMediaPort``); the future completes on the loop. With an
+    /// injected port source (in-memory networks), only the port number.
+    func reserveMediaPort() -> EventLoopFuture<ReservedMediaPort> {
+        if let mediaPortSource { return mediaPortSource(eventLoop).map { ReservedMediaPort(unboundPort: $0) } }
+        let promise = eventLoop.makePromise(of: ReservedMediaPort.self)
         // With an advertised address the media socket binds the wildcard (see the configuration).
         let host = advertisedHost == nil ? configuration.media.address : configuration.listenHost
         let jobs = self.jobs
@@ -224,7 +233,7 @@ extension SIPUserAgent {
             // then takes the loop in bounded turns rather than all at once.
             jobs.execute {
                 if case .success(let reserved) = reserved, let mapped = reserved.mapped { self.mappedMediaAddresses[reserved.port] = mapped }
-                promise.completeWith(reserved.map(\.port))
+                promise.completeWith(reserved.map(\.sockets))
             }
         }
         return promise.futureResult
@@ -287,6 +296,13 @@ extension SIPUserAgent {
         }
     }
 
+    /// Calls whose reserved media ports are still held here, two descriptors each (a ringing
+    /// call, one whose media has not started). On the loop.
+    package var callsHoldingMediaPorts: Int {
+        eventLoop.preconditionInEventLoop()
+        return calls.values.count { $0.media.isHeld }
+    }
+
     /// Calls that count against ``SIPUserAgentLimits/maximumCalls``: not yet ending. A call
     /// whose BYE or CANCEL is out holds no media and no longer counts, however long the peer
     /// takes to answer it (a flood's peer never does).
@@ -309,6 +325,8 @@ extension SIPUserAgent {
     /// Keeps a terminated call around for 64·T1 so late retransmissions still find their dialog, then drops it.
     private func scheduleCallRemoval(_ handle: SIPCallHandle) {
         let linger = configuration.transactionConfiguration.transactionTimeout
+        // Media that never started no longer needs its ports.
+        calls[handle]?.media.release()
         eventLoop.scheduleTask(in: .nanoseconds(linger.nanoseconds)) {
             guard var call = self.calls.removeValue(forKey: handle) else { return }
             for timer in call.timers.values { timer.cancel() }

@@ -6,7 +6,9 @@ import VoiceSIP
 /// and the session's running timers.
 struct SIPUserAgentCall {
     var session: SIPInviteSession
-    var mediaPort: UInt16
+    /// The call's media ports, held until its media stream takes them.
+    var media: ReservedMediaPort
+    var mediaPort: UInt16 { media.port }
     var timers: [SIPInviteSessionTimer: Scheduled<Void>] = [:]
     /// Where the INVITE of an incoming call came from: 2xx retransmissions go there once the
     /// INVITE server transaction has ended (RFC 3261 §13.3.1.4).
