@@ -7,12 +7,60 @@ import VoiceSIP
 // A call's media: started, updated and stopped off the loop, the once-a-second watchdog and
 // quality warnings, and the stats.
 extension CallCore {
+    /// Carries out the media lifecycle's actions (``CallMediaLifecycle``).
+    func runMedia(_ actions: [CallMediaLifecycle.Action]) {
+        for action in actions {
+            switch action {
+            case .start(let muted):
+                guard let negotiated else { continue }
+                startMedia(negotiated, muted: muted)
+            case .answerEarlyMedia:
+                guard let media, let answer = pendingAnswer else { continue }
+                if answer != negotiated { applyMedia(answer) }
+                media.isMuted = call.isMuted
+            case .watch:
+                watchMedia()
+            case .connect:
+                run(machine.answered(now: now))
+            case .fail:
+                // The 2xx and ACK are through: hang the dialog up too, or the peer would stay
+                // connected to a call that has no media.
+                run(machine.mediaFailed(stateError(.mediaConnectionFailed(mediaFailure ?? "media did not start")), now: now))
+            case .stop:
+                stopMedia()
+            case .deliverWaitingCallbacks:
+                let waiting = callbacksAwaitingMediaStop
+                callbacksAwaitingMediaStop = []
+                for callback in waiting { deliver(callback) }
+                run([])
+            }
+        }
+    }
+
+    /// The peer sent early media (183 with SDP): the media starts now, before the answer, and
+    /// plays what the peer sends (a ringback, an announcement). It sends silence until the
+    /// call is answered: the peer's media path (a NAT, a gateway latching onto the first
+    /// packet) opens, but nothing the user says leaves before the answer.
+    func earlyMediaArrived(_ negotiated: SDPNegotiatedMedia) {
+        guard !machine.isDisconnected, mediaLifecycle.state == .idle else { return }
+        self.negotiated = negotiated
+        runMedia(mediaLifecycle.earlyMediaArrived())
+    }
+
+    /// The call was answered with `negotiated`: the media starts, or the stream started on
+    /// early media goes on with the final answer (the one the 183 carried, RFC 3261 §13.2.1),
+    /// now sending the user's audio. The call connects once the media runs.
+    func answered(_ negotiated: SDPNegotiatedMedia) {
+        pendingAnswer = negotiated
+        if mediaLifecycle.state == .idle { self.negotiated = negotiated }
+        runMedia(mediaLifecycle.answered())
+    }
+
     /// Creates the call's media and starts it on ``mediaQueue``; ``mediaStarted(_:)`` or
     /// ``mediaFailed(_:_:)`` follows on the loop.
-    func startMedia(_ negotiated: SDPNegotiatedMedia, muted: Bool = false) {
-        self.negotiated = negotiated
+    private func startMedia(_ negotiated: SDPNegotiatedMedia, muted: Bool) {
         guard media == nil, let handle, let info = client.agent.callInfo(handle) else {
-            connectIfAnswered()
+            runMedia(mediaLifecycle.unavailable())
             return
         }
         call.update { $0.details.codec = negotiated.codec.name }
@@ -38,58 +86,30 @@ extension CallCore {
         }
     }
 
-    /// The peer sent early media (183 with SDP): the media starts now, before the answer, and
-    /// plays what the peer sends (a ringback, an announcement). It sends silence until the
-    /// call is answered: the peer's media path (a NAT, a gateway latching onto the first
-    /// packet) opens, but nothing the user says leaves before the answer.
-    func startEarlyMedia(_ negotiated: SDPNegotiatedMedia) {
-        guard media == nil, !machine.isDisconnected else { return }
-        earlyMedia = true
-        startMedia(negotiated, muted: true)
-    }
-
-    /// The call was answered after early media: the same stream goes on with the final
-    /// answer (the one the 183 carried, RFC 3261 §13.2.1), now sending the user's audio. The
-    /// call connects at once if the media runs, else when it has started.
-    func answerEarlyMedia(_ negotiated: SDPNegotiatedMedia) {
-        earlyMedia = false
-        guard let media else {
-            startMedia(negotiated)
-            return
-        }
-        if negotiated != self.negotiated { applyMedia(negotiated) }
-        media.isMuted = call.isMuted
-        if mediaRunning { connectIfAnswered() }
-    }
-
     /// The media runs: the call connects (if answered) and the watchdog starts.
     func mediaStarted(_ started: any CallMedia) {
-        guard media === started, !machine.isDisconnected, let negotiated else { return }
-        mediaRunning = true
-        trackMedia(.started(localAddress: "\(started.localHost):\(started.localPort)", remoteAddress: "\(negotiated.remoteRTP)"))
+        guard media === started, !machine.isDisconnected else { return }
+        runMedia(mediaLifecycle.started())
+    }
+
+    /// Watches the running media: liveness once a second, levels five times.
+    private func watchMedia() {
+        guard let media, let negotiated else { return }
+        trackMedia(.started(localAddress: "\(media.localHost):\(media.localPort)", remoteAddress: "\(negotiated.remoteRTP)"))
         lastMediaPacketAt = now
         liveness = CallMediaLiveness(startedAt: now, silenceThreshold: machine.configuration.mediaSilenceThreshold)
         ticker = eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in self.tick() }
         levelTicker = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(200), delay: .milliseconds(200)) { _ in
             self.sampleLevels()
         }
-        connectIfAnswered()
     }
 
     func mediaFailed(_ failed: any CallMedia, _ error: AudioStreamError) {
         guard media === failed, !machine.isDisconnected else { return }
-        answerAwaitingMedia = false
         client.logger.error("media for \(sid) failed to start: \(error)")
         trackMedia(.failed)
-        // The 2xx and ACK are through: hang the dialog up too, or the peer would stay
-        // connected to a call that has no media.
-        run(machine.mediaFailed(stateError(.mediaConnectionFailed("\(error)")), now: now))
-    }
-
-    func connectIfAnswered() {
-        guard answerAwaitingMedia else { return }
-        answerAwaitingMedia = false
-        run(machine.answered(now: now))
+        mediaFailure = "\(error)"
+        runMedia(mediaLifecycle.failedToStart())
     }
 
     func applyMedia(_ negotiated: SDPNegotiatedMedia) {
@@ -109,20 +129,24 @@ extension CallCore {
         run(machine.mediaExpectationChanged(expected: negotiated.direction == .sendrecv, now: now))
     }
 
-    /// Stops the media on ``mediaQueue`` (after any start or update still queued there);
-    /// ``mediaStopped()`` follows on the loop.
+    /// The call no longer needs its media: it stops on ``mediaQueue`` (after any start or
+    /// update still queued there), and ``mediaStopped()`` follows on the loop.
     func releaseMedia() {
         if let stats = media?.stats { metricsCursor.report(stats, to: client.metrics) }
-        mediaRunning = false
-        earlyMedia = false
         trackMedia(.closed)
         ticker?.cancel()
         ticker = nil
         levelTicker?.cancel()
         levelTicker = nil
-        guard let media else { return }
+        runMedia(mediaLifecycle.release())
+    }
+
+    private func stopMedia() {
+        guard let media else {
+            runMedia(mediaLifecycle.stopped())
+            return
+        }
         self.media = nil
-        mediaStopping = true
         let client = self.client
         onMediaQueue {
             media.stop()
@@ -132,11 +156,7 @@ extension CallCore {
 
     /// The media has stopped (sockets closed, device released): what waited for it goes on.
     func mediaStopped() {
-        mediaStopping = false
-        let waiting = callbacksAwaitingMediaStop
-        callbacksAwaitingMediaStop = []
-        for callback in waiting { deliver(callback) }
-        run([])
+        runMedia(mediaLifecycle.stopped())
     }
 
     /// Once a second: the media watchdog and the quality warnings.

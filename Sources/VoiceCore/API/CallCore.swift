@@ -63,10 +63,13 @@ final class CallCore: @unchecked Sendable {
     private var lastOfferAnswerAt: MediaTime?
     /// Where this call's media jobs run, one at a time and in order.
     let mediaQueue: DispatchQueue
-    /// The SIP answer arrived; the call connects when its media has started.
-    var answerAwaitingMedia = false
-    /// A media stop is under way: callbacks and the end of the call wait for it.
-    var mediaStopping = false
+    /// The media's lifecycle: starting, running, stopping (``CallMediaLifecycle``).
+    var mediaLifecycle = CallMediaLifecycle()
+    /// The answer's negotiation, for media started on early media.
+    var pendingAnswer: SDPNegotiatedMedia?
+    /// Why the media did not start, for the call's error.
+    var mediaFailure: String?
+    /// Callbacks held while the media stops.
     var callbacksAwaitingMediaStop: [CallStateCallback] = []
     /// Whether the device's capture and render are interrupted now, and the latest error.
     var captureInterrupted = false
@@ -76,11 +79,6 @@ final class CallCore: @unchecked Sendable {
     var reportedInterruption: CallAudioInterruption?
     /// `callDidConnect` has been delivered: interruptions may be announced.
     var hasConnected = false
-    /// The media was started on the peer's early media (183 with SDP) and the call is not
-    /// answered yet: it plays what arrives and sends silence.
-    var earlyMedia = false
-    /// The media has started (``mediaStarted(_:)``) and not been released.
-    var mediaRunning = false
     /// When the call was placed or accepted, for the setup-time metric.
     let startedAt: MediaTime
     /// The media figures already added to the client's metrics.
@@ -118,7 +116,7 @@ final class CallCore: @unchecked Sendable {
         for output in outputs {
             switch output {
             case .callback(let callback):
-                if mediaStopping { callbacksAwaitingMediaStop.append(callback) } else { deliver(callback) }
+                if mediaLifecycle.isStopping { callbacksAwaitingMediaStop.append(callback) } else { deliver(callback) }
             case .insights(let event):
                 publish(CallInsights.event(for: event, callSid: sid) { self.voiceError($0) })
             case .action(.hangUpSignaling):
@@ -148,7 +146,7 @@ final class CallCore: @unchecked Sendable {
                 if snapshot.details.disconnectedAt == nil { snapshot.details.disconnectedAt = Date() }
             }
         }
-        guard !mediaStopping else { return }  // `mediaStopped()` catches up.
+        guard !mediaLifecycle.isStopping else { return }  // `mediaStopped()` catches up.
         publishState()
         if state == .disconnected { finish() }
     }
@@ -252,18 +250,13 @@ final class CallCore: @unchecked Sendable {
             signalingState(.haveRemotePranswer)
             run(machine.ringing(now: now))
             stopRingback()
-            startEarlyMedia(negotiated)
+            earlyMediaArrived(negotiated)
         case .progress:
             break
         case .established(let negotiated):
             stopRingback()
             signalingState(.stable)
-            answerAwaitingMedia = true
-            if earlyMedia {
-                answerEarlyMedia(negotiated)
-            } else {
-                startMedia(negotiated)
-            }
+            answered(negotiated)
         case .mediaUpdated(let negotiated):
             lastOfferAnswerAt = now
             signalingState(.stable)
@@ -289,7 +282,7 @@ final class CallCore: @unchecked Sendable {
 
     func sessionEnded(_ reason: SIPSessionEndReason) {
         // Answered, then ended while the media was still starting: it did connect.
-        connectIfAnswered()
+        runMedia(mediaLifecycle.sessionEnded())
         switch reason {
         case .localHangUp, .cancelledByLocal, .declined:
             if !machine.isDisconnected { run(machine.remoteHangUp(now: now)) }
@@ -368,7 +361,7 @@ final class CallCore: @unchecked Sendable {
     func finish() {
         stopRingback()
         releaseMedia()
-        guard !mediaStopping else { return }  // `mediaStopped()` finishes.
+        guard !mediaLifecycle.isStopping else { return }  // `mediaStopped()` finishes.
         signalingState(.closed)
         for timer in stateTimers.values { timer.cancel() }
         stateTimers = [:]

@@ -8,7 +8,7 @@ extension CallCore {
     /// The callee rings without early media: ringback, if configured.
     func startRingback() {
         // Early media plays instead (RFC 3960): a 180 after a 183 with SDP starts no tone.
-        guard ringback == nil, !earlyMedia, let player = tonePlayer(client.configuration.progressTones?.ringback) else { return }
+        guard ringback == nil, !mediaLifecycle.isEarly, let player = tonePlayer(client.configuration.progressTones?.ringback) else { return }
         ringback = player
         let logger = client.logger
         onMediaQueue {
