@@ -2,14 +2,62 @@ import Foundation
 
 /// Polls a condition until it holds or a deadline passes, for tests that watch real sockets,
 /// processes and threads (where no event can be awaited directly).
+///
+/// A test that runs in virtual time installs a ``Driver`` for its thread: the waits on that
+/// thread then advance virtual time instead of sleeping, and their timeouts are virtual too, so
+/// the same test code runs either way.
 package enum PollingWait {
-    /// True once `condition` held, false after `timeout` seconds.
+    /// Moves virtual time on: the test's world (event loops, media engine, queues) runs what
+    /// falls due in the next `seconds`.
+    package struct Driver: Sendable {
+        let thread: pthread_t
+        let advance: @Sendable (TimeInterval) -> Void
+    }
+
+    private static let driver = Locked<Driver?>(nil)
+
+    /// Makes the waits on the calling thread advance virtual time with `advance` until
+    /// ``removeDriver()``.
+    package static func installDriver(_ advance: @escaping @Sendable (TimeInterval) -> Void) {
+        driver.withLock { $0 = Driver(thread: pthread_self(), advance: advance) }
+    }
+
+    /// Back to real time.
+    package static func removeDriver() {
+        driver.withLock { $0 = nil }
+    }
+
+    /// The driver for the calling thread, if it runs in virtual time.
+    private static var currentDriver: Driver? {
+        driver.withLock { d in d.flatMap { pthread_equal($0.thread, pthread_self()) != 0 ? $0 : nil } }
+    }
+
+    /// True once `condition` held, false after `timeout` seconds (virtual ones in virtual time).
     package static func until(timeout: TimeInterval, every interval: TimeInterval = 0.005, _ condition: () -> Bool) -> Bool {
+        if let virtual = currentDriver {
+            let step = max(interval, 0.005)
+            var elapsed = 0.0
+            while !condition() {
+                if elapsed > timeout { return false }
+                virtual.advance(step)
+                elapsed += step
+            }
+            return true
+        }
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
             if Date() > deadline { return false }
             Thread.sleep(forTimeInterval: interval)
         }
         return true
+    }
+
+    /// Lets `seconds` pass: virtual ones in virtual time, else real ones.
+    package static func sleep(_ seconds: TimeInterval) {
+        if let virtual = currentDriver {
+            virtual.advance(seconds)
+        } else {
+            Thread.sleep(forTimeInterval: seconds)
+        }
     }
 }

@@ -38,7 +38,7 @@ package final class LoopbackCall: Sendable {
         codec: MediaCodec = .opus(OpusSettings()), suite: SRTPSuite = .aesCM128HmacSHA1_80, encrypted: Bool = true,
         signalA: [Int16], signalB: [Int16], loop: Bool = false, record: Bool = true,
         impairmentAToB: NetworkImpairment? = nil, impairmentBToA: NetworkImpairment? = nil,
-        engine: MediaEngine = .shared, rtcpInterval: MediaTime = .seconds(5),
+        engine: MediaEngine = .shared, rtcpInterval: MediaTime = .seconds(5), audioClock: SoftwareAudioClock? = nil,
         configure: ((inout AudioStreamConfiguration) -> Void)? = nil
     ) throws {
         self.engine = engine
@@ -65,7 +65,7 @@ package final class LoopbackCall: Sendable {
         a = try AudioStream(configuration: ca, engine: engine)
         b = try AudioStream(configuration: cb, engine: engine)
         let capacity = max(signalA.count, signalB.count) + 48_000 * 10
-        let pacing = engine.audioClock.map { SoftwareAudioPacing.realTime(clock: $0) } ?? .realTime
+        let pacing = (audioClock ?? engine.audioClock).map { SoftwareAudioPacing.realTime(clock: $0) } ?? .realTime
         deviceA = BufferAudioDevice(captureSamples: signalA, loop: loop, recordingCapacity: capacity, recording: record, pacing: pacing)
         deviceB = BufferAudioDevice(captureSamples: signalB, loop: loop, recordingCapacity: capacity, recording: record, pacing: pacing)
         if let network {

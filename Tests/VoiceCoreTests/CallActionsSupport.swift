@@ -63,12 +63,17 @@ final class ConnectedCallPair {
     private(set) var caller: Call!
     private(set) var callee: Call!
 
-    /// Creates both clients; ``connect(codecs:)`` places the call.
-    init(aliceSignal: [Int16] = ConnectedCallPair.tone(440), bobSignal: [Int16] = ConnectedCallPair.tone(660)) throws {
-        alice = try TestVoiceClient("alice", signal: aliceSignal)
-        bob = try TestVoiceClient("bob", signal: bobSignal)
+    /// Creates both clients (in `world`, in virtual time; else on loopback in real time);
+    /// ``connect(codecs:)`` places the call.
+    init(
+        aliceSignal: [Int16] = ConnectedCallPair.tone(440), bobSignal: [Int16] = ConnectedCallPair.tone(660), world: VirtualCallWorld? = nil
+    ) throws {
+        alice = try TestVoiceClient("alice", signal: aliceSignal, world: world)
+        bob = try TestVoiceClient("bob", signal: bobSignal, world: world)
         notifications = bob.listen()
         callerMessages = RecordingMessageDelegate(queue: callerDelegate.queue)
+        VirtualCallWorld.current?.watch(callerDelegate.queue)
+        VirtualCallWorld.current?.watch(calleeDelegate.queue)
         calleeMessages = RecordingMessageDelegate(queue: calleeDelegate.queue)
     }
 
@@ -113,8 +118,10 @@ final class ConnectedCallPair {
     }
 
     /// Runs `body` on the call's event loop with its engine room (nil once the call ended).
+    /// In virtual time the test's thread is the loop's: it runs at once.
     static func onCore<T: Sendable>(_ call: Call, _ body: @escaping @Sendable (CallCore?) -> T) throws -> T {
         guard let core = call.core.withLock({ $0 }) else { return body(nil) }
+        if core.eventLoop.inEventLoop { return body(core) }
         return try core.eventLoop.submit { body(core) }.wait()
     }
 

@@ -37,6 +37,8 @@ enum SeenCallback: Equatable, CustomStringConvertible {
 final class RecordingCallDelegate: CallDelegate, @unchecked Sendable {
     // @unchecked: the lists are behind a lock.
     let queue = DispatchQueue(label: "test.call.delegate")
+
+    init() { VirtualCallWorld.current?.watch(queue) }
     private let seen = NIOLockedValueBox<[SeenCallback]>([])
     private let states = NIOLockedValueBox<[CallState]>([])
     private let times = NIOLockedValueBox<[Date]>([])
@@ -124,6 +126,8 @@ final class RecordingCallDelegate: CallDelegate, @unchecked Sendable {
 /// A notification delegate whose reaction to each invite is set by the test.
 final class ScriptedNotificationDelegate: NotificationDelegate, @unchecked Sendable {
     let queue = DispatchQueue(label: "test.notification.delegate")
+
+    init() { VirtualCallWorld.current?.watch(queue) }
     let invites = NIOLockedValueBox<[CallInvite]>([])
     let cancelled = NIOLockedValueBox<[(CancelledCallInvite, VoiceError)]>([])
     let onInvite = NIOLockedValueBox<(@Sendable (CallInvite) -> Void)?>(nil)
@@ -171,29 +175,46 @@ enum CallTestTokens {
     }
 }
 
-/// A client on loopback with in-memory audio and recorded insights.
+/// A client with in-memory audio and recorded insights: on loopback in real time, or, in a
+/// ``VirtualCallWorld``, on its in-memory networks in virtual time (a host of its own, port 5060).
 struct TestVoiceClient {
     let client: VoiceClient
     let device: BufferAudioDevice
     let insights: RecordingInsightsPublisher
+    /// The world it runs in, nil for real time.
+    let world: VirtualCallWorld?
 
     init(
-        _ identity: String, signal: [Int16] = [], transport: SIPTransportProtocol = .udp,
+        _ identity: String, signal: [Int16] = [], transport: SIPTransportProtocol = .udp, world: VirtualCallWorld? = nil,
         configure: (inout VoiceClientConfiguration) -> Void = { _ in }
     ) throws {
         var logger = Logger(label: "test.voice.\(identity)")
         logger.logLevel = ProcessInfo.processInfo.environment["SIP_TRACE"] == nil ? .warning : .trace
         insights = RecordingInsightsPublisher()
-        device = BufferAudioDevice(captureSamples: signal, loop: true)
+        self.world = world
+        guard let world else {
+            device = BufferAudioDevice(captureSamples: signal, loop: true)
+            var configuration = VoiceClientConfiguration(
+                identity: identity, domain: "127.0.0.1", transport: transport, registers: false,
+                insightsPublisher: insights, logger: logger)
+            configure(&configuration)
+            client = try VoiceClient(configuration: configuration, audioDevice: device)
+            return
+        }
+        device = BufferAudioDevice(captureSamples: signal, loop: true, pacing: world.pacing)
+        let host = world.makeHost()
         var configuration = VoiceClientConfiguration(
-            identity: identity, domain: "127.0.0.1", transport: transport, registers: false,
+            identity: identity, domain: host, transport: transport, listenHost: host, listenPort: 5060, registers: false,
             insightsPublisher: insights, logger: logger)
+        configuration.mediaEngine = world.engine
         configure(&configuration)
-        client = try VoiceClient(configuration: configuration, audioDevice: device)
+        client = try VoiceClient(
+            configuration: configuration, audioDevice: device, transport: world.sipNetwork.transportFactory,
+            mediaPorts: world.mediaPorts(), runsMediaJobsInline: true)
     }
 
-    /// `sip:identity@127.0.0.1:port` of this client.
-    var address: String { "sip:\(client.configuration.identity)@127.0.0.1:\(client.localEndpoint.port)" }
+    /// `sip:identity@host:port` of this client.
+    var address: String { "sip:\(client.configuration.identity)@\(client.localEndpoint.host):\(client.localEndpoint.port)" }
 
     /// Registers (or only binds, per the configuration) with a scripted notification delegate;
     /// `result` gets the completion's error.
@@ -202,13 +223,13 @@ struct TestVoiceClient {
         with delegate: ScriptedNotificationDelegate = ScriptedNotificationDelegate(),
         callMessageDelegate: CallMessageDelegate? = nil, result: NIOLockedValueBox<VoiceError?>? = nil
     ) -> ScriptedNotificationDelegate {
-        let done = DispatchSemaphore(value: 0)
+        let done = NIOLockedValueBox(false)
         client.register(accessToken: CallTestTokens.token(client.configuration.identity), notificationDelegate: delegate,
                         delegateQueue: delegate.queue, callMessageDelegate: callMessageDelegate) { error in
             result?.withLockedValue { $0 = error }
-            done.signal()
+            done.withLockedValue { $0 = true }
         }
-        _ = done.wait(timeout: .now() + 10)
+        _ = PollingWait.until(timeout: 10) { done.withLockedValue { $0 } }
         return delegate
     }
 

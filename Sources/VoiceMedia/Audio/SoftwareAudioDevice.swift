@@ -7,6 +7,8 @@ import VoiceSupport
 /// Threading: thread-safe; stops both sides when released.
 final class SoftwareAudioDevice: Sendable {
     let pacing: SoftwareAudioPacing
+    /// The clock phase both directions start on (nil when not paced by a phased clock).
+    private let phase: Int?
     private let enabled = AudioEnableFlag(true)
     private let capture: SoftwareDeviceSide
     private let render: SoftwareDeviceSide
@@ -14,6 +16,7 @@ final class SoftwareAudioDevice: Sendable {
     /// A device whose pump threads are named `label-cap` and `label-ren`.
     init(label: String, pacing: SoftwareAudioPacing) {
         self.pacing = pacing
+        if case .clock(let clock) = pacing.mode { phase = clock.nextPhase() } else { phase = nil }
         capture = SoftwareDeviceSide(label: label + "-cap")
         render = SoftwareDeviceSide(label: label + "-ren")
     }
@@ -36,7 +39,7 @@ final class SoftwareAudioDevice: Sendable {
     ) throws(AudioDeviceError) {
         try capture.start(
             SoftwareAudioPump<Source, SilenceAudioEndpoint>(direction: .capture(source), format: format, context: context, enabled: enabled),
-            pacing: pacing, prepare: prepare)
+            pacing: pacing, phase: phase, prepare: prepare)
     }
 
     /// Starts pulling render audio, in `format`, from `context` into `sink`.
@@ -45,7 +48,7 @@ final class SoftwareAudioDevice: Sendable {
     ) throws(AudioDeviceError) {
         try render.start(
             SoftwareAudioPump<SilenceAudioEndpoint, Sink>(direction: .render(sink), format: format, context: context, enabled: enabled),
-            pacing: pacing)
+            pacing: pacing, phase: phase)
     }
 
     /// Stops capturing; no capture callback runs after it returns. Idempotent.

@@ -114,15 +114,18 @@ final class SoftwareDeviceSide: Sendable {
 
     init(label: String) { self.label = label }
 
-    /// Starts `pump` under `pacing`. Throws ``AudioDeviceError/Kind/alreadyStarted`` if running.
-    /// `prepare` runs first, under the lock, only when the side is idle (e.g. rewinding a source).
-    func start(_ pump: any SoftwareAudioPumping, pacing: SoftwareAudioPacing, prepare: () -> Void = {}) throws(AudioDeviceError) {
+    /// Starts `pump` under `pacing`, on the clock's `phase` if the pacing is a clock. Throws
+    /// ``AudioDeviceError/Kind/alreadyStarted`` if running. `prepare` runs first, under the lock,
+    /// only when the side is idle (e.g. rewinding a source).
+    func start(
+        _ pump: any SoftwareAudioPumping, pacing: SoftwareAudioPacing, phase: Int? = nil, prepare: () -> Void = {}
+    ) throws(AudioDeviceError) {
         try running.withLock { slot throws(AudioDeviceError) in
             guard slot == nil else { throw AudioDeviceError(kind: .alreadyStarted, message: "\(label) already started") }
             prepare()
             switch pacing.mode {
             case let .clock(clock):
-                slot = .clock(clock, try clock.register(pump))
+                slot = .clock(clock, try clock.register(pump, phase: phase))
             case let .freeRunning(limit):
                 slot = .thread(try DeviceThread.start(name: label) { thread in pump.runFreely(on: thread, renderFrameLimit: limit) })
             }

@@ -24,7 +24,8 @@ final class EmbeddedMediaScheduler: Sendable {
 
     let network: InMemoryMediaNetwork
     let tickInterval: MediaTime
-    /// Paces software devices on this engine; ticked every 10 ms of virtual time.
+    /// Paces software devices on this engine, as ``SoftwareAudioClock/shared`` paces them in
+    /// real time: ticked every 5 ms of virtual time, devices started on four phases.
     let audioClock: SoftwareAudioClock
     let clock: ManualMediaClock
     private let state: Locked<State>
@@ -33,7 +34,7 @@ final class EmbeddedMediaScheduler: Sendable {
         precondition(tickInterval.nanoseconds > 0, "tick interval must be positive")
         self.network = network
         self.tickInterval = tickInterval
-        self.audioClock = SoftwareAudioClock(manualPeriod: .milliseconds(10), name: "voice-audio-virt")
+        self.audioClock = SoftwareAudioClock(manualPeriod: .milliseconds(5), phases: 4, name: "voice-audio-virt")
         self.clock = ManualMediaClock(start: start)
         self.state = Locked(State(now: start, nextTick: start + tickInterval, nextAudioTick: start))
         network.advance(to: start)

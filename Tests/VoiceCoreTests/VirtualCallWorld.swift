@@ -1,0 +1,110 @@
+import Dispatch
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOEmbedded
+import VoiceMedia
+import VoiceSupport
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceCore
+@testable import VoiceSIPAgent
+
+/// Whole calls in virtual time, with their real media: clients on one `EmbeddedEventLoop` and an
+/// in-memory SIP network, their streams (Opus, SRTP, jitter buffer) on an embedded media engine
+/// and an in-memory media network, their devices paced by the engine's audio clock. Nothing
+/// sleeps: time moves only when the test waits, and every wait (``PollingWait/until(timeout:every:_:)``,
+/// ``PollingWait/sleep(_:)``, the delegates' waits built on them) moves it, on the loop and the
+/// engine in step, 5 ms at a time, with the delegate queues drained after each step.
+///
+/// A test makes one world, passes it to the clients (``TestVoiceClient/init(_:signal:transport:world:configure:)``),
+/// and keeps its code otherwise as it is. While a world lives, the waits on the test's thread
+/// are virtual; ``close()`` (or the end of the world) returns them to real time.
+final class VirtualCallWorld: @unchecked Sendable {
+    // @unchecked: used from the test's thread only (the loop's); `queues` is behind a lock.
+    let loop = EmbeddedEventLoop()
+    let sipNetwork: SIPMemoryNetwork
+    let mediaNetwork = InMemoryMediaNetwork()
+    let engine: MediaEngine
+    private let start: NIODeadline
+    private let queues = NIOLockedValueBox<[DispatchQueue]>([])
+    private var nextHost = 1
+    private var nextMediaPort = 30_000
+    private var closed = false
+
+    /// The world the waits on the test's thread drive now, if any.
+    private(set) nonisolated(unsafe) static var current: VirtualCallWorld?
+
+    init() {
+        sipNetwork = SIPMemoryNetwork(loop: loop)
+        start = loop.now
+        engine = .embedded(network: mediaNetwork, start: MediaTime(nanoseconds: Int64(loop.now.uptimeNanoseconds)))
+        Self.current = self
+        PollingWait.installDriver { [weak self] seconds in self?.advance(seconds: seconds) }
+    }
+
+    deinit { close() }
+
+    /// Back to real time; the loop shuts down.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        if Self.current === self { Self.current = nil }
+        PollingWait.removeDriver()
+        try? loop.syncShutdownGracefully()
+    }
+
+    /// Virtual milliseconds since the world was made.
+    var elapsedMilliseconds: Int64 { (loop.now - start).nanoseconds / 1_000_000 }
+
+    /// Drains `queue` after every step from now on (a delegate's queue).
+    func watch(_ queue: DispatchQueue) {
+        queues.withLockedValue { list in if !list.contains(where: { $0 === queue }) { list.append(queue) } }
+    }
+
+    /// A host of its own for the next client (127.0.0.1, .2, …).
+    func makeHost() -> String {
+        defer { nextHost += 1 }
+        return "127.0.0.\(nextHost)"
+    }
+
+    /// Media ports for a client, two apart, from 30000.
+    func mediaPorts() -> SIPMediaPortSource {
+        let counter = NIOLockedValueBox(nextMediaPort)
+        nextMediaPort += 2_000
+        return { loop in loop.makeSucceededFuture(UInt16(counter.withLockedValue { $0 += 2; return $0 })) }
+    }
+
+    /// The pacing for devices in this world: the engine's audio clock.
+    var pacing: SoftwareAudioPacing {
+        engine.audioClock.map { .realTime(clock: $0) } ?? .realTime
+    }
+
+    /// Runs what is due now on the loop and lets the watched queues catch up.
+    func settle() {
+        for _ in 0..<3 {
+            loop.run()
+            for queue in queues.withLockedValue({ $0 }) { queue.sync {} }
+        }
+    }
+
+    /// Moves virtual time on by `seconds`, 5 ms at a time: the loop's timers and the media
+    /// engine's ticks (with the devices and the media network) in step, then the queues.
+    func advance(seconds: TimeInterval) {
+        var left = Int64(seconds * 1_000_000_000)
+        repeat {
+            let step = min(left, 5_000_000)
+            loop.advanceTime(by: .nanoseconds(step))
+            engine.advance(to: MediaTime(nanoseconds: Int64(loop.now.uptimeNanoseconds)))
+            settle()
+            left -= step
+        } while left > 0
+    }
+
+    /// Runs `body` on the loop (the test's thread) at once and returns its result.
+    func onLoop<T>(_ body: () throws -> T) rethrows -> T {
+        precondition(loop.inEventLoop, "the world runs on the test's thread")
+        return try body()
+    }
+}
