@@ -11,25 +11,33 @@ package enum PollingWait {
     /// falls due in the next `seconds`.
     package struct Driver: Sendable {
         let thread: pthread_t
+        let id: Int
         let advance: @Sendable (TimeInterval) -> Void
     }
 
-    private static let driver = Locked<Driver?>(nil)
+    private static let driver = Locked<(current: Driver?, installed: Int)>((nil, 0))
 
     /// Makes the waits on the calling thread advance virtual time with `advance` until
-    /// ``removeDriver()``.
-    package static func installDriver(_ advance: @escaping @Sendable (TimeInterval) -> Void) {
-        driver.withLock { $0 = Driver(thread: pthread_self(), advance: advance) }
+    /// ``removeDriver(_:)`` with the returned id (or a later install).
+    @discardableResult
+    package static func installDriver(_ advance: @escaping @Sendable (TimeInterval) -> Void) -> Int {
+        driver.withLock { d in
+            d.installed += 1
+            d.current = Driver(thread: pthread_self(), id: d.installed, advance: advance)
+            return d.installed
+        }
     }
 
-    /// Back to real time.
-    package static func removeDriver() {
-        driver.withLock { $0 = nil }
+    /// Back to real time, if the driver installed as `id` is still the one in force (nil: whichever is).
+    package static func removeDriver(_ id: Int? = nil) {
+        driver.withLock { d in
+            if id == nil || d.current?.id == id { d.current = nil }
+        }
     }
 
     /// The driver for the calling thread, if it runs in virtual time.
     private static var currentDriver: Driver? {
-        driver.withLock { d in d.flatMap { pthread_equal($0.thread, pthread_self()) != 0 ? $0 : nil } }
+        driver.withLock { d in d.current.flatMap { pthread_equal($0.thread, pthread_self()) != 0 ? $0 : nil } }
     }
 
     /// True once `condition` held, false after `timeout` seconds (virtual ones in virtual time).

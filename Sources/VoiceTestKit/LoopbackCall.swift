@@ -19,6 +19,12 @@ package final class LoopbackCall: Sendable {
     package let proxy: ImpairmentProxy?
     /// The engine both streams run on.
     package let engine: MediaEngine
+    /// The virtual-time driver of the test's waits this call installed.
+    private let virtualTimeDriver = Locked<Int?>(nil)
+
+    deinit {
+        if let driver = virtualTimeDriver.withLock({ $0 }) { PollingWait.removeDriver(driver) }
+    }
 
     /// A call on a fresh embedded engine and in-memory network, in virtual time.
     package static func virtual(
@@ -27,10 +33,21 @@ package final class LoopbackCall: Sendable {
         impairmentAToB: NetworkImpairment? = nil, impairmentBToA: NetworkImpairment? = nil, rtcpInterval: MediaTime = .seconds(5),
         configure: ((inout AudioStreamConfiguration) -> Void)? = nil
     ) throws -> LoopbackCall {
-        try LoopbackCall(
+        let call = try LoopbackCall(
             codec: codec, suite: suite, encrypted: encrypted, signalA: signalA, signalB: signalB, loop: loop, record: record,
             impairmentAToB: impairmentAToB, impairmentBToA: impairmentBToA, engine: .embedded(network: InMemoryMediaNetwork()),
             rtcpInterval: rtcpInterval, configure: configure)
+        // The test's waits run the call in virtual time, while it lives.
+        let engine = call.engine
+        let driver = PollingWait.installDriver { seconds in engine.advance(by: MediaTime(nanoseconds: Int64(seconds * 1_000_000_000))) }
+        call.virtualTimeDriver.withLock { $0 = driver }
+        return call
+    }
+
+    /// Packets the impairment dropped (the proxy's or the in-memory network's).
+    package var droppedPackets: Int {
+        if let proxy { return proxy.counts.dropped }
+        return engine.network?.counts.dropped ?? 0
     }
 
     /// Creates both streams (SRTP with fresh keys unless `encrypted` is false) and their devices.

@@ -32,6 +32,7 @@ final class VirtualCallWorld: @unchecked Sendable {
     private var nextHost = 1
     private var nextMediaPort = 30_000
     private var closed = false
+    private var driver: Int?
 
     /// The world the waits on the test's thread drive now, if any.
     private(set) nonisolated(unsafe) static var current: VirtualCallWorld?
@@ -41,7 +42,7 @@ final class VirtualCallWorld: @unchecked Sendable {
         start = loop.now
         engine = .embedded(network: mediaNetwork, start: MediaTime(nanoseconds: Int64(loop.now.uptimeNanoseconds)))
         Self.current = self
-        PollingWait.installDriver { [weak self] seconds in self?.advance(seconds: seconds) }
+        driver = PollingWait.installDriver { [weak self] seconds in self?.advance(seconds: seconds) }
     }
 
     deinit { close() }
@@ -51,7 +52,7 @@ final class VirtualCallWorld: @unchecked Sendable {
         guard !closed else { return }
         closed = true
         if Self.current === self { Self.current = nil }
-        PollingWait.removeDriver()
+        PollingWait.removeDriver(driver)
         try? loop.syncShutdownGracefully()
     }
 

@@ -20,7 +20,7 @@ final class VirtualCallWorldTests: XCTestCase {
         XCTAssertEqual(world.elapsedMilliseconds - connectedAt, 10_000, "virtual time moved by what the test waited")
         let caller = try XCTUnwrap(pair.caller)
         let stats = try XCTUnwrap(ConnectedCallPair.onCore(caller) { $0?.media?.stream?.stats })
-        XCTAssertEqual(Double(stats.packetsReceived), 500, accuracy: 10, "50 packets a second came in")
+        XCTAssertEqual(Double(stats.packetsReceived), 500, accuracy: 20, "50 packets a second came in (less a few on probation)")
         XCTAssertEqual(stats.srtpAuthFailures, 0)
         XCTAssertEqual(stats.codec, "opus")
         let heard = SpectralSimilarity(playedInALoop: ConnectedCallPair.tone(660), in: Array(pair.alice.device.recordedSamples.suffix(48_000 * 5)))

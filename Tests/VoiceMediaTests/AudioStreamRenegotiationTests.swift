@@ -25,16 +25,16 @@ final class AudioStreamRenegotiationTests: XCTestCase {
     /// next tick), then for `seconds` more of audio.
     private func audio(after stream: AudioStream, renegotiations count: UInt64, seconds: Double) {
         XCTAssertTrue(PollingWait.until(timeout: 5) { stream.stats.renegotiations >= count }, "the stream switched")
-        Thread.sleep(forTimeInterval: seconds)  // audio on the new settings: a window, not synchronisation
+        PollingWait.sleep(seconds)  // audio on the new settings: a window, not synchronisation
     }
 
     /// Both sides move from Opus to G.711 μ-law with new keys both ways, as a re-INVITE from a
     /// peer that moved to another device would: the audio goes on both ways in the new codec.
     func testACodecAndKeyChangeIsAppliedToTheRunningStream() throws {
-        let call = try LoopbackCall(signalA: toneA, signalB: toneB, loop: true)
+        let call = try LoopbackCall.virtual(signalA: toneA, signalB: toneB, loop: true)
         try call.start()
         defer { call.stop() }
-        Thread.sleep(forTimeInterval: 1)  // the call is under way first
+        PollingWait.sleep(1)  // the call is under way first
         let keyA = SRTPKeyMaterial.random(for: .aesCM128HmacSHA1_80)
         let keyB = SRTPKeyMaterial.random(for: .aesCM128HmacSHA1_80)
         try call.a.renegotiate(codec: .pcmu, payloadType: 0, ptime: 20, telephoneEventPayloadType: 101, encryption: .srtp(local: keyA, remote: keyB))
@@ -58,11 +58,11 @@ final class AudioStreamRenegotiationTests: XCTestCase {
     /// on and the peer's new packets are taken.
     func testOnlyThePeersNewKeyReplacesOnlyTheInboundContext() throws {
         let keyB = SRTPKeyMaterial.random(for: .aesCM128HmacSHA1_80)
-        let call = try LoopbackCall(signalA: toneA, signalB: toneB, loop: true)
+        let call = try LoopbackCall.virtual(signalA: toneA, signalB: toneB, loop: true)
         try call.start()
         defer { call.stop() }
         guard case .srtp(let oldA, _) = call.a.configuration.encryption else { return XCTFail("SRTP") }
-        Thread.sleep(forTimeInterval: 1)
+        PollingWait.sleep(1)
         let sentBefore = call.a.stats.packetsSent
         try call.a.renegotiate(codec: call.a.configuration.codec, payloadType: 111, ptime: 20, telephoneEventPayloadType: 101, encryption: .srtp(local: oldA, remote: keyB))
         try call.b.renegotiate(codec: call.b.configuration.codec, payloadType: 111, ptime: 20, telephoneEventPayloadType: 101, encryption: .srtp(local: keyB, remote: oldA))
@@ -78,7 +78,7 @@ final class AudioStreamRenegotiationTests: XCTestCase {
     /// A renegotiation that changes nothing the media thread runs is not posted; a bad one is
     /// refused and the stream runs on as it was.
     func testANoOpIsSkippedAndABadChangeLeavesTheStreamAsItWas() throws {
-        let call = try LoopbackCall(signalA: toneA, signalB: toneB, loop: true)
+        let call = try LoopbackCall.virtual(signalA: toneA, signalB: toneB, loop: true)
         try call.start()
         defer { call.stop() }
         let before = call.a.configuration
@@ -89,7 +89,7 @@ final class AudioStreamRenegotiationTests: XCTestCase {
             try call.a.renegotiate(codec: .pcmu, payloadType: 0, ptime: 25, telephoneEventPayloadType: 101, encryption: before.encryption))
         XCTAssertThrowsError(
             try call.a.renegotiate(codec: .pcmu, payloadType: 101, ptime: 20, telephoneEventPayloadType: 101, encryption: before.encryption))
-        Thread.sleep(forTimeInterval: 1)
+        PollingWait.sleep(1)
         XCTAssertEqual(call.a.stats.renegotiations, 0)
         XCTAssertEqual(call.a.configuration.codec, before.codec)
         let atB = SpectralSimilarity(playedInALoop: toneA, in: tail(call.deviceB, seconds: 0.6))
@@ -109,7 +109,7 @@ final class AudioStreamRenegotiationTests: XCTestCase {
         try call.b.start(remote: nat.addressForB, audioDevice: call.deviceB)
         defer { call.stop() }
         XCTAssertTrue(PollingWait.until(timeout: 5) { call.a.stats.remoteAddressSwitches >= 1 }, "A followed B's packets")
-        Thread.sleep(forTimeInterval: 1.5)  // audio through the relay: a window, not synchronisation
+        PollingWait.sleep(1.5)  // audio through the relay: a window, not synchronisation
         let stats = call.a.stats
         XCTAssertEqual(stats.remoteAddressSwitches, 1, "once, not per packet")
         XCTAssertEqual(stats.remoteRTPAddress, nat.addressForA)
@@ -168,7 +168,7 @@ final class AudioStreamRenegotiationTests: XCTestCase {
                 payload: (0..<60).map { _ in UInt8.random(in: 0...255, using: &rng) }).serialized()) ?? []
             packet += (0..<10).map { _ in UInt8.random(in: 0...255, using: &rng) }  // a made-up auth tag
             _ = packet.withUnsafeBytes { forger.send($0, to: call.a.localAddress) }
-            if i % 10 == 0 { Thread.sleep(forTimeInterval: 0.01) }
+            if i % 10 == 0 { PollingWait.sleep(0.01) }
         }
         // Each forgery fails authentication, or the replay check first when its made-up sequence
         // number lies behind the real ones (libsrtp checks the index before the tag).
@@ -211,7 +211,7 @@ private final class ReplayingTap: Sendable {
                     _ = bytes.withUnsafeBytes { self.socket.send($0, to: fromB ? a : b) }
                     if fromB { queued.append((Date().addingTimeInterval(replayDelay), bytes)) }
                 } else {
-                    Thread.sleep(forTimeInterval: 0.001)
+                    PollingWait.sleep(0.001)
                 }
                 while let first = queued.first, first.due <= Date() {
                     _ = first.bytes.withUnsafeBytes { self.replaySocket.send($0, to: a) }

@@ -20,15 +20,15 @@ final class AudioStreamTests: XCTestCase {
     /// so counts are waited for, not expected by a deadline.
     private func run(_ call: LoopbackCall, seconds: Double, until enough: () -> Bool = { true }) throws {
         try call.start()
-        Thread.sleep(forTimeInterval: seconds)
+        PollingWait.sleep(seconds)
         _ = PollingWait.until(timeout: 20, every: 0.02, enough)
         call.stop()
     }
 
     func testSRTPOpusCarriesAudioBothWaysAndStatsAgree() throws {
-        let call = try LoopbackCall(signalA: speech, signalB: tones)
+        let call = try LoopbackCall.virtual(signalA: speech, signalB: tones)
         try call.start()
-        Thread.sleep(forTimeInterval: 3.6)
+        PollingWait.sleep(3.6)
         XCTAssertTrue(PollingWait.until(timeout: 20, every: 0.02) { call.a.stats.packetsSent > 150 }, "the call runs")
         // Every packet B has sent so far reaches A (a receiver reads within a tick, or a stall later).
         let sentByB = call.b.stats.packetsSent
@@ -64,7 +64,7 @@ final class AudioStreamTests: XCTestCase {
         // speech to protect. (For a steady tone SILK's voice detection soon finds no speech, after
         // some 0.7 s, and libopus codes no redundancy for frames without it: what a tone's sender
         // sends with FEC on depends only on how early the first report comes.)
-        let call = try LoopbackCall(
+        let call = try LoopbackCall.virtual(
             signalA: tones, signalB: speech, loop: true, impairmentAToB: impairment, impairmentBToA: impairment,
             rtcpInterval: .milliseconds(500))
         // B's sender, watched while the call runs: the first snapshot after A reported loss. The
@@ -72,12 +72,12 @@ final class AudioStreamTests: XCTestCase {
         var protected: AudioStreamStats?
         func redundancyFollowed() -> Bool { protected.map { call.b.stats.fecPacketsSent >= $0.fecPacketsSent + 5 } ?? false }
         try call.start()
-        let clock = MonotonicMediaClock()
+        let clock = call.engine.clock
         let start = clock.now()
         while clock.now() - start < .milliseconds(3_600) || !redundancyFollowed() && clock.now() - start < .seconds(20) {
             let s = call.b.stats
             if protected == nil, s.remoteFractionLost >= OpusLossAdaptation.Parameters().cleanFraction { protected = s }
-            Thread.sleep(forTimeInterval: 0.02)
+            PollingWait.sleep(0.02)
         }
         call.stop()
         let out = call.deviceB.recordedSamples
@@ -110,14 +110,14 @@ final class AudioStreamTests: XCTestCase {
         XCTAssertGreaterThan(reported.sendBitrate, OpusSettings.voice.bitrate, "the bitrate rose to make room for it")
         XCTAssertGreaterThanOrEqual(
             call.b.stats.fecPacketsSent, reported.fecPacketsSent + 5, "and libopus really sends redundancy from then on")
-        XCTAssertGreaterThan(call.proxy?.counts.dropped ?? 0, 0)
+        XCTAssertGreaterThan(call.droppedPackets, 0)
     }
 
     /// With random loss and jitter, a lost frame whose successor arrives in time is rebuilt from
     /// that successor's FEC data, not concealed; and the sender protects from the first packet.
     func testLostFramesAreRecoveredFromTheNextPacketsFEC() throws {
         let impairment = NetworkImpairment(lossRate: 0.05, jitter: .milliseconds(40), seed: 77)
-        let call = try LoopbackCall(
+        let call = try LoopbackCall.virtual(
             signalA: speech, signalB: speech, loop: true, impairmentAToB: impairment, impairmentBToA: impairment)
         try run(call, seconds: 4)
         let a = call.a.stats, b = call.b.stats
@@ -134,7 +134,7 @@ final class AudioStreamTests: XCTestCase {
     func testALowBitrateSenderRaisesItsHintUntilFECIsReallySent() throws {
         let low = OpusSettings(bitrate: 32_000, maxAverageBitrate: 32_000)
         let loss = NetworkImpairment(lossRate: 0.05, seed: 5)
-        let call = try LoopbackCall(
+        let call = try LoopbackCall.virtual(
             codec: .opus(low), signalA: speech, signalB: speech, loop: true, impairmentAToB: loss, impairmentBToA: loss,
             rtcpInterval: .milliseconds(500))
         try run(call, seconds: 4) { call.a.stats.fecPacketsSent > 20 }
@@ -146,7 +146,7 @@ final class AudioStreamTests: XCTestCase {
     }
 
     func testWrongSRTPKeyIsRejectedCountedAndNeverPlayed() throws {
-        let call = try LoopbackCall(signalA: tones, signalB: tones) { config in
+        let call = try LoopbackCall.virtual(signalA: tones, signalB: tones) { config in
             if case .srtp(let local, _) = config.encryption {
                 config.encryption = .srtp(local: local, remote: SRTPKeyMaterial.random(for: local.suite))
             }
@@ -159,7 +159,7 @@ final class AudioStreamTests: XCTestCase {
     }
 
     func testMuteKeepsSendingSilentFrames() throws {
-        let call = try LoopbackCall(signalA: tones, signalB: tones)
+        let call = try LoopbackCall.virtual(signalA: tones, signalB: tones)
         call.a.isMuted = true
         try run(call, seconds: 1.5) { call.b.stats.packetsReceived > 50 }
         let b = call.b.stats
@@ -172,7 +172,7 @@ final class AudioStreamTests: XCTestCase {
     }
 
     func testHoldSendsSilenceAndStopsPlayback() throws {
-        let call = try LoopbackCall(signalA: tones, signalB: tones)
+        let call = try LoopbackCall.virtual(signalA: tones, signalB: tones)
         call.a.isOnHold = true
         try run(call, seconds: 1.5) { call.a.stats.packetsReceived > 50 }
         XCTAssertLessThan(call.deviceB.recordedSamples.map { abs(Int($0)) }.max() ?? 0, 200)
@@ -181,7 +181,7 @@ final class AudioStreamTests: XCTestCase {
     }
 
     func testRTCPMeasuresRoundTripAndReportsNoLoss() throws {
-        let call = try LoopbackCall(signalA: tones, signalB: tones, rtcpInterval: .milliseconds(300))
+        let call = try LoopbackCall.virtual(signalA: tones, signalB: tones, rtcpInterval: .milliseconds(300))
         try run(call, seconds: 2) { call.a.stats.rtcpReceived > 2 && call.a.stats.rttMs != nil }
         let a = call.a.stats
         let rtt = try XCTUnwrap(a.rttMs, "RTT from LSR/DLSR")
@@ -194,7 +194,7 @@ final class AudioStreamTests: XCTestCase {
     }
 
     func testPCMUCarriesAudio() throws {
-        let call = try LoopbackCall(codec: .pcmu, signalA: tones, signalB: speech)
+        let call = try LoopbackCall.virtual(codec: .pcmu, signalA: tones, signalB: speech)
         try run(call, seconds: 3.6)
         let atB = SpectralSimilarity(played: tones, in: call.deviceB.recordedSamples)
         XCTAssertGreaterThan(atB.score, 0.85, "\(atB)")
@@ -203,7 +203,7 @@ final class AudioStreamTests: XCTestCase {
     }
 
     func testUnencryptedWhenOptedIn() throws {
-        let call = try LoopbackCall(encrypted: false, signalA: tones, signalB: tones)
+        let call = try LoopbackCall.virtual(encrypted: false, signalA: tones, signalB: tones)
         try run(call, seconds: 1.5)
         let atB = SpectralSimilarity(played: tones, in: call.deviceB.recordedSamples)
         XCTAssertGreaterThan(atB.score, 0.75, "\(atB)")
@@ -218,7 +218,7 @@ final class AudioStreamTests: XCTestCase {
         XCTAssertEqual(call.a.localRTCPAddress?.port, call.a.localAddress.port + 1)
         try call.a.start(remote: call.b.localAddress, remoteRTCP: call.b.localRTCPAddress, audioDevice: call.deviceA)
         try call.b.start(remote: call.a.localAddress, remoteRTCP: call.a.localRTCPAddress, audioDevice: call.deviceB)
-        Thread.sleep(forTimeInterval: 1.5)
+        PollingWait.sleep(1.5)
         XCTAssertEqual(call.a.dscp, 46)
         _ = PollingWait.until(timeout: 20, every: 0.02) { call.a.stats.rtcpReceived > 1 && call.a.stats.rttMs != nil }
         call.stop()
@@ -227,7 +227,7 @@ final class AudioStreamTests: XCTestCase {
     }
 
     func testStartTwiceIsAnErrorAndStopIsIdempotent() throws {
-        let call = try LoopbackCall(signalA: tones, signalB: tones)
+        let call = try LoopbackCall.virtual(signalA: tones, signalB: tones)
         try call.start()
         XCTAssertThrowsError(try call.a.start(remote: call.b.localAddress, audioDevice: nil))
         call.stop()
@@ -272,7 +272,7 @@ final class AudioStreamTests: XCTestCase {
         let devB = BufferAudioDevice(captureSamples: tones)
         try a.start(remote: b.localAddress, audioDevice: devA)
         try b.start(remote: a.localAddress, audioDevice: devB)
-        Thread.sleep(forTimeInterval: 1.5)
+        PollingWait.sleep(1.5)
         a.stop()
         // B reads what A sent last (within a tick, or later if the machine stalls it) before it stops.
         let sentByA = a.stats.packetsSent
@@ -302,7 +302,7 @@ final class AudioStreamDeviceFormatTests: XCTestCase {
             format: AudioFormat(sampleRate: 48_000, channels: 2, framesPerBuffer: 480), captureSamples: stereo48k)
         try a.start(remote: b.localAddress, audioDevice: narrow)
         try b.start(remote: a.localAddress, audioDevice: wideStereo)
-        Thread.sleep(forTimeInterval: 3)
+        PollingWait.sleep(3)
         a.stop()
         b.stop()
         let recordedStereo = wideStereo.recordedSamples
@@ -320,7 +320,7 @@ final class AudioStreamDeviceFormatTests: XCTestCase {
 final class AudioStreamDTMFTests: XCTestCase {
     func testDigitsArriveInOrderAsTelephoneEvents() throws {
         let tones = TestSignals.multiTone([(440, 4_000)], seconds: 3)
-        let call = try LoopbackCall(signalA: tones, signalB: tones)
+        let call = try LoopbackCall.virtual(signalA: tones, signalB: tones)
         let received = Mutex<[AudioStreamEvent]>([])
         try call.a.start(remote: call.b.localAddress, audioDevice: call.deviceA)
         try call.b.start(remote: call.a.localAddress, audioDevice: call.deviceB) { event in
@@ -337,7 +337,7 @@ final class AudioStreamDTMFTests: XCTestCase {
             }
         }
         // The digits take about a second (100 ms each, a 500 ms pause); on a loaded machine longer.
-        Thread.sleep(forTimeInterval: 1.5)
+        PollingWait.sleep(1.5)
         _ = PollingWait.until(timeout: 20, every: 0.02) { codes().count >= 3 }
         call.a.stop()
         let sentByA = call.a.stats.packetsSent

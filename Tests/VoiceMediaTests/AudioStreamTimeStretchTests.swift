@@ -13,11 +13,11 @@ final class AudioStreamTimeStretchTests: XCTestCase {
         // of delay. Once the first second has shown the link clean, the target falls to ~20 ms
         // and the excess goes by playing packets a pitch period shorter.
         let tone = TestSignals.multiTone([(150, 6_000), (300, 3_000), (450, 2_000)], seconds: 6)
-        let call = try LoopbackCall(codec: .opus(.voice), signalA: tone, signalB: []) { c in
+        let call = try LoopbackCall.virtual(codec: .opus(.voice), signalA: tone, signalB: []) { c in
             c.jitterBuffer.initialDelay = .milliseconds(200)
         }
         try call.start()
-        Thread.sleep(forTimeInterval: 6.5)
+        PollingWait.sleep(6.5)
         let stats = call.b.stats
         call.stop()
         let jb = stats.jitterBuffer
