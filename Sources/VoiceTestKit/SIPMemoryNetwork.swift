@@ -30,6 +30,8 @@ package final class SIPMemoryNetwork: @unchecked Sendable {
     /// Datagrams for which this returns true are recorded as sent but never delivered: a link
     /// that loses them (say every ACK, or everything to one address).
     package var drops: ((Datagram) -> Bool)?
+    /// How long a datagram takes to arrive (zero: at the loop's next turn, at the same instant).
+    package var latency: TimeAmount = .zero
 
     package init(loop: any EventLoop) { self.loop = loop }
 
@@ -61,9 +63,11 @@ package final class SIPMemoryNetwork: @unchecked Sendable {
         let datagram = Datagram(time: loop.now, source: source, destination: destination, bytes: bytes)
         sent.append(datagram)
         if drops?(datagram) == true { return }
-        loop.execute {
-            self.transports[destination]?.receive(bytes, from: source)
+        guard latency > .zero else {
+            loop.execute { self.transports[destination]?.receive(bytes, from: source) }
+            return
         }
+        loop.scheduleTask(in: latency) { self.transports[destination]?.receive(bytes, from: source) }
     }
 }
 

@@ -9,7 +9,23 @@ import VoiceMediaTypes
 
 /// `getStats`/`stats()` and `postFeedback` over a real call.
 final class CallActionsStatsFeedbackTests: XCTestCase {
+
+    /// Runs this suite's calls in virtual time.
+    private var world: VirtualCallWorld!
+
+    override func setUp() {
+        super.setUp()
+        world = VirtualCallWorld()
+    }
+
+    override func tearDown() {
+        world.close()
+        world = nil
+        super.tearDown()
+    }
     func testStatsReportTheRunningAudioTracks() async throws {
+        // An async test runs off the thread the world's loop belongs to: real time here.
+        world.close()
         let pair = try ConnectedCallPair()
         defer { pair.close() }
         try pair.connect()
@@ -67,7 +83,7 @@ final class CallActionsStatsFeedbackTests: XCTestCase {
     }
 
     func testPostFeedbackPublishesReceivedOrReceivedNone() throws {
-        let pair = try ConnectedCallPair()
+        let pair = try ConnectedCallPair(world: world)
         defer { pair.close() }
         try pair.connect()
         let caller = try XCTUnwrap(pair.caller)
@@ -85,7 +101,7 @@ final class CallActionsStatsFeedbackTests: XCTestCase {
     }
 
     func testFeedbackCanBePostedOnceTheCallHasEnded() throws {
-        let pair = try ConnectedCallPair()
+        let pair = try ConnectedCallPair(world: world)
         defer { pair.close() }
         try pair.connect()
         let caller = try XCTUnwrap(pair.caller)

@@ -10,6 +10,20 @@ import VoiceMediaTypes
 /// The exact `connection` (and `settings`) Insights events each side publishes in the main call
 /// scenarios over real SIP, per the seed's table.
 final class CallInsightsSequenceTests: XCTestCase {
+
+    /// Runs this suite's calls in virtual time.
+    private var world: VirtualCallWorld!
+
+    override func setUp() {
+        super.setUp()
+        world = VirtualCallWorld()
+    }
+
+    override func tearDown() {
+        world.close()
+        world = nil
+        super.tearDown()
+    }
     /// The connection and settings events `client` published, as `group:name`, once `count` of
     /// them arrived (they are published on the signaling loop, a moment after the callbacks).
     private func sequence(_ client: TestVoiceClient, count: Int) -> [String] {
@@ -19,7 +33,7 @@ final class CallInsightsSequenceTests: XCTestCase {
     }
 
     func testConnectedThenEndedByTheCaller() throws {
-        let pair = try ConnectedCallPair()
+        let pair = try ConnectedCallPair(world: world)
         defer { pair.close() }
         try pair.connect()
         let caller = try XCTUnwrap(pair.caller)
@@ -42,7 +56,7 @@ final class CallInsightsSequenceTests: XCTestCase {
     }
 
     func testRejectedInvite() throws {
-        let alice = try TestVoiceClient("alice"), bob = try TestVoiceClient("bob")
+        let alice = try TestVoiceClient("alice", world: world), bob = try TestVoiceClient("bob", world: world)
         defer {
             alice.client.shutdown()
             bob.client.shutdown()
@@ -62,7 +76,7 @@ final class CallInsightsSequenceTests: XCTestCase {
     }
 
     func testCallerDisconnectsWhileRinging() throws {
-        let alice = try TestVoiceClient("alice"), bob = try TestVoiceClient("bob")
+        let alice = try TestVoiceClient("alice", world: world), bob = try TestVoiceClient("bob", world: world)
         defer {
             alice.client.shutdown()
             bob.client.shutdown()

@@ -10,8 +10,22 @@ import VoiceMediaTypes
 /// Call messages as SIP INFO application/json over a real call, both ways, with their identity
 /// and the size and rate limits.
 final class CallMessageExchangeTests: XCTestCase {
+
+    /// Runs this suite's calls in virtual time.
+    private var world: VirtualCallWorld!
+
+    override func setUp() {
+        super.setUp()
+        world = VirtualCallWorld()
+    }
+
+    override func tearDown() {
+        world.close()
+        world = nil
+        super.tearDown()
+    }
     func testMessagesTravelBothWaysAndTheSenderLearnsTheyWereSent() throws {
-        let pair = try ConnectedCallPair()
+        let pair = try ConnectedCallPair(world: world)
         defer { pair.close() }
         try pair.connect()
         let caller = try XCTUnwrap(pair.caller), callee = try XCTUnwrap(pair.callee)
@@ -33,7 +47,7 @@ final class CallMessageExchangeTests: XCTestCase {
     }
 
     func testMessagesOverTenKilobytesOrTenAMinuteFail() throws {
-        let pair = try ConnectedCallPair()
+        let pair = try ConnectedCallPair(world: world)
         defer { pair.close() }
         try pair.connect()
         let caller = try XCTUnwrap(pair.caller)

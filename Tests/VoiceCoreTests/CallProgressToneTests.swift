@@ -11,6 +11,20 @@ import XCTest
 /// Ringback while the callee rings, silence of it once answered, and a busy tone after a
 /// rejection, all heard on the caller's own device (a buffer device that records what it plays).
 final class CallProgressToneTests: XCTestCase {
+
+    /// Runs this suite's calls in virtual time.
+    private var world: VirtualCallWorld!
+
+    override func setUp() {
+        super.setUp()
+        world = VirtualCallWorld()
+    }
+
+    override func tearDown() {
+        world.close()
+        world = nil
+        super.tearDown()
+    }
     private func tones(_ configuration: inout VoiceClientConfiguration) {
         var tones = CallProgressTones.northAmerica
         tones.busyDuration = .seconds(1)
@@ -26,8 +40,8 @@ final class CallProgressToneTests: XCTestCase {
     }
 
     func testRingbackPlaysWhileTheCalleeRingsAndStopsWhenItAnswers() throws {
-        let alice = try TestVoiceClient("alice", configure: tones)
-        let bob = try TestVoiceClient("bob", signal: ConnectedCallPair.tone(660))
+        let alice = try TestVoiceClient("alice", world: world, configure: tones)
+        let bob = try TestVoiceClient("bob", signal: ConnectedCallPair.tone(660), world: world)
         defer {
             alice.client.shutdown()
             bob.client.shutdown()
@@ -45,7 +59,7 @@ final class CallProgressToneTests: XCTestCase {
         let bobDelegate = RecordingCallDelegate()
         _ = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = bobDelegate.queue }, delegate: bobDelegate)
         XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected])
-        Thread.sleep(forTimeInterval: 0.3)
+        PollingWait.sleep(0.3)
         let answered = heard([440, 480, 660], on: alice.device)
         XCTAssertLessThan(max(answered[0], answered[1]), 200, "no ringback once answered: \(answered)")
         XCTAssertGreaterThan(answered[2], 2_000, "bob instead: \(answered)")
@@ -54,8 +68,8 @@ final class CallProgressToneTests: XCTestCase {
     }
 
     func testARejectedCallPlaysTheBusyToneForItsDuration() throws {
-        let alice = try TestVoiceClient("alice", configure: tones)
-        let bob = try TestVoiceClient("bob")
+        let alice = try TestVoiceClient("alice", world: world, configure: tones)
+        let bob = try TestVoiceClient("bob", world: world)
         defer {
             alice.client.shutdown()
             bob.client.shutdown()

@@ -11,12 +11,26 @@ import XCTest
 /// Sinch's call-quality events through a whole call: the delegate and the event stream receive
 /// them as the audio devices make them happen (digital silence, a constant tone), in each direction.
 final class CallQualityEventCallTests: XCTestCase {
+
+    /// Runs this suite's calls in virtual time.
+    private var world: VirtualCallWorld!
+
+    override func setUp() {
+        super.setUp()
+        world = VirtualCallWorld()
+    }
+
+    override func tearDown() {
+        world.close()
+        world = nil
+        super.tearDown()
+    }
     func testSilenceAndAConstantToneAreReportedForTheRightDirectionOnBothSides() throws {
         // Alice sends digital silence; bob sends a pure tone (a constant level). The constant
         // window is shortened to 4 s to keep the test short.
         let shortWindow: (inout VoiceClientConfiguration) -> Void = { $0.qualityEvents.constantLevelWindow = .seconds(4) }
-        let alice = try TestVoiceClient("alice", signal: [Int16](repeating: 0, count: 48_000), configure: shortWindow)
-        let bob = try TestVoiceClient("bob", signal: TestSignals.multiTone([(1_000, 8_000)], seconds: 1), configure: shortWindow)
+        let alice = try TestVoiceClient("alice", signal: [Int16](repeating: 0, count: 48_000), world: world, configure: shortWindow)
+        let bob = try TestVoiceClient("bob", signal: TestSignals.multiTone([(1_000, 8_000)], seconds: 1), world: world, configure: shortWindow)
         defer {
             alice.client.shutdown()
             bob.client.shutdown()

@@ -12,6 +12,20 @@ import VoiceMediaTypes
 /// One client's single audio device serving two calls at once: both peers hear its capture, it
 /// plays both peers, hold takes one call out of the mix, and hanging up one call leaves the other.
 final class CallSharedAudioDeviceTests: XCTestCase {
+
+    /// Runs this suite's calls in virtual time.
+    private var world: VirtualCallWorld!
+
+    override func setUp() {
+        super.setUp()
+        world = VirtualCallWorld()
+    }
+
+    override func tearDown() {
+        world.close()
+        world = nil
+        super.tearDown()
+    }
     /// What alice's device captures (looped): two tones neither peer sends.
     private let aliceSignal = TestSignals.multiTone([(440, 5_000), (1_250, 3_000)], seconds: 1)
     private let bobTone = 660.0
@@ -23,9 +37,9 @@ final class CallSharedAudioDeviceTests: XCTestCase {
     private let absent = 400.0
 
     func testOneDeviceServesTwoCallsAndTheSecondOutlivesTheFirst() throws {
-        let alice = try TestVoiceClient("alice", signal: aliceSignal)
-        let bob = try TestVoiceClient("bob", signal: ConnectedCallPair.tone(bobTone))
-        let carol = try TestVoiceClient("carol", signal: ConnectedCallPair.tone(carolTone))
+        let alice = try TestVoiceClient("alice", signal: aliceSignal, world: world)
+        let bob = try TestVoiceClient("bob", signal: ConnectedCallPair.tone(bobTone), world: world)
+        let carol = try TestVoiceClient("carol", signal: ConnectedCallPair.tone(carolTone), world: world)
         defer { [alice, bob, carol].forEach { $0.client.shutdown() } }
         // The first call runs on the client's device, the second names the same device in its options.
         let toBob = try call(from: alice, to: bob)
@@ -57,9 +71,9 @@ final class CallSharedAudioDeviceTests: XCTestCase {
     }
 
     func testHoldTakesOnlyTheHeldCallOutOfTheMix() throws {
-        let alice = try TestVoiceClient("alice", signal: aliceSignal)
-        let bob = try TestVoiceClient("bob", signal: ConnectedCallPair.tone(bobTone))
-        let carol = try TestVoiceClient("carol", signal: ConnectedCallPair.tone(carolTone))
+        let alice = try TestVoiceClient("alice", signal: aliceSignal, world: world)
+        let bob = try TestVoiceClient("bob", signal: ConnectedCallPair.tone(bobTone), world: world)
+        let carol = try TestVoiceClient("carol", signal: ConnectedCallPair.tone(carolTone), world: world)
         defer { [alice, bob, carol].forEach { $0.client.shutdown() } }
         let toBob = try call(from: alice, to: bob)
         let toCarol = try call(from: alice, to: carol)

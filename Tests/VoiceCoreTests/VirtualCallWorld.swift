@@ -37,8 +37,11 @@ final class VirtualCallWorld: @unchecked Sendable {
     /// The world the waits on the test's thread drive now, if any.
     private(set) nonisolated(unsafe) static var current: VirtualCallWorld?
 
-    init() {
+    /// A world whose networks take `latency` one way, as loopback takes a little.
+    init(latency: MediaTime = .milliseconds(1)) {
         sipNetwork = SIPMemoryNetwork(loop: loop)
+        sipNetwork.latency = .nanoseconds(latency.nanoseconds)
+        mediaNetwork.setConditions { _, _, _ in latency }
         start = loop.now
         engine = .embedded(network: mediaNetwork, start: MediaTime(nanoseconds: Int64(loop.now.uptimeNanoseconds)))
         Self.current = self

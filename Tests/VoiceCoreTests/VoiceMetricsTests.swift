@@ -10,11 +10,25 @@ import XCTest
 /// The client's swift-metrics move with real calls: setups, the active-call meter, packets,
 /// jitter, MOS and jitter-buffer delay during a call, failures by code.
 final class VoiceMetricsTests: XCTestCase {
+
+    /// Runs this suite's calls in virtual time.
+    private var world: VirtualCallWorld!
+
+    override func setUp() {
+        super.setUp()
+        world = VirtualCallWorld()
+    }
+
+    override func tearDown() {
+        world.close()
+        world = nil
+        super.tearDown()
+    }
     func testTheCountersMoveDuringACallAndAFailureIsCountedByCode() throws {
         let aliceMetrics = TestMetrics()
         let bobMetrics = TestMetrics()
-        let alice = try TestVoiceClient("alice", signal: ConnectedCallPair.tone(440)) { $0.metricsFactory = aliceMetrics }
-        let bob = try TestVoiceClient("bob", signal: ConnectedCallPair.tone(660)) { $0.metricsFactory = bobMetrics }
+        let alice = try TestVoiceClient("alice", signal: ConnectedCallPair.tone(440), world: world) { $0.metricsFactory = aliceMetrics }
+        let bob = try TestVoiceClient("bob", signal: ConnectedCallPair.tone(660), world: world) { $0.metricsFactory = bobMetrics }
         defer {
             alice.client.shutdown()
             bob.client.shutdown()

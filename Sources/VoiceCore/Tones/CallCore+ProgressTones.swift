@@ -37,17 +37,17 @@ extension CallCore {
     /// outlives the call.
     func playBusyTone() {
         guard let tones = client.configuration.progressTones, let player = tonePlayer(tones.busy) else { return }
-        let duration = tones.busyDuration
+        let duration = MediaTime(tones.busyDuration)
         let logger = client.logger
         onMediaQueue {
             do throws(AudioDeviceError) {
                 try player.start()
             } catch {
                 logger.warning("busy tone: \(error)")
-                return
             }
-            let nanoseconds = Int(MediaTime(duration).nanoseconds)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { player.stop() }
         }
+        // Timed on the call's loop (its clock: virtual time in tests), stopped on the media queue
+        // (stopping a device waits for its thread).
+        eventLoop.scheduleTask(in: .nanoseconds(duration.nanoseconds)) { self.onMediaQueue { player.stop() } }
     }
 }
