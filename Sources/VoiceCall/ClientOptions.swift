@@ -5,6 +5,7 @@ import NIOSSL
 import VoiceCore
 import VoiceSIP
 import VoiceSIPAgent
+import VoiceService
 
 /// Server, identity and credential options shared by `call` and `listen`.
 struct ClientOptions: ParsableArguments {
