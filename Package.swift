@@ -7,7 +7,8 @@ let package = Package(
     products: [
         // What an app imports: the call API, its configuration, errors, stats and audio devices.
         .library(name: "VoiceCore", targets: ["VoiceCore"]),
-        // VoiceCore's client as a swift-service-lifecycle Service, for Linux services.
+        // For Linux services: VoiceCore's client as a swift-service-lifecycle Service, and the
+        // access-token issuer a server hands tokens out with.
         .library(name: "VoiceService", targets: ["VoiceService"]),
         // For apps that test their own code against the SDK: test signals, audio comparison,
         // user-space network impairment, and real peers (baresip, Kamailio) run on loopback.
@@ -104,11 +105,13 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        // A VoiceClient as a swift-service-lifecycle Service: graceful shutdown hangs calls up and unregisters.
+        // The server side: a VoiceClient as a swift-service-lifecycle Service (graceful shutdown
+        // hangs calls up and unregisters), and the issuer of access tokens, which holds an API key's secret.
         .target(
             name: "VoiceService",
             dependencies: [
                 "VoiceCore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -133,10 +136,12 @@ let package = Package(
         // plain Swift, used by the demo command as well as by tests.
         .target(name: "VoiceSignals"),
         // Tools for tests, bots and benchmarks: user-space network impairment, real peers, a scripted
-        // SIP peer, an in-memory SIP network.
+        // SIP peer, an in-memory SIP network, an Insights publisher that records.
         .target(
             name: "VoiceTestKit",
             dependencies: [
+                // VoiceCore for RecordingInsightsPublisher, a test double of its InsightsPublisher.
+                "VoiceCore",
                 "VoiceSignals", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "CVoiceSys",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -148,7 +153,7 @@ let package = Package(
             name: "VoiceBench",
             dependencies: [
                 "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "VoiceCore", "VoiceTestKit", "VoiceSignals", "COpus", "CLibSRTP", "CVoiceShims", "CMallocCounter",
-                "VoiceSIPTestVectors",
+                "VoiceSIPTestVectors", "VoiceService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -175,6 +180,7 @@ let package = Package(
             dependencies: [
                 "VoiceCore", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
                 "VoiceNetwork", "VoiceTestKit", "VoiceSignals", "VoiceService",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -4,6 +4,7 @@ import Histogram
 import Logging
 import VoiceCore
 import VoiceMedia
+import VoiceService
 import VoiceSignals
 import VoiceSIPAgent
 import VoiceSupport
@@ -79,7 +80,8 @@ struct CallSetupBenchmark {
     }
 }
 
-/// The benchmark's access tokens (the clients accept any signature; the SIP side needs a JWT).
+/// The benchmark's access tokens, so that calls parse and present one as an app using tokens
+/// does (the clients accept any signature; a plain SIP peer ignores them).
 enum BenchTokens {
     static let issuer = AccessTokenIssuer(
         accountSid: "AC00000000000000000000000000000000", apiKeySid: "SK00000000000000000000000000000000",

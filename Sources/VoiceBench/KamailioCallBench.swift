@@ -26,7 +26,7 @@ struct KamailioCallBench {
             kamailio = try KamailioPeer(templatePath: PeerTemplates.kamailioDispatcher, configuration: kamailioConfiguration)
             caller = try VoiceClient(
                 configuration: VoiceClientConfiguration(
-                    identity: "caller", domain: kamailio.configuration.realm, outboundProxy: kamailio.uri, registers: false,
+                    identity: "caller", domain: kamailio.configuration.realm, outboundProxy: try SIPServerAddress(kamailio.uri), registers: false,
                     insightsPublisher: insights, logger: quiet, limits: limits))
         } catch {
             callee.shutdown()

@@ -5,6 +5,7 @@ import NIOSSL
 import VoiceCore
 import VoiceSIP
 import VoiceSIPAgent
+import VoiceSupport
 
 /// Server, identity and credential options shared by `call` and `listen`.
 struct ClientOptions: ParsableArguments {
@@ -14,11 +15,11 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "This machine's address that peers and the server can reach: SIP and RTP bind there and it is announced in Contact and SDP. 'auto': bind every address, announce the preferred interface's and follow network changes.") var listen = "127.0.0.1"
     @Option(help: "With --listen auto: an interface's type, name=ethernet|wifi|vpn|cellular|loopback (repeatable).") var interfaceType: [String] = []
     @Option(help: "The local SIP port (0 picks one).") var port = 0
-    @Option(help: "Outbound proxy, e.g. sip:proxy.example.com;transport=tcp.") var proxy: String?
-    @Option(help: "Registrar (default: the domain).") var registrar: String?
+    @Option(help: "Outbound proxy: host[:port] or a SIP URI, e.g. sip:proxy.example.com;transport=tcp.") var proxy: String?
+    @Option(help: "Registrar: host[:port] or a SIP URI (default: the domain).") var registrar: String?
     @Option(help: "Digest user name for 401/407 challenges.") var username: String?
     @Option(help: "Digest password.") var password: String?
-    @Option(help: "An access token (JWT); default: a development token for --identity.") var token: String?
+    @Option(help: "An access token (JWT), for a server that asks for one (a Bearer challenge); default: none.") var token: String?
     @Flag(help: "Allow plain RTP (only for peers that cannot do SRTP).") var unencrypted = false
     @Flag(help: "Send and accept SRTP keys over UDP/TCP signaling to other machines (readable on the path; prefer --transport tls).")
     var allowClearTextKeys = false
@@ -37,13 +38,23 @@ struct ClientOptions: ParsableArguments {
         }
         var logger = Logger(label: "voicecall")
         logger.logLevel = verbose ? .trace : .warning
+        func address<Address>(_ text: String?, _ option: String, _ parse: (String) throws(VoiceError) -> Address) throws -> Address? {
+            guard let text else { return nil }
+            do {
+                return try parse(text)
+            } catch {
+                throw ValidationError("--\(option): \(error.failureReason ?? "\(error)")".escapingControlCharacters)
+            }
+        }
         var configuration = VoiceClientConfiguration(
             identity: identity, domain: domain, transport: transport, listenHost: listen, listenPort: port,
-            outboundProxy: proxy, registrar: registrar, username: username ?? (password == nil ? nil : identity),
+            outboundProxy: try address(proxy, "proxy", SIPServerAddress.init),
+            registrar: try address(registrar, "registrar", SIPServerAddress.init),
+            username: username ?? (password == nil ? nil : identity),
             password: password, allowUnencryptedMedia: unencrypted,
             insightsPublisher: LoggingInsightsPublisher(logger: logger), logger: logger)
         configuration.allowKeysOverUnencryptedSignaling = allowClearTextKeys
-        configuration.stunServer = stun
+        configuration.stunServer = try address(stun, "stun", STUNServerAddress.init)
         configuration.tls = try tlsConfiguration()
         func duration(_ seconds: Double?, _ name: String) throws -> Duration? {
             guard let seconds else { return nil }
@@ -101,15 +112,4 @@ struct ClientOptions: ParsableArguments {
     func makeClient() throws -> VoiceClient {
         try VoiceClient(configuration: makeConfiguration())
     }
-
-    var accessToken: String {
-        token ?? DevelopmentTokens.issuer.makeToken(identity: identity)
-    }
-}
-
-/// Tokens for running against a plain SIP server, which ignores the Bearer credential.
-enum DevelopmentTokens {
-    static let issuer = AccessTokenIssuer(
-        accountSid: "AC00000000000000000000000000000000", apiKeySid: "SK00000000000000000000000000000000",
-        apiKeySecret: "voicecall-development")
 }

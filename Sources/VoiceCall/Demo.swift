@@ -50,16 +50,13 @@ struct Demo: ParsableCommand {
         let bobDelegate = PrintingCallDelegate(name: "bob  ")
         let answerer = AutoAnswer(callDelegate: bobDelegate)
         let registered = DispatchSemaphore(value: 0)
-        bob.register(
-            accessToken: DevelopmentTokens.issuer.makeToken(identity: "bob"), notificationDelegate: answerer,
-            delegateQueue: bobDelegate.queue
-        ) { _ in registered.signal() }
+        bob.register(notificationDelegate: answerer, delegateQueue: bobDelegate.queue) { _ in registered.signal() }
         _ = registered.wait(timeout: .now() + 5)
 
         let aliceDelegate = PrintingCallDelegate(name: "alice")
         let started = Date()
         let call = alice.connect(
-            options: ConnectOptions(accessToken: DevelopmentTokens.issuer.makeToken(identity: "alice")) { builder in
+            options: ConnectOptions { builder in
                 builder.params = ["To": "sip:bob@127.0.0.1:\(bob.localEndpoint.port)", "customer": "42"]
                 builder.delegateQueue = aliceDelegate.queue
             },

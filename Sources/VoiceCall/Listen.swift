@@ -60,11 +60,17 @@ struct Listen: ParsableCommand {
         let interrupt = Interrupt()
         let done = DispatchSemaphore(value: 0)
         let failure = Locked<VoiceError?>(nil)
-        voice.register(accessToken: client.accessToken, notificationDelegate: listener, delegateQueue: delegate.queue) { error in
-            let contact = (try? voice.agent.advertisedContact.wait()) ?? "?"
-            print((error.map { "registration failed: \($0.code.rawValue) \($0)" } ?? "listening on \(voice.localEndpoint) as \(name), contact \(contact)").escapingControlCharacters)
-            failure.withLock { $0 = error }
-            done.signal()
+        voice.register(accessToken: client.token, notificationDelegate: listener, delegateQueue: delegate.queue) { error in
+            if let error {
+                print("registration failed: \(error.code.rawValue) \(error)".escapingControlCharacters)
+                failure.withLock { $0 = error }
+                done.signal()
+                return
+            }
+            voice.getContactAddress(queue: delegate.queue) { contact in
+                print("listening on \(voice.localEndpoint) as \(name), contact \(contact)".escapingControlCharacters)
+                done.signal()
+            }
         }
         done.wait()
         if failure.withLock({ $0 }) != nil { throw ExitCode(1) }
@@ -90,7 +96,7 @@ struct Listen: ParsableCommand {
         delegate.queue.sync { listener.hangUpAll() }
         if configuration.registers {
             let unregistered = DispatchSemaphore(value: 0)
-            voice.unregister(accessToken: client.accessToken) { _ in unregistered.signal() }
+            voice.unregister { _ in unregistered.signal() }
             _ = unregistered.wait(timeout: .now() + 5)
         }
         _ = PollingWait.until(timeout: 5) { delegate.queue.sync { !listener.hasLiveCalls } }

@@ -27,7 +27,7 @@ struct PlaceCall: ParsableCommand {
         }
         let delegate = PrintingCallDelegate(name: "call")
         let call = voice.connect(
-            options: ConnectOptions(accessToken: client.accessToken) { builder in
+            options: ConnectOptions(accessToken: client.token) { builder in
                 builder.params = params
                 builder.delegateQueue = delegate.queue
             },

@@ -7,7 +7,7 @@ import VoiceCore
 ///
 /// ```swift
 /// let client = try VoiceClient(configuration: configuration)
-/// client.register(accessToken: token, notificationDelegate: answerer) { _ in }
+/// client.register(notificationDelegate: answerer, delegateQueue: queue) { _ in }
 /// let group = ServiceGroup(
 ///     services: [VoiceClientService(client: client)],
 ///     gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)

@@ -14,7 +14,8 @@ final class CallKeepAliveVirtualTimeTests: XCTestCase {
     /// alice sends everything through bob's address as her outbound proxy (bob answers OPTIONS
     /// like a proxy does) and calls him; both sides' media flows throughout.
     private func callThroughAHop(_ net: VirtualTimeCalls) throws -> (call: Call, alice: RecordingCallDelegate, bob: RecordingCallDelegate) {
-        let alice = try net.client("alice", host: "127.0.0.1") { $0.outboundProxy = "sip:127.0.0.2:5060" }
+        let proxy = try SIPServerAddress("sip:127.0.0.2:5060")
+        let alice = try net.client("alice", host: "127.0.0.1") { $0.outboundProxy = proxy }
         let (_, notifications) = try net.listener("bob", host: "127.0.0.2")
         let aliceDelegate = RecordingCallDelegate()
         let call = net.place(from: alice, to: "sip:bob@127.0.0.2:5060", delegate: aliceDelegate)

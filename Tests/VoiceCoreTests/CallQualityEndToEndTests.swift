@@ -9,6 +9,7 @@ import XCTest
 import VoiceMediaTypes
 import VoiceRTP
 import VoiceSupport
+import VoiceTestKit
 import VoiceMedia
 
 /// Two real media streams on loopback through a user-space relay that drops packets on demand:

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import VoiceMedia
+import VoiceService
 import VoiceTestKit
 import VoiceSupport
 import XCTest
@@ -167,7 +168,7 @@ final class ScriptedNotificationDelegate: NotificationDelegate, @unchecked Senda
     }
 }
 
-
+/// Access tokens for the tests, from the server-side issuer (VoiceService).
 enum CallTestTokens {
     static let issuer = AccessTokenIssuer(accountSid: "AC" + String(repeating: "0", count: 32), apiKeySid: "SKtest", apiKeySecret: "secret")
     static func token(_ identity: String, lifetime: TimeInterval = 600, now: Date = Date()) -> String {

@@ -37,9 +37,10 @@ final class CallThroughKamailioTests: XCTestCase {
     private func client(
         _ user: String, password: String, kamailio: KamailioPeer, configure: (inout VoiceClientConfiguration) -> Void = { _ in }
     ) throws -> TestVoiceClient {
+        let proxy = try SIPServerAddress("sip:127.0.0.1:\(kamailio.configuration.udpPort)")
         let client = try TestVoiceClient(user) { configuration in
             configuration.domain = kamailio.configuration.realm
-            configuration.outboundProxy = "sip:127.0.0.1:\(kamailio.configuration.udpPort)"
+            configuration.outboundProxy = proxy
             configuration.registers = true
             configuration.username = user
             configuration.password = password

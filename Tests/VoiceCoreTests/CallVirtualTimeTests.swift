@@ -154,9 +154,10 @@ final class CallVirtualTimeTests: XCTestCase {
 
     func testARegistrarThatNeverAnswersFailsTheRegistrationAtTimerF() throws {
         let net = VirtualTimeCalls()
+        let registrar = try SIPServerAddress("sip:127.0.0.9:5060")
         let bob = try net.client("bob", host: "127.0.0.2") {
             $0.registers = true
-            $0.registrar = "sip:127.0.0.9:5060"
+            $0.registrar = registrar
         }
         let notifications = ScriptedNotificationDelegate()
         let result = NIOLockedValueBox<VoiceError??>(nil)

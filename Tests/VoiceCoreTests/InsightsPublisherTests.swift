@@ -5,6 +5,7 @@ import XCTest
 @testable import VoiceCore
 import VoiceMediaTypes
 import VoiceSupport
+import VoiceTestKit
 
 final class InsightsPublisherTests: XCTestCase {
     private let now = Date(timeIntervalSince1970: 1_700_000_000)

@@ -64,9 +64,10 @@ final class KamailioDispatcherTests: XCTestCase {
         configuration.dispatcherPingInterval = 1
         let kamailio = try KamailioPeer(templatePath: PeerTemplates.kamailioDispatcher, configuration: configuration)
         cleanup.append { kamailio.stop() }
+        let proxy = try SIPServerAddress(kamailio.uri)
         let caller = try TestVoiceClient("alice") { c in
             c.domain = kamailio.configuration.realm
-            c.outboundProxy = kamailio.uri
+            c.outboundProxy = proxy
         }
         cleanup.append { caller.client.shutdown() }
 

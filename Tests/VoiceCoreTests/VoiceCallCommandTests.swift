@@ -172,6 +172,46 @@ final class VoiceCallCommandTests: XCTestCase {
         XCTAssertTrue(listen.log.contains("registration failed"), listen.log)
     }
 
+    /// Against a plain SIP registrar that asks for digest credentials, `listen` needs no token:
+    /// it answers the challenge with `--password`, sends no Bearer credential, and prints the
+    /// Contact it registered.
+    func testListenRegistersWithoutATokenAndPrintsItsContact() throws {
+        let (binary, directory) = try workspace()
+        let registrar = try SIPStubServer()
+        let port = try SIPPeerProcess.freePort()
+        let listen = try SIPPeerProcess(
+            name: "voicecall listen", executable: binary,
+            arguments: ["listen", "--identity", "bob", "--domain", "127.0.0.1", "--port", "\(port)",
+                        "--registrar", registrar.hostPort, "--password", "bobpass", "--duration", "30"],
+            workingDirectory: directory, logPath: directory + "/listen.log")
+        cleanup.append { listen.stop() }
+        let first = try registrar.nextRequest(.register, timeout: .seconds(20))
+        XCTAssertNil(first.headers.first("Authorization"), listen.logTail())
+        try registrar.reply(first, 401, headers: [("WWW-Authenticate", #"Digest realm="127.0.0.1", nonce="n1", algorithm=MD5"#)])
+        let second = try registrar.nextRequest(.register, after: try first.headers.cseq().sequence)
+        let authorization = try XCTUnwrap(second.headers.first("Authorization"))
+        XCTAssertTrue(authorization.hasPrefix("Digest ") && authorization.contains(#"username="bob""#), authorization)
+        try registrar.acceptRegistration(second)
+        XCTAssertTrue(PollingWait.until(timeout: 10) { listen.log.contains("listening on") }, listen.logTail())
+        XCTAssertTrue(listen.log.contains("contact sip:bob@127.0.0.1:\(port)"), listen.log)
+        XCTAssertFalse(listen.log.contains("registration failed"), listen.log)
+    }
+
+    /// A server address that cannot work is refused when the options are read, naming the option.
+    func testABadServerAddressIsRefusedBeforeAnythingIsSent() throws {
+        let (binary, directory) = try workspace()
+        for (option, value) in [("--proxy", "127.0.0.1:0"), ("--registrar", "sip:bob@127.0.0.1"), ("--stun", "stun.example.com:70000")] {
+            let listen = try SIPPeerProcess(
+                name: "voicecall listen", executable: binary, arguments: ["listen", "--no-register", option, value],
+                workingDirectory: directory, logPath: directory + "/listen-\(option.dropFirst(2)).log")
+            cleanup.append { listen.stop() }
+            XCTAssertTrue(PollingWait.until(timeout: 10) { !listen.isRunning }, listen.logTail())
+            XCTAssertNotEqual(listen.exitStatus, 0, listen.logTail())
+            XCTAssertTrue(listen.log.contains("\(option): "), listen.log)
+            XCTAssertFalse(listen.log.contains("listening on"), listen.log)
+        }
+    }
+
     func testListenRecordsWhatCallPlaysAndBothExitCleanly() throws {
         let (binary, directory) = try workspace()
         let signal = TestSignals.speechLike(seconds: 2)

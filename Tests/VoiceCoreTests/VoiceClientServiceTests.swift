@@ -18,9 +18,10 @@ final class VoiceClientServiceTests: XCTestCase {
         let kamailio = try KamailioPeer(configuration: KamailioConfiguration())
         defer { kamailio.stop() }
         func client(_ user: String, _ password: String) throws -> TestVoiceClient {
-            try TestVoiceClient(user) { configuration in
+            let proxy = try SIPServerAddress("sip:127.0.0.1:\(kamailio.configuration.udpPort)")
+            return try TestVoiceClient(user) { configuration in
                 configuration.domain = kamailio.configuration.realm
-                configuration.outboundProxy = "sip:127.0.0.1:\(kamailio.configuration.udpPort)"
+                configuration.outboundProxy = proxy
                 configuration.registers = true
                 configuration.username = user
                 configuration.password = password

@@ -2,14 +2,21 @@ import Dispatch
 import Foundation
 import VoiceMedia
 
-/// What an outgoing call needs: the access token, the destination and custom parameters
-/// (`params`), and how the call behaves. Built once with a builder block, like Twilio's
-/// `TVOConnectOptions`.
+/// What an outgoing call needs: the destination and custom parameters (`params`), how the call
+/// behaves, and for a server that uses them an access token. Built once with a builder block,
+/// like Twilio's `TVOConnectOptions`.
+///
+/// ```swift
+/// let options = ConnectOptions { $0.params = ["To": "bob"] }                   // a plain SIP server
+/// let options = ConnectOptions(accessToken: token) { $0.params = ["To": "bob"] } // a server that uses tokens
+/// ```
 ///
 /// Not `Sendable`: it holds the (main-queue-bound) message delegate.
 public final class ConnectOptions {
-    /// The access token (a JWT) presented to the server.
-    public let accessToken: String
+    /// The access token (a JWT) presented to a server that asks for one (an RFC 8898 Bearer
+    /// challenge), or nil for a server that uses none (plain SIP, with the configuration's digest
+    /// credentials or without any).
+    public let accessToken: String?
     /// `To` picks the destination; every other entry travels as an `X-` header and reaches the
     /// callee as a custom parameter.
     public let params: [String: String]
@@ -31,7 +38,14 @@ public final class ConnectOptions {
     public let sipHeaders: [String: String]
 
     /// Creates options; `block` fills a builder.
-    public init(accessToken: String, block: (ConnectOptionsBuilder) -> Void = { _ in }) {
+    /// - Parameters:
+    ///   - accessToken: A Twilio-style access token, for a server that uses them. It is checked
+    ///     before any packet is sent (one that is not a JWT, has expired or is not valid yet fails
+    ///     the call with 20101–20107 or 20157) and answers the server's Bearer challenges. Nil
+    ///     (the default): no token is checked or sent; the call is placed as the configuration's
+    ///     identity, and its digest credentials answer challenges.
+    ///   - block: Sets the destination, parameters and behaviour on a builder.
+    public init(accessToken: String? = nil, block: (ConnectOptionsBuilder) -> Void = { _ in }) {
         let builder = ConnectOptionsBuilder()
         block(builder)
         self.accessToken = accessToken

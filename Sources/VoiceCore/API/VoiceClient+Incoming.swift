@@ -4,16 +4,31 @@ import VoiceSIP
 import VoiceSIPAgent
 
 extension VoiceClient {
-    /// Makes this client reachable: validates the access token, sends REGISTER (unless the
-    /// configuration says not to) and delivers incoming calls to `notificationDelegate` on
-    /// `delegateQueue` (default main). `completion` runs once, on that queue, with nil or the error.
+    /// Makes this client reachable: checks the access token if one is given, sends REGISTER
+    /// (unless ``VoiceClientConfiguration/registers`` is false) and delivers incoming calls to
+    /// `notificationDelegate` on `delegateQueue`.
+    ///
+    /// ```swift
+    /// client.register(notificationDelegate: app, delegateQueue: queue) { error in }                     // a plain SIP server
+    /// client.register(accessToken: token, notificationDelegate: app, delegateQueue: queue) { error in } // a server that uses tokens
+    /// ```
+    /// - Parameters:
+    ///   - accessToken: A Twilio-style access token, for a server that uses them: checked first
+    ///     (one that is not a JWT, has expired or is not valid yet fails with 20101–20107 or
+    ///     20157, and nothing is sent), then presented to the registrar's Bearer challenges. Nil
+    ///     (the default): the client registers as the configuration's identity, its digest
+    ///     credentials answer challenges, and no Bearer credential is sent.
+    ///   - notificationDelegate: Receives call invites and cancelled invites.
+    ///   - delegateQueue: Where the delegate and `completion` run; default main.
+    ///   - callMessageDelegate: Receives the call messages of the invites this registration delivers.
+    ///   - completion: Runs once, with nil when registered (or, without REGISTER, listening) or the error.
     public func register(
-        accessToken: String, notificationDelegate: NotificationDelegate, delegateQueue: DispatchQueue = .main,
+        accessToken: String? = nil, notificationDelegate: NotificationDelegate, delegateQueue: DispatchQueue = .main,
         callMessageDelegate: CallMessageDelegate? = nil, completion: @escaping @Sendable (VoiceError?) -> Void
     ) {
-        let token: AccessToken
-        do {
-            token = try AccessToken(parsing: accessToken, now: Date())
+        let token: AccessToken?
+        do throws(VoiceError) {
+            token = try accessToken.map { text throws(VoiceError) in try AccessToken(parsing: text, now: Date()) }
         } catch {
             delegateQueue.async { completion(error) }
             return
@@ -28,12 +43,18 @@ extension VoiceClient {
                 return
             }
             self.registrationCompletions.append { error in delegateQueue.async { completion(error) } }
-            self.agent.register(credentials: [SIPAuthCredentials(bearerToken: token.rawValue)])
+            // They replace an earlier registration's: registering again without a token drops its Bearer credential.
+            self.agent.register(credentials: token.map { [SIPAuthCredentials(bearerToken: $0.rawValue)] } ?? [])
         }
     }
 
     /// Stops receiving calls: unregisters (Expires: 0) and drops the notification delegate.
-    public func unregister(accessToken: String, completion: @escaping @Sendable (VoiceError?) -> Void) {
+    /// - Parameters:
+    ///   - accessToken: Not needed: the registration is removed with the credentials it was made
+    ///     with. Accepted for the shape of Twilio's API.
+    ///   - completion: Runs once, on the notification delegate's queue (main without one), with
+    ///     nil or the error.
+    public func unregister(accessToken: String? = nil, completion: @escaping @Sendable (VoiceError?) -> Void) {
         onLoop {
             let queue = self.notification?.queue ?? .main
             self.notification = nil

@@ -11,7 +11,7 @@ extension VoiceClient {
     /// The IPv4 address to advertise among `candidates`, for the configured server (outbound
     /// proxy, registrar or domain, when given as an address); nil when no network reaches it.
     static func preferredHost(_ candidates: [NetworkCandidate], configuration: VoiceClientConfiguration) -> String? {
-        let server = [configuration.outboundProxy, configuration.registrar, configuration.domain]
+        let server = [configuration.outboundProxy?.host, configuration.registrar?.host, configuration.domain]
             .compactMap { $0.flatMap(Self.literalHost) }.first
         guard let preferred = candidates.preferred(for: server, ipv6: false) else { return nil }
         // A remote server is not reached through loopback: that means no network.
@@ -19,11 +19,9 @@ extension VoiceClient {
         return preferred.address.description
     }
 
-    /// The IP address in a server setting (`sip:10.0.0.1:5060;transport=tcp`, `10.0.0.1`), or nil for a name.
-    private static func literalHost(_ text: String) -> IPAddress? {
-        let uri = text.hasPrefix("sip") ? text : "sip:" + text
-        guard let parsed = try? SIPURI(parsing: uri) else { return nil }
-        return IPAddress(parsed.host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))
+    /// The IP address a server's host is (`10.0.0.1`, `[2001:db8::1]`), or nil for a name.
+    private static func literalHost(_ host: String) -> IPAddress? {
+        IPAddress(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))
     }
 
     /// On the loop: the networks changed.

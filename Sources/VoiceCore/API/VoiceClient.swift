@@ -117,7 +117,8 @@ public final class VoiceClient: @unchecked Sendable {
     ///   - audioDevice: The device calls capture from and play to; nil: none (silent calls).
     ///   - eventLoopGroup: Where the client's signaling runs (it uses one loop of the group);
     ///     default ``defaultEventLoopGroup``. The group must outlive the client.
-    /// - Throws: ``VoiceError`` 31009 (transportError) when the address cannot be bound or TLS cannot be set up.
+    /// - Throws: ``VoiceError`` 31009 (transportError) when the address cannot be bound, TLS
+    ///   cannot be set up, or the STUN server's name does not resolve.
     public convenience init(
         configuration: VoiceClientConfiguration, audioDevice: (any AudioDevice)? = nil,
         eventLoopGroup: any EventLoopGroup = VoiceClient.defaultEventLoopGroup
@@ -144,14 +145,7 @@ public final class VoiceClient: @unchecked Sendable {
         self.logger = logger
         self.metrics = VoiceMetrics(factory: configuration.metricsFactory ?? MetricsSystem.factory)
         self.audioDeviceBox = Locked(audioDevice)
-        var agentConfiguration: SIPUserAgentConfiguration
-        do {
-            agentConfiguration = try Self.agentConfiguration(configuration)
-        } catch let error as VoiceError {
-            throw error
-        } catch {
-            throw VoiceError(.malformedRequest, failureReason: "\(error)")
-        }
+        var agentConfiguration = try Self.agentConfiguration(configuration)
         let box = SIPClientBox()
         if case .automatic(let interfaceTypes) = configuration.addressSelection {
             do {
@@ -201,6 +195,18 @@ public final class VoiceClient: @unchecked Sendable {
         box.client = self
     }
 
+    /// Reads the Contact address the client announces now (`sip:alice@192.0.2.10:5060`): where
+    /// the registrar and peers send requests for it. It is ``localEndpoint``'s address unless
+    /// STUN learned the NAT's (``VoiceClientConfiguration/stunServer``) or the address follows
+    /// the network (``VoiceClientConfiguration/addressSelection``), and it changes with them.
+    /// - Parameters:
+    ///   - queue: Where `completion` runs; default main.
+    ///   - completion: Runs once with the Contact URI, after the app's earlier requests to the
+    ///     client have been handled (never, if the client's event loop group was shut down).
+    public func getContactAddress(queue: DispatchQueue = .main, completion: @escaping @Sendable (String) -> Void) {
+        agent.advertisedContact.whenSuccess { contact in queue.async { completion(contact) } }
+    }
+
     /// Runs `job` on the agent's loop after the app's earlier requests (see ``LoopJobQueue``).
     func onLoop(_ job: @escaping @Sendable () -> Void) { agent.jobs.execute(job) }
 
@@ -225,7 +231,7 @@ public final class VoiceClient: @unchecked Sendable {
         try? agent.shutdown().wait()
     }
 
-    private static func agentConfiguration(_ c: VoiceClientConfiguration) throws -> SIPUserAgentConfiguration {
+    private static func agentConfiguration(_ c: VoiceClientConfiguration) throws(VoiceError) -> SIPUserAgentConfiguration {
         let identity = SIPNameAddress(uri: SIPURI(user: c.identity, host: c.domain))
         var credentials: [SIPAuthCredentials] = []
         if let username = c.username, let password = c.password {
@@ -234,8 +240,7 @@ public final class VoiceClient: @unchecked Sendable {
         var configuration = SIPUserAgentConfiguration(
             identity: identity, credentials: credentials, transport: c.transport, listenHost: c.listenHost,
             listenPort: c.listenPort,
-            outboundProxy: try c.outboundProxy.map { try SIPURI(parsing: $0.hasPrefix("sip") ? $0 : "sip:" + $0) },
-            registrar: try c.registrar.map { try SIPURI(parsing: $0.hasPrefix("sip") ? $0 : "sip:" + $0) },
+            outboundProxy: c.outboundProxy?.uri, registrar: c.registrar?.uri,
             media: SDPLocalCapabilities(
                 address: c.listenHost, port: 0,
                 encryption: c.allowUnencryptedMedia ? .unencrypted : .srtp(suites: c.srtpSuites ?? SRTPSuite.available)),
@@ -250,32 +255,17 @@ public final class VoiceClient: @unchecked Sendable {
         return configuration
     }
 
-    /// `host` or `host:port` (IPv6 in brackets), resolved now (blocking, as init may).
-    static func resolveSTUNServer(_ text: String) throws(VoiceError) -> STUNMappedAddress {
-        var host = text
-        var port = 3478
-        if let close = text.lastIndex(of: "]") {
-            host = String(text[text.index(after: text.startIndex)..<close])
-            let rest = text[text.index(after: close)...]
-            if rest.hasPrefix(":") {
-                guard let p = Int(rest.dropFirst()) else { throw VoiceError(.malformedRequest, failureReason: "STUN server \(text): bad port") }
-                port = p
-            }
-        } else if let colon = text.lastIndex(of: ":"), text.firstIndex(of: ":") == colon {
-            host = String(text[..<colon])
-            guard let p = Int(text[text.index(after: colon)...]) else {
-                throw VoiceError(.malformedRequest, failureReason: "STUN server \(text): bad port")
-            }
-            port = p
-        }
-        guard (1...65_535).contains(port), !host.isEmpty else { throw VoiceError(.malformedRequest, failureReason: "STUN server \(text)") }
-        if let address = IPAddress(host) { return STUNMappedAddress(address: address, port: UInt16(port)) }
-        guard let resolved = try? NIOCore.SocketAddress.makeAddressResolvingHost(host, port: port),
+    /// The STUN server's address, resolved now (blocking, as init may).
+    static func resolveSTUNServer(_ server: STUNServerAddress) throws(VoiceError) -> STUNMappedAddress {
+        // The port was checked to be 1–65535 when the address was made.
+        let port = UInt16(truncatingIfNeeded: server.port)
+        if let address = IPAddress(server.host) { return STUNMappedAddress(address: address, port: port) }
+        guard let resolved = try? NIOCore.SocketAddress.makeAddressResolvingHost(server.host, port: server.port),
             let ip = resolved.ipAddress, let address = IPAddress(ip)
         else {
-            throw VoiceError(.transportError, failureReason: "STUN server \(host) cannot be resolved")
+            throw VoiceError(.transportError, failureReason: "STUN server \(server.host) cannot be resolved")
         }
-        return STUNMappedAddress(address: address, port: UInt16(port))
+        return STUNMappedAddress(address: address, port: port)
     }
 
     var now: MediaTime { agent.clock.now() }
@@ -295,7 +285,9 @@ public final class VoiceClient: @unchecked Sendable {
     // MARK: - Outgoing calls
 
     /// Places a call. The returned call starts in `.connecting`; its outcome arrives on the delegate.
-    /// An invalid access token (20101/20104/20105…) or destination fails the call before any packet is sent.
+    /// An invalid destination, or an access token given that is invalid (20101/20104/20105…),
+    /// fails the call before any packet is sent. Without a token the call needs none: the
+    /// configuration's identity and digest credentials are all the server sees.
     public func connect(options: ConnectOptions, delegate: CallDelegate) -> Call {
         let destinationText = options.params[CallCustomHeaders.destinationParameter] ?? ""
         let call = Call(uuid: options.uuid, from: configuration.identity, to: destinationText, sid: nil, delegateQueue: options.delegateQueue)
@@ -305,9 +297,9 @@ public final class VoiceClient: @unchecked Sendable {
             enableDSCP: options.enableDscp, audioDevice: options.audioDevice)
         call.core.withLock { $0 = core }
         // Validate before any traffic.
-        let prepared: (token: AccessToken, uri: SIPURI, headers: [(String, String)])
+        let prepared: (token: AccessToken?, uri: SIPURI, headers: [(String, String)])
         do throws(VoiceError) {
-            let token = try AccessToken(parsing: options.accessToken, now: Date())
+            let token = try options.accessToken.map { text throws(VoiceError) in try AccessToken(parsing: text, now: Date()) }
             let destination = try CallDestination(parsing: destinationText)
             if !options.sipHeaders.isEmpty, case .sipAddress = destination {
             } else if !options.sipHeaders.isEmpty {
@@ -323,11 +315,12 @@ public final class VoiceClient: @unchecked Sendable {
             return call
         }
         let headers = prepared.headers.map { SIPHeaderPair(name: $0.0, value: $0.1) }
-        let bearer = SIPAuthCredentials(bearerToken: prepared.token.rawValue)
+        // A token answers Bearer challenges; without one only the configured digest credentials answer.
+        let credentials = prepared.token.map { [SIPAuthCredentials(bearerToken: $0.rawValue)] } ?? []
         let codecs = options.preferredAudioCodecs.map(\.mediaCodec)
         onLoop {
             self.agent.call(
-                prepared.uri, headers: headers.map { ($0.name, $0.value) }, codecs: codecs, credentials: [bearer]
+                prepared.uri, headers: headers.map { ($0.name, $0.value) }, codecs: codecs, credentials: credentials
             ).whenComplete { result in
                 switch result {
                 case .success(let handle):

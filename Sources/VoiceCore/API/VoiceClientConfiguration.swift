@@ -21,22 +21,24 @@ public struct VoiceClientConfiguration: Sendable {
     /// Whether the advertised address is ``listenHost`` (the default) or follows the host's
     /// networks (see ``AddressSelection/automatic(interfaceTypes:)``).
     public var addressSelection: AddressSelection = .listenHost
-    /// A STUN server (RFC 5389), `host` or `host:port` (default port 3478), for a client behind a
-    /// NAT: each call's media port, and over UDP the SIP socket, learn the address and port the
-    /// NAT gives them, which SDP, Contact and Via then carry; learned again after every network
-    /// change. When the server does not answer (1.5 s) the local address is used. Default none:
-    /// calls through a NAT then rely on the peer following our packets (rport, symmetric RTP).
-    public var stunServer: String?
+    /// A STUN server (RFC 5389) for a client behind a NAT: each call's media port, and over UDP
+    /// the SIP socket, learn the address and port the NAT gives them, which SDP, Contact and Via
+    /// then carry; learned again after every network change. Its host name is resolved when the
+    /// client is created. When the server does not answer (1.5 s) the local address is used.
+    /// Default none: calls through a NAT then rely on the peer following our packets (rport,
+    /// symmetric RTP).
+    public var stunServer: STUNServerAddress?
     /// The local SIP port; 0 picks a free one.
     public var listenPort: Int
     /// Every request goes here first when set (`sip:proxy.example.com;transport=tls`).
-    public var outboundProxy: String?
+    public var outboundProxy: SIPServerAddress?
     /// The registrar; nil registers with the domain when ``VoiceClient/register(accessToken:notificationDelegate:delegateQueue:callMessageDelegate:completion:)``
     /// is called with ``registers`` true.
-    public var registrar: String?
+    public var registrar: SIPServerAddress?
     /// Whether `register(...)` sends REGISTER. False: only listen on the bound address.
     public var registers: Bool
-    /// Digest credentials answering 401/407 challenges (the access token is sent as a Bearer credential too).
+    /// Digest credentials answering 401/407 challenges (an access token, when the app gives one,
+    /// answers Bearer challenges).
     public var username: String?
     /// The digest password.
     public var password: String?
@@ -92,10 +94,12 @@ public struct VoiceClientConfiguration: Sendable {
     /// AEAD first (for benchmarks that must match a peer's suite).
     package var srtpSuites: [SRTPSuite]?
 
-    /// Creates a configuration.
+    /// Creates a configuration. The server addresses are checked as they are made
+    /// (`try SIPServerAddress("sip:proxy.example.com;transport=tls")`); the rest is checked
+    /// when the client is created.
     public init(
         identity: String, domain: String, transport: SIPTransportProtocol = .udp, listenHost: String = "127.0.0.1",
-        listenPort: Int = 0, outboundProxy: String? = nil, registrar: String? = nil, registers: Bool = true,
+        listenPort: Int = 0, outboundProxy: SIPServerAddress? = nil, registrar: SIPServerAddress? = nil, registers: Bool = true,
         username: String? = nil, password: String? = nil, allowUnencryptedMedia: Bool = false,
         tls: SIPTransportConfiguration = SIPTransportConfiguration(),
         insightsPublisher: any InsightsPublisher = LoggingInsightsPublisher(),

@@ -5,7 +5,7 @@ import VoiceSIP
 ///
 /// Rules, checked before any traffic (a violation is 31100 ``VoiceError/Code/malformedRequest``):
 /// - header names start with `X-` or `x-`, have at least one more character and are RFC 3261
-///   tokens; names starting with ``reservedPrefix`` belong to the SDK and are refused;
+///   tokens; names starting with `X-Twilio-` belong to the SDK and are refused;
 /// - values have no control characters (CR, LF, NUL…) other than tab;
 /// - no name twice (compared without case);
 /// - the total of names and values is at most ``maximumTotalLength`` bytes (Sinch's limit
@@ -16,8 +16,8 @@ import VoiceSIP
 public struct CallCustomHeaders: Sendable, Equatable {
     /// Limit on the sum of the names' and values' UTF-8 lengths.
     public static let maximumTotalLength = 1024
-    /// Names the SDK reserves for itself (e.g. ``CallSid/headerName``).
-    public static let reservedPrefix = "X-Twilio-"
+    /// Names the SDK reserves for itself (e.g. `CallSid.headerName`).
+    package static let reservedPrefix = "X-Twilio-"
     /// The parameter that names the destination and is not sent as a header.
     public static let destinationParameter = "To"
 

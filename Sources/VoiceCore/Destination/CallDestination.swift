@@ -36,7 +36,7 @@ public enum CallDestination: Sendable, Equatable, CustomStringConvertible {
     /// subscriber number (Niue, Tokelau) is the shortest any numbering plan assigns.
     public static let minimumPhoneDigits = 7
     /// The URI parameter that marks a conference Request-URI.
-    public static let conferenceParameter = "conference"
+    package static let conferenceParameter = "conference"
 
     /// Parses a `To` parameter.
     public init(parsing text: String) throws(VoiceError) {

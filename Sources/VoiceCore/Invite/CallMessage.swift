@@ -6,9 +6,8 @@ import Foundation
 /// On the wire the INFO's body is ``content`` with ``contentType``, and two header fields carry
 /// the message's identity, so the receiver's `call(_:didReceiveMessage:)` sees the same
 /// ``voiceEventSid`` and ``messageType`` the sender got back from `sendMessage`:
-/// `X-Twilio-VoiceEventSid` (``voiceEventSidHeader``) and `X-Twilio-MessageType`
-/// (``messageTypeHeader``). An INFO without them (e.g. from another SIP user agent) is received
-/// with a fresh SID and the type "user-defined-message".
+/// `X-Twilio-VoiceEventSid` and `X-Twilio-MessageType`. An INFO without them (e.g. from another
+/// SIP user agent) is received with a fresh SID and the type "user-defined-message".
 public struct CallMessage: Sendable, Equatable {
     /// Limit on the content, in bytes (10 KB).
     public static let maximumContentLength = 10 * 1024
@@ -19,9 +18,9 @@ public struct CallMessage: Sendable, Equatable {
     /// The prefix of a message's ``voiceEventSid``.
     public static let sidPrefix = "KX"
     /// The INFO header field carrying ``voiceEventSid``.
-    public static let voiceEventSidHeader = "X-Twilio-VoiceEventSid"
+    package static let voiceEventSidHeader = "X-Twilio-VoiceEventSid"
     /// The INFO header field carrying ``messageType``.
-    public static let messageTypeHeader = "X-Twilio-MessageType"
+    package static let messageTypeHeader = "X-Twilio-MessageType"
 
     /// The message body.
     public var content: String

@@ -4,12 +4,12 @@ import VoiceSIP
 /// A call's server-style identifier: `CA` followed by 32 lowercase hex digits.
 ///
 /// Both ends must agree on it without a server in the middle, so a received INVITE's SID is
-/// taken from the ``headerName`` header when a server supplied one, and otherwise derived from
+/// taken from the `X-Twilio-CallSid` header when a server supplied one, and otherwise derived from
 /// the Call-ID (`CA` + the first 16 bytes of SHA-256(Call-ID) in hex), which the caller can
 /// compute the same way from the INVITE it sent.
 public struct CallSid: Hashable, Sendable, CustomStringConvertible {
     /// The header a server (or the calling SDK) may put the SID in.
-    public static let headerName = "X-Twilio-CallSid"
+    package static let headerName = "X-Twilio-CallSid"
     /// The SID's prefix.
     public static let prefix = "CA"
 

@@ -14,7 +14,7 @@ public struct CallerInfo: Sendable, Equatable {
 
     /// The `verstat` parameter name (3GPP TS 24.229 §7.2A.20), a parameter of the
     /// P-Asserted-Identity or From URI.
-    public static let verstatParameter = "verstat"
+    package static let verstatParameter = "verstat"
 
     /// Reads `verstat` from the first P-Asserted-Identity that has one, then from From: as a
     /// URI parameter or, leniently, a header parameter. Headers that do not parse are skipped.

@@ -1,11 +1,11 @@
-import Foundation
+import VoiceCore
+import VoiceSupport
 
-/// An ``InsightsPublisher`` that keeps every event in memory, for tests and diagnostics.
+/// An `InsightsPublisher` that keeps every event in memory, for tests: set it as
+/// `VoiceClientConfiguration.insightsPublisher` and assert on the events a call published.
 /// Safe to use from any thread.
-public final class RecordingInsightsPublisher: InsightsPublisher, @unchecked Sendable {
-    // Every stored property is guarded by `lock`.
-    private let lock = NSLock()
-    private var recorded: [InsightsEvent] = []
+public final class RecordingInsightsPublisher: InsightsPublisher, Sendable {
+    private let recorded = Locked<[InsightsEvent]>([])
     private let capacity: Int
 
     /// Creates an empty recorder that keeps at most `capacity` events (the oldest are dropped).
@@ -15,18 +15,14 @@ public final class RecordingInsightsPublisher: InsightsPublisher, @unchecked Sen
 
     /// Stores `event`.
     public func publish(_ event: InsightsEvent) {
-        lock.lock()
-        defer { lock.unlock() }
-        recorded.append(event)
-        if recorded.count > capacity { recorded.removeFirst(recorded.count - capacity) }
+        recorded.withLock { events in
+            events.append(event)
+            if events.count > capacity { events.removeFirst(events.count - capacity) }
+        }
     }
 
     /// The events published so far, oldest first.
-    public var events: [InsightsEvent] {
-        lock.lock()
-        defer { lock.unlock() }
-        return recorded
-    }
+    public var events: [InsightsEvent] { recorded.withLock { $0 } }
 
     /// `group:name` of each event so far, oldest first (`["connection:ringing", …]`).
     public var qualifiedNames: [String] { events.map(\.qualifiedName) }
@@ -43,8 +39,6 @@ public final class RecordingInsightsPublisher: InsightsPublisher, @unchecked Sen
 
     /// Forgets every event.
     public func removeAll() {
-        lock.lock()
-        defer { lock.unlock() }
-        recorded.removeAll()
+        recorded.withLock { $0.removeAll() }
     }
 }

@@ -2,9 +2,16 @@ import Crypto
 import Foundation
 
 /// Makes HS256-signed access tokens in Twilio's format (`cty: twilio-fpa;v=1`, a `grants`
-/// claim with `identity` and `voice`), for servers that hand tokens to clients, for tests, and
-/// for the demo. The SDK itself only checks a token's shape and lifetime; the server verifies
-/// the signature.
+/// claim with `identity` and `voice`), for a server that hands tokens to its clients (and for
+/// tests). It holds an API key's secret, so it belongs on the server, never in a client app:
+/// the client (VoiceCore) only checks a token's shape and lifetime and presents it as a Bearer
+/// credential; the server verifies the signature. Servers that do not use tokens (plain SIP
+/// with digest credentials) need none of this.
+///
+/// ```swift
+/// let issuer = AccessTokenIssuer(accountSid: accountSid, apiKeySid: keySid, apiKeySecret: keySecret)
+/// let token = issuer.makeToken(identity: "alice", lifetime: 3600)   // hand it to alice's app
+/// ```
 public struct AccessTokenIssuer: Sendable {
     /// The account the token is for (`sub`).
     public var accountSid: String
@@ -20,7 +27,12 @@ public struct AccessTokenIssuer: Sendable {
         self.apiKeySecret = apiKeySecret
     }
 
-    /// A token for `identity`, valid from `now` for `lifetime` seconds (at most 24 h).
+    /// A token for `identity`, valid from `now` for `lifetime` seconds (clamped to 1 s … 24 h).
+    /// - Parameters:
+    ///   - identity: The client's identity (`grants.identity`).
+    ///   - lifetime: Seconds from `now` to the expiry (`exp`).
+    ///   - now: The issue time (`iat`, `nbf`).
+    ///   - outgoingApplicationSid: The application outgoing calls go to (`grants.voice.outgoing`), if any.
     public func makeToken(
         identity: String, lifetime: TimeInterval = 3600, now: Date = Date(), outgoingApplicationSid: String? = nil
     ) -> String {
