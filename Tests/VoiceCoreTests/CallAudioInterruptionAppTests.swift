@@ -13,6 +13,20 @@ import XCTest
 /// back with `true`; in the "Hold & Accept" sequence the first call is held while a second one is
 /// accepted and ended, and the held call's audio resumes both ways.
 final class CallAudioInterruptionAppTests: XCTestCase {
+
+    /// Runs this suite's calls in virtual time.
+    private var world: VirtualCallWorld!
+
+    override func setUp() {
+        super.setUp()
+        world = VirtualCallWorld()
+    }
+
+    override func tearDown() {
+        world.close()
+        world = nil
+        super.tearDown()
+    }
     func testF_DisablingTheDeviceTurnsBothTracksOffAndEnablingItTurnsThemBackOn() throws {
         let call = try InterruptionCall()
         defer { call.shutdown() }
@@ -20,14 +34,14 @@ final class CallAudioInterruptionAppTests: XCTestCase {
         XCTAssertGreaterThan(call.bobHearsAlice().score, 0.8)
 
         call.alice.device.isEnabled = false
-        Thread.sleep(forTimeInterval: 0.3)
+        PollingWait.sleep(0.3)
         XCTAssertLessThan(call.bobPeak(), 100, "bob hears silence from alice")
         call.alice.device.clearRecording()
-        Thread.sleep(forTimeInterval: 1)
+        PollingWait.sleep(1)
         XCTAssertLessThan(call.alice.device.recordedSamples.map { abs(Int($0)) }.max() ?? 0, 100, "alice plays nothing")
 
         call.alice.device.isEnabled = true
-        Thread.sleep(forTimeInterval: 0.3)
+        PollingWait.sleep(0.3)
         let toBob = call.bobHearsAlice()
         XCTAssertGreaterThan(toBob.score, 0.8, "bob hears alice again: \(toBob)")
         let toAlice = InterruptionCall.hearsBob(in: { call.alice.device.recordedSamples })
@@ -37,7 +51,7 @@ final class CallAudioInterruptionAppTests: XCTestCase {
 
     func testF_HoldAndAcceptThenTheSecondCallEndsAndTheHeldCallResumes() throws {
         let call = try InterruptionCall()
-        let carol = try TestVoiceClient("carol", signal: TestSignals.multiTone([(900, 5_000), (2_000, 3_000)], seconds: 1))
+        let carol = try TestVoiceClient("carol", signal: TestSignals.multiTone([(900, 5_000), (2_000, 3_000)], seconds: 1), world: world)
         defer {
             call.shutdown()
             carol.client.shutdown()
@@ -70,7 +84,7 @@ final class CallAudioInterruptionAppTests: XCTestCase {
         XCTAssertEqual(secondDelegate.waitForEnd(), [.connected, .disconnected(nil)])
         first.isOnHold = false
         XCTAssertTrue(PollingWait.until(timeout: 5) { !first.isOnHold })
-        Thread.sleep(forTimeInterval: 0.5)
+        PollingWait.sleep(0.5)
         let toBob = call.bobHearsAlice()
         XCTAssertGreaterThan(toBob.score, 0.8, "bob hears alice after the resume: \(toBob)")
         let toAlice = InterruptionCall.hearsBob(in: { call.alice.device.recordedSamples })

@@ -23,9 +23,10 @@ final class InterruptionCall {
     private(set) var caller: Call?
     private(set) var callee: Call?
 
-    init() throws {
-        alice = try TestVoiceClient("alice", signal: Self.aliceSignal)
-        bob = try TestVoiceClient("bob", signal: Self.bobSignal)
+    /// Both clients in `world` (virtual time), or on loopback in real time.
+    init(world: VirtualCallWorld? = VirtualCallWorld.current) throws {
+        alice = try TestVoiceClient("alice", signal: Self.aliceSignal, world: world)
+        bob = try TestVoiceClient("bob", signal: Self.bobSignal, world: world)
     }
 
     func shutdown() {
@@ -87,14 +88,10 @@ final class InterruptionCall {
     /// A call's stats, synchronously.
     static func stats(_ call: Call?) -> CallStatsReport? {
         guard let call else { return nil }
-        let report = NIOLockedValueBox<CallStatsReport?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        call.getStats { stats in
-            report.withLockedValue { $0 = stats }
-            done.signal()
-        }
-        _ = done.wait(timeout: .now() + 5)
-        return report.withLockedValue { $0 }
+        let report = NIOLockedValueBox<(done: Bool, stats: CallStatsReport?)>((false, nil))
+        call.getStats { stats in report.withLockedValue { $0 = (true, stats) } }
+        _ = PollingWait.until(timeout: 5) { report.withLockedValue { $0.done } }
+        return report.withLockedValue { $0.stats }
     }
 
     /// Packets bob has received so far.

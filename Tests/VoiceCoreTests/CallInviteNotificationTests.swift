@@ -12,15 +12,30 @@ import VoiceMediaTypes
 
 /// `handleNotification`: push payloads that arrive before or after their INVITE, and cancels.
 final class CallInviteNotificationTests: XCTestCase {
+
+    /// Runs this suite's calls in virtual time.
+    private var world: VirtualCallWorld!
+
+    override func setUp() {
+        super.setUp()
+        world = VirtualCallWorld()
+    }
+
     private var clients: [TestVoiceClient] = []
 
     override func tearDown() {
         for client in clients { client.client.shutdown() }
         clients = []
+        world.close()
+        world = nil
+        super.tearDown()
     }
 
-    private func client(_ name: String) throws -> TestVoiceClient {
-        let client = try TestVoiceClient(name)
+    /// A client in the suite's world, or (`real`) on loopback in real time, for a test whose
+    /// peer is a raw UDP socket: the world is closed first, so the waits are real.
+    private func client(_ name: String, real: Bool = false) throws -> TestVoiceClient {
+        if real { world.close() }
+        let client = try TestVoiceClient(name, world: real ? nil : world)
         clients.append(client)
         return client
     }
@@ -53,12 +68,12 @@ final class CallInviteNotificationTests: XCTestCase {
     }
 
     func testANotificationBeforeItsInviteTakesTheInviteWithItsParametersOnAClientThatNeverRegistered() throws {
-        let bob = try client("bob")
+        let bob = try client("bob", real: true)
         let pushed = ScriptedNotificationDelegate()
         let payload = Self.callPayload(params: "customer=from-push&note=a%20b")
         XCTAssertTrue(bob.client.handleNotification(payload, delegate: pushed, delegateQueue: pushed.queue))
         let server = try SIPPeerUDPChannel()
-        try bob.client.agent.eventLoop.submit {}.wait()  // the notification is taken on the client's loop first
+        PollingWait.sleep(0)  // the notification is taken on the client's loop first
         try server.send(rawInvite(from: server, to: bob), to: SocketAddress(host: "127.0.0.1", port: bob.client.localEndpoint.port))
         let invite = try XCTUnwrap(pushed.waitForInvite())
         XCTAssertEqual(invite.callSid, Self.sid)
@@ -68,7 +83,7 @@ final class CallInviteNotificationTests: XCTestCase {
         // The same notification again reaches the same delegate only once.
         XCTAssertTrue(bob.client.handleNotification(payload, delegate: pushed, delegateQueue: pushed.queue))
         // Once the loop has taken it, and the delegate's queue has run what that sent it.
-        try bob.client.agent.eventLoop.submit {}.wait()
+        PollingWait.sleep(0)
         pushed.queue.sync {}
         XCTAssertEqual(pushed.invites.withLockedValue { $0.count }, 1)
         invite.reject()
@@ -76,11 +91,11 @@ final class CallInviteNotificationTests: XCTestCase {
     }
 
     func testASIPCancelReachesTheDelegateTheNotificationDeliveredTheInviteTo() throws {
-        let bob = try client("bob")
+        let bob = try client("bob", real: true)
         let pushed = ScriptedNotificationDelegate()
         XCTAssertTrue(bob.client.handleNotification(Self.callPayload(params: "customer=42"), delegate: pushed, delegateQueue: pushed.queue))
         let server = try SIPPeerUDPChannel()
-        try bob.client.agent.eventLoop.submit {}.wait()  // the notification is taken on the client's loop first
+        PollingWait.sleep(0)  // the notification is taken on the client's loop first
         let invite = rawInvite(from: server, to: bob)
         try server.send(invite, to: SocketAddress(host: "127.0.0.1", port: bob.client.localEndpoint.port))
         let delivered = try XCTUnwrap(pushed.waitForInvite())
