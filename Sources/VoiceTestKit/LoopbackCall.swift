@@ -44,6 +44,16 @@ package final class LoopbackCall: Sendable {
         return call
     }
 
+    /// Changes the impairment in each direction mid-call (the proxy's, or the in-memory
+    /// network's conditions).
+    package func impair(aToB: NetworkImpairment, bToA: NetworkImpairment) {
+        if let proxy {
+            proxy.impair(aToB: aToB, bToA: bToA)
+        } else if let network = engine.network {
+            network.setConditions(Self.conditions(from: a.localAddress, aToB: aToB, bToA: bToA))
+        }
+    }
+
     /// Packets the impairment dropped (the proxy's or the in-memory network's).
     package var droppedPackets: Int {
         if let proxy { return proxy.counts.dropped }

@@ -9,7 +9,7 @@ import XCTest
 @testable import VoiceCore
 
 /// Twilio's quality warnings and Sinch's call-quality events from real media: two SRTP/Opus
-/// streams on loopback through the user-space impairment proxy (delay, jitter, loss set and
+/// streams in virtual time through the in-memory network's impairment (delay, jitter, loss set and
 /// lifted mid-call), the receiver's statistics sampled into both detectors. Samples are taken
 /// four times a second instead of once to keep the tests short: the detectors count samples.
 final class CallQualityImpairmentEndToEndTests: XCTestCase {
@@ -19,19 +19,24 @@ final class CallQualityImpairmentEndToEndTests: XCTestCase {
         var events = CallQualityEventDetector(configuration: CallQualityEventConfiguration(constantLevelWindow: .seconds(4)))
         var seen: [CallQualityWarningEvent] = []
         let stream: AudioStream
+        /// The engine's clock: virtual time.
+        let clock: any MediaClock
 
-        init(_ stream: AudioStream) { self.stream = stream }
+        init(_ stream: AudioStream, clock: any MediaClock) {
+            self.stream = stream
+            self.clock = clock
+        }
 
         /// Samples until `done` holds (true) or `maxSamples` passed (false).
         func sample(maxSamples: Int, until done: (Observer) -> Bool) -> Bool {
             for _ in 0..<maxSamples {
-                Thread.sleep(forTimeInterval: 0.25)
+                PollingWait.sleep(0.25)
                 let stats = stream.stats
                 let s = sampler.sample(from: stats, isMuted: false)
                 _ = warnings.add(s, at: Date(), callSid: "CAe2e")
                 seen += events.addNetworkSample(rttMs: s.rttMs, jitterMs: s.jitterMs, lossFraction: s.packetsLostFraction)
-                seen += events.observeMedia(packetsReceived: stats.packetsReceived, expected: true, now: MonotonicMediaClock().now())
-                seen += events.addLevels(inbound: stats.outputLevel, outbound: stats.inputLevel, now: MonotonicMediaClock().now())
+                seen += events.observeMedia(packetsReceived: stats.packetsReceived, expected: true, now: clock.now())
+                seen += events.addLevels(inbound: stats.outputLevel, outbound: stats.inputLevel, now: clock.now())
                 if done(self) { return true }
             }
             return false
@@ -39,7 +44,8 @@ final class CallQualityImpairmentEndToEndTests: XCTestCase {
     }
 
     private func call(signal: [Int16] = TestSignals.speechLike(seconds: 4, amplitude: 6_000)) throws -> LoopbackCall {
-        let call = try LoopbackCall(
+        // In virtual time: the impairment is the in-memory network's.
+        let call = try LoopbackCall.virtual(
             signalA: signal, signalB: signal, loop: true, record: false, impairmentAToB: NetworkImpairment(), impairmentBToA: NetworkImpairment(),
             rtcpInterval: .milliseconds(500))
         try call.start()
@@ -49,13 +55,13 @@ final class CallQualityImpairmentEndToEndTests: XCTestCase {
     func testHighRoundTripTimeRaisesHighRttAndHighRemoteInboundRttAndBothClearWhenItDrops() throws {
         let call = try call()
         defer { call.stop() }
-        let b = Observer(call.b)
+        let b = Observer(call.b, clock: call.engine.clock)
         XCTAssertTrue(b.sample(maxSamples: 12) { $0.stream.stats.rttMs != nil }, "RTT measured")
         let slow = NetworkImpairment(baseDelay: .milliseconds(260))
-        call.proxy?.impair(aToB: slow, bToA: slow)
+        call.impair(aToB: slow, bToA: slow)
         XCTAssertTrue(b.sample(maxSamples: 40) { $0.warnings.warnings.contains(.highRtt) && $0.seen.contains(.highRemoteInboundRtt(.trigger, mediaStream: .audio)) },
                       "RTT \(String(describing: b.stream.stats.rttMs)) ms: \(b.warnings.warnings), \(b.seen)")
-        call.proxy?.impair(aToB: NetworkImpairment(), bToA: NetworkImpairment())
+        call.impair(aToB: NetworkImpairment(), bToA: NetworkImpairment())
         XCTAssertTrue(b.sample(maxSamples: 40) { !$0.warnings.warnings.contains(.highRtt) && $0.seen.contains(.highRemoteInboundRtt(.recover, mediaStream: .audio)) },
                       "RTT \(String(describing: b.stream.stats.rttMs)) ms: \(b.warnings.warnings), \(b.seen)")
     }
@@ -63,12 +69,12 @@ final class CallQualityImpairmentEndToEndTests: XCTestCase {
     func testHighJitterRaisesHighJitterAndHighInboundJitterAndBothClearWhenItCalms() throws {
         let call = try call()
         defer { call.stop() }
-        let b = Observer(call.b)
+        let b = Observer(call.b, clock: call.engine.clock)
         XCTAssertFalse(b.sample(maxSamples: 8) { !$0.seen.isEmpty || !$0.warnings.warnings.isEmpty }, "a clean start: \(b.seen)")
-        call.proxy?.impair(aToB: NetworkImpairment(baseDelay: .milliseconds(20), jitter: .milliseconds(200)), bToA: NetworkImpairment())
+        call.impair(aToB: NetworkImpairment(baseDelay: .milliseconds(20), jitter: .milliseconds(200)), bToA: NetworkImpairment())
         XCTAssertTrue(b.sample(maxSamples: 40) { $0.warnings.warnings.contains(.highJitter) && $0.seen.contains(.highInboundJitter(.trigger, mediaStream: .audio)) },
                       "jitter \(b.stream.stats.jitterMs) ms: \(b.warnings.warnings), \(b.seen)")
-        call.proxy?.impair(aToB: NetworkImpairment(), bToA: NetworkImpairment())
+        call.impair(aToB: NetworkImpairment(), bToA: NetworkImpairment())
         XCTAssertTrue(b.sample(maxSamples: 60) { !$0.warnings.warnings.contains(.highJitter) && $0.seen.contains(.highInboundJitter(.recover, mediaStream: .audio)) },
                       "jitter \(b.stream.stats.jitterMs) ms: \(b.warnings.warnings), \(b.seen)")
     }
@@ -76,11 +82,11 @@ final class CallQualityImpairmentEndToEndTests: XCTestCase {
     func testHeavyLossRaisesLowMosAndHighInboundPacketLossAndBothClear() throws {
         let call = try call()
         defer { call.stop() }
-        let b = Observer(call.b)
-        call.proxy?.impair(aToB: NetworkImpairment(lossRate: 0.25), bToA: NetworkImpairment())
+        let b = Observer(call.b, clock: call.engine.clock)
+        call.impair(aToB: NetworkImpairment(lossRate: 0.25), bToA: NetworkImpairment())
         XCTAssertTrue(b.sample(maxSamples: 40) { $0.warnings.warnings.isSuperset(of: [.lowMos, .highPacketsLostFraction]) && $0.seen.contains(.highInboundPacketLoss(.trigger, mediaStream: .audio)) },
                       "MOS \(b.stream.stats.mos): \(b.warnings.warnings), \(b.seen)")
-        call.proxy?.impair(aToB: NetworkImpairment(), bToA: NetworkImpairment())
+        call.impair(aToB: NetworkImpairment(), bToA: NetworkImpairment())
         XCTAssertTrue(b.sample(maxSamples: 60) { $0.warnings.warnings.isDisjoint(with: [.lowMos, .highPacketsLostFraction]) && $0.seen.contains(.highInboundPacketLoss(.recover, mediaStream: .audio)) },
                       "MOS \(b.stream.stats.mos): \(b.warnings.warnings), \(b.seen)")
     }
@@ -88,11 +94,11 @@ final class CallQualityImpairmentEndToEndTests: XCTestCase {
     func testAMediaPathThatGoesDeadIsAMissingMediaStreamUntilPacketsFlowAgain() throws {
         let call = try call()
         defer { call.stop() }
-        let b = Observer(call.b)
+        let b = Observer(call.b, clock: call.engine.clock)
         XCTAssertFalse(b.sample(maxSamples: 6) { $0.seen.contains(.missingMediaStream(.trigger)) })
-        call.proxy?.impair(aToB: NetworkImpairment(lossRate: 1), bToA: NetworkImpairment(lossRate: 1))
+        call.impair(aToB: NetworkImpairment(lossRate: 1), bToA: NetworkImpairment(lossRate: 1))
         XCTAssertTrue(b.sample(maxSamples: 20) { $0.seen.contains(.missingMediaStream(.trigger)) }, "\(b.seen)")
-        call.proxy?.impair(aToB: NetworkImpairment(), bToA: NetworkImpairment())
+        call.impair(aToB: NetworkImpairment(), bToA: NetworkImpairment())
         XCTAssertTrue(b.sample(maxSamples: 20) { $0.seen.contains(.missingMediaStream(.recover)) }, "\(b.seen)")
     }
 
@@ -100,8 +106,8 @@ final class CallQualityImpairmentEndToEndTests: XCTestCase {
         // A pure tone: every frame has the same peak, sent by a and played by b.
         let call = try call(signal: TestSignals.multiTone([(1_000, 8_000)], seconds: 1))
         defer { call.stop() }
-        let a = Observer(call.a)
-        let b = Observer(call.b)
+        let a = Observer(call.a, clock: call.engine.clock)
+        let b = Observer(call.b, clock: call.engine.clock)
         var both = false
         for _ in 0..<40 where !both {
             _ = a.sample(maxSamples: 1) { _ in false }

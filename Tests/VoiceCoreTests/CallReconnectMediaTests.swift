@@ -10,11 +10,23 @@ import VoiceMediaTypes
 /// Media reconnection over real sockets: the peer's RTP really stops (its stream sends elsewhere)
 /// and resumes, or does not.
 final class CallReconnectMediaTests: XCTestCase {
+
+    /// Runs this suite's calls in virtual time.
+    private var world: VirtualCallWorld!
+
+    override func setUp() {
+        super.setUp()
+        world = VirtualCallWorld()
+    }
+
     private var fixture: ReconnectTestCall?
 
     override func tearDown() {
         fixture?.shutdown()
         fixture = nil
+        world.close()
+        world = nil
+        super.tearDown()
     }
 
     private func connectedCall(mediaReconnectTimeout: Duration = .milliseconds(20_000)) throws -> ReconnectTestCall {

@@ -76,10 +76,14 @@ final class ReconnectTestCall {
     }
 
     /// Places the call from `caller` (a new client when nil) to a new client.
-    init(transport: SIPTransportProtocol = .udp, reconnection: CallReconnectionPolicy, caller: TestVoiceClient? = nil) throws {
+    /// In `world` (virtual time) when there is one, else on loopback in real time.
+    init(
+        transport: SIPTransportProtocol = .udp, reconnection: CallReconnectionPolicy, caller: TestVoiceClient? = nil,
+        world: VirtualCallWorld? = VirtualCallWorld.current
+    ) throws {
         let signal = TestSignals.speechLike(seconds: 2)
-        alice = try caller ?? TestVoiceClient("alice", signal: signal, transport: transport) { $0.reconnection = reconnection }
-        bob = try TestVoiceClient("bob", signal: signal, transport: transport) { $0.reconnection = reconnection }
+        alice = try caller ?? TestVoiceClient("alice", signal: signal, transport: transport, world: world) { $0.reconnection = reconnection }
+        bob = try TestVoiceClient("bob", signal: signal, transport: transport, world: world) { $0.reconnection = reconnection }
         let notifications = bob.listen()
         let acceptedBox = NIOLockedBox<Call?>(nil)
         let calleeDelegate = self.calleeDelegate
@@ -91,7 +95,7 @@ final class ReconnectTestCall {
         }
         let callerDelegate = self.callerDelegate
         // A second call from the same client needs an audio device of its own.
-        let device = caller.map { _ in BufferAudioDevice(captureSamples: signal, loop: true) }
+        let device = caller.map { _ in BufferAudioDevice(captureSamples: signal, loop: true, pacing: world?.pacing ?? .realTime) }
         call = alice.client.connect(
             options: ConnectOptions(accessToken: CallTestTokens.token(alice.client.configuration.identity)) { [bob] builder in
                 builder.params = ["To": bob.address]
@@ -118,6 +122,7 @@ final class ReconnectTestCall {
 /// Runs `body` with `call`'s engine room on its event loop.
 func onCallLoop<T: Sendable>(_ call: Call, _ body: @escaping @Sendable (CallCore) -> T) throws -> T {
     let core = try XCTUnwrap(call.core.withLock { $0 }, "the call has ended")
+    if core.eventLoop.inEventLoop { return body(core) }  // virtual time: the test's thread is the loop's
     return try core.eventLoop.submit { body(core) }.wait()
 }
 
@@ -143,17 +148,22 @@ extension TestVoiceClient {
 }
 
 /// Really stops a call's outgoing media: ``begin()`` points its stream's RTP and RTCP at a
-/// local socket nobody reads, ``end()`` points them back at the peer.
+/// port nobody reads (a local socket, or a port of the virtual world's media network), ``end()``
+/// points them back at the peer.
 final class MediaOutage {
     private let stream: AudioStream
     private let original: RemoteEndpoints
-    private let sink: UDPSocket
+    private let sink: any MediaTransport
 
-    init(of call: Call) throws {
+    init(of call: Call, world: VirtualCallWorld? = VirtualCallWorld.current) throws {
         let stream = try onCallLoop(call) { $0.media?.stream }
         self.stream = try XCTUnwrap(stream, "no media stream")
         original = try XCTUnwrap(self.stream.control.remote.withLock { $0 }, "the stream has no remote")
-        sink = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        if let world {
+            sink = try world.mediaNetwork.bind(SocketAddress(host: "127.0.0.250", port: 0))
+        } else {
+            sink = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        }
     }
 
     deinit { sink.close() }
@@ -172,9 +182,9 @@ final class MediaOutage {
 
     /// Whether packets meant for the peer arrived at the sink (the outage is real).
     func hasDiverted(timeout: TimeInterval = 5) -> Bool {
-        PollingWait.until(timeout: timeout) {
-            var buffer = [UInt8](repeating: 0, count: 2048)
-            return recv(sink.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0
-        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2_048, alignment: 16)
+        defer { buffer.deallocate() }
+        var source = SocketAddress.unspecified
+        return PollingWait.until(timeout: timeout) { sink.receive(into: buffer, from: &source, wallClockOffset: 0) != nil }
     }
 }
