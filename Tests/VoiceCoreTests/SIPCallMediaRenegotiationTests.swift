@@ -13,9 +13,28 @@ import XCTest
 /// address and port, with a new codec and a new SRTP key. Our running stream follows: it sends
 /// there, in the new codec, and decrypts with the new key; a hold in between keeps the address
 /// the media followed.
+///
+/// It runs in virtual time: both sides' streams on an embedded engine and its in-memory network,
+/// their devices on its audio clock.
 final class SIPCallMediaRenegotiationTests: XCTestCase {
     let ours = TestSignals.multiTone([(523, 6_000), (1_250, 3_000)], seconds: 2)
     let theirs = TestSignals.multiTone([(440, 6_000), (2_100, 2_000)], seconds: 2)
+    private let engine = MediaEngine.embedded(network: InMemoryMediaNetwork())
+    private var driver: Int?
+    private var nextPort: UInt16 = 20_000
+
+    override func setUp() {
+        super.setUp()
+        let engine = self.engine
+        driver = PollingWait.installDriver { engine.advance(by: MediaTime(nanoseconds: Int64($0 * 1_000_000_000))) }
+    }
+
+    override func tearDown() {
+        PollingWait.removeDriver(driver)
+        super.tearDown()
+    }
+
+    private var pacing: SoftwareAudioPacing { engine.audioClock.map { .realTime(clock: $0) } ?? .realTime }
 
     private static func negotiated(
         codec: MediaCodec, remotePort: UInt16, local: SRTPKeyMaterial, remote: SRTPKeyMaterial, direction: SDPDirection = .sendrecv
@@ -26,10 +45,10 @@ final class SIPCallMediaRenegotiationTests: XCTestCase {
             remoteRTCP: address, rtcpMux: true, localKey: local, remoteKey: remote, direction: direction)
     }
 
-    private static func freePort() throws -> UInt16 {
-        let socket = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
-        defer { socket.close() }
-        return UInt16(socket.localAddress.port)
+    /// A port nobody has on the in-memory network.
+    private func freePort() throws -> UInt16 {
+        nextPort += 2
+        return nextPort
     }
 
     func testAPeerThatMovesWithANewCodecAndKeyIsFollowedWithoutRestartingOurStream() throws {
@@ -37,15 +56,15 @@ final class SIPCallMediaRenegotiationTests: XCTestCase {
         let ourKey = SRTPKeyMaterial.random(for: suite)
         let theirFirstKey = SRTPKeyMaterial.random(for: suite)
         let theirNewKey = SRTPKeyMaterial.random(for: suite)
-        let ourDevice = BufferAudioDevice(captureSamples: ours, loop: true, recordingCapacity: 48_000 * 20)
-        let ourPort = try Self.freePort()
-        let media = SIPCallMedia(localHost: "127.0.0.1", localPort: ourPort, audioDevice: ourDevice)
+        let ourDevice = BufferAudioDevice(captureSamples: ours, loop: true, recordingCapacity: 48_000 * 20, pacing: pacing)
+        let ourPort = try freePort()
+        let media = SIPCallMedia(localHost: "127.0.0.1", localPort: ourPort, audioDevice: ourDevice, engine: engine)
         defer { media.stop() }
 
         // The peer before it moved: Opus.
-        let before = BufferAudioDevice(captureSamples: theirs, loop: true, recordingCapacity: 48_000 * 20)
-        let beforePort = try Self.freePort()
-        let peerBefore = SIPCallMedia(localHost: "127.0.0.1", localPort: beforePort, audioDevice: before)
+        let before = BufferAudioDevice(captureSamples: theirs, loop: true, recordingCapacity: 48_000 * 20, pacing: pacing)
+        let beforePort = try freePort()
+        let peerBefore = SIPCallMedia(localHost: "127.0.0.1", localPort: beforePort, audioDevice: before, engine: engine)
         try media.apply(Self.negotiated(codec: .opus(OpusSettings()), remotePort: beforePort, local: ourKey, remote: theirFirstKey))
         try peerBefore.apply(Self.negotiated(codec: .opus(OpusSettings()), remotePort: ourPort, local: theirFirstKey, remote: ourKey))
         let stream = try XCTUnwrap(media.stream)
@@ -53,9 +72,9 @@ final class SIPCallMediaRenegotiationTests: XCTestCase {
 
         // It moves: a new port, G.711, a new key (its re-INVITE), and the old one goes silent.
         peerBefore.stop()
-        let after = BufferAudioDevice(captureSamples: theirs, loop: true, recordingCapacity: 48_000 * 20)
-        let afterPort = try Self.freePort()
-        let peerAfter = SIPCallMedia(localHost: "127.0.0.1", localPort: afterPort, audioDevice: after)
+        let after = BufferAudioDevice(captureSamples: theirs, loop: true, recordingCapacity: 48_000 * 20, pacing: pacing)
+        let afterPort = try freePort()
+        let peerAfter = SIPCallMedia(localHost: "127.0.0.1", localPort: afterPort, audioDevice: after, engine: engine)
         defer { peerAfter.stop() }
         try peerAfter.apply(Self.negotiated(codec: .pcmu, remotePort: ourPort, local: theirNewKey, remote: ourKey))
         try media.apply(Self.negotiated(codec: .pcmu, remotePort: afterPort, local: ourKey, remote: theirNewKey))
@@ -64,7 +83,7 @@ final class SIPCallMediaRenegotiationTests: XCTestCase {
         // Then holds and resumes with the same SDP address: nothing moves.
         try media.apply(Self.negotiated(codec: .pcmu, remotePort: afterPort, local: ourKey, remote: theirNewKey, direction: .sendonly))
         try media.apply(Self.negotiated(codec: .pcmu, remotePort: afterPort, local: ourKey, remote: theirNewKey))
-        Thread.sleep(forTimeInterval: 1.5)  // audio after the move: a window, not synchronisation
+        PollingWait.sleep(1.5)  // audio after the move: a window, not synchronisation
 
         let stats = stream.stats
         XCTAssertEqual(stats.renegotiations, 1, "the hold changed no codec or key")
