@@ -147,7 +147,7 @@ struct DefaultQualityBenchmark {
 
     /// Finds each voice in `output` and cuts it out: the first with a wide search (the sender may
     /// start before or after the recording), the others near where the first one puts them.
-    private func cut(_ output: [Int16], label: String) throws -> [[Int16]] {
+    func cut(_ output: [Int16], label: String) throws -> [[Int16]] {
         var segments: [[Int16]] = []
         var lag: Int?
         for (v, voice) in voices.enumerated() {

@@ -19,22 +19,29 @@ package final class ImpairmentProxy: Sendable {
     private let socketB: UDPSocket
     private let shared = ProxyShared()
 
-    /// Starts relaying between `a` and `b` with `aToB` and `bToA` impairments. With `b` nil,
-    /// packets for B are dropped until ``connect(endpointB:)`` names it: for a peer whose media
-    /// address is known only after ``addressForB`` was announced to it (in an SDP offer).
-    package init(endpointA a: SocketAddress, endpointB b: SocketAddress?, aToB: NetworkImpairment, bToA: NetworkImpairment) throws {
-        let host = a.isIPv6 ? "::1" : "127.0.0.1"
+    /// Starts relaying between `a` and `b` with `aToB` and `bToA` impairments. With `a` or `b`
+    /// nil, packets for that endpoint are dropped until ``connect(endpointA:)`` or
+    /// ``connect(endpointB:)`` names it: for a peer whose media address is known only after the
+    /// proxy's address was announced to it (in an SDP offer).
+    package init(endpointA a: SocketAddress?, endpointB b: SocketAddress?, aToB: NetworkImpairment, bToA: NetworkImpairment) throws {
+        let host = (a ?? b)?.isIPv6 == true ? "::1" : "127.0.0.1"
         socketA = try UDPSocket(bindTo: SocketAddress(host: host, port: 0))
         socketB = try UDPSocket(bindTo: SocketAddress(host: host, port: 0))
         addressForA = socketA.localAddress
         addressForB = socketB.localAddress
         let loop = ProxyLoop(
-            socketA: socketA, socketB: socketB, a: a, aToB: ImpairmentModel(aToB),
+            socketA: socketA, socketB: socketB, aToB: ImpairmentModel(aToB),
             bToA: ImpairmentModel(bToA), shared: shared)
+        shared.endpointA.withLock { $0 = a }
         shared.endpointB.withLock { $0 = b }
         let thread = Thread { loop.run() }
         thread.name = "impairment-proxy"
         thread.start()
+    }
+
+    /// Sets (or changes) where traffic for endpoint A goes.
+    package func connect(endpointA: SocketAddress) {
+        shared.endpointA.withLock { $0 = endpointA }
     }
 
     /// Sets (or changes) where traffic for endpoint B goes.
@@ -66,6 +73,7 @@ private final class ProxyShared: Sendable {
     let running = Atomic<Bool>(true)
     let finished = DispatchSemaphore(value: 0)
     let counters = Locked<(seen: Int, dropped: Int, reordered: Int)>((0, 0, 0))
+    let endpointA = Locked<SocketAddress?>(nil)
     let endpointB = Locked<SocketAddress?>(nil)
     /// New impairments for the loop to take.
     let update = Locked<(NetworkImpairment, NetworkImpairment)?>(nil)
@@ -78,17 +86,16 @@ private final class ProxyLoop: @unchecked Sendable {  // used only by the proxy 
         var bytes: [UInt8]
     }
     let socketA: UDPSocket, socketB: UDPSocket
-    let a: SocketAddress
     var aToB: ImpairmentModel, bToA: ImpairmentModel
     let shared: ProxyShared
     var queue: [Pending] = []
     let clock = MonotonicMediaClock()
 
     init(
-        socketA: UDPSocket, socketB: UDPSocket, a: SocketAddress, aToB: ImpairmentModel,
+        socketA: UDPSocket, socketB: UDPSocket, aToB: ImpairmentModel,
         bToA: ImpairmentModel, shared: ProxyShared
     ) {
-        self.socketA = socketA; self.socketB = socketB; self.a = a
+        self.socketA = socketA; self.socketB = socketB
         self.aToB = aToB; self.bToA = bToA; self.shared = shared
     }
 
@@ -126,12 +133,13 @@ private final class ProxyLoop: @unchecked Sendable {  // used only by the proxy 
                 }
             }
             let now2 = clock.now()
+            let a = shared.endpointA.withLock { $0 }
             let b = shared.endpointB.withLock { $0 }
             while let first = queue.first, first.due <= now2 {
                 queue.removeFirst()
                 first.bytes.withUnsafeBytes { raw in
                     if !first.toB {
-                        _ = socketA.send(raw, to: a)
+                        if let a { _ = socketA.send(raw, to: a) }
                     } else if let b {
                         _ = socketB.send(raw, to: b)
                     }

@@ -44,6 +44,13 @@ public struct BaresipConfiguration: Hashable, Sendable {
     /// leaves baresip's default (yes: its encoder then codes its two-channel audio as stereo at
     /// the usual bitrates); false makes both ends of a call between two baresips code mono.
     public var opusStereo: Bool? = nil
+    /// `opus_inbandfec`: whether the peer asks for in-band FEC (`useinbandfec=1` in its SDP) and
+    /// codes it when the other side asks; nil leaves baresip's default (no).
+    public var opusInbandFEC: Bool? = nil
+    /// `opus_packet_loss`, percent: the loss hint its encoder gets, and, above 0, what makes its
+    /// decoder recover a lost packet from the next one's FEC (baresip 1.0 decodes FEC only then);
+    /// nil leaves baresip's default (none).
+    public var opusPacketLoss: Int? = nil
     /// RTP ports reserved for the peer (two per call is plenty with rtcp-mux).
     public var rtpPortCount: Int = 20
 
@@ -128,6 +135,13 @@ public final class BaresipPeer: Sendable {
             let value = stereo ? "yes" : "no"
             stereoLines = "opus_stereo\t\t\(value)\nopus_sprop_stereo\t\(value)"
         }
+        var lossLines = "# opus_inbandfec: baresip's default"
+        if let fec = config.opusInbandFEC { lossLines = "opus_inbandfec\t\t" + (fec ? "yes" : "no") }
+        if let loss = config.opusPacketLoss {
+            lossLines += "\nopus_packet_loss\t" + String(min(100, max(0, loss)))
+        } else {
+            lossLines += "\n# opus_packet_loss: baresip's default"
+        }
         let values = [
             "SIP_PORT": String(config.sipPort),
             "AUDIO_SOURCE": source,
@@ -141,6 +155,7 @@ public final class BaresipPeer: Sendable {
             "OPUS_COMPLEXITY": config.opusComplexity.map { "opus_complexity\t\t\(min(10, max(0, $0)))" } ?? "# opus_complexity: baresip's default",
             "OPUS_APPLICATION": config.opusApplication.map { "opus_application\t\($0)" } ?? "# opus_application: baresip's default",
             "OPUS_STEREO": stereoLines,
+            "OPUS_LOSS": lossLines,
         ]
         try SIPPeerTemplate.renderFile(templateDirectory + "/config", to: directory + "/config", values: values)
         try SIPPeerTemplate.renderFile(templateDirectory + "/accounts", to: directory + "/accounts", values: values)

@@ -10,7 +10,7 @@ final class MediaEngineTests: XCTestCase {
         let ticks = Atomic<Int>(0)
         var transports: [any MediaTransport] { [] }
         func receive(from transportIndex: Int, now: MediaTime, wallClockOffset: Int64) -> Bool { false }
-        func playoutTick(now: MediaTime) {}
+        func playoutTick(now: MediaTime, pass: PlayoutPass) {}
         func tick(now: MediaTime) { ticks.add(1, ordering: .relaxed) }
     }
 

@@ -39,8 +39,8 @@ final class MediaLoadMeterTests: XCTestCase {
         init(busy: MediaTime) { self.busy = busy }
         var transports: [any MediaTransport] { [] }
         func receive(from transportIndex: Int, now: MediaTime, wallClockOffset: Int64) -> Bool { false }
-        func playoutTick(now: MediaTime) {
-            guard working.load(ordering: .relaxed) else { return }
+        func playoutTick(now: MediaTime, pass: PlayoutPass) {
+            guard pass == .remaining, working.load(ordering: .relaxed) else { return }
             let until = clock.now() + busy
             while clock.now() < until {}
         }

@@ -110,7 +110,8 @@ final class EmbeddedMediaScheduler: Sendable {
                 while entry.task.task.receive(from: index, now: now, wallClockOffset: network.wallClockOffset) { read += 1 }
             }
         }
-        for entry in tasks where isAttached(entry.id) { entry.task.task.playoutTick(now: now) }
+        for entry in tasks where isAttached(entry.id) { entry.task.task.playoutTick(now: now, pass: .urgent) }
+        for entry in tasks where isAttached(entry.id) { entry.task.task.playoutTick(now: now, pass: .remaining) }
         for entry in tasks where isAttached(entry.id) { entry.task.task.tick(now: now) }
         state.withLock { s in
             s.ticks += 1

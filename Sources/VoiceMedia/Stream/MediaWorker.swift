@@ -219,7 +219,13 @@ private final class WorkerLoop: @unchecked Sendable {
         lastYield = clock.now()
         var i = 0
         while i < tickOrder.count {  // index loops: no iterator, so no allocation even unoptimized
-            tickOrder[i].playoutTick(now: now)
+            tickOrder[i].playoutTick(now: now, pass: .urgent)
+            yieldIfDue()
+            i += 1
+        }
+        i = 0
+        while i < tickOrder.count {
+            tickOrder[i].playoutTick(now: now, pass: .remaining)
             yieldIfDue()
             i += 1
         }

@@ -27,11 +27,10 @@ extension StreamDriver {
             if nextVirtualCapture == nil { nextVirtualCapture = now }
             while let due = nextVirtualCapture, now >= due {
                 stream.sendSilence(at: now, output: &output)
-                nextVirtualCapture = due + MediaTime.milliseconds(Int64(stream.configuration.ptime))
+                nextVirtualCapture = due + MediaTime.milliseconds(Int64(ptime))
             }
             return
         }
-        let frameSamples = stream.samplesPerFrame
         // A device catching up in a burst (a sound server after a stall) must not add its delay
         // to the call: beyond one frame and 60 ms the backlog is dropped, oldest first.
         let excess = captureRing.availableToRead - frameSamples - Self.maximumCaptureBacklog

@@ -28,6 +28,11 @@ final class StreamDriver: MediaTask {
     /// The renegotiation and remote address last taken from ``control``.
     var renegotiationVersion = 0
     var remoteVersion = -1
+    /// What the driver needs of the stream's settings on every tick, kept here: reading a
+    /// property of the stream (a value in another module) through this class would copy it.
+    var frameSamples: Int
+    var ptime: Int
+    var byeSent = false
 
     // Device pacing
     var renderDeviceActive = false
@@ -48,6 +53,8 @@ final class StreamDriver: MediaTask {
         self.stream = stream
         self.transports = transports
         self.control = control
+        frameSamples = stream.samplesPerFrame
+        ptime = stream.configuration.ptime
         // 85 ms each: a 60 ms frame plus a device period and slack; overflow is counted, never grown.
         captureRing = AudioRingBuffer(minimumCapacity: 4_096)
         renderRing = AudioRingBuffer(minimumCapacity: 4_096)
@@ -83,18 +90,26 @@ final class StreamDriver: MediaTask {
 
     // MARK: - MediaTask
 
-    func playoutTick(now: MediaTime) {
+    func playoutTick(now: MediaTime, pass: PlayoutPass) {
+        if pass == .urgent, !isRunningDry { return }
         playOut(now: now)
+    }
+
+    /// Whether the render device has less than half the usual lead left (it plays from the
+    /// ring; without a device, or off it, nothing runs dry).
+    private var isRunningDry: Bool {
+        renderDeviceActive && renderRing.availableToRead < control.renderTarget.load(ordering: .relaxed) / 2
     }
 
     func tick(now: MediaTime) {
         // After the BYE the stream is leaving: nothing more is sent, so the final stats are exact.
-        if stream.hasSentBye { return }
+        if byeSent { return }
         takeControlChanges()
         var output = Output(driver: self)
         sendCaptured(now: now, output: &output)
         if control.byeRequested.load(ordering: .acquiring) {
             stream.sendBye(at: now, output: &output)
+            byeSent = true
             control.snapshot.withLock { $0 = statistics(at: now) }  // the controlling thread waits for this one
             control.signalByeSent()
         } else {
@@ -134,6 +149,8 @@ final class StreamDriver: MediaTask {
             if let pending {
                 if pending.change.codec != nil { nextVirtualCapture = nil }
                 stream.adopt(pending.change)
+                frameSamples = 48 * pending.change.configuration.ptime
+                ptime = pending.change.configuration.ptime
             }
         }
         let version = control.remoteVersion.load(ordering: .acquiring)
@@ -141,7 +158,7 @@ final class StreamDriver: MediaTask {
             stream.setRemote(r)
             remoteVersion = version
         }
-        if !stream.isSendingDigits, control.pendingDigits.load(ordering: .relaxed) > 0,
+        if control.pendingDigits.load(ordering: .relaxed) > 0,
             let taken = control.digits.withLockIfAvailable({ q -> [Character] in
                 let t = q
                 q.removeAll()

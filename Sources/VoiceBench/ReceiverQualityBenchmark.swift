@@ -1,0 +1,234 @@
+import Foundation
+import VoiceMedia
+import VoiceMediaTypes
+import VoiceRTP
+import VoiceSIP
+import VoiceTestKit
+
+/// `pesq_at_baresip_vs_baresip_*`: how what we send holds up when someone else decodes it. The
+/// same speech is sent to a baresip receiver twice in one run, through the same impairment
+/// (20 ± 20 ms of delay, random loss): once by a stream at the SDK's default settings, once by
+/// another baresip, both receivers configured for loss as baresip users do (`opus_inbandfec yes`,
+/// `opus_packet_loss 10`, 32 kb/s, VoIP, mono). The figure is ours minus baresip's PESQ-WB at the
+/// receiver's recording; only the sender differs.
+///
+/// The calls are set up by the benchmark itself, as a back-to-back user agent: it invites the
+/// receiver with an offer that names the impairment proxy as the media address, and for the
+/// baresip sender invites that baresip with an offer carrying the receiver's own Opus parameters
+/// (so the sender codes for the receiver's SDP, as in a direct call between the two). Plain RTP:
+/// the proxy relays packets between two legs that could not share SRTP keys.
+struct ReceiverQualityBenchmark {
+    let base: DefaultQualityBenchmark
+    let seeds: Int
+
+    init(seeds: Int) throws {
+        self.seeds = max(1, seeds)
+        base = try DefaultQualityBenchmark(seeds: seeds, only: ["loss5", "loss10"])
+    }
+
+    /// A baresip configured for loss, as the figure's definition says: the receiver, or (with a
+    /// file to send) the baresip sender.
+    static func lossConfiguredBaresip(user: String, sending file: String?, recordingTo directory: String?) -> BaresipConfiguration {
+        var c = BaresipConfiguration()
+        c.user = user
+        c.mediaEncryption = nil
+        c.audioCodecs = ["opus/48000/1"]
+        c.opusApplication = "voip"
+        c.opusStereo = false
+        c.opusBitrate = 32_000
+        c.opusInbandFEC = true
+        c.opusPacketLoss = 10
+        c.audioFile = file
+        c.recordingDirectory = directory
+        return c
+    }
+
+    func run() throws -> [(String, String)] {
+        var pairs: [(condition: String, baresipSent: Bool, ref: String, deg: String)] = []
+        for condition in base.conditions {
+            for seed in 0..<seeds {
+                let impairment = condition.impairment(seed: UInt64(50_000 + 100 * seed + Int(condition.lossRate * 1_000)))
+                for baresipSends in [false, true] {
+                    let label = "\(condition.name) seed \(seed) \(baresipSends ? "baresip" : "ours")"
+                    let recording = try call(impairment: impairment, baresipSends: baresipSends, label: label)
+                    for (v, segment) in try base.cut(recording, label: "at baresip, " + label).enumerated() {
+                        let name = "atbaresip-\(condition.name)-\(seed)-\(baresipSends ? "baresip" : "ours")-\(v + 1)"
+                        let deg = base.workDirectory + "/\(name).wav"
+                        try WAVFile(sampleRate: 48_000, channels: 1, samples: segment).write(toFile: deg)
+                        pairs.append((condition.name, baresipSends, base.workDirectory + "/voice-\(v + 1).wav", deg))
+                    }
+                }
+            }
+        }
+        let list = base.workDirectory + "/pairs-at-baresip.txt"
+        try pairs.map { "\($0.ref) \($0.deg)" }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let scores = try PESQBenchmark.python([base.tool, "score-list", list]).split(separator: "\n").compactMap { Double($0) }
+        guard scores.count == pairs.count else { throw BenchError("pesq scored \(scores.count) of \(pairs.count) samples") }
+        var figures: [(String, String)] = []
+        for condition in base.conditions {
+            let ours = scores.indices.filter { pairs[$0].condition == condition.name && !pairs[$0].baresipSent }.map { scores[$0] }
+            let theirs = scores.indices.filter { pairs[$0].condition == condition.name && pairs[$0].baresipSent }.map { scores[$0] }
+            let (mine, baresip) = (DefaultQualityBenchmark.median(ours), DefaultQualityBenchmark.median(theirs))
+            print(
+                "quality at baresip: \(condition.name): ours median \(DefaultQualityBenchmark.format(mine)) "
+                    + "\(DefaultQualityBenchmark.list(ours)); baresip median \(DefaultQualityBenchmark.format(baresip)) "
+                    + "\(DefaultQualityBenchmark.list(theirs))")
+            figures.append(("pesq_at_baresip_ours_\(condition.name)", DefaultQualityBenchmark.format(mine)))
+            figures.append(("pesq_at_baresip_baresip_\(condition.name)", DefaultQualityBenchmark.format(baresip)))
+            figures.append(("pesq_at_baresip_vs_baresip_\(condition.name)", String(format: "%+.2f", mine - baresip)))
+        }
+        return figures
+    }
+
+    /// One call into a fresh receiver; returns what it recorded.
+    private func call(impairment: NetworkImpairment, baresipSends: Bool, label: String) throws -> [Int16] {
+        let directory = base.workDirectory + "/receiver-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let receiver = try BaresipPeer(configuration: Self.lossConfiguredBaresip(user: "r", sending: nil, recordingTo: directory))
+        defer { receiver.stop() }
+        let channel = try SIPPeerUDPChannel()
+        defer { channel.close() }
+        // The sender is endpoint A of the proxy, the receiver endpoint B; the receiver's (tone)
+        // RTP flows back unimpaired.
+        let proxy = try ImpairmentProxy(endpointA: nil, endpointB: nil, aToB: impairment, bToA: .none)
+        defer { proxy.stop() }
+        let duration = Double(base.signal.count) / 48_000 + 1.5
+        if baresipSends {
+            let leg = try B2BLeg.invite(receiver, over: channel, offer: Self.offer(port: proxy.addressForB.port, fmtp: Self.baresipFmtp))
+            proxy.connect(endpointB: leg.media)
+            let file = base.workDirectory + "/sender-\(UInt32.random(in: 0...UInt32.max)).wav"
+            try BaresipWAVFile.write(base.signal, to: file, channels: 1)
+            let sender = try BaresipPeer(configuration: Self.lossConfiguredBaresip(user: "s", sending: file, recordingTo: nil))
+            defer { sender.stop() }
+            let senderLeg = try B2BLeg.invite(
+                sender, over: channel, offer: Self.offer(port: proxy.addressForA.port, payloadType: leg.payloadType, fmtp: leg.fmtp))
+            proxy.connect(endpointA: senderLeg.media)
+            Thread.sleep(forTimeInterval: duration)
+            senderLeg.bye(sender, over: channel)
+            leg.bye(receiver, over: channel)
+        } else {
+            let ourPort = try SIPPeerProcess.freeUDPPortRange(count: 1).lowerBound
+            let ourAddress = try SocketAddress(host: "127.0.0.1", port: ourPort)
+            proxy.connect(endpointA: ourAddress)
+            // The SDK's own offer (unencrypted here), naming the proxy as our media address.
+            var negotiation = SDPOfferAnswer(
+                capabilities: SDPLocalCapabilities(
+                    address: "127.0.0.1", port: UInt16(proxy.addressForB.port), codecs: [.opus(.voice), .pcmu, .pcma],
+                    encryption: .unencrypted))
+            let leg = try B2BLeg.invite(receiver, over: channel, offer: try negotiation.makeOffer().text)
+            proxy.connect(endpointB: leg.media)
+            let media = try negotiation.receiveAnswer(try SDPSessionDescription(parsing: leg.answer))
+            var configuration = AudioStreamConfiguration(
+                localAddress: ourAddress, codec: media.codec, payloadType: media.payloadType, ptime: media.ptime,
+                encryption: media.encryption)
+            configuration.telephoneEventPayloadType = media.telephoneEventPayloadType
+            configuration.rtcpMux = media.rtcpMux
+            let stream = try AudioStream(configuration: configuration)
+            let device = BufferAudioDevice(captureSamples: base.signal)
+            try stream.start(remote: proxy.addressForA, audioDevice: device)
+            Thread.sleep(forTimeInterval: duration)
+            let sent = stream.stats
+            stream.stop()
+            leg.bye(receiver, over: channel)
+            print(
+                "quality at baresip: \(label): we sent \(sent.packetsSent) packets at \(sent.sendBitrate / 1000) kb/s, "
+                    + "FEC \(sent.fecEnabled ? "on" : "off"), hint \(sent.packetLossHint)%, \(sent.fecPacketsSent) with FEC")
+        }
+        Thread.sleep(forTimeInterval: 0.5)  // the recording is finalised
+        let path = try receiver.recordings.received.last.unwrap("\(label): the receiver made no recording")
+        let recording = try BaresipWAVFile.read(path).channel(0)
+        print("quality at baresip: \(label): \(proxy.counts.dropped) of \(proxy.counts.seen) packets dropped; \(recording.count / 48) ms recorded")
+        flushOutput()
+        return recording
+    }
+
+    /// What a baresip configured for loss offers for Opus (its SDP's `a=fmtp`).
+    static let baresipFmtp = "stereo=0;sprop-stereo=0;maxaveragebitrate=32000;useinbandfec=1"
+
+    /// A plain-RTP offer of Opus (and telephone-event) at `port` on loopback.
+    static func offer(port: Int, payloadType: Int = 111, fmtp: String) -> String {
+        [
+            "v=0", "o=- 1 1 IN IP4 127.0.0.1", "s=-", "c=IN IP4 127.0.0.1", "t=0 0",
+            "m=audio \(port) RTP/AVP \(payloadType) 101", "a=rtpmap:\(payloadType) opus/48000/2", "a=fmtp:\(payloadType) \(fmtp)",
+            "a=rtpmap:101 telephone-event/8000", "a=fmtp:101 0-15", "a=ptime:20", "a=sendrecv", "",
+        ].joined(separator: "\r\n")
+    }
+}
+
+/// One leg of the benchmark's back-to-back calls: an INVITE to a baresip, its answer.
+struct B2BLeg {
+    let callID: String
+    let fromTag: String
+    let toHeader: String
+    /// The answer's SDP, its media address and its Opus payload type and parameters.
+    let answer: String
+    let media: SocketAddress
+    let payloadType: Int
+    let fmtp: String
+
+    /// Invites `peer` with `offer`, ACKs its 200 and reads its answer.
+    static func invite(_ peer: BaresipPeer, over channel: SIPPeerUDPChannel, offer: String) throws -> B2BLeg {
+        let callID = "b2b-\(UInt64.random(in: 0...UInt64.max))"
+        let fromTag = "t\(UInt32.random(in: 0...UInt32.max))"
+        let local = channel.localAddress
+        let body = Array(offer.utf8)
+        try channel.send(
+            "INVITE \(peer.uri) SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:\(local.port);branch=z9hG4bKb2b\(UInt32.random(in: 0...UInt32.max));rport\r\n"
+                + "Max-Forwards: 70\r\nFrom: <sip:bench@127.0.0.1:\(local.port)>;tag=\(fromTag)\r\nTo: <\(peer.uri)>\r\n"
+                + "Call-ID: \(callID)\r\nCSeq: 1 INVITE\r\nContact: <sip:bench@127.0.0.1:\(local.port)>\r\n"
+                + "Content-Type: application/sdp\r\nContent-Length: \(body.count)\r\n\r\n\(offer)",
+            to: peer.sipAddress)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            guard let text = channel.receive(timeout: .seconds(1)),
+                let response = try? SIPMessageParser().parse(datagram: Array(text.utf8)).response,
+                response.headers["Call-ID"].first == callID, response.headers["CSeq"].first?.hasSuffix("INVITE") == true
+            else { continue }
+            if response.statusCode >= 300 { throw BenchError("\(peer.uri) answered the INVITE with \(response.statusCode)") }
+            guard response.statusCode >= 200 else { continue }
+            let toHeader = response.headers["To"].first ?? ""
+            let answer = String(decoding: response.body, as: UTF8.self)
+            let leg = try B2BLeg(callID: callID, fromTag: fromTag, toHeader: toHeader, answer: answer)
+            try channel.send(leg.request("ACK", cseq: 1, peer: peer, channel: channel), to: peer.sipAddress)
+            return leg
+        }
+        throw BenchError("\(peer.uri) did not answer; log:\n\(peer.process.logTail())")
+    }
+
+    private init(callID: String, fromTag: String, toHeader: String, answer: String) throws {
+        self.callID = callID
+        self.fromTag = fromTag
+        self.toHeader = toHeader
+        self.answer = answer
+        let lines = answer.split(whereSeparator: { $0 == "\r" || $0 == "\n" }).map(String.init)
+        let host = lines.first { $0.hasPrefix("c=IN IP4 ") }.map { String($0.dropFirst(9)) } ?? "127.0.0.1"
+        guard let m = lines.first(where: { $0.hasPrefix("m=audio ") }), let port = Int(m.split(separator: " ")[1]) else {
+            throw BenchError("no audio in the answer:\n\(answer)")
+        }
+        media = try SocketAddress(host: host, port: port)
+        let opus = lines.first { $0.hasPrefix("a=rtpmap:") && $0.lowercased().contains(" opus/") }
+        guard let opus, let pt = Int(opus.dropFirst(9).prefix { $0.isNumber }) else { throw BenchError("no Opus in the answer:\n\(answer)") }
+        payloadType = pt
+        fmtp = lines.first { $0.hasPrefix("a=fmtp:\(pt) ") }.map { String($0.dropFirst("a=fmtp:\(pt) ".count)) } ?? ""
+    }
+
+    /// Hangs the leg up.
+    func bye(_ peer: BaresipPeer, over channel: SIPPeerUDPChannel) {
+        try? channel.send(request("BYE", cseq: 2, peer: peer, channel: channel), to: peer.sipAddress)
+    }
+
+    private func request(_ method: String, cseq: Int, peer: BaresipPeer, channel: SIPPeerUDPChannel) -> String {
+        let local = channel.localAddress
+        return "\(method) \(peer.uri) SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:\(local.port);branch=z9hG4bK\(method.lowercased())\(UInt32.random(in: 0...UInt32.max));rport\r\n"
+            + "Max-Forwards: 70\r\nFrom: <sip:bench@127.0.0.1:\(local.port)>;tag=\(fromTag)\r\nTo: \(toHeader)\r\n"
+            + "Call-ID: \(callID)\r\nCSeq: \(cseq) \(method)\r\nContent-Length: 0\r\n\r\n"
+    }
+}
+
+extension Optional {
+    /// The value, or a benchmark error with `message`.
+    func unwrap(_ message: String) throws -> Wrapped {
+        guard let self else { throw BenchError(message) }
+        return self
+    }
+}
