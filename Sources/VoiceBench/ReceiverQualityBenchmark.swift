@@ -20,9 +20,12 @@ import VoiceTestKit
 struct ReceiverQualityBenchmark {
     let base: DefaultQualityBenchmark
     let seeds: Int
+    /// Our Opus settings (the SDK's default unless a preset is being measured).
+    let settings: OpusSettings
 
-    init(seeds: Int) throws {
+    init(seeds: Int, settings: OpusSettings = .voice) throws {
         self.seeds = max(1, seeds)
+        self.settings = settings
         base = try DefaultQualityBenchmark(seeds: seeds, only: ["loss5", "loss10"])
     }
 
@@ -84,39 +87,56 @@ struct ReceiverQualityBenchmark {
     private func call(impairment: NetworkImpairment, baresipSends: Bool, label: String) throws -> [Int16] {
         let directory = base.workDirectory + "/receiver-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let receiver = try BaresipPeer(configuration: Self.lossConfiguredBaresip(user: "r", sending: nil, recordingTo: directory))
+        // The receiver sends silence back (its tone source cannot play into a one-channel codec).
+        let silence = directory + "/silence.wav"
+        try BaresipWAVFile.write([Int16](repeating: 0, count: base.signal.count + 48_000 * 5), to: silence, channels: 1)
+        let receiver = try BaresipPeer(configuration: Self.lossConfiguredBaresip(user: "r", sending: silence, recordingTo: directory))
         defer { receiver.stop() }
         let channel = try SIPPeerUDPChannel()
         defer { channel.close() }
-        // The sender is endpoint A of the proxy, the receiver endpoint B; the receiver's (tone)
-        // RTP flows back unimpaired.
+        // The sender is endpoint A of the proxies, the receiver endpoint B; what the receiver
+        // sends back flows unimpaired. baresip does not multiplex RTCP, so its RTCP (the
+        // reports our sender adapts to) has a proxy of its own, named in the offers (a=rtcp,
+        // RFC 3605), with its own loss.
         let proxy = try ImpairmentProxy(endpointA: nil, endpointB: nil, aToB: impairment, bToA: .none)
         defer { proxy.stop() }
+        var rtcpImpairment = impairment
+        rtcpImpairment.seed &+= 7
+        let rtcpProxy = try ImpairmentProxy(endpointA: nil, endpointB: nil, aToB: rtcpImpairment, bToA: .none)
+        defer { rtcpProxy.stop() }
         let duration = Double(base.signal.count) / 48_000 + 1.5
         if baresipSends {
-            let leg = try B2BLeg.invite(receiver, over: channel, offer: Self.offer(port: proxy.addressForB.port, fmtp: Self.baresipFmtp))
+            let leg = try B2BLeg.invite(
+                receiver, over: channel, offer: Self.offer(port: proxy.addressForB.port, rtcpPort: rtcpProxy.addressForB.port, fmtp: Self.baresipFmtp))
             proxy.connect(endpointB: leg.media)
+            rtcpProxy.connect(endpointB: leg.rtcp)
             let file = base.workDirectory + "/sender-\(UInt32.random(in: 0...UInt32.max)).wav"
             try BaresipWAVFile.write(base.signal, to: file, channels: 1)
             let sender = try BaresipPeer(configuration: Self.lossConfiguredBaresip(user: "s", sending: file, recordingTo: nil))
             defer { sender.stop() }
             let senderLeg = try B2BLeg.invite(
-                sender, over: channel, offer: Self.offer(port: proxy.addressForA.port, payloadType: leg.payloadType, fmtp: leg.fmtp))
+                sender, over: channel,
+                offer: Self.offer(port: proxy.addressForA.port, rtcpPort: rtcpProxy.addressForA.port, payloadType: leg.payloadType, fmtp: leg.fmtp))
             proxy.connect(endpointA: senderLeg.media)
+            rtcpProxy.connect(endpointA: senderLeg.rtcp)
             Thread.sleep(forTimeInterval: duration)
             senderLeg.bye(sender, over: channel)
             leg.bye(receiver, over: channel)
         } else {
-            let ourPort = try SIPPeerProcess.freeUDPPortRange(count: 1).lowerBound
+            let ourPort = try SIPPeerProcess.freeUDPPortRange(count: 2).lowerBound
             let ourAddress = try SocketAddress(host: "127.0.0.1", port: ourPort)
             proxy.connect(endpointA: ourAddress)
+            rtcpProxy.connect(endpointA: try SocketAddress(host: "127.0.0.1", port: ourPort + 1))
             // The SDK's own offer (unencrypted here), naming the proxy as our media address.
             var negotiation = SDPOfferAnswer(
                 capabilities: SDPLocalCapabilities(
-                    address: "127.0.0.1", port: UInt16(proxy.addressForB.port), codecs: [.opus(.voice), .pcmu, .pcma],
+                    address: "127.0.0.1", port: UInt16(proxy.addressForB.port), codecs: [.opus(settings), .pcmu, .pcma],
                     encryption: .unencrypted))
-            let leg = try B2BLeg.invite(receiver, over: channel, offer: try negotiation.makeOffer().text)
+            let offer = try negotiation.makeOffer().text.replacingOccurrences(
+                of: "a=rtcp-mux\r\n", with: "a=rtcp:\(rtcpProxy.addressForB.port)\r\n")
+            let leg = try B2BLeg.invite(receiver, over: channel, offer: offer)
             proxy.connect(endpointB: leg.media)
+            rtcpProxy.connect(endpointB: leg.rtcp)
             let media = try negotiation.receiveAnswer(try SDPSessionDescription(parsing: leg.answer))
             var configuration = AudioStreamConfiguration(
                 localAddress: ourAddress, codec: media.codec, payloadType: media.payloadType, ptime: media.ptime,
@@ -125,14 +145,15 @@ struct ReceiverQualityBenchmark {
             configuration.rtcpMux = media.rtcpMux
             let stream = try AudioStream(configuration: configuration)
             let device = BufferAudioDevice(captureSamples: base.signal)
-            try stream.start(remote: proxy.addressForA, audioDevice: device)
+            try stream.start(remote: proxy.addressForA, remoteRTCP: media.rtcpMux ? nil : rtcpProxy.addressForA, audioDevice: device)
             Thread.sleep(forTimeInterval: duration)
             let sent = stream.stats
             stream.stop()
             leg.bye(receiver, over: channel)
             print(
                 "quality at baresip: \(label): we sent \(sent.packetsSent) packets at \(sent.sendBitrate / 1000) kb/s, "
-                    + "FEC \(sent.fecEnabled ? "on" : "off"), hint \(sent.packetLossHint)%, \(sent.fecPacketsSent) with FEC")
+                    + "FEC \(sent.fecEnabled ? "on" : "off"), hint \(sent.packetLossHint)%, \(sent.fecPacketsSent) with FEC; "
+                    + "\(sent.reportsAboutUs) reports said \(Int(sent.remoteFractionLost * 100)) % lost")
         }
         Thread.sleep(forTimeInterval: 0.5)  // the recording is finalised
         let path = try receiver.recordings.received.last.unwrap("\(label): the receiver made no recording")
@@ -145,11 +166,12 @@ struct ReceiverQualityBenchmark {
     /// What a baresip configured for loss offers for Opus (its SDP's `a=fmtp`).
     static let baresipFmtp = "stereo=0;sprop-stereo=0;maxaveragebitrate=32000;useinbandfec=1"
 
-    /// A plain-RTP offer of Opus (and telephone-event) at `port` on loopback.
-    static func offer(port: Int, payloadType: Int = 111, fmtp: String) -> String {
+    /// A plain-RTP offer of Opus (and telephone-event) at `port` (RTCP at `rtcpPort`) on loopback.
+    static func offer(port: Int, rtcpPort: Int, payloadType: Int = 111, fmtp: String) -> String {
         [
             "v=0", "o=- 1 1 IN IP4 127.0.0.1", "s=-", "c=IN IP4 127.0.0.1", "t=0 0",
-            "m=audio \(port) RTP/AVP \(payloadType) 101", "a=rtpmap:\(payloadType) opus/48000/2", "a=fmtp:\(payloadType) \(fmtp)",
+            "m=audio \(port) RTP/AVP \(payloadType) 101", "a=rtcp:\(rtcpPort)", "a=rtpmap:\(payloadType) opus/48000/2",
+            "a=fmtp:\(payloadType) \(fmtp)",
             "a=rtpmap:101 telephone-event/8000", "a=fmtp:101 0-15", "a=ptime:20", "a=sendrecv", "",
         ].joined(separator: "\r\n")
     }
@@ -163,6 +185,8 @@ struct B2BLeg {
     /// The answer's SDP, its media address and its Opus payload type and parameters.
     let answer: String
     let media: SocketAddress
+    /// Where its RTCP comes from and goes: its `a=rtcp` port, else the RTP port + 1.
+    let rtcp: SocketAddress
     let payloadType: Int
     let fmtp: String
 
@@ -180,8 +204,8 @@ struct B2BLeg {
             to: peer.sipAddress)
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
-            guard let text = channel.receive(timeout: .seconds(1)),
-                let response = try? SIPMessageParser().parse(datagram: Array(text.utf8)).response,
+            guard let text = channel.receive(timeout: .seconds(1)) else { continue }
+            guard let response = try? SIPMessageParser().parse(datagram: Array(text.utf8)).response,
                 response.headers["Call-ID"].first == callID, response.headers["CSeq"].first?.hasSuffix("INVITE") == true
             else { continue }
             if response.statusCode >= 300 { throw BenchError("\(peer.uri) answered the INVITE with \(response.statusCode)") }
@@ -200,12 +224,14 @@ struct B2BLeg {
         self.fromTag = fromTag
         self.toHeader = toHeader
         self.answer = answer
-        let lines = answer.split(whereSeparator: { $0 == "\r" || $0 == "\n" }).map(String.init)
+        let lines = answer.components(separatedBy: .newlines).filter { !$0.isEmpty }  // "\r\n" is one Character
         let host = lines.first { $0.hasPrefix("c=IN IP4 ") }.map { String($0.dropFirst(9)) } ?? "127.0.0.1"
         guard let m = lines.first(where: { $0.hasPrefix("m=audio ") }), let port = Int(m.split(separator: " ")[1]) else {
             throw BenchError("no audio in the answer:\n\(answer)")
         }
         media = try SocketAddress(host: host, port: port)
+        let rtcpPort = lines.first { $0.hasPrefix("a=rtcp:") }.flatMap { Int($0.dropFirst(7).prefix { $0.isNumber }) } ?? port + 1
+        rtcp = try SocketAddress(host: host, port: rtcpPort)
         let opus = lines.first { $0.hasPrefix("a=rtpmap:") && $0.lowercased().contains(" opus/") }
         guard let opus, let pt = Int(opus.dropFirst(9).prefix { $0.isNumber }) else { throw BenchError("no Opus in the answer:\n\(answer)") }
         payloadType = pt

@@ -189,7 +189,7 @@ struct Quality: ParsableCommand {
         if !skipOurs {
             figures += try DefaultQualityBenchmark(seeds: seeds, only: condition, settings: settings, timeStretch: !frameLevel).run()
         }
-        if !skipAtBaresip { figures += try ReceiverQualityBenchmark(seeds: seeds).run() }
+        if !skipAtBaresip { figures += try ReceiverQualityBenchmark(seeds: seeds, settings: settings).run() }
         printFigures(figures)
     }
 }
