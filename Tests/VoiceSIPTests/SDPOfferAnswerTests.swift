@@ -193,12 +193,42 @@ final class SDPOfferAnswerTests: XCTestCase {
         let offer = try remoteOffer(formats: "96", maps: ["a=rtpmap:96 opus/48000/2", "a=fmtp:96 maxaveragebitrate=20000;useinbandfec=0"])
         let (answer, media) = try bob.receiveOffer(offer, using: &generator)
         XCTAssertEqual(media.payloadType, 96, "keeps the offerer's payload type")
-        XCTAssertEqual(media.codec, .opus(OpusSettings(bitrate: 20_000, maxAverageBitrate: 20_000, fec: false)))
+        XCTAssertEqual(media.codec, .opus(OpusSettings(bitrate: 20_000, maxAverageBitrate: 20_000, complexity: 10, fec: false)), "a low cap raises the complexity")
         XCTAssertNil(media.telephoneEventPayloadType)
         XCTAssertEqual(answer.media[0].mediaLineValue, "audio 4000 RTP/SAVP 96")
         XCTAssertFalse(media.rtcpMux, "the offer had no rtcp-mux")
         XCTAssertFalse(answer.media[0].rtcpMux)
         XCTAssertEqual(media.remoteRTCP, SDPTransportAddress(host: "198.51.100.7", port: 30001))
+    }
+
+    func testAPeersLowBitrateCapRaisesTheComplexityUnlessTheAppChoseCPU() throws {
+        func negotiated(_ ours: OpusSettings, peerCap: Int) throws -> OpusSettings {
+            var bob = SDPOfferAnswer(capabilities: capabilities(codecs: [.opus(ours)]), using: &generator)
+            let offer = try remoteOffer(
+                formats: "111", maps: ["a=rtpmap:111 opus/48000/2", "a=fmtp:111 maxaveragebitrate=\(peerCap);useinbandfec=1"])
+            let codec = try bob.receiveOffer(offer, using: &generator).1.codec
+            guard case let .opus(settings) = codec else {
+                XCTFail("expected Opus, got \(codec)")
+                return ours
+            }
+            return settings
+        }
+        // baresip's loss configuration caps at 32 kb/s: the default encoder goes to complexity 10.
+        let baresip = try negotiated(.voice, peerCap: 32_000)
+        XCTAssertEqual(baresip.bitrate, 32_000)
+        XCTAssertEqual(baresip.maxAverageBitrate, 32_000)
+        XCTAssertEqual(baresip.complexity, 10)
+        // A cap that leaves 48 kb/s or more changes only the bitrates.
+        let generous = try negotiated(.voice, peerCap: 64_000)
+        XCTAssertEqual(generous.bitrate, 64_000)
+        XCTAssertEqual(generous.maxAverageBitrate, 64_000)
+        XCTAssertEqual(generous.complexity, 5)
+        XCTAssertEqual(try negotiated(.voice, peerCap: 48_000).complexity, 5, "the threshold itself is not below it")
+        // An app that chose a low complexity for CPU keeps it.
+        XCTAssertEqual(try negotiated(OpusSettings(complexity: 2), peerCap: 24_000).complexity, 2)
+        // A cap above what we send anyway is no cap.
+        let modest = OpusSettings(bitrate: 24_000, maxAverageBitrate: 32_000)
+        XCTAssertEqual(try negotiated(modest, peerCap: 40_000), modest)
     }
 
     func testPCMUOnlyPeerWithTelephoneEvent() throws {

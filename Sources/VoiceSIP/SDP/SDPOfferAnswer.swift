@@ -362,7 +362,7 @@ package struct SDPOfferAnswer: Sendable {
     }
 
     /// Our codec for a peer's rtpmap, Opus settings adjusted to the peer's receive preferences:
-    /// the bitrates capped by `maxaveragebitrate`, FEC off only if the peer says `useinbandfec=0`.
+    /// the bitrates capped by `maxaveragebitrate` (a low cap raises the complexity), FEC off only if the peer says `useinbandfec=0`.
     private func supportedCodec(_ map: SDPRTPMap, parameters: SDPFormatParameters?) -> MediaCodec? {
         for codec in capabilities.codecs
         where codec.name.lowercased() == map.encodingName.lowercased()
@@ -370,8 +370,7 @@ package struct SDPOfferAnswer: Sendable {
         {
             guard case var .opus(settings) = codec else { return codec }
             if let cap = parameters?["maxaveragebitrate"].flatMap({ Int($0) }), (6_000...510_000).contains(cap) {
-                settings.bitrate = min(settings.bitrate, cap)
-                settings.maxAverageBitrate = min(settings.maxAverageBitrate, cap)
+                settings = settings.limited(toPeerMaximum: cap)
             }
             if parameters?["useinbandfec"] == "0" { settings.fec = false }
             return .opus(settings)
