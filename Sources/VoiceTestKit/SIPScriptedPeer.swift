@@ -17,7 +17,9 @@ import VoiceSupport
 ///
 /// It runs no transactions: nothing is retransmitted, which loopback does not need. RTP sent to
 /// it lands on a bound socket nobody reads, unless the peer was given an audio device: then a
-/// real stream runs on that port from the first answer (183 or 200), playing and capturing it.
+/// real stream takes that socket over from the first answer (183 or 200), playing and
+/// capturing it. On an in-memory SIP network with an embedded media engine, the same runs in
+/// virtual time.
 ///
 /// Thread-safe: the session lives on the transport's event loop; the answer policy and the
 /// recorded requests sit behind one lock.
@@ -43,7 +45,8 @@ package final class SIPScriptedPeer: @unchecked Sendable {
     /// Where the peer listens.
     package let endpoint: SIPTransportEndpoint
     private let transport: any SIPTransport
-    private let media: UDPSocket?
+    private let media: (any MediaTransport)?
+    private let mediaEngine: MediaEngine
     private let shared: Locked<Shared>
     private let configuration: SIPInviteSession.Configuration
     private var session: SIPInviteSession?
@@ -63,19 +66,24 @@ package final class SIPScriptedPeer: @unchecked Sendable {
     ///   - telephoneEvents: Whether its SDP answer accepts RFC 4733 events (without them, digits come as INFO).
     ///   - earlyMedia: Answer the INVITE with 183 and the SDP answer, then wait for ``answer()``
     ///     or ``reject(statusCode:)``.
-    ///   - audioDevice: Run real media on this device once the SDP answer is sent (real sockets only).
+    ///   - audioDevice: Run real media on this device once the SDP answer is sent.
     ///   - answer: How to answer each request after the INVITE; see ``setAnswer(_:)``.
     ///   - network: Where it listens: real sockets on loopback (nil), or an in-memory network's
-    ///     transport factory, at `host` and `port` (no media socket then; its SDP names port 40000).
+    ///     transport factory, at `host` and `port` (its SDP then names port 40000, where nothing
+    ///     listens, unless `mediaEngine` is given).
+    ///   - mediaEngine: The engine its stream runs on and binds its media port with: the shared
+    ///     one (UDP) by default; with `network`, an embedded engine on an in-memory media network.
     package init(
         transport: SIPTransportProtocol = .udp, user: String = "peer", telephoneEvents: Bool = false,
-        host: String = "127.0.0.1", port: Int = 0, network: SIPTransportFactory? = nil,
+        host: String = "127.0.0.1", port: Int = 0, network: SIPTransportFactory? = nil, mediaEngine: MediaEngine? = nil,
         earlyMedia: Bool = false, audioDevice: (any AudioDevice)? = nil,
         answer: @escaping @Sendable (SIPRequest) -> Answer = { _ in .session }
     ) throws {
         self.earlyMedia = earlyMedia
-        self.audioDevice = network == nil ? audioDevice : nil
-        media = network == nil ? try UDPSocket(bindTo: try VoiceRTP.SocketAddress(host: host, port: 0)) : nil
+        let ownsMedia = network == nil || mediaEngine != nil
+        self.audioDevice = ownsMedia ? audioDevice : nil
+        self.mediaEngine = mediaEngine ?? .shared
+        media = ownsMedia ? try self.mediaEngine.transports.bind(try VoiceRTP.SocketAddress(host: host, port: 0)) : nil
         shared = Locked(Shared(answer: answer))
         let box = SIPScriptedPeerBox()
         let onEvent: @Sendable (SIPTransportEvent) -> Void = { event in box.peer?.handle(event) }
@@ -113,40 +121,47 @@ package final class SIPScriptedPeer: @unchecked Sendable {
     /// Sends INFO in the dialog (after the call was set up) to the caller's Contact.
     /// - Throws: ``SIPInviteSessionError`` when the session refuses it.
     package func sendInfo(contentType: String, body: [UInt8], headers: SIPHeaders = SIPHeaders()) throws {
-        try transport.eventLoop.submit {
+        try onLoop {
             guard var session = self.session else { throw SIPInviteSessionError.notConfirmed }
             let actions = try session.sendInfo(contentType: contentType, body: body, headers: headers, now: .zero)
             self.session = session
             self.perform(actions, source: nil)
-        }.wait()
+        }
+    }
+
+    /// Runs `body` on the transport's event loop and waits for it: at once when this is that loop
+    /// (an `EmbeddedEventLoop` driven by the test's thread, where waiting would never end).
+    private func onLoop<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+        if transport.eventLoop.inEventLoop { return try body() }
+        return try transport.eventLoop.submit(body).wait()
     }
 
     /// Closes every TCP connection a peer opened to us (as a crashed or restarted proxy would).
     package func closeConnections() {
-        let closes = try? transport.eventLoop.submit {
+        let closes = try? onLoop {
             self.sources.filter { $0.transport != .udp }.map { self.transport.closeConnection(to: $0) }
-        }.wait()
+        }
         for close in closes ?? [] { try? close.wait() }
     }
 
     /// Answers an early-media call with 200 (the same SDP answer as the 183).
     package func answer() {
-        try? transport.eventLoop.submit {
+        try? onLoop {
             guard var session = self.session else { return }
             let actions = session.accept(now: .zero)
             self.session = session
             self.perform(actions, source: self.inviteSource)
-        }.wait()
+        }
     }
 
     /// Refuses an early-media call with `statusCode` (its media stops).
     package func reject(statusCode: Int) {
-        try? transport.eventLoop.submit {
+        try? onLoop {
             guard var session = self.session else { return }
             let actions = session.reject(statusCode: statusCode, now: .zero)
             self.session = session
             self.perform(actions, source: self.inviteSource)
-        }.wait()
+        }
         stopMedia()
     }
 
@@ -155,28 +170,38 @@ package final class SIPScriptedPeer: @unchecked Sendable {
 
     /// Whether the session has ended (a BYE, a CANCEL, a rejection).
     package var isTerminated: Bool {
-        let state = try? transport.eventLoop.submit { self.session?.state }.wait()
+        let state = try? onLoop { self.session?.state }
         if case .terminated? = state { return true }
         return false
     }
 
     /// Closes the sockets.
     package func shutdown() {
-        try? transport.shutdown().wait()
-        media?.close()
+        if transport.eventLoop.inEventLoop {
+            _ = transport.shutdown()
+        } else {
+            try? transport.shutdown().wait()
+        }
         stopMedia()
+        media?.close()
     }
 
     private func stopMedia() {
-        mediaQueue.sync { stream.withLock { $0.take() }?.stop() }
+        if mediaEngine.network != nil {
+            stream.withLock { $0.take() }?.stop()
+        } else {
+            mediaQueue.sync { stream.withLock { $0.take() }?.stop() }
+        }
     }
 
-    /// Starts the peer's stream on the port its SDP named, from the session's negotiated media.
+    /// Starts the peer's stream on the port its SDP named (the transport bound for the SDP is
+    /// handed over), from the session's negotiated media: off the event loop on real sockets,
+    /// at once on an embedded engine.
     private func startMedia(_ negotiated: SDPNegotiatedMedia) {
         guard let audioDevice, let media, stream.withLock({ $0 == nil }) else { return }
         let local = media.localAddress
-        mediaQueue.async {
-            media.close()  // The port was held for the SDP; the stream binds it now.
+        let engine = mediaEngine
+        let start: @Sendable () -> Void = {
             do {
                 let remote = try VoiceRTP.SocketAddress(host: negotiated.remoteRTP.host, port: Int(negotiated.remoteRTP.port))
                 var configuration = AudioStreamConfiguration(
@@ -184,7 +209,7 @@ package final class SIPScriptedPeer: @unchecked Sendable {
                     ptime: negotiated.ptime, encryption: negotiated.encryption)
                 configuration.telephoneEventPayloadType = negotiated.telephoneEventPayloadType
                 configuration.rtcpMux = negotiated.rtcpMux
-                let started = try AudioStream(configuration: configuration)
+                let started = try AudioStream(configuration: configuration, engine: engine, transport: media)
                 let remoteRTCP = negotiated.rtcpMux
                     ? nil : try VoiceRTP.SocketAddress(host: negotiated.remoteRTCP.host, port: Int(negotiated.remoteRTCP.port))
                 try started.start(remote: remote, remoteRTCP: remoteRTCP, audioDevice: audioDevice, onEvent: nil)
@@ -193,6 +218,7 @@ package final class SIPScriptedPeer: @unchecked Sendable {
                 print("SIPScriptedPeer: media did not start: \(error)")
             }
         }
+        if engine.network != nil { start() } else { mediaQueue.async(execute: start) }
     }
 
     // MARK: - On the event loop

@@ -13,8 +13,15 @@ import VoiceMediaTypes
 
 /// `sendDigits` over a real call to a bare SIP user agent that answers, runs its own media and
 /// records every digit it gets: RFC 4733 events on its audio stream, or SIP INFO
-/// `application/dtmf-relay` when it does not offer telephone-event.
+/// `application/dtmf-relay` when it does not offer telephone-event. In virtual time
+/// (``VirtualCallWorld``): the peer's agent on the world's loop and SIP network, its stream on
+/// the world's media engine.
 final class CallActionsDigitsTests: XCTestCase {
+    private var world: VirtualCallWorld!
+
+    override func setUp() { world = VirtualCallWorld() }
+    override func tearDown() { world.close() }
+
     /// A SIP peer that answers every call and records the digits it receives.
     private final class DigitRecordingPeer: Sendable {
         let agent: SIPUserAgent
@@ -23,15 +30,14 @@ final class CallActionsDigitsTests: XCTestCase {
         let rfc4733Digits: NIOLockedValueBox<String>
         /// Digits that arrived as SIP INFO.
         let infoDigits: NIOLockedValueBox<String>
-        /// When each digit arrived, either way.
-        let arrivals = NIOLockedValueBox<[(Character, ContinuousClock.Instant)]>([])
+        /// When each digit arrived, either way (the world's virtual milliseconds).
+        let arrivals = NIOLockedValueBox<[(Character, Int64)]>([])
 
         /// Seconds between the arrivals of `first` and `second`.
         func gap(from first: Character, to second: Character) -> Double? {
             let list = arrivals.withLockedValue { $0 }
             guard let a = list.first(where: { $0.0 == first })?.1, let b = list.first(where: { $0.0 == second })?.1 else { return nil }
-            let d = (b - a).components
-            return Double(d.seconds) + Double(d.attoseconds) / 1e18
+            return Double(b - a) / 1000
         }
         let established: NIOLockedValueBox<SDPNegotiatedMedia?>
         private let media: NIOLockedValueBox<SIPCallMedia?>
@@ -47,18 +53,23 @@ final class CallActionsDigitsTests: XCTestCase {
             for handle in waiting.withLockedValue({ list in defer { list = [] }; return list }) { agent.accept(handle) }
         }
 
-        init(telephoneEvents: Bool, answerAtOnce: Bool = true) throws {
+        init(world: VirtualCallWorld, telephoneEvents: Bool, answerAtOnce: Bool = true) throws {
             var logger = Logger(label: "test.sip.peer")
             logger.logLevel = .warning
+            let host = world.makeHost()
             let configuration = SIPUserAgentConfiguration(
-                identity: SIPNameAddress(uri: SIPURI(user: "peer", host: "127.0.0.1")),
-                media: SDPLocalCapabilities(address: "127.0.0.1", port: 0, telephoneEvents: telephoneEvents))
+                identity: SIPNameAddress(uri: SIPURI(user: "peer", host: host)), listenHost: host, listenPort: 5060,
+                media: SDPLocalCapabilities(address: host, port: 0, telephoneEvents: telephoneEvents))
             let box = NIOLockedValueBox<SIPUserAgent?>(nil)
             let rfc4733Digits = NIOLockedValueBox(""), infoDigits = NIOLockedValueBox("")
             let established = NIOLockedValueBox<SDPNegotiatedMedia?>(nil), media = NIOLockedValueBox<SIPCallMedia?>(nil)
             (self.rfc4733Digits, self.infoDigits, self.established, self.media) = (rfc4733Digits, infoDigits, established, media)
             let waiting = self.waiting, arrivals = self.arrivals
-            let created = try SIPUserAgent(configuration: configuration, logger: logger) { event in
+            let engine = world.engine
+            let created = try SIPUserAgent(
+                configuration: configuration, transport: world.sipNetwork.transportFactory, mediaPorts: world.mediaPorts(),
+                logger: logger
+            ) { event in
                 guard let agent = box.withLockedValue({ $0 }) else { return }
                 switch event {
                 case .incomingCall(let handle, _, _) where answerAtOnce:
@@ -70,19 +81,19 @@ final class CallActionsDigitsTests: XCTestCase {
                     established.withLockedValue { $0 = negotiated }
                     guard let info = agent.callInfo(handle) else { return }
                     let audio = SIPCallMedia(
-                        localHost: "127.0.0.1", localPort: info.mediaPort, reserved: info.reservedMedia, audioDevice: nil
+                        localHost: host, localPort: info.mediaPort, reserved: info.reservedMedia, audioDevice: nil, engine: engine
                     ) { streamEvent in
                         if case .telephoneEvent(let code, _) = streamEvent {
                             let digit = code < 10 ? Character("\(code)") : code == 10 ? "*" : code == 11 ? "#" : "?"
                             rfc4733Digits.withLockedValue { $0.append(digit) }
-                            arrivals.withLockedValue { $0.append((digit, .now)) }
+                            arrivals.withLockedValue { $0.append((digit, world.elapsedMilliseconds)) }
                         }
                     }
                     try? audio.apply(negotiated)
                     media.withLockedValue { $0 = audio }
                 case .call(_, .dtmfReceived(let digit, _)):
                     infoDigits.withLockedValue { $0.append(digit) }
-                    arrivals.withLockedValue { $0.append((digit, .now)) }
+                    arrivals.withLockedValue { $0.append((digit, world.elapsedMilliseconds)) }
                 case .call(_, .terminated):
                     media.withLockedValue { $0?.stop() }
                 default:
@@ -91,19 +102,22 @@ final class CallActionsDigitsTests: XCTestCase {
             }
             box.withLockedValue { $0 = created }
             agent = created
-            endpoint = try created.start().wait()
+            let started = created.start()
+            world.settle()
+            endpoint = try started.wait()
         }
 
-        var address: String { "sip:peer@127.0.0.1:\(endpoint.port)" }
+        var address: String { "sip:peer@\(endpoint.host):\(endpoint.port)" }
 
-        func stop() {
+        func stop(in world: VirtualCallWorld) {
             media.withLockedValue { $0?.stop() }
-            try? agent.shutdown().wait()
+            _ = agent.shutdown()
+            world.settle()
         }
     }
 
     private func connectedCall(to peer: DigitRecordingPeer) throws -> (TestVoiceClient, Call, RecordingCallDelegate) {
-        let alice = try TestVoiceClient("alice")
+        let alice = try TestVoiceClient("alice", world: world)
         let delegate = RecordingCallDelegate()
         let call = alice.connect(to: peer.address, delegate: delegate)
         XCTAssertTrue(PollingWait.until(timeout: 10) { delegate.callbacks.contains(.connected) }, "\(delegate.callbacks)")
@@ -112,8 +126,8 @@ final class CallActionsDigitsTests: XCTestCase {
     }
 
     func testDigitsGoAsRFC4733EventsWhenTelephoneEventWasNegotiated() throws {
-        let peer = try DigitRecordingPeer(telephoneEvents: true)
-        defer { peer.stop() }
+        let peer = try DigitRecordingPeer(world: world, telephoneEvents: true)
+        defer { peer.stop(in: world) }
         let (alice, call, _) = try connectedCall(to: peer)
         defer { alice.client.shutdown() }
         XCTAssertNotNil(peer.established.withLockedValue { $0 }?.telephoneEventPayloadType)
@@ -124,18 +138,18 @@ final class CallActionsDigitsTests: XCTestCase {
         XCTAssertTrue(PollingWait.until(timeout: 10) { peer.rfc4733Digits.withLockedValue { $0 } == "19*#0" },
                       peer.rfc4733Digits.withLockedValue { $0 })
         XCTAssertEqual(peer.infoDigits.withLockedValue { $0 }, "", "no INFO when RFC 4733 works")
-        // A digit's step is 160 ms, 660 ms with the pause after it. Arrivals are stamped as the peer
-        // handles them, so a stall there can bring them a little closer: 0.4 s, not 0.66.
-        XCTAssertGreaterThanOrEqual(try XCTUnwrap(peer.gap(from: "1", to: "9")), 0.4, "w pauses 500 ms")
+        // A digit is a 100 ms tone and a 60 ms gap, 660 ms with the pause after it; the tone's
+        // end is sent three times, which moves the next event's first packet up to 60 ms later.
+        XCTAssertEqual(try XCTUnwrap(peer.gap(from: "1", to: "9")), 0.69, accuracy: 0.035, "w pauses 500 ms")
         call.disconnect()
         call.sendDigits("5")  // disconnected: no effect
-        try alice.client.agent.eventLoop.submit {}.wait()
+        world.settle()
         XCTAssertEqual(peer.rfc4733Digits.withLockedValue { $0 }, "19*#0")
     }
 
     func testDigitsFallBackToSIPInfoWhenThePeerHasNoTelephoneEvent() throws {
-        let peer = try DigitRecordingPeer(telephoneEvents: false)
-        defer { peer.stop() }
+        let peer = try DigitRecordingPeer(world: world, telephoneEvents: false)
+        defer { peer.stop(in: world) }
         let (alice, call, _) = try connectedCall(to: peer)
         defer { alice.client.shutdown() }
         XCTAssertNil(peer.established.withLockedValue { $0 }?.telephoneEventPayloadType)
@@ -145,20 +159,20 @@ final class CallActionsDigitsTests: XCTestCase {
         XCTAssertTrue(PollingWait.until(timeout: 10) { peer.infoDigits.withLockedValue { $0 } == "7*3" },
                       peer.infoDigits.withLockedValue { $0 })
         XCTAssertEqual(peer.rfc4733Digits.withLockedValue { $0 }, "")
-        XCTAssertGreaterThanOrEqual(try XCTUnwrap(peer.gap(from: "7", to: "*")), 0.4, "w pauses 500 ms (see above)")
+        XCTAssertEqual(try XCTUnwrap(peer.gap(from: "7", to: "*")), 0.66, accuracy: 0.03, "w pauses 500 ms (see above)")
     }
 
     func testDigitsBeforeConnectedHaveNoEffect() throws {
-        let peer = try DigitRecordingPeer(telephoneEvents: true, answerAtOnce: false)
-        defer { peer.stop() }
-        let alice = try TestVoiceClient("alice")
+        let peer = try DigitRecordingPeer(world: world, telephoneEvents: true, answerAtOnce: false)
+        defer { peer.stop(in: world) }
+        let alice = try TestVoiceClient("alice", world: world)
         defer { alice.client.shutdown() }
         let delegate = RecordingCallDelegate()
         let call = alice.connect(to: peer.address, delegate: delegate)
         call.sendDigits("123")  // connecting
         XCTAssertEqual(delegate.wait(for: 1), [.ringing])
         call.sendDigits("456")  // ringing
-        try alice.client.agent.eventLoop.submit {}.wait()  // both were taken (and ignored) before the answer
+        world.settle()  // both were taken (and ignored) before the answer
         peer.answer()
         XCTAssertTrue(PollingWait.until(timeout: 10) { delegate.callbacks.contains(.connected) }, "\(delegate.callbacks)")
         XCTAssertTrue(PollingWait.until(timeout: 10) { peer.mediaRunning }, "the peer's media runs")

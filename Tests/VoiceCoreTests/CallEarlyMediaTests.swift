@@ -10,8 +10,13 @@ import XCTest
 /// Early media (183 Session Progress with SDP): the caller hears what the callee's side plays
 /// before the answer (a ringback, an announcement) instead of its own ringback tone, sends
 /// only silence until the answer, and keeps the same stream once answered. Against a scripted
-/// callee on loopback that runs real SRTP media on its own device.
+/// callee that runs real SRTP media on its own device, in virtual time (``VirtualCallWorld``).
 final class CallEarlyMediaTests: XCTestCase {
+    private var world: VirtualCallWorld!
+
+    override func setUp() { world = VirtualCallWorld() }
+    override func tearDown() { world.close() }
+
     private struct Setup {
         let alice: TestVoiceClient
         let peerDevice: BufferAudioDevice
@@ -20,12 +25,14 @@ final class CallEarlyMediaTests: XCTestCase {
         let call: Call
 
         /// Alice says 1 kHz, the callee's side plays 660 Hz; alice's ringback tone is on.
-        init() throws {
-            alice = try TestVoiceClient("alice", signal: ConnectedCallPair.tone(1_000)) {
+        init(world: VirtualCallWorld) throws {
+            alice = try TestVoiceClient("alice", signal: ConnectedCallPair.tone(1_000), world: world) {
                 $0.progressTones = .northAmerica
             }
-            peerDevice = BufferAudioDevice(captureSamples: ConnectedCallPair.tone(660), loop: true)
-            peer = try SIPScriptedPeer(earlyMedia: true, audioDevice: peerDevice)
+            peerDevice = BufferAudioDevice(captureSamples: ConnectedCallPair.tone(660), loop: true, pacing: world.pacing)
+            peer = try SIPScriptedPeer(
+                host: world.makeHost(), port: 5060, network: world.sipNetwork.transportFactory, mediaEngine: world.engine,
+                earlyMedia: true, audioDevice: peerDevice)
             call = alice.connect(to: peer.uri.description, delegate: delegate)
         }
 
@@ -45,7 +52,7 @@ final class CallEarlyMediaTests: XCTestCase {
     }
 
     func testEarlyMediaPlaysBeforeTheAnswerAndTheSameStreamCarriesTheAnsweredCall() throws {
-        let setup = try Setup()
+        let setup = try Setup(world: world)
         defer { setup.shutdown() }
         XCTAssertEqual(setup.delegate.wait(for: 1), [.ringing])
         _ = PollingWait.until(timeout: 5) { (setup.peer.mediaStats?.packetsReceived ?? 0) > 25 }
@@ -79,7 +86,7 @@ final class CallEarlyMediaTests: XCTestCase {
     }
 
     func testAnAnnouncementThenARejectionFailsTheCallWithTheRejectionsCode() throws {
-        let setup = try Setup()
+        let setup = try Setup(world: world)
         defer { setup.shutdown() }
         XCTAssertEqual(setup.delegate.wait(for: 1), [.ringing])
         let early = heard([660], on: setup.alice.device)
@@ -97,7 +104,7 @@ final class CallEarlyMediaTests: XCTestCase {
     }
 
     func testHangingUpDuringEarlyMediaCancelsTheCall() throws {
-        let setup = try Setup()
+        let setup = try Setup(world: world)
         defer { setup.shutdown() }
         XCTAssertEqual(setup.delegate.wait(for: 1), [.ringing])
         _ = PollingWait.until(timeout: 5) { (setup.peer.mediaStats?.packetsReceived ?? 0) > 10 }

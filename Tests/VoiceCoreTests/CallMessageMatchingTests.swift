@@ -10,8 +10,14 @@ import VoiceMediaTypes
 
 /// Each call message's outcome comes from the answer to its own INFO, not from the order answers
 /// arrive in: digits sent as INFO share the path and never settle a message. And messages from
-/// user agents that do not send our identity headers still arrive, with a fresh identity.
+/// user agents that do not send our identity headers still arrive, with a fresh identity. In
+/// virtual time (``VirtualCallWorld``).
 final class CallMessageMatchingTests: XCTestCase {
+    private var world: VirtualCallWorld!
+
+    override func setUp() { world = VirtualCallWorld() }
+    override func tearDown() { world.close() }
+
     /// Alice calls a scripted peer that answers at once and has no telephone-event, so digits go as INFO.
     private struct PeerCall {
         let alice: TestVoiceClient
@@ -20,10 +26,10 @@ final class CallMessageMatchingTests: XCTestCase {
         let messages: RecordingMessageDelegate
         let call: Call
 
-        init() throws {
-            peer = try SIPScriptedPeer()
+        init(world: VirtualCallWorld) throws {
+            peer = try SIPScriptedPeer(host: world.makeHost(), port: 5060, network: world.sipNetwork.transportFactory)
             // No media comes from the peer: keep the call from reconnecting for silence meanwhile.
-            alice = try TestVoiceClient("alice") {
+            alice = try TestVoiceClient("alice", world: world) {
                 $0.reconnection = CallReconnectionPolicy(mediaSilenceThreshold: .seconds(120))
             }
             messages = RecordingMessageDelegate(queue: delegate.queue)
@@ -57,7 +63,7 @@ final class CallMessageMatchingTests: XCTestCase {
     }
 
     func testDigitsRefusedAndAMessageAcceptedEachGetTheirOwnOutcome() throws {
-        let call = try PeerCall()
+        let call = try PeerCall(world: world)
         defer { call.close() }
         call.peer.setAnswer { Self.isDigits($0) ? .status(400) : .session }
         let message = CallMessage(content: #"{"after":"digits"}"#)
@@ -70,7 +76,7 @@ final class CallMessageMatchingTests: XCTestCase {
     }
 
     func testAMessageRefusedWhileDigitsAreAcceptedFailsWithItsOwnStatus() throws {
-        let call = try PeerCall()
+        let call = try PeerCall(world: world)
         defer { call.close() }
         call.peer.setAnswer { Self.isDigits($0) ? .session : .status(488) }
         let refused = CallMessage(content: #"{"refused":true}"#)
@@ -93,7 +99,7 @@ final class CallMessageMatchingTests: XCTestCase {
     }
 
     func testMessagesWithoutIdentityHeadersGetAFreshOne() throws {
-        let call = try PeerCall()
+        let call = try PeerCall(world: world)
         defer { call.close() }
         try call.peer.sendInfo(contentType: "application/json", body: Array(#"{"from":"another UA"}"#.utf8))
         let identified = SIPHeaders([
