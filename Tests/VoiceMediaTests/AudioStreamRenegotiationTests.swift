@@ -11,7 +11,8 @@ import VoiceMediaTypes
 
 /// A running stream takes a renegotiation (a re-INVITE's new codec, payload types and keys)
 /// without stopping, and follows its peer to a new address only on authenticated packets
-/// (symmetric RTP, RFC 4961).
+/// (symmetric RTP, RFC 4961). In virtual time: the streams, and the relays and taps between
+/// them, on an embedded engine's in-memory network.
 final class AudioStreamRenegotiationTests: XCTestCase {
     let toneA = TestSignals.multiTone([(523, 6_000), (1_250, 3_000)], seconds: 2)
     let toneB = TestSignals.multiTone([(440, 6_000), (2_100, 2_000)], seconds: 2)
@@ -100,11 +101,11 @@ final class AudioStreamRenegotiationTests: XCTestCase {
     /// from the NAT's (here a relay's) address. Its authenticated packets move our media there,
     /// and the audio flows both ways.
     func testAuthenticatedPacketsFromAnotherAddressMoveTheMediaThere() throws {
-        let call = try LoopbackCall(signalA: toneA, signalB: toneB, loop: true)
-        let nat = try ImpairmentProxy(endpointA: call.a.localAddress, endpointB: call.b.localAddress, aToB: .none, bToA: .none)
+        let call = try LoopbackCall.virtual(signalA: toneA, signalB: toneB, loop: true)
+        let nat = try VirtualRelay(engine: call.engine, a: call.a.localAddress, b: call.b.localAddress)
         defer { nat.stop() }
         // Nothing listens there: A's media gets through only once it follows B's packets.
-        let unreachable = try SocketAddress(host: "127.0.0.1", port: 9)
+        let unreachable = try SocketAddress(host: "10.0.0.99", port: 9)
         try call.a.start(remote: unreachable, audioDevice: call.deviceA)
         try call.b.start(remote: nat.addressForB, audioDevice: call.deviceB)
         defer { call.stop() }
@@ -119,8 +120,8 @@ final class AudioStreamRenegotiationTests: XCTestCase {
 
     /// With symmetric RTP off, media goes where signaling says, whatever arrives.
     func testWithSymmetricRTPOffAuthenticatedPacketsDoNotMoveTheStream() throws {
-        let call = try LoopbackCall(signalA: toneA, signalB: toneB, loop: true) { $0.symmetricRTP = false }
-        let relay = try ImpairmentProxy(endpointA: call.a.localAddress, endpointB: call.b.localAddress, aToB: .none, bToA: .none)
+        let call = try LoopbackCall.virtual(signalA: toneA, signalB: toneB, loop: true) { $0.symmetricRTP = false }
+        let relay = try VirtualRelay(engine: call.engine, a: call.a.localAddress, b: call.b.localAddress)
         defer { relay.stop() }
         try call.a.start(remote: call.b.localAddress, audioDevice: call.deviceA)
         try call.b.start(remote: relay.addressForB, audioDevice: call.deviceB)
@@ -133,8 +134,8 @@ final class AudioStreamRenegotiationTests: XCTestCase {
 
     /// Plain RTP proves nothing about its sender: it never moves the stream.
     func testPlainRTPFromAnotherAddressNeverMovesTheStream() throws {
-        let call = try LoopbackCall(encrypted: false, signalA: toneA, signalB: toneB, loop: true)
-        let relay = try ImpairmentProxy(endpointA: call.a.localAddress, endpointB: call.b.localAddress, aToB: .none, bToA: .none)
+        let call = try LoopbackCall.virtual(encrypted: false, signalA: toneA, signalB: toneB, loop: true)
+        let relay = try VirtualRelay(engine: call.engine, a: call.a.localAddress, b: call.b.localAddress)
         defer { relay.stop() }
         try call.a.start(remote: call.b.localAddress, audioDevice: call.deviceA)
         try call.b.start(remote: relay.addressForB, audioDevice: call.deviceB)
@@ -149,17 +150,18 @@ final class AudioStreamRenegotiationTests: XCTestCase {
     /// stream; the forgeries fail authentication, the copies the replay check, and the call's
     /// audio is untouched.
     func testForgedAndReplayedPacketsFromElsewhereNeverMoveTheStream() throws {
-        let call = try LoopbackCall(signalA: toneA, signalB: toneB, loop: true)
-        let tap = try ReplayingTap(a: call.a.localAddress, b: call.b.localAddress, replayDelay: 0.04)
+        let call = try LoopbackCall.virtual(signalA: toneA, signalB: toneB, loop: true)
+        let tap = try VirtualRelay(
+            engine: call.engine, a: call.a.localAddress, b: call.b.localAddress, onePort: true, replayDelay: .milliseconds(40))
         defer { tap.stop() }
         // The media goes through the tap both ways (the path the signaling named), and the tap
         // replays each of B's packets to A 40 ms later from another port.
-        try call.a.start(remote: tap.address, audioDevice: call.deviceA)
-        try call.b.start(remote: tap.address, audioDevice: call.deviceB)
+        try call.a.start(remote: tap.addressForA, audioDevice: call.deviceA)
+        try call.b.start(remote: tap.addressForB, audioDevice: call.deviceB)
         defer { call.stop() }
         XCTAssertTrue(PollingWait.until(timeout: 5) { call.a.stats.srtpReplayFailures > 20 }, "the copies arrive and are refused")
         let refusedBefore = call.a.stats.srtpAuthFailures + call.a.stats.srtpReplayFailures
-        let forger = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        let forger = try XCTUnwrap(call.engine.network).bind(SocketAddress(host: "10.0.0.66", port: 0))
         let ssrc = call.b.configuration.ssrc
         var rng = SplitMix64(seed: 4961)
         for i in 0..<300 {
@@ -177,7 +179,7 @@ final class AudioStreamRenegotiationTests: XCTestCase {
             "every forgery is refused")
         let stats = call.a.stats
         XCTAssertEqual(stats.remoteAddressSwitches, 0, "neither forgeries nor copies move the stream")
-        XCTAssertEqual(stats.remoteRTPAddress, tap.address)
+        XCTAssertEqual(stats.remoteRTPAddress, tap.addressForA)
         let atA = SpectralSimilarity(playedInALoop: toneB, in: tail(call.deviceA, seconds: 1))
         XCTAssertGreaterThan(atA.score, 0.75, "A still hears B: \(atA)")
         let atB = SpectralSimilarity(playedInALoop: toneA, in: tail(call.deviceB, seconds: 1))
@@ -185,48 +187,79 @@ final class AudioStreamRenegotiationTests: XCTestCase {
     }
 }
 
-/// Relays media between `a` and `b` from one address, and replays each of B's datagrams to A
-/// `replayDelay` seconds later from a second socket: an attacker on the path replaying genuine
-/// packets from elsewhere.
-private final class ReplayingTap: Sendable {
-    let address: SocketAddress
-    private let socket: UDPSocket
-    private let replaySocket: UDPSocket
-    private let running = Atomic<Bool>(true)
-    private let finished = DispatchSemaphore(value: 0)
+/// Relays media between streams `a` and `b` on an embedded engine's in-memory network, in
+/// virtual time: B talks to ``addressForB`` and hears A from it, A to ``addressForA`` (a NAT or
+/// media relay between them), or one port for both (`onePort`, a tap on the path). With a
+/// `replayDelay` it also replays each of B's datagrams to A that much later from a third port:
+/// an attacker on the path replaying genuine packets from elsewhere. While it runs, the test's
+/// waits move the engine 5 ms at a time and relay after each step.
+private final class VirtualRelay: @unchecked Sendable {
+    // @unchecked: used from the test's thread only (its driver runs there).
+    let addressForA: SocketAddress
+    let addressForB: SocketAddress
+    private let facingA: any MediaTransport
+    private let facingB: any MediaTransport
+    private let replayer: (any MediaTransport)?
+    private let replayDelay: MediaTime
+    private let engine: MediaEngine
+    private let a: SocketAddress, b: SocketAddress
+    private var queued: [(due: MediaTime, bytes: [UInt8])] = []
+    private var buffer = [UInt8](repeating: 0, count: 2_048)
+    private var driver: Int?
 
-    init(a: SocketAddress, b: SocketAddress, replayDelay: Double) throws {
-        socket = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
-        replaySocket = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
-        address = socket.localAddress
-        let thread = Thread { [self] in
-            var buffer = [UInt8](repeating: 0, count: 2_048)
-            var source: SocketAddress? = nil
-            var queued: [(due: Date, bytes: [UInt8])] = []
-            while self.running.load(ordering: .relaxed) {
-                let n = buffer.withUnsafeMutableBytes { self.socket.receive(into: $0, source: &source) }
-                if let n, let from = source {
-                    let bytes = Array(buffer[0..<n])
-                    let fromB = from == b
-                    _ = bytes.withUnsafeBytes { self.socket.send($0, to: fromB ? a : b) }
-                    if fromB { queued.append((Date().addingTimeInterval(replayDelay), bytes)) }
-                } else {
-                    PollingWait.sleep(0.001)
-                }
-                while let first = queued.first, first.due <= Date() {
-                    _ = first.bytes.withUnsafeBytes { self.replaySocket.send($0, to: a) }
-                    queued.removeFirst()
-                }
-            }
-            self.finished.signal()
+    init(engine: MediaEngine, a: SocketAddress, b: SocketAddress, onePort: Bool = false, replayDelay: MediaTime? = nil) throws {
+        guard let network = engine.network else { throw SocketError(operation: "relay on a threaded engine", errno: EINVAL) }
+        (self.engine, self.a, self.b) = (engine, a, b)
+        facingA = try network.bind(SocketAddress(host: "10.0.0.9", port: 0))
+        facingB = onePort ? facingA : try network.bind(SocketAddress(host: "10.0.0.9", port: 0))
+        replayer = replayDelay == nil ? nil : try network.bind(SocketAddress(host: "10.0.0.10", port: 0))
+        self.replayDelay = replayDelay ?? .zero
+        (addressForA, addressForB) = (facingA.localAddress, facingB.localAddress)
+        driver = PollingWait.installDriver { [weak self] seconds in self?.run(seconds: seconds) }
+    }
+
+    deinit { stop() }
+
+    /// Moves the engine on by `seconds`, relaying after every 5 ms.
+    private func run(seconds: TimeInterval) {
+        var left = Int64(seconds * 1_000_000_000)
+        repeat {
+            let step = min(left, 5_000_000)
+            engine.advance(by: MediaTime(nanoseconds: step))
+            relay()
+            left -= step
+        } while left > 0
+    }
+
+    private func relay() {
+        let now = engine.clock.now()
+        drain(facingA, now: now)
+        if facingB !== facingA { drain(facingB, now: now) }
+        while let first = queued.first, first.due <= now {
+            _ = first.bytes.withUnsafeBytes { replayer?.send($0, to: a) }
+            queued.removeFirst()
         }
-        thread.start()
+    }
+
+    private func drain(_ transport: any MediaTransport, now: MediaTime) {
+        var source = a
+        while let datagram = buffer.withUnsafeMutableBytes({ transport.receive(into: $0, from: &source, wallClockOffset: 0) }) {
+            let bytes = Array(buffer[0..<datagram.length])
+            if source == b {
+                _ = bytes.withUnsafeBytes { facingA.send($0, to: a) }
+                if replayer != nil { queued.append((now + replayDelay, bytes)) }
+            } else if source == a {
+                _ = bytes.withUnsafeBytes { facingB.send($0, to: b) }
+            }
+        }
     }
 
     func stop() {
-        guard running.exchange(false, ordering: .relaxed) else { return }
-        finished.wait()
-        socket.close()
-        replaySocket.close()
+        guard let id = driver else { return }
+        driver = nil
+        PollingWait.removeDriver(id)
+        facingA.close()
+        facingB.close()
+        replayer?.close()
     }
 }
