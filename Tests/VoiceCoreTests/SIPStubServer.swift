@@ -1,22 +1,67 @@
 import Foundation
+import NIOConcurrencyHelpers
 import VoiceRTP
 import VoiceSIP
+import VoiceSIPAgent
+import VoiceSupport
 import VoiceTestKit
 import XCTest
 
-/// A hand-written SIP server on a loopback UDP socket: the test reads the client's requests and
-/// answers each as it likes (a challenge, a 200), without our stack on the server's side.
-/// Use from the test's thread.
+/// A hand-written SIP server: the test reads the client's requests and answers each as it likes
+/// (a challenge, a 200), without our stack on the server's side. On a loopback UDP socket, or in
+/// a ``VirtualCallWorld``'s SIP network (its waits then move virtual time). Use from the test's
+/// thread.
 final class SIPStubServer {
-    let channel: SIPPeerUDPChannel
+    private let channel: SIPPeerUDPChannel?
+    private let memory: (transport: any SIPTransport, endpoint: SIPTransportEndpoint)?
+    /// What reached the in-memory server, oldest first, not yet taken.
+    private let inbox = NIOLockedValueBox<[String]>([])
     private let parser = SIPMessageParser()
 
+    /// A server on a loopback UDP socket.
     init() throws {
         channel = try SIPPeerUDPChannel()
+        memory = nil
     }
 
-    /// `127.0.0.1:port`, to configure as the client's registrar or outbound proxy.
-    var hostPort: String { "127.0.0.1:\(channel.localAddress.port)" }
+    /// A server at port 5060 of a host of its own in `world`.
+    init(world: VirtualCallWorld) throws {
+        channel = nil
+        let inbox = self.inbox
+        let transport = try world.sipNetwork.transportFactory { event in
+            if case .received(let message, _) = event { inbox.withLockedValue { $0.append(String(decoding: message.serialized(), as: UTF8.self)) } }
+        }
+        let listening = transport.listen(.udp, host: world.makeHost(), port: 5060)
+        world.settle()
+        memory = (transport, try listening.wait())
+    }
+
+    /// `host:port`, to configure as the client's registrar or outbound proxy.
+    var hostPort: String {
+        if let memory { return "\(memory.endpoint.hostForURI):\(memory.endpoint.port)" }
+        return "127.0.0.1:\(channel?.localAddress.port ?? 0)"
+    }
+
+    /// Waits up to `timeout` for a message that `accept` takes, dropping the others; nil when
+    /// none comes.
+    func receive(timeout: Duration, where accept: @escaping (String) -> Bool) -> String? {
+        if let channel { return channel.receive(timeout: timeout, where: accept) }
+        var found: String?
+        let (seconds, attoseconds) = timeout.components
+        _ = PollingWait.until(timeout: Double(seconds) + Double(attoseconds) / 1e18) {
+            self.inbox.withLockedValue { list in
+                while !list.isEmpty {
+                    let next = list.removeFirst()
+                    if accept(next) {
+                        found = next
+                        return true
+                    }
+                }
+                return false
+            }
+        }
+        return found
+    }
 
     /// The next request with `method` whose CSeq is above `cseq`, skipping retransmissions of
     /// earlier ones and other methods; fails the test when none comes within `timeout`.
@@ -25,7 +70,7 @@ final class SIPStubServer {
         file: StaticString = #filePath, line: UInt = #line
     ) throws -> SIPRequest {
         var found: SIPRequest?
-        _ = channel.receive(timeout: timeout) { text in
+        _ = receive(timeout: timeout) { text in
             guard case .request(let request) = try? self.parser.parse(datagram: Array(text.utf8)),
                 request.method == method, let sequence = try? request.headers.cseq(), sequence.sequence > cseq
             else { return false }
@@ -42,7 +87,12 @@ final class SIPStubServer {
         response.headers.set("Content-Length", "0")
         let via = try request.headers.topVia()
         let port = via.rport ?? via.port ?? 5060
-        try channel.send(String(decoding: response.serialized(), as: UTF8.self), to: SocketAddress(host: "127.0.0.1", port: port))
+        if let memory {
+            let destination = try SIPTransportEndpoint(transport: .udp, ip: via.received ?? via.host, port: port)
+            _ = memory.transport.send(response.serialized(), to: destination, serverName: nil)
+        } else {
+            try channel?.send(String(decoding: response.serialized(), as: UTF8.self), to: SocketAddress(host: "127.0.0.1", port: port))
+        }
     }
 
     /// Answers a REGISTER with 200, its Contact bound for `expires` seconds (0 for an unregistration).

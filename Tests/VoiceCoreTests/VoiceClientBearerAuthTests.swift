@@ -11,19 +11,30 @@ import XCTest
 import VoiceMediaTypes
 
 /// The access token answers an RFC 8898 Bearer challenge, on REGISTER and on INVITE, against a
-/// hand-written server that challenges with `WWW-Authenticate: Bearer`; without a token none is sent.
+/// hand-written server that challenges with `WWW-Authenticate: Bearer`; without a token none is
+/// sent. In virtual time (``VirtualCallWorld``).
 final class VoiceClientBearerAuthTests: XCTestCase {
+    private var world: VirtualCallWorld!
+
+    override func setUp() { world = VirtualCallWorld() }
+    override func tearDown() { world.close() }
+
     private func makeClient(server: SIPStubServer) throws -> VoiceClient {
         let proxy = try SIPServerAddress("sip:" + server.hostPort)
-        return try VoiceClient(configuration: VoiceClientConfiguration(
-            identity: "alice", domain: "127.0.0.1", outboundProxy: proxy, registrar: proxy,
-            insightsPublisher: RecordingInsightsPublisher()))
+        let host = world.makeHost()
+        var configuration = VoiceClientConfiguration(
+            identity: "alice", domain: host, listenHost: host, listenPort: 5060, outboundProxy: proxy, registrar: proxy,
+            insightsPublisher: RecordingInsightsPublisher())
+        configuration.mediaEngine = world.engine
+        return try VoiceClient(
+            configuration: configuration, audioDevice: nil, transport: world.sipNetwork.transportFactory,
+            mediaPorts: world.mediaPorts(), runsMediaJobsInline: true)
     }
 
     private static let challenge = ("WWW-Authenticate", #"Bearer realm="voice.example", scope="voice""#)
 
     func testRegisterAnswersABearerChallengeWithTheAccessToken() throws {
-        let server = try SIPStubServer()
+        let server = try SIPStubServer(world: world)
         let client = try makeClient(server: server)
         defer { client.shutdown() }
         let token = CallTestTokens.token("alice")
@@ -44,7 +55,7 @@ final class VoiceClientBearerAuthTests: XCTestCase {
     }
 
     func testInviteAnswersABearerChallengeWithTheAccessTokenAndARejectedTokenFailsWith20151() throws {
-        let server = try SIPStubServer()
+        let server = try SIPStubServer(world: world)
         let client = try makeClient(server: server)
         defer { client.shutdown() }
         let token = CallTestTokens.token("alice")
@@ -69,7 +80,7 @@ final class VoiceClientBearerAuthTests: XCTestCase {
     /// Without a token nothing can answer a Bearer challenge: the call fails as refused
     /// credentials, and no Bearer credential is made up.
     func testWithoutATokenABearerChallengeIsNotAnsweredWithOne() throws {
-        let server = try SIPStubServer()
+        let server = try SIPStubServer(world: world)
         let client = try makeClient(server: server)
         defer { client.shutdown() }
         let delegate = RecordingCallDelegate()
@@ -85,6 +96,6 @@ final class VoiceClientBearerAuthTests: XCTestCase {
         let ended = delegate.waitForEnd()
         guard case .failed(let code)? = ended.last else { return XCTFail("\(ended)") }
         XCTAssertEqual(code, .authorizationError, "a 401 nothing could answer, not a refused token")
-        XCTAssertNil(server.channel.receive(timeout: .milliseconds(300)) { $0.contains("Bearer") }, "no Bearer credential sent")
+        XCTAssertNil(server.receive(timeout: .milliseconds(300)) { $0.contains("Bearer") }, "no Bearer credential sent")
     }
 }
