@@ -16,11 +16,7 @@ import VoiceMediaTypes
 /// `application/dtmf-relay` when it does not offer telephone-event. In virtual time
 /// (``VirtualCallWorld``): the peer's agent on the world's loop and SIP network, its stream on
 /// the world's media engine.
-final class CallActionsDigitsTests: XCTestCase {
-    private var world: VirtualCallWorld!
-
-    override func setUp() { world = VirtualCallWorld() }
-    override func tearDown() { world.close() }
+final class CallActionsDigitsTests: VirtualTimeTestCase {
 
     /// A SIP peer that answers every call and records the digits it receives.
     private final class DigitRecordingPeer: Sendable {

@@ -10,11 +10,7 @@ import VoiceMediaTypes
 
 /// Mute and hold over a real call, in virtual time (``VirtualCallWorld``): what the peer hears,
 /// what is played locally, the re-INVITE direction, and the Insights events.
-final class CallActionsMuteHoldTests: XCTestCase {
-    private var world: VirtualCallWorld!
-
-    override func setUp() { world = VirtualCallWorld() }
-    override func tearDown() { world.close() }
+final class CallActionsMuteHoldTests: VirtualTimeTestCase {
 
     /// Above this RMS the tone is clearly audible (it is sent at amplitude 8000, RMS ≈ 5600).
     private let audible = 1_000.0

@@ -8,21 +8,8 @@ import XCTest
 import VoiceMediaTypes
 
 /// `getStats`/`stats()` and `postFeedback` over a real call.
-final class CallActionsStatsFeedbackTests: XCTestCase {
+final class CallActionsStatsFeedbackTests: VirtualTimeTestCase {
 
-    /// Runs this suite's calls in virtual time.
-    private var world: VirtualCallWorld!
-
-    override func setUp() {
-        super.setUp()
-        world = VirtualCallWorld()
-    }
-
-    override func tearDown() {
-        world.close()
-        world = nil
-        super.tearDown()
-    }
     func testStatsReportTheRunningAudioTracks() async throws {
         // An async test runs off the thread the world's loop belongs to: real time here.
         world.close()

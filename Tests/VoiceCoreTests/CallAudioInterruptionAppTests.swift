@@ -12,21 +12,8 @@ import XCTest
 /// `audioDevice.isEnabled = false` the tracks are off (silence sent, nothing played) and come
 /// back with `true`; in the "Hold & Accept" sequence the first call is held while a second one is
 /// accepted and ended, and the held call's audio resumes both ways.
-final class CallAudioInterruptionAppTests: XCTestCase {
+final class CallAudioInterruptionAppTests: VirtualTimeTestCase {
 
-    /// Runs this suite's calls in virtual time.
-    private var world: VirtualCallWorld!
-
-    override func setUp() {
-        super.setUp()
-        world = VirtualCallWorld()
-    }
-
-    override func tearDown() {
-        world.close()
-        world = nil
-        super.tearDown()
-    }
     func testF_DisablingTheDeviceTurnsBothTracksOffAndEnablingItTurnsThemBackOn() throws {
         let call = try InterruptionCall()
         defer { call.shutdown() }

@@ -11,11 +11,7 @@ import XCTest
 /// before the answer (a ringback, an announcement) instead of its own ringback tone, sends
 /// only silence until the answer, and keeps the same stream once answered. Against a scripted
 /// callee that runs real SRTP media on its own device, in virtual time (``VirtualCallWorld``).
-final class CallEarlyMediaTests: XCTestCase {
-    private var world: VirtualCallWorld!
-
-    override func setUp() { world = VirtualCallWorld() }
-    override func tearDown() { world.close() }
+final class CallEarlyMediaTests: VirtualTimeTestCase {
 
     private struct Setup {
         let alice: TestVoiceClient

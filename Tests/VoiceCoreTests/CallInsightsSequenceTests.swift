@@ -9,21 +9,8 @@ import VoiceMediaTypes
 
 /// The exact `connection` (and `settings`) Insights events each side publishes in the main call
 /// scenarios over real SIP, per the seed's table.
-final class CallInsightsSequenceTests: XCTestCase {
+final class CallInsightsSequenceTests: VirtualTimeTestCase {
 
-    /// Runs this suite's calls in virtual time.
-    private var world: VirtualCallWorld!
-
-    override func setUp() {
-        super.setUp()
-        world = VirtualCallWorld()
-    }
-
-    override func tearDown() {
-        world.close()
-        world = nil
-        super.tearDown()
-    }
     /// The connection and settings events `client` published, as `group:name`, once `count` of
     /// them arrived (they are published on the signaling loop, a moment after the callbacks).
     private func sequence(_ client: TestVoiceClient, count: Int) -> [String] {

@@ -11,21 +11,8 @@ import VoiceMediaTypes
 
 /// Call messages from a ringing callee to the caller (`CallInvite.sendMessage`), as SIP INFO in
 /// the early dialog its 180 set up, over real SIP on loopback.
-final class CallInviteMessageTests: XCTestCase {
+final class CallInviteMessageTests: VirtualTimeTestCase {
 
-    /// Runs this suite's calls in virtual time.
-    private var world: VirtualCallWorld!
-
-    override func setUp() {
-        super.setUp()
-        world = VirtualCallWorld()
-    }
-
-    override func tearDown() {
-        world.close()
-        world = nil
-        super.tearDown()
-    }
     /// Alice calls Bob; Bob's invite rings. Bob registered with `inviteMessages`.
     private struct RingingCall {
         let alice: TestVoiceClient

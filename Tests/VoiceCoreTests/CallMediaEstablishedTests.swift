@@ -11,21 +11,8 @@ import XCTest
 /// Sinch's "established" next to Twilio's "connected": a call connects when it is answered, and
 /// its media is established once audio is seen flowing both ways (the peer's RTP arrives and
 /// its RTCP reports receiving ours).
-final class CallMediaEstablishedTests: XCTestCase {
+final class CallMediaEstablishedTests: VirtualTimeTestCase {
 
-    /// Runs this suite's calls in virtual time.
-    private var world: VirtualCallWorld!
-
-    override func setUp() {
-        super.setUp()
-        world = VirtualCallWorld()
-    }
-
-    override func tearDown() {
-        world.close()
-        world = nil
-        super.tearDown()
-    }
     func testMediaIsEstablishedAfterTheCallConnectsOnBothSides() throws {
         let alice = try TestVoiceClient("alice", signal: ConnectedCallPair.tone(440), world: world)
         let bob = try TestVoiceClient("bob", signal: ConnectedCallPair.tone(660), world: world)

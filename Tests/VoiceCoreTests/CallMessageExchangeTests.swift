@@ -9,21 +9,8 @@ import VoiceMediaTypes
 
 /// Call messages as SIP INFO application/json over a real call, both ways, with their identity
 /// and the size and rate limits.
-final class CallMessageExchangeTests: XCTestCase {
+final class CallMessageExchangeTests: VirtualTimeTestCase {
 
-    /// Runs this suite's calls in virtual time.
-    private var world: VirtualCallWorld!
-
-    override func setUp() {
-        super.setUp()
-        world = VirtualCallWorld()
-    }
-
-    override func tearDown() {
-        world.close()
-        world = nil
-        super.tearDown()
-    }
     func testMessagesTravelBothWaysAndTheSenderLearnsTheyWereSent() throws {
         let pair = try ConnectedCallPair(world: world)
         defer { pair.close() }

@@ -12,11 +12,7 @@ import VoiceMediaTypes
 /// arrive in: digits sent as INFO share the path and never settle a message. And messages from
 /// user agents that do not send our identity headers still arrive, with a fresh identity. In
 /// virtual time (``VirtualCallWorld``).
-final class CallMessageMatchingTests: XCTestCase {
-    private var world: VirtualCallWorld!
-
-    override func setUp() { world = VirtualCallWorld() }
-    override func tearDown() { world.close() }
+final class CallMessageMatchingTests: VirtualTimeTestCase {
 
     /// Alice calls a scripted peer that answers at once and has no telephone-event, so digits go as INFO.
     private struct PeerCall {

@@ -9,21 +9,8 @@ import VoiceMediaTypes
 
 /// The peer-connection, ICE and signaling-state Insights events of a call, mapped onto SIP
 /// offer/answer and the RTP stream.
-final class CallPeerInsightsTests: XCTestCase {
+final class CallPeerInsightsTests: VirtualTimeTestCase {
 
-    /// Runs this suite's calls in virtual time.
-    private var world: VirtualCallWorld!
-
-    override func setUp() {
-        super.setUp()
-        world = VirtualCallWorld()
-    }
-
-    override func tearDown() {
-        world.close()
-        world = nil
-        super.tearDown()
-    }
     func testConnectedCallReportsOfferAnswerAndMediaLifecycleOnBothSides() throws {
         let tone = TestSignals.multiTone([(440, 4_000)], seconds: 3)
         let alice = try TestVoiceClient("alice", signal: tone, world: world), bob = try TestVoiceClient("bob", signal: tone, world: world)

@@ -10,21 +10,8 @@ import XCTest
 
 /// Ringback while the callee rings, silence of it once answered, and a busy tone after a
 /// rejection, all heard on the caller's own device (a buffer device that records what it plays).
-final class CallProgressToneTests: XCTestCase {
+final class CallProgressToneTests: VirtualTimeTestCase {
 
-    /// Runs this suite's calls in virtual time.
-    private var world: VirtualCallWorld!
-
-    override func setUp() {
-        super.setUp()
-        world = VirtualCallWorld()
-    }
-
-    override func tearDown() {
-        world.close()
-        world = nil
-        super.tearDown()
-    }
     private func tones(_ configuration: inout VoiceClientConfiguration) {
         var tones = CallProgressTones.northAmerica
         tones.busyDuration = .seconds(1)

@@ -10,21 +10,8 @@ import XCTest
 
 /// Sinch's call-quality events through a whole call: the delegate and the event stream receive
 /// them as the audio devices make them happen (digital silence, a constant tone), in each direction.
-final class CallQualityEventCallTests: XCTestCase {
+final class CallQualityEventCallTests: VirtualTimeTestCase {
 
-    /// Runs this suite's calls in virtual time.
-    private var world: VirtualCallWorld!
-
-    override func setUp() {
-        super.setUp()
-        world = VirtualCallWorld()
-    }
-
-    override func tearDown() {
-        world.close()
-        world = nil
-        super.tearDown()
-    }
     func testSilenceAndAConstantToneAreReportedForTheRightDirectionOnBothSides() throws {
         // Alice sends digital silence; bob sends a pure tone (a constant level). The constant
         // window is shortened to 4 s to keep the test short.

@@ -13,16 +13,13 @@ import VoiceMediaTypes
 
 /// The caller and callee sequences of Twilio's TVOCall reference, over real SIP and media in
 /// virtual time (``VirtualCallWorld``).
-final class CallScenarioTests: XCTestCase {
+final class CallScenarioTests: VirtualTimeTestCase {
     private var clients: [TestVoiceClient] = []
-    private var world: VirtualCallWorld!
-
-    override func setUp() { world = VirtualCallWorld() }
 
     override func tearDown() {
         for client in clients { client.client.shutdown() }
         clients = []
-        world.close()
+        super.tearDown()
     }
 
     private func client(_ name: String, signal: [Int16] = []) throws -> TestVoiceClient {
@@ -237,16 +234,13 @@ final class NIOLockedBox<T>: @unchecked Sendable {
 }
 
 /// Destinations and custom headers end to end, and push payloads, in virtual time.
-final class CallDestinationScenarioTests: XCTestCase {
+final class CallDestinationScenarioTests: VirtualTimeTestCase {
     private var clients: [TestVoiceClient] = []
-    private var world: VirtualCallWorld!
-
-    override func setUp() { world = VirtualCallWorld() }
 
     override func tearDown() {
         for client in clients { client.client.shutdown() }
         clients = []
-        world.close()
+        super.tearDown()
     }
 
     func testSIPAddressWithXHeadersArrivesAsCustomParameters() throws {

@@ -11,21 +11,8 @@ import VoiceMediaTypes
 
 /// One client's single audio device serving two calls at once: both peers hear its capture, it
 /// plays both peers, hold takes one call out of the mix, and hanging up one call leaves the other.
-final class CallSharedAudioDeviceTests: XCTestCase {
+final class CallSharedAudioDeviceTests: VirtualTimeTestCase {
 
-    /// Runs this suite's calls in virtual time.
-    private var world: VirtualCallWorld!
-
-    override func setUp() {
-        super.setUp()
-        world = VirtualCallWorld()
-    }
-
-    override func tearDown() {
-        world.close()
-        world = nil
-        super.tearDown()
-    }
     /// What alice's device captures (looped): two tones neither peer sends.
     private let aliceSignal = TestSignals.multiTone([(440, 5_000), (1_250, 3_000)], seconds: 1)
     private let bobTone = 660.0

@@ -112,3 +112,21 @@ final class VirtualCallWorld: @unchecked Sendable {
         return try body()
     }
 }
+
+/// A test case whose every test runs in virtual time: a fresh ``VirtualCallWorld`` before each
+/// test, closed after it (a subclass that overrides `tearDown` calls `super.tearDown()` last).
+class VirtualTimeTestCase: XCTestCase {
+    /// This test's world.
+    var world: VirtualCallWorld!
+
+    override func setUp() {
+        super.setUp()
+        world = VirtualCallWorld()
+    }
+
+    override func tearDown() {
+        world?.close()
+        world = nil
+        super.tearDown()
+    }
+}

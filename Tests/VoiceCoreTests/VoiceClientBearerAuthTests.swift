@@ -13,11 +13,7 @@ import VoiceMediaTypes
 /// The access token answers an RFC 8898 Bearer challenge, on REGISTER and on INVITE, against a
 /// hand-written server that challenges with `WWW-Authenticate: Bearer`; without a token none is
 /// sent. In virtual time (``VirtualCallWorld``).
-final class VoiceClientBearerAuthTests: XCTestCase {
-    private var world: VirtualCallWorld!
-
-    override func setUp() { world = VirtualCallWorld() }
-    override func tearDown() { world.close() }
+final class VoiceClientBearerAuthTests: VirtualTimeTestCase {
 
     private func makeClient(server: SIPStubServer) throws -> VoiceClient {
         let proxy = try SIPServerAddress("sip:" + server.hostPort)

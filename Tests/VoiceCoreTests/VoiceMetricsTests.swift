@@ -9,21 +9,8 @@ import XCTest
 
 /// The client's swift-metrics move with real calls: setups, the active-call meter, packets,
 /// jitter, MOS and jitter-buffer delay during a call, failures by code.
-final class VoiceMetricsTests: XCTestCase {
+final class VoiceMetricsTests: VirtualTimeTestCase {
 
-    /// Runs this suite's calls in virtual time.
-    private var world: VirtualCallWorld!
-
-    override func setUp() {
-        super.setUp()
-        world = VirtualCallWorld()
-    }
-
-    override func tearDown() {
-        world.close()
-        world = nil
-        super.tearDown()
-    }
     func testTheCountersMoveDuringACallAndAFailureIsCountedByCode() throws {
         let aliceMetrics = TestMetrics()
         let bobMetrics = TestMetrics()
