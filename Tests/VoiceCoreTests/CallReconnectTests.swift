@@ -43,7 +43,7 @@ final class CallReconnectTests: XCTestCase {
             [
                 .ringing, .connected, .reconnecting(.signalingConnectionDisconnected), .reconnected,
                 .reconnecting(.mediaConnectionError), .reconnected,
-            ])
+            ], "media after the outage: \(mediaDiagnosis(f))")
         XCTAssertEqual(f.call.state, .connected)
         XCTAssertEqual(
             f.alice.reconnectInsights,
@@ -55,6 +55,18 @@ final class CallReconnectTests: XCTestCase {
         f.call.disconnect()
         XCTAssertEqual(f.calleeDelegate.waitForEnd().last, .disconnected(nil))
     }
+}
+
+/// What each side's stream saw, for a failure message (seen once in CI: alice never heard bob
+/// again after the outage ended).
+private func mediaDiagnosis(_ f: ReconnectTestCall) -> String {
+    func describe(_ call: Call) -> String {
+        guard let stats = try? onCallLoop(call, { $0.media?.stream?.stats }) else { return "no stream" }
+        return "sent \(stats.packetsSent), received \(stats.packetsReceived) (last at \(stats.lastPacketReceived.map { "\($0)" } ?? "never")), "
+            + "remote \(stats.remoteRTPAddress.map { "\($0)" } ?? "none") after \(stats.remoteAddressSwitches) switches, "
+            + "SRTP auth failures \(stats.srtpAuthFailures), replays \(stats.srtpReplayFailures)"
+    }
+    return "alice: \(describe(f.call)); bob: \(describe(f.accepted))"
 }
 
 // MARK: - Fixture
