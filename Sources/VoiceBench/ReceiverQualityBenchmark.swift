@@ -202,21 +202,23 @@ struct B2BLeg {
                 + "Call-ID: \(callID)\r\nCSeq: 1 INVITE\r\nContact: <sip:bench@127.0.0.1:\(local.port)>\r\n"
                 + "Content-Type: application/sdp\r\nContent-Length: \(body.count)\r\n\r\n\(offer)",
             to: peer.sipAddress)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            guard let text = channel.receive(timeout: .seconds(1)) else { continue }
+        // The final response to this INVITE (provisional ones, retransmissions and anything
+        // else the channel gets are passed over).
+        var final: SIPResponse?
+        _ = channel.receive(timeout: .seconds(10)) { text in
             guard let response = try? SIPMessageParser().parse(datagram: Array(text.utf8)).response,
-                response.headers["Call-ID"].first == callID, response.headers["CSeq"].first?.hasSuffix("INVITE") == true
-            else { continue }
-            if response.statusCode >= 300 { throw BenchError("\(peer.uri) answered the INVITE with \(response.statusCode)") }
-            guard response.statusCode >= 200 else { continue }
-            let toHeader = response.headers["To"].first ?? ""
-            let answer = String(decoding: response.body, as: UTF8.self)
-            let leg = try B2BLeg(callID: callID, fromTag: fromTag, toHeader: toHeader, answer: answer)
-            try channel.send(leg.request("ACK", cseq: 1, peer: peer, channel: channel), to: peer.sipAddress)
-            return leg
+                response.statusCode >= 200, response.headers["Call-ID"].first == callID,
+                response.headers["CSeq"].first?.hasSuffix("INVITE") == true
+            else { return false }
+            final = response
+            return true
         }
-        throw BenchError("\(peer.uri) did not answer; log:\n\(peer.process.logTail())")
+        guard let response = final else { throw BenchError("\(peer.uri) did not answer; log:\n\(peer.process.logTail())") }
+        if response.statusCode >= 300 { throw BenchError("\(peer.uri) answered the INVITE with \(response.statusCode)") }
+        let answer = String(decoding: response.body, as: UTF8.self)
+        let leg = try B2BLeg(callID: callID, fromTag: fromTag, toHeader: response.headers["To"].first ?? "", answer: answer)
+        try channel.send(leg.request("ACK", cseq: 1, peer: peer, channel: channel), to: peer.sipAddress)
+        return leg
     }
 
     private init(callID: String, fromTag: String, toHeader: String, answer: String) throws {
@@ -224,18 +226,16 @@ struct B2BLeg {
         self.fromTag = fromTag
         self.toHeader = toHeader
         self.answer = answer
-        let lines = answer.components(separatedBy: .newlines).filter { !$0.isEmpty }  // "\r\n" is one Character
-        let host = lines.first { $0.hasPrefix("c=IN IP4 ") }.map { String($0.dropFirst(9)) } ?? "127.0.0.1"
-        guard let m = lines.first(where: { $0.hasPrefix("m=audio ") }), let port = Int(m.split(separator: " ")[1]) else {
-            throw BenchError("no audio in the answer:\n\(answer)")
+        let sdp = try SDPSessionDescription(parsing: answer)
+        guard let audio = sdp.media.first(where: { $0.media == "audio" }) else { throw BenchError("no audio in the answer:\n\(answer)") }
+        let host = (audio.connection ?? sdp.connection)?.address ?? "127.0.0.1"
+        media = try SocketAddress(host: host, port: Int(audio.port))
+        rtcp = try SocketAddress(host: audio.rtcp?.connection?.address ?? host, port: audio.rtcp.map { Int($0.port) } ?? Int(audio.port) + 1)
+        guard let opus = audio.rtpMaps.first(where: { $0.encodingName.lowercased() == "opus" }) else {
+            throw BenchError("no Opus in the answer:\n\(answer)")
         }
-        media = try SocketAddress(host: host, port: port)
-        let rtcpPort = lines.first { $0.hasPrefix("a=rtcp:") }.flatMap { Int($0.dropFirst(7).prefix { $0.isNumber }) } ?? port + 1
-        rtcp = try SocketAddress(host: host, port: rtcpPort)
-        let opus = lines.first { $0.hasPrefix("a=rtpmap:") && $0.lowercased().contains(" opus/") }
-        guard let opus, let pt = Int(opus.dropFirst(9).prefix { $0.isNumber }) else { throw BenchError("no Opus in the answer:\n\(answer)") }
-        payloadType = pt
-        fmtp = lines.first { $0.hasPrefix("a=fmtp:\(pt) ") }.map { String($0.dropFirst("a=fmtp:\(pt) ".count)) } ?? ""
+        payloadType = Int(opus.payloadType)
+        fmtp = audio.formatParameters(for: String(opus.payloadType))?.parameters ?? ""
     }
 
     /// Hangs the leg up.
