@@ -149,8 +149,8 @@ final class StreamDriver: MediaTask {
             if let pending {
                 if pending.change.codec != nil { nextVirtualCapture = nil }
                 stream.adopt(pending.change)
-                frameSamples = 48 * pending.change.configuration.ptime
-                ptime = pending.change.configuration.ptime
+                frameSamples = stream.samplesPerFrame
+                ptime = stream.configuration.ptime
             }
         }
         let version = control.remoteVersion.load(ordering: .acquiring)
