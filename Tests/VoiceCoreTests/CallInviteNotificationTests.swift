@@ -11,23 +11,12 @@ import XCTest
 import VoiceMediaTypes
 
 /// `handleNotification`: push payloads that arrive before or after their INVITE, and cancels.
-final class CallInviteNotificationTests: XCTestCase {
-
-    /// Runs this suite's calls in virtual time.
-    private var world: VirtualCallWorld!
-
-    override func setUp() {
-        super.setUp()
-        world = VirtualCallWorld()
-    }
-
+final class CallInviteNotificationTests: VirtualTimeTestCase {
     private var clients: [TestVoiceClient] = []
 
     override func tearDown() {
         for client in clients { client.client.shutdown() }
         clients = []
-        world.close()
-        world = nil
         super.tearDown()
     }
 
@@ -73,7 +62,7 @@ final class CallInviteNotificationTests: XCTestCase {
         let payload = Self.callPayload(params: "customer=from-push&note=a%20b")
         XCTAssertTrue(bob.client.handleNotification(payload, delegate: pushed, delegateQueue: pushed.queue))
         let server = try SIPPeerUDPChannel()
-        PollingWait.sleep(0)  // the notification is taken on the client's loop first
+        try bob.client.agent.eventLoop.submit {}.wait()  // the notification is taken on the client's loop first
         try server.send(rawInvite(from: server, to: bob), to: SocketAddress(host: "127.0.0.1", port: bob.client.localEndpoint.port))
         let invite = try XCTUnwrap(pushed.waitForInvite())
         XCTAssertEqual(invite.callSid, Self.sid)
@@ -83,7 +72,7 @@ final class CallInviteNotificationTests: XCTestCase {
         // The same notification again reaches the same delegate only once.
         XCTAssertTrue(bob.client.handleNotification(payload, delegate: pushed, delegateQueue: pushed.queue))
         // Once the loop has taken it, and the delegate's queue has run what that sent it.
-        PollingWait.sleep(0)
+        try bob.client.agent.eventLoop.submit {}.wait()
         pushed.queue.sync {}
         XCTAssertEqual(pushed.invites.withLockedValue { $0.count }, 1)
         invite.reject()
@@ -95,7 +84,7 @@ final class CallInviteNotificationTests: XCTestCase {
         let pushed = ScriptedNotificationDelegate()
         XCTAssertTrue(bob.client.handleNotification(Self.callPayload(params: "customer=42"), delegate: pushed, delegateQueue: pushed.queue))
         let server = try SIPPeerUDPChannel()
-        PollingWait.sleep(0)  // the notification is taken on the client's loop first
+        try bob.client.agent.eventLoop.submit {}.wait()  // the notification is taken on the client's loop first
         let invite = rawInvite(from: server, to: bob)
         try server.send(invite, to: SocketAddress(host: "127.0.0.1", port: bob.client.localEndpoint.port))
         let delivered = try XCTUnwrap(pushed.waitForInvite())

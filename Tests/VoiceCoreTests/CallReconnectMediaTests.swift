@@ -7,25 +7,14 @@ import XCTest
 import VoiceSupport
 import VoiceMediaTypes
 
-/// Media reconnection over real sockets: the peer's RTP really stops (its stream sends elsewhere)
+/// Media reconnection, in virtual time: the peer's RTP really stops (its stream sends elsewhere)
 /// and resumes, or does not.
-final class CallReconnectMediaTests: XCTestCase {
-
-    /// Runs this suite's calls in virtual time.
-    private var world: VirtualCallWorld!
-
-    override func setUp() {
-        super.setUp()
-        world = VirtualCallWorld()
-    }
-
+final class CallReconnectMediaTests: VirtualTimeTestCase {
     private var fixture: ReconnectTestCall?
 
     override func tearDown() {
         fixture?.shutdown()
         fixture = nil
-        world.close()
-        world = nil
         super.tearDown()
     }
 

@@ -47,8 +47,7 @@ final class SIPStubServer {
     func receive(timeout: Duration, where accept: @escaping (String) -> Bool) -> String? {
         if let channel { return channel.receive(timeout: timeout, where: accept) }
         var found: String?
-        let (seconds, attoseconds) = timeout.components
-        _ = PollingWait.until(timeout: Double(seconds) + Double(attoseconds) / 1e18) {
+        _ = PollingWait.until(timeout: MediaTime(timeout).seconds) {
             self.inbox.withLockedValue { list in
                 while !list.isEmpty {
                     let next = list.removeFirst()
