@@ -52,8 +52,6 @@ final class CallInviteMessageTests: VirtualTimeTestCase {
     }
 
     func testRingingCalleeMessagesTheCallerOverUDPAndTCP() throws {
-        // The in-memory SIP network carries UDP only: TCP needs real sockets, so real time here.
-        world.close()
         for transport in [SIPTransportProtocol.udp, .tcp] {
             let ringing = try RingingCall(transport: transport)
             defer { ringing.close() }
@@ -64,6 +62,9 @@ final class CallInviteMessageTests: VirtualTimeTestCase {
                 "\(transport): \(ringing.inviteMessages.inviteFailed.withLockedValue { $0 })")
             XCTAssertTrue(PollingWait.until(timeout: 5) { !ringing.callerMessages.received.withLockedValue { $0 }.isEmpty })
             XCTAssertEqual(ringing.callerMessages.received.withLockedValue { $0 }, [message], "\(transport)")
+            XCTAssertTrue(
+                world.sipNetwork.sent.contains { $0.destination.transport == transport && $0.message?.request?.method == .info },
+                "the INFO went over \(transport)")
             XCTAssertTrue(ringing.inviteMessages.inviteFailed.withLockedValue { $0 }.isEmpty)
             XCTAssertEqual(ringing.call.state, .ringing, "the message does not answer the call")
             // The caller's side of a ringing call stays without messages (Call.sendMessage needs a connected call).

@@ -5,21 +5,19 @@ import XCTest
 @testable import VoiceCore
 @testable import VoiceSIP
 
-#if canImport(Glibc)
-    import Glibc
-#endif
 import VoiceSupport
 import VoiceMediaTypes
 
-/// Signaling reconnection over TCP on loopback: the connection carrying a call drops, the side
-/// that opened it re-INVITEs over a new one; a re-INVITE that is refused or goes unanswered ends the
-/// call with 53001.
-final class CallReconnectSignalingTests: XCTestCase {
+/// Signaling reconnection over TCP, in virtual time on the in-memory network: the connection
+/// carrying a call drops, the side that opened it re-INVITEs over a new one; a re-INVITE that is
+/// refused or goes unanswered ends the call with 53001.
+final class CallReconnectSignalingTests: VirtualTimeTestCase {
     private var fixtures: [ReconnectTestCall] = []
 
     override func tearDown() {
         for fixture in fixtures { fixture.shutdown() }
         fixtures = []
+        super.tearDown()
     }
 
     private func connectedCall(signalingReconnectTimeout: Duration = .milliseconds(10_000)) throws -> ReconnectTestCall {
@@ -99,79 +97,23 @@ final class CallReconnectSignalingTests: XCTestCase {
     func testUnansweredReINVITEEndsTheCallWith53001AfterTheTimeoutAndHangsUp() throws {
         let f = try connectedCall(signalingReconnectTimeout: .milliseconds(3_000))
         // Alice's process hangs: her connection closes and her port accepts but never answers.
-        let alicePort = f.alice.client.localEndpoint.port
+        let aliceEndpoint = f.alice.client.localEndpoint
+        let alicePort = aliceEndpoint.port
         try f.alice.client.agent.transport.shutdown().wait()
-        let hungPeer = try SilentTCPListener(port: alicePort)
-        defer { hungPeer.close() }
+        let hungPeer = world.sipNetwork.silentTransport()
+        _ = try hungPeer.listen(.tcp, host: aliceEndpoint.host, port: alicePort).wait()
+        defer { _ = hungPeer.shutdown() }
+        let network = world.sipNetwork
+        let received = { String(decoding: network.sent.filter { $0.destination == aliceEndpoint }.flatMap(\.bytes), as: UTF8.self) }
         XCTAssertEqual(
             f.calleeDelegate.waitForEnd(),
             [.connected, .reconnecting(.signalingConnectionDisconnected), .disconnected(.signalingConnectionDisconnected)])
         XCTAssertEqual(f.bob.reconnectInsights, ["reconnecting 53001"])
         // Bob waited for alice's re-INVITE, sent his own to her Contact, then hung up.
-        _ = PollingWait.until(timeout: 5) { hungPeer.received().contains("\r\nBYE ") }
-        let received = hungPeer.received()
-        XCTAssertTrue(received.hasPrefix("INVITE sip:alice@127.0.0.1:\(alicePort)"), received)
-        XCTAssertTrue(received.contains("\r\nBYE sip:alice@127.0.0.1:\(alicePort)"), received)
+        _ = PollingWait.until(timeout: 5) { received().contains("\r\nBYE ") }
+        let text = received()
+        let alice = "sip:alice@\(aliceEndpoint.host):\(alicePort)"
+        XCTAssertTrue(text.hasPrefix("INVITE \(alice)"), text)
+        XCTAssertTrue(text.contains("\r\nBYE \(alice)"), text)
     }
-}
-
-/// A TCP listener that accepts connections and never answers: a peer whose process hangs.
-final class SilentTCPListener {
-    private var fd: Int32
-
-    struct Failed: Error {
-        var errno: Int32
-    }
-
-    init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failed(errno: errno) }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 8) == 0 else {
-            let error = errno
-            close()
-            throw Failed(errno: error)
-        }
-    }
-
-    private var connections: [Int32] = []
-    private var text = ""
-
-    /// Everything that arrived so far, in order (accepting waiting connections, never answering).
-    func received() -> String {
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while fd >= 0 {
-            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&ready, 1, 0) > 0 else { break }
-            let connection = accept(fd, nil, nil)
-            guard connection >= 0 else { break }
-            connections.append(connection)
-        }
-        for connection in connections {
-            while true {
-                let count = recv(connection, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-                guard count > 0 else { break }
-                text += String(decoding: buffer[0..<count], as: UTF8.self)
-            }
-        }
-        return text
-    }
-
-    func close() {
-        for connection in connections { Glibc.close(connection) }
-        connections = []
-        guard fd >= 0 else { return }
-        Glibc.close(fd)
-        fd = -1
-    }
-
-    deinit { close() }
 }

@@ -12,14 +12,16 @@ import XCTest
 import VoiceSignals
 import VoiceMediaTypes
 
-/// Seed 000's sequence over real sockets: a signaling and a media interruption of one call
-/// reconnect independently, each with its own isReconnecting/didReconnect pair and Insights events.
-final class CallReconnectTests: XCTestCase {
+/// Seed 000's sequence, in virtual time over TCP on the in-memory network: a signaling and a
+/// media interruption of one call reconnect independently, each with its own
+/// isReconnecting/didReconnect pair and Insights events.
+final class CallReconnectTests: VirtualTimeTestCase {
     private var fixture: ReconnectTestCall?
 
     override func tearDown() {
         fixture?.shutdown()
         fixture = nil
+        super.tearDown()
     }
 
     func testSignalingThenMediaInterruptionGiveTwoReconnectingPairs() throws {
