@@ -57,7 +57,10 @@ let package = Package(
         // interface's type (ethernet, Wi-Fi, VPN, cellular, loopback) and the address calls prefer.
         .target(
             name: "VoiceNetwork",
-            dependencies: ["VoiceSupport", "CVoiceSys", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "VoiceSupport", "CVoiceSys", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         // RTP as plain values, with no C library: packets, RTCP and statistics, the source gate,
         // the jitter buffer and time-scale modification, and one stream's logic (``RTPStream``)
         // fed events and emitting actions, with its codec and packet protection behind protocols.
@@ -163,7 +166,9 @@ let package = Package(
         ),
         .target(
             name: "VoiceFuzzing",
-            dependencies: ["VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceSIP", "VoiceSIPAgent", "VoiceMedia", "VoiceCore"]),
+            dependencies: [
+                "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceSIP", "VoiceSIPAgent", "VoiceMedia", "VoiceCore", "VoiceNetwork",
+            ]),
         .executableTarget(name: "VoiceFuzz", dependencies: ["VoiceFuzzing"]),
         // The pure RTP layer's tests: they build and run without libopus, libsrtp or ALSA.
         .testTarget(name: "VoiceRTPTests", dependencies: ["VoiceRTP", "VoiceSupport", "VoiceMediaTypes", "VoiceSignals", "CMallocCounter"]),

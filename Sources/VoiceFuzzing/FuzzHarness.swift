@@ -20,5 +20,5 @@ public struct FuzzHarness: Sendable {
     public static func named(_ name: String) -> FuzzHarness? { all.first { $0.name == name } }
 
     /// Every harness: everything that parses bytes from the network or from files.
-    public static let all: [FuzzHarness] = sip + media + core
+    public static let all: [FuzzHarness] = sip + media + core + network
 }

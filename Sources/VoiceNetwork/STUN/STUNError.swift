@@ -14,6 +14,8 @@ package enum STUNError: Error, Hashable, Sendable {
     case noMappedAddress
     /// No answer within the transaction's time.
     case timedOut
+    /// A password that SASLprep (RFC 4013) prohibits: control or private-use characters…
+    case badCredentials
     /// A socket call failed (its errno).
     case socket(Int32)
 }

@@ -1,9 +1,10 @@
 import VoiceSupport
 
-/// A STUN message (RFC 5389 §6): a 20-byte header (type, length, magic cookie, transaction ID)
-/// and type-length-value attributes padded to four bytes. Enough of STUN for a client learning
-/// its server-reflexive address: Binding requests, and Binding responses with
-/// XOR-MAPPED-ADDRESS (or the older MAPPED-ADDRESS) or ERROR-CODE.
+/// A STUN message (RFC 8489 §5): a 20-byte header (type, length, magic cookie, transaction ID)
+/// and type-length-value attributes padded to four bytes. Binding requests and responses with
+/// XOR-MAPPED-ADDRESS (or the older MAPPED-ADDRESS) or ERROR-CODE; MESSAGE-INTEGRITY and
+/// FINGERPRINT are added by ``serialized(integrity:fingerprint:)`` and checked on the received
+/// bytes by ``checkIntegrity(of:key:)`` and ``checkFingerprint(of:)``.
 package struct STUNMessage: Hashable, Sendable {
     /// The message type: method and class (RFC 5389 §6).
     package struct MessageType: Hashable, Sendable {
@@ -83,13 +84,20 @@ package struct STUNMessage: Hashable, Sendable {
         guard rawType & 0xC000 == 0, cookie == Self.magicCookie else { throw .notSTUN }
         guard length % 4 == 0, reader.rest.count == length else { throw .badLength }
         var attributes: [Attribute] = []
+        // After MESSAGE-INTEGRITY only FINGERPRINT counts, and nothing after FINGERPRINT
+        // (RFC 8489 §14.5, §14.7): what follows is not covered, so it is read and ignored.
+        var afterIntegrity = false
+        var afterFingerprint = false
         do throws(ByteReader.Error) {
             while !reader.rest.isEmpty {
                 let type = try reader.readUInt16()
                 let valueLength = Int(try reader.readUInt16())
                 let value = Array(try reader.readBytes(valueLength))
                 try reader.skip((4 - valueLength % 4) % 4)
+                if afterFingerprint || (afterIntegrity && type != Attribute.fingerprint) { continue }
                 attributes.append(Attribute(type: type, value: value))
+                if type == Attribute.messageIntegrity { afterIntegrity = true }
+                if type == Attribute.fingerprint { afterFingerprint = true }
             }
         } catch {
             throw .truncated
