@@ -61,6 +61,9 @@ let package = Package(
                 "VoiceSupport", "CVoiceSys", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
+        // ICE (RFC 8445) as plain values: candidates, pairs and check lists, connectivity checks
+        // as STUN Binding transactions with MESSAGE-INTEGRITY and FINGERPRINT.
+        .target(name: "VoiceICE", dependencies: ["VoiceNetwork", "VoiceSupport"]),
         // RTP as plain values, with no C library: packets, RTCP and statistics, the source gate,
         // the jitter buffer and time-scale modification, and one stream's logic (``RTPStream``)
         // fed events and emitting actions, with its codec and packet protection behind protocols.
@@ -172,6 +175,7 @@ let package = Package(
         .executableTarget(name: "VoiceFuzz", dependencies: ["VoiceFuzzing"]),
         // The pure RTP layer's tests: they build and run without libopus, libsrtp or ALSA.
         .testTarget(name: "VoiceRTPTests", dependencies: ["VoiceRTP", "VoiceSupport", "VoiceMediaTypes", "VoiceSignals", "CMallocCounter"]),
+        .testTarget(name: "VoiceICETests", dependencies: ["VoiceICE", "VoiceNetwork"]),
         .testTarget(name: "VoiceNetworkTests", dependencies: ["VoiceNetwork", "VoiceSupport", "VoiceTestKit", "VoiceSignals"]),
         .testTarget(name: "VoiceFuzzingTests", dependencies: ["VoiceFuzzing"], resources: [.copy("Corpus")]),
         .testTarget(

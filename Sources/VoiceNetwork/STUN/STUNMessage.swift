@@ -22,6 +22,11 @@ package struct STUNMessage: Hashable, Sendable {
         package var type: UInt16
         package var value: [UInt8]
 
+        package init(type: UInt16, value: [UInt8]) {
+            self.type = type
+            self.value = value
+        }
+
         package static let mappedAddress: UInt16 = 0x0001
         package static let errorCode: UInt16 = 0x0009
         package static let xorMappedAddress: UInt16 = 0x0020
