@@ -1,0 +1,392 @@
+import VoiceNetwork
+import VoiceSupport
+
+/// A full ICE agent (RFC 8445) for one component (RTP with rtcp-mux), as a value: fed the
+/// peer's parameters, received datagrams and clock ticks, it returns what to send and what
+/// happened. It sends no packet and reads no clock of its own, so a test drives two agents
+/// through a simulated network in virtual time, and the driver does the sockets.
+///
+/// What it does: paced checks (one per ``ICEAgentConfiguration/pacing``) in priority order,
+/// triggered checks first; retransmissions with a doubling timeout; peer-reflexive remote
+/// candidates from checks that arrive from unknown addresses; role conflicts (RFC 8445
+/// §7.3.1.1, 487); regular nomination as the controlling agent (the best valid pair, once
+/// checks settle, checked again with USE-CANDIDATE); following the peer's nomination as the
+/// controlled one; ICE-lite peers (we are then controlling); consent freshness on the selected
+/// pair (RFC 7675). Peer-reflexive local candidates (a mapped address we did not know) are not
+/// added: the pair's base is what media uses either way.
+package struct ICEAgent: Sendable {
+    package let configuration: ICEAgentConfiguration
+    package let localCredentials: ICECredentials
+    package private(set) var localCandidates: [ICECandidate]
+    package private(set) var role: ICERole
+    package private(set) var remoteCredentials: ICECredentials?
+    package private(set) var remoteIsLite = false
+    package private(set) var checkList: ICECheckList
+    package private(set) var state: ICEAgentState = .checking
+    package private(set) var selectedPair: ICECandidatePair?
+
+    /// One pair: the local base it is checked from and the remote address.
+    private struct PairKey: Hashable, Sendable {
+        var base: ICETransportAddress
+        var remote: ICETransportAddress
+    }
+
+    /// A check in flight.
+    private struct Transaction: Sendable {
+        var id: [UInt8]
+        var pair: PairKey
+        var bytes: [UInt8]
+        var transmissions: Int
+        var timeout: MediaTime
+        var nextRetransmission: MediaTime
+        var useCandidate: Bool
+        var isConsent: Bool
+        /// Our role when it was sent: a 487 answer means "not that role".
+        var sentAsControlling: Bool
+    }
+
+    private var random: any RandomNumberGenerator & Sendable
+    private var transactions: [Transaction] = []
+    private var triggered: [PairKey] = []
+    private var nextCheckAt: MediaTime?
+    private var firstValidAt: MediaTime?
+    /// Controlling: the pair being nominated. Controlled: pairs the peer nominated before their
+    /// own check succeeded.
+    private var nominating: PairKey?
+    private var nominateOnSuccess: Set<PairKey> = []
+    private var lastConsent: MediaTime = .zero
+    private var nextConsentAt: MediaTime?
+    /// Checks that arrived before the peer's credentials did (RFC 8445 §7.3: processed then).
+    private var earlyCheckSources: [(source: ICETransportAddress, base: ICETransportAddress, priority: UInt32)] = []
+
+    /// An agent with its local candidates (gathered already: SIP carries them all in the offer).
+    package init(
+        configuration: ICEAgentConfiguration = ICEAgentConfiguration(), credentials: ICECredentials, candidates: [ICECandidate],
+        isControlling: Bool, random: any RandomNumberGenerator & Sendable
+    ) {
+        self.configuration = configuration
+        self.localCredentials = credentials
+        self.localCandidates = candidates
+        self.random = random
+        role = ICERole(isControlling: isControlling, tieBreaker: self.random.next())
+        checkList = ICECheckList(local: [], remote: [], localIsControlling: isControlling)
+    }
+
+    // MARK: - Events
+
+    /// The peer's credentials and candidates arrived (its offer or answer): the check list forms
+    /// and checks start at the next tick. An ICE-lite peer sends no checks, so we control.
+    package mutating func setRemote(
+        credentials: ICECredentials, candidates: [ICECandidate], isLite: Bool, now: MediaTime
+    ) -> [ICEAgentAction] {
+        remoteCredentials = credentials
+        remoteIsLite = isLite
+        if isLite && !role.isControlling { role.isControlling = true }
+        checkList = ICECheckList(local: localCandidates, remote: candidates, localIsControlling: role.isControlling)
+        nextCheckAt = now
+        var actions: [ICEAgentAction] = []
+        for early in earlyCheckSources {
+            learnPeerReflexive(early.source, base: early.base, priority: early.priority)
+            trigger(PairKey(base: early.base, remote: early.source))
+        }
+        earlyCheckSources = []
+        actions += checkFailure()
+        return actions
+    }
+
+    /// Time passed: paced checks, retransmissions, nomination, consent.
+    package mutating func tick(now: MediaTime) -> [ICEAgentAction] {
+        guard state != .failed else { return [] }
+        var actions = retransmit(now: now)
+        if let due = nextCheckAt, now >= due, remoteCredentials != nil {
+            if let send = nextCheck(now: now) { actions.append(send) }
+            nextCheckAt = now + configuration.pacing
+        }
+        actions += nominateIfDue(now: now)
+        actions += consent(now: now)
+        actions += checkFailure()
+        return actions
+    }
+
+    /// A datagram arrived on `base` from `source`; it may be anything (RTP, DTLS): what is not
+    /// a STUN Binding message gives no action.
+    package mutating func receive(_ bytes: [UInt8], from source: ICETransportAddress, on base: ICETransportAddress, now: MediaTime) -> [ICEAgentAction] {
+        guard state != .failed, STUNMessage.looksLikeSTUN(bytes), let message = try? STUNMessage(parsing: bytes) else { return [] }
+        switch message.type {
+        case .bindingRequest:
+            return receiveCheck(bytes, from: source, on: base, now: now)
+        case .bindingSuccess, .bindingError:
+            return receiveResponse(bytes, transactionID: message.transactionID, from: source, on: base, now: now)
+        default:
+            return []
+        }
+    }
+
+    // MARK: - Checks we send
+
+    private mutating func nextCheck(now: MediaTime) -> ICEAgentAction? {
+        while let key = triggered.first {
+            triggered.removeFirst()
+            if let index = checkList.index(localBase: key.base, remote: key.remote), checkList.pairs[index].state != .inProgress {
+                return startCheck(index, useCandidate: nominating == key, now: now)
+            }
+        }
+        if let index = checkList.pairs.firstIndex(where: { $0.state == .waiting }) {
+            return startCheck(index, useCandidate: false, now: now)
+        }
+        // No pair waits: the highest frozen pair starts (one check list: RFC 8445 §6.1.4.2).
+        if let index = checkList.pairs.firstIndex(where: { $0.state == .frozen }) {
+            return startCheck(index, useCandidate: false, now: now)
+        }
+        return nil
+    }
+
+    private mutating func startCheck(_ index: Int, useCandidate: Bool, now: MediaTime, isConsent: Bool = false) -> ICEAgentAction? {
+        guard let remote = remoteCredentials else { return nil }
+        let pair = checkList.pairs[index]
+        if !isConsent { checkList.setState(.inProgress, at: index) }
+        let id = (0..<12).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let priority = ICECandidate.priority(
+            kind: .peerReflexive, localPreference: UInt16((pair.local.priority >> 8) & 0xFFFF), component: pair.local.component)
+        let bytes = ICEConnectivityCheck.request(
+            transactionID: id, local: localCredentials, remote: remote, priority: priority, role: role, useCandidate: useCandidate)
+        let key = PairKey(base: pair.local.base, remote: pair.remote.address)
+        transactions.removeAll { $0.pair == key && $0.isConsent == isConsent }
+        transactions.append(
+            Transaction(
+                id: id, pair: key, bytes: bytes, transmissions: 1, timeout: configuration.initialRetransmissionTimeout,
+                nextRetransmission: now + configuration.initialRetransmissionTimeout, useCandidate: useCandidate, isConsent: isConsent,
+                sentAsControlling: role.isControlling))
+        return .send(bytes, from: key.base, to: key.remote)
+    }
+
+    private mutating func retransmit(now: MediaTime) -> [ICEAgentAction] {
+        var actions: [ICEAgentAction] = []
+        var kept: [Transaction] = []
+        for var transaction in transactions {
+            guard now >= transaction.nextRetransmission else {
+                kept.append(transaction)
+                continue
+            }
+            // A consent check is sent once; the next one follows at the consent interval.
+            if transaction.isConsent { continue }
+            guard transaction.transmissions < configuration.maximumTransmissions else {
+                if let index = checkList.index(localBase: transaction.pair.base, remote: transaction.pair.remote),
+                    checkList.pairs[index].state == .inProgress
+                {
+                    checkList.setState(.failed, at: index)
+                }
+                if nominating == transaction.pair { nominating = nil }
+                continue
+            }
+            transaction.transmissions += 1
+            transaction.timeout = min(transaction.timeout + transaction.timeout, .seconds(1))
+            transaction.nextRetransmission = now + transaction.timeout
+            actions.append(.send(transaction.bytes, from: transaction.pair.base, to: transaction.pair.remote))
+            kept.append(transaction)
+        }
+        transactions = kept
+        return actions
+    }
+
+    private mutating func trigger(_ key: PairKey) {
+        guard let index = checkList.index(localBase: key.base, remote: key.remote) else { return }
+        switch checkList.pairs[index].state {
+        case .succeeded, .inProgress: return
+        case .failed, .frozen, .waiting: checkList.setState(.waiting, at: index)
+        }
+        if !triggered.contains(key) { triggered.append(key) }
+        if nextCheckAt == nil { nextCheckAt = .zero }
+    }
+
+    // MARK: - Checks we receive
+
+    private mutating func receiveCheck(_ bytes: [UInt8], from source: ICETransportAddress, on base: ICETransportAddress, now: MediaTime) -> [ICEAgentAction] {
+        let check: ICEReceivedCheck
+        switch ICEConnectivityCheck.readRequest(bytes, local: localCredentials, remoteFragment: remoteCredentials?.usernameFragment) {
+        case .success(let received): check = received
+        case .failure(.notACheck): return []
+        case .failure(let error): return [.refused(error, from: source)]
+        }
+        // Role conflict (RFC 8445 §7.3.1.1).
+        if check.role.isControlling == role.isControlling {
+            let weWin = role.tieBreaker >= check.role.tieBreaker
+            if role.isControlling == weWin {
+                // We keep our role; the peer must switch.
+                return [.send(ICEConnectivityCheck.errorResponse(487, reason: "Role Conflict", transactionID: check.transactionID, local: localCredentials), from: base, to: source)]
+            }
+            switchRole()
+        }
+        var actions: [ICEAgentAction] = [
+            .send(ICEConnectivityCheck.successResponse(to: check, from: source, local: localCredentials), from: base, to: source)
+        ]
+        guard remoteCredentials != nil else {
+            earlyCheckSources.append((source, base, check.priority))
+            return actions
+        }
+        let key = PairKey(base: base, remote: source)
+        learnPeerReflexive(source, base: base, priority: check.priority)
+        trigger(key)
+        if check.useCandidate, !role.isControlling {
+            if let index = checkList.index(localBase: base, remote: source), checkList.pairs[index].state == .succeeded {
+                actions += select(index, now: now)
+            } else {
+                nominateOnSuccess.insert(key)
+            }
+        }
+        return actions
+    }
+
+    /// A check from an address no remote candidate has: a peer-reflexive remote candidate
+    /// (RFC 8445 §7.3.1.3), paired with the base it arrived on.
+    private mutating func learnPeerReflexive(_ source: ICETransportAddress, base: ICETransportAddress, priority: UInt32) {
+        guard checkList.index(localBase: base, remote: source) == nil,
+            let local = localCandidates.first(where: { $0.base == base && $0.kind == .host }) ?? localCandidates.first(where: { $0.base == base })
+        else { return }
+        let remote = ICECandidate(
+            kind: .peerReflexive, component: local.component, address: source, base: source, priority: priority,
+            foundation: ICECandidate.foundation(kind: .peerReflexive, base: source.ip, server: nil))
+        _ = checkList.insert(ICECandidatePair(local: local, remote: remote, state: .waiting))
+    }
+
+    // MARK: - Answers to our checks
+
+    private mutating func receiveResponse(
+        _ bytes: [UInt8], transactionID: [UInt8], from source: ICETransportAddress, on base: ICETransportAddress, now: MediaTime
+    ) -> [ICEAgentAction] {
+        guard let position = transactions.firstIndex(where: { $0.id == transactionID }), let remote = remoteCredentials else { return [] }
+        let transaction = transactions[position]
+        // Non-symmetric answers fail the check (RFC 8445 §7.2.5.2.1); answers that do not
+        // authenticate are dropped and the transaction goes on.
+        let response: ICECheckResponse
+        switch ICEConnectivityCheck.readResponse(bytes, remote: remote) {
+        case .success(let read): response = read
+        case .failure(.notACheck): return []
+        case .failure(let error): return [.refused(error, from: source)]
+        }
+        transactions.remove(at: position)
+        guard source == transaction.pair.remote, base == transaction.pair.base else {
+            setState(.failed, of: transaction.pair)
+            return []
+        }
+        switch response {
+        case .roleConflict:
+            // The opposite of the role the check was sent with (RFC 8445 §7.2.5.1), which a
+            // conflicting check from the peer may have given us already.
+            if role.isControlling == transaction.sentAsControlling { switchRole() }
+            setState(.waiting, of: transaction.pair)
+            trigger(transaction.pair)
+            return []
+        case .error:
+            if !transaction.isConsent { setState(.failed, of: transaction.pair) }
+            return []
+        case .success:
+            return succeeded(transaction, now: now)
+        }
+    }
+
+    private mutating func succeeded(_ transaction: Transaction, now: MediaTime) -> [ICEAgentAction] {
+        var actions: [ICEAgentAction] = []
+        if transaction.isConsent || selectedPair.map({ PairKey(base: $0.local.base, remote: $0.remote.address) == transaction.pair }) == true {
+            lastConsent = now
+            if state == .disconnected {
+                state = .connected
+                actions.append(.consentRestored)
+            }
+        }
+        guard let index = checkList.index(localBase: transaction.pair.base, remote: transaction.pair.remote) else { return actions }
+        checkList.setState(.succeeded, at: index)
+        if firstValidAt == nil { firstValidAt = now }
+        // Pairs of the same foundation now have a good chance: unfreeze them (§7.2.5.3.3).
+        let foundation = checkList.pairs[index].foundation
+        for other in checkList.pairs.indices where checkList.pairs[other].state == .frozen && checkList.pairs[other].foundation == foundation {
+            checkList.setState(.waiting, at: other)
+        }
+        if role.isControlling, transaction.useCandidate {
+            actions += select(index, now: now)
+        } else if !role.isControlling, nominateOnSuccess.contains(transaction.pair) {
+            nominateOnSuccess.remove(transaction.pair)
+            actions += select(index, now: now)
+        }
+        return actions
+    }
+
+    private mutating func setState(_ state: ICECandidatePair.State, of key: PairKey) {
+        if let index = checkList.index(localBase: key.base, remote: key.remote) { checkList.setState(state, at: index) }
+    }
+
+    private mutating func switchRole() {
+        role.isControlling.toggle()
+        checkList.setLocalIsControlling(role.isControlling)
+        nominating = nil
+    }
+
+    // MARK: - Nomination and selection
+
+    /// Controlling: once the first pair is valid and the nomination delay has passed (or no
+    /// check is pending), the best valid pair is checked again with USE-CANDIDATE.
+    private mutating func nominateIfDue(now: MediaTime) -> [ICEAgentAction] {
+        guard role.isControlling, selectedPair == nil, nominating == nil, let first = firstValidAt else { return [] }
+        let pending = checkList.pairs.contains { $0.state == .waiting || $0.state == .inProgress }
+        guard now >= first + configuration.nominationDelay || !pending else { return [] }
+        guard let best = checkList.pairs.firstIndex(where: { $0.state == .succeeded }) else { return [] }
+        let pair = checkList.pairs[best]
+        let key = PairKey(base: pair.local.base, remote: pair.remote.address)
+        nominating = key
+        guard let send = startCheck(best, useCandidate: true, now: now) else { return [] }
+        checkList.setState(.succeeded, at: best)  // it stays valid while the nominating check runs
+        return [send]
+    }
+
+    private mutating func select(_ index: Int, now: MediaTime) -> [ICEAgentAction] {
+        var pair = checkList.pairs[index]
+        pair.nominated = true
+        checkList.setState(.succeeded, at: index)
+        if let current = selectedPair,
+            current.priority(localIsControlling: role.isControlling) >= pair.priority(localIsControlling: role.isControlling)
+        {
+            return []
+        }
+        selectedPair = pair
+        state = .connected
+        lastConsent = now
+        nextConsentAt = now + jitteredConsentInterval()
+        return [.selected(pair)]
+    }
+
+    // MARK: - Consent (RFC 7675)
+
+    private mutating func consent(now: MediaTime) -> [ICEAgentAction] {
+        guard let pair = selectedPair, let due = nextConsentAt else { return [] }
+        var actions: [ICEAgentAction] = []
+        if state == .connected, now - lastConsent >= configuration.consentTimeout {
+            state = .disconnected
+            actions.append(.consentLost)
+        }
+        if now >= due {
+            nextConsentAt = now + jitteredConsentInterval()
+            if let index = checkList.index(localBase: pair.local.base, remote: pair.remote.address),
+                let send = startCheck(index, useCandidate: false, now: now, isConsent: true)
+            {
+                actions.append(send)
+            }
+        }
+        return actions
+    }
+
+    private mutating func jitteredConsentInterval() -> MediaTime {
+        let base = configuration.consentInterval.nanoseconds
+        return MediaTime(nanoseconds: base * 8 / 10 + Int64.random(in: 0...(base * 4 / 10), using: &random))
+    }
+
+    // MARK: - Failure
+
+    /// Failed once nothing is left to try and nothing was selected.
+    private mutating func checkFailure() -> [ICEAgentAction] {
+        guard state == .checking, remoteCredentials != nil, selectedPair == nil else { return [] }
+        let alive = checkList.pairs.contains { $0.state != .failed } || !transactions.isEmpty || !triggered.isEmpty
+        guard !alive else { return [] }
+        state = .failed
+        return [.failed]
+    }
+}

@@ -1,0 +1,210 @@
+import VoiceNetwork
+import VoiceSupport
+import XCTest
+
+@testable import VoiceICE
+
+/// Two agents through a simulated network in virtual time: what RFC 8445 and RFC 7675 say
+/// should happen, happens, in milliseconds of wall-clock time.
+final class ICEAgentTests: XCTestCase {
+    private static func address(_ text: String) -> ICETransportAddress {
+        let colon = text.lastIndex(of: ":")!
+        return ICETransportAddress(ip: IPAddress(String(text[..<colon]))!, port: UInt16(text[text.index(after: colon)...])!)
+    }
+
+    /// A deterministic generator, so runs repeat.
+    private struct SplitMix: RandomNumberGenerator, Sendable {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// Two agents, a network between them with latency, loss rules and NATs, and virtual time.
+    private struct World {
+        var agents: [ICEAgent]
+        var actions: [[ICEAgentAction]] = [[], []]
+        var now = MediaTime.zero
+        var latency = MediaTime.milliseconds(10)
+        /// Datagrams for which this is true are lost.
+        var drops: (_ from: ICETransportAddress, _ to: ICETransportAddress) -> Bool = { _, _ in false }
+        /// Source rewriting (a NAT): base → public address, and back for what arrives there.
+        var nat: [ICETransportAddress: ICETransportAddress] = [:]
+        /// Agents that are never ticked: they only answer (what an ICE-lite peer does).
+        var passive: Set<Int> = []
+        private var inFlight: [(at: MediaTime, bytes: [UInt8], from: ICETransportAddress, to: ICETransportAddress)] = []
+
+        init(_ a: ICEAgent, _ b: ICEAgent) { agents = [a, b] }
+
+        mutating func exchangeCandidates(aLite: Bool = false, bLite: Bool = false, aCandidates: [ICECandidate]? = nil, bCandidates: [ICECandidate]? = nil) {
+            let a = agents[0], b = agents[1]
+            actions[0] += agents[0].setRemote(credentials: b.localCredentials, candidates: bCandidates ?? b.localCandidates, isLite: bLite, now: now)
+            actions[1] += agents[1].setRemote(credentials: a.localCredentials, candidates: aCandidates ?? a.localCandidates, isLite: aLite, now: now)
+        }
+
+        private func owner(of address: ICETransportAddress) -> (Int, ICETransportAddress)? {
+            let local = nat.first { $0.value == address }?.key ?? address
+            for (index, agent) in agents.enumerated() where agent.localCandidates.contains(where: { $0.base == local }) { return (index, local) }
+            return nil
+        }
+
+        mutating func run(for duration: MediaTime, step: MediaTime = .milliseconds(5)) {
+            let end = now + duration
+            while now < end {
+                now += step
+                for index in agents.indices where !passive.contains(index) { handle(agents[index].tick(now: now), of: index) }
+                let due = inFlight.filter { $0.at <= now }
+                inFlight.removeAll { $0.at <= now }
+                for datagram in due {
+                    guard let (index, base) = owner(of: datagram.to) else { continue }
+                    handle(agents[index].receive(datagram.bytes, from: datagram.from, on: base, now: now), of: index)
+                }
+            }
+        }
+
+        private mutating func handle(_ new: [ICEAgentAction], of index: Int) {
+            actions[index] += new
+            for case .send(let bytes, let from, let to) in new where !drops(from, to) {
+                inFlight.append((now + latency, bytes, nat[from] ?? from, to))
+            }
+        }
+
+        func selected(_ index: Int) -> [ICECandidatePair] {
+            actions[index].compactMap { if case .selected(let pair) = $0 { pair } else { nil } }
+        }
+
+        func count(_ index: Int, _ match: (ICEAgentAction) -> Bool) -> Int { actions[index].filter(match).count }
+    }
+
+    private func agent(_ bases: [String], controlling: Bool, seed: UInt64) -> ICEAgent {
+        var random = SplitMix(state: seed)
+        let candidates = bases.map { ICECandidate.local(.host, address: Self.address($0), base: Self.address($0)) }
+        return ICEAgent(credentials: .random(using: &random), candidates: candidates, isControlling: controlling, random: SplitMix(state: seed + 1))
+    }
+
+    func testTwoAgentsSelectTheSamePairQuickly() {
+        var world = World(agent(["10.0.0.1:5000", "10.0.1.1:5002"], controlling: true, seed: 1), agent(["10.0.0.2:6000"], controlling: false, seed: 7))
+        world.drops = { from, _ in from.ip == IPAddress("10.0.1.1")! }  // one of alice's interfaces goes nowhere
+        world.exchangeCandidates()
+        world.run(for: .seconds(1))
+        let a = world.selected(0), b = world.selected(1)
+        XCTAssertEqual(a.count, 1)
+        XCTAssertEqual(b.count, 1)
+        XCTAssertEqual(a.first?.local.base, Self.address("10.0.0.1:5000"))
+        XCTAssertEqual(a.first?.remote.address, Self.address("10.0.0.2:6000"))
+        XCTAssertEqual(b.first?.local.base, Self.address("10.0.0.2:6000"))
+        XCTAssertEqual(b.first?.remote.address, Self.address("10.0.0.1:5000"))
+        XCTAssertEqual(world.agents[0].state, .connected)
+        XCTAssertEqual(world.agents[1].state, .connected)
+        XCTAssertTrue(world.agents[0].role.isControlling)
+        XCTAssertFalse(world.agents[1].role.isControlling)
+    }
+
+    func testARoleConflictLeavesExactlyOneControllingAgent() {
+        // Both start controlling, then both controlled; tie-breakers won by either side.
+        var winners = Set<Int>()
+        for (seeds, controlling) in [((3, 11), true), ((11, 3), true), ((5, 6), false), ((6, 5), false)] {
+            var world = World(
+                agent(["10.0.0.1:5000"], controlling: controlling, seed: UInt64(seeds.0)),
+                agent(["10.0.0.2:6000"], controlling: controlling, seed: UInt64(seeds.1)))
+            world.exchangeCandidates()
+            world.run(for: .seconds(2))
+            XCTAssertNotEqual(world.agents[0].role.isControlling, world.agents[1].role.isControlling, "\(seeds)")
+            XCTAssertEqual(world.selected(0).count, 1, "\(seeds)")
+            XCTAssertEqual(world.selected(1).count, 1, "\(seeds)")
+            // The higher tie-breaker controls, whoever started with which role.
+            let winner = world.agents[0].role.tieBreaker >= world.agents[1].role.tieBreaker ? 0 : 1
+            XCTAssertTrue(world.agents[winner].role.isControlling, "\(seeds)")
+            winners.insert(winner)
+        }
+        XCTAssertEqual(winners, [0, 1], "each side won once")
+    }
+
+    func testAPeerBehindANATIsReachedThroughItsPeerReflexiveAddress() {
+        // Alice offers only her private address; a NAT maps it to 203.0.113.1:40000, and
+        // nothing from outside reaches 10.0.0.1 directly.
+        var world = World(agent(["10.0.0.1:5000"], controlling: false, seed: 5), agent(["198.51.100.2:6000"], controlling: true, seed: 9))
+        world.nat = [Self.address("10.0.0.1:5000"): Self.address("203.0.113.1:40000")]
+        world.drops = { _, to in to.ip == IPAddress("10.0.0.1")! }
+        world.exchangeCandidates()
+        world.run(for: .seconds(2))
+        XCTAssertEqual(world.selected(1).last?.remote.address, Self.address("203.0.113.1:40000"))
+        XCTAssertEqual(world.selected(1).last?.remote.kind, .peerReflexive)
+        XCTAssertEqual(world.selected(0).last?.remote.address, Self.address("198.51.100.2:6000"))
+    }
+
+    func testWithNoPathBothAgentsFailOnceAndSendNothingMore() {
+        var world = World(agent(["10.0.0.1:5000"], controlling: true, seed: 1), agent(["10.0.0.2:6000"], controlling: false, seed: 2))
+        world.drops = { _, _ in true }
+        world.exchangeCandidates()
+        world.run(for: .seconds(10))
+        XCTAssertEqual(world.count(0) { $0 == .failed }, 1)
+        XCTAssertEqual(world.count(1) { $0 == .failed }, 1)
+        XCTAssertEqual(world.agents[0].state, .failed)
+        // Six transmissions of the one check, then nothing.
+        XCTAssertEqual(world.count(0) { if case .send = $0 { true } else { false } }, 6)
+        XCTAssertTrue(world.selected(0).isEmpty)
+    }
+
+    func testConsentIsLostWhenThePeerGoesSilentAndReturnsWithIt() {
+        var world = World(agent(["10.0.0.1:5000"], controlling: true, seed: 21), agent(["10.0.0.2:6000"], controlling: false, seed: 22))
+        world.exchangeCandidates()
+        world.run(for: .seconds(1))
+        XCTAssertEqual(world.agents[0].state, .connected)
+        // 40 s more with the path up: consent checks keep it fresh.
+        world.run(for: .seconds(40))
+        XCTAssertEqual(world.count(0) { $0 == .consentLost }, 0)
+        let consentChecks = world.count(0) { if case .send = $0 { true } else { false } }
+        XCTAssertGreaterThan(consentChecks, 7, "a consent check every 4–6 s (and answers to bob's)")
+
+        var cut = world
+        cut.drops = { _, _ in true }
+        // The last answer came at most one consent interval (6 s) before the cut: consent
+        // lasts 30 s from it.
+        cut.run(for: .seconds(23))
+        XCTAssertEqual(cut.count(0) { $0 == .consentLost }, 0, "not before 30 s since the last answer")
+        cut.run(for: .seconds(8))
+        XCTAssertEqual(cut.count(0) { $0 == .consentLost }, 1)
+        XCTAssertEqual(cut.count(1) { $0 == .consentLost }, 1)
+        XCTAssertEqual(cut.agents[0].state, .disconnected)
+        cut.drops = { _, _ in false }
+        cut.run(for: .seconds(7))
+        XCTAssertEqual(cut.count(0) { $0 == .consentRestored }, 1)
+        XCTAssertEqual(cut.agents[0].state, .connected)
+    }
+
+    func testForgedChecksAreRefusedUnansweredAndChangeNothing() {
+        var world = World(agent(["10.0.0.1:5000"], controlling: true, seed: 31), agent(["10.0.0.2:6000"], controlling: false, seed: 32))
+        world.exchangeCandidates()
+        world.run(for: .seconds(1))
+        var alice = world.agents[0]
+        let selected = alice.selectedPair
+        let attacker = Self.address("10.6.6.6:6666")
+        let forged = ICEConnectivityCheck.request(
+            transactionID: Array(repeating: 7, count: 12), local: world.agents[1].localCredentials,
+            remote: ICECredentials(usernameFragment: alice.localCredentials.usernameFragment, password: "guessedguessedguessed0"),
+            priority: 1, role: ICERole(isControlling: false, tieBreaker: 0), useCandidate: true)
+        let actions = alice.receive(forged, from: attacker, on: Self.address("10.0.0.1:5000"), now: world.now)
+        XCTAssertEqual(actions, [.refused(.badIntegrity, from: attacker)])
+        XCTAssertEqual(alice.selectedPair, selected)
+        XCTAssertNil(alice.checkList.index(localBase: Self.address("10.0.0.1:5000"), remote: attacker), "no peer-reflexive candidate learned")
+        // Media, DTLS and junk on the port are not ICE's.
+        XCTAssertEqual(alice.receive([0x80, 0x60] + Array(repeating: 0, count: 30), from: attacker, on: Self.address("10.0.0.1:5000"), now: world.now), [])
+        XCTAssertEqual(alice.receive([22, 254, 253], from: attacker, on: Self.address("10.0.0.1:5000"), now: world.now), [])
+    }
+
+    func testAnICELitePeerMakesUsControlling() {
+        // Bob stands in for a lite implementation: he only answers checks.
+        var world = World(agent(["10.0.0.1:5000"], controlling: false, seed: 41), agent(["10.0.0.2:6000"], controlling: false, seed: 42))
+        world.passive = [1]
+        world.exchangeCandidates(bLite: true)
+        world.run(for: .seconds(1))
+        XCTAssertTrue(world.agents[0].role.isControlling)
+        XCTAssertEqual(world.selected(0).first?.remote.address, Self.address("10.0.0.2:6000"))
+        XCTAssertEqual(world.selected(0).first?.nominated, true)
+    }
+}
