@@ -170,7 +170,7 @@ let package = Package(
         .target(
             name: "VoiceFuzzing",
             dependencies: [
-                "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceSIP", "VoiceSIPAgent", "VoiceMedia", "VoiceCore", "VoiceNetwork",
+                "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceSIP", "VoiceSIPAgent", "VoiceMedia", "VoiceCore", "VoiceNetwork", "VoiceICE",
             ]),
         .executableTarget(name: "VoiceFuzz", dependencies: ["VoiceFuzzing"]),
         // The pure RTP layer's tests: they build and run without libopus, libsrtp or ALSA.

@@ -1,4 +1,6 @@
+import VoiceICE
 import VoiceNetwork
+import VoiceSupport
 
 extension FuzzHarness {
     static let network: [FuzzHarness] = [
@@ -18,5 +20,42 @@ extension FuzzHarness {
             precondition(STUNMessage.checkIntegrity(of: signed, key: key) == .valid, "our own MESSAGE-INTEGRITY checks")
             precondition(STUNMessage.checkFingerprint(of: signed) == true, "our own FINGERPRINT checks")
         },
+        FuzzHarness(name: "ice-turn", summary: "a datagram at an ICE agent's port and from a TURN server: checks, answers, ChannelData") { bytes in
+            var agent = FuzzICE.agent
+            let base = FuzzICE.base
+            _ = agent.receive(bytes, from: FuzzICE.peer, on: base, now: .seconds(1))
+            _ = agent.tick(now: .seconds(2))
+            var turn = FuzzICE.turn
+            _ = turn.receive(bytes, now: .seconds(1))
+            _ = TURN.readChannelData(bytes)
+        },
     ]
+}
+
+/// One agent with a peer's parameters set, and a TURN client that has started, copied for each input.
+private enum FuzzICE {
+    struct Fixed: RandomNumberGenerator, Sendable {
+        var state: UInt64 = 7
+        mutating func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1
+            return state
+        }
+    }
+    static let base = ICETransportAddress(ip: IPAddress("10.0.0.1")!, port: 5000)
+    static let peer = ICETransportAddress(ip: IPAddress("10.0.0.2")!, port: 6000)
+    static let agent: ICEAgent = {
+        let local = ICECredentials(usernameFragment: "evtj", password: "VOkJxbRl1RmTxUk/WvJxBt")
+        var agent = ICEAgent(
+            credentials: local, candidates: [ICECandidate.local(.host, address: base, base: base)], isControlling: true, random: Fixed())
+        _ = agent.setRemote(
+            credentials: ICECredentials(usernameFragment: "h6vY", password: "PsWCSkHQZxEX/VGFJCnIe45g"),
+            candidates: [ICECandidate.local(.host, address: peer, base: peer)], isLite: false, now: .zero)
+        _ = agent.tick(now: .milliseconds(10))
+        return agent
+    }()
+    static let turn: TURNClient = {
+        var client = TURNClient(username: "alice", password: "secret", random: Fixed())
+        _ = client.start(now: .zero)
+        return client
+    }()
 }

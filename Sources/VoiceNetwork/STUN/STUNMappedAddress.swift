@@ -54,6 +54,12 @@ package struct STUNMappedAddress: Hashable, Sendable, CustomStringConvertible {
         return STUNMappedAddress(address: address, port: port)
     }
 
+    /// Decodes an XOR-MAPPED-ADDRESS-style value (TURN's XOR-RELAYED-ADDRESS and
+    /// XOR-PEER-ADDRESS too) of a message with `transactionID`.
+    package init(xorValue value: [UInt8], transactionID: [UInt8]) throws(STUNError) {
+        self = try Self.decode(value, xorWith: [0x21, 0x12, 0xA4, 0x42] + transactionID)
+    }
+
     /// The value of an XOR-MAPPED-ADDRESS attribute for this address in a message with
     /// `transactionID` (what a server writes; for tests and test servers).
     package func xorAttributeValue(transactionID: [UInt8]) -> [UInt8] {

@@ -9,6 +9,8 @@ package struct STUNMessage: Hashable, Sendable {
     /// The message type: method and class (RFC 5389 §6).
     package struct MessageType: Hashable, Sendable {
         package var rawValue: UInt16
+
+        package init(rawValue: UInt16) { self.rawValue = rawValue }
         /// A Binding request.
         package static let bindingRequest = MessageType(rawValue: 0x0001)
         /// A Binding success response.

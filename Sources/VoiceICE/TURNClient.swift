@@ -1,0 +1,306 @@
+import VoiceNetwork
+import VoiceSupport
+
+/// Why a TURN allocation failed.
+package enum TURNError: Error, Hashable, Sendable {
+    /// The server refused the credentials (401 after we answered its challenge).
+    case unauthorized
+    /// The server refused with this error code (486 allocation quota, 508 capacity…).
+    case refused(Int)
+    /// No answer within the retransmissions.
+    case timedOut
+    /// A success response without the addresses it must carry.
+    case malformedResponse
+}
+
+/// What a TURN client asks its driver to do, or reports.
+package enum TURNAction: Hashable, Sendable {
+    /// Send `bytes` to the TURN server (over whichever transport reaches it).
+    case send([UInt8])
+    /// The allocation exists: the relayed address (a relayed ICE candidate) and the address the
+    /// server saw us at (a server-reflexive one).
+    case allocated(relayed: ICETransportAddress, mapped: ICETransportAddress)
+    /// A peer may now send to the relayed address.
+    case permitted(ICETransportAddress)
+    /// Data relayed from `peer` (a Data indication or ChannelData).
+    case received([UInt8], from: ICETransportAddress)
+    /// The allocation failed or expired.
+    case failed(TURNError)
+}
+
+/// A TURN client (RFC 8656) for one allocation, as a value: Allocate with the long-term
+/// credential (the 401 challenge answered, a stale nonce renewed), Refresh before the lifetime
+/// ends, CreatePermission and ChannelBind per peer kept fresh, and data wrapped and unwrapped.
+/// The driver sends to the server and feeds back what the server sends; it also decides the
+/// transport (UDP, or TCP/TLS with RFC 8656's framing: ChannelData is always padded here, so
+/// the same bytes frame on a stream).
+package struct TURNClient: Sendable {
+    package enum State: Hashable, Sendable {
+        case idle
+        case allocating
+        case allocated(relayed: ICETransportAddress, mapped: ICETransportAddress)
+        case failed(TURNError)
+    }
+
+    /// Timing (RFC 8656 §3.3, §9, §12).
+    package struct Timing: Hashable, Sendable {
+        /// Requested allocation lifetime.
+        package var lifetime: UInt32 = 600
+        /// Refresh this long before the allocation, a permission or a channel would expire.
+        package var refreshMargin: MediaTime = .seconds(60)
+        package var initialRetransmissionTimeout: MediaTime = .milliseconds(500)
+        package var maximumTransmissions = 6
+        package init() {}
+    }
+
+    private struct Pending: Sendable {
+        var id: [UInt8]
+        var method: UInt16
+        var attributes: [STUNMessage.Attribute]
+        var bytes: [UInt8]
+        var transmissions: Int
+        var timeout: MediaTime
+        var next: MediaTime
+        var peer: ICETransportAddress?
+    }
+
+    package private(set) var state: State = .idle
+    package let timing: Timing
+    private let username: String
+    private let password: String
+    private var realm: String?
+    private var nonce: String?
+    private var key: STUNIntegrityKey?
+    private var random: any RandomNumberGenerator & Sendable
+    private var pending: [Pending] = []
+    private var allocationExpires: MediaTime?
+    /// Per peer: permission expiry, and its channel once bound.
+    private var permissions: [ICETransportAddress: MediaTime] = [:]
+    private var channels: [ICETransportAddress: (number: UInt16, expires: MediaTime?)] = [:]
+    private var nextChannel: UInt16 = TURN.channelNumbers.lowerBound
+
+    package init(username: String, password: String, timing: Timing = Timing(), random: any RandomNumberGenerator & Sendable) {
+        self.username = username
+        self.password = password
+        self.timing = timing
+        self.random = random
+    }
+
+    /// Requests the allocation (first without credentials: the server's 401 names the realm and nonce).
+    package mutating func start(now: MediaTime) -> [TURNAction] {
+        guard state == .idle else { return [] }
+        state = .allocating
+        return [request(TURN.allocate, [Self.requestedUDP, lifetimeAttribute(timing.lifetime)], now: now)]
+    }
+
+    /// Lets `peer` send to us through the relay: CreatePermission, then ChannelBind (so data
+    /// to it costs 4 bytes of header instead of a 36-byte Send indication).
+    package mutating func permit(_ peer: ICETransportAddress, now: MediaTime) -> [TURNAction] {
+        guard case .allocated = state, channels[peer] == nil else { return [] }
+        let number = nextChannel
+        guard TURN.channelNumbers.contains(number) else { return [] }
+        nextChannel += 1
+        channels[peer] = (number, nil)
+        return [
+            request(TURN.createPermission, [], peer: peer, now: now),
+            request(TURN.channelBind, [STUNMessage.Attribute(type: TURN.channelNumber, value: TURN.uint32(UInt32(number) << 16))], peer: peer, now: now),
+        ]
+    }
+
+    /// `data` for `peer`, wrapped for the server: ChannelData once the channel is bound, a
+    /// Send indication before; nil before a permission was asked for.
+    package mutating func wrap(_ data: [UInt8], to peer: ICETransportAddress) -> [UInt8]? {
+        guard case .allocated = state, let channel = channels[peer] else { return nil }
+        if channel.expires != nil { return TURN.channelData(data, channel: channel.number) }
+        let id = transactionID()
+        return STUNMessage(
+            type: TURN.indication(TURN.send), transactionID: id,
+            attributes: [
+                STUNMessage.Attribute(type: TURN.xorPeerAddress, value: TURN.xorAddress(peer, transactionID: id)),
+                STUNMessage.Attribute(type: TURN.dataAttribute, value: data),
+            ]
+        ).serialized
+    }
+
+    /// Gives the allocation back (Refresh with lifetime 0).
+    package mutating func close(now: MediaTime) -> [TURNAction] {
+        guard case .allocated = state else { return [] }
+        state = .idle
+        let bytes = signed(TURN.refresh, [lifetimeAttribute(0)], id: transactionID())
+        pending = []
+        return [.send(bytes)]
+    }
+
+    // MARK: - Time
+
+    package mutating func tick(now: MediaTime) -> [TURNAction] {
+        var actions: [TURNAction] = []
+        var kept: [Pending] = []
+        for var request in pending {
+            guard now >= request.next else {
+                kept.append(request)
+                continue
+            }
+            guard request.transmissions < timing.maximumTransmissions else {
+                if request.method == TURN.allocate || request.method == TURN.refresh { actions += fail(.timedOut) }
+                continue
+            }
+            request.transmissions += 1
+            request.timeout = request.timeout + request.timeout
+            request.next = now + request.timeout
+            actions.append(.send(request.bytes))
+            kept.append(request)
+        }
+        if case .failed = state { return actions }
+        pending = kept
+        guard case .allocated = state else { return actions }
+        if let expires = allocationExpires, now >= expires - timing.refreshMargin, !pending.contains(where: { $0.method == TURN.refresh }) {
+            allocationExpires = nil
+            actions.append(request(TURN.refresh, [lifetimeAttribute(timing.lifetime)], now: now))
+        }
+        for (peer, channel) in channels {
+            guard let expires = channel.expires, now >= expires - timing.refreshMargin else { continue }
+            channels[peer] = (channel.number, nil)
+            // Re-binding refreshes the channel and its permission (RFC 8656 §12).
+            actions.append(
+                request(
+                    TURN.channelBind, [STUNMessage.Attribute(type: TURN.channelNumber, value: TURN.uint32(UInt32(channel.number) << 16))],
+                    peer: peer, now: now))
+        }
+        return actions
+    }
+
+    // MARK: - What the server sends
+
+    /// A datagram (or a framed stream message) from the server.
+    package mutating func receive(_ bytes: [UInt8], now: MediaTime) -> [TURNAction] {
+        if let (number, data) = TURN.readChannelData(bytes) {
+            guard let peer = channels.first(where: { $0.value.number == number && $0.value.expires != nil })?.key else { return [] }
+            return [.received(data, from: peer)]
+        }
+        guard let message = try? STUNMessage(parsing: bytes) else { return [] }
+        if message.type == TURN.indication(TURN.data) {
+            guard let peer = TURN.address(TURN.xorPeerAddress, of: message), permissions[peer] != nil || channels[peer] != nil,
+                let data = message.attribute(TURN.dataAttribute)?.value
+            else { return [] }
+            return [.received(data, from: peer)]
+        }
+        guard let index = pending.firstIndex(where: { $0.id == message.transactionID }) else { return [] }
+        let request = pending[index]
+        // Answers to authenticated requests must authenticate, but a challenge (401) or a new
+        // nonce (438) need not: at worst a forged one makes us sign again.
+        let isChallenge = message.type == TURN.error(request.method) && [401, 438].contains(TURN.errorCode(of: message) ?? 0)
+        if let key, !isChallenge, STUNMessage.checkIntegrity(of: bytes, key: key) != .valid { return [] }
+        pending.remove(at: index)
+        if message.type == TURN.error(request.method) {
+            return errorResponse(message, to: request, now: now)
+        }
+        guard message.type == TURN.success(request.method) else { return [] }
+        switch request.method {
+        case TURN.allocate:
+            guard let relayed = TURN.address(TURN.xorRelayedAddress, of: message), let mapped = TURN.address(STUNMessage.Attribute.xorMappedAddress, of: message)
+            else { return fail(.malformedResponse) }
+            state = .allocated(relayed: relayed, mapped: mapped)
+            allocationExpires = now + lifetime(of: message)
+            return [.allocated(relayed: relayed, mapped: mapped)]
+        case TURN.refresh:
+            allocationExpires = now + lifetime(of: message)
+            return []
+        case TURN.createPermission:
+            guard let peer = request.peer else { return [] }
+            let wasNew = permissions[peer] == nil
+            permissions[peer] = now + .seconds(300)
+            return wasNew ? [.permitted(peer)] : []
+        case TURN.channelBind:
+            guard let peer = request.peer, let channel = channels[peer] else { return [] }
+            channels[peer] = (channel.number, now + .seconds(600))
+            permissions[peer] = now + .seconds(300)
+            return []
+        default:
+            return []
+        }
+    }
+
+    private mutating func errorResponse(_ message: STUNMessage, to request: Pending, now: MediaTime) -> [TURNAction] {
+        let code = TURN.errorCode(of: message) ?? 0
+        let realm = message.attribute(STUNMessage.Attribute.realm).map { String(decoding: $0.value, as: UTF8.self) }
+        let nonce = message.attribute(STUNMessage.Attribute.nonce).map { String(decoding: $0.value, as: UTF8.self) }
+        switch code {
+        case 401 where key == nil && realm != nil && nonce != nil, 438 where nonce != nil:
+            // The challenge (or a new nonce): answer it once with the long-term credential.
+            if let realm { self.realm = realm }
+            self.nonce = nonce
+            guard let realm = self.realm, let derived = try? STUNIntegrityKey.longTerm(username: username, realm: realm, password: password) else {
+                return fail(.unauthorized)
+            }
+            key = derived
+            var retry = request
+            return [resend(&retry, now: now)]
+        case 401:
+            return fail(.unauthorized)
+        default:
+            if request.method == TURN.allocate || request.method == TURN.refresh { return fail(.refused(code)) }
+            if let peer = request.peer, request.method == TURN.channelBind || request.method == TURN.createPermission {
+                channels[peer] = nil
+                permissions[peer] = nil
+            }
+            return []
+        }
+    }
+
+    // MARK: - Requests
+
+    private static let requestedUDP = STUNMessage.Attribute(type: TURN.requestedTransport, value: [17, 0, 0, 0])
+
+    private func lifetimeAttribute(_ seconds: UInt32) -> STUNMessage.Attribute {
+        STUNMessage.Attribute(type: TURN.lifetime, value: TURN.uint32(seconds))
+    }
+
+    private func lifetime(of message: STUNMessage) -> MediaTime {
+        guard let value = message.attribute(TURN.lifetime)?.value, value.count == 4 else { return .seconds(Double(timing.lifetime)) }
+        return .seconds(Double(value.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }))
+    }
+
+    private mutating func transactionID() -> [UInt8] { (0..<12).map { _ in UInt8.random(in: 0...255, using: &random) } }
+
+    /// A new request of `method`; with `peer`, its XOR-PEER-ADDRESS comes first.
+    private mutating func request(_ method: UInt16, _ attributes: [STUNMessage.Attribute], peer: ICETransportAddress? = nil, now: MediaTime) -> TURNAction {
+        var entry = Pending(id: [], method: method, attributes: attributes, bytes: [], transmissions: 0, timeout: .zero, next: .zero, peer: peer)
+        return resend(&entry, now: now)
+    }
+
+    /// Sends `entry` as a new transaction (a fresh ID, so a fresh XOR-PEER-ADDRESS, signed with
+    /// the current nonce).
+    private mutating func resend(_ entry: inout Pending, now: MediaTime) -> TURNAction {
+        let id = transactionID()
+        let peerAttributes = entry.peer.map { [STUNMessage.Attribute(type: TURN.xorPeerAddress, value: TURN.xorAddress($0, transactionID: id))] } ?? []
+        entry.id = id
+        entry.bytes = signed(entry.method, peerAttributes + entry.attributes, id: id)
+        entry.transmissions = 1
+        entry.timeout = timing.initialRetransmissionTimeout
+        entry.next = now + entry.timeout
+        pending.append(entry)
+        return .send(entry.bytes)
+    }
+
+    /// The request's bytes: with USERNAME, REALM, NONCE and MESSAGE-INTEGRITY once challenged.
+    private func signed(_ method: UInt16, _ attributes: [STUNMessage.Attribute], id: [UInt8]) -> [UInt8] {
+        var all = attributes
+        guard let key, let realm, let nonce else {
+            return STUNMessage(type: TURN.request(method), transactionID: id, attributes: all).serialized(integrity: nil, fingerprint: true)
+        }
+        all += [
+            STUNMessage.Attribute(type: STUNMessage.Attribute.username, value: Array(username.utf8)),
+            STUNMessage.Attribute(type: STUNMessage.Attribute.realm, value: Array(realm.utf8)),
+            STUNMessage.Attribute(type: STUNMessage.Attribute.nonce, value: Array(nonce.utf8)),
+        ]
+        return STUNMessage(type: TURN.request(method), transactionID: id, attributes: all).serialized(integrity: key, fingerprint: true)
+    }
+
+    private mutating func fail(_ error: TURNError) -> [TURNAction] {
+        if case .failed = state { return [] }
+        state = .failed(error)
+        pending = []
+        return [.failed(error)]
+    }
+}

@@ -1,0 +1,75 @@
+import VoiceNetwork
+import VoiceSupport
+
+/// TURN's methods and attributes (RFC 8656 §17, §18) on top of STUN's message format.
+package enum TURN {
+    /// Method numbers; the class bits are added by ``request(_:)`` and friends.
+    package static let allocate: UInt16 = 0x003
+    package static let refresh: UInt16 = 0x004
+    package static let send: UInt16 = 0x006
+    package static let data: UInt16 = 0x007
+    package static let createPermission: UInt16 = 0x008
+    package static let channelBind: UInt16 = 0x009
+
+    package static let channelNumber: UInt16 = 0x000C
+    package static let lifetime: UInt16 = 0x000D
+    package static let xorPeerAddress: UInt16 = 0x0012
+    package static let dataAttribute: UInt16 = 0x0013
+    package static let xorRelayedAddress: UInt16 = 0x0016
+    package static let requestedTransport: UInt16 = 0x0019
+
+    /// The message type of `method`'s request, success, error and indication (RFC 8489 §5: the
+    /// class bits are 0x0000, 0x0100, 0x0110 and 0x0010 for methods below 0x080).
+    package static func request(_ method: UInt16) -> STUNMessage.MessageType { STUNMessage.MessageType(rawValue: method) }
+    package static func success(_ method: UInt16) -> STUNMessage.MessageType { STUNMessage.MessageType(rawValue: method | 0x0100) }
+    package static func error(_ method: UInt16) -> STUNMessage.MessageType { STUNMessage.MessageType(rawValue: method | 0x0110) }
+    package static func indication(_ method: UInt16) -> STUNMessage.MessageType { STUNMessage.MessageType(rawValue: method | 0x0010) }
+
+    /// A 32-bit attribute value.
+    package static func uint32(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
+    }
+
+    /// An XOR-…-ADDRESS value for `address` in a message with `transactionID`.
+    package static func xorAddress(_ address: ICETransportAddress, transactionID: [UInt8]) -> [UInt8] {
+        STUNMappedAddress(address: address.ip, port: address.port).xorAttributeValue(transactionID: transactionID)
+    }
+
+    /// Reads an XOR-…-ADDRESS attribute of `message`.
+    package static func address(_ type: UInt16, of message: STUNMessage) -> ICETransportAddress? {
+        guard let value = message.attribute(type)?.value,
+            let decoded = try? STUNMappedAddress(xorValue: value, transactionID: message.transactionID)
+        else { return nil }
+        return ICETransportAddress(ip: decoded.address, port: decoded.port)
+    }
+
+    /// The ERROR-CODE of an error response (class × 100 + number), nil if it has none.
+    package static func errorCode(of message: STUNMessage) -> Int? {
+        guard let value = message.attribute(STUNMessage.Attribute.errorCode)?.value, value.count >= 4 else { return nil }
+        return Int(value[2] & 0x07) * 100 + Int(value[3])
+    }
+
+    // MARK: - ChannelData (RFC 8656 §12.4)
+
+    /// Channel numbers a client may bind: 0x4000 through 0x4FFF.
+    package static let channelNumbers: ClosedRange<UInt16> = 0x4000...0x4FFF
+
+    /// A ChannelData message: channel number, length, the data, padded to four bytes (always,
+    /// so the same bytes work over UDP and TCP).
+    package static func channelData(_ data: [UInt8], channel: UInt16) -> [UInt8] {
+        [UInt8(channel >> 8), UInt8(channel & 0xFF), UInt8(data.count >> 8), UInt8(data.count & 0xFF)] + data
+            + [UInt8](repeating: 0, count: (4 - data.count % 4) % 4)
+    }
+
+    /// Reads a ChannelData message: its channel and data; nil if `bytes` is not one (the first
+    /// two bits 01, a channel in range, a length that fits).
+    package static func readChannelData(_ bytes: [UInt8]) -> (channel: UInt16, data: [UInt8])? {
+        bytes.withUnsafeBytes { raw -> (UInt16, [UInt8])? in
+            var reader = ByteReader(raw)
+            guard let channel = try? reader.readUInt16(), channelNumbers.contains(channel),
+                let length = try? reader.readUInt16(), let data = try? reader.readBytes(Int(length))
+            else { return nil }
+            return (channel, Array(data))
+        }
+    }
+}

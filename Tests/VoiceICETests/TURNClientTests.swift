@@ -1,0 +1,212 @@
+import VoiceNetwork
+import VoiceSupport
+import XCTest
+
+@testable import VoiceICE
+
+/// The TURN client against a TURN server written from RFC 8656 for the test: the long-term
+/// credential challenge, permissions, channels, refreshes and data both ways, in virtual time.
+final class TURNClientTests: XCTestCase {
+    private static let clientAddress = ICETransportAddress(ip: IPAddress("10.0.0.1")!, port: 5000)
+    private static let natAddress = ICETransportAddress(ip: IPAddress("203.0.113.1")!, port: 40000)
+    private static let relayed = ICETransportAddress(ip: IPAddress("198.51.100.1")!, port: 50000)
+    private static let peer = ICETransportAddress(ip: IPAddress("192.0.2.77")!, port: 7000)
+
+    private struct Counter: RandomNumberGenerator, Sendable {
+        var state: UInt64 = 1
+        mutating func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state
+        }
+    }
+
+    /// A TURN server as RFC 8656 describes it, for one client.
+    private struct Server {
+        var password = "secret"
+        var nonce = "nonce-1"
+        let realm = "example.org"
+        var permissions: Set<ICETransportAddress> = []
+        var channels: [UInt16: ICETransportAddress] = [:]
+        var relayedToPeers: [(ICETransportAddress, [UInt8])] = []
+        var refreshes = 0
+        var answers = true
+
+        var key: STUNIntegrityKey { try! STUNIntegrityKey.longTerm(username: "alice", realm: realm, password: password) }
+
+        mutating func receive(_ bytes: [UInt8]) -> [[UInt8]] {
+            if let (number, data) = TURN.readChannelData(bytes) {
+                if let peer = channels[number] { relayedToPeers.append((peer, data)) }
+                return []
+            }
+            guard answers, let message = try? STUNMessage(parsing: bytes) else { return [] }
+            let method = message.type.rawValue & 0x3EEF
+            if message.type == TURN.indication(TURN.send) {
+                if let peer = TURN.address(TURN.xorPeerAddress, of: message), permissions.contains(peer),
+                    let data = message.attribute(TURN.dataAttribute)?.value
+                {
+                    relayedToPeers.append((peer, data))
+                }
+                return []
+            }
+            guard message.attribute(STUNMessage.Attribute.messageIntegrity) != nil else {
+                return [error(401, to: message, method: method, signed: false)]
+            }
+            guard STUNMessage.checkIntegrity(of: bytes, key: key) == .valid else { return [error(401, to: message, method: method, signed: false)] }
+            guard message.attribute(STUNMessage.Attribute.nonce).map({ String(decoding: $0.value, as: UTF8.self) }) == nonce else {
+                return [error(438, to: message, method: method, signed: false)]
+            }
+            var attributes: [STUNMessage.Attribute] = []
+            switch method {
+            case TURN.allocate:
+                attributes = [
+                    STUNMessage.Attribute(type: TURN.xorRelayedAddress, value: TURN.xorAddress(TURNClientTests.relayed, transactionID: message.transactionID)),
+                    STUNMessage.Attribute(type: STUNMessage.Attribute.xorMappedAddress, value: TURN.xorAddress(TURNClientTests.natAddress, transactionID: message.transactionID)),
+                    STUNMessage.Attribute(type: TURN.lifetime, value: TURN.uint32(600)),
+                ]
+            case TURN.refresh:
+                refreshes += 1
+                attributes = [STUNMessage.Attribute(type: TURN.lifetime, value: message.attribute(TURN.lifetime)?.value ?? TURN.uint32(600))]
+            case TURN.createPermission:
+                if let peer = TURN.address(TURN.xorPeerAddress, of: message) { permissions.insert(peer) }
+            case TURN.channelBind:
+                if let peer = TURN.address(TURN.xorPeerAddress, of: message), let value = message.attribute(TURN.channelNumber)?.value, value.count == 4 {
+                    channels[UInt16(value[0]) << 8 | UInt16(value[1])] = peer
+                    permissions.insert(peer)
+                }
+            default:
+                return []
+            }
+            return [STUNMessage(type: TURN.success(method), transactionID: message.transactionID, attributes: attributes).serialized(integrity: key, fingerprint: true)]
+        }
+
+        /// What a peer sends to the relayed address, as the server passes it to the client.
+        func fromPeer(_ peer: ICETransportAddress, _ data: [UInt8]) -> [UInt8]? {
+            if let number = channels.first(where: { $0.value == peer })?.key { return TURN.channelData(data, channel: number) }
+            guard permissions.contains(peer) else { return nil }
+            let id = [UInt8](repeating: 9, count: 12)
+            return STUNMessage(
+                type: TURN.indication(TURN.data), transactionID: id,
+                attributes: [
+                    STUNMessage.Attribute(type: TURN.xorPeerAddress, value: TURN.xorAddress(peer, transactionID: id)),
+                    STUNMessage.Attribute(type: TURN.dataAttribute, value: data),
+                ]
+            ).serialized
+        }
+
+        private func error(_ code: Int, to message: STUNMessage, method: UInt16, signed: Bool) -> [UInt8] {
+            STUNMessage(
+                type: TURN.error(method), transactionID: message.transactionID,
+                attributes: [
+                    STUNMessage.Attribute(type: STUNMessage.Attribute.errorCode, value: [0, 0, UInt8(code / 100), UInt8(code % 100)]),
+                    STUNMessage.Attribute(type: STUNMessage.Attribute.realm, value: Array(realm.utf8)),
+                    STUNMessage.Attribute(type: STUNMessage.Attribute.nonce, value: Array(nonce.utf8)),
+                ]
+            ).serialized
+        }
+    }
+
+    /// The client and the server in virtual time: every `send` reaches the server, every answer
+    /// comes straight back.
+    private struct Exchange {
+        var client: TURNClient
+        var server = Server()
+        var now = MediaTime.zero
+        var actions: [TURNAction] = []
+
+        init(password: String = "secret") {
+            client = TURNClient(username: "alice", password: password, random: Counter())
+        }
+
+        mutating func deliver(_ new: [TURNAction]) {
+            var queue = new
+            while !queue.isEmpty {
+                let action = queue.removeFirst()
+                actions.append(action)
+                guard case .send(let bytes) = action else { continue }
+                for answer in server.receive(bytes) { queue += client.receive(answer, now: now) }
+            }
+        }
+
+        mutating func run(for duration: MediaTime, step: MediaTime = .milliseconds(100)) {
+            let end = now + duration
+            while now < end {
+                now += step
+                deliver(client.tick(now: now))
+            }
+        }
+
+        var failures: [TURNError] { actions.compactMap { if case .failed(let error) = $0 { error } else { nil } } }
+        var sends: Int { actions.filter { if case .send = $0 { true } else { false } }.count }
+    }
+
+    func testTheChallengeIsAnsweredAndTheAllocationReportsBothAddresses() {
+        var exchange = Exchange()
+        exchange.deliver(exchange.client.start(now: .zero))
+        XCTAssertTrue(exchange.actions.contains(.allocated(relayed: Self.relayed, mapped: Self.natAddress)))
+        XCTAssertEqual(exchange.client.state, .allocated(relayed: Self.relayed, mapped: Self.natAddress))
+        XCTAssertEqual(exchange.sends, 2, "unauthenticated, then with the long-term credential")
+    }
+
+    func testAWrongPasswordFailsOnceWithoutLooping() {
+        var exchange = Exchange(password: "wrong")
+        exchange.deliver(exchange.client.start(now: .zero))
+        exchange.run(for: .seconds(30))
+        XCTAssertEqual(exchange.failures, [.unauthorized])
+        XCTAssertEqual(exchange.sends, 2)
+    }
+
+    func testDataFlowsBothWaysOverAChannelAfterAPermission() throws {
+        var exchange = Exchange()
+        exchange.deliver(exchange.client.start(now: .zero))
+        let permit = exchange.client.permit(Self.peer, now: exchange.now)
+        // Before the channel is bound, data goes in a Send indication.
+        let early = try XCTUnwrap(exchange.client.wrap([1, 2, 3], to: Self.peer))
+        XCTAssertNotNil(try? STUNMessage(parsing: early))
+        exchange.deliver(permit)
+        XCTAssertTrue(exchange.actions.contains(.permitted(Self.peer)))
+        XCTAssertEqual(exchange.server.permissions, [Self.peer])
+        let bound = try XCTUnwrap(exchange.client.wrap([4, 5, 6, 7, 8], to: Self.peer))
+        XCTAssertEqual(bound.count, 4 + 8, "ChannelData: 4 bytes of header, padded to 4")
+        _ = exchange.server.receive(early)
+        _ = exchange.server.receive(bound)
+        XCTAssertEqual(exchange.server.relayedToPeers.map(\.1), [[1, 2, 3], [4, 5, 6, 7, 8]])
+        XCTAssertTrue(exchange.server.relayedToPeers.allSatisfy { $0.0 == Self.peer })
+
+        let back = try XCTUnwrap(exchange.server.fromPeer(Self.peer, [9, 9]))
+        XCTAssertEqual(exchange.client.receive(back, now: exchange.now), [.received([9, 9], from: Self.peer)])
+        // Data from a peer without a permission never reaches the client.
+        let stranger = ICETransportAddress(ip: IPAddress("192.0.2.66")!, port: 1)
+        XCTAssertNil(exchange.server.fromPeer(stranger, [1]))
+        XCTAssertNil(exchange.client.wrap([1], to: stranger), "no permission asked for")
+    }
+
+    func testTheAllocationAndTheChannelAreRefreshedBeforeTheyExpireAndANewNonceIsTaken() {
+        var exchange = Exchange()
+        exchange.deliver(exchange.client.start(now: .zero))
+        exchange.deliver(exchange.client.permit(Self.peer, now: exchange.now))
+        exchange.server.nonce = "nonce-2"  // the server rotates its nonce: the next request gets 438
+        exchange.run(for: .seconds(1_300))
+        XCTAssertEqual(exchange.failures, [])
+        XCTAssertGreaterThanOrEqual(exchange.server.refreshes, 2, "every ~540 s of a 600 s lifetime")
+        if case .allocated = exchange.client.state {} else { XCTFail("\(exchange.client.state)") }
+        XCTAssertNotNil(exchange.client.wrap([1], to: Self.peer).flatMap { TURN.readChannelData($0) }, "the channel is still bound")
+    }
+
+    func testASilentServerTimesOutAndForgedAnswersAreIgnored() {
+        var exchange = Exchange()
+        exchange.server.answers = false
+        exchange.deliver(exchange.client.start(now: .zero))
+        exchange.run(for: .seconds(60))
+        XCTAssertEqual(exchange.failures, [.timedOut])
+
+        var forged = Exchange()
+        forged.deliver(forged.client.start(now: .zero))
+        let permit = forged.client.permit(Self.peer, now: .zero)
+        guard case .send(let request)? = permit.first, let message = try? STUNMessage(parsing: request) else { return XCTFail("no request") }
+        // A success for the permission, signed with the wrong key: not taken.
+        let fake = STUNMessage(type: TURN.success(TURN.createPermission), transactionID: message.transactionID)
+            .serialized(integrity: try! STUNIntegrityKey.longTerm(username: "alice", realm: "example.org", password: "guess"), fingerprint: true)
+        XCTAssertEqual(forged.client.receive(fake, now: .zero), [])
+        XCTAssertEqual(forged.client.receive([0x40, 0x00, 0x00, 0x09, 1], now: .zero), [], "a ChannelData cut short")
+    }
+}
