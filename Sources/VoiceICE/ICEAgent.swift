@@ -171,8 +171,11 @@ package struct ICEAgent: Sendable {
             // A consent check is sent once; the next one follows at the consent interval.
             if transaction.isConsent { continue }
             guard transaction.transmissions < configuration.maximumTransmissions else {
+                // No answer: the pair failed. A nominating check that goes unanswered fails
+                // its pair too (it had succeeded before), so the next best valid pair is
+                // nominated, or the agent fails, instead of nominating the dead one forever.
                 if let index = checkList.index(localBase: transaction.pair.base, remote: transaction.pair.remote),
-                    checkList.pairs[index].state == .inProgress
+                    checkList.pairs[index].state == .inProgress || transaction.useCandidate
                 {
                     checkList.setState(.failed, at: index)
                 }

@@ -32,6 +32,8 @@ final class ICEAgentTests: XCTestCase {
         var latency = MediaTime.milliseconds(10)
         /// Datagrams for which this is true are lost.
         var drops: (_ from: ICETransportAddress, _ to: ICETransportAddress) -> Bool = { _, _ in false }
+        /// Datagrams whose bytes make this true are lost too.
+        var dropsBytes: ([UInt8]) -> Bool = { _ in false }
         /// Source rewriting (a NAT): base → public address, and back for what arrives there.
         var nat: [ICETransportAddress: ICETransportAddress] = [:]
         /// Agents that are never ticked: they only answer (what an ICE-lite peer does).
@@ -68,7 +70,7 @@ final class ICEAgentTests: XCTestCase {
 
         private mutating func handle(_ new: [ICEAgentAction], of index: Int) {
             actions[index] += new
-            for case .send(let bytes, let from, let to) in new where !drops(from, to) {
+            for case .send(let bytes, let from, let to) in new where !drops(from, to) && !dropsBytes(bytes) {
                 inFlight.append((now + latency, bytes, nat[from] ?? from, to))
             }
         }
@@ -148,6 +150,20 @@ final class ICEAgentTests: XCTestCase {
         // Six transmissions of the one check, then nothing.
         XCTAssertEqual(world.count(0) { if case .send = $0 { true } else { false } }, 6)
         XCTAssertTrue(world.selected(0).isEmpty)
+    }
+
+    func testAPathThatDiesBeforeNominationFailsInsteadOfNominatingForever() {
+        var world = World(agent(["10.0.0.1:5000"], controlling: true, seed: 51), agent(["10.0.0.2:6000"], controlling: false, seed: 52))
+        // Checks pass, but every nominating check (USE-CANDIDATE) is lost.
+        world.dropsBytes = { bytes in (try? STUNMessage(parsing: bytes))?.attribute(STUNMessage.Attribute.useCandidate) != nil }
+        world.exchangeCandidates()
+        world.run(for: .seconds(20))
+        XCTAssertTrue(world.selected(0).isEmpty)
+        XCTAssertEqual(world.count(0) { $0 == .failed }, 1)
+        XCTAssertEqual(world.agents[0].state, .failed)
+        let sendsAfter = world.count(0) { if case .send = $0 { true } else { false } }
+        world.run(for: .seconds(20))
+        XCTAssertEqual(world.count(0) { if case .send = $0 { true } else { false } }, sendsAfter, "silent once failed")
     }
 
     func testConsentIsLostWhenThePeerGoesSilentAndReturnsWithIt() {
