@@ -82,10 +82,10 @@ package enum ICEConnectivityCheck {
     ) -> [UInt8] {
         var attributes = [
             STUNMessage.Attribute(type: STUNMessage.Attribute.username, value: Array("\(remote.usernameFragment):\(local.usernameFragment)".utf8)),
-            STUNMessage.Attribute(type: STUNMessage.Attribute.priority, value: bigEndian(priority)),
+            STUNMessage.Attribute(type: STUNMessage.Attribute.priority, value: bigEndianBytes(priority)),
             STUNMessage.Attribute(
                 type: role.isControlling ? STUNMessage.Attribute.iceControlling : STUNMessage.Attribute.iceControlled,
-                value: bigEndian(role.tieBreaker)),
+                value: bigEndianBytes(role.tieBreaker)),
         ]
         if useCandidate { attributes.append(STUNMessage.Attribute(type: STUNMessage.Attribute.useCandidate, value: [])) }
         return STUNMessage(type: .bindingRequest, transactionID: transactionID, attributes: attributes)
@@ -158,10 +158,6 @@ package enum ICEConnectivityCheck {
         } catch {
             return .failure(.missingAttribute)
         }
-    }
-
-    private static func bigEndian(_ value: some FixedWidthInteger) -> [UInt8] {
-        (0..<(value.bitWidth / 8)).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
     }
 
     private static func integer(_ value: [UInt8], bytes: Int) -> UInt64? {

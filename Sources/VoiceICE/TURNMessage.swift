@@ -26,9 +26,7 @@ package enum TURN {
     package static func indication(_ method: UInt16) -> STUNMessage.MessageType { STUNMessage.MessageType(rawValue: method | 0x0010) }
 
     /// A 32-bit attribute value.
-    package static func uint32(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
-    }
+    package static func uint32(_ value: UInt32) -> [UInt8] { bigEndianBytes(value) }
 
     /// An XOR-…-ADDRESS value for `address` in a message with `transactionID`.
     package static func xorAddress(_ address: ICETransportAddress, transactionID: [UInt8]) -> [UInt8] {
