@@ -38,6 +38,15 @@ let package = Package(
         .systemLibrary(name: "CLibSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
+        // Debian's OpenSSL 3, for DTLS (swift-nio-ssl's BoringSSL is not exported with DTLS).
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // DTLS-SRTP on OpenSSL behind opaque pointers: a datagram memory BIO, the retransmission
+        // timer, certificate fingerprints and the SRTP keying-material exporter.
+        .target(
+            name: "CVoiceDTLS",
+            dependencies: ["COpenSSL"],
+            linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
+        ),
         // Typed C wrappers for what Swift cannot call: variadic ctl requests and macros.
         .target(
             name: "CVoiceShims",
@@ -68,6 +77,9 @@ let package = Package(
         // the jitter buffer and time-scale modification, and one stream's logic (``RTPStream``)
         // fed events and emitting actions, with its codec and packet protection behind protocols.
         .target(name: "VoiceRTP", dependencies: ["VoiceSupport", "VoiceMediaTypes"]),
+        // DTLS-SRTP (RFC 5763, RFC 5764): a client's certificate and one association per stream,
+        // fed datagrams and ticks, returning datagrams to send and the SRTP keys.
+        .target(name: "VoiceDTLS", dependencies: ["CVoiceDTLS", "VoiceSupport", "VoiceMediaTypes"]),
         .target(
             name: "VoiceMedia",
             dependencies: [
@@ -176,6 +188,7 @@ let package = Package(
         // The pure RTP layer's tests: they build and run without libopus, libsrtp or ALSA.
         .testTarget(name: "VoiceRTPTests", dependencies: ["VoiceRTP", "VoiceSupport", "VoiceMediaTypes", "VoiceSignals", "CMallocCounter"]),
         .testTarget(name: "VoiceICETests", dependencies: ["VoiceICE", "VoiceNetwork"]),
+        .testTarget(name: "VoiceDTLSTests", dependencies: ["VoiceDTLS", "VoiceSupport", "VoiceMediaTypes"]),
         .testTarget(name: "VoiceNetworkTests", dependencies: ["VoiceNetwork", "VoiceSupport", "VoiceTestKit", "VoiceSignals"]),
         .testTarget(name: "VoiceFuzzingTests", dependencies: ["VoiceFuzzing"], resources: [.copy("Corpus")]),
         .testTarget(
