@@ -4,4 +4,8 @@ package enum MediaEncryption: Sendable {
     case srtp(local: SRTPKeyMaterial, remote: SRTPKeyMaterial)
     /// Plain RTP. Only when the application opts in explicitly.
     case unencrypted
+    /// SRTP/SRTCP with keys from a DTLS handshake on the stream's own port (RFC 5764): nothing is
+    /// sent and nothing received is played until the handshake has finished and the peer's
+    /// certificate matched its SDP fingerprint.
+    case dtlsSRTP
 }

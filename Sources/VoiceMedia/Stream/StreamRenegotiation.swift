@@ -28,6 +28,12 @@ enum StreamRenegotiation {
                 throw .codec(error)
             }
         }
+        switch (old.encryption, new.encryption) {
+        case (.dtlsSRTP, .dtlsSRTP): break
+        case (.dtlsSRTP, _), (_, .dtlsSRTP):
+            throw .invalidConfiguration("a running stream cannot switch between DTLS-SRTP and SDES or plain RTP")
+        default: break
+        }
         var send = RTPStreamChange.Protection.unchanged
         var receive = RTPStreamChange.Protection.unchanged
         do throws(SRTPError) {
@@ -49,8 +55,11 @@ enum StreamRenegotiation {
             case (.srtp, .unencrypted):
                 send = .replaced(with: nil)
                 receive = .replaced(with: nil)
-            case (.unencrypted, .unencrypted):
+            case (.unencrypted, .unencrypted), (.dtlsSRTP, .dtlsSRTP):
+                // DTLS keys belong to the association on the stream's port, which a re-offer keeps.
                 break
+            case (.dtlsSRTP, _), (_, .dtlsSRTP):
+                break  // refused above
             }
         } catch {
             throw .srtp(error)
