@@ -84,6 +84,7 @@ let package = Package(
             name: "VoiceMedia",
             dependencies: [
                 "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CVoiceShims",
+                "VoiceICE", "VoiceDTLS", "VoiceNetwork",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -195,7 +196,7 @@ let package = Package(
             name: "VoiceMediaTests",
             dependencies: [
                 "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceTestKit", "VoiceSignals", "CMallocCounter", "CLibSRTP", "COpus",
-                "CVoiceShims",
+                "CVoiceShims", "VoiceICE", "VoiceDTLS", "VoiceNetwork",
             ]),
         .testTarget(
             name: "VoiceCoreTests",

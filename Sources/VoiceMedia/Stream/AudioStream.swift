@@ -1,4 +1,5 @@
 import Synchronization
+import VoiceDTLS
 import VoiceMediaTypes
 import VoiceRTP
 import VoiceSupport
@@ -37,10 +38,19 @@ package final class AudioStream: Sendable {
     ///     transports. The stream closes it when it stops.
     ///   - rtcpTransport: without rtcp-mux, the RTCP transport to use (reserved with the RTP
     ///     one); nil binds one on the next port. With rtcp-mux it is closed at once.
+    ///   - path: for ``MediaEncryption/dtlsSRTP``, the ICE and DTLS setup of the WebRTC media
+    ///     path (required then; ignored otherwise).
     package init(
         configuration: AudioStreamConfiguration, engine: MediaEngine = .shared, transport: (any MediaTransport)? = nil,
-        rtcpTransport: (any MediaTransport)? = nil
+        rtcpTransport: (any MediaTransport)? = nil, path: MediaPathSetup? = nil
     ) throws(AudioStreamError) {
+        var path = path
+        if case .dtlsSRTP = configuration.encryption {
+            guard path != nil else { throw .invalidConfiguration("DTLS-SRTP needs the ICE and DTLS setup of the media path") }
+            guard configuration.rtcpMux else { throw .invalidConfiguration("DTLS-SRTP media needs rtcp-mux") }
+        } else {
+            path = nil
+        }
         guard [10, 20, 40, 60].contains(configuration.ptime) else {
             throw .invalidConfiguration("ptime \(configuration.ptime) ms (10, 20, 40 or 60)")
         }
@@ -67,7 +77,10 @@ package final class AudioStream: Sendable {
         self.localAddress = transports[0].localAddress
         self.localRTCPAddress = transports.count > 1 ? transports[1].localAddress : nil
         self.driver = Locked(StreamDriverBox(driver: StreamDriver(stream: stream, transports: transports, control: control)))
+        self.pathSetup = path
     }
+
+    private let pathSetup: MediaPathSetup?
 
     /// The RTP transport (given, or bound on the engine's transports) and, without rtcp-mux,
     /// the RTCP one on the next port; DSCP marked when asked.
@@ -134,6 +147,13 @@ package final class AudioStream: Sendable {
             throw .invalidState("a stream starts once")
         }
         let c = box.driver
+        if let pathSetup {
+            do throws(DTLSError) {
+                c.securePath = try StreamSecurePath(setup: pathSetup, localAddress: localAddress, signaledRemote: remote)
+            } catch {
+                throw .invalidConfiguration("DTLS: \(error)")
+            }
+        }
         control.events.withLock { $0 = onEvent }
         control.setRemote(rtp: remote, rtcp: remoteRTCP ?? (configuration.rtcpMux ? remote : nil))
         let context = StreamDeviceContext(capture: c.captureRing, render: c.renderRing, control: control)

@@ -34,4 +34,12 @@ package enum AudioStreamEvent: Sendable, Equatable {
     case remoteBye
     /// A telephone-event (RFC 4733) ended: the digit or event code and its duration in RTP units.
     case telephoneEvent(code: UInt8, duration: Int)
+    /// The WebRTC media path is up: ICE selected `path` and DTLS keyed SRTP (`security`).
+    case mediaPathConnected(path: String, security: String)
+    /// The WebRTC media path failed: the call has no audio.
+    case mediaPathFailed(MediaPathFailure)
+    /// The peer stopped answering consent checks (RFC 7675): nothing is sent until it answers again.
+    case consentLost
+    /// Consent came back.
+    case consentRestored
 }

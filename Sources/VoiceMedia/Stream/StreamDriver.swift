@@ -33,6 +33,9 @@ final class StreamDriver: MediaTask {
     var frameSamples: Int
     var ptime: Int
     var byeSent = false
+    /// ICE and DTLS-SRTP on the stream's port (WebRTC media); nil for SDES or plain RTP.
+    var securePath: StreamSecurePath?
+    var securePathStarted = false
 
     // Device pacing
     var renderDeviceActive = false
@@ -105,10 +108,18 @@ final class StreamDriver: MediaTask {
         // After the BYE the stream is leaving: nothing more is sent, so the final stats are exact.
         if byeSent { return }
         takeControlChanges()
+        if let securePath {
+            if !securePathStarted {
+                securePathStarted = true
+                apply(securePath.start(now: now))
+            }
+            apply(securePath.tick(now: now))
+        }
         var output = Output(driver: self)
         sendCaptured(now: now, output: &output)
         if control.byeRequested.load(ordering: .acquiring) {
             stream.sendBye(at: now, output: &output)
+            if let securePath { apply(securePath.close()) }
             byeSent = true
             control.snapshot.withLock { $0 = statistics(at: now) }  // the controlling thread waits for this one
             control.signalByeSent()
@@ -126,9 +137,17 @@ final class StreamDriver: MediaTask {
         let bytes = UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<datagram.length])
         switch MediaDatagramKind(bytes) {
         case .rtpOrRTCP:
+            if let securePath, !securePath.isKeyed {
+                securePath.countDroppedBeforeKeys()
+                return true
+            }
             stream.wallClockOffset = wallClockOffset
             var output = Output(driver: self)
             stream.receive(receiveBuffer, length: datagram.length, from: packetSource, at: arrival, output: &output)
+        case .stun where securePath != nil:
+            apply(securePath?.receiveSTUN(Array(bytes), from: packetSource, now: arrival) ?? [])
+        case .dtls where securePath != nil:
+            apply(securePath?.receiveDTLS(Array(bytes), from: packetSource, now: arrival) ?? [])
         default:
             unhandledDatagrams += 1
         }
@@ -155,7 +174,8 @@ final class StreamDriver: MediaTask {
         }
         let version = control.remoteVersion.load(ordering: .acquiring)
         if version != remoteVersion, let r = control.remote.withLockIfAvailable({ $0 }) {
-            stream.setRemote(r)
+            // With ICE the path is the agent's: a signaled address is only a candidate.
+            if securePath?.usesICE != true { stream.setRemote(r) }
             remoteVersion = version
         }
         if control.pendingDigits.load(ordering: .relaxed) > 0,
@@ -170,7 +190,24 @@ final class StreamDriver: MediaTask {
         }
         stream.isMuted = control.muted.load(ordering: .relaxed)
         stream.isOnHold = control.onHold.load(ordering: .relaxed)
-        stream.followsPeerAddress = control.symmetricRTP.load(ordering: .relaxed)
+        // ICE and DTLS own the path: no latching onto whatever sends authenticated media.
+        stream.followsPeerAddress = securePath == nil && control.symmetricRTP.load(ordering: .relaxed)
+    }
+
+    /// Carries out what the WebRTC media path asks.
+    func apply(_ effects: [StreamSecurePath.Effect]) {
+        for effect in effects {
+            switch effect {
+            case .send(let bytes, let destination):
+                _ = bytes.withUnsafeBytes { transports[0].send($0, to: destination) }
+            case .setRemote(let address):
+                stream.setRemote(RemoteEndpoints(rtp: address, rtcp: address))
+            case .keyed(let protection, _):
+                stream.installProtection(protection)
+            case .event(let event):
+                control.emit(event)
+            }
+        }
     }
 
     /// The stream's figures with the device's.
@@ -192,6 +229,7 @@ final class StreamDriver: MediaTask {
         s.captureStalls = captureWatch.stalls
         s.renderStalls = renderWatch.stalls
         s.unhandledDatagrams = unhandledDatagrams
+        if let securePath { securePath.addFigures(to: &s) }
     }
 
     /// Carries out the stream's actions: datagrams to the transports, frames to the render ring
@@ -205,6 +243,8 @@ final class StreamDriver: MediaTask {
         mutating func perform(_ action: RTPStreamAction) -> Bool {
             switch action {
             case .send(let datagram, let destination, let component):
+                // WebRTC media: nothing before the DTLS keys, nothing while consent is lost.
+                if let path = driver.securePath, !path.isKeyed || path.consentLost { return true }
                 let transports = driver.transports
                 let transport = component == .rtcp && transports.count > 1 ? transports[1] : transports[0]
                 return transport.send(datagram, to: destination)

@@ -49,6 +49,20 @@ package struct AudioStreamStats: Sendable, Hashable {
     /// Datagrams at the media port that were not RTP or RTCP (STUN, DTLS, …; RFC 7983) and that
     /// nothing on the stream handles.
     package var unhandledDatagrams: UInt64 = 0
+    /// WebRTC media (ICE + DTLS-SRTP): the selected candidate pair (`host 10.0.0.2:4000 -> srflx
+    /// 203.0.113.9:5000`), empty without ICE or before one is selected.
+    package var selectedCandidatePair: String = ""
+    /// The DTLS transport's state as WebRTC names it: `new`, `connecting`, `connected`, `closed`,
+    /// `failed`; empty for SDES or plain RTP.
+    package var dtlsState: String = ""
+    /// The SRTP suite the DTLS handshake chose (`AEAD_AES_128_GCM`), empty otherwise.
+    package var dtlsSRTPSuite: String = ""
+    /// Connectivity checks refused: bad MESSAGE-INTEGRITY or FINGERPRINT, a wrong username.
+    package var stunIntegrityFailures: UInt64 = 0
+    /// DTLS datagrams from an address that is not the peer's proven path: dropped.
+    package var offPathDTLSDatagrams: UInt64 = 0
+    /// RTP and RTCP that arrived before the DTLS keys: dropped.
+    package var packetsBeforeKeys: UInt64 = 0
     /// Authenticated, well-formed RTP packets from an SSRC other than the one being played
     /// (forged, stale or replayed from another call): counted, never played.
     package var foreignSourcePackets: UInt64 = 0

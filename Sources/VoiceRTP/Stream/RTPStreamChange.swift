@@ -91,3 +91,16 @@ extension RTPStream {
         renegotiations += 1
     }
 }
+
+extension RTPStream {
+    /// Keys that arrived on the media path itself (a DTLS-SRTP handshake finished): both
+    /// directions are protected from now on. Nothing was sent or played before, so nothing
+    /// else changes.
+    package mutating func installProtection(_ protection: any PacketProtection) {
+        sendProtection = protection
+        receiveProtection = protection
+        sourceGate.reset()
+        newestSequence = nil
+        markerNext = true
+    }
+}

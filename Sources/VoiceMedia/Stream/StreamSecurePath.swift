@@ -1,0 +1,215 @@
+import VoiceDTLS
+import VoiceICE
+import VoiceMediaTypes
+import VoiceRTP
+import VoiceSupport
+
+/// A stream's WebRTC media path, run by its driver on the media thread: the ICE agent that finds
+/// and keeps the path (connectivity checks, nomination, consent), and the DTLS association
+/// that keys SRTP once a path is selected. Until the keys are in, nothing of the stream's RTP or
+/// RTCP is sent and nothing received is played; while consent is lost, nothing is sent.
+///
+/// STUN and DTLS datagrams reach it by RFC 7983's first-byte rule. DTLS is taken only from
+/// the selected path, or before one is selected from an address the peer proved with an
+/// authenticated check (an off-path intruder cannot break the handshake with a stray hello).
+final class StreamSecurePath {
+    private var ice: ICEAgent?
+    let dtls: DTLSAssociation
+    private let base: ICETransportAddress?
+    private let dtlsRole: DTLSRole
+    /// Where media, RTCP and DTLS go: the selected pair's remote, or the signaled address without ICE.
+    private(set) var destination: SocketAddress?
+    private var dtlsStarted = false
+    private(set) var isKeyed = false
+    private(set) var consentLost = false
+    private(set) var failed = false
+    private var nextICETick: MediaTime = .zero
+
+    // Figures for stats and the security counters.
+    private(set) var selectedPair: String = ""
+    private(set) var suite: SRTPSuite?
+    private(set) var refusedChecks: UInt64 = 0
+    private(set) var droppedBeforeKeys: UInt64 = 0
+    private(set) var offPathDTLS: UInt64 = 0
+    private(set) var failure: MediaPathFailure?
+
+    var usesICE: Bool { ice != nil }
+
+    /// RTP or RTCP that came before the keys: not played (it could not be authenticated).
+    func countDroppedBeforeKeys() { droppedBeforeKeys += 1 }
+
+    init(setup: MediaPathSetup, localAddress: SocketAddress, signaledRemote: SocketAddress?) throws(DTLSError) {
+        let fingerprints = setup.remoteFingerprints
+        dtls = try DTLSAssociation(
+            certificate: setup.certificate, role: setup.dtlsRole, remoteFingerprints: fingerprints, configuration: setup.dtls)
+        dtlsRole = setup.dtlsRole
+        base = ICETransportAddress(localAddress)
+        if let remote = setup.remoteICE {
+            var agent = ICEAgent(
+                configuration: setup.ice, credentials: setup.localCredentials, candidates: setup.localCandidates,
+                isControlling: setup.isControlling, random: SecureRandomNumberGenerator())
+            _ = agent.setRemote(credentials: remote.credentials, candidates: remote.candidates, isLite: remote.isLite, now: .zero)
+            ice = agent
+        } else {
+            destination = signaledRemote
+        }
+    }
+
+    /// What the driver does for the path: send a datagram, switch the stream's remote, install
+    /// keys, report.
+    enum Effect {
+        case send([UInt8], to: SocketAddress)
+        case setRemote(SocketAddress)
+        case keyed(any PacketProtection, DTLSSRTPKeys)
+        case event(AudioStreamEvent)
+    }
+
+    // MARK: - Events
+
+    /// Starts the checks (ICE) or, without ICE, the handshake toward the signaled address.
+    func start(now: MediaTime) -> [Effect] {
+        nextICETick = now
+        if ice == nil { return startDTLS(now: now) }
+        return []
+    }
+
+    func receiveSTUN(_ bytes: [UInt8], from source: SocketAddress, now: MediaTime) -> [Effect] {
+        guard var agent = ice, let base, let from = ICETransportAddress(source) else { return [] }
+        let actions = agent.receive(bytes, from: from, on: base, now: now)
+        ice = agent
+        return perform(actions, now: now)
+    }
+
+    func receiveDTLS(_ bytes: [UInt8], from source: SocketAddress, now: MediaTime) -> [Effect] {
+        guard isFromPeer(source) else {
+            offPathDTLS += 1
+            return []
+        }
+        if !dtlsStarted {
+            // The peer's ClientHello came before our side selected a pair (its nomination won
+            // the race): the server side starts its handshake clock now.
+            dtlsStarted = true
+            if destination == nil { destination = source }
+        }
+        return perform(dtls.receive(bytes, now: now), now: now)
+    }
+
+    func tick(now: MediaTime) -> [Effect] {
+        guard !failed else { return [] }
+        var effects: [Effect] = []
+        if var agent = ice, now >= nextICETick {
+            let actions = agent.tick(now: now)
+            ice = agent
+            nextICETick = now + .milliseconds(10)
+            if !actions.isEmpty { effects += perform(actions, now: now) }
+        }
+        if dtlsStarted, let due = dtls.nextDeadline, now >= due {
+            effects += perform(dtls.tick(now: now), now: now)
+        }
+        return effects
+    }
+
+    /// The call is ending: close_notify to the peer.
+    func close() -> [Effect] {
+        guard dtlsStarted, !failed else { return [] }
+        return dtls.close().compactMap { action in
+            if case .send(let bytes) = action, let destination { return .send(bytes, to: destination) }
+            return nil
+        }
+    }
+
+    /// The path's figures, for the stream's stats.
+    func addFigures(to s: inout AudioStreamStats) {
+        s.selectedCandidatePair = selectedPair
+        s.dtlsState =
+            switch dtls.state {
+            case .idle: "new"
+            case .handshaking, .awaitingFingerprint: "connecting"
+            case .connected: "connected"
+            case .closed: "closed"
+            case .failed: "failed"
+            }
+        s.dtlsSRTPSuite = suite?.sdesName ?? ""
+        s.stunIntegrityFailures = refusedChecks
+        s.offPathDTLSDatagrams = offPathDTLS
+        s.packetsBeforeKeys = droppedBeforeKeys
+    }
+
+    // MARK: - Inside
+
+    private func isFromPeer(_ source: SocketAddress) -> Bool {
+        if let destination { return destination == source }
+        guard let agent = ice, let from = ICETransportAddress(source) else { return false }
+        // A pair that answered our check, or a peer-reflexive address learned from its authenticated check.
+        return agent.checkList.pairs.contains { $0.remote.address == from && ($0.state == .succeeded || $0.remote.kind == .peerReflexive) }
+    }
+
+    private func startDTLS(now: MediaTime) -> [Effect] {
+        guard !dtlsStarted else { return [] }
+        dtlsStarted = true
+        return perform(dtls.start(now: now), now: now)
+    }
+
+    private func perform(_ actions: [ICEAgentAction], now: MediaTime) -> [Effect] {
+        var effects: [Effect] = []
+        for action in actions {
+            switch action {
+            case .send(let bytes, _, let to):
+                if let address = SocketAddress(to) { effects.append(.send(bytes, to: address)) }
+            case .selected(let pair):
+                guard let remote = SocketAddress(pair.remote.address) else { continue }
+                let first = destination == nil
+                destination = remote
+                selectedPair = "\(pair.local.kind.rawValue) \(pair.local.address) -> \(pair.remote.kind.rawValue) \(pair.remote.address)"
+                effects.append(.setRemote(remote))
+                if first || !dtlsStarted { effects += startDTLS(now: now) }
+            case .failed:
+                effects += fail(.iceFailed)
+            case .consentLost:
+                consentLost = true
+                effects.append(.event(.consentLost))
+            case .consentRestored:
+                consentLost = false
+                effects.append(.event(.consentRestored))
+            case .refused:
+                refusedChecks += 1
+            }
+        }
+        return effects
+    }
+
+    private func perform(_ actions: [DTLSAction], now: MediaTime) -> [Effect] {
+        var effects: [Effect] = []
+        for action in actions {
+            switch action {
+            case .send(let bytes):
+                if let destination { effects.append(.send(bytes, to: destination)) }
+            case .connected(let keys):
+                do throws(SRTPError) {
+                    let session = try SRTPSession(outbound: keys.local, inbound: keys.remote)
+                    isKeyed = true
+                    suite = keys.suite
+                    effects.append(.keyed(session, keys))
+                    effects.append(.event(.mediaPathConnected(path: selectedPair.isEmpty ? "\(destination.map(\.description) ?? "?")" : selectedPair, security: keys.description)))
+                } catch {
+                    effects += fail(.dtls(.handshakeFailed("SRTP session for \(keys.suite.sdesName): \(error)")))
+                }
+            case .failed(let error):
+                effects += fail(.dtls(error))
+            case .closed:
+                effects += fail(.closedByPeer)
+            }
+        }
+        return effects
+    }
+
+    private func fail(_ why: MediaPathFailure) -> [Effect] {
+        guard !failed else { return [] }
+        failed = true
+        failure = why
+        return [.event(.mediaPathFailed(why))]
+    }
+}
+
+@available(*, unavailable)
+extension StreamSecurePath: Sendable {}

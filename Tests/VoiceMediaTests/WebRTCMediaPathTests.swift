@@ -1,0 +1,186 @@
+import VoiceDTLS
+import VoiceICE
+import VoiceMediaTypes
+import VoiceNetwork
+import VoiceRTP
+import VoiceSignals
+import VoiceSupport
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceMedia
+
+/// Two streams with WebRTC's media path (ICE on the stream's port, then DTLS-SRTP keys) on the
+/// embedded engine's in-memory network, in virtual time.
+final class WebRTCMediaPathTests: XCTestCase {
+    private static let certificateA = try! DTLSCertificate.generate(commonName: "a")
+    private static let certificateB = try! DTLSCertificate.generate(commonName: "b")
+    private let speech = TestSignals.speechLike(seconds: 4)
+    private let tones = TestSignals.multiTone([(440, 5_000), (1_250, 3_000), (3_100, 2_000)], seconds: 4)
+
+    private struct Side {
+        let stream: AudioStream
+        let device: BufferAudioDevice
+        let events: Locked<[AudioStreamEvent]>
+        let address: SocketAddress
+    }
+
+    private struct Call {
+        let engine: MediaEngine
+        let network: InMemoryMediaNetwork
+        let a: Side
+        let b: Side
+    }
+
+    /// A (offerer: ICE controlling, DTLS server) and B (answerer: controlled, DTLS client).
+    private func makeCall(
+        bExpects: [DTLSFingerprint] = [WebRTCMediaPathTests.certificateA.fingerprint],
+        bCandidateFor aAddress: ((SocketAddress) -> SocketAddress)? = nil
+    ) throws -> Call {
+        let network = InMemoryMediaNetwork()
+        let engine = MediaEngine.embedded(network: network)
+        let transportA = try engine.transports.bind(SocketAddress(host: "10.0.0.1", port: 0))
+        let transportB = try engine.transports.bind(SocketAddress(host: "10.0.0.2", port: 0))
+        var random = SplitMix(seed: 7)
+        let credentialsA = ICECredentials.random(using: &random)
+        let credentialsB = ICECredentials.random(using: &random)
+        func host(_ address: SocketAddress) throws -> ICECandidate {
+            let ice = try XCTUnwrap(ICETransportAddress(address))
+            return .local(.host, address: ice, base: ice)
+        }
+        let candidateA = try host(transportA.localAddress)
+        let candidateB = try host(transportB.localAddress)
+        let advertisedA = try host(aAddress?(transportA.localAddress) ?? transportA.localAddress)
+        let pathA = MediaPathSetup(
+            localCredentials: credentialsA, localCandidates: [candidateA], isControlling: true,
+            remoteICE: .init(credentials: credentialsB, candidates: [candidateB], isLite: false),
+            certificate: Self.certificateA, dtlsRole: .server, remoteFingerprints: [Self.certificateB.fingerprint])
+        let pathB = MediaPathSetup(
+            localCredentials: credentialsB, localCandidates: [candidateB], isControlling: false,
+            remoteICE: .init(credentials: credentialsA, candidates: [advertisedA], isLite: false),
+            certificate: Self.certificateB, dtlsRole: .client, remoteFingerprints: bExpects)
+        func side(_ transport: any MediaTransport, _ path: MediaPathSetup, signal: [Int16], ssrc: UInt32) throws -> Side {
+            var configuration = AudioStreamConfiguration(localAddress: transport.localAddress, codec: .opus(OpusSettings()), encryption: .dtlsSRTP)
+            (configuration.ssrc, configuration.rtcpRandomSeed) = (ssrc, UInt64(ssrc))
+            let stream = try AudioStream(configuration: configuration, engine: engine, transport: transport, path: path)
+            let device = BufferAudioDevice(
+                captureSamples: signal, loop: true, recordingCapacity: 48_000 * 30,
+                pacing: engine.audioClock.map { SoftwareAudioPacing.realTime(clock: $0) } ?? .realTime)
+            return Side(stream: stream, device: device, events: Locked([]), address: transport.localAddress)
+        }
+        let a = try side(transportA, pathA, signal: speech, ssrc: 0xA1)
+        let b = try side(transportB, pathB, signal: tones, ssrc: 0xB2)
+        return Call(engine: engine, network: network, a: a, b: b)
+    }
+
+    private func start(_ call: Call) throws {
+        for (side, remote) in [(call.a, call.b.address), (call.b, call.a.address)] {
+            let events = side.events
+            try side.stream.start(remote: remote, audioDevice: side.device) { event in events.withLock { $0.append(event) } }
+        }
+    }
+
+    func testICEThenDTLSKeysSRTPAndAudioFlowsBothWays() throws {
+        let call = try makeCall()
+        try start(call)
+        call.engine.advance(by: .seconds(6))
+        let a = call.a.stream.stats, b = call.b.stream.stats
+        for (name, s) in [("A", a), ("B", b)] {
+            XCTAssertEqual(s.dtlsState, "connected", name)
+            XCTAssertEqual(s.dtlsSRTPSuite, "AEAD_AES_128_GCM", name)
+            XCTAssertTrue(s.selectedCandidatePair.hasPrefix("host 10.0.0."), "\(name): \(s.selectedCandidatePair)")
+            XCTAssertEqual(s.srtpAuthFailures, 0, name)
+            XCTAssertGreaterThan(s.packetsReceived, 200, name)
+        }
+        XCTAssertTrue(call.a.events.withLock { $0 }.contains { if case .mediaPathConnected = $0 { true } else { false } })
+        let atB = call.b.device.recordedSamples, atA = call.a.device.recordedSamples
+        let heardAtB = SpectralSimilarity(playedInALoop: speech, in: Array(atB.suffix(48_000 * 3)))
+        let heardAtA = SpectralSimilarity(playedInALoop: tones, in: Array(atA.suffix(48_000 * 3)))
+        XCTAssertGreaterThan(heardAtB.score, 0.8, "A→B \(heardAtB)")
+        XCTAssertGreaterThan(heardAtA.score, 0.8, "B→A \(heardAtA)")
+        call.a.stream.stop()
+        call.b.stream.stop()
+    }
+
+    func testAPeerWithAnotherCertificateGetsNoKeysAndNoAudio() throws {
+        let mallory = try DTLSCertificate.generate(commonName: "mallory")
+        let call = try makeCall(bExpects: [mallory.fingerprint])
+        try start(call)
+        call.engine.advance(by: .seconds(3))
+        let failures = call.b.events.withLock { $0 }.compactMap { event -> MediaPathFailure? in
+            if case .mediaPathFailed(let why) = event { return why }
+            return nil
+        }
+        guard case .dtls(.fingerprintMismatch)? = failures.first else { return XCTFail("B reported \(failures)") }
+        XCTAssertEqual(call.b.stream.stats.dtlsState, "failed")
+        XCTAssertEqual(call.b.stream.stats.packetsReceived, 0, "nothing is played without keys")
+        XCTAssertEqual(call.a.stream.stats.packetsReceived, 0)
+        XCTAssertTrue(call.b.device.recordedSamples.allSatisfy { $0 == 0 })
+        call.a.stream.stop()
+        call.b.stream.stop()
+    }
+
+    func testNoWorkingCandidatePairFailsTheMediaPath() throws {
+        // B is told A is somewhere nothing answers, and the network drops all A sends: no check
+        // in either direction is ever answered.
+        let call = try makeCall(bCandidateFor: { _ in try! SocketAddress(host: "10.9.9.9", port: 9) })
+        call.network.setConditions { source, _, _ in source.host == "10.0.0.1" ? nil : .zero }
+        try start(call)
+        call.engine.advance(by: .seconds(40))
+        for side in [call.a, call.b] {
+            let failed = side.events.withLock { $0 }.contains { $0 == .mediaPathFailed(.iceFailed) }
+            XCTAssertTrue(failed, "\(side.events.withLock { $0 })")
+            XCTAssertEqual(side.stream.stats.packetsReceived, 0)
+        }
+        call.a.stream.stop()
+        call.b.stream.stop()
+    }
+
+    func testBadIntegrityChecksAndOffPathHellosDoNotDisturbTheCall() throws {
+        let call = try makeCall()
+        let intruder = try call.engine.transports.bind(SocketAddress(host: "10.0.0.66", port: 0))
+        try start(call)
+        call.engine.advance(by: .seconds(2))
+        // A flood of Binding requests with A's username but the wrong password, and ClientHellos
+        // from an address that never passed a check.
+        var seeded = SplitMix(seed: 7)
+        let credentialsA = ICECredentials.random(using: &seeded)
+        let wrong = ICECredentials(usernameFragment: "xxxx", password: "wrongwrongwrongwrongwrong")
+        var random = SplitMix(seed: 9)
+        let hellos = try DTLSAssociation(certificate: Self.certificateB, role: .client, remoteFingerprints: [Self.certificateA.fingerprint])
+            .start(now: .zero).compactMap { if case .send(let bytes) = $0 { bytes } else { nil } }
+        for round in 0..<200 {
+            let request = ICEConnectivityCheck.request(
+                transactionID: (0..<12).map { _ in UInt8.random(in: 0...255, using: &random) },
+                local: wrong, remote: ICECredentials(usernameFragment: credentialsA.usernameFragment, password: wrong.password),
+                priority: 1, role: ICERole(isControlling: true, tieBreaker: 1), useCandidate: round % 2 == 0)
+            _ = request.withUnsafeBytes { intruder.send($0, to: call.a.address) }
+            for hello in hellos { _ = hello.withUnsafeBytes { intruder.send($0, to: call.b.address) } }
+            call.engine.advance(by: .milliseconds(10))
+        }
+        call.engine.advance(by: .seconds(2))
+        let a = call.a.stream.stats, b = call.b.stream.stats
+        XCTAssertGreaterThan(a.stunIntegrityFailures, 0)
+        XCTAssertGreaterThan(b.offPathDTLSDatagrams, 0)
+        XCTAssertEqual(a.dtlsState, "connected")
+        XCTAssertEqual(b.dtlsState, "connected")
+        let heard = SpectralSimilarity(playedInALoop: speech, in: Array(call.b.device.recordedSamples.suffix(48_000 * 3)))
+        XCTAssertGreaterThan(heard.score, 0.8, "\(heard)")
+        intruder.close()
+        call.a.stream.stop()
+        call.b.stream.stop()
+    }
+}
+
+/// A small seeded generator, for repeatable credentials.
+private struct SplitMix: RandomNumberGenerator, Sendable {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
