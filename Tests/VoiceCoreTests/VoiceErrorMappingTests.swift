@@ -120,7 +120,10 @@ final class VoiceErrorMappingTests: XCTestCase {
             (.offerPending, .mediaClientLocalDescFailed), (.noAudioStream, .mediaClientRemoteDescFailed),
             (.noCommonCryptoSuite, .mediaClientRemoteDescFailed), (.encryptionRequired, .mediaClientRemoteDescFailed),
             (.encryptionNotEnabled, .mediaClientRemoteDescFailed), (.answerMismatch("x"), .mediaClientRemoteDescFailed),
-            (.noOfferPending, .mediaClientRemoteDescFailed),
+            (.noOfferPending, .mediaClientRemoteDescFailed), (.dtlsNotConfigured("x"), .mediaClientLocalDescFailed),
+            (.dtlsRequired, .mediaClientRemoteDescFailed), (.dtlsNotEnabled, .mediaClientRemoteDescFailed),
+            (.rtcpMuxRequired, .mediaClientRemoteDescFailed), (.noUsableFingerprint, .mediaClientRemoteDescFailed),
+            (.dtlsSetupRefused("x"), .mediaClientRemoteDescFailed),
         ]
         for (negotiation, code) in rows {
             let error = VoiceError(negotiationError: negotiation)

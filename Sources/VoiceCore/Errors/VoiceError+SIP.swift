@@ -106,17 +106,18 @@ extension VoiceError {
     }
 
     /// The error for a failed SDP offer/answer: no common codec → 53404; the answer rejected
-    /// our stream → 53403 (the peer could not apply our description); glare → 53400 (we
-    /// could not create our description); anything else about the peer's SDP (no audio, no
-    /// crypto suite, encryption policy, a mismatched answer, an answer without an offer) → 53402.
+    /// our stream → 53403 (the peer could not apply our description); glare or missing DTLS
+    /// configuration → 53400 (we could not create our description); anything else about the
+    /// peer's SDP (no audio, no crypto suite, encryption policy, DTLS setup, fingerprint or
+    /// rtcp-mux, a mismatched answer, an answer without an offer) → 53402.
     package init(negotiationError error: SDPNegotiationError) {
         let code: Code
         switch error {
         case .noCommonCodec: code = .mediaNoSupportedCodec
         case .streamRejected: code = .mediaServerRemoteDescFailed
-        case .offerPending: code = .mediaClientLocalDescFailed
+        case .offerPending, .dtlsNotConfigured: code = .mediaClientLocalDescFailed
         case .noAudioStream, .noCommonCryptoSuite, .encryptionRequired, .encryptionNotEnabled, .answerMismatch,
-            .noOfferPending:
+            .noOfferPending, .dtlsRequired, .dtlsNotEnabled, .rtcpMuxRequired, .noUsableFingerprint, .dtlsSetupRefused:
             code = .mediaClientRemoteDescFailed
         }
         self.init(code, failureReason: error.description)

@@ -11,7 +11,8 @@ package struct SDPLocalCapabilities: Hashable, Sendable {
     package var ptime: Int
     /// Encryption policy. Default ``SDPEncryptionPolicy/required``.
     package var encryption: SDPEncryptionPolicy
-    /// Whether to offer and accept RTP/RTCP multiplexing (RFC 5761). Default true.
+    /// Whether to offer and accept RTP/RTCP multiplexing (RFC 5761). Default true. DTLS-SRTP
+    /// descriptions always multiplex, as WebRTC requires.
     package var rtcpMux: Bool
     /// The address media is received on (the `c=` address): an IPv4 or IPv6 literal or a host name.
     package var address: String
@@ -21,12 +22,20 @@ package struct SDPLocalCapabilities: Hashable, Sendable {
     package var rtcpPort: UInt16?
     /// The `o=` username. Default `-`.
     package var username: String
+    /// Our ICE agent's credentials and gathered candidates (RFC 8839), for DTLS-SRTP descriptions.
+    /// Gathering is complete before we write SDP, so descriptions always say `a=end-of-candidates`
+    /// and never `a=ice-options:trickle`. We are a full agent: `isLite` is not used. Default nil.
+    package var ice: SDPICEParameters?
+    /// The fingerprint of the certificate our DTLS side presents (sha-256, RFC 8122), for
+    /// DTLS-SRTP descriptions. Default nil.
+    package var dtlsFingerprint: SDPFingerprint?
 
     /// Creates capabilities; parameters default to the values documented on each property.
     package init(
         address: String, port: UInt16, codecs: [MediaCodec] = [.opus(.voice), .pcmu, .pcma],
         telephoneEvents: Bool = true, ptime: Int = 20, encryption: SDPEncryptionPolicy = .required,
-        rtcpMux: Bool = true, rtcpPort: UInt16? = nil, username: String = "-"
+        rtcpMux: Bool = true, rtcpPort: UInt16? = nil, username: String = "-",
+        ice: SDPICEParameters? = nil, dtlsFingerprint: SDPFingerprint? = nil
     ) {
         self.address = address
         self.port = port
@@ -37,6 +46,8 @@ package struct SDPLocalCapabilities: Hashable, Sendable {
         self.rtcpMux = rtcpMux
         self.rtcpPort = rtcpPort
         self.username = username
+        self.ice = ice
+        self.dtlsFingerprint = dtlsFingerprint
     }
 
     /// `IP6` for an address holding a colon, else `IP4`.

@@ -84,17 +84,24 @@ package struct SDPMediaDescription: Hashable, Sendable {
     /// Whether `a=rtcp-mux` is present.
     package var rtcpMux: Bool { hasAttribute("rtcp-mux") }
 
+    /// `a=mid` (RFC 5888): the section's identification, which BUNDLE groups name.
+    package var mid: String? { attributeValues("mid").first }
+
     /// The `a=crypto` lines that parse with a suite VoiceMedia implements, in order. Others are
     /// skipped, as RFC 4568 §7.1.2 lets the answerer ignore what it cannot use.
     package var cryptoAttributes: [SDESCryptoAttribute] {
         attributeValues("crypto").compactMap { try? SDESCryptoAttribute(parsing: $0) }
     }
 
-    /// Whether the transport is an SRTP profile (`RTP/SAVP`, `RTP/SAVPF`).
+    /// Whether the transport is an SRTP profile keyed by SDES (`RTP/SAVP`, `RTP/SAVPF`); DTLS-SRTP
+    /// profiles are ``isDTLSSRTP``.
     package var isSecureRTP: Bool { proto.uppercased().hasPrefix("RTP/SAVP") }
 
-    /// Whether the transport is an RTP profile.
-    package var isRTP: Bool { proto.uppercased().hasPrefix("RTP/") }
+    /// Whether the transport is an RTP profile: `RTP/…`, or RTP over DTLS (`UDP/TLS/RTP/…`, RFC 5764).
+    package var isRTP: Bool {
+        let proto = proto.uppercased()
+        return proto.hasPrefix("RTP/") || proto.hasPrefix("UDP/TLS/RTP/")
+    }
 
     /// Parses a ptime value: an integer, or a decimal that is rounded (some phones write `20.0`).
     static func milliseconds(_ text: String) -> Int? {

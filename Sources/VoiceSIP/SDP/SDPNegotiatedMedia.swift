@@ -25,12 +25,18 @@ package struct SDPNegotiatedMedia: Equatable, Sendable {
     package var remoteKey: SRTPKeyMaterial?
     /// What we do: sendrecv, sendonly (the peer holds nothing, we hold it), recvonly or inactive.
     package var direction: SDPDirection
+    /// The DTLS-SRTP association to run on the stream's port, nil for SDES or plain RTP.
+    package var dtls: SDPNegotiatedDTLS?
+    /// The peer's ICE parameters and our role, nil when the peer does not do ICE. ``remoteRTP``
+    /// stays the `c=`/`m=` address; the checks decide the path actually used.
+    package var ice: SDPNegotiatedICE?
 
     /// Creates a result.
     package init(
         codec: MediaCodec, payloadType: UInt8, telephoneEventPayloadType: UInt8?, ptime: Int,
         remoteRTP: SDPTransportAddress, remoteRTCP: SDPTransportAddress, rtcpMux: Bool,
-        localKey: SRTPKeyMaterial?, remoteKey: SRTPKeyMaterial?, direction: SDPDirection
+        localKey: SRTPKeyMaterial?, remoteKey: SRTPKeyMaterial?, direction: SDPDirection,
+        dtls: SDPNegotiatedDTLS? = nil, ice: SDPNegotiatedICE? = nil
     ) {
         self.codec = codec
         self.payloadType = payloadType
@@ -42,10 +48,14 @@ package struct SDPNegotiatedMedia: Equatable, Sendable {
         self.localKey = localKey
         self.remoteKey = remoteKey
         self.direction = direction
+        self.dtls = dtls
+        self.ice = ice
     }
 
-    /// The encryption for `AudioStreamConfiguration`: SRTP when both keys are known, else unencrypted.
+    /// The encryption for `AudioStreamConfiguration`: DTLS-SRTP when negotiated, SRTP when both
+    /// SDES keys are known, else unencrypted.
     package var encryption: MediaEncryption {
+        if dtls != nil { return .dtlsSRTP }
         if let localKey, let remoteKey { return .srtp(local: localKey, remote: remoteKey) }
         return .unencrypted
     }

@@ -10,6 +10,24 @@ package enum SDPNegotiationError: Error, Hashable, Sendable, CustomStringConvert
     case encryptionRequired
     /// The peer offered SRTP and our policy is plain RTP only.
     case encryptionNotEnabled
+    /// Our policy requires DTLS-SRTP and the peer offered SDES keys, or the session runs on a DTLS
+    /// association and a re-offer moves to SDES or plain RTP.
+    case dtlsRequired
+    /// The peer offered DTLS-SRTP and our policy is SDES only, or the session runs on SDES keys and
+    /// a re-offer moves to DTLS (a running stream keeps its key exchange).
+    case dtlsNotEnabled
+    /// Our policy asks for DTLS-SRTP but ``SDPLocalCapabilities`` lacks what a DTLS description
+    /// carries; the text names it. Our fault, not the peer's.
+    case dtlsNotConfigured(String)
+    /// A DTLS-SRTP description without `a=rtcp-mux`, which WebRTC requires (RFC 8834 §4.5;
+    /// Chromium and aiortc refuse SDP without it).
+    case rtcpMuxRequired
+    /// A DTLS-SRTP description with no `a=fingerprint` we can check: none, or only hash functions
+    /// other than SHA-1 and SHA-2 (RFC 8122 §5).
+    case noUsableFingerprint
+    /// The offer's `a=setup` cannot be answered: `holdconn`, a value RFC 4145 does not define, or
+    /// a role that would swap the roles of the DTLS association in force; the text says which.
+    case dtlsSetupRefused(String)
     /// The answer rejected our audio stream (port 0).
     case streamRejected
     /// The answer does not answer our offer; the text says how.
@@ -19,12 +37,12 @@ package enum SDPNegotiationError: Error, Hashable, Sendable, CustomStringConvert
     /// An answer arrived with no offer outstanding.
     case noOfferPending
 
-    /// The SIP status to reject an offer with: 491 for glare, 500 for a protocol-order problem,
-    /// 488 (Not Acceptable Here) for everything about the media.
+    /// The SIP status to reject an offer with: 491 for glare, 500 for a protocol-order problem or
+    /// our own missing DTLS configuration, 488 (Not Acceptable Here) for everything about the media.
     package var sipStatusCode: Int {
         switch self {
         case .offerPending: 491
-        case .noOfferPending: 500
+        case .noOfferPending, .dtlsNotConfigured: 500
         default: 488
         }
     }
@@ -37,6 +55,12 @@ package enum SDPNegotiationError: Error, Hashable, Sendable, CustomStringConvert
         case .noCommonCryptoSuite: "SDP: no common SRTP crypto suite"
         case .encryptionRequired: "SDP: peer offered plain RTP but SRTP is required"
         case .encryptionNotEnabled: "SDP: peer requires SRTP but encryption is disabled"
+        case .dtlsRequired: "SDP: peer offered SDES or plain RTP but DTLS-SRTP is required"
+        case .dtlsNotEnabled: "SDP: peer offered DTLS-SRTP, which this session does not use"
+        case let .dtlsNotConfigured(what): "SDP: DTLS-SRTP needs \(what)"
+        case .rtcpMuxRequired: "SDP: DTLS-SRTP media without a=rtcp-mux"
+        case .noUsableFingerprint: "SDP: DTLS-SRTP media without a SHA-1 or SHA-2 a=fingerprint"
+        case let .dtlsSetupRefused(why): "SDP: cannot answer a=setup: \(why)"
         case .streamRejected: "SDP: the answer rejected the audio stream"
         case let .answerMismatch(why): "SDP: answer does not match the offer: \(why)"
         case .offerPending: "SDP: an offer is already outstanding"

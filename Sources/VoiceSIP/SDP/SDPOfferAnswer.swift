@@ -3,9 +3,10 @@ import VoiceSupport
 
 /// RFC 3264 offer/answer for one audio stream, as a pure value: build offers (initial, hold,
 /// resume), answer offers, and accept answers, each step returning SDP to send or the negotiated
-/// media. Owns the session's `o=` line (bumping its version whenever our description changes) and
-/// its SRTP keys (fresh per session, kept across re-offers). Not thread-safe; a value type owned by
-/// one INVITE session.
+/// media. Owns the session's `o=` line (bumping its version whenever our description changes), its
+/// SRTP keys (fresh per session, kept across re-offers) and, for DTLS-SRTP, the ICE credentials,
+/// fingerprint and DTLS role it sent (kept for the session's life). Not thread-safe; a value type
+/// owned by one INVITE session.
 package struct SDPOfferAnswer: Sendable {
     /// Where the exchange stands.
     package enum State: Equatable, Sendable {
@@ -32,6 +33,8 @@ package struct SDPOfferAnswer: Sendable {
     private var localCryptos: [SDESCryptoAttribute] = []
     /// The last description we sent, for the RFC 3264 §8 version rule.
     private var lastLocal: SDPSessionDescription?
+    /// Our ICE credentials, fingerprint and mid once a DTLS description carried them.
+    var dtlsIdentity: DTLSIdentity?
 
     /// Creates the negotiation of one session with a random session id.
     package init(capabilities: SDPLocalCapabilities) {
@@ -97,7 +100,12 @@ package struct SDPOfferAnswer: Sendable {
             }
         }
         let proto: String
-        switch capabilities.encryption {
+        var transport = commonAttributes(direction: direction)
+        var sessionAttributes: [SDPAttribute] = []
+        // `.automatic` re-offers keep a session keyed by SDES on SDES: a running stream keeps its key exchange.
+        var policy = capabilities.encryption
+        if case let .automatic(suites) = policy, let previous, previous.dtls == nil { policy = .srtp(suites: suites) }
+        switch policy {
         case let .srtp(suites):
             proto = "RTP/SAVP"
             if localCryptos.isEmpty {
@@ -108,13 +116,18 @@ package struct SDPOfferAnswer: Sendable {
                             keyMaterial: .random(for: suite, using: &generator)))
                 }
             }
+            transport += localCryptos.map { .crypto($0) }
+        case .dtlsSRTP, .automatic:
+            proto = Self.dtlsProfile
+            (transport, sessionAttributes) = try dtlsOffer(direction: direction)
         case .unencrypted:
             proto = "RTP/AVP"
         }
         let media = SDPMediaDescription(
-            media: "audio", port: capabilities.port, proto: proto, formats: formats,
-            attributes: attributes + commonAttributes(direction: direction) + localCryptos.map { .crypto($0) })
-        let offer = stamp(SDPSessionDescription(origin: origin, connection: capabilities.connection, media: [media]))
+            media: "audio", port: capabilities.port, proto: proto, formats: formats, attributes: attributes + transport)
+        let offer = stamp(
+            SDPSessionDescription(
+                origin: origin, connection: capabilities.connection, attributes: sessionAttributes, media: [media]))
         state = .offerSent(offer: offer, previous: previous)
         return offer
     }
@@ -177,7 +190,10 @@ package struct SDPOfferAnswer: Sendable {
         var localKey: SRTPKeyMaterial?
         var remoteKey: SRTPKeyMaterial?
         var chosenCrypto: SDESCryptoAttribute?
-        if ours.isSecureRTP {
+        var dtls: (association: SDPNegotiatedDTLS, ice: SDPNegotiatedICE?)?
+        if ours.isDTLSSRTP {
+            dtls = try acceptDTLSAnswer(theirs, in: answer)
+        } else if ours.isSecureRTP {
             let offered = ours.cryptoAttributes
             guard let crypto = theirs.cryptoAttributes.first else { throw .noCommonCryptoSuite }
             guard let mine = offered.first(where: { $0.tag == crypto.tag && $0.suite == crypto.suite }) else {
@@ -192,11 +208,13 @@ package struct SDPOfferAnswer: Sendable {
         let direction = SDPDirection(
             sends: offeredDirection.sends && answeredDirection.receives,
             receives: offeredDirection.receives && answeredDirection.sends)
-        let media = try negotiatedMedia(
+        var media = try negotiatedMedia(
             codec: chosen.codec, payloadType: chosen.pt,
             telephoneEvents: telephoneEvents, remote: answer, remoteMedia: theirs,
             rtcpMux: ours.rtcpMux && theirs.rtcpMux, localKey: localKey,
             remoteKey: remoteKey, direction: direction)
+        media.dtls = dtls?.association
+        media.ice = dtls?.ice
         if let chosenCrypto { localCryptos = [chosenCrypto] }
         state = .stable(media)
         return media
@@ -226,14 +244,14 @@ package struct SDPOfferAnswer: Sendable {
     {
         if case .offerSent = state { throw .offerPending }
         var answerMedia: [SDPMediaDescription] = []
-        var result: (media: SDPNegotiatedMedia, crypto: SDESCryptoAttribute?)?
+        var result: AudioAnswer?
         var firstError: SDPNegotiationError?
         for section in offer.media {
             if result == nil, section.media == "audio", section.port != 0, section.isRTP {
                 do throws(SDPNegotiationError) {
-                    let (answer, media, crypto) = try answerAudio(section, in: offer, direction: direction, using: &generator)
-                    answerMedia.append(answer)
-                    result = (media, crypto)
+                    let answer = try answerAudio(section, in: offer, direction: direction, using: &generator)
+                    answerMedia.append(answer.section)
+                    result = answer
                     continue
                 } catch {
                     firstError = firstError ?? error
@@ -243,22 +261,45 @@ package struct SDPOfferAnswer: Sendable {
         }
         guard let result else { throw firstError ?? .noAudioStream }
         if let crypto = result.crypto { localCryptos = [crypto] }
-        let answer = stamp(SDPSessionDescription(origin: origin, connection: capabilities.connection, media: answerMedia))
+        var sessionAttributes: [SDPAttribute] = []
+        if let dtls = result.dtls {
+            dtlsIdentity = dtls.identity
+            sessionAttributes = dtls.sessionAttributes
+            // Sections we refuse keep their mid, so BUNDLE-aware peers match the answer to the offer.
+            for index in answerMedia.indices where answerMedia[index].port == 0 {
+                if let mid = offer.media[index].mid { answerMedia[index].attributes.append(SDPAttribute(name: "mid", value: mid)) }
+            }
+        }
+        let answer = stamp(
+            SDPSessionDescription(
+                origin: origin, connection: capabilities.connection, attributes: sessionAttributes, media: answerMedia))
         state = .stable(result.media)
         return (answer, result.media)
+    }
+
+    /// Our answer to the audio section we take.
+    private struct AudioAnswer {
+        /// The answering media section.
+        var section: SDPMediaDescription
+        /// What it negotiates.
+        var media: SDPNegotiatedMedia
+        /// Our `a=crypto` line (SDES).
+        var crypto: SDESCryptoAttribute?
+        /// The DTLS-SRTP parts (DTLS).
+        var dtls: DTLSAnswer?
     }
 
     private func answerAudio(
         _ offered: SDPMediaDescription, in offer: SDPSessionDescription, direction: SDPDirection,
         using generator: inout some RandomNumberGenerator
     )
-        throws(SDPNegotiationError) -> (SDPMediaDescription, SDPNegotiatedMedia, SDESCryptoAttribute?)
+        throws(SDPNegotiationError) -> AudioAnswer
     {
         // Encryption first: a transport we refuse makes the codecs moot.
         var crypto: (mine: SDESCryptoAttribute, theirs: SDESCryptoAttribute)?
-        switch capabilities.encryption {
-        case let .srtp(suites):
-            guard offered.isSecureRTP else { throw .encryptionRequired }
+        var dtls: DTLSAnswer?
+        switch try keyExchange(answering: offered) {
+        case let .sdes(suites):
             guard let theirs = offered.cryptoAttributes.first(where: { suites.contains($0.suite) }) else {
                 throw .noCommonCryptoSuite
             }
@@ -267,8 +308,10 @@ package struct SDPOfferAnswer: Sendable {
                 localCryptos.first(where: { $0.suite == theirs.suite })?.keyMaterial
                 ?? .random(for: theirs.suite, using: &generator)
             crypto = (SDESCryptoAttribute(tag: theirs.tag, keyMaterial: key), theirs)
-        case .unencrypted:
-            guard !offered.isSecureRTP else { throw .encryptionNotEnabled }
+        case .dtls:
+            dtls = try answerDTLS(offered, in: offer)
+        case .plain:
+            break
         }
 
         var chosen: (codec: MediaCodec, pt: UInt8, map: SDPRTPMap)?
@@ -284,12 +327,14 @@ package struct SDPOfferAnswer: Sendable {
         guard let chosen else { throw .noCommonCodec }
 
         let ourDirection = offer.direction(of: offered).answer(wanting: direction)
-        let rtcpMux = capabilities.rtcpMux && offered.rtcpMux
-        let media = try negotiatedMedia(
+        let rtcpMux = dtls != nil || (capabilities.rtcpMux && offered.rtcpMux)
+        var media = try negotiatedMedia(
             codec: chosen.codec, payloadType: chosen.pt, telephoneEvents: telephoneEvents,
             remote: offer, remoteMedia: offered, rtcpMux: rtcpMux,
             localKey: crypto?.mine.keyMaterial, remoteKey: crypto?.theirs.keyMaterial,
             direction: ourDirection)
+        media.dtls = dtls?.association
+        media.ice = dtls?.ice
         var formats = [String(chosen.pt)]
         var attributes: [SDPAttribute] = [
             .rtpmap(
@@ -306,12 +351,16 @@ package struct SDPOfferAnswer: Sendable {
             attributes.append(.rtpmap(SDPRTPMap(payloadType: te, encodingName: "telephone-event", clockRate: rate)))
             attributes.append(.fmtp(SDPFormatParameters(format: String(te), parameters: "0-16")))
         }
-        attributes += commonAttributes(direction: ourDirection, rtcpMux: rtcpMux)
+        if let dtls {
+            attributes += [.ptime(capabilities.ptime), .direction(ourDirection)] + dtls.attributes
+        } else {
+            attributes += commonAttributes(direction: ourDirection, rtcpMux: rtcpMux)
+        }
         if let crypto { attributes.append(.crypto(crypto.mine)) }
         let answer = SDPMediaDescription(
             media: "audio", port: capabilities.port, proto: offered.proto,
             formats: formats, attributes: attributes)
-        return (answer, media, crypto?.mine)
+        return AudioAnswer(section: answer, media: media, crypto: crypto?.mine, dtls: dtls)
     }
 
     // MARK: Helpers
