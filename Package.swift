@@ -103,7 +103,7 @@ let package = Package(
         .target(
             name: "VoiceSIPAgent",
             dependencies: [
-                "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "CVoiceSys", "VoiceNetwork",
+                "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "CVoiceSys", "VoiceNetwork", "VoiceICE",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -114,7 +114,7 @@ let package = Package(
         .target(
             name: "VoiceCore",
             dependencies: [
-                "VoiceNetwork",
+                "VoiceNetwork", "VoiceICE", "VoiceDTLS",
                 "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

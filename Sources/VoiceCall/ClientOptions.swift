@@ -21,6 +21,8 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "Digest password.") var password: String?
     @Option(help: "An access token (JWT), for a server that asks for one (a Bearer challenge); default: none.") var token: String?
     @Flag(help: "Allow plain RTP (only for peers that cannot do SRTP).") var unencrypted = false
+    @Option(help: "How media is keyed: automatic (ICE + DTLS-SRTP, SDES when the peer has only that), dtls, or sdes.")
+    var mediaSecurity = "automatic"
     @Flag(help: "Send and accept SRTP keys over UDP/TCP signaling to other machines (readable on the path; prefer --transport tls).")
     var allowClearTextKeys = false
     @Option(help: "Seconds a call may spend reconnecting (media or signaling) before it ends (default 30).") var reconnectTimeout: Double?
@@ -54,6 +56,10 @@ struct ClientOptions: ParsableArguments {
             password: password, allowUnencryptedMedia: unencrypted,
             insightsPublisher: LoggingInsightsPublisher(logger: logger), logger: logger)
         configuration.allowKeysOverUnencryptedSignaling = allowClearTextKeys
+        guard let security = MediaSecurity(rawValue: mediaSecurity) else {
+            throw ValidationError("--media-security \(mediaSecurity): automatic, dtls or sdes")
+        }
+        configuration.mediaSecurity = security
         configuration.stunServer = try address(stun, "stun", STUNServerAddress.init)
         configuration.tls = try tlsConfiguration()
         func duration(_ seconds: Double?, _ name: String) throws -> Duration? {

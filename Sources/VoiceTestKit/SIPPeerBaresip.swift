@@ -10,8 +10,12 @@ public struct BaresipConfiguration: Hashable, Sendable {
     public var sipPort: Int = 0
     /// Answer incoming calls automatically (`answermode=auto`); otherwise they ring.
     public var autoAnswer: Bool = true
-    /// `mediaenc`: `srtp-mand` (SDES, RTP/SAVP, SRTP required), `srtp` (optional), or nil for plain RTP.
+    /// `mediaenc`: `srtp-mand` (SDES, RTP/SAVP, SRTP required), `srtp` (optional), `dtls_srtp`
+    /// (DTLS-SRTP, `UDP/TLS/RTP/SAVPF`; loads the `dtls_srtp` module), or nil for plain RTP.
     public var mediaEncryption: String? = "srtp-mand"
+    /// `medianat`: `ice` (loads the `ice` module and turns rtcp-mux on, as WebRTC peers need), or
+    /// nil for none.
+    public var mediaNAT: String? = nil
     /// `audio_codecs`, in order of preference.
     public var audioCodecs: [String] = ["opus/48000/2", "PCMU/8000/1"]
     /// A WAV file sent as the call's audio (`aufile`, played once, then silence); nil sends a
@@ -116,6 +120,14 @@ public final class BaresipPeer: Sendable {
             try SIPPeerTemplate.validate(encryption, as: "media encryption")
             account += ";mediaenc=\(encryption)"
         }
+        var webRTCModules = "# no dtls_srtp, no ice"
+        if config.mediaEncryption == "dtls_srtp" { webRTCModules = "module\t\t\tdtls_srtp.so" }
+        if let nat = config.mediaNAT {
+            guard nat == "ice" else { throw SIPPeerError(.invalidValue, "medianat \(nat): only ice") }
+            account += ";medianat=ice"
+            // rtcp-mux: an account parameter does nothing in baresip 1.0; the config line does.
+            webRTCModules += "\nmodule\t\t\tice.so\nrtcp_mux\t\tyes"
+        }
         for codec in config.audioCodecs { try SIPPeerTemplate.validate(codec, as: "codec") }
         if let application = config.opusApplication, application != "voip", application != "audio" {
             throw SIPPeerError(.invalidValue, "opus application \(application): voip or audio")
@@ -156,6 +168,7 @@ public final class BaresipPeer: Sendable {
             "OPUS_APPLICATION": config.opusApplication.map { "opus_application\t\($0)" } ?? "# opus_application: baresip's default",
             "OPUS_STEREO": stereoLines,
             "OPUS_LOSS": lossLines,
+            "WEBRTC_MODULES": webRTCModules,
         ]
         try SIPPeerTemplate.renderFile(templateDirectory + "/config", to: directory + "/config", values: values)
         try SIPPeerTemplate.renderFile(templateDirectory + "/accounts", to: directory + "/accounts", values: values)

@@ -35,7 +35,7 @@ package enum SIPPeerTemplate {
     /// Checks that `value` holds only characters safe inside a config line or quoted string
     /// (letters, digits and `-._~+/=:@,`), so a value cannot inject configuration.
     package static func validate(_ value: String, as what: String) throws(SIPPeerError) {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~+/=:@,")
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~+/=:@,_")
         guard !value.isEmpty, value.count <= 256, value.allSatisfy({ allowed.contains($0) }) else {
             throw SIPPeerError(.invalidValue, "\(what) \"\(value)\" is empty, too long or has unsafe characters")
         }

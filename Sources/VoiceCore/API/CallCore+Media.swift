@@ -69,7 +69,7 @@ extension CallCore {
         let request = CallMediaRequest(
             localHost: client.mediaBindHost, localPort: info.mediaPort, reserved: info.reservedMedia,
             audioDevice: client.sharedAudioDevice(audioDevice ?? client.audioDevice), engine: client.configuration.mediaEngine,
-            enableDSCP: enableDSCP)
+            enableDSCP: enableDSCP, localICE: info.localICE, certificate: client.dtlsIdentity.certificate)
         let media = client.mediaFactory.make(request) { [weak self] event in
             guard let self, event.concernsTheCall else { return }
             client.onLoop { self.mediaEvent(event) }

@@ -1,3 +1,4 @@
+import VoiceDTLS
 import VoiceRTP
 import VoiceMedia
 import VoiceSIP
@@ -41,6 +42,10 @@ package struct CallMediaRequest: Sendable {
     package var engine: MediaEngine
     /// Mark the call's media DSCP EF.
     package var enableDSCP: Bool
+    /// Our ICE credentials and candidates, as the call's SDP carries them (DTLS-SRTP calls).
+    package var localICE: SDPICEParameters? = nil
+    /// The client's DTLS certificate (DTLS-SRTP calls).
+    package var certificate: DTLSCertificate? = nil
 }
 
 /// Makes the media of each call a client places or answers.
@@ -60,6 +65,7 @@ package struct CallMediaFactory: Sendable {
     package static let engine = CallMediaFactory { request, onEvent in
         SIPCallMedia(
             localHost: request.localHost, localPort: request.localPort, reserved: request.reserved, audioDevice: request.audioDevice,
-            engine: request.engine, enableDSCP: request.enableDSCP, onEvent: onEvent)
+            engine: request.engine, enableDSCP: request.enableDSCP, localICE: request.localICE, certificate: request.certificate,
+            onEvent: onEvent)
     }
 }

@@ -45,6 +45,8 @@ public final class VoiceClient: @unchecked Sendable {
     public let localEndpoint: SIPTransportEndpoint
     /// Makes each call's media.
     let mediaFactory: CallMediaFactory
+    /// The certificate of this client's DTLS-SRTP calls: the configuration's, or one made at start.
+    let dtlsIdentity: DTLSIdentity
     /// Media jobs run at once on the loop instead of on a queue (tests with null media).
     let runsMediaJobsInline: Bool
     private let audioDeviceBox: Locked<(any AudioDevice)?>
@@ -145,7 +147,12 @@ public final class VoiceClient: @unchecked Sendable {
         self.logger = logger
         self.metrics = VoiceMetrics(factory: configuration.metricsFactory ?? MetricsSystem.factory)
         self.audioDeviceBox = Locked(audioDevice)
-        var agentConfiguration = try Self.agentConfiguration(configuration)
+        if let given = configuration.dtlsIdentity {
+            dtlsIdentity = given
+        } else {
+            dtlsIdentity = try DTLSIdentity.generate()
+        }
+        var agentConfiguration = try Self.agentConfiguration(configuration, dtlsIdentity: dtlsIdentity)
         let box = SIPClientBox()
         if case .automatic(let interfaceTypes) = configuration.addressSelection {
             do {
@@ -231,7 +238,9 @@ public final class VoiceClient: @unchecked Sendable {
         try? agent.shutdown().wait()
     }
 
-    private static func agentConfiguration(_ c: VoiceClientConfiguration) throws(VoiceError) -> SIPUserAgentConfiguration {
+    private static func agentConfiguration(_ c: VoiceClientConfiguration, dtlsIdentity: DTLSIdentity) throws(VoiceError)
+        -> SIPUserAgentConfiguration
+    {
         let identity = SIPNameAddress(uri: SIPURI(user: c.identity, host: c.domain))
         var credentials: [SIPAuthCredentials] = []
         if let username = c.username, let password = c.password {
@@ -242,8 +251,8 @@ public final class VoiceClient: @unchecked Sendable {
             listenPort: c.listenPort,
             outboundProxy: c.outboundProxy?.uri, registrar: c.registrar?.uri,
             media: SDPLocalCapabilities(
-                address: c.listenHost, port: 0,
-                encryption: c.allowUnencryptedMedia ? .unencrypted : .srtp(suites: c.srtpSuites ?? SRTPSuite.available)),
+                address: c.listenHost, port: 0, encryption: Self.encryptionPolicy(c),
+                dtlsFingerprint: SDPFingerprint(hashFunction: "sha-256", digest: dtlsIdentity.certificate.fingerprint.bytes)),
             userAgent: c.userAgent, transportConfiguration: c.tls)
         configuration.flowLiveness = c.reconnection.flowLiveness
         configuration.stunServer = try c.stunServer.map(Self.resolveSTUNServer)
@@ -253,6 +262,17 @@ public final class VoiceClient: @unchecked Sendable {
         let engine = c.mediaEngine
         configuration.mediaLoad = { engine.load }
         return configuration
+    }
+
+    /// What the configuration's ``MediaSecurity`` means for offers and answers.
+    static func encryptionPolicy(_ c: VoiceClientConfiguration) -> SDPEncryptionPolicy {
+        if c.allowUnencryptedMedia { return .unencrypted }
+        let suites = c.srtpSuites ?? SRTPSuite.available
+        switch c.mediaSecurity {
+        case .automatic: return .automatic(suites: suites)
+        case .dtls: return .dtlsSRTP
+        case .sdes: return .srtp(suites: suites)
+        }
     }
 
     /// The STUN server's address, resolved now (blocking, as init may).

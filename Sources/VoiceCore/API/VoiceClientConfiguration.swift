@@ -90,6 +90,12 @@ public struct VoiceClientConfiguration: Sendable {
     /// process-wide `MetricsSystem` of swift-metrics, which the app bootstraps with any backend
     /// (Prometheus, StatsD, OpenTelemetry), and which records nothing until it does.
     public var metricsFactory: (any MetricsFactory)?
+    /// How calls' media is keyed: ICE + DTLS-SRTP, SDES, or whichever the peer has (the default;
+    /// see ``MediaSecurity`` for what each costs).
+    public var mediaSecurity = MediaSecurity.automatic
+    /// The certificate DTLS-SRTP calls prove this client with; nil: the client makes one when
+    /// it starts (a new fingerprint each run).
+    public var dtlsIdentity: DTLSIdentity?
     /// The SRTP suites offered and accepted, in order; nil: every suite libsrtp supports,
     /// AEAD first (for benchmarks that must match a peer's suite).
     package var srtpSuites: [SRTPSuite]?

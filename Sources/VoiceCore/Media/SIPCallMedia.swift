@@ -1,3 +1,4 @@
+import VoiceDTLS
 import VoiceMedia
 import VoiceRTP
 import VoiceSupport
@@ -35,14 +36,20 @@ package final class SIPCallMedia: Sendable {
     private let reserved: ReservedMediaPort?
     private let onEvent: (@Sendable (AudioStreamEvent) -> Void)?
     private let state = Locked(State())
+    /// Our ICE parameters as our SDP carried them, and the certificate DTLS presents.
+    private let localICE: SDPICEParameters?
+    private let certificate: DTLSCertificate?
 
     /// Creates the media side of a call; nothing runs until the first ``apply(_:)``.
     /// - Parameter reserved: the sockets bound on `localPort` (and the next port) while the SDP
     ///   was written; the stream takes them over. Nil: the stream binds `localHost:localPort`.
     package init(
         localHost: String, localPort: UInt16, reserved: ReservedMediaPort? = nil, audioDevice: (any AudioDevice)?,
-        engine: MediaEngine = .shared, enableDSCP: Bool = false, onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil
+        engine: MediaEngine = .shared, enableDSCP: Bool = false, localICE: SDPICEParameters? = nil, certificate: DTLSCertificate? = nil,
+        onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil
     ) {
+        self.localICE = localICE
+        self.certificate = certificate
         self.localHost = localHost
         self.localPort = localPort
         self.reserved = reserved
@@ -102,7 +109,12 @@ package final class SIPCallMedia: Sendable {
                 throw .socket(error)
             }
         }
-        let stream = try AudioStream(configuration: configuration, engine: engine, transport: transport, rtcpTransport: rtcpTransport)
+        var path: MediaPathSetup?
+        if case .dtlsSRTP = media.encryption {
+            path = try MediaPathSetup(negotiated: media, localICE: localICE, certificate: certificate, localPort: localPort)
+        }
+        let stream = try AudioStream(
+            configuration: configuration, engine: engine, transport: transport, rtcpTransport: rtcpTransport, path: path)
         let audioDevice = state.withLock { $0.audioDevice }
         try stream.start(remote: remote, remoteRTCP: media.rtcpMux ? nil : remoteRTCP, audioDevice: audioDevice, onEvent: onEvent)
         let stale = state.withLock { s -> Bool in

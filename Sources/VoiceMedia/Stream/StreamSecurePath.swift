@@ -43,7 +43,10 @@ final class StreamSecurePath {
         dtls = try DTLSAssociation(
             certificate: setup.certificate, role: setup.dtlsRole, remoteFingerprints: fingerprints, configuration: setup.dtls)
         dtlsRole = setup.dtlsRole
-        base = ICETransportAddress(localAddress)
+        // The host candidate on this port is the base: the socket may be bound to the wildcard.
+        base =
+            setup.localCandidates.first { $0.kind == .host && Int($0.address.port) == localAddress.port }?.address
+            ?? ICETransportAddress(localAddress)
         if let remote = setup.remoteICE {
             var agent = ICEAgent(
                 configuration: setup.ice, credentials: setup.localCredentials, candidates: setup.localCandidates,

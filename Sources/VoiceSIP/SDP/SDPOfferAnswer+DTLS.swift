@@ -236,3 +236,18 @@ extension SDPOfferAnswer {
         }
     }
 }
+
+extension SDPOfferAnswer {
+    /// The peer refused our first offer, a DTLS-SRTP one, with 488 or 415: under
+    /// ``SDPEncryptionPolicy/automatic(suites:)`` the offer is forgotten and the session offers
+    /// SDES from now on (the peer does only that). False, and nothing changes, under any other
+    /// policy, once media was negotiated, or when no offer is outstanding.
+    package mutating func fallBackToSDES() -> Bool {
+        guard case let .automatic(suites) = capabilities.encryption, case .offerSent(_, nil) = state else { return false }
+        rollbackOffer()
+        capabilities.encryption = .srtp(suites: suites)
+        capabilities.ice = nil
+        dtlsIdentity = nil
+        return true
+    }
+}

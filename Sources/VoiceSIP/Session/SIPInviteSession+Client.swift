@@ -227,6 +227,7 @@ extension SIPInviteSession {
                 return terminate(.localHangUp)
             }
             if let retry = authenticate(response, request: request, purpose: .invite) { return retry }
+            if let retry = retryWithSDESOffer(after: response) { return retry }
             if cancelSent || cancelWanted {
                 return terminate(code == 487 ? .cancelledByLocal : .rejected(statusCode: code))
             }

@@ -22,4 +22,7 @@ package struct SIPCallInfo: Sendable, Equatable {
     package var invitePeer: SIPTransportEndpoint?
     /// Where the call's requests went so far: the next hops a lost connection can be reopened to.
     package var requestPeers: Set<SIPTransportEndpoint>
+    /// Our ICE credentials and candidates (what our DTLS-SRTP descriptions carry); nil for SDES
+    /// or plain calls.
+    package var localICE: SDPICEParameters? = nil
 }

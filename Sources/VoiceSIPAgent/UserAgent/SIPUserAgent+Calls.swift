@@ -24,6 +24,7 @@ extension SIPUserAgent {
         }.map { (media: ReservedMediaPort) -> SIPCallHandle in
             var rng = SecureRandomNumberGenerator()
             var configuration = self.sessionConfiguration(mediaPort: media.port)
+            configuration.capabilities.encryption = self.encryptionPolicy(callingTo: remote)
             if let codecs, !codecs.isEmpty { configuration.capabilities.codecs = codecs }
             configuration.credentials = credentials + configuration.credentials
             var session = SIPInviteSession(
@@ -68,7 +69,7 @@ extension SIPUserAgent {
             callID: call.session.callID, localTag: call.session.localTag, remoteTag: call.session.dialogID?.remoteTag,
             mediaPort: call.mediaPort, reservedMedia: call.media, isOutgoing: call.session.isOutgoing, state: call.session.state,
             transport: call.invitePeer?.transport ?? configuration.transport, invitePeer: call.invitePeer,
-            requestPeers: call.requestPeers)
+            requestPeers: call.requestPeers, localICE: call.session.capabilities.ice)
     }
 
     /// Rejects an incoming call (e.g. 486 Busy Here, 603 Decline).
@@ -144,10 +145,15 @@ extension SIPUserAgent {
         var capabilities = configuration.media
         capabilities.port = mediaPort
         if let advertisedHost { capabilities.address = advertisedHost }
-        if let mapped = mappedMediaAddresses.removeValue(forKey: mediaPort) {
+        let host = capabilities.address
+        let mapped = mappedMediaAddresses.removeValue(forKey: mediaPort)
+        if let mapped {
             // Behind a NAT: the SDP names where the STUN server saw this port's packets come from.
             capabilities.address = mapped.address.description
             capabilities.port = mapped.port
+        }
+        if capabilities.encryption.usesDTLS {
+            capabilities.ice = Self.iceParameters(host: host, port: mediaPort, mapped: mapped, stunServer: configuration.stunServer)
         }
         var identity = configuration.identity
         identity.parameters.set("tag", nil)
@@ -207,7 +213,19 @@ extension SIPUserAgent {
                 return
             }
             var rng = SecureRandomNumberGenerator()
-            let session = SIPInviteSession(incoming: invite, configuration: self.sessionConfiguration(mediaPort: media.port), using: &rng)
+            var configuration = self.sessionConfiguration(mediaPort: media.port)
+            configuration.capabilities.encryption = self.encryptionPolicy(transport: source.transport, host: source.host)
+            let session = SIPInviteSession(incoming: invite, configuration: configuration, using: &rng)
+            if let refusal = session.offerRefusal(), refusal.sipStatusCode == 488 {
+                // An offer we could never answer (a key exchange or codec we lack): 488 at once.
+                self.mappedMediaAddresses[media.port] = nil
+                media.release()
+                self.ringingCallsBySource.decrementCount(source.host)
+                var refused = SIPResponse(replyingTo: invite, statusCode: 488)
+                refused.headers.add("Warning", "399 - \"\(refusal.description.replacingOccurrences(of: "\"", with: "'"))\"")
+                self.sendResponse(refused)
+                return
+            }
             let handle = self.register(session, media: media)
             self.calls[handle]?.invitePeer = source
             self.calls[handle]?.ringingSource = source.host

@@ -7,6 +7,13 @@ extension SIPUserAgent {
     /// ``SIPUserAgentConfiguration/allowsKeysOverUnencryptedSignaling``, and is logged once.
     func mayExchangeKeys(transport: SIPTransportProtocol, host: String) -> Bool {
         guard case .srtp = configuration.media.encryption else { return true }
+        return maySendSDESKeys(transport: transport, host: host)
+    }
+
+    /// Whether SDES keys may travel over `transport` to `host`, whatever the policy: with
+    /// ``SDPEncryptionPolicy/automatic(suites:)`` a call where they may not is a DTLS-SRTP call
+    /// only (no SDES answer, no SDES retry after a 488).
+    func maySendSDESKeys(transport: SIPTransportProtocol, host: String) -> Bool {
         if transport == .tls || Self.isLoopback(host) { return true }
         guard configuration.allowsKeysOverUnencryptedSignaling else { return false }
         if !warnedAboutClearTextKeys {
@@ -23,6 +30,20 @@ extension SIPUserAgent {
         let hop = configuration.outboundProxy ?? remote
         guard let target = try? resolver.target(for: hop) else { return true }  // refused later, with its own error
         return mayExchangeKeys(transport: target.transport, host: target.host)
+    }
+
+    /// The policy of one call: ``SDPEncryptionPolicy/automatic(suites:)`` narrows to DTLS-SRTP
+    /// when SDES keys may not cross this call's signaling.
+    func encryptionPolicy(transport: SIPTransportProtocol, host: String) -> SDPEncryptionPolicy {
+        if case .automatic = configuration.media.encryption, !maySendSDESKeys(transport: transport, host: host) { return .dtlsSRTP }
+        return configuration.media.encryption
+    }
+
+    /// As ``encryptionPolicy(transport:host:)``, judged on an outgoing call's first hop.
+    func encryptionPolicy(callingTo remote: SIPURI) -> SDPEncryptionPolicy {
+        let hop = configuration.outboundProxy ?? remote
+        guard let target = try? resolver.target(for: hop) else { return configuration.media.encryption }
+        return encryptionPolicy(transport: target.transport, host: target.host)
     }
 
     static func isLoopback(_ host: String) -> Bool {

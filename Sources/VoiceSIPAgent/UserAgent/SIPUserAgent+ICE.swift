@@ -1,0 +1,37 @@
+import VoiceICE
+import VoiceNetwork
+import VoiceSIP
+import VoiceSupport
+
+extension SIPUserAgent {
+    /// A call's ICE credentials and candidates, gathered before its SDP is written (SIP carries
+    /// them all at once: no trickle): the host candidate on the call's media port and, when the
+    /// port's STUN mapping is known, the server-reflexive one.
+    static func iceParameters(host: String, port: UInt16, mapped: STUNMappedAddress?, stunServer: STUNMappedAddress?) -> SDPICEParameters {
+        var random = SecureRandomNumberGenerator()
+        let credentials = ICECredentials.random(using: &random)
+        var candidates: [ICECandidate] = []
+        if let ip = IPAddress(host), !ip.isUnspecified {
+            let base = ICETransportAddress(ip: ip, port: port)
+            candidates.append(.local(.host, address: base, base: base))
+            if let mapped, mapped.address != ip || mapped.port != port {
+                let server = stunServer.map { ICETransportAddress(ip: $0.address, port: $0.port) }
+                candidates.append(
+                    .local(.serverReflexive, address: ICETransportAddress(ip: mapped.address, port: mapped.port), base: base, server: server))
+            }
+        }
+        return SDPICEParameters(
+            usernameFragment: credentials.usernameFragment, password: credentials.password,
+            candidates: candidates.map(SDPICECandidate.init), endOfCandidates: true)
+    }
+}
+
+extension SDPEncryptionPolicy {
+    /// Whether our offers use DTLS-SRTP (and so need ICE credentials and candidates).
+    package var usesDTLS: Bool {
+        switch self {
+        case .dtlsSRTP, .automatic: true
+        case .srtp, .unencrypted: false
+        }
+    }
+}
