@@ -1,0 +1,142 @@
+import Foundation
+import NIOConcurrencyHelpers
+import VoiceMedia
+import VoiceRTP
+import VoiceSignals
+import VoiceSupport
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceCore
+
+/// How calls are keyed (``MediaSecurity``): two clients at the default negotiate ICE and
+/// DTLS-SRTP; an automatic caller falls back to SDES for an SDES-only callee; DTLS-only and
+/// SDES-only cannot meet. In virtual time, with real streams on the in-memory networks.
+final class CallMediaSecurityTests: VirtualTimeTestCase {
+    private func client(_ name: String, tone: Double, _ security: MediaSecurity) throws -> TestVoiceClient {
+        try TestVoiceClient(name, signal: ConnectedCallPair.tone(tone), world: world) { $0.mediaSecurity = security }
+    }
+
+    /// Alice calls bob, who accepts; returns the caller's call, the callee's, and the delegates.
+    private func call(
+        _ alice: TestVoiceClient, _ bob: TestVoiceClient
+    ) -> (caller: Call, callerDelegate: RecordingCallDelegate, callee: NIOLockedBox<Call?>) {
+        let calleeDelegate = RecordingCallDelegate()
+        let accepted = NIOLockedBox<Call?>(nil)
+        let notifications = bob.listen()
+        notifications.onInvite.withLockedValue {
+            $0 = { invite in
+                accepted.value = invite.accept(
+                    options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue }, delegate: calleeDelegate)
+            }
+        }
+        let delegate = RecordingCallDelegate()
+        return (alice.connect(to: bob.address, delegate: delegate), delegate, accepted)
+    }
+
+    private func stats(_ call: Call) throws -> AudioStreamStats? {
+        try ConnectedCallPair.onCore(call) { $0?.media?.stats }
+    }
+
+    func testTwoClientsAtTheDefaultTalkOverICEAndDTLSSRTP() throws {
+        let alice = try client("alice", tone: 440, .automatic)
+        let bob = try client("bob", tone: 660, .automatic)
+        defer {
+            alice.client.shutdown()
+            bob.client.shutdown()
+        }
+        let (call, delegate, callee) = self.call(alice, bob)
+        XCTAssertEqual(Array(delegate.wait(for: 2).prefix(2)), [.ringing, .connected])
+        XCTAssertTrue(PollingWait.until(timeout: 10) { ((try? self.stats(call))??.packetsReceived ?? 0) > 100 })
+        let caller = try XCTUnwrap(try stats(call))
+        let answered = try XCTUnwrap(callee.value)
+        let calleeStats = try XCTUnwrap(try stats(answered))
+        for (name, s) in [("caller", caller), ("callee", calleeStats)] {
+            XCTAssertEqual(s.dtlsState, "connected", name)
+            XCTAssertEqual(s.dtlsSRTPSuite, "AEAD_AES_128_GCM", name)
+            XCTAssertTrue(s.selectedCandidatePair.hasPrefix("host "), "\(name): \(s.selectedCandidatePair)")
+            XCTAssertEqual(s.srtpAuthFailures, 0, name)
+        }
+        // Each side hears the other's tone.
+        let heardByAlice = ConnectedCallPair.recordedLevel(of: alice.device, over: 1)
+        let heardByBob = ConnectedCallPair.recordedLevel(of: bob.device, over: 1)
+        XCTAssertGreaterThan(heardByAlice, 1_000)
+        XCTAssertGreaterThan(heardByBob, 1_000)
+        let alicePlayed = alice.device.recordedSamples
+        XCTAssertGreaterThan(Goertzel.power(of: 660, in: alicePlayed), 10 * Goertzel.power(of: 440, in: alicePlayed), "alice hears bob's 660 Hz")
+        call.disconnect()
+        delegate.waitForEnd()
+    }
+
+    func testAnAutomaticCallerRetriesWithSDESWhenTheCalleeDoesOnlySDES() throws {
+        let alice = try client("alice", tone: 440, .automatic)
+        let bob = try client("bob", tone: 660, .sdes)
+        defer {
+            alice.client.shutdown()
+            bob.client.shutdown()
+        }
+        let (call, delegate, _) = self.call(alice, bob)
+        XCTAssertEqual(Array(delegate.wait(for: 2).prefix(2)), [.ringing, .connected])
+        XCTAssertTrue(PollingWait.until(timeout: 10) { ((try? self.stats(call))??.packetsReceived ?? 0) > 50 })
+        let s = try XCTUnwrap(try stats(call))
+        XCTAssertEqual(s.dtlsState, "", "keyed by SDES")
+        XCTAssertGreaterThan(ConnectedCallPair.recordedLevel(of: alice.device, over: 1), 1_000)
+        call.disconnect()
+        delegate.waitForEnd()
+    }
+
+    func testAnSDESCallerIsAnsweredWithSDESByAnAutomaticCallee() throws {
+        let alice = try client("alice", tone: 440, .sdes)
+        let bob = try client("bob", tone: 660, .automatic)
+        defer {
+            alice.client.shutdown()
+            bob.client.shutdown()
+        }
+        let (call, delegate, _) = self.call(alice, bob)
+        XCTAssertEqual(Array(delegate.wait(for: 2).prefix(2)), [.ringing, .connected])
+        XCTAssertTrue(PollingWait.until(timeout: 10) { ((try? self.stats(call))??.packetsReceived ?? 0) > 50 })
+        XCTAssertEqual(try XCTUnwrap(try stats(call)).dtlsState, "")
+        call.disconnect()
+        delegate.waitForEnd()
+    }
+
+    func testDTLSOnlyAndSDESOnlyCannotMeet() throws {
+        let alice = try client("alice", tone: 440, .dtls)
+        let bob = try client("bob", tone: 660, .sdes)
+        defer {
+            alice.client.shutdown()
+            bob.client.shutdown()
+        }
+        let (_, delegate, callee) = self.call(alice, bob)
+        // 488 from bob's agent at once: no ringing, no incoming call for bob's app.
+        XCTAssertEqual(delegate.wait(for: 1), [.failed(.mediaNoSupportedCodec)])
+        XCTAssertNil(callee.value)
+    }
+
+    func testAPersistedIdentityKeepsItsFingerprint() throws {
+        let identity = try DTLSIdentity.generate()
+        let pem = try identity.pemEncoded()
+        let loaded = try DTLSIdentity(certificatePEM: pem.certificate, privateKeyPEM: pem.privateKey)
+        XCTAssertEqual(loaded.fingerprint, identity.fingerprint)
+        XCTAssertTrue(identity.fingerprint.hasPrefix("sha-256 "))
+        let alice = try TestVoiceClient("alice", world: world) { $0.dtlsIdentity = loaded }
+        defer { alice.client.shutdown() }
+        XCTAssertEqual(alice.client.dtlsIdentity.fingerprint, identity.fingerprint)
+        XCTAssertThrowsError(try DTLSIdentity(certificatePEM: pem.certificate, privateKeyPEM: "junk")) { error in
+            XCTAssertEqual((error as? VoiceError)?.code, .mediaClientLocalDescFailed)
+        }
+    }
+}
+
+/// The power of one frequency in a signal (Goertzel's algorithm), for telling tones apart.
+private enum Goertzel {
+    static func power(of frequency: Double, in samples: [Int16], sampleRate: Double = 48_000) -> Double {
+        let coefficient = 2 * cos(2 * Double.pi * frequency / sampleRate)
+        var (s1, s2) = (0.0, 0.0)
+        for sample in samples {
+            let s0 = Double(sample) + coefficient * s1 - s2
+            (s2, s1) = (s1, s0)
+        }
+        return s1 * s1 + s2 * s2 - coefficient * s1 * s2
+    }
+}
