@@ -48,6 +48,11 @@ extension SIPUserAgent {
         eventLoop.submit { self.calls[handle]?.media }
     }
 
+    /// A call's ICE credentials and candidates (DTLS-SRTP calls), as its SDP carries them.
+    package func localICE(of handle: SIPCallHandle) -> EventLoopFuture<SDPICEParameters?> {
+        eventLoop.submit { self.calls[handle]?.session.capabilities.ice }
+    }
+
     /// Sends 180 Ringing for an incoming call.
     package func ring(_ handle: SIPCallHandle) { mutateCall(handle) { $0.ring(now: $1) } }
 
