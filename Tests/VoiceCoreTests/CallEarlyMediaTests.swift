@@ -24,6 +24,8 @@ final class CallEarlyMediaTests: VirtualTimeTestCase {
         init(world: VirtualCallWorld) throws {
             alice = try TestVoiceClient("alice", signal: ConnectedCallPair.tone(1_000), world: world) {
                 $0.progressTones = .northAmerica
+                // The scripted peer answers SDES offers (a plain SIP peer's): one INVITE, as the test counts.
+                $0.mediaSecurity = .sdes
             }
             peerDevice = BufferAudioDevice(captureSamples: ConnectedCallPair.tone(660), loop: true, pacing: world.pacing)
             peer = try SIPScriptedPeer(

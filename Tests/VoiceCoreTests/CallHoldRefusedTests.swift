@@ -10,7 +10,8 @@ final class CallHoldRefusedTests: XCTestCase {
     func testAHoldThePeerRefusesLeavesTheCallOffHoldAndAResumeItRefusesLeavesItOnHold() throws {
         let net = VirtualTimeCalls()
         let peer = try SIPScriptedPeer(host: "127.0.0.3", port: 5060, network: net.network.transportFactory)
-        let alice = try net.client("alice", host: "127.0.0.1")
+        // The scripted peer answers SDES offers (a plain SIP peer's).
+        let alice = try net.client("alice", host: "127.0.0.1") { $0.mediaSecurity = .sdes }
         let delegate = RecordingCallDelegate()
         let call = net.place(from: alice, to: peer.uri.description, delegate: delegate)
         XCTAssertEqual(delegate.callbacks, [.ringing, .connected])

@@ -27,6 +27,8 @@ final class CallMessageMatchingTests: VirtualTimeTestCase {
             // No media comes from the peer: keep the call from reconnecting for silence meanwhile.
             alice = try TestVoiceClient("alice", world: world) {
                 $0.reconnection = CallReconnectionPolicy(mediaSilenceThreshold: .seconds(120))
+                // The scripted peer answers SDES offers (a plain SIP peer's).
+                $0.mediaSecurity = .sdes
             }
             messages = RecordingMessageDelegate(queue: delegate.queue)
             let delegate = self.delegate, messages = self.messages, peer = self.peer

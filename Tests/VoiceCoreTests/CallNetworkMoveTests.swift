@@ -36,7 +36,7 @@ final class CallNetworkMoveTests: XCTestCase {
         let alice = try TestVoiceClient("alice", signal: signal) { $0.addressSelection = .automatic() }
         XCTAssertEqual(alice.client.mediaBindHost, "0.0.0.0")
         XCTAssertEqual(try alice.client.agent.currentAdvertisedHost.wait(), "127.0.0.1", "a loopback server: loopback")
-        let f = try ReconnectTestCall(reconnection: CallReconnectionPolicy(), caller: alice)
+        let f = try ReconnectTestCall(reconnection: CallReconnectionPolicy(), caller: alice, security: .automatic)
         fixture = f
         let bobRemote = { try onCallLoop(f.accepted) { $0.media?.stream?.control.remote.withLock { $0 }?.rtp.host } }
         XCTAssertEqual(try bobRemote(), "127.0.0.1")
@@ -68,7 +68,7 @@ final class CallNetworkMoveTests: XCTestCase {
 
     func testWithNoNetworkTheCallWaitsAndTheSameAddressBackReconnectsIt() throws {
         let alice = try TestVoiceClient("alice", signal: TestSignals.speechLike(seconds: 2)) { $0.addressSelection = .automatic() }
-        let f = try ReconnectTestCall(reconnection: CallReconnectionPolicy(), caller: alice)
+        let f = try ReconnectTestCall(reconnection: CallReconnectionPolicy(), caller: alice, security: .automatic)
         fixture = f
         let client = alice.client
         // Only a remote-facing network would do for a remote server; here the server is on

@@ -93,11 +93,19 @@ final class ReconnectTestCall {
     /// In `world` (virtual time) when there is one, else on loopback in real time.
     init(
         transport: SIPTransportProtocol = .udp, reconnection: CallReconnectionPolicy, caller: TestVoiceClient? = nil,
-        world: VirtualCallWorld? = VirtualCallWorld.current
+        security: MediaSecurity = .sdes, world: VirtualCallWorld? = VirtualCallWorld.current
     ) throws {
         let signal = TestSignals.speechLike(seconds: 2)
-        alice = try caller ?? TestVoiceClient("alice", signal: signal, transport: transport, world: world) { $0.reconnection = reconnection }
-        bob = try TestVoiceClient("bob", signal: signal, transport: transport, world: world) { $0.reconnection = reconnection }
+        // SDES by default: ``MediaOutage`` diverts a stream by its signaled remote address, which an ICE
+        // path does not follow (the media path's own liveness is ``WebRTCMediaPathTests``').
+        alice = try caller ?? TestVoiceClient("alice", signal: signal, transport: transport, world: world) {
+            $0.reconnection = reconnection
+            $0.mediaSecurity = security
+        }
+        bob = try TestVoiceClient("bob", signal: signal, transport: transport, world: world) {
+            $0.reconnection = reconnection
+            $0.mediaSecurity = security
+        }
         let notifications = bob.listen()
         let acceptedBox = NIOLockedBox<Call?>(nil)
         let calleeDelegate = self.calleeDelegate

@@ -13,11 +13,12 @@ import VoiceSupport
 /// must not cost anybody else their calls, and a call beyond the limit is refused (503), not a new stream.
 final class SIPUserAgentOverloadTests: XCTestCase {
     /// An INVITE from a caller who never ACKs or cancels: each one rings or is refused, and
-    /// holds its transaction for 64·T1.
+    /// holds its transaction for 64·T1. Its offer can be answered (one that cannot is refused
+    /// with 488 at once and never rings).
     private func badInvite(_ i: Int, port: Int, target: SIPTestAgent) -> [UInt8] {
         let sdp =
             "v=0\r\no=- 1 1 IN IP4 127.0.0.2\r\ns=-\r\nc=IN IP4 127.0.0.2\r\nt=0 0\r\n"
-            + "m=audio 4000 RTP/AVP 99\r\na=rtpmap:99 X-NOPE/8000\r\n"
+            + "m=audio 4000 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n"
         let text =
             "INVITE sip:target@127.0.0.1:\(target.endpoint.port) SIP/2.0\r\n"
             + "Via: SIP/2.0/UDP 127.0.0.2:\(port);branch=z9hG4bKflood\(i)\r\n"

@@ -6,8 +6,9 @@ import VoiceSIPAgent
 import VoiceSupport
 
 extension MediaPathSetup {
-    /// The WebRTC media path of a negotiated DTLS-SRTP call: our ICE parameters (as our SDP
-    /// carried them) and the peer's, the DTLS role `a=setup` decided, the peer's fingerprints.
+    /// The WebRTC media path of a negotiated DTLS-SRTP call: our ICE parameters in force (else
+    /// `localICE`, as our SDP carried them) and the peer's, the DTLS role `a=setup` decided, the
+    /// peer's fingerprints.
     /// - Throws: ``AudioStreamError/invalidConfiguration(_:)`` without a certificate or the
     ///   peer's DTLS parameters.
     init(negotiated media: SDPNegotiatedMedia, localICE: SDPICEParameters?, certificate: DTLSCertificate?, localPort: UInt16)
@@ -15,31 +16,61 @@ extension MediaPathSetup {
     {
         guard let dtls = media.dtls else { throw .invalidConfiguration("a DTLS-SRTP call without the peer's DTLS parameters") }
         guard let certificate else { throw .invalidConfiguration("a DTLS-SRTP call without a certificate") }
-        var localCredentials: ICECredentials
-        var localCandidates: [ICECandidate] = []
-        if let localICE {
-            localCredentials = ICECredentials(usernameFragment: localICE.usernameFragment, password: localICE.password)
-            let parsed = localICE.candidates.compactMap(ICECandidate.init(remote:))
-            // Our server-reflexive candidates are sent from the host candidate on the same port.
-            let host = parsed.first { $0.kind == .host && $0.address.port == localPort }
-            localCandidates = parsed.map { candidate in
-                var candidate = candidate
-                if candidate.kind != .host, let host { candidate.base = host.address }
-                return candidate
-            }
+        let local = media.ice?.local ?? localICE
+        let localCredentials: ICECredentials
+        if let local {
+            localCredentials = ICECredentials(usernameFragment: local.usernameFragment, password: local.password)
         } else {
             var random = SecureRandomNumberGenerator()
             localCredentials = .random(using: &random)
         }
         var remoteICE: RemoteICE?
-        if let ice = media.ice, localICE != nil {
-            remoteICE = RemoteICE(
-                credentials: ICECredentials(usernameFragment: ice.remote.usernameFragment, password: ice.remote.password),
-                candidates: ice.remote.candidates.compactMap(ICECandidate.init(remote:)), isLite: ice.remote.isLite)
-        }
+        if let ice = media.ice, local != nil { remoteICE = RemoteICE(ice.remote) }
         self.init(
-            localCredentials: localCredentials, localCandidates: localCandidates, isControlling: media.ice?.isControlling ?? true,
-            remoteICE: remoteICE, certificate: certificate, dtlsRole: dtls.isClient ? .client : .server,
+            localCredentials: localCredentials, localCandidates: Self.localCandidates(local, port: localPort),
+            isControlling: media.ice?.isControlling ?? true, remoteICE: remoteICE, certificate: certificate,
+            dtlsRole: dtls.isClient ? .client : .server,
             remoteFingerprints: dtls.remoteFingerprints.map { DTLSFingerprint(algorithm: $0.hashFunction, bytes: $0.digest) })
+    }
+
+    /// Our candidates as the agent takes them: a server-reflexive one is sent from the host
+    /// candidate on the same port.
+    static func localCandidates(_ local: SDPICEParameters?, port: UInt16) -> [ICECandidate] {
+        guard let local else { return [] }
+        let parsed = local.candidates.compactMap(ICECandidate.init(remote:))
+        let host = parsed.first { $0.kind == .host && $0.address.port == port }
+        return parsed.map { candidate in
+            var candidate = candidate
+            if candidate.kind != .host, let host { candidate.base = host.address }
+            return candidate
+        }
+    }
+}
+
+extension MediaPathSetup.RemoteICE {
+    /// The peer's ICE parameters from its SDP (candidates we cannot use left out).
+    init(_ remote: SDPICEParameters) {
+        self.init(
+            credentials: ICECredentials(usernameFragment: remote.usernameFragment, password: remote.password),
+            candidates: remote.candidates.compactMap(ICECandidate.init(remote:)), isLite: remote.isLite)
+    }
+}
+
+extension MediaPathSetup.ICERestart {
+    /// The restart a renegotiation with new ICE credentials asks for; nil without ICE.
+    init?(negotiated media: SDPNegotiatedMedia, localPort: UInt16) {
+        guard let ice = media.ice, let local = ice.local else { return nil }
+        self.init(
+            localCredentials: ICECredentials(usernameFragment: local.usernameFragment, password: local.password),
+            localCandidates: MediaPathSetup.localCandidates(local, port: localPort), isControlling: ice.isControlling,
+            remote: MediaPathSetup.RemoteICE(ice.remote))
+    }
+}
+
+extension SDPNegotiatedMedia {
+    /// Both sides' ICE credentials in force: a change means an ICE restart.
+    var iceCredentials: [String]? {
+        guard let ice, let local = ice.local else { return nil }
+        return [local.usernameFragment, local.password, ice.remote.usernameFragment, ice.remote.password]
     }
 }

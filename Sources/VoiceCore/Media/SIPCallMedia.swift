@@ -24,6 +24,8 @@ package final class SIPCallMedia: Sendable {
         var stopped = false
         /// The device the stream runs on, or will start on.
         var audioDevice: (any AudioDevice)?
+        /// Both sides' ICE credentials the stream runs with (DTLS-SRTP calls).
+        var iceCredentials: [String]?
     }
 
     /// The local address RTP is bound to (the SDP's `c=` address) and port.
@@ -71,11 +73,13 @@ package final class SIPCallMedia: Sendable {
         } catch {
             throw .invalidConfiguration("remote media address \(media.remoteRTP): \(error)")
         }
-        let (existing, moved) = state.withLock { s -> (AudioStream?, Bool) in
+        let (existing, moved, iceRestarted) = state.withLock { s -> (AudioStream?, Bool, Bool) in
             s.direction = media.direction
             let moved = s.signaledRemote.map { $0.rtp != remote || $0.rtcp != remoteRTCP } ?? true
             s.signaledRemote = (remote, remoteRTCP)
-            return (s.stream, moved)
+            let restarted = s.stream != nil && media.iceCredentials != nil && media.iceCredentials != s.iceCredentials
+            s.iceCredentials = media.iceCredentials ?? s.iceCredentials
+            return (s.stream, moved, restarted)
         }
         if let existing {
             try existing.renegotiate(
@@ -84,6 +88,9 @@ package final class SIPCallMedia: Sendable {
             // Only a new address is passed on: the stream may be sending to where the peer's
             // authenticated media comes from (a NAT's), which the same SDP again must not undo.
             if moved { existing.updateRemote(remote, rtcp: existing.configuration.rtcpMux ? nil : remoteRTCP) }
+            if iceRestarted, let restart = MediaPathSetup.ICERestart(negotiated: media, localPort: localPort) {
+                existing.restartICE(restart)
+            }
             applyDirection()
             return
         }

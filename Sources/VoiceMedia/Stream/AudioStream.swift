@@ -248,6 +248,14 @@ package final class AudioStream: Sendable {
         (control.captureInterrupted.load(ordering: .acquiring), control.renderInterrupted.load(ordering: .acquiring))
     }
 
+    /// Restarts ICE on a WebRTC media path (a re-INVITE carried new credentials): the media
+    /// thread takes it at its next tick. Nothing for other streams.
+    package func restartICE(_ restart: MediaPathSetup.ICERestart) {
+        guard pathSetup != nil else { return }
+        control.iceRestart.withLock { $0 = restart }
+        control.iceRestartVersion.add(1, ordering: .releasing)
+    }
+
     /// Changes where media is sent (re-INVITE to a new address).
     package func updateRemote(_ remote: SocketAddress, rtcp: SocketAddress? = nil) {
         control.setRemote(rtp: remote, rtcp: rtcp ?? (configuration.rtcpMux ? remote : nil))

@@ -21,6 +21,22 @@ package struct MediaPathSetup: Sendable {
         }
     }
 
+    /// What an ICE restart (RFC 8445 §9) changes: both sides' credentials, our candidates (the
+    /// host moved), the peer's, and who controls. The DTLS association and its keys stay.
+    package struct ICERestart: Sendable, Hashable {
+        package var localCredentials: ICECredentials
+        package var localCandidates: [ICECandidate]
+        package var isControlling: Bool
+        package var remote: RemoteICE
+
+        package init(localCredentials: ICECredentials, localCandidates: [ICECandidate], isControlling: Bool, remote: RemoteICE) {
+            self.localCredentials = localCredentials
+            self.localCandidates = localCandidates
+            self.isControlling = isControlling
+            self.remote = remote
+        }
+    }
+
     package var localCredentials: ICECredentials
     package var localCandidates: [ICECandidate]
     /// RFC 8445 §6.1.1: the offerer controls (and always we, with an ICE-lite peer).

@@ -59,6 +59,9 @@ final class StreamControl: Sendable {
     }
     let snapshot = Locked<AudioStreamStats>(AudioStreamStats())
     let remote = Locked<RemoteEndpoints?>(nil)
+    /// An ICE restart for the media thread, and a count that says one was posted.
+    let iceRestart = Locked<MediaPathSetup.ICERestart?>(nil)
+    let iceRestartVersion = Atomic<Int>(0)
     let remoteVersion = Atomic<Int>(0)
     /// A renegotiation waiting for the media thread, and a count that says one was posted.
     let renegotiation = Locked<PendingChange?>(nil)

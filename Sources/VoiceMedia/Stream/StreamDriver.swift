@@ -36,6 +36,7 @@ final class StreamDriver: MediaTask {
     /// ICE and DTLS-SRTP on the stream's port (WebRTC media); nil for SDES or plain RTP.
     var securePath: StreamSecurePath?
     var securePathStarted = false
+    var iceRestartVersion = 0
 
     // Device pacing
     var renderDeviceActive = false
@@ -112,6 +113,11 @@ final class StreamDriver: MediaTask {
             if !securePathStarted {
                 securePathStarted = true
                 apply(securePath.start(now: now))
+            }
+            let restarted = control.iceRestartVersion.load(ordering: .acquiring)
+            if restarted != iceRestartVersion, let restart = control.iceRestart.withLockIfAvailable({ $0 }) {
+                iceRestartVersion = restarted
+                if let restart { apply(securePath.restartICE(restart, now: now)) }
             }
             apply(securePath.tick(now: now))
         }

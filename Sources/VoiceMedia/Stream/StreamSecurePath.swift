@@ -15,7 +15,11 @@ import VoiceSupport
 final class StreamSecurePath {
     private var ice: ICEAgent?
     let dtls: DTLSAssociation
-    private let base: ICETransportAddress?
+    private var base: ICETransportAddress?
+    private let localAddress: SocketAddress
+    private let iceConfiguration: ICEAgentConfiguration
+    /// ICE restarts taken (the host moved, or the peer restarted).
+    private(set) var iceRestarts = 0
     private let dtlsRole: DTLSRole
     /// Where media, RTCP and DTLS go: the selected pair's remote, or the signaled address without ICE.
     private(set) var destination: SocketAddress?
@@ -35,6 +39,25 @@ final class StreamSecurePath {
 
     var usesICE: Bool { ice != nil }
 
+    /// An ICE restart: a new agent with new credentials checks anew, while media goes on over
+    /// the pair in force until the new agent selects one (make before break). DTLS stays.
+    func restartICE(_ restart: MediaPathSetup.ICERestart, now: MediaTime) -> [Effect] {
+        guard !failed else { return [] }
+        var agent = ICEAgent(
+            configuration: iceConfiguration, credentials: restart.localCredentials, candidates: restart.localCandidates,
+            isControlling: restart.isControlling, random: SecureRandomNumberGenerator())
+        let actions = agent.setRemote(
+            credentials: restart.remote.credentials, candidates: restart.remote.candidates, isLite: restart.remote.isLite, now: now)
+        base =
+            restart.localCandidates.first { $0.kind == .host && Int($0.address.port) == localAddress.port }?.address
+            ?? ICETransportAddress(localAddress)
+        ice = agent
+        nextICETick = now
+        consentLost = false
+        iceRestarts += 1
+        return perform(actions, now: now)
+    }
+
     /// RTP or RTCP that came before the keys: not played (it could not be authenticated).
     func countDroppedBeforeKeys() { droppedBeforeKeys += 1 }
 
@@ -43,6 +66,8 @@ final class StreamSecurePath {
         dtls = try DTLSAssociation(
             certificate: setup.certificate, role: setup.dtlsRole, remoteFingerprints: fingerprints, configuration: setup.dtls)
         dtlsRole = setup.dtlsRole
+        self.localAddress = localAddress
+        iceConfiguration = setup.ice
         // The host candidate on this port is the base: the socket may be bound to the wildcard.
         base =
             setup.localCandidates.first { $0.kind == .host && Int($0.address.port) == localAddress.port }?.address

@@ -7,10 +7,13 @@ package struct SDPNegotiatedICE: Hashable, Sendable {
     /// not (RFC 8445 §6.1.1), unless the peer is ICE-lite, when we always are. The role stays
     /// across re-offers that keep the peer's credentials.
     package var isControlling: Bool
+    /// Our credentials and candidates in force (new ones after an ICE restart, RFC 8445 §9).
+    package var local: SDPICEParameters?
 
     /// Creates a result.
-    package init(remote: SDPICEParameters, isControlling: Bool) {
+    package init(remote: SDPICEParameters, isControlling: Bool, local: SDPICEParameters? = nil) {
         self.remote = remote
         self.isControlling = isControlling
+        self.local = local
     }
 }

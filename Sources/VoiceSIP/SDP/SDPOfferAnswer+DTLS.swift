@@ -98,7 +98,11 @@ extension SDPOfferAnswer {
     /// fingerprint are required; our role follows the offer's `a=setup` (RFC 4145 §4, RFC 5763 §5)
     /// and stays what it was in a re-offer; ICE is answered only when offered.
     /// - Throws: ``SDPNegotiationError``.
-    func answerDTLS(_ offered: SDPMediaDescription, in offer: SDPSessionDescription) throws(SDPNegotiationError) -> DTLSAnswer {
+    /// A re-offer with new ICE credentials restarts ICE (RFC 8445 §9, RFC 8839 §4.4.1.1.1): our
+    /// answer then carries `restartCredentials` too.
+    func answerDTLS(
+        _ offered: SDPMediaDescription, in offer: SDPSessionDescription, restartCredentials: (usernameFragment: String, password: String)
+    ) throws(SDPNegotiationError) -> DTLSAnswer {
         guard offered.rtcpMux else { throw .rtcpMuxRequired }
         let fingerprints = Self.usableFingerprints(of: offered, in: offer)
         guard !fingerprints.isEmpty else { throw .noUsableFingerprint }
@@ -124,7 +128,13 @@ extension SDPOfferAnswer {
         let mid = offered.mid
         identity.mid = mid
         let remoteICE = SDPICEParameters(media: offered, session: offer)
-        let ice = remoteICE.map { SDPNegotiatedICE(remote: $0, isControlling: isICEControlling(asOfferer: false, remote: $0)) }
+        if let remoteICE, let previous = negotiated?.ice,
+            previous.remote.usernameFragment != remoteICE.usernameFragment || previous.remote.password != remoteICE.password
+        {
+            (identity.usernameFragment, identity.password) = restartCredentials
+        }
+        let local = localICEParameters(identity)
+        let ice = remoteICE.map { SDPNegotiatedICE(remote: $0, isControlling: isICEControlling(asOfferer: false, remote: $0), local: local) }
         // Our answer bundles the one section we take, if the offer bundled it (RFC 8843 §7.3).
         var bundle: [SDPAttribute] = []
         if let mid, Self.bundleGroups(in: offer).contains(where: { $0.contains(mid) }) {
@@ -158,8 +168,9 @@ extension SDPOfferAnswer {
         if let previous = negotiated?.dtls, previous.isClient != isClient {
             throw .answerMismatch("a=setup swaps the roles of the DTLS association in force")
         }
+        let local = dtlsIdentity.map(localICEParameters)
         let ice = SDPICEParameters(media: theirs, session: answer).map {
-            SDPNegotiatedICE(remote: $0, isControlling: isICEControlling(asOfferer: true, remote: $0))
+            SDPNegotiatedICE(remote: $0, isControlling: isICEControlling(asOfferer: true, remote: $0), local: local)
         }
         return (SDPNegotiatedDTLS(isClient: isClient, remoteFingerprints: fingerprints), ice)
     }
@@ -175,6 +186,21 @@ extension SDPOfferAnswer {
             throw .dtlsNotConfigured("our certificate's fingerprint (SDPLocalCapabilities.dtlsFingerprint)")
         }
         return DTLSIdentity(usernameFragment: ice.usernameFragment, password: ice.password, fingerprint: fingerprint)
+    }
+
+    /// Our ICE parameters as our descriptions write them.
+    private func localICEParameters(_ identity: DTLSIdentity) -> SDPICEParameters {
+        SDPICEParameters(
+            usernameFragment: identity.usernameFragment, password: identity.password, candidates: capabilities.ice?.candidates ?? [],
+            endOfCandidates: true)
+    }
+
+    /// Fresh ICE credentials (RFC 8445 §5.3): a 4-character fragment and a 24-character password
+    /// of ice-chars, 144 bits of randomness.
+    static func freshICECredentials(using generator: inout some RandomNumberGenerator) -> (usernameFragment: String, password: String) {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        func text(_ count: Int) -> String { String((0..<count).map { _ in alphabet[Int.random(in: 0..<64, using: &generator)] }) }
+        return (text(4), text(24))
     }
 
     /// `a=rtcp-mux`, `a=mid`, our ICE attributes (credentials kept, the current candidates, no
@@ -249,5 +275,15 @@ extension SDPOfferAnswer {
         capabilities.ice = nil
         dtlsIdentity = nil
         return true
+    }
+}
+
+extension SDPOfferAnswer {
+    /// Our side restarts ICE (RFC 8445 §9): the host moved, so our next offer carries `ice`'s new
+    /// credentials and candidates. The DTLS association, its fingerprint and roles stay.
+    package mutating func restartICE(with ice: SDPICEParameters) {
+        capabilities.ice = ice
+        dtlsIdentity?.usernameFragment = ice.usernameFragment
+        dtlsIdentity?.password = ice.password
     }
 }

@@ -309,7 +309,7 @@ package struct SDPOfferAnswer: Sendable {
                 ?? .random(for: theirs.suite, using: &generator)
             crypto = (SDESCryptoAttribute(tag: theirs.tag, keyMaterial: key), theirs)
         case .dtls:
-            dtls = try answerDTLS(offered, in: offer)
+            dtls = try answerDTLS(offered, in: offer, restartCredentials: Self.freshICECredentials(using: &generator))
         case .plain:
             break
         }

@@ -11,12 +11,14 @@ extension SIPInviteSession {
     /// - a call not yet confirmed sends that re-INVITE as soon as it is, unless the new address
     ///   reaches the peer anyway (a callee that has not answered yet answers with it).
     /// The dialog's identifiers, the SRTP keys and the `o=` session id stay.
+    /// With `ice` (a DTLS-SRTP call), the re-INVITE restarts ICE with those credentials and candidates.
     package mutating func moveLocalAddress(
-        contact: SIPURI, via: SIPVia, mediaAddress: String, now: MediaTime
+        contact: SIPURI, via: SIPVia, mediaAddress: String, ice: SDPICEParameters? = nil, now: MediaTime
     ) -> [SIPInviteSessionAction] {
         configuration.contact = contact
         configuration.via = via
         offerAnswer.moveLocalAddress(to: mediaAddress)
+        if let ice { offerAnswer.restartICE(with: ice) }
         switch state {
         case .confirmed:
             guard !reinvitePending, pendingOK == nil, glareRetry == nil else {

@@ -6,7 +6,9 @@ extension SIPInviteSession {
     /// more with an SDES offer, a new CSeq, the same Call-ID and tag. Nil when that does not
     /// apply (another policy, or the retry was already made).
     mutating func retryWithSDESOffer(after response: SIPResponse) -> [SIPInviteSessionAction]? {
-        guard response.statusCode == 488 || response.statusCode == 415, role == .uac, !cancelWanted, !cancelSent,
+        // 304/305 warnings say the media, not the key exchange, was refused: SDES cannot help.
+        let mediaRefused = ((try? response.headers.values("warning")) ?? []).contains { $0.hasPrefix("304 ") || $0.hasPrefix("305 ") }
+        guard response.statusCode == 488 || response.statusCode == 415, role == .uac, !cancelWanted, !cancelSent, !mediaRefused,
             offerAnswer.fallBackToSDES()
         else { return nil }
         let offer: SDPSessionDescription
@@ -42,6 +44,21 @@ extension SIPInviteSession {
             return nil
         } catch {
             return error
+        }
+    }
+}
+
+extension SDPNegotiationError {
+    /// The Warning header (RFC 3261 §20.43) a refusal of the offer carries: 304 "Media type not
+    /// available" without an audio stream, 305 "Incompatible media format" without a common
+    /// codec, 399 otherwise (the key exchange). A caller retries a 488 with SDES only when the
+    /// warning is not 304 or 305: another key exchange cannot help those.
+    package var warningHeader: String {
+        let text = description.replacingOccurrences(of: "\"", with: "'")
+        switch self {
+        case .noAudioStream: return "304 - \"\(text)\""
+        case .noCommonCodec: return "305 - \"\(text)\""
+        default: return "399 - \"\(text)\""
         }
     }
 }

@@ -88,7 +88,11 @@ extension SIPInviteSession {
 
     mutating func reject(statusCode: Int, now: MediaTime, reason: SIPSessionEndReason) -> [SIPInviteSessionAction] {
         guard role == .uas, state == .incoming || state == .early, let invite = incomingInvite else { return [] }
-        return [.sendResponse(makeResponse(to: invite, statusCode: statusCode))] + terminate(reason)
+        var response = makeResponse(to: invite, statusCode: statusCode)
+        if case .mediaNegotiationFailed(let error) = reason {
+            response.headers.add("Warning", error.warningHeader)
+        }
+        return [.sendResponse(response)] + terminate(reason)
     }
 
     private mutating func sendOK(to request: SIPRequest, body: [UInt8], offerInOK: Bool, initial: Bool) -> [SIPInviteSessionAction] {

@@ -227,7 +227,7 @@ extension SIPUserAgent {
                 media.release()
                 self.ringingCallsBySource.decrementCount(source.host)
                 var refused = SIPResponse(replyingTo: invite, statusCode: 488)
-                refused.headers.add("Warning", "399 - \"\(refusal.description.replacingOccurrences(of: "\"", with: "'"))\"")
+                refused.headers.add("Warning", refusal.warningHeader)
                 self.sendResponse(refused)
                 return
             }

@@ -40,7 +40,11 @@ extension SIPUserAgent {
             case .terminating, .terminated: continue
             default: break
             }
-            let actions = call.session.moveLocalAddress(contact: contact, via: via, mediaAddress: host, now: now)
+            // A DTLS-SRTP call restarts ICE from the new address (RFC 8445 §9).
+            let ice =
+                call.session.capabilities.ice == nil
+                ? nil : Self.iceParameters(host: host, port: call.mediaPort, mapped: nil, stunServer: configuration.stunServer)
+            let actions = call.session.moveLocalAddress(contact: contact, via: via, mediaAddress: host, ice: ice, now: now)
             calls[handle] = call
             moved.append(handle)
             performCall(actions, handle: handle)
