@@ -57,6 +57,10 @@ final class CallMediaSecurityTests: VirtualTimeTestCase {
             XCTAssertTrue(s.selectedCandidatePair.hasPrefix("host "), "\(name): \(s.selectedCandidatePair)")
             XCTAssertEqual(s.srtpAuthFailures, 0, name)
         }
+        let report = try XCTUnwrap(try ConnectedCallPair.onCore(call) { $0?.statsReport() })
+        XCTAssertEqual(report.transport.dtlsState, "connected")
+        XCTAssertEqual(report.transport.srtpCipher, "AEAD_AES_128_GCM")
+        XCTAssertNotNil(report.transport.selectedCandidatePair)
         // Each side hears the other's tone.
         let heardByAlice = ConnectedCallPair.recordedLevel(of: alice.device, over: 1)
         let heardByBob = ConnectedCallPair.recordedLevel(of: bob.device, over: 1)

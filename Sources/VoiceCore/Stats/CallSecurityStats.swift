@@ -11,6 +11,11 @@ public struct CallSecurityStats: Hashable, Sendable {
     public var malformedPackets: UInt64
     /// Well-formed, authenticated packets from an SSRC other than the one being played.
     public var rejectedSourcePackets: UInt64
+    /// ICE connectivity checks refused for a bad MESSAGE-INTEGRITY or FINGERPRINT, or a wrong
+    /// user name (DTLS-SRTP calls).
+    public var stunIntegrityFailures: UInt64 = 0
+    /// DTLS datagrams from an address that never passed a connectivity check: dropped.
+    public var offPathDTLSDatagrams: UInt64 = 0
 
     /// Creates security statistics.
     public init(srtpAuthFailures: UInt64 = 0, srtpReplays: UInt64 = 0, malformedPackets: UInt64 = 0, rejectedSourcePackets: UInt64 = 0) {
@@ -21,5 +26,7 @@ public struct CallSecurityStats: Hashable, Sendable {
     }
 
     /// All refused packets.
-    public var total: UInt64 { srtpAuthFailures + srtpReplays + malformedPackets + rejectedSourcePackets }
+    public var total: UInt64 {
+        srtpAuthFailures + srtpReplays + malformedPackets + rejectedSourcePackets + stunIntegrityFailures + offPathDTLSDatagrams
+    }
 }

@@ -20,6 +20,8 @@ public struct CallStatsReport: Hashable, Sendable {
     public var security: CallSecurityStats
     /// What the call's audio device went through (xruns, suspends, interruptions).
     public var audioDevice: CallAudioDeviceStats
+    /// The ICE candidate pair and DTLS state of a DTLS-SRTP call.
+    public var transport = CallTransportStats()
 
     /// Creates a report.
     public init(
@@ -57,6 +59,11 @@ public struct CallStatsReport: Hashable, Sendable {
             audioDevice: CallAudioDeviceStats(
                 captureXruns: stats.captureXruns, playbackXruns: stats.renderXruns, suspendsRecovered: stats.deviceSuspends,
                 interruptions: stats.deviceInterruptions, isInterrupted: stats.isAudioInterrupted))
+        security.stunIntegrityFailures = stats.stunIntegrityFailures
+        security.offPathDTLSDatagrams = stats.offPathDTLSDatagrams
+        transport = CallTransportStats(
+            selectedCandidatePair: stats.selectedCandidatePair.isEmpty ? nil : stats.selectedCandidatePair,
+            dtlsState: stats.dtlsState.isEmpty ? nil : stats.dtlsState, srtpCipher: stats.dtlsSRTPSuite.isEmpty ? nil : stats.dtlsSRTPSuite)
     }
 
     /// The local track, when media is set up.
