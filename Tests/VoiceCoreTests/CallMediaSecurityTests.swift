@@ -72,6 +72,20 @@ final class CallMediaSecurityTests: VirtualTimeTestCase {
         delegate.waitForEnd()
     }
 
+    func testACallWhoseMediaPathCannotBeMadeFailsToConnectWith53405() throws {
+        let alice = try client("alice", tone: 440, .automatic)
+        let bob = try client("bob", tone: 660, .automatic)
+        defer {
+            alice.client.shutdown()
+            bob.client.shutdown()
+        }
+        // Signaling gets through; every media datagram is lost (a firewall that blocks UDP media).
+        world.mediaNetwork.setConditions { _, _, _ in nil }
+        let (call, delegate, _) = self.call(alice, bob)
+        XCTAssertEqual(delegate.wait(for: 2, timeout: 60), [.ringing, .failed(.mediaConnectionError)])
+        XCTAssertEqual(call.state, .disconnected)
+    }
+
     func testAnAutomaticCallerRetriesWithSDESWhenTheCalleeDoesOnlySDES() throws {
         let alice = try client("alice", tone: 440, .automatic)
         let bob = try client("bob", tone: 660, .sdes)

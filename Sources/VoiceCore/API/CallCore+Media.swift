@@ -76,10 +76,14 @@ extension CallCore {
         }
         media.isMuted = muted || call.isMuted
         self.media = media
+        // DTLS-SRTP media runs once ICE has a path and the handshake keyed it: the call connects
+        // then (``mediaPathConnected``), as a WebRTC peer connection does.
+        let waitsForPath: Bool
+        if case .dtlsSRTP = negotiated.encryption { waitsForPath = true } else { waitsForPath = false }
         onMediaQueue {
             do throws(AudioStreamError) {
                 try media.apply(negotiated)
-                client.onLoop { self.mediaStarted(media) }
+                if !waitsForPath { client.onLoop { self.mediaStarted(media) } }
             } catch {
                 client.onLoop { self.mediaFailed(media, error) }
             }

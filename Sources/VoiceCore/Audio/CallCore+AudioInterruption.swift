@@ -6,7 +6,7 @@ extension AudioStreamEvent {
     /// RTCP BYE and telephone-events have their own paths).
     var concernsTheCall: Bool {
         switch self {
-        case .audioDevice(.interrupted), .audioDevice(.resumed), .audioDevice(.failed), .mediaPathFailed: return true
+        case .audioDevice(.interrupted), .audioDevice(.resumed), .audioDevice(.failed), .mediaPathFailed, .mediaPathConnected: return true
         default: return false
         }
     }
@@ -19,6 +19,7 @@ extension CallCore {
     /// An event from the call's media, on the loop.
     func mediaEvent(_ event: AudioStreamEvent) {
         if case .mediaPathFailed(let why) = event { return mediaPathFailed(why) }
+        if case .mediaPathConnected(let path, let security) = event { return mediaPathConnected(path: path, security: security) }
         guard !machine.isDisconnected, case .audioDevice(let deviceEvent) = event else { return }
         switch deviceEvent {
         case .interrupted(let capture, let error):

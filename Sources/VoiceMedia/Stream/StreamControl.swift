@@ -103,6 +103,13 @@ final class StreamControl: Sendable {
         if let handler = events.withLockIfAvailable({ $0 }) ?? nil { handler(event) }
     }
 
+    /// As ``emit(_:)``, but says whether the handler lock was free (false: try again later).
+    func tryEmit(_ event: AudioStreamEvent) -> Bool {
+        guard let handler = events.withLockIfAvailable({ $0 }) else { return false }
+        handler?(event)
+        return true
+    }
+
     func signalByeSent() { byeDone.signal() }
 
     /// Waits (bounded) for the media thread to send the RTCP BYE.

@@ -37,6 +37,9 @@ final class StreamDriver: MediaTask {
     var securePath: StreamSecurePath?
     var securePathStarted = false
     var iceRestartVersion = 0
+    /// Media path events the handler lock kept out: a connected or failed path must reach the
+    /// call (it connects or ends on them), so they are sent again at the next tick.
+    var pendingPathEvents: [AudioStreamEvent] = []
 
     // Device pacing
     var renderDeviceActive = false
@@ -109,6 +112,11 @@ final class StreamDriver: MediaTask {
         // After the BYE the stream is leaving: nothing more is sent, so the final stats are exact.
         if byeSent { return }
         takeControlChanges()
+        if !pendingPathEvents.isEmpty {
+            let waiting = pendingPathEvents
+            pendingPathEvents = []
+            for event in waiting where !control.tryEmit(event) { pendingPathEvents.append(event) }
+        }
         if let securePath {
             if !securePathStarted {
                 securePathStarted = true
@@ -211,7 +219,7 @@ final class StreamDriver: MediaTask {
             case .keyed(let protection, _):
                 stream.installProtection(protection)
             case .event(let event):
-                control.emit(event)
+                if !control.tryEmit(event) { pendingPathEvents.append(event) }
             }
         }
     }
