@@ -3,16 +3,21 @@
 # SIP peers the interop tests run against: baresip (baresip-core) and kamailio, and what the
 # network tests build their networks with: iproute2, nftables (a NAT router) and coturn (STUN),
 # and the sound server the audio-interruption tests kill and restart: pulseaudio (with its
-# tools) behind ALSA's pulse PCM (libasound2-plugins).
+# tools) behind ALSA's pulse PCM (libasound2-plugins). OpenSSL 3 (libssl-dev) for DTLS-SRTP, and
+# aiortc (PyPI), the second WebRTC stack the DTLS-SRTP interop tests run against.
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 need=""
-for pkg in libopus-dev libsrtp2-dev libssl-dev libasound2-dev libspeexdsp-dev pkg-config alsa-utils baresip-core kamailio kamailio-tls-modules iproute2 nftables coturn pulseaudio pulseaudio-utils libasound2-plugins; do
+for pkg in python3-pip libopus-dev libsrtp2-dev libssl-dev libasound2-dev libspeexdsp-dev pkg-config alsa-utils baresip-core kamailio kamailio-tls-modules iproute2 nftables coturn pulseaudio pulseaudio-utils libasound2-plugins; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
 done
 if [ -n "$need" ]; then
     export DEBIAN_FRONTEND=noninteractive
     $SUDO apt-get update -qq
     $SUDO apt-get install -y -qq $need
+fi
+if ! python3 -c "import aiortc" >/dev/null 2>&1; then
+    # Debian marks its Python as externally managed; aiortc is not packaged there.
+    $SUDO python3 -m pip install --quiet --break-system-packages aiortc
 fi

@@ -1,0 +1,113 @@
+import Foundation
+import VoiceDTLS
+import VoiceMedia
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceSIP
+@testable import VoiceSIPAgent
+import VoiceSignals
+import VoiceCore
+import VoiceMediaTypes
+import VoiceSupport
+
+/// Our SDP offer/answer and media path against aiortc (PyPI), another complete WebRTC stack:
+/// its ICE (aioice), DTLS-SRTP (OpenSSL through pyOpenSSL) and Opus, either side offering. The
+/// signaling is this test carrying each side's SDP to the other; audio is checked at both ends.
+final class WebRTCInteropAiortcTests: XCTestCase {
+    private static let certificate = try! DTLSCertificate.generate(commonName: "alice")
+    private let ourSignal = TestSignals.multiTone([(440, 6_000), (1_250, 4_000)], seconds: 4)
+    private let theirSignal = TestSignals.speechLike(seconds: 4)
+    private var cleanup: [() -> Void] = []
+
+    override func tearDown() {
+        for step in cleanup.reversed() { step() }
+        cleanup = []
+    }
+
+    private func requireAiortc() throws {
+        switch SIPPeerRequirement.check("aiortc", isInstalled: { _ in AiortcPeer.isInstalled }) {
+        case .available: return
+        case .skip(let message): throw XCTSkip(message)
+        case .fail(let message):
+            XCTFail(message)
+            throw SIPPeerError(.notInstalled, message)
+        }
+    }
+
+    /// Our side: a reserved media port, SDP capabilities with ICE and our fingerprint.
+    private func ourSide(_ policy: SDPEncryptionPolicy) throws -> (ReservedMediaPort, SDPOfferAnswer) {
+        let reserved = try SIPMediaPortReservation.reserve(host: "127.0.0.1")
+        cleanup.append { reserved.release() }
+        let capabilities = SDPLocalCapabilities(
+            address: "127.0.0.1", port: reserved.port, encryption: policy,
+            ice: SIPUserAgent.iceParameters(host: "127.0.0.1", port: reserved.port, mapped: nil, stunServer: nil),
+            dtlsFingerprint: SDPFingerprint(hashFunction: "sha-256", digest: Self.certificate.fingerprint.bytes))
+        return (reserved, SDPOfferAnswer(capabilities: capabilities))
+    }
+
+    private func startAiortc(_ role: AiortcPeer.Role) throws -> AiortcPeer {
+        try requireAiortc()
+        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "aiortc-play")
+        cleanup.append { try? FileManager.default.removeItem(atPath: directory) }
+        let play = directory + "/speech.wav"
+        try BaresipWAVFile.write(theirSignal, to: play)
+        let peer = try AiortcPeer(role: role, play: play, seconds: 4)
+        cleanup.append { peer.stop() }
+        return peer
+    }
+
+    private func runMedia(
+        _ negotiated: SDPNegotiatedMedia, reserved: ReservedMediaPort, localICE: SDPICEParameters?
+    ) throws -> (SIPCallMedia, BufferAudioDevice) {
+        let device = BufferAudioDevice(captureSamples: ourSignal, loop: true)
+        let media = SIPCallMedia(
+            localHost: "127.0.0.1", localPort: reserved.port, reserved: reserved, audioDevice: device, localICE: localICE,
+            certificate: Self.certificate)
+        cleanup.append { media.stop() }
+        try media.apply(negotiated)
+        return (media, device)
+    }
+
+    private func check(_ media: SIPCallMedia, _ device: BufferAudioDevice, _ peer: AiortcPeer, file: StaticString = #filePath, line: UInt = #line) throws {
+        let connected = PollingWait.until(timeout: 10) { media.stream?.stats.dtlsState == "connected" }
+        XCTAssertTrue(connected, "\(media.stream?.stats as Any)\n\(peer.logTail())", file: file, line: line)
+        let stats = try XCTUnwrap(peer.waitForStats(), "aiortc's stats; log:\n\(peer.logTail())", file: file, line: line)
+        XCTAssertEqual(stats["connectionState"] as? String, "connected", "\(stats)", file: file, line: line)
+        XCTAssertEqual(stats["dtlsState"] as? String, "connected", "\(stats)", file: file, line: line)
+        let ours = try XCTUnwrap(media.stream?.stats, file: file, line: line)
+        print("with aiortc: SRTP \(ours.dtlsSRTPSuite), pair \(ours.selectedCandidatePair), aiortc connected after \(stats["connected_ms"] ?? "?") ms")
+        XCTAssertEqual(ours.srtpAuthFailures, 0, file: file, line: line)
+        let atUs = SpectralSimilarity(playedInALoop: theirSignal, in: device.recordedSamples)
+        XCTAssertGreaterThan(atUs.score, 0.75, "aiortc → us: \(atUs)", file: file, line: line)
+        let received = try BaresipWAVFile.read(peer.recording).channel(0)
+        let atThem = SpectralSimilarity(playedInALoop: ourSignal, in: received)
+        XCTAssertGreaterThan(atThem.score, 0.75, "us → aiortc: \(atThem)", file: file, line: line)
+    }
+
+    func testWeOfferAndAiortcAnswers() throws {
+        let peer = try startAiortc(.answerer)
+        var (reserved, negotiation) = try ourSide(.dtlsSRTP)
+        let offer = try negotiation.makeOffer()
+        try peer.setRemoteDescription(offer.text)
+        let answerText = try XCTUnwrap(peer.localDescription(), "aiortc's answer; log:\n\(peer.logTail())")
+        let negotiated = try negotiation.receiveAnswer(try SDPSessionDescription(parsing: answerText))
+        XCTAssertNotNil(negotiated.dtls)
+        XCTAssertEqual(negotiated.ice?.isControlling, true, "the offerer controls")
+        let (media, device) = try runMedia(negotiated, reserved: reserved, localICE: negotiation.capabilities.ice)
+        try check(media, device, peer)
+    }
+
+    func testAiortcOffersAndWeAnswer() throws {
+        let peer = try startAiortc(.offerer)
+        var (reserved, negotiation) = try ourSide(.automatic(suites: SRTPSuite.available))
+        let offerText = try XCTUnwrap(peer.localDescription(), "aiortc's offer; log:\n\(peer.logTail())")
+        XCTAssertTrue(offerText.contains("UDP/TLS/RTP/SAVPF"))
+        let (answer, negotiated) = try negotiation.receiveOffer(try SDPSessionDescription(parsing: offerText))
+        XCTAssertEqual(negotiated.dtls?.isClient, true, "we answer actpass with active")
+        XCTAssertEqual(negotiated.ice?.isControlling, false)
+        try peer.setRemoteDescription(answer.text)
+        let (media, device) = try runMedia(negotiated, reserved: reserved, localICE: negotiation.capabilities.ice)
+        try check(media, device, peer)
+    }
+}
