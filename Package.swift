@@ -184,6 +184,7 @@ let package = Package(
             name: "VoiceFuzzing",
             dependencies: [
                 "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceSIP", "VoiceSIPAgent", "VoiceMedia", "VoiceCore", "VoiceNetwork", "VoiceICE",
+                "VoiceDTLS",
             ]),
         .executableTarget(name: "VoiceFuzz", dependencies: ["VoiceFuzzing"]),
         // The pure RTP layer's tests: they build and run without libopus, libsrtp or ALSA.

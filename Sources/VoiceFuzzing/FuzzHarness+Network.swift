@@ -1,3 +1,4 @@
+import VoiceDTLS
 import VoiceICE
 import VoiceNetwork
 import VoiceSupport
@@ -29,6 +30,30 @@ extension FuzzHarness {
             _ = turn.receive(bytes, now: .seconds(1))
             _ = TURN.readChannelData(bytes)
         },
+        FuzzHarness(
+            name: "dtls", summary: "datagrams at a DTLS-SRTP association (the shim boundary): a server waiting for a ClientHello, a client after its hello"
+        ) { bytes in
+            // Two-byte big-endian lengths split the input into datagrams (up to 8).
+            var datagrams: [[UInt8]] = []
+            var rest = bytes[...]
+            while rest.count >= 2, datagrams.count < 8 {
+                let length = Int(rest[rest.startIndex]) << 8 | Int(rest[rest.startIndex + 1])
+                rest = rest.dropFirst(2)
+                datagrams.append(Array(rest.prefix(length)))
+                rest = rest.dropFirst(length)
+            }
+            if datagrams.isEmpty { datagrams = [bytes] }
+            for role in [DTLSRole.server, .client] {
+                guard
+                    let association = try? DTLSAssociation(
+                        certificate: FuzzDTLS.certificate, role: role, remoteFingerprints: [FuzzDTLS.certificate.fingerprint])
+                else { return }
+                _ = association.start(now: .zero)
+                for datagram in datagrams { _ = association.receive(datagram, now: .milliseconds(10)) }
+                _ = association.tick(now: .seconds(11))
+                _ = association.close()
+            }
+        },
     ]
 }
 
@@ -57,5 +82,13 @@ private enum FuzzICE {
         var client = TURNClient(username: "alice", password: "secret", random: Fixed())
         _ = client.start(now: .zero)
         return client
+    }()
+}
+
+/// One certificate for every input (making one costs an EC key generation).
+private enum FuzzDTLS {
+    static let certificate: DTLSCertificate = {
+        guard let made = try? DTLSCertificate.generate(commonName: "fuzz") else { preconditionFailure("no DTLS certificate") }
+        return made
     }()
 }

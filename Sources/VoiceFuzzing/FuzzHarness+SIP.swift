@@ -49,6 +49,11 @@ extension FuzzHarness {
             guard let description = try? SDPSessionDescription(parsing: bytes) else { return }
             var answerer = SDPOfferAnswer(capabilities: SDPLocalCapabilities(address: "127.0.0.1", port: 40_000))
             _ = try? answerer.receiveOffer(description)
+            // The WebRTC side: ICE, DTLS fingerprints, a=setup, rtcp-mux, BUNDLE.
+            var webRTC = SDPOfferAnswer(capabilities: FuzzSDP.webRTC(port: 40_004))
+            _ = try? webRTC.receiveOffer(description)
+            var dtlsOfferer = SDPOfferAnswer(capabilities: FuzzSDP.webRTC(port: 40_006))
+            if (try? dtlsOfferer.makeOffer()) != nil { _ = try? dtlsOfferer.receiveAnswer(description) }
             var offerer = SDPOfferAnswer(capabilities: SDPLocalCapabilities(address: "127.0.0.1", port: 40_002))
             if (try? offerer.makeOffer()) != nil { _ = try? offerer.receiveAnswer(description) }
             _ = try? SDPSessionDescription(parsing: description.text)
@@ -86,5 +91,21 @@ extension FuzzHarness {
         _ = try? headers.contentLength()
         _ = try? headers.contentType()
         _ = SIPTraceText.render(message.serialized())
+    }
+}
+
+/// Capabilities of an agent that offers and answers ICE + DTLS-SRTP.
+enum FuzzSDP {
+    static func webRTC(port: UInt16) -> SDPLocalCapabilities {
+        SDPLocalCapabilities(
+            address: "127.0.0.1", port: port, encryption: .automatic(suites: [.aeadAES128GCM, .aesCM128HmacSHA1_80]),
+            ice: SDPICEParameters(
+                usernameFragment: "evtj", password: "VOkJxbRl1RmTxUk/WvJxBt",
+                candidates: [
+                    SDPICECandidate(
+                        foundation: "1", component: 1, transport: "UDP", priority: 2_130_706_431, address: "127.0.0.1", port: port,
+                        kind: .host)
+                ], endOfCandidates: true),
+            dtlsFingerprint: SDPFingerprint(hashFunction: "sha-256", digest: Array(repeating: 0xAB, count: 32)))
     }
 }
