@@ -189,7 +189,7 @@ let package = Package(
         .executableTarget(name: "VoiceFuzz", dependencies: ["VoiceFuzzing"]),
         // The pure RTP layer's tests: they build and run without libopus, libsrtp or ALSA.
         .testTarget(name: "VoiceRTPTests", dependencies: ["VoiceRTP", "VoiceSupport", "VoiceMediaTypes", "VoiceSignals", "CMallocCounter"]),
-        .testTarget(name: "VoiceICETests", dependencies: ["VoiceICE", "VoiceNetwork"]),
+        .testTarget(name: "VoiceICETests", dependencies: ["VoiceICE", "VoiceNetwork", "VoiceSignals"]),
         .testTarget(name: "VoiceDTLSTests", dependencies: ["VoiceDTLS", "VoiceSupport", "VoiceMediaTypes"]),
         .testTarget(name: "VoiceNetworkTests", dependencies: ["VoiceNetwork", "VoiceSupport", "VoiceTestKit", "VoiceSignals"]),
         .testTarget(name: "VoiceFuzzingTests", dependencies: ["VoiceFuzzing"], resources: [.copy("Corpus")]),

@@ -83,6 +83,9 @@ struct Demo: ParsableCommand {
         print(String(format: "summary: call %@ set up in %.0f ms; custom parameters at bob: %@", call.sid, setup * 1000,
                      answerer.invite?.customParameters.description ?? "-"))
         print("alice sent \(aliceStats?.localAudioTrack?.packetsSent ?? 0) packets, bob sent \(bobStats?.localAudioTrack?.packetsSent ?? 0)")
+        if let transport = aliceStats?.transport, let dtls = transport.dtlsState {
+            print("media: ICE \(transport.selectedCandidatePair ?? "-"), DTLS \(dtls), SRTP \(transport.srtpCipher ?? "-")")
+        }
         print(Self.verdict("alice → bob", atBob, mos: bobStats?.remoteAudioTrack?.mos))
         print(Self.verdict("bob → alice", atAlice, mos: aliceStats?.remoteAudioTrack?.mos))
         if atBob.score < Self.passingMatch || atAlice.score < Self.passingMatch { throw ExitCode(1) }

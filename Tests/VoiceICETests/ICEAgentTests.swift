@@ -1,5 +1,6 @@
 import VoiceNetwork
 import VoiceSupport
+import VoiceSignals
 import XCTest
 
 @testable import VoiceICE
@@ -10,18 +11,6 @@ final class ICEAgentTests: XCTestCase {
     private static func address(_ text: String) -> ICETransportAddress {
         let colon = text.lastIndex(of: ":")!
         return ICETransportAddress(ip: IPAddress(String(text[..<colon]))!, port: UInt16(text[text.index(after: colon)...])!)
-    }
-
-    /// A deterministic generator, so runs repeat.
-    private struct SplitMix: RandomNumberGenerator, Sendable {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 
     /// Two agents, a network between them with latency, loss rules and NATs, and virtual time.
@@ -83,9 +72,9 @@ final class ICEAgentTests: XCTestCase {
     }
 
     private func agent(_ bases: [String], controlling: Bool, seed: UInt64) -> ICEAgent {
-        var random = SplitMix(state: seed)
+        var random = SplitMix64(seed: seed)
         let candidates = bases.map { ICECandidate.local(.host, address: Self.address($0), base: Self.address($0)) }
-        return ICEAgent(credentials: .random(using: &random), candidates: candidates, isControlling: controlling, random: SplitMix(state: seed + 1))
+        return ICEAgent(credentials: .random(using: &random), candidates: candidates, isControlling: controlling, random: SplitMix64(seed: seed + 1))
     }
 
     func testTwoAgentsSelectTheSamePairQuickly() {

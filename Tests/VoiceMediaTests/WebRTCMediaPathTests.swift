@@ -41,7 +41,7 @@ final class WebRTCMediaPathTests: XCTestCase {
         let engine = MediaEngine.embedded(network: network)
         let transportA = try engine.transports.bind(SocketAddress(host: "10.0.0.1", port: 0))
         let transportB = try engine.transports.bind(SocketAddress(host: "10.0.0.2", port: 0))
-        var random = SplitMix(seed: 7)
+        var random = SplitMix64(seed: 7)
         let credentialsA = ICECredentials.random(using: &random)
         let credentialsB = ICECredentials.random(using: &random)
         func host(_ address: SocketAddress) throws -> ICECandidate {
@@ -143,10 +143,10 @@ final class WebRTCMediaPathTests: XCTestCase {
         call.engine.advance(by: .seconds(2))
         // A flood of Binding requests with A's username but the wrong password, and ClientHellos
         // from an address that never passed a check.
-        var seeded = SplitMix(seed: 7)
+        var seeded = SplitMix64(seed: 7)
         let credentialsA = ICECredentials.random(using: &seeded)
         let wrong = ICECredentials(usernameFragment: "xxxx", password: "wrongwrongwrongwrongwrong")
-        var random = SplitMix(seed: 9)
+        var random = SplitMix64(seed: 9)
         let hellos = try DTLSAssociation(certificate: Self.certificateB, role: .client, remoteFingerprints: [Self.certificateA.fingerprint])
             .start(now: .zero).compactMap { if case .send(let bytes) = $0 { bytes } else { nil } }
         for round in 0..<200 {
@@ -169,18 +169,5 @@ final class WebRTCMediaPathTests: XCTestCase {
         intruder.close()
         call.a.stream.stop()
         call.b.stream.stop()
-    }
-}
-
-/// A small seeded generator, for repeatable credentials.
-private struct SplitMix: RandomNumberGenerator, Sendable {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -6,13 +6,8 @@ extension SDPICECandidate {
     /// The `a=candidate` line of one of our candidates (UDP; reflexive and relayed ones with
     /// their related address).
     package init(_ candidate: ICECandidate) {
-        let kind: Kind =
-            switch candidate.kind {
-            case .host: .host
-            case .serverReflexive: .serverReflexive
-            case .peerReflexive: .peerReflexive
-            case .relayed: .relayed
-            }
+        // Both name the types as SDP does (host, srflx, prflx, relay).
+        let kind = Kind(rawValue: candidate.kind.rawValue) ?? .host
         self.init(
             foundation: candidate.foundation, component: candidate.component, transport: "UDP", priority: candidate.priority,
             address: candidate.address.ip.description, port: candidate.address.port, kind: kind,
@@ -27,13 +22,7 @@ extension ICECandidate {
     package init?(remote candidate: SDPICECandidate) {
         guard candidate.isUDP, candidate.port != 0, let ip = IPAddress(candidate.address), !ip.isUnspecified else { return nil }
         let address = ICETransportAddress(ip: ip, port: candidate.port)
-        let kind: Kind =
-            switch candidate.kind {
-            case .host: .host
-            case .serverReflexive: .serverReflexive
-            case .peerReflexive: .peerReflexive
-            case .relayed: .relayed
-            }
+        let kind = Kind(rawValue: candidate.kind.rawValue) ?? .host
         var related: ICETransportAddress?
         if let raddr = candidate.relatedAddress.flatMap(IPAddress.init), let rport = candidate.relatedPort {
             related = ICETransportAddress(ip: raddr, port: rport)
