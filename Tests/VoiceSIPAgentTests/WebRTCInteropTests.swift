@@ -11,10 +11,11 @@ import VoiceCore
 import VoiceMediaTypes
 import VoiceSupport
 
-/// Our SDP offer/answer and media path against aiortc (PyPI), another complete WebRTC stack:
-/// its ICE (aioice), DTLS-SRTP (OpenSSL through pyOpenSSL) and Opus, either side offering. The
-/// signaling is this test carrying each side's SDP to the other; audio is checked at both ends.
-final class WebRTCInteropAiortcTests: XCTestCase {
+/// Our SDP offer/answer and media path against other WebRTC stacks, either side offering:
+/// aiortc (PyPI: ICE by aioice, DTLS-SRTP through pyOpenSSL, Opus) and a real browser, headless
+/// Chromium with a fake microphone playing a WAV. The signaling is this test carrying each
+/// side's SDP to the other; audio is checked at both ends.
+final class WebRTCInteropTests: XCTestCase {
     private static let certificate = try! DTLSCertificate.generate(commonName: "alice")
     private let ourSignal = TestSignals.multiTone([(440, 6_000), (1_250, 4_000)], seconds: 4)
     private let theirSignal = TestSignals.speechLike(seconds: 4)
@@ -25,8 +26,8 @@ final class WebRTCInteropAiortcTests: XCTestCase {
         cleanup = []
     }
 
-    private func requireAiortc() throws {
-        switch SIPPeerRequirement.check("aiortc", isInstalled: { _ in AiortcPeer.isInstalled }) {
+    private func require(_ stack: WebRTCPeer.Stack) throws {
+        switch SIPPeerRequirement.check(stack.rawValue, isInstalled: { _ in WebRTCPeer.isInstalled(stack) }) {
         case .available: return
         case .skip(let message): throw XCTSkip(message)
         case .fail(let message):
@@ -46,13 +47,13 @@ final class WebRTCInteropAiortcTests: XCTestCase {
         return (reserved, SDPOfferAnswer(capabilities: capabilities))
     }
 
-    private func startAiortc(_ role: AiortcPeer.Role) throws -> AiortcPeer {
-        try requireAiortc()
-        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "aiortc-play")
+    private func start(_ stack: WebRTCPeer.Stack, _ role: WebRTCPeer.Role) throws -> WebRTCPeer {
+        try require(stack)
+        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "webrtc-play")
         cleanup.append { try? FileManager.default.removeItem(atPath: directory) }
         let play = directory + "/speech.wav"
         try BaresipWAVFile.write(theirSignal, to: play)
-        let peer = try AiortcPeer(role: role, play: play, seconds: 4)
+        let peer = try WebRTCPeer(stack, role: role, play: play, seconds: 4)
         cleanup.append { peer.stop() }
         return peer
     }
@@ -69,28 +70,33 @@ final class WebRTCInteropAiortcTests: XCTestCase {
         return (media, device)
     }
 
-    private func check(_ media: SIPCallMedia, _ device: BufferAudioDevice, _ peer: AiortcPeer, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func check(_ media: SIPCallMedia, _ device: BufferAudioDevice, _ peer: WebRTCPeer, file: StaticString = #filePath, line: UInt = #line) throws {
         let connected = PollingWait.until(timeout: 10) { media.stream?.stats.dtlsState == "connected" }
         XCTAssertTrue(connected, "\(media.stream?.stats as Any)\n\(peer.logTail())", file: file, line: line)
-        let stats = try XCTUnwrap(peer.waitForStats(), "aiortc's stats; log:\n\(peer.logTail())", file: file, line: line)
+        let stats = try XCTUnwrap(peer.waitForStats(), "the peer's stats; log:\n\(peer.logTail())", file: file, line: line)
         XCTAssertEqual(stats["connectionState"] as? String, "connected", "\(stats)", file: file, line: line)
         XCTAssertEqual(stats["dtlsState"] as? String, "connected", "\(stats)", file: file, line: line)
         let ours = try XCTUnwrap(media.stream?.stats, file: file, line: line)
-        print("with aiortc: SRTP \(ours.dtlsSRTPSuite), pair \(ours.selectedCandidatePair), aiortc connected after \(stats["connected_ms"] ?? "?") ms")
+        print("with \(peer.stack): SRTP \(ours.dtlsSRTPSuite), pair \(ours.selectedCandidatePair); the peer's view: \(stats)")
         XCTAssertEqual(ours.srtpAuthFailures, 0, file: file, line: line)
         let atUs = SpectralSimilarity(playedInALoop: theirSignal, in: device.recordedSamples)
-        XCTAssertGreaterThan(atUs.score, 0.75, "aiortc → us: \(atUs)", file: file, line: line)
+        XCTAssertGreaterThan(atUs.score, 0.75, "peer → us: \(atUs)", file: file, line: line)
         let received = try BaresipWAVFile.read(peer.recording).channel(0)
         let atThem = SpectralSimilarity(playedInALoop: ourSignal, in: received)
-        XCTAssertGreaterThan(atThem.score, 0.75, "us → aiortc: \(atThem)", file: file, line: line)
+        XCTAssertGreaterThan(atThem.score, 0.75, "us → peer: \(atThem)", file: file, line: line)
     }
 
-    func testWeOfferAndAiortcAnswers() throws {
-        let peer = try startAiortc(.answerer)
+    func testWeOfferAndAiortcAnswers() throws { try weOffer(to: .aiortc) }
+    func testAiortcOffersAndWeAnswer() throws { try theyOffer(.aiortc) }
+    func testWeOfferAndChromiumAnswers() throws { try weOffer(to: .chromium) }
+    func testChromiumOffersAndWeAnswer() throws { try theyOffer(.chromium) }
+
+    private func weOffer(to stack: WebRTCPeer.Stack) throws {
+        let peer = try start(stack, .answerer)
         var (reserved, negotiation) = try ourSide(.dtlsSRTP)
         let offer = try negotiation.makeOffer()
         try peer.setRemoteDescription(offer.text)
-        let answerText = try XCTUnwrap(peer.localDescription(), "aiortc's answer; log:\n\(peer.logTail())")
+        let answerText = try XCTUnwrap(peer.localDescription(), "the answer; log:\n\(peer.logTail())")
         let negotiated = try negotiation.receiveAnswer(try SDPSessionDescription(parsing: answerText))
         XCTAssertNotNil(negotiated.dtls)
         XCTAssertEqual(negotiated.ice?.isControlling, true, "the offerer controls")
@@ -98,10 +104,10 @@ final class WebRTCInteropAiortcTests: XCTestCase {
         try check(media, device, peer)
     }
 
-    func testAiortcOffersAndWeAnswer() throws {
-        let peer = try startAiortc(.offerer)
+    private func theyOffer(_ stack: WebRTCPeer.Stack) throws {
+        let peer = try start(stack, .offerer)
         var (reserved, negotiation) = try ourSide(.automatic(suites: SRTPSuite.available))
-        let offerText = try XCTUnwrap(peer.localDescription(), "aiortc's offer; log:\n\(peer.logTail())")
+        let offerText = try XCTUnwrap(peer.localDescription(), "the offer; log:\n\(peer.logTail())")
         XCTAssertTrue(offerText.contains("UDP/TLS/RTP/SAVPF"))
         let (answer, negotiated) = try negotiation.receiveOffer(try SDPSessionDescription(parsing: offerText))
         XCTAssertEqual(negotiated.dtls?.isClient, true, "we answer actpass with active")

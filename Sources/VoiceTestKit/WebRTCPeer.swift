@@ -1,19 +1,28 @@
 import Foundation
 
-/// aiortc (PyPI), a complete WebRTC stack in Python (ICE by aioice, DTLS-SRTP, Opus), run as a
-/// peer for interop tests from the `aiortc/peer.py` template: one audio transceiver, SDP
+/// Another WebRTC stack run as a peer for interop tests, from the templates' `peer.py` scripts:
+/// aiortc (PyPI; ICE by aioice, DTLS-SRTP, Opus) or headless Chromium (Debian's `chromium`,
+/// driving a page that uses the browser's own RTCPeerConnection). One audio transceiver, SDP
 /// exchanged through files, a WAV played and what it receives recorded to a WAV.
-public final class AiortcPeer: @unchecked Sendable {
+public final class WebRTCPeer: @unchecked Sendable {
+    /// Which stack.
+    public enum Stack: String, Sendable {
+        case aiortc
+        case chromium
+    }
+
     // @unchecked: the process handle is only touched by the test thread that made the peer.
-    /// Which side of offer/answer aiortc takes.
+    /// Which side of offer/answer the peer takes.
     public enum Role: String, Sendable {
-        /// aiortc writes the offer; we answer.
+        /// The peer writes the offer; we answer.
         case offerer = "offer"
-        /// We offer; aiortc answers.
+        /// We offer; the peer answers.
         case answerer = "answer"
     }
 
-    /// Where aiortc records what it receives (WAV, 48 kHz stereo).
+    /// The stack.
+    public let stack: Stack
+    /// Where the peer records what it receives (WAV, 48 kHz; stereo from aiortc, mono from Chromium).
     public let recording: String
     private let directory: String
     private let localPath: String
@@ -22,8 +31,9 @@ public final class AiortcPeer: @unchecked Sendable {
     private let logPath: String
     private let process: Process
 
-    /// Whether `python3` can import aiortc.
-    public static var isInstalled: Bool {
+    /// Whether the stack is installed: `python3` can import aiortc, or `chromium` is on PATH.
+    public static func isInstalled(_ stack: Stack) -> Bool {
+        if stack == .chromium { return SIPPeerProcess.isInstalled("chromium") }
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         probe.arguments = ["python3", "-c", "import aiortc"]
@@ -34,31 +44,34 @@ public final class AiortcPeer: @unchecked Sendable {
         return probe.terminationStatus == 0
     }
 
-    /// Starts aiortc as `role`, playing the WAV file `play` and recording for `seconds` once connected.
-    public init(role: Role, play: String, seconds: Double = 4, templateDirectory: String? = PeerTemplates.directory) throws(SIPPeerError) {
-        guard let templateDirectory else { throw SIPPeerError(.invalidTemplate, "no aiortc template: VoiceTestKit's resource bundle is missing") }
-        directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "aiortc")
-        localPath = directory + "/aiortc.sdp"
+    /// Starts `stack` as `role`, playing the WAV file `play` and recording for `seconds` once connected.
+    public init(
+        _ stack: Stack, role: Role, play: String, seconds: Double = 4, templateDirectory: String? = PeerTemplates.directory
+    ) throws(SIPPeerError) {
+        guard let templateDirectory else { throw SIPPeerError(.invalidTemplate, "no \(stack) template: VoiceTestKit's resource bundle is missing") }
+        self.stack = stack
+        directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: stack.rawValue)
+        localPath = directory + "/peer.sdp"
         remotePath = directory + "/ours.sdp"
         statsPath = directory + "/stats.json"
-        logPath = directory + "/aiortc.log"
+        logPath = directory + "/peer.log"
         recording = directory + "/received.wav"
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
-            "python3", templateDirectory + "/aiortc/peer.py", "--role", role.rawValue, "--local", localPath, "--remote", remotePath,
+            "python3", templateDirectory + "/\(stack.rawValue)/peer.py", "--role", role.rawValue, "--local", localPath, "--remote", remotePath,
             "--play", play, "--record", recording, "--stats", statsPath, "--seconds", String(seconds),
         ]
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = log
         process.standardError = log
-        do { try process.run() } catch { throw SIPPeerError(.launchFailed, "python3 aiortc/peer.py: \(error)") }
+        do { try process.run() } catch { throw SIPPeerError(.launchFailed, "python3 \(stack.rawValue)/peer.py: \(error)") }
     }
 
     deinit { stop() }
 
-    /// aiortc's offer or answer, once written (nil after `timeout`).
+    /// The peer's offer or answer, once written (nil after `timeout`).
     public func localDescription(timeout: TimeInterval = 15) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -68,23 +81,24 @@ public final class AiortcPeer: @unchecked Sendable {
         return nil
     }
 
-    /// Hands aiortc our offer or answer.
+    /// Hands the peer our offer or answer.
     public func setRemoteDescription(_ sdp: String) throws {
         try sdp.write(toFile: remotePath + ".part", atomically: false, encoding: .utf8)
         try FileManager.default.moveItem(atPath: remotePath + ".part", toPath: remotePath)
     }
 
-    /// Waits for aiortc to finish its run; returns its view of the connection
-    /// (`connectionState`, `iceConnectionState`, `dtlsState`, `connected_ms`), nil if it did not
-    /// finish in time or wrote none.
-    public func waitForStats(timeout: TimeInterval = 40) -> [String: Any]? {
+    /// Waits for the peer to finish its run; returns its view of the connection
+    /// (`connectionState`, `iceConnectionState`, `dtlsState`, `connected_ms`; Chromium adds
+    /// `srtpCipher`, `tlsVersion`, `selectedPair` from getStats), nil if it did not finish in
+    /// time or wrote none.
+    public func waitForStats(timeout: TimeInterval = 60) -> [String: Any]? {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         guard let data = FileManager.default.contents(atPath: statsPath) else { return nil }
         return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
     }
 
-    /// The end of aiortc's output, for failure messages.
+    /// The end of the peer's output, for failure messages.
     public func logTail(lines: Int = 30) -> String {
         let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
