@@ -9,7 +9,7 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 need=""
-for pkg in python3-pip libopus-dev libsrtp2-dev libssl-dev libasound2-dev libspeexdsp-dev pkg-config alsa-utils baresip-core kamailio kamailio-tls-modules iproute2 nftables coturn pulseaudio pulseaudio-utils libasound2-plugins; do
+for pkg in python3-pip chromium libopus-dev libsrtp2-dev libssl-dev libasound2-dev libspeexdsp-dev pkg-config alsa-utils baresip-core kamailio kamailio-tls-modules iproute2 nftables coturn pulseaudio pulseaudio-utils libasound2-plugins; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
 done
 if [ -n "$need" ]; then
