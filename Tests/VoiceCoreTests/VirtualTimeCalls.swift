@@ -35,13 +35,21 @@ final class ScriptedCallMedia: CallMedia, @unchecked Sendable {
         set { receivedPerRead = newValue ? 50 : 0 }
     }
 
-    init(localHost: String, localPort: UInt16, clock: @escaping () -> Int64) {
+    /// Where a DTLS-SRTP call's media path reports (the call connects on it).
+    private let onEvent: CallMediaFactory.EventHandler
+
+    init(localHost: String, localPort: UInt16, onEvent: @escaping CallMediaFactory.EventHandler = { _ in }, clock: @escaping () -> Int64) {
         self.localHost = localHost
         self.localPort = localPort
+        self.onEvent = onEvent
         self.clock = clock
     }
 
-    func apply(_ negotiated: SDPNegotiatedMedia) throws(AudioStreamError) { applied += 1 }
+    func apply(_ negotiated: SDPNegotiatedMedia) throws(AudioStreamError) {
+        applied += 1
+        // A DTLS-SRTP call waits for its media path: this one is there at once.
+        if applied == 1, case .dtlsSRTP = negotiated.encryption { onEvent(.mediaPathConnected(path: "scripted", security: "scripted")) }
+    }
     func sendDigits(_ digits: String) throws(AudioStreamError) {}
     func switchAudioDevice(to device: any AudioDevice) throws(AudioStreamError) {}
     var stream: AudioStream? { nil }
@@ -98,8 +106,8 @@ final class VirtualTimeCalls {
         let client = try VoiceClient(
             configuration: configuration, transport: network.transportFactory,
             mediaPorts: { loop in loop.makeSucceededFuture(UInt16(ports.withLockedValue { $0 += 2; return $0 })) },
-            media: CallMediaFactory { [loop, start] request, _ in
-                let media = ScriptedCallMedia(localHost: request.localHost, localPort: request.localPort) {
+            media: CallMediaFactory { [loop, start] request, onEvent in
+                let media = ScriptedCallMedia(localHost: request.localHost, localPort: request.localPort, onEvent: onEvent) {
                     (loop.now - start).nanoseconds / 1_000_000
                 }
                 recorded.withLockedValue { $0.append(media) }
