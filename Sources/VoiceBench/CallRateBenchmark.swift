@@ -16,11 +16,16 @@ import VoiceTestKit
 /// overloaded process still connects every call, seconds late, as its queues grow). Rates go
 /// up until one is not sustained. Both clients run with limits raised for the
 /// load (a server would) and trust the proxy; each call has buffer devices of its own.
+///
+/// Both clients key media with ``security``: SDES (`call_setups_per_s`, keys in the SDP, the
+/// call connects on the answer) or ICE + DTLS-SRTP (`call_setups_per_s_dtls`, connectivity
+/// checks and a handshake per call before it connects).
 struct CallRateBenchmark {
     var rates: [Int] = [25, 50, 75, 100, 125, 150]
     var callsPerRate = 1_000
     var mediaSeconds = 1.0
     var codecs: [AudioCodec] = AudioCodec.defaultPreference
+    var security = MediaSecurity.sdes
 
     struct Step {
         var rate: Int
@@ -42,7 +47,7 @@ struct CallRateBenchmark {
         let tone = TestSignals.multiTone([(440, 8_000)], seconds: 1)
         let codecs = self.codecs
         let answerer = RateAnswerer(codecs: codecs) { BufferAudioDevice(captureSamples: tone, loop: true, recording: false) }
-        let bench = try KamailioCallBench(limits: limits, logLevel: .error, answerer: answerer)
+        let bench = try KamailioCallBench(limits: limits, logLevel: .error, answerer: answerer, security: security)
         defer { bench.stop() }
         let caller = bench.caller
 
@@ -79,9 +84,9 @@ struct CallRateBenchmark {
             print(
                 String(
                     format:
-                        "rate: %d calls/s × %d (%.1f s of media each): %d connected, %d failed %@, %.1f s, setup p50 %.1f ms, this process's CPU %.0f%%, media load p50 %.2f max %.2f",
-                    rate, callsPerRate, mediaSeconds, step.connected, step.failed, step.failures.isEmpty ? "" : "\(step.failures)",
-                    seconds, step.setupP50Milliseconds, cpu * 100, load.median, load.max))
+                        "%@: %d calls/s × %d (%.1f s of media each): %d connected, %d failed %@, %.1f s, setup p50 %.1f ms, this process's CPU %.0f%%, media load p50 %.2f max %.2f",
+                    security == .dtls ? "rate dtls" : "rate", rate, callsPerRate, mediaSeconds, step.connected, step.failed,
+                    step.failures.isEmpty ? "" : "\(step.failures)", seconds, step.setupP50Milliseconds, cpu * 100, load.median, load.max))
             flushOutput()
             steps.append(step)
             if !step.sustained { break }

@@ -4,6 +4,7 @@ import Histogram
 import Logging
 import VoiceCore
 import VoiceMedia
+import VoiceRTP
 import VoiceService
 import VoiceSignals
 import VoiceSIPAgent
@@ -11,18 +12,31 @@ import VoiceSupport
 
 /// `call_setup_ms_p50` / `_p95`: from `connect()` to `callDidConnect` on loopback over UDP, one
 /// call at a time, to a client that accepts every invite at once. Both clients use default
-/// settings (SRTP, Opus) and buffer devices, as a server would; each call is hung up and its
-/// end awaited before the next.
+/// settings (Opus) but for ``security``, and buffer devices, as a server would; each call is
+/// hung up and its end awaited before the next.
+///
+/// With SDES (`call_setup_ms_p50`) the keys are in the SDP and the call connects once the answer
+/// is in; with ICE + DTLS-SRTP (`call_setup_ms_p50_dtls`) it connects once ICE selected a pair
+/// and the handshake keyed SRTP. The DTLS run also reads, from the caller's stream after each
+/// call connects, how long its media path took: `ice_connect_ms_p50` (the stream's start to a
+/// selected pair) and `dtls_handshake_ms_p50` (from then to the keys).
 struct CallSetupBenchmark {
     var calls = 200
     /// Calls placed first and not counted (caches, allocator, first sockets).
     var warmUp = 10
+    /// Both clients' media security.
+    var security = MediaSecurity.sdes
 
     struct Result {
         var p50Milliseconds: Double
         var p95Milliseconds: Double
         var maxMilliseconds: Double
         var failures: Int
+        /// The caller's media path (DTLS only): the stream's start to a selected pair, and from
+        /// then to the keys; medians over the calls that reported them (nil when none did).
+        var iceConnectP50Milliseconds: Double?
+        var dtlsHandshakeP50Milliseconds: Double?
+        var pathTimings = 0
     }
 
     func run() throws -> Result {
@@ -37,11 +51,13 @@ struct CallSetupBenchmark {
             identity: "callee", domain: "127.0.0.1", registers: false, insightsPublisher: insights,
             logger: trace ? Logger(label: "callee") { TimedLogHandler(label: $0) } : quiet)
         calleeConfiguration.incomingCallPolicy = SIPIncomingCallPolicy(trustedSources: ["127.0.0.1"])
+        calleeConfiguration.mediaSecurity = security
         let callee = try VoiceClient(configuration: calleeConfiguration)
-        let caller = try VoiceClient(
-            configuration: VoiceClientConfiguration(
-                identity: "caller", domain: "127.0.0.1", registers: false, insightsPublisher: insights,
-                logger: trace ? Logger(label: "caller") { TimedLogHandler(label: $0) } : quiet))
+        var callerConfiguration = VoiceClientConfiguration(
+            identity: "caller", domain: "127.0.0.1", registers: false, insightsPublisher: insights,
+            logger: trace ? Logger(label: "caller") { TimedLogHandler(label: $0) } : quiet)
+        callerConfiguration.mediaSecurity = security
+        let caller = try VoiceClient(configuration: callerConfiguration)
         defer {
             caller.shutdown()
             callee.shutdown()
@@ -52,6 +68,8 @@ struct CallSetupBenchmark {
 
         var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
         var failures = 0
+        var iceConnect: [Double] = []
+        var dtlsHandshake: [Double] = []
         let clock = MonotonicMediaClock()
         for i in 0..<(warmUp + calls) {
             let delegate = SetupCallDelegate(clock: clock)
@@ -66,7 +84,13 @@ struct CallSetupBenchmark {
                 delegate: delegate)
             let outcome = delegate.waitForOutcome(timeout: 10)
             if case .connected(let at)? = outcome {
-                if i >= warmUp { _ = histogram.record(UInt64(max(0, (at - started).nanoseconds / 1_000))) }
+                if i >= warmUp {
+                    _ = histogram.record(UInt64(max(0, (at - started).nanoseconds / 1_000)))
+                    if security == .dtls, let path = Self.pathTimings(of: call) {
+                        iceConnect.append(path.ice)
+                        dtlsHandshake.append(path.dtls)
+                    }
+                }
             } else if i >= warmUp {
                 failures += 1
             }
@@ -74,9 +98,31 @@ struct CallSetupBenchmark {
             delegate.waitForEnd(timeout: 10)
         }
         func ms(_ us: UInt64) -> Double { Double(us) / 1_000 }
+        func median(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.sorted()[values.count / 2] }
         return Result(
             p50Milliseconds: ms(histogram.valueAtPercentile(50)), p95Milliseconds: ms(histogram.valueAtPercentile(95)),
-            maxMilliseconds: ms(histogram.max), failures: failures)
+            maxMilliseconds: ms(histogram.max), failures: failures, iceConnectP50Milliseconds: median(iceConnect),
+            dtlsHandshakeP50Milliseconds: median(dtlsHandshake), pathTimings: iceConnect.count)
+    }
+
+    /// The caller's media path timings, once its stream's published stats have them (they are
+    /// published every 200 ms, so this waits up to a second after the call connected).
+    private static func pathTimings(of call: Call) -> (ice: Double, dtls: Double)? {
+        var timings: (ice: Double, dtls: Double)?
+        _ = PollingWait.until(timeout: 1, every: 0.02) {
+            let stats = Locked<AudioStreamStats?>(nil)
+            let read = DispatchSemaphore(value: 0)
+            call.streamStats { s in
+                stats.withLock { $0 = s }
+                read.signal()
+            }
+            _ = read.wait(timeout: .now() + 1)
+            // The timings are in once the keys are (a handshake done within one media tick reads 0).
+            guard let s = stats.withLock({ $0 }), s.dtlsState == "connected" else { return false }
+            timings = (s.iceConnectMilliseconds, s.dtlsHandshakeMilliseconds)
+            return true
+        }
+        return timings
     }
 }
 

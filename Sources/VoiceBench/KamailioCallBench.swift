@@ -6,28 +6,31 @@ import VoiceTestKit
 
 /// Two clients in this process with Kamailio between them (its dispatcher configuration, the
 /// answering client as the one destination, which trusts the proxy): one places calls to
-/// `service`, the other accepts each at once with `answerer`. Shut down with ``stop()``.
+/// `service`, the other accepts each at once with `answerer`; both with `security`. Shut down
+/// with ``stop()``.
 struct KamailioCallBench {
     let caller: VoiceClient
     let callee: VoiceClient
     let kamailio: KamailioPeer
 
-    init(limits: SIPUserAgentLimits, logLevel: Logger.Level, answerer: RateAnswerer) throws {
+    init(limits: SIPUserAgentLimits, logLevel: Logger.Level, answerer: RateAnswerer, security: MediaSecurity = .automatic) throws {
         var quiet = Logger(label: "voice-bench")
         quiet.logLevel = logLevel
         let insights = LoggingInsightsPublisher(logger: quiet)
         var calleeConfiguration = VoiceClientConfiguration(
             identity: "service", domain: "127.0.0.1", registers: false, insightsPublisher: insights, logger: quiet, limits: limits)
         calleeConfiguration.incomingCallPolicy = SIPIncomingCallPolicy(trustedSources: ["127.0.0.1"])
+        calleeConfiguration.mediaSecurity = security
         callee = try VoiceClient(configuration: calleeConfiguration)
         var kamailioConfiguration = KamailioConfiguration()
         kamailioConfiguration.dispatcherDestinations = ["sip:127.0.0.1:\(callee.localEndpoint.port)"]
         do {
             kamailio = try KamailioPeer(templatePath: PeerTemplates.kamailioDispatcher, configuration: kamailioConfiguration)
-            caller = try VoiceClient(
-                configuration: VoiceClientConfiguration(
-                    identity: "caller", domain: kamailio.configuration.realm, outboundProxy: try SIPServerAddress(kamailio.uri), registers: false,
-                    insightsPublisher: insights, logger: quiet, limits: limits))
+            var callerConfiguration = VoiceClientConfiguration(
+                identity: "caller", domain: kamailio.configuration.realm, outboundProxy: try SIPServerAddress(kamailio.uri),
+                registers: false, insightsPublisher: insights, logger: quiet, limits: limits)
+            callerConfiguration.mediaSecurity = security
+            caller = try VoiceClient(configuration: callerConfiguration)
         } catch {
             callee.shutdown()
             throw error

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VoiceCore
 import VoiceMedia
 import VoiceMediaTypes
 import VoiceTestKit
@@ -11,7 +12,8 @@ struct VoiceBench: ParsableCommand {
         commandName: "voice-bench",
         abstract: "Measures the media engine, or runs a loopback call demo.",
         subcommands: [
-            Measure.self, Quality.self, Jitter.self, TimeStretchOffline.self, Loop.self, Setup.self, Rate.self, SideBySide.self, Soak.self, NetChange.self, Demo.self,
+            Measure.self, Quality.self, Jitter.self, TimeStretchOffline.self, Loop.self, Setup.self, DTLSHandshake.self, Rate.self,
+            SideBySide.self, Soak.self, NetChange.self, Demo.self,
         ],
         defaultSubcommand: Measure.self)
 }
@@ -38,8 +40,11 @@ struct Measure: ParsableCommand {
     @Flag(help: "Skip the capacity ramp.") var skipCapacity = false
     @Flag(help: "Skip the CPU-ratio and memory figures.") var skipCpu = false
     @Flag(help: "Skip the signaling loop-stall figure.") var skipLoop = false
-    @Flag(help: "Skip the call-setup latency figures.") var skipSetup = false
-    @Flag(help: "Skip the call-rate figure through Kamailio.") var skipRate = false
+    @Flag(help: "Skip the call-setup latency figures (SDES and ICE + DTLS-SRTP).") var skipSetup = false
+    @Flag(help: "Skip the ICE + DTLS-SRTP call-setup figures (_dtls, ice_connect_ms_p50, dtls_handshake_ms_p50).") var skipSetupDtls = false
+    @Flag(help: "Skip the in-memory DTLS handshake figure.") var skipDtlsMemory = false
+    @Flag(help: "Skip the call-rate figures through Kamailio.") var skipRate = false
+    @Flag(help: "Skip the ICE + DTLS-SRTP call-rate figure (call_setups_per_s_dtls and its ratio to SDES's).") var skipRateDtls = false
     @Flag(help: "Skip the SIP parser figures.") var skipParse = false
     @Flag(help: "Skip the CPU and memory figures measured against baresip.") var skipBaresip = false
     @Flag(help: "Skip the network-change figures (they need root, iproute2 and voicecall built alongside).") var skipNetchange = false
@@ -82,7 +87,11 @@ struct Measure: ParsableCommand {
         }
 
         if !skipLoop { figures += try Loop.figures(calls: 50, holdSeconds: 2) }
-        if !skipSetup { figures += try Setup.figures(calls: 200) }
+        if !skipSetup {
+            figures += try Setup.figures(calls: 200, security: .sdes)
+            if !skipSetupDtls { figures += try Setup.figures(calls: 200, security: .dtls) }
+        }
+        if !skipDtlsMemory { figures += try DTLSHandshake.figures(handshakes: 200) }
         if !skipBaresip {
             if SIPPeerRequirement.check("baresip") == .available {
                 figures += try SideBySide.figures(calls: 10, seconds: 10)
@@ -104,6 +113,10 @@ struct Measure: ParsableCommand {
         if !skipRate {
             if SIPPeerRequirement.check("kamailio") == .available {
                 figures += try Rate.figures(calls: 1_000, rates: [20, 30, 40, 50, 75, 100], media: 1, g711: false)
+                if !skipRateDtls {
+                    figures += try Rate.figures(calls: 1_000, rates: [20, 30, 40, 50, 75, 100], media: 1, g711: false, security: .dtls)
+                    figures += Rate.dtlsRatio(figures)
+                }
                 figures += try Rate.figures(calls: 1_000, rates: [50, 75, 100, 125], media: 1, g711: true)
             } else {
                 print("rate: skipped, kamailio is not installed")
@@ -248,47 +261,116 @@ struct Loop: ParsableCommand {
 
 struct Setup: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Prints call_setup_ms_p50 and _p95: connect() to callDidConnect on loopback over UDP, one call at a time.")
+        abstract:
+            "Prints call_setup_ms_p50 and _p95 with SDES keys (both clients .sdes), then _p50_dtls and _p95_dtls with ICE + DTLS-SRTP (both .dtls) and the caller's ice_connect_ms_p50 and dtls_handshake_ms_p50: connect() to callDidConnect on loopback over UDP, one call at a time."
+    )
 
-    @Option(help: "Calls measured.") var calls = 200
+    @Option(help: "Calls measured for each media security.") var calls = 200
+    @Flag(help: "Skip the SDES figures.") var skipSdes = false
+    @Flag(help: "Skip the ICE + DTLS-SRTP figures.") var skipDtls = false
 
     func run() throws {
-        printFigures(try Self.figures(calls: calls))
+        var figures: [(String, String)] = []
+        if !skipSdes { figures += try Self.figures(calls: calls, security: .sdes) }
+        if !skipDtls { figures += try Self.figures(calls: calls, security: .dtls) }
+        printFigures(figures)
     }
 
-    static func figures(calls: Int) throws -> [(String, String)] {
-        let result = try CallSetupBenchmark(calls: calls).run()
+    /// SDES gives `call_setup_ms_p50` and `_p95`; DTLS gives `_p50_dtls`, `_p95_dtls`,
+    /// `ice_connect_ms_p50` and `dtls_handshake_ms_p50`.
+    static func figures(calls: Int, security: MediaSecurity) throws -> [(String, String)] {
+        let result = try CallSetupBenchmark(calls: calls, security: security).run()
+        guard security == .dtls else {
+            print(
+                String(
+                    format: "setup: %d calls, connect() to callDidConnect p50 %.2f ms, p95 %.2f ms, max %.2f ms, %d failed",
+                    calls, result.p50Milliseconds, result.p95Milliseconds, result.maxMilliseconds, result.failures))
+            flushOutput()
+            return [
+                ("call_setup_ms_p50", String(format: "%.2f", result.p50Milliseconds)),
+                ("call_setup_ms_p95", String(format: "%.2f", result.p95Milliseconds)),
+            ]
+        }
         print(
             String(
-                format: "setup: %d calls, connect() to callDidConnect p50 %.2f ms, p95 %.2f ms, max %.2f ms, %d failed",
-                calls, result.p50Milliseconds, result.p95Milliseconds, result.maxMilliseconds, result.failures))
+                format:
+                    "setup dtls: %d calls with ICE + DTLS-SRTP, connect() to callDidConnect p50 %.2f ms, p95 %.2f ms, max %.2f ms, %d failed; the caller's stream start to a selected pair p50 %.2f ms, then to the keys p50 %.2f ms (%d calls reported)",
+                calls, result.p50Milliseconds, result.p95Milliseconds, result.maxMilliseconds, result.failures,
+                result.iceConnectP50Milliseconds ?? .nan, result.dtlsHandshakeP50Milliseconds ?? .nan, result.pathTimings))
         flushOutput()
-        return [
-            ("call_setup_ms_p50", String(format: "%.2f", result.p50Milliseconds)),
-            ("call_setup_ms_p95", String(format: "%.2f", result.p95Milliseconds)),
+        var figures = [
+            ("call_setup_ms_p50_dtls", String(format: "%.2f", result.p50Milliseconds)),
+            ("call_setup_ms_p95_dtls", String(format: "%.2f", result.p95Milliseconds)),
         ]
+        if let ice = result.iceConnectP50Milliseconds, let dtls = result.dtlsHandshakeP50Milliseconds {
+            figures.append(("ice_connect_ms_p50", String(format: "%.2f", ice)))
+            figures.append(("dtls_handshake_ms_p50", String(format: "%.2f", dtls)))
+        }
+        return figures
+    }
+}
+
+struct DTLSHandshake: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dtls-handshake",
+        abstract: "Prints dtls_handshake_ms_p50_memory: two DTLS-SRTP associations handshaking through memory, the handshake's CPU cost alone.")
+
+    @Option(help: "Handshakes measured.") var handshakes = 200
+
+    func run() throws {
+        printFigures(try Self.figures(handshakes: handshakes))
+    }
+
+    static func figures(handshakes: Int) throws -> [(String, String)] {
+        let result = try DTLSHandshakeBenchmark(handshakes: handshakes).run()
+        print(
+            String(
+                format: "dtls: %d handshakes through memory, p50 %.2f ms, p95 %.2f ms, %d datagrams each",
+                handshakes, result.p50Milliseconds, result.p95Milliseconds, result.datagrams))
+        flushOutput()
+        return [("dtls_handshake_ms_p50_memory", String(format: "%.2f", result.p50Milliseconds))]
     }
 }
 
 struct Rate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Prints call_setups_per_s: complete calls through Kamailio (needs kamailio), rates rising until one fails.")
+        abstract:
+            "Prints call_setups_per_s: complete calls through Kamailio (needs kamailio) with SDES keys (both clients .sdes), rates rising until one fails; with --dtls also call_setups_per_s_dtls (both .dtls: ICE + DTLS-SRTP) and call_setups_per_s_dtls_ratio (dtls / sdes)."
+    )
 
     @Option(help: "Calls placed at each rate.") var calls = 1_000
     @Option(help: "Rates tried, calls per second.") var rate: [Int] = [25, 50, 75, 100, 125, 150]
     @Option(help: "Seconds of media per call.") var media = 1.0
     @Flag(help: "G.711 only (no Opus): what signaling alone sustains.") var g711 = false
+    @Flag(help: "Also run the calls with ICE + DTLS-SRTP (call_setups_per_s_dtls and the ratio to SDES's).") var dtls = false
+    @Flag(help: "Skip the SDES run (with --dtls: the DTLS figure alone, no ratio).") var skipSdes = false
 
     func run() throws {
-        printFigures(try Self.figures(calls: calls, rates: rate, media: media, g711: g711))
+        var figures: [(String, String)] = []
+        if !skipSdes { figures += try Self.figures(calls: calls, rates: rate, media: media, g711: g711) }
+        if dtls {
+            figures += try Self.figures(calls: calls, rates: rate, media: media, g711: g711, security: .dtls)
+            figures += Self.dtlsRatio(figures)
+        }
+        printFigures(figures)
     }
 
-    static func figures(calls: Int, rates: [Int], media: Double, g711: Bool) throws -> [(String, String)] {
-        var benchmark = CallRateBenchmark(rates: rates, callsPerRate: calls, mediaSeconds: media)
+    /// `call_setups_per_s` (`_g711`), with `_dtls` after it for ICE + DTLS-SRTP.
+    static func figures(calls: Int, rates: [Int], media: Double, g711: Bool, security: MediaSecurity = .sdes) throws -> [(String, String)] {
+        var benchmark = CallRateBenchmark(rates: rates, callsPerRate: calls, mediaSeconds: media, security: security)
         if g711 { benchmark.codecs = [.pcmu] }
         let steps = try benchmark.run()
         let best = steps.filter(\.sustained).map(\.rate).max() ?? 0
-        return [(g711 ? "call_setups_per_s_g711" : "call_setups_per_s", "\(best)")]
+        return [((g711 ? "call_setups_per_s_g711" : "call_setups_per_s") + (security == .dtls ? "_dtls" : ""), "\(best)")]
+    }
+
+    /// `call_setups_per_s_dtls_ratio` (DTLS's rate over SDES's) when `figures` has both rates.
+    static func dtlsRatio(_ figures: [(String, String)]) -> [(String, String)] {
+        let rates = Dictionary(figures, uniquingKeysWith: { _, last in last })
+        guard let sdes = rates["call_setups_per_s"].flatMap(Double.init), sdes > 0,
+            let dtls = rates["call_setups_per_s_dtls"].flatMap(Double.init)
+        else { return [] }
+        return [("call_setups_per_s_dtls_ratio", String(format: "%.2f", dtls / sdes))]
     }
 }
 

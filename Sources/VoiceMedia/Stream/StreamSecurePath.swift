@@ -36,6 +36,11 @@ final class StreamSecurePath {
     private(set) var droppedBeforeKeys: UInt64 = 0
     private(set) var offPathDTLS: UInt64 = 0
     private(set) var failure: MediaPathFailure?
+    /// When the path started, when it first had a path to the peer (ICE selected a pair, or the
+    /// peer's handshake came over a proven address before that), and when the DTLS keys were in.
+    private(set) var startedAt: MediaTime?
+    private(set) var pathSelectedAt: MediaTime?
+    private(set) var keyedAt: MediaTime?
 
     var usesICE: Bool { ice != nil }
 
@@ -97,6 +102,7 @@ final class StreamSecurePath {
     /// Starts the checks (ICE) or, without ICE, the handshake toward the signaled address.
     func start(now: MediaTime) -> [Effect] {
         nextICETick = now
+        if startedAt == nil { startedAt = now }
         if ice == nil { return startDTLS(now: now) }
         return []
     }
@@ -117,7 +123,10 @@ final class StreamSecurePath {
             // The peer's ClientHello came before our side selected a pair (its nomination won
             // the race): the server side starts its handshake clock now.
             dtlsStarted = true
-            if destination == nil { destination = source }
+            if destination == nil {
+                destination = source
+                pathSelectedAt = now
+            }
         }
         return perform(dtls.receive(bytes, now: now), now: now)
     }
@@ -161,6 +170,12 @@ final class StreamSecurePath {
         s.stunIntegrityFailures = refusedChecks
         s.offPathDTLSDatagrams = offPathDTLS
         s.packetsBeforeKeys = droppedBeforeKeys
+        if let startedAt, let pathSelectedAt {
+            s.iceConnectMilliseconds = max(0, (pathSelectedAt - startedAt).milliseconds)
+        }
+        if let keyedAt, let from = pathSelectedAt ?? startedAt {
+            s.dtlsHandshakeMilliseconds = max(0, (keyedAt - from).milliseconds)
+        }
     }
 
     // MARK: - Inside
@@ -188,6 +203,7 @@ final class StreamSecurePath {
                 guard let remote = SocketAddress(pair.remote.address) else { continue }
                 let first = destination == nil
                 destination = remote
+                if pathSelectedAt == nil { pathSelectedAt = now }
                 selectedPair = "\(pair.local.kind.rawValue) \(pair.local.address) -> \(pair.remote.kind.rawValue) \(pair.remote.address)"
                 effects.append(.setRemote(remote))
                 if first || !dtlsStarted { effects += startDTLS(now: now) }
@@ -217,6 +233,7 @@ final class StreamSecurePath {
                     let session = try SRTPSession(outbound: keys.local, inbound: keys.remote)
                     isKeyed = true
                     suite = keys.suite
+                    if keyedAt == nil { keyedAt = now }
                     effects.append(.keyed(session, keys))
                     effects.append(.event(.mediaPathConnected(path: selectedPair.isEmpty ? "\(destination.map(\.description) ?? "?")" : selectedPair, security: keys.description)))
                 } catch {

@@ -57,6 +57,12 @@ package struct AudioStreamStats: Sendable, Hashable {
     package var dtlsState: String = ""
     /// The SRTP suite the DTLS handshake chose (`AEAD_AES_128_GCM`), empty otherwise.
     package var dtlsSRTPSuite: String = ""
+    /// WebRTC media: milliseconds from the stream's start to its first path to the peer (ICE
+    /// selected a pair), and from then to the DTLS-SRTP keys; 0 until known, and without ICE
+    /// the handshake counts from the start. Read on the stream's clock, which handles datagrams
+    /// on the media engine's ticks: what takes less than a tick can read 0.
+    package var iceConnectMilliseconds: Double = 0
+    package var dtlsHandshakeMilliseconds: Double = 0
     /// Connectivity checks refused: bad MESSAGE-INTEGRITY or FINGERPRINT, a wrong username.
     package var stunIntegrityFailures: UInt64 = 0
     /// DTLS datagrams from an address that is not the peer's proven path: dropped.
