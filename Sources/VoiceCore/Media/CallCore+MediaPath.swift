@@ -16,7 +16,7 @@ extension CallCore {
         let error: VoiceError
         switch why {
         case .dtls: error = VoiceError(.mediaDtlsTransportFailed, failureReason: why.description)
-        case .iceFailed, .closedByPeer: error = .mediaConnectionFailed(why.description)
+        case .iceFailed: error = .mediaConnectionFailed(why.description)
         }
         mediaFailure = why.description
         run(machine.mediaFailed(stateError(error), now: now))

@@ -73,14 +73,11 @@ package enum MediaPathFailure: Error, Sendable, Equatable, CustomStringConvertib
     case iceFailed
     /// The DTLS handshake failed (timed out, a fingerprint mismatch, no SRTP profile, an alert).
     case dtls(DTLSError)
-    /// The peer closed the DTLS association (close_notify) while the call ran.
-    case closedByPeer
 
     package var description: String {
         switch self {
         case .iceFailed: "ICE failed: no candidate pair reached the peer"
         case .dtls(let error): error.description
-        case .closedByPeer: "the peer closed the DTLS association"
         }
     }
 }

@@ -108,7 +108,8 @@ final class StreamSecurePath {
     }
 
     func receiveSTUN(_ bytes: [UInt8], from source: SocketAddress, now: MediaTime) -> [Effect] {
-        guard var agent = ice, let base, let from = ICETransportAddress(source) else { return [] }
+        guard ice != nil, let base, let from = ICETransportAddress(source), var agent = ice.take() else { return [] }
+        // Taken out, so the agent's storage stays uniquely held (no copy on write each time).
         let actions = agent.receive(bytes, from: from, on: base, now: now)
         ice = agent
         return perform(actions, now: now)
@@ -134,7 +135,7 @@ final class StreamSecurePath {
     func tick(now: MediaTime) -> [Effect] {
         guard !failed else { return [] }
         var effects: [Effect] = []
-        if var agent = ice, now >= nextICETick {
+        if now >= nextICETick, var agent = ice.take() {
             let actions = agent.tick(now: now)
             ice = agent
             nextICETick = now + .milliseconds(10)
@@ -242,7 +243,9 @@ final class StreamSecurePath {
             case .failed(let error):
                 effects += fail(.dtls(error))
             case .closed:
-                effects += fail(.closedByPeer)
+                // The peer is hanging up: its close_notify often outruns its BYE. Not a failure;
+                // the BYE ends the call (or, if none comes, the media watchdog does).
+                break
             }
         }
         return effects
