@@ -331,7 +331,11 @@ package struct ICEAgent: Sendable {
     private mutating func nominateIfDue(now: MediaTime) -> [ICEAgentAction] {
         guard role.isControlling, selectedPair == nil, nominating == nil, let first = firstValidAt else { return [] }
         let pending = checkList.pairs.contains { $0.state == .waiting || $0.state == .inProgress }
-        guard now >= first + configuration.nominationDelay || !pending else { return [] }
+        // The wait is for better pairs still being checked: when the best pair that can still
+        // succeed already has (the pairs are in priority order), there is nothing to wait for.
+        let bestStillPossible = checkList.pairs.first { $0.state != .failed }
+        let nothingBetterCanCome = bestStillPossible?.state == .succeeded
+        guard now >= first + configuration.nominationDelay || !pending || nothingBetterCanCome else { return [] }
         guard let best = checkList.pairs.firstIndex(where: { $0.state == .succeeded }) else { return [] }
         let pair = checkList.pairs[best]
         let key = PairKey(base: pair.local.base, remote: pair.remote.address)

@@ -9,7 +9,8 @@ package struct ICEAgentConfiguration: Hashable, Sendable {
     /// How many times a check is sent before its pair fails.
     package var maximumTransmissions = 6
     /// The controlling agent waits this long after the first valid pair for better ones
-    /// before it nominates the best (checks of higher-priority pairs may still be under way).
+    /// before it nominates the best (checks of higher-priority pairs may still be under way);
+    /// at once when the valid pair is the best that can still succeed.
     package var nominationDelay: MediaTime = .milliseconds(200)
     /// Consent checks on the selected pair are sent every interval, jittered by ±20 %
     /// (RFC 7675 §5.1: 5 s, randomized between 4 and 6 s).
