@@ -20,6 +20,9 @@ final class StreamSecurePath {
     private let iceConfiguration: ICEAgentConfiguration
     /// ICE restarts taken (the host moved, or the peer restarted).
     private(set) var iceRestarts = 0
+    /// An ICE restart whose new agent has not selected a pair yet: media moves to the first pair
+    /// it validates (an authenticated check answered), without waiting for the nomination.
+    private var restarting = false
     private let dtlsRole: DTLSRole
     /// Where media, RTCP and DTLS go: the selected pair's remote, or the signaled address without ICE.
     private(set) var destination: SocketAddress?
@@ -60,6 +63,7 @@ final class StreamSecurePath {
         nextICETick = now
         consentLost = false
         iceRestarts += 1
+        restarting = true
         return perform(actions, now: now)
     }
 
@@ -112,7 +116,7 @@ final class StreamSecurePath {
         // Taken out, so the agent's storage stays uniquely held (no copy on write each time).
         let actions = agent.receive(bytes, from: from, on: base, now: now)
         ice = agent
-        return perform(actions, now: now)
+        return perform(actions, now: now) + followValidatedPair()
     }
 
     func receiveDTLS(_ bytes: [UInt8], from source: SocketAddress, now: MediaTime) -> [Effect] {
@@ -138,8 +142,8 @@ final class StreamSecurePath {
         if now >= nextICETick, var agent = ice.take() {
             let actions = agent.tick(now: now)
             ice = agent
-            nextICETick = now + .milliseconds(10)
-            if !actions.isEmpty { effects += perform(actions, now: now) }
+            nextICETick = now
+            if !actions.isEmpty { effects += perform(actions, now: now) + followValidatedPair() }
         }
         if dtlsStarted, let due = dtls.nextDeadline, now >= due {
             effects += perform(dtls.tick(now: now), now: now)
@@ -188,6 +192,17 @@ final class StreamSecurePath {
         return agent.checkList.pairs.contains { $0.remote.address == from && ($0.state == .succeeded || $0.remote.kind == .peerReflexive) }
     }
 
+    /// During a restart, the best pair the new agent has validated carries media until one is
+    /// nominated (the old path is usually gone: the host moved).
+    private func followValidatedPair() -> [Effect] {
+        guard restarting, let agent = ice, agent.selectedPair == nil,
+            let valid = agent.checkList.pairs.first(where: { $0.state == .succeeded }),
+            let remote = SocketAddress(valid.remote.address), remote != destination
+        else { return [] }
+        destination = remote
+        return [.setRemote(remote)]
+    }
+
     private func startDTLS(now: MediaTime) -> [Effect] {
         guard !dtlsStarted else { return [] }
         dtlsStarted = true
@@ -201,6 +216,7 @@ final class StreamSecurePath {
             case .send(let bytes, _, let to):
                 if let address = SocketAddress(to) { effects.append(.send(bytes, to: address)) }
             case .selected(let pair):
+                restarting = false
                 guard let remote = SocketAddress(pair.remote.address) else { continue }
                 let first = destination == nil
                 destination = remote
