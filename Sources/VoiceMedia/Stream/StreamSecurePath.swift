@@ -23,14 +23,12 @@ final class StreamSecurePath {
     /// An ICE restart whose new agent has not selected a pair yet: media moves to the first pair
     /// it validates (an authenticated check answered), without waiting for the nomination.
     private var restarting = false
-    private let dtlsRole: DTLSRole
     /// Where media, RTCP and DTLS go: the selected pair's remote, or the signaled address without ICE.
     private(set) var destination: SocketAddress?
     private var dtlsStarted = false
     private(set) var isKeyed = false
     private(set) var consentLost = false
     private(set) var failed = false
-    private var nextICETick: MediaTime = .zero
 
     // Figures for stats and the security counters.
     private(set) var selectedPair: String = ""
@@ -56,11 +54,8 @@ final class StreamSecurePath {
             isControlling: restart.isControlling, random: SecureRandomNumberGenerator())
         let actions = agent.setRemote(
             credentials: restart.remote.credentials, candidates: restart.remote.candidates, isLite: restart.remote.isLite, now: now)
-        base =
-            restart.localCandidates.first { $0.kind == .host && Int($0.address.port) == localAddress.port }?.address
-            ?? ICETransportAddress(localAddress)
+        base = Self.base(of: restart.localCandidates, on: localAddress)
         ice = agent
-        nextICETick = now
         consentLost = false
         iceRestarts += 1
         restarting = true
@@ -74,13 +69,10 @@ final class StreamSecurePath {
         let fingerprints = setup.remoteFingerprints
         dtls = try DTLSAssociation(
             certificate: setup.certificate, role: setup.dtlsRole, remoteFingerprints: fingerprints, configuration: setup.dtls)
-        dtlsRole = setup.dtlsRole
         self.localAddress = localAddress
         iceConfiguration = setup.ice
         // The host candidate on this port is the base: the socket may be bound to the wildcard.
-        base =
-            setup.localCandidates.first { $0.kind == .host && Int($0.address.port) == localAddress.port }?.address
-            ?? ICETransportAddress(localAddress)
+        base = Self.base(of: setup.localCandidates, on: localAddress)
         if let remote = setup.remoteICE {
             var agent = ICEAgent(
                 configuration: setup.ice, credentials: setup.localCredentials, candidates: setup.localCandidates,
@@ -105,7 +97,6 @@ final class StreamSecurePath {
 
     /// Starts the checks (ICE) or, without ICE, the handshake toward the signaled address.
     func start(now: MediaTime) -> [Effect] {
-        nextICETick = now
         if startedAt == nil { startedAt = now }
         if ice == nil { return startDTLS(now: now) }
         return []
@@ -139,10 +130,9 @@ final class StreamSecurePath {
     func tick(now: MediaTime) -> [Effect] {
         guard !failed else { return [] }
         var effects: [Effect] = []
-        if now >= nextICETick, var agent = ice.take() {
+        if var agent = ice.take() {
             let actions = agent.tick(now: now)
             ice = agent
-            nextICETick = now
             if !actions.isEmpty { effects += perform(actions, now: now) + followValidatedPair() }
         }
         if dtlsStarted, let due = dtls.nextDeadline, now >= due {
@@ -184,6 +174,12 @@ final class StreamSecurePath {
     }
 
     // MARK: - Inside
+
+    /// The ICE base: the host candidate on the stream's port (the socket may be bound to the
+    /// wildcard), else the socket's own address.
+    private static func base(of candidates: [ICECandidate], on localAddress: SocketAddress) -> ICETransportAddress? {
+        candidates.first { $0.kind == .host && Int($0.address.port) == localAddress.port }?.address ?? ICETransportAddress(localAddress)
+    }
 
     private func isFromPeer(_ source: SocketAddress) -> Bool {
         if let destination { return destination == source }
