@@ -36,7 +36,9 @@ final class CallReconnectMediaTests: VirtualTimeTestCase {
         XCTAssertEqual(f.alice.reconnectInsights, ["reconnecting 53405"])
 
         outage.end()
-        XCTAssertEqual(f.callerDelegate.wait(for: 4), [.ringing, .connected, .reconnecting(.mediaConnectionError), .reconnected])
+        XCTAssertEqual(
+            f.callerDelegate.wait(for: 4), [.ringing, .connected, .reconnecting(.mediaConnectionError), .reconnected],
+            "media after the outage: \(mediaDiagnosis(f))")
         XCTAssertEqual(f.callerDelegate.statesAtCallbacks, [.ringing, .connected, .reconnecting, .connected])
         XCTAssertEqual(f.call.state, .connected)
         XCTAssertEqual(f.alice.reconnectInsights, ["reconnecting 53405", "reconnected media"])

@@ -61,12 +61,14 @@ final class CallReconnectTests: VirtualTimeTestCase {
 
 /// What each side's stream saw, for a failure message (seen once in CI: alice never heard bob
 /// again after the outage ended).
-private func mediaDiagnosis(_ f: ReconnectTestCall) -> String {
+func mediaDiagnosis(_ f: ReconnectTestCall) -> String {
     func describe(_ call: Call) -> String {
         guard let stats = try? onCallLoop(call, { $0.media?.stream?.stats }) else { return "no stream" }
         return "sent \(stats.packetsSent), received \(stats.packetsReceived) (last at \(stats.lastPacketReceived.map { "\($0)" } ?? "never")), "
             + "remote \(stats.remoteRTPAddress.map { "\($0)" } ?? "none") after \(stats.remoteAddressSwitches) switches, "
-            + "SRTP auth failures \(stats.srtpAuthFailures), replays \(stats.srtpReplayFailures)"
+            + "SRTP auth failures \(stats.srtpAuthFailures), replays \(stats.srtpReplayFailures), "
+            + "malformed \(stats.malformedPackets), foreign \(stats.foreignSourcePackets), unhandled \(stats.unhandledDatagrams), "
+            + "ssrc \(stats.ssrc) remote ssrc \(stats.remoteSSRC), seq? lost \(stats.packetsLost)"
     }
     return "alice: \(describe(f.call)); bob: \(describe(f.accepted))"
 }

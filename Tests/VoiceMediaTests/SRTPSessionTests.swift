@@ -2,6 +2,7 @@ import CLibSRTP
 import VoiceTestKit
 import XCTest
 @testable import VoiceMedia
+import VoiceRTP
 import VoiceSignals
 import VoiceMediaTypes
 import VoiceSupport
@@ -167,6 +168,29 @@ final class SRTPSessionTests: XCTestCase {
         assertThrows(.replayFail) { _ = try process(protected, receiver.unprotectRTP) }
         XCTAssertEqual(receiver.stats.replayFailures, 1)
         XCTAssertEqual(receiver.stats.rtpPacketsUnprotected, 1)
+    }
+
+    /// SRTP's rollover counter is not signaled: a receiver whose first packet comes after the
+    /// sender's sequence number wrapped guesses it as 0 and rejects every packet from then on
+    /// (a call once lost all audio one way this way). So the stream starts its sequence numbers
+    /// below 2^15, as WebRTC does, and a receiver that missed 30,000 packets still decrypts.
+    func testAReceiverThatMissedTheFirstPacketsDecryptsUnlessTheSenderWrapped() throws {
+        let k = keys(.aeadAES256GCM)
+        let late = try SRTPSession(outbound: k, inbound: k)
+        let sender = try SRTPSession(outbound: k, inbound: k)
+        for sequence in UInt16(0xFFC0)...UInt16.max { _ = try process(rtpPacket(sequence: sequence), sender.protectRTP) }
+        let afterWrap = try process(rtpPacket(sequence: 10), sender.protectRTP)
+        assertThrows(.authFail) { _ = try process(afterWrap, late.unprotectRTP) }
+
+        let local = try SocketAddress(host: "127.0.0.1", port: 0)
+        let first = (0..<1_000).map { _ in AudioStreamConfiguration(localAddress: local, encryption: .unencrypted).initialSequenceNumber }
+        XCTAssertLessThanOrEqual(first.max() ?? .max, 0x7FFF, "the stream starts below 2^15")
+        let receiver = try SRTPSession(outbound: k, inbound: k)
+        let fresh = try SRTPSession(outbound: k, inbound: k)
+        let start = UInt16(0x7FFF)
+        for sequence in start..<start + 30_000 { _ = try process(rtpPacket(sequence: sequence), fresh.protectRTP) }
+        let thirtyThousandLater = try process(rtpPacket(sequence: start + 30_000), fresh.protectRTP)
+        XCTAssertEqual(try process(thirtyThousandLater, receiver.unprotectRTP), rtpPacket(sequence: start + 30_000))
     }
 
     func testPacketOlderThanReplayWindowIsRejected() throws {

@@ -68,7 +68,11 @@ package struct AudioStreamConfiguration: Sendable {
         self.adaptiveFEC = true
         self.symmetricRTP = true
         self.ssrc = UInt32.random(in: 1...UInt32.max)
-        self.initialSequenceNumber = UInt16.random(in: 0...UInt16.max)
+        // Below 2^15, as WebRTC does: SRTP's rollover counter is not signaled, so a receiver whose
+        // first packet comes after the sequence number wrapped (the first packets lost, or sent
+        // before it was ready) guesses it wrong and rejects every packet. Starting in the lower
+        // half leaves 32,768 packets (11 minutes at 50 per second) before the first wrap.
+        self.initialSequenceNumber = UInt16.random(in: 0...0x7FFF)
         self.initialTimestamp = UInt32.random(in: 0...UInt32.max)
         self.cname = "voice-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
     }
