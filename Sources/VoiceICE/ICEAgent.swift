@@ -43,6 +43,9 @@ package struct ICEAgent: Sendable {
         var isConsent: Bool
         /// Our role when it was sent: a 487 answer means "not that role".
         var sentAsControlling: Bool
+        /// A triggered check replaced it (RFC 8445 §7.3.1.4): not retransmitted, and its lack
+        /// of an answer fails nothing, but an answer still counts until its timeout.
+        var cancelled = false
     }
 
     private var random: any RandomNumberGenerator & Sendable
@@ -127,7 +130,8 @@ package struct ICEAgent: Sendable {
     private mutating func nextCheck(now: MediaTime) -> ICEAgentAction? {
         while let key = triggered.first {
             triggered.removeFirst()
-            if let index = checkList.index(localBase: key.base, remote: key.remote), checkList.pairs[index].state != .inProgress {
+            // A pair the replaced check's answer validated meanwhile needs no new check.
+            if let index = checkList.index(localBase: key.base, remote: key.remote), checkList.pairs[index].state == .waiting {
                 return startCheck(index, useCandidate: nominating == key, now: now)
             }
         }
@@ -151,7 +155,7 @@ package struct ICEAgent: Sendable {
         let bytes = ICEConnectivityCheck.request(
             transactionID: id, local: localCredentials, remote: remote, priority: priority, role: role, useCandidate: useCandidate)
         let key = PairKey(base: pair.local.base, remote: pair.remote.address)
-        transactions.removeAll { $0.pair == key && $0.isConsent == isConsent }
+        transactions.removeAll { $0.pair == key && $0.isConsent == isConsent && !$0.cancelled }
         transactions.append(
             Transaction(
                 id: id, pair: key, bytes: bytes, transmissions: 1, timeout: configuration.initialRetransmissionTimeout,
@@ -168,8 +172,9 @@ package struct ICEAgent: Sendable {
                 kept.append(transaction)
                 continue
             }
-            // A consent check is sent once; the next one follows at the consent interval.
-            if transaction.isConsent { continue }
+            // A consent check is sent once; the next one follows at the consent interval. A
+            // cancelled check is not sent again (its pair has a newer one).
+            if transaction.isConsent || transaction.cancelled { continue }
             guard transaction.transmissions < configuration.maximumTransmissions else {
                 // No answer: the pair failed. A nominating check that goes unanswered fails
                 // its pair too (it had succeeded before), so the next best valid pair is
@@ -195,7 +200,15 @@ package struct ICEAgent: Sendable {
     private mutating func trigger(_ key: PairKey) {
         guard let index = checkList.index(localBase: key.base, remote: key.remote) else { return }
         switch checkList.pairs[index].state {
-        case .succeeded, .inProgress: return
+        case .succeeded: return
+        case .inProgress:
+            // RFC 8445 §7.3.1.4: the check in progress (its request or answer may be lost, as
+            // when the peer restarted after we sent it) is cancelled and a new one goes out at
+            // once, instead of waiting for a retransmission.
+            for position in transactions.indices where transactions[position].pair == key && !transactions[position].isConsent {
+                transactions[position].cancelled = true
+            }
+            checkList.setState(.waiting, at: index)
         case .failed, .frozen, .waiting: checkList.setState(.waiting, at: index)
         }
         if !triggered.contains(key) { triggered.append(key) }
@@ -268,6 +281,11 @@ package struct ICEAgent: Sendable {
         case .failure(let error): return [.refused(error, from: source)]
         }
         transactions.remove(at: position)
+        // A cancelled check's answer can only help: its pair has a newer check in flight.
+        if transaction.cancelled, case .success = response, source == transaction.pair.remote, base == transaction.pair.base {
+            return succeeded(transaction, now: now)
+        }
+        if transaction.cancelled { return [] }
         guard source == transaction.pair.remote, base == transaction.pair.base else {
             setState(.failed, of: transaction.pair)
             return []

@@ -112,6 +112,10 @@ package struct NetworkChangeCall {
     /// For TLS: a certificate both sides present (its IP SANs name every address they use),
     /// its key, and the CA that signed it, which both trust.
     package var tls: (certificate: String, key: String, ca: String)?
+    /// `voicecall --media-security` for both sides: nil for the default (`automatic`: ICE and
+    /// DTLS-SRTP, so a move is an ICE restart), `sdes` for keys in the SDP (the peer follows
+    /// our packets).
+    package var mediaSecurity: String?
 
     /// The options that pick the transport (and, for TLS, the certificates).
     private var transportArguments: [String] {
@@ -121,6 +125,7 @@ package struct NetworkChangeCall {
         } else {
             arguments.append("--allow-clear-text-keys")
         }
+        if let mediaSecurity { arguments += ["--media-security", mediaSecurity] }
         return arguments
     }
     /// After the change, an attacker at 10.9.0.66 (in the provider's namespace) sends forged

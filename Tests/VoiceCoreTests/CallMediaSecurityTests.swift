@@ -17,6 +17,19 @@ final class CallMediaSecurityTests: VirtualTimeTestCase {
         try TestVoiceClient(name, signal: ConnectedCallPair.tone(tone), world: world) { $0.mediaSecurity = security }
     }
 
+    /// Alice (440 Hz) and bob (660 Hz) at the given settings, shut down after `body`.
+    private func withClients(
+        _ aliceSecurity: MediaSecurity, _ bobSecurity: MediaSecurity, _ body: (TestVoiceClient, TestVoiceClient) throws -> Void
+    ) throws {
+        let alice = try client("alice", tone: 440, aliceSecurity)
+        let bob = try client("bob", tone: 660, bobSecurity)
+        defer {
+            alice.client.shutdown()
+            bob.client.shutdown()
+        }
+        try body(alice, bob)
+    }
+
     /// Alice calls bob, who accepts; returns the caller's call, the callee's, and the delegates.
     private func call(
         _ alice: TestVoiceClient, _ bob: TestVoiceClient
@@ -39,96 +52,76 @@ final class CallMediaSecurityTests: VirtualTimeTestCase {
     }
 
     func testTwoClientsAtTheDefaultTalkOverICEAndDTLSSRTP() throws {
-        let alice = try client("alice", tone: 440, .automatic)
-        let bob = try client("bob", tone: 660, .automatic)
-        defer {
-            alice.client.shutdown()
-            bob.client.shutdown()
+        try withClients(.automatic, .automatic) { alice, bob in
+            let (call, delegate, callee) = self.call(alice, bob)
+            XCTAssertEqual(Array(delegate.wait(for: 2).prefix(2)), [.ringing, .connected])
+            XCTAssertTrue(PollingWait.until(timeout: 10) { ((try? self.stats(call))??.packetsReceived ?? 0) > 100 })
+            let caller = try XCTUnwrap(try stats(call))
+            let answered = try XCTUnwrap(callee.value)
+            let calleeStats = try XCTUnwrap(try stats(answered))
+            for (name, s) in [("caller", caller), ("callee", calleeStats)] {
+                XCTAssertEqual(s.dtlsState, "connected", name)
+                XCTAssertEqual(s.dtlsSRTPSuite, "AEAD_AES_128_GCM", name)
+                XCTAssertTrue(s.selectedCandidatePair.hasPrefix("host "), "\(name): \(s.selectedCandidatePair)")
+                XCTAssertEqual(s.srtpAuthFailures, 0, name)
+            }
+            let report = try XCTUnwrap(try ConnectedCallPair.onCore(call) { $0?.statsReport() })
+            XCTAssertEqual(report.transport.dtlsState, "connected")
+            XCTAssertEqual(report.transport.srtpCipher, "AEAD_AES_128_GCM")
+            XCTAssertNotNil(report.transport.selectedCandidatePair)
+            // Each side hears the other's tone.
+            let heardByAlice = ConnectedCallPair.recordedLevel(of: alice.device, over: 1)
+            let heardByBob = ConnectedCallPair.recordedLevel(of: bob.device, over: 1)
+            XCTAssertGreaterThan(heardByAlice, 1_000)
+            XCTAssertGreaterThan(heardByBob, 1_000)
+            let alicePlayed = alice.device.recordedSamples
+            XCTAssertGreaterThan(Goertzel.power(of: 660, in: alicePlayed), 10 * Goertzel.power(of: 440, in: alicePlayed), "alice hears bob's 660 Hz")
+            call.disconnect()
+            delegate.waitForEnd()
         }
-        let (call, delegate, callee) = self.call(alice, bob)
-        XCTAssertEqual(Array(delegate.wait(for: 2).prefix(2)), [.ringing, .connected])
-        XCTAssertTrue(PollingWait.until(timeout: 10) { ((try? self.stats(call))??.packetsReceived ?? 0) > 100 })
-        let caller = try XCTUnwrap(try stats(call))
-        let answered = try XCTUnwrap(callee.value)
-        let calleeStats = try XCTUnwrap(try stats(answered))
-        for (name, s) in [("caller", caller), ("callee", calleeStats)] {
-            XCTAssertEqual(s.dtlsState, "connected", name)
-            XCTAssertEqual(s.dtlsSRTPSuite, "AEAD_AES_128_GCM", name)
-            XCTAssertTrue(s.selectedCandidatePair.hasPrefix("host "), "\(name): \(s.selectedCandidatePair)")
-            XCTAssertEqual(s.srtpAuthFailures, 0, name)
-        }
-        let report = try XCTUnwrap(try ConnectedCallPair.onCore(call) { $0?.statsReport() })
-        XCTAssertEqual(report.transport.dtlsState, "connected")
-        XCTAssertEqual(report.transport.srtpCipher, "AEAD_AES_128_GCM")
-        XCTAssertNotNil(report.transport.selectedCandidatePair)
-        // Each side hears the other's tone.
-        let heardByAlice = ConnectedCallPair.recordedLevel(of: alice.device, over: 1)
-        let heardByBob = ConnectedCallPair.recordedLevel(of: bob.device, over: 1)
-        XCTAssertGreaterThan(heardByAlice, 1_000)
-        XCTAssertGreaterThan(heardByBob, 1_000)
-        let alicePlayed = alice.device.recordedSamples
-        XCTAssertGreaterThan(Goertzel.power(of: 660, in: alicePlayed), 10 * Goertzel.power(of: 440, in: alicePlayed), "alice hears bob's 660 Hz")
-        call.disconnect()
-        delegate.waitForEnd()
     }
 
     func testACallWhoseMediaPathCannotBeMadeFailsToConnectWith53405() throws {
-        let alice = try client("alice", tone: 440, .automatic)
-        let bob = try client("bob", tone: 660, .automatic)
-        defer {
-            alice.client.shutdown()
-            bob.client.shutdown()
+        try withClients(.automatic, .automatic) { alice, bob in
+            // Signaling gets through; every media datagram is lost (a firewall that blocks UDP media).
+            world.mediaNetwork.setConditions { _, _, _ in nil }
+            let (call, delegate, _) = self.call(alice, bob)
+            XCTAssertEqual(delegate.wait(for: 2, timeout: 60), [.ringing, .failed(.mediaConnectionError)])
+            XCTAssertEqual(call.state, .disconnected)
         }
-        // Signaling gets through; every media datagram is lost (a firewall that blocks UDP media).
-        world.mediaNetwork.setConditions { _, _, _ in nil }
-        let (call, delegate, _) = self.call(alice, bob)
-        XCTAssertEqual(delegate.wait(for: 2, timeout: 60), [.ringing, .failed(.mediaConnectionError)])
-        XCTAssertEqual(call.state, .disconnected)
     }
 
     func testAnAutomaticCallerRetriesWithSDESWhenTheCalleeDoesOnlySDES() throws {
-        let alice = try client("alice", tone: 440, .automatic)
-        let bob = try client("bob", tone: 660, .sdes)
-        defer {
-            alice.client.shutdown()
-            bob.client.shutdown()
+        try withClients(.automatic, .sdes) { alice, bob in
+            let (call, delegate, _) = self.call(alice, bob)
+            XCTAssertEqual(Array(delegate.wait(for: 2).prefix(2)), [.ringing, .connected])
+            XCTAssertTrue(PollingWait.until(timeout: 10) { ((try? self.stats(call))??.packetsReceived ?? 0) > 50 })
+            let s = try XCTUnwrap(try stats(call))
+            XCTAssertEqual(s.dtlsState, "", "keyed by SDES")
+            XCTAssertGreaterThan(ConnectedCallPair.recordedLevel(of: alice.device, over: 1), 1_000)
+            call.disconnect()
+            delegate.waitForEnd()
         }
-        let (call, delegate, _) = self.call(alice, bob)
-        XCTAssertEqual(Array(delegate.wait(for: 2).prefix(2)), [.ringing, .connected])
-        XCTAssertTrue(PollingWait.until(timeout: 10) { ((try? self.stats(call))??.packetsReceived ?? 0) > 50 })
-        let s = try XCTUnwrap(try stats(call))
-        XCTAssertEqual(s.dtlsState, "", "keyed by SDES")
-        XCTAssertGreaterThan(ConnectedCallPair.recordedLevel(of: alice.device, over: 1), 1_000)
-        call.disconnect()
-        delegate.waitForEnd()
     }
 
     func testAnSDESCallerIsAnsweredWithSDESByAnAutomaticCallee() throws {
-        let alice = try client("alice", tone: 440, .sdes)
-        let bob = try client("bob", tone: 660, .automatic)
-        defer {
-            alice.client.shutdown()
-            bob.client.shutdown()
+        try withClients(.sdes, .automatic) { alice, bob in
+            let (call, delegate, _) = self.call(alice, bob)
+            XCTAssertEqual(Array(delegate.wait(for: 2).prefix(2)), [.ringing, .connected])
+            XCTAssertTrue(PollingWait.until(timeout: 10) { ((try? self.stats(call))??.packetsReceived ?? 0) > 50 })
+            XCTAssertEqual(try XCTUnwrap(try stats(call)).dtlsState, "")
+            call.disconnect()
+            delegate.waitForEnd()
         }
-        let (call, delegate, _) = self.call(alice, bob)
-        XCTAssertEqual(Array(delegate.wait(for: 2).prefix(2)), [.ringing, .connected])
-        XCTAssertTrue(PollingWait.until(timeout: 10) { ((try? self.stats(call))??.packetsReceived ?? 0) > 50 })
-        XCTAssertEqual(try XCTUnwrap(try stats(call)).dtlsState, "")
-        call.disconnect()
-        delegate.waitForEnd()
     }
 
     func testDTLSOnlyAndSDESOnlyCannotMeet() throws {
-        let alice = try client("alice", tone: 440, .dtls)
-        let bob = try client("bob", tone: 660, .sdes)
-        defer {
-            alice.client.shutdown()
-            bob.client.shutdown()
+        try withClients(.dtls, .sdes) { alice, bob in
+            let (_, delegate, callee) = self.call(alice, bob)
+            // 488 from bob's agent at once: no ringing, no incoming call for bob's app.
+            XCTAssertEqual(delegate.wait(for: 1), [.failed(.mediaNoSupportedCodec)])
+            XCTAssertNil(callee.value)
         }
-        let (_, delegate, callee) = self.call(alice, bob)
-        // 488 from bob's agent at once: no ringing, no incoming call for bob's app.
-        XCTAssertEqual(delegate.wait(for: 1), [.failed(.mediaNoSupportedCodec)])
-        XCTAssertNil(callee.value)
     }
 
     func testAPersistedIdentityKeepsItsFingerprint() throws {

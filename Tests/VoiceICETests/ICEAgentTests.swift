@@ -128,6 +128,31 @@ final class ICEAgentTests: XCTestCase {
         XCTAssertEqual(world.selected(0).last?.remote.address, Self.address("198.51.100.2:6000"))
     }
 
+    /// RFC 8445 §7.3.1.4: a check from the peer on a pair whose own check is still unanswered
+    /// cancels that check and sends a new one at once. (Before, the pair waited for the 500 ms
+    /// retransmission: a move's ICE restart lost half a second of audio when the peer's first
+    /// check had reached the agent it replaced.)
+    func testAPeerCheckOnAPairWhoseCheckIsUnansweredSendsANewOneAtOnce() {
+        final class Flag: @unchecked Sendable { var value = false }
+        var world = World(agent(["10.0.0.1:5000"], controlling: false, seed: 61), agent(["10.0.0.2:6000"], controlling: true, seed: 62))
+        let dropped = Flag()
+        // Alice's first check is lost.
+        world.drops = { from, _ in
+            guard from.ip == IPAddress("10.0.0.1")!, !dropped.value else { return false }
+            dropped.value = true
+            return true
+        }
+        world.exchangeCandidates()
+        world.run(for: .milliseconds(200))
+        XCTAssertTrue(dropped.value)
+        XCTAssertEqual(world.selected(0).count, 1, "alice selected in 200 ms, without waiting for her retransmission")
+        XCTAssertEqual(world.selected(1).count, 1)
+        XCTAssertEqual(world.selected(0).first?.remote.address, Self.address("10.0.0.2:6000"))
+        world.run(for: .seconds(2))
+        XCTAssertEqual(world.selected(0).count, 1, "the cancelled check changes nothing later")
+        XCTAssertEqual(world.agents[0].state, .connected)
+    }
+
     func testWithNoPathBothAgentsFailOnceAndSendNothingMore() {
         var world = World(agent(["10.0.0.1:5000"], controlling: true, seed: 1), agent(["10.0.0.2:6000"], controlling: false, seed: 2))
         world.drops = { _, _ in true }

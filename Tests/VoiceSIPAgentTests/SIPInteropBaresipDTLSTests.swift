@@ -90,6 +90,21 @@ final class SIPInteropBaresipDTLSTests: XCTestCase {
         XCTAssertEqual(stats?.srtpAuthFailures, 0, file: file, line: line)
     }
 
+    /// Starts our media for an established DTLS-SRTP call with baresip: the handshake completes
+    /// and audio goes both ways.
+    private func assertDTLSCarriesAudio(
+        _ alice: SIPTestAgent, _ handle: SIPCallHandle, _ negotiated: SDPNegotiatedMedia, _ baresip: BaresipPeer,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let (media, device) = try startMedia(alice, handle, negotiated)
+        try baresip.control.waitForEvent(.callEstablished)
+        XCTAssertTrue(alice.wait(timeout: 8) { _ in media.stream?.stats.dtlsState == "connected" ? true : nil } ?? false,
+            "\(media.stream?.stats as Any)\n\(baresip.process.logTail())", file: file, line: line)
+        Thread.sleep(forTimeInterval: 2.5)
+        assertKeyedByDTLS(media, file: file, line: line)
+        try assertAudioBothWays(device, baresip, file: file, line: line)
+    }
+
     func testWeCallBaresipOverICEAndDTLSSRTP() throws {
         let baresip = try startBaresip(webRTC: true)
         let alice = try ourAgent(.dtlsSRTP)
@@ -98,13 +113,7 @@ final class SIPInteropBaresipDTLSTests: XCTestCase {
         let dtls = try XCTUnwrap(negotiated.dtls, "a DTLS-SRTP answer")
         XCTAssertFalse(dtls.remoteFingerprints.isEmpty)
         XCTAssertNotNil(negotiated.ice, "baresip's ICE parameters")
-        let (media, device) = try startMedia(alice, outgoing, negotiated)
-        try baresip.control.waitForEvent(.callEstablished)
-        XCTAssertTrue(alice.wait(timeout: 8) { _ in media.stream?.stats.dtlsState == "connected" ? true : nil } ?? false,
-            "\(media.stream?.stats as Any)\n\(baresip.process.logTail())")
-        Thread.sleep(forTimeInterval: 2.5)
-        assertKeyedByDTLS(media)
-        try assertAudioBothWays(device, baresip)
+        try assertDTLSCarriesAudio(alice, outgoing, negotiated, baresip)
         alice.agent.hangUp(outgoing)
         XCTAssertEqual(alice.waitForTermination(outgoing), .localHangUp)
     }
@@ -118,13 +127,7 @@ final class SIPInteropBaresipDTLSTests: XCTestCase {
         alice.agent.accept(incoming)
         let negotiated = try XCTUnwrap(alice.waitForEstablished(incoming), "baresip ACKed our 200")
         XCTAssertNotNil(negotiated.dtls)
-        let (media, device) = try startMedia(alice, incoming, negotiated)
-        try baresip.control.waitForEvent(.callEstablished)
-        XCTAssertTrue(alice.wait(timeout: 8) { _ in media.stream?.stats.dtlsState == "connected" ? true : nil } ?? false,
-            "\(media.stream?.stats as Any)\n\(baresip.process.logTail())")
-        Thread.sleep(forTimeInterval: 2.5)
-        assertKeyedByDTLS(media)
-        try assertAudioBothWays(device, baresip)
+        try assertDTLSCarriesAudio(alice, incoming, negotiated, baresip)
         try baresip.control.hangUp()
         XCTAssertEqual(alice.waitForTermination(incoming), .remoteHangUp)
     }
