@@ -14,7 +14,7 @@ import VoiceSIP
 /// negotiated. Because the sockets stay bound, no other call (or process) can be handed the
 /// same ports in between: there is no close-and-bind-again race, and no list of ports handed
 /// out to stay clear of.
-enum SIPMediaPortReservation {
+package enum SIPMediaPortReservation {
     /// A reserved port, and the address and port a STUN server saw it send from (the NAT's),
     /// when one was asked and answered.
     struct Reserved: Sendable {
@@ -41,7 +41,7 @@ enum SIPMediaPortReservation {
 
     /// Reserves an RTP port and the RTCP port after it, both bound on `host`. A port whose
     /// neighbour is taken is held until the end of the search, so the kernel offers another.
-    static func reserve(host: String) throws(SIPUserAgentError) -> ReservedMediaPort {
+    package static func reserve(host: String) throws(SIPUserAgentError) -> ReservedMediaPort {
         var held: [Int32] = []
         defer { for descriptor in held { close(descriptor) } }
         var bare = host

@@ -7,7 +7,7 @@ extension SIPUserAgent {
     /// A call's ICE credentials and candidates, gathered before its SDP is written (SIP carries
     /// them all at once: no trickle): the host candidate on the call's media port and, when the
     /// port's STUN mapping is known, the server-reflexive one.
-    static func iceParameters(host: String, port: UInt16, mapped: STUNMappedAddress?, stunServer: STUNMappedAddress?) -> SDPICEParameters {
+    package static func iceParameters(host: String, port: UInt16, mapped: STUNMappedAddress?, stunServer: STUNMappedAddress?) -> SDPICEParameters {
         var random = SecureRandomNumberGenerator()
         let credentials = ICECredentials.random(using: &random)
         var candidates: [ICECandidate] = []
