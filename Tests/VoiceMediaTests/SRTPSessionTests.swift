@@ -171,26 +171,61 @@ final class SRTPSessionTests: XCTestCase {
     }
 
     /// SRTP's rollover counter is not signaled: a receiver whose first packet comes after the
-    /// sender's sequence number wrapped guesses it as 0 and rejects every packet from then on
-    /// (a call once lost all audio one way this way). So the stream starts its sequence numbers
-    /// below 2^15, as WebRTC does, and a receiver that missed 30,000 packets still decrypts.
-    func testAReceiverThatMissedTheFirstPacketsDecryptsUnlessTheSenderWrapped() throws {
-        let k = keys(.aeadAES256GCM)
-        let late = try SRTPSession(outbound: k, inbound: k)
-        let sender = try SRTPSession(outbound: k, inbound: k)
-        for sequence in UInt16(0xFFC0)...UInt16.max { _ = try process(rtpPacket(sequence: sequence), sender.protectRTP) }
-        let afterWrap = try process(rtpPacket(sequence: 10), sender.protectRTP)
-        assertThrows(.authFail) { _ = try process(afterWrap, late.unprotectRTP) }
+    /// sender's sequence number wrapped would guess it as 0 and reject every packet from then on
+    /// (a call once lost all audio one way this way). The stream starts its sequence numbers
+    /// below 2^15, as WebRTC does, and a receiver that missed 30,000 packets still decrypts; a
+    /// receiver whose first packets fail tries rollover counter 1 once per packet until one
+    /// authenticates, so a peer that started near 65535 is heard too.
+    func testAReceiverThatMissedTheFirstPacketsDecryptsAfterTheSenderWrapped() throws {
+        for suite in [SRTPSuite.aeadAES256GCM, .aesCM128HmacSHA1_80] {
+            let k = keys(suite)
+            let late = try SRTPSession(outbound: k, inbound: k)
+            let sender = try SRTPSession(outbound: k, inbound: k)
+            for sequence in UInt16(0xFFC0)...UInt16.max { _ = try process(rtpPacket(sequence: sequence), sender.protectRTP) }
+            let afterWrap = try process(rtpPacket(sequence: 10), sender.protectRTP)
+            let next = try process(rtpPacket(sequence: 11), sender.protectRTP)
+            XCTAssertEqual(try process(afterWrap, late.unprotectRTP), rtpPacket(sequence: 10), "\(suite)")
+            XCTAssertEqual(try process(next, late.unprotectRTP), rtpPacket(sequence: 11), "\(suite)")
+            XCTAssertEqual(late.stats.rolloverRecoveries, 1, "\(suite)")
+            XCTAssertEqual(late.stats.rtpPacketsUnprotected, 2, "\(suite)")
+            XCTAssertEqual(late.stats.authenticationFailures, 0, "\(suite)")
+            assertThrows(.replayFail) { _ = try process(next, late.unprotectRTP) }
+        }
 
         let local = try SocketAddress(host: "127.0.0.1", port: 0)
         let first = (0..<1_000).map { _ in AudioStreamConfiguration(localAddress: local, encryption: .unencrypted).initialSequenceNumber }
         XCTAssertLessThanOrEqual(first.max() ?? .max, 0x7FFF, "the stream starts below 2^15")
+        let k = keys(.aeadAES256GCM)
         let receiver = try SRTPSession(outbound: k, inbound: k)
         let fresh = try SRTPSession(outbound: k, inbound: k)
         let start = UInt16(0x7FFF)
         for sequence in start..<start + 30_000 { _ = try process(rtpPacket(sequence: sequence), fresh.protectRTP) }
         let thirtyThousandLater = try process(rtpPacket(sequence: start + 30_000), fresh.protectRTP)
         XCTAssertEqual(try process(thirtyThousandLater, receiver.unprotectRTP), rtpPacket(sequence: start + 30_000))
+        XCTAssertEqual(receiver.stats.rolloverRecoveries, 0)
+    }
+
+    /// The second try is for a peer's first packets only: wrong keys stay wrong (and cost a
+    /// second try only for the first 256 packets), and once a packet authenticated, a failure
+    /// is a failure.
+    func testTheRolloverTryNeitherAcceptsWrongKeysNorOutlivesTheFirstGoodPacket() throws {
+        let k = keys(.aeadAES128GCM)
+        let stranger = try SRTPSession(outbound: keys(.aeadAES128GCM), inbound: k)
+        let receiver = try SRTPSession(outbound: k, inbound: k)
+        for sequence in UInt16(1)...300 {
+            let forged = try process(rtpPacket(sequence: sequence), stranger.protectRTP)
+            assertThrows(.authFail) { _ = try process(forged, receiver.unprotectRTP) }
+        }
+        XCTAssertEqual(receiver.stats.authenticationFailures, 300)
+        XCTAssertEqual(receiver.stats.rolloverRecoveries, 0)
+
+        let sender = try SRTPSession(outbound: k, inbound: k)
+        let good = try process(rtpPacket(sequence: 400), sender.protectRTP)
+        XCTAssertEqual(try process(good, receiver.unprotectRTP), rtpPacket(sequence: 400))
+        var tampered = try process(rtpPacket(sequence: 401), sender.protectRTP)
+        tampered[20] ^= 1
+        assertThrows(.authFail) { _ = try process(tampered, receiver.unprotectRTP) }
+        XCTAssertEqual(receiver.stats.rolloverRecoveries, 0)
     }
 
     func testPacketOlderThanReplayWindowIsRejected() throws {

@@ -60,6 +60,26 @@ enum SRTPLibrary {
         }
     }
 
+    /// An inbound context whose stream for `ssrc` starts at rollover counter `rollover` (for a
+    /// sender first heard after it wrapped its sequence number), beside the `ssrc_any_inbound`
+    /// template for other SSRCs.
+    static func createInboundContext(
+        _ context: inout srtp_t?, ssrc: UInt32, rollover: UInt32, keys: SRTPKeyMaterial, configuration: SRTPSession.Configuration
+    ) -> srtp_err_status_t {
+        var status = createContext(&context, direction: ssrc_any_inbound, keys: keys, configuration: configuration)
+        guard status == srtp_err_status_ok, let session = context else { return status }
+        status = withPolicy(keys, ssrcType: ssrc_specific, configuration) { policy in
+            policy.pointee.ssrc.value = ssrc
+            return srtp_add_stream(session, policy)
+        }
+        if status == srtp_err_status_ok { status = srtp_set_stream_roc(session, ssrc, rollover) }
+        if status != srtp_err_status_ok {
+            srtp_dealloc(session)
+            context = nil
+        }
+        return status
+    }
+
     private static func withPolicy(
         _ material: SRTPKeyMaterial,
         ssrcType: srtp_ssrc_type_t,

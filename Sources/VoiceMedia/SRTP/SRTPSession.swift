@@ -7,7 +7,9 @@ import VoiceMediaTypes
 /// their SSRC (a libsrtp session with an `ssrc_any_outbound` stream and one with an
 /// `ssrc_any_inbound` stream).
 ///
-/// The protect/unprotect calls work in place in caller-owned buffers and allocate nothing.
+/// The protect/unprotect calls work in place in caller-owned buffers and allocate nothing
+/// (before the peer's first packet authenticates, a failing packet may get a second try with a
+/// new libsrtp context: see ``unprotectRTP(_:length:)``).
 ///
 /// Threading: not thread-safe. Use one session from one thread at a time (the media send and
 /// receive paths of a stream normally share one queue); the type is deliberately not `Sendable`.
@@ -45,8 +47,15 @@ package final class SRTPSession {
 
     /// libsrtp session with the `ssrc_any_outbound` stream (libsrtp allows one wildcard per session).
     private let sender: srtp_t
-    /// libsrtp session with the `ssrc_any_inbound` stream.
-    private let receiver: srtp_t
+    /// libsrtp session with the `ssrc_any_inbound` stream (replaced once if the peer's first
+    /// packets need a rollover counter of 1: ``unprotectRTP(_:length:)``).
+    private var receiver: srtp_t
+    private let inboundKeys: SRTPKeyMaterial
+    /// Until a packet authenticates, a copy of each arriving one (for a second try) and how many
+    /// second tries are left; nil afterwards.
+    private var rolloverProbe: (copy: UnsafeMutableRawBufferPointer, triesLeft: Int)?
+    /// Packets before the first authenticated one that get a second try with rollover counter 1.
+    static let rolloverTries = 256
     private let outboundMKI: UInt32
     private let inboundMKI: UInt32
     private let rtpTrailer: Int
@@ -88,6 +97,8 @@ package final class SRTPSession {
 
         self.sender = sender
         self.receiver = receiver
+        inboundKeys = inbound
+        rolloverProbe = (UnsafeMutableRawBufferPointer.allocate(byteCount: 2_048 + Self.maxTrailerLength, alignment: 16), Self.rolloverTries)
         outboundSuite = outbound.suite
         inboundSuite = inbound.suite
         self.configuration = configuration
@@ -104,6 +115,7 @@ package final class SRTPSession {
     deinit {
         srtp_dealloc(sender)
         srtp_dealloc(receiver)
+        rolloverProbe?.copy.deallocate()
     }
 
     /// Bytes ``protectRTP(_:length:)`` appends for this session's outbound keys.
@@ -137,15 +149,66 @@ package final class SRTPSession {
     ///   ``SRTPError/packetTooShort``, ``SRTPError/bufferTooSmall`` or another libsrtp error;
     ///   each is counted in ``stats``.
     package func unprotectRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
-        do {
+        do throws(SRTPError) {
             var (base, size) = try Self.inboundPacket(buffer, length, minimum: minimumSRTPLength)
-            try SRTPError.check(srtp_unprotect_mki(receiver, base, &size, inboundMKI))
+            let copied = keepForSecondTry(base, length)
+            do throws(SRTPError) {
+                try SRTPError.check(srtp_unprotect_mki(receiver, base, &size, inboundMKI))
+            } catch {
+                guard error == .authFail, copied, let recovered = unprotectWithRolloverOne(into: base, length) else { throw error }
+                size = recovered
+            }
+            endSecondTries()
             stats.rtpPacketsUnprotected += 1
             return Int(size)
         } catch {
             countRejection(error)
             throw error
         }
+    }
+
+    // MARK: - A sender first heard after it wrapped
+
+    // SRTP does not signal the rollover counter: a receiver starts at 0, so a sender whose
+    // sequence number wrapped before its first packet reached us (the first packets lost, or
+    // sent before we were ready, from a sender starting near 65535) would fail authentication
+    // for the whole call. Until one packet authenticates, a packet that fails is tried once more
+    // with rollover counter 1 for its SSRC; one success and the context with it stays.
+
+    /// Copies the packet before libsrtp touches it (a failed AEAD decryption leaves the buffer
+    /// changed), while no packet has authenticated and tries are left.
+    private func keepForSecondTry(_ base: UnsafeMutableRawPointer, _ length: Int) -> Bool {
+        guard let probe = rolloverProbe, probe.triesLeft > 0, length <= probe.copy.count, let copy = probe.copy.baseAddress else { return false }
+        copy.copyMemory(from: base, byteCount: length)
+        return true
+    }
+
+    private func unprotectWithRolloverOne(into base: UnsafeMutableRawPointer, _ length: Int) -> Int32? {
+        guard var probe = rolloverProbe, let copy = probe.copy.baseAddress else { return nil }
+        probe.triesLeft -= 1
+        rolloverProbe = probe
+        var reader = ByteReader(UnsafeRawBufferPointer(start: copy, count: length))
+        guard (try? reader.skip(8)) != nil, let ssrc = try? reader.readUInt32() else { return nil }
+        var context: srtp_t?
+        guard SRTPLibrary.createInboundContext(&context, ssrc: ssrc, rollover: 1, keys: inboundKeys, configuration: configuration)
+            == srtp_err_status_ok, let context
+        else { return nil }
+        base.copyMemory(from: copy, byteCount: length)
+        var size = Int32(length)
+        guard srtp_unprotect_mki(context, base, &size, inboundMKI) == srtp_err_status_ok else {
+            srtp_dealloc(context)
+            return nil
+        }
+        srtp_dealloc(receiver)
+        receiver = context
+        stats.rolloverRecoveries += 1
+        return size
+    }
+
+    private func endSecondTries() {
+        guard let probe = rolloverProbe else { return }
+        probe.copy.deallocate()
+        rolloverProbe = nil
     }
 
     /// Encrypts and authenticates the RTCP compound packet in `buffer[0..<length]` in place.

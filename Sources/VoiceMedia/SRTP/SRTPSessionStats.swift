@@ -17,6 +17,9 @@ package struct SRTPSessionStats: Hashable, Sendable {
     package var replayFailures: UInt64 = 0
     /// Inbound packets refused for any other reason (too short, bad MKI, cipher failure).
     package var otherFailures: UInt64 = 0
+    /// Times the peer's first authenticated packet needed a rollover counter of 1 (it wrapped
+    /// its sequence number before we heard it); counted among the unprotected packets.
+    package var rolloverRecoveries: UInt64 = 0
 
     /// Creates zeroed counters.
     package init() {}
