@@ -78,6 +78,46 @@ final class CallStateMachineReconnectTests: XCTestCase {
                        .callback(.isReconnecting(.mediaConnectionError)))
     }
 
+    /// RFC 7675: consent lost means our media stopped. Reconnecting as for silence, though the
+    /// peer's packets still arrive; only consent coming back recovers; without it, 53405.
+    func testLostConsentReconnectsUntilItReturnsWhateverArrives() {
+        var d = connected()
+        d.advance(1_000)
+        XCTAssertEqual(d.apply { $0.mediaPathLost(now: $1) }, [
+            .startTimer(.mediaReconnect, deadline: d.clock + .milliseconds(30_000)),
+            .insights(.reconnecting(.mediaConnectionError)), .callback(.isReconnecting(.mediaConnectionError)),
+        ])
+        XCTAssertEqual(d.apply { $0.mediaPathLost(now: $1) }, [], "once")
+        for _ in 0..<3 {
+            d.advance(1_000)
+            XCTAssertEqual(d.apply { $0.tick(now: $1, lastMediaPacketAt: $1 - .milliseconds(20)) }, [], "the peer's packets do not recover it")
+        }
+        XCTAssertEqual(d.apply { $0.mediaPathRestored(now: $1) }, [
+            .cancelTimer(.mediaReconnect), .insights(.reconnected(.media)), .callback(.didReconnect),
+        ])
+        XCTAssertEqual(d.apply { $0.mediaPathRestored(now: $1) }, [])
+        XCTAssertEqual(d.states, [.connecting, .connected, .reconnecting, .connected])
+
+        d.advance(1_000)
+        d.apply { $0.mediaPathLost(now: $1) }
+        d.advance(30_000)
+        XCTAssertEqual(d.apply { $0.tick(now: $1, lastMediaPacketAt: $1 - .milliseconds(20)) }.last,
+                       .callback(.didDisconnect(.mediaConnectionError)))
+        XCTAssertEqual(d.machine.endCause, .error(.mediaConnectionError))
+    }
+
+    func testConsentLostDuringASilenceReconnectionKeepsItUntilConsentReturns() {
+        var d = connected()
+        d.advance(3_500)
+        d.apply { $0.tick(now: $1, lastMediaPacketAt: nil) }
+        XCTAssertEqual(d.machine.reconnectCauses, [.media])
+        XCTAssertEqual(d.apply { $0.mediaPathLost(now: $1) }, [], "already reconnecting")
+        d.advance(1_000)
+        XCTAssertEqual(d.apply { $0.tick(now: $1, lastMediaPacketAt: $1) }, [], "packets alone do not recover it now")
+        XCTAssertEqual(d.apply { $0.mediaPathRestored(now: $1) }.last, .callback(.didReconnect))
+        XCTAssertEqual(d.machine.state, .connected)
+    }
+
     func testMediaTimeoutDisconnectsWith53405() {
         var d = connected()
         d.advance(3_500)

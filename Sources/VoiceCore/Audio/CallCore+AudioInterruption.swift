@@ -6,7 +6,9 @@ extension AudioStreamEvent {
     /// RTCP BYE and telephone-events have their own paths).
     var concernsTheCall: Bool {
         switch self {
-        case .audioDevice(.interrupted), .audioDevice(.resumed), .audioDevice(.failed), .mediaPathFailed, .mediaPathConnected: return true
+        case .audioDevice(.interrupted), .audioDevice(.resumed), .audioDevice(.failed), .mediaPathFailed, .mediaPathConnected,
+            .consentLost, .consentRestored:
+            return true
         default: return false
         }
     }
@@ -20,6 +22,8 @@ extension CallCore {
     func mediaEvent(_ event: AudioStreamEvent) {
         if case .mediaPathFailed(let why) = event { return mediaPathFailed(why) }
         if case .mediaPathConnected(let path, let security) = event { return mediaPathConnected(path: path, security: security) }
+        if case .consentLost = event { return mediaPathConsent(lost: true) }
+        if case .consentRestored = event { return mediaPathConsent(lost: false) }
         guard !machine.isDisconnected, case .audioDevice(let deviceEvent) = event else { return }
         switch deviceEvent {
         case .interrupted(let capture, let error):

@@ -10,6 +10,14 @@ extension CallCore {
         mediaStarted(media)
     }
 
+    /// Consent freshness (RFC 7675): lost, our media stopped and the call is reconnecting
+    /// (53405 if it does not come back); restored, it recovers.
+    func mediaPathConsent(lost: Bool) {
+        guard !machine.isDisconnected else { return }
+        if lost { client.logger.warning("media path for \(sid): the peer's consent is lost; our media stopped") }
+        run(lost ? machine.mediaPathLost(now: now) : machine.mediaPathRestored(now: now))
+    }
+
     func mediaPathFailed(_ why: MediaPathFailure) {
         guard !machine.isDisconnected else { return }
         client.logger.error("media path for \(sid) failed: \(why)")

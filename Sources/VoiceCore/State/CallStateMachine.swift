@@ -57,6 +57,9 @@ package struct CallStateMachine: Sendable, Hashable {
     /// The time from which media silence is measured: the connect time, the last packet, or the
     /// moment media became expected again, whichever is latest.
     private var mediaSilenceBaseline: MediaTime?
+    /// The media path's consent is lost (RFC 7675): packets the peer still sends do not end the
+    /// media reconnection, only ``mediaPathRestored(now:)`` does.
+    private var mediaPathConsentLost = false
     /// During a media reconnection, the baseline at the moment silence was detected; any packet
     /// newer than it means media resumed.
     private var mediaOutageBaseline: MediaTime?
@@ -208,7 +211,7 @@ extension CallStateMachine {
     package mutating func tick(now: MediaTime, lastMediaPacketAt: MediaTime?) -> [CallStateOutput] {
         guard state == .connected || state == .reconnecting else { return [] }
         var outputs: [CallStateOutput] = []
-        if let outage = mediaOutageBaseline, let packet = lastMediaPacketAt, packet > outage,
+        if !mediaPathConsentLost, let outage = mediaOutageBaseline, let packet = lastMediaPacketAt, packet > outage,
             packet <= timerDeadlines[.mediaReconnect] ?? packet
         {
             outputs += recover(.media, now: now)
@@ -228,6 +231,26 @@ extension CallStateMachine {
             outputs += startReconnecting(.media, now: now)
         }
         return outputs
+    }
+
+    /// The media path lost the peer's consent (RFC 7675: no answer to our consent checks), so
+    /// our media stopped: `isReconnecting(53405)` and the ``CallStateTimer/mediaReconnect`` timer,
+    /// as for silence, even while the peer's packets still arrive. Only
+    /// ``mediaPathRestored(now:)`` recovers it; at the deadline the call ends with 53405.
+    package mutating func mediaPathLost(now: MediaTime) -> [CallStateOutput] {
+        guard state == .connected || state == .reconnecting else { return [] }
+        mediaPathConsentLost = true
+        guard !reconnectCauses.contains(.media) else { return [] }
+        mediaOutageBaseline = now
+        return startReconnecting(.media, now: now)
+    }
+
+    /// Consent is back: the media reconnection it started (or a silence one under way) recovers.
+    package mutating func mediaPathRestored(now: MediaTime) -> [CallStateOutput] {
+        guard mediaPathConsentLost else { return [] }
+        mediaPathConsentLost = false
+        guard state == .reconnecting, reconnectCauses.contains(.media) else { return [] }
+        return recover(.media, now: now)
     }
 
     /// Whether the peer is expected to send media: `false` while the call is on hold on either
