@@ -281,11 +281,12 @@ package struct ICEAgent: Sendable {
         case .failure(let error): return [.refused(error, from: source)]
         }
         transactions.remove(at: position)
-        // A cancelled check's answer can only help: its pair has a newer check in flight.
-        if transaction.cancelled, case .success = response, source == transaction.pair.remote, base == transaction.pair.base {
+        if transaction.cancelled {
+            // A cancelled check's answer can only help (its pair has a newer check in flight):
+            // a symmetric success counts, anything else is dropped.
+            guard case .success = response, source == transaction.pair.remote, base == transaction.pair.base else { return [] }
             return succeeded(transaction, now: now)
         }
-        if transaction.cancelled { return [] }
         guard source == transaction.pair.remote, base == transaction.pair.base else {
             setState(.failed, of: transaction.pair)
             return []

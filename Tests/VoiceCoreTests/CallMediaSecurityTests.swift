@@ -13,16 +13,23 @@ import XCTest
 /// DTLS-SRTP; an automatic caller falls back to SDES for an SDES-only callee; DTLS-only and
 /// SDES-only cannot meet. In virtual time, with real streams on the in-memory networks.
 final class CallMediaSecurityTests: VirtualTimeTestCase {
-    private func client(_ name: String, tone: Double, _ security: MediaSecurity) throws -> TestVoiceClient {
-        try TestVoiceClient(name, signal: ConnectedCallPair.tone(tone), world: world) { $0.mediaSecurity = security }
+    private func client(
+        _ name: String, tone: Double, _ security: MediaSecurity, reconnection: CallReconnectionPolicy? = nil
+    ) throws -> TestVoiceClient {
+        try TestVoiceClient(name, signal: ConnectedCallPair.tone(tone), world: world) {
+            $0.mediaSecurity = security
+            if let reconnection { $0.reconnection = reconnection }
+        }
     }
 
     /// Alice (440 Hz) and bob (660 Hz) at the given settings, shut down after `body`.
     private func withClients(
-        _ aliceSecurity: MediaSecurity, _ bobSecurity: MediaSecurity, _ body: (TestVoiceClient, TestVoiceClient) throws -> Void
+        _ aliceSecurity: MediaSecurity, _ bobSecurity: MediaSecurity,
+        reconnection: (alice: CallReconnectionPolicy, bob: CallReconnectionPolicy)? = nil,
+        _ body: (TestVoiceClient, TestVoiceClient) throws -> Void
     ) throws {
-        let alice = try client("alice", tone: 440, aliceSecurity)
-        let bob = try client("bob", tone: 660, bobSecurity)
+        let alice = try client("alice", tone: 440, aliceSecurity, reconnection: reconnection?.alice)
+        let bob = try client("bob", tone: 660, bobSecurity, reconnection: reconnection?.bob)
         defer {
             alice.client.shutdown()
             bob.client.shutdown()
@@ -96,45 +103,37 @@ final class CallMediaSecurityTests: VirtualTimeTestCase {
     /// her call is reconnecting (53405), though she still hears bob; when the path comes back,
     /// her next consent check is answered and the call reconnects.
     func testLostConsentIsReconnectingUntilConsentReturns() throws {
-        let policy = CallReconnectionPolicy(mediaSilenceThreshold: .milliseconds(3_000), mediaReconnectTimeout: .milliseconds(20_000))
-        let alice = try TestVoiceClient("alice", signal: ConnectedCallPair.tone(440), world: world) {
-            $0.mediaSecurity = .dtls
-            $0.reconnection = policy
-        }
-        // Bob hears nothing from alice meanwhile: he waits longer than her consent timeout.
-        let bob = try TestVoiceClient("bob", signal: ConnectedCallPair.tone(660), world: world) {
-            $0.mediaSecurity = .dtls
-            $0.reconnection = CallReconnectionPolicy(mediaReconnectTimeout: .milliseconds(60_000))
-        }
-        defer {
-            alice.client.shutdown()
-            bob.client.shutdown()
-        }
-        let (call, delegate, _) = self.call(alice, bob)
-        XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected])
-        let alicePort = try XCTUnwrap(try ConnectedCallPair.onCore(call) { $0?.media?.localPort })
-        let blocked = NIOLockedValueBox(true)
-        let fromAlice = NIOLockedValueBox(0)
-        world.mediaNetwork.setConditions { source, _, _ in
-            guard source.port == Int(alicePort) else { return .milliseconds(1) }
-            fromAlice.withLockedValue { $0 += 1 }
-            return blocked.withLockedValue { $0 } ? nil : .milliseconds(1)
-        }
-        let received = try XCTUnwrap(try stats(call)).packetsReceived
-        XCTAssertEqual(delegate.wait(for: 3, timeout: 25), [.ringing, .connected], "bob's media keeps her connected before the consent timeout")
-        XCTAssertGreaterThan(try XCTUnwrap(try stats(call)).packetsReceived, received + 1_000, "she hears bob")
-        XCTAssertEqual(delegate.wait(for: 3, timeout: 10), [.ringing, .connected, .reconnecting(.mediaConnectionError)])
-        let sentAtLoss = fromAlice.withLockedValue { $0 }
-        PollingWait.sleep(2)
-        // Her RTP would be 100 datagrams in 2 s; what may leave is STUN: her consent checks
-        // (every 4–6 s) and her answers to bob's.
-        XCTAssertLessThanOrEqual(fromAlice.withLockedValue { $0 } - sentAtLoss, 4, "her media stopped")
+        let policies = (
+            alice: CallReconnectionPolicy(mediaSilenceThreshold: .milliseconds(3_000), mediaReconnectTimeout: .milliseconds(20_000)),
+            // Bob hears nothing from alice meanwhile: he waits longer than her consent timeout.
+            bob: CallReconnectionPolicy(mediaReconnectTimeout: .milliseconds(60_000)))
+        try withClients(.dtls, .dtls, reconnection: policies) { alice, bob in
+            let (call, delegate, _) = self.call(alice, bob)
+            XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected])
+            let alicePort = try XCTUnwrap(try ConnectedCallPair.onCore(call) { $0?.media?.localPort })
+            let blocked = NIOLockedValueBox(true)
+            let fromAlice = NIOLockedValueBox(0)
+            world.mediaNetwork.setConditions { source, _, _ in
+                guard source.port == Int(alicePort) else { return .milliseconds(1) }
+                fromAlice.withLockedValue { $0 += 1 }
+                return blocked.withLockedValue { $0 } ? nil : .milliseconds(1)
+            }
+            let received = try XCTUnwrap(try stats(call)).packetsReceived
+            XCTAssertEqual(delegate.wait(for: 3, timeout: 25), [.ringing, .connected], "bob's media keeps her connected before the consent timeout")
+            XCTAssertGreaterThan(try XCTUnwrap(try stats(call)).packetsReceived, received + 1_000, "she hears bob")
+            XCTAssertEqual(delegate.wait(for: 3, timeout: 10), [.ringing, .connected, .reconnecting(.mediaConnectionError)])
+            let sentAtLoss = fromAlice.withLockedValue { $0 }
+            PollingWait.sleep(2)
+            // Her RTP would be 100 datagrams in 2 s; what may leave is STUN: her consent checks
+            // (every 4–6 s) and her answers to bob's.
+            XCTAssertLessThanOrEqual(fromAlice.withLockedValue { $0 } - sentAtLoss, 4, "her media stopped")
 
-        blocked.withLockedValue { $0 = false }
-        XCTAssertEqual(delegate.wait(for: 4, timeout: 8), [.ringing, .connected, .reconnecting(.mediaConnectionError), .reconnected])
-        XCTAssertEqual(call.state, .connected)
-        call.disconnect()
-        delegate.waitForEnd()
+            blocked.withLockedValue { $0 = false }
+            XCTAssertEqual(delegate.wait(for: 4, timeout: 8), [.ringing, .connected, .reconnecting(.mediaConnectionError), .reconnected])
+            XCTAssertEqual(call.state, .connected)
+            call.disconnect()
+            delegate.waitForEnd()
+        }
     }
 
     func testAnAutomaticCallerRetriesWithSDESWhenTheCalleeDoesOnlySDES() throws {
