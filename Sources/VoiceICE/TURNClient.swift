@@ -22,6 +22,8 @@ package enum TURNAction: Hashable, Sendable {
     case allocated(relayed: ICETransportAddress, mapped: ICETransportAddress)
     /// A peer may now send to the relayed address.
     case permitted(ICETransportAddress)
+    /// Data to and from `peer` now goes over `channel` (4-byte ChannelData headers).
+    case channelBound(ICETransportAddress, channel: UInt16)
     /// Data relayed from `peer` (a Data indication or ChannelData).
     case received([UInt8], from: ICETransportAddress)
     /// The allocation failed or expired.
@@ -78,6 +80,21 @@ package struct TURNClient: Sendable {
     private var permissions: [ICETransportAddress: MediaTime] = [:]
     private var channels: [ICETransportAddress: (number: UInt16, expires: MediaTime?)] = [:]
     private var nextChannel: UInt16 = TURN.channelNumbers.lowerBound
+    /// Channels the server confirmed, by number (a channel stays bound to its peer for the
+    /// allocation's life: a lapsed one is only being refreshed).
+    private var boundChannels: [UInt16: ICETransportAddress] = [:]
+
+    /// The relayed address, once allocated.
+    package var relayedAddress: ICETransportAddress? {
+        if case .allocated(let relayed, _) = state { return relayed }
+        return nil
+    }
+
+    /// The peer a bound channel carries data of.
+    package func peer(onChannel number: UInt16) -> ICETransportAddress? { boundChannels[number] }
+
+    /// Whether a permission for `peer` was asked for (data to it can be wrapped).
+    package func hasAskedPermission(for peer: ICETransportAddress) -> Bool { channels[peer] != nil }
 
     package init(username: String, password: String, timing: Timing = Timing(), random: any RandomNumberGenerator & Sendable) {
         self.username = username
@@ -111,7 +128,7 @@ package struct TURNClient: Sendable {
     /// Send indication before; nil before a permission was asked for.
     package mutating func wrap(_ data: [UInt8], to peer: ICETransportAddress) -> [UInt8]? {
         guard case .allocated = state, let channel = channels[peer] else { return nil }
-        if channel.expires != nil { return TURN.channelData(data, channel: channel.number) }
+        if boundChannels[channel.number] != nil { return TURN.channelData(data, channel: channel.number) }
         let id = transactionID()
         return STUNMessage(
             type: TURN.indication(TURN.send), transactionID: id,
@@ -159,7 +176,10 @@ package struct TURNClient: Sendable {
             actions.append(request(TURN.refresh, [lifetimeAttribute(timing.lifetime)], now: now))
         }
         for (peer, channel) in channels {
-            guard let expires = channel.expires, now >= expires - timing.refreshMargin else { continue }
+            // The permission (300 s) runs out before the channel (600 s): whichever is first.
+            guard let channelExpires = channel.expires else { continue }
+            let expires = min(channelExpires, permissions[peer] ?? channelExpires)
+            guard now >= expires - timing.refreshMargin else { continue }
             channels[peer] = (channel.number, nil)
             // Re-binding refreshes the channel and its permission (RFC 8656 §12).
             actions.append(
@@ -175,7 +195,7 @@ package struct TURNClient: Sendable {
     /// A datagram (or a framed stream message) from the server.
     package mutating func receive(_ bytes: [UInt8], now: MediaTime) -> [TURNAction] {
         if let (number, data) = TURN.readChannelData(bytes) {
-            guard let peer = channels.first(where: { $0.value.number == number && $0.value.expires != nil })?.key else { return [] }
+            guard let peer = boundChannels[number] else { return [] }
             return [.received(data, from: peer)]
         }
         guard let message = try? STUNMessage(parsing: bytes) else { return [] }
@@ -213,9 +233,11 @@ package struct TURNClient: Sendable {
             return wasNew ? [.permitted(peer)] : []
         case TURN.channelBind:
             guard let peer = request.peer, let channel = channels[peer] else { return [] }
+            let wasBound = boundChannels[channel.number] != nil
             channels[peer] = (channel.number, now + .seconds(600))
             permissions[peer] = now + .seconds(300)
-            return []
+            boundChannels[channel.number] = peer
+            return wasBound ? [] : [.channelBound(peer, channel: channel.number)]
         default:
             return []
         }
@@ -241,6 +263,7 @@ package struct TURNClient: Sendable {
         default:
             if request.method == TURN.allocate || request.method == TURN.refresh { return fail(.refused(code)) }
             if let peer = request.peer, request.method == TURN.channelBind || request.method == TURN.createPermission {
+                if let number = channels[peer]?.number { boundChannels[number] = nil }
                 channels[peer] = nil
                 permissions[peer] = nil
             }

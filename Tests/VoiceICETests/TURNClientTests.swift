@@ -25,7 +25,10 @@ final class TURNClientTests: XCTestCase {
         var password = "secret"
         var nonce = "nonce-1"
         let realm = "example.org"
-        var permissions: Set<ICETransportAddress> = []
+        /// Each permission's expiry (RFC 8656 §9: 300 s after it was installed or refreshed).
+        var permissionExpiry: [ICETransportAddress: MediaTime] = [:]
+        var now = MediaTime.zero
+        var permissions: Set<ICETransportAddress> { Set(permissionExpiry.filter { $0.value > now }.keys) }
         var channels: [UInt16: ICETransportAddress] = [:]
         var relayedToPeers: [(ICETransportAddress, [UInt8])] = []
         var refreshes = 0
@@ -35,7 +38,7 @@ final class TURNClientTests: XCTestCase {
 
         mutating func receive(_ bytes: [UInt8]) -> [[UInt8]] {
             if let (number, data) = TURN.readChannelData(bytes) {
-                if let peer = channels[number] { relayedToPeers.append((peer, data)) }
+                if let peer = channels[number], permissions.contains(peer) { relayedToPeers.append((peer, data)) }
                 return []
             }
             guard answers, let message = try? STUNMessage(parsing: bytes) else { return [] }
@@ -67,11 +70,11 @@ final class TURNClientTests: XCTestCase {
                 refreshes += 1
                 attributes = [STUNMessage.Attribute(type: TURN.lifetime, value: message.attribute(TURN.lifetime)?.value ?? TURN.uint32(600))]
             case TURN.createPermission:
-                if let peer = TURN.address(TURN.xorPeerAddress, of: message) { permissions.insert(peer) }
+                if let peer = TURN.address(TURN.xorPeerAddress, of: message) { permissionExpiry[peer] = now + .seconds(300) }
             case TURN.channelBind:
                 if let peer = TURN.address(TURN.xorPeerAddress, of: message), let value = message.attribute(TURN.channelNumber)?.value, value.count == 4 {
                     channels[UInt16(value[0]) << 8 | UInt16(value[1])] = peer
-                    permissions.insert(peer)
+                    permissionExpiry[peer] = now + .seconds(300)
                 }
             default:
                 return []
@@ -81,6 +84,7 @@ final class TURNClientTests: XCTestCase {
 
         /// What a peer sends to the relayed address, as the server passes it to the client.
         func fromPeer(_ peer: ICETransportAddress, _ data: [UInt8]) -> [UInt8]? {
+            guard permissions.contains(peer) else { return nil }
             if let number = channels.first(where: { $0.value == peer })?.key { return TURN.channelData(data, channel: number) }
             guard permissions.contains(peer) else { return nil }
             let id = [UInt8](repeating: 9, count: 12)
@@ -131,6 +135,7 @@ final class TURNClientTests: XCTestCase {
             let end = now + duration
             while now < end {
                 now += step
+                server.now = now
                 deliver(client.tick(now: now))
             }
         }
@@ -164,6 +169,8 @@ final class TURNClientTests: XCTestCase {
         XCTAssertNotNil(try? STUNMessage(parsing: early))
         exchange.deliver(permit)
         XCTAssertTrue(exchange.actions.contains(.permitted(Self.peer)))
+        XCTAssertTrue(exchange.actions.contains(.channelBound(Self.peer, channel: 0x4000)))
+        XCTAssertEqual(exchange.client.peer(onChannel: 0x4000), Self.peer)
         XCTAssertEqual(exchange.server.permissions, [Self.peer])
         let bound = try XCTUnwrap(exchange.client.wrap([4, 5, 6, 7, 8], to: Self.peer))
         XCTAssertEqual(bound.count, 4 + 8, "ChannelData: 4 bytes of header, padded to 4")
@@ -185,11 +192,17 @@ final class TURNClientTests: XCTestCase {
         exchange.deliver(exchange.client.start(now: .zero))
         exchange.deliver(exchange.client.permit(Self.peer, now: exchange.now))
         exchange.server.nonce = "nonce-2"  // the server rotates its nonce: the next request gets 438
-        exchange.run(for: .seconds(1_300))
+        exchange.run(for: .seconds(400))
+        // The permission (300 s, shorter than the channel's 600 s) was kept fresh: the peer still gets through.
+        let relayed = try? XCTUnwrap(exchange.server.fromPeer(Self.peer, [7]))
+        XCTAssertEqual(relayed.map { exchange.client.receive($0, now: exchange.now) }, [.received([7], from: Self.peer)])
+        exchange.run(for: .seconds(900))
         XCTAssertEqual(exchange.failures, [])
         XCTAssertGreaterThanOrEqual(exchange.server.refreshes, 2, "every ~540 s of a 600 s lifetime")
         if case .allocated = exchange.client.state {} else { XCTFail("\(exchange.client.state)") }
         XCTAssertNotNil(exchange.client.wrap([1], to: Self.peer).flatMap { TURN.readChannelData($0) }, "the channel is still bound")
+        let back = try? XCTUnwrap(exchange.server.fromPeer(Self.peer, [8]))
+        XCTAssertEqual(back.map { exchange.client.receive($0, now: exchange.now) }, [.received([8], from: Self.peer)])
     }
 
     func testASilentServerTimesOutAndForgedAnswersAreIgnored() {

@@ -69,7 +69,8 @@ extension CallCore {
         let request = CallMediaRequest(
             localHost: client.mediaBindHost, localPort: info.mediaPort, reserved: info.reservedMedia,
             audioDevice: client.sharedAudioDevice(audioDevice ?? client.audioDevice), engine: client.configuration.mediaEngine,
-            enableDSCP: enableDSCP, localICE: info.localICE, certificate: client.dtlsIdentity.certificate)
+            enableDSCP: enableDSCP, localICE: info.localICE, certificate: client.dtlsIdentity.certificate,
+            relay: client.agent.takeMediaRelay(handle))
         let media = client.mediaFactory.make(request) { [weak self] event in
             guard let self, event.concernsTheCall else { return }
             client.onLoop { self.mediaEvent(event) }

@@ -1,3 +1,4 @@
+import VoiceICE
 import VoiceDTLS
 import VoiceRTP
 import VoiceMedia
@@ -46,6 +47,8 @@ package struct CallMediaRequest: Sendable {
     package var localICE: SDPICEParameters? = nil
     /// The client's DTLS certificate (DTLS-SRTP calls).
     package var certificate: DTLSCertificate? = nil
+    /// The TURN relay allocated for the call's port (its relayed candidate is in the SDP).
+    package var relay: TURNRelay? = nil
 }
 
 /// Makes the media of each call a client places or answers.
@@ -66,6 +69,6 @@ package struct CallMediaFactory: Sendable {
         SIPCallMedia(
             localHost: request.localHost, localPort: request.localPort, reserved: request.reserved, audioDevice: request.audioDevice,
             engine: request.engine, enableDSCP: request.enableDSCP, localICE: request.localICE, certificate: request.certificate,
-            onEvent: onEvent)
+            relay: request.relay, onEvent: onEvent)
     }
 }

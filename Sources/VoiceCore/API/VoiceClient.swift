@@ -256,6 +256,7 @@ public final class VoiceClient: @unchecked Sendable {
             userAgent: c.userAgent, transportConfiguration: c.tls)
         configuration.flowLiveness = c.reconnection.flowLiveness
         configuration.stunServer = try c.stunServer.map(Self.resolveSTUNServer)
+        try applyICEOptions(c.iceOptions, to: &configuration, logger: c.logger)
         configuration.limits = c.limits
         configuration.allowsKeysOverUnencryptedSignaling = c.allowKeysOverUnencryptedSignaling
         configuration.incomingCallPolicy = c.incomingCallPolicy
@@ -361,6 +362,10 @@ public final class VoiceClient: @unchecked Sendable {
                     let voiceError = VoiceError(
                         .mediaClientLocalDescFailed,
                         failureReason: "SRTP keys are only sent over TLS signaling (or loopback); use TLS, or allowKeysOverUnencryptedSignaling")
+                    core.run(core.machine.signalingFailed(core.stateError(voiceError), now: self.now))
+                case .failure(SIPUserAgentError.noRelay(let why)):
+                    // Relay only, and no relay: the call could only have revealed our addresses.
+                    let voiceError = VoiceError.mediaConnectionFailed("relay-only ICE policy, and no TURN relay: \(why)")
                     core.run(core.machine.signalingFailed(core.stateError(voiceError), now: self.now))
                 case .failure(let error):
                     let voiceError = VoiceError(.connectionError, failureReason: "\(error)")

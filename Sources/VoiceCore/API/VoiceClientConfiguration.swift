@@ -93,6 +93,9 @@ public struct VoiceClientConfiguration: Sendable {
     /// How calls' media is keyed: ICE + DTLS-SRTP, SDES, or whichever the peer has (the default;
     /// see ``MediaSecurity`` for what each costs).
     public var mediaSecurity = MediaSecurity.automatic
+    /// STUN and TURN servers for DTLS-SRTP calls' ICE, and the relay-only policy. Default none:
+    /// host candidates (and the server-reflexive one of ``stunServer``).
+    public var iceOptions = ICEOptions()
     /// The certificate DTLS-SRTP calls prove this client with; nil: the client makes one when
     /// it starts (a new fingerprint each run).
     public var dtlsIdentity: DTLSIdentity?

@@ -41,7 +41,8 @@ extension MediaPathSetup {
         let host = parsed.first { $0.kind == .host && $0.address.port == port }
         return parsed.map { candidate in
             var candidate = candidate
-            if candidate.kind != .host, let host { candidate.base = host.address }
+            // A relayed candidate is its own base (RFC 8445 §5.1.1.2).
+            if candidate.kind != .host, candidate.kind != .relayed, let host { candidate.base = host.address }
             return candidate
         }
     }

@@ -1,3 +1,4 @@
+import VoiceICE
 import VoiceDTLS
 import VoiceMedia
 import VoiceRTP
@@ -41,6 +42,8 @@ package final class SIPCallMedia: Sendable {
     /// Our ICE parameters as our SDP carried them, and the certificate DTLS presents.
     private let localICE: SDPICEParameters?
     private let certificate: DTLSCertificate?
+    /// The TURN relay allocated for ``localPort``, for the stream's ICE agent.
+    private let relay: TURNRelay?
 
     /// Creates the media side of a call; nothing runs until the first ``apply(_:)``.
     /// - Parameter reserved: the sockets bound on `localPort` (and the next port) while the SDP
@@ -48,8 +51,9 @@ package final class SIPCallMedia: Sendable {
     package init(
         localHost: String, localPort: UInt16, reserved: ReservedMediaPort? = nil, audioDevice: (any AudioDevice)?,
         engine: MediaEngine = .shared, enableDSCP: Bool = false, localICE: SDPICEParameters? = nil, certificate: DTLSCertificate? = nil,
-        onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil
+        relay: TURNRelay? = nil, onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil
     ) {
+        self.relay = relay
         self.localICE = localICE
         self.certificate = certificate
         self.localHost = localHost
@@ -119,6 +123,7 @@ package final class SIPCallMedia: Sendable {
         var path: MediaPathSetup?
         if case .dtlsSRTP = media.encryption {
             path = try MediaPathSetup(negotiated: media, localICE: localICE, certificate: certificate, localPort: localPort)
+            path?.relay = relay
         }
         let stream = try AudioStream(
             configuration: configuration, engine: engine, transport: transport, rtcpTransport: rtcpTransport, path: path)

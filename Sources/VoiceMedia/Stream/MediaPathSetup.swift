@@ -49,6 +49,9 @@ package struct MediaPathSetup: Sendable {
     package var remoteFingerprints: [DTLSFingerprint]
     package var ice: ICEAgentConfiguration
     package var dtls: DTLSConfiguration
+    /// The TURN allocation our relayed candidate is on; the stream keeps it alive and sends
+    /// and receives through it when ICE selects a relayed pair.
+    package var relay: TURNRelay?
 
     package init(
         localCredentials: ICECredentials, localCandidates: [ICECandidate], isControlling: Bool, remoteICE: RemoteICE?,

@@ -23,6 +23,9 @@ final class StreamDriver: MediaTask {
     var packetSource = SocketAddress.unspecified
     /// One capture frame read from the ring (60 ms at most).
     let captureFrame: UnsafeMutableBufferPointer<Int16>
+    /// An outgoing datagram with its 4-byte ChannelData header and padding, when media goes
+    /// through a TURN relay (made once: nothing is allocated per packet).
+    let relayBuffer: UnsafeMutableRawBufferPointer
     /// Datagrams that were neither RTP nor RTCP (STUN, DTLS: nothing here handles them yet).
     var unhandledDatagrams: UInt64 = 0
     /// The renegotiation and remote address last taken from ``control``.
@@ -68,11 +71,13 @@ final class StreamDriver: MediaTask {
         receiveBuffer = .allocate(byteCount: RTPStream.packetCapacity, alignment: 16)
         captureFrame = .allocate(capacity: 48 * 60)
         captureFrame.initialize(repeating: 0)
+        relayBuffer = .allocate(byteCount: RTPStream.packetCapacity + 8, alignment: 16)
     }
 
     deinit {
         receiveBuffer.deallocate()
         captureFrame.deallocate()
+        relayBuffer.deallocate()
     }
 
     /// 48 kHz samples to keep queued ahead of a render device of format `f`.
@@ -148,7 +153,18 @@ final class StreamDriver: MediaTask {
         else { return false }
         // A kernel stamp ahead of the tick would be a clock step: the tick's time stands in.
         let arrival = datagram.arrival.map { $0 <= now ? $0 : now } ?? now
-        let bytes = UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<datagram.length])
+        var length = datagram.length
+        var viaRelay = false
+        if let securePath, MediaDatagramKind(UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<length])) == .turnChannel {
+            // ChannelData from our TURN server: the peer's datagram, unwrapped in place.
+            guard let unwrapped = unwrapChannelData(length: length, path: securePath) else {
+                unhandledDatagrams += 1
+                return true
+            }
+            length = unwrapped
+            viaRelay = true
+        }
+        let bytes = UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<length])
         switch MediaDatagramKind(bytes) {
         case .rtpOrRTCP:
             if let securePath, !securePath.isKeyed {
@@ -157,15 +173,56 @@ final class StreamDriver: MediaTask {
             }
             stream.wallClockOffset = wallClockOffset
             var output = Output(driver: self)
-            stream.receive(receiveBuffer, length: datagram.length, from: packetSource, at: arrival, output: &output)
+            stream.receive(receiveBuffer, length: length, from: packetSource, at: arrival, output: &output)
         case .stun where securePath != nil:
-            apply(securePath?.receiveSTUN(Array(bytes), from: packetSource, now: arrival) ?? [])
+            if viaRelay {
+                apply(securePath?.receiveRelayedSTUN(Array(bytes), from: packetSource, now: arrival) ?? [])
+            } else {
+                apply(securePath?.receiveSTUN(Array(bytes), from: packetSource, now: arrival) ?? [])
+            }
         case .dtls where securePath != nil:
             apply(securePath?.receiveDTLS(Array(bytes), from: packetSource, now: arrival) ?? [])
         default:
             unhandledDatagrams += 1
         }
         return true
+    }
+
+    /// Unwraps the ChannelData (RFC 8656 §12.4) in ``receiveBuffer``: checks it came from the
+    /// TURN server on a bound channel, moves the data to the front, and makes the peer its
+    /// source. Returns the data's length; nil for anything else.
+    private func unwrapChannelData(length: Int, path: StreamSecurePath) -> Int? {
+        guard length >= 4, packetSource == path.relayServer else { return nil }
+        let channel = UInt16(receiveBuffer[0]) << 8 | UInt16(receiveBuffer[1])
+        let dataLength = Int(receiveBuffer[2]) << 8 | Int(receiveBuffer[3])
+        guard dataLength <= length - 4, let peer = path.relayPeer(onChannel: channel), let base = receiveBuffer.baseAddress else { return nil }
+        base.copyMemory(from: base + 4, byteCount: dataLength)
+        packetSource = peer
+        return dataLength
+    }
+
+    /// Sends `datagram` to `peer` through the TURN server: as ChannelData built in
+    /// ``relayBuffer`` once the peer's channel is bound, else (briefly, at the start) as a
+    /// Send indication.
+    func sendRelayed(_ datagram: UnsafeRawBufferPointer, to peer: SocketAddress, path: StreamSecurePath) -> Bool {
+        guard let server = path.relayServer else { return false }
+        guard let channel = path.relayChannel(for: peer) else {
+            guard let wrapped = path.wrapForRelay(Array(datagram), to: peer) else { return false }
+            return wrapped.withUnsafeBytes { transports[0].send($0, to: server) }
+        }
+        guard datagram.count <= relayBuffer.count - 8, let base = relayBuffer.baseAddress else { return false }
+        relayBuffer[0] = UInt8(channel >> 8)
+        relayBuffer[1] = UInt8(channel & 0xFF)
+        relayBuffer[2] = UInt8(datagram.count >> 8)
+        relayBuffer[3] = UInt8(datagram.count & 0xFF)
+        if let source = datagram.baseAddress { (base + 4).copyMemory(from: source, byteCount: datagram.count) }
+        // Padded to four bytes: the same framing works over a stream to the server.
+        var total = 4 + datagram.count
+        while total % 4 != 0 {
+            relayBuffer[total] = 0
+            total += 1
+        }
+        return transports[0].send(UnsafeRawBufferPointer(rebasing: relayBuffer[0..<total]), to: server)
     }
 
     /// Takes what the controlling threads posted, without waiting for their locks: a
@@ -258,7 +315,10 @@ final class StreamDriver: MediaTask {
             switch action {
             case .send(let datagram, let destination, let component):
                 // WebRTC media: nothing before the DTLS keys, nothing while consent is lost.
-                if let path = driver.securePath, !path.isKeyed || path.consentLost { return true }
+                if let path = driver.securePath {
+                    if !path.isKeyed || path.consentLost { return true }
+                    if path.sendsViaRelay { return driver.sendRelayed(datagram, to: destination, path: path) }
+                }
                 let transports = driver.transports
                 let transport = component == .rtcp && transports.count > 1 ? transports[1] : transports[0]
                 return transport.send(datagram, to: destination)

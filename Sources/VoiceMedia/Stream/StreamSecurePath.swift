@@ -12,6 +12,12 @@ import VoiceSupport
 /// STUN and DTLS datagrams reach it by RFC 7983's first-byte rule. DTLS is taken only from
 /// the selected path, or before one is selected from an address the peer proved with an
 /// authenticated check (an off-path intruder cannot break the handshake with a stray hello).
+///
+/// With a TURN relay (RFC 8656), the relayed candidate is one more local base: checks from it,
+/// and everything once a relayed pair is selected, go to the TURN server wrapped (ChannelData
+/// once the peer's channel is bound, a Send indication before), and what the server relays
+/// comes back unwrapped with the peer as its source. The driver does RTP's wrapping and
+/// unwrapping in place (``relayChannel(for:)``, ``relayPeer(onChannel:)``); this does the rest.
 final class StreamSecurePath {
     private var ice: ICEAgent?
     let dtls: DTLSAssociation
@@ -45,6 +51,22 @@ final class StreamSecurePath {
 
     var usesICE: Bool { ice != nil }
 
+    // The TURN relay, when one was allocated for the port.
+    private var turn: TURNClient?
+    private var relayed: ICETransportAddress?
+    /// Where relayed traffic goes: the TURN server.
+    private(set) var relayServer: SocketAddress?
+    /// Channels the server bound, with the peer's address: the driver's per-packet lookups.
+    private var relayChannels: [(number: UInt16, peer: SocketAddress)] = []
+    /// Whether the selected pair is the relayed candidate's: media goes through the server.
+    private(set) var sendsViaRelay = false
+    /// Whether checks straight to the port are answered: not when our candidates are relayed
+    /// only (the relay-only policy), which would reveal the host's address.
+    private var answersDirectChecks = true
+    private(set) var relayFailure: TURNError?
+    /// Datagrams the server relayed that were neither STUN nor DTLS before a channel was bound.
+    private(set) var droppedRelayIndications: UInt64 = 0
+
     /// An ICE restart: a new agent with new credentials checks anew, while media goes on over
     /// the pair in force until the new agent selects one (make before break). DTLS stays.
     func restartICE(_ restart: MediaPathSetup.ICERestart, now: MediaTime) -> [Effect] {
@@ -55,6 +77,7 @@ final class StreamSecurePath {
         let actions = agent.setRemote(
             credentials: restart.remote.credentials, candidates: restart.remote.candidates, isLite: restart.remote.isLite, now: now)
         base = Self.base(of: restart.localCandidates, on: localAddress)
+        answersDirectChecks = true
         ice = agent
         consentLost = false
         iceRestarts += 1
@@ -73,6 +96,12 @@ final class StreamSecurePath {
         iceConfiguration = setup.ice
         // The host candidate on this port is the base: the socket may be bound to the wildcard.
         base = Self.base(of: setup.localCandidates, on: localAddress)
+        if let relay = setup.relay, let server = SocketAddress(relay.server) {
+            turn = relay.client
+            relayed = relay.relayed
+            relayServer = server
+            answersDirectChecks = setup.localCandidates.contains { $0.kind != .relayed }
+        }
         if let remote = setup.remoteICE {
             var agent = ICEAgent(
                 configuration: setup.ice, credentials: setup.localCredentials, candidates: setup.localCandidates,
@@ -99,10 +128,56 @@ final class StreamSecurePath {
     func start(now: MediaTime) -> [Effect] {
         if startedAt == nil { startedAt = now }
         if ice == nil { return startDTLS(now: now) }
-        return []
+        return permitRemoteCandidates(now: now)
+    }
+
+    /// Asks the TURN server to let each of the peer's candidates reach our relayed address
+    /// (a permission and a channel each), before any check needs it.
+    private func permitRemoteCandidates(now: MediaTime) -> [Effect] {
+        guard var client = turn.take(), let agent = ice else { return [] }
+        var actions: [TURNAction] = []
+        for remote in Set(agent.checkList.pairs.map(\.remote.address)) { actions += client.permit(remote, now: now) }
+        turn = client
+        return perform(actions, now: now)
+    }
+
+    /// The channel `peer` is bound to, for RTP to go as ChannelData (nil: none bound yet).
+    func relayChannel(for peer: SocketAddress) -> UInt16? {
+        for channel in relayChannels where channel.peer == peer { return channel.number }
+        return nil
+    }
+
+    /// The peer a relayed ChannelData came from.
+    func relayPeer(onChannel number: UInt16) -> SocketAddress? {
+        for channel in relayChannels where channel.number == number { return channel.peer }
+        return nil
+    }
+
+    /// `datagram` for `peer` through the relay, as a Send indication (before its channel is
+    /// bound: rare, and it allocates); nil without a permission for it.
+    func wrapForRelay(_ datagram: [UInt8], to peer: SocketAddress) -> [UInt8]? {
+        guard let to = ICETransportAddress(peer) else { return nil }
+        return turn?.wrap(datagram, to: to)
+    }
+
+    /// A STUN message the relay carried from `peer` (in ChannelData): a check on the relayed base.
+    func receiveRelayedSTUN(_ bytes: [UInt8], from peer: SocketAddress, now: MediaTime) -> [Effect] {
+        guard let relayed, let from = ICETransportAddress(peer), var agent = ice.take() else { return [] }
+        let actions = agent.receive(bytes, from: from, on: relayed, now: now)
+        ice = agent
+        return perform(actions, now: now) + followValidatedPair()
     }
 
     func receiveSTUN(_ bytes: [UInt8], from source: SocketAddress, now: MediaTime) -> [Effect] {
+        if source == relayServer, var client = turn.take() {
+            let actions = client.receive(bytes, now: now)
+            turn = client
+            return perform(actions, now: now)
+        }
+        guard answersDirectChecks else {
+            refusedChecks += 1
+            return []
+        }
         guard ice != nil, let base, let from = ICETransportAddress(source), var agent = ice.take() else { return [] }
         // Taken out, so the agent's storage stays uniquely held (no copy on write each time).
         let actions = agent.receive(bytes, from: from, on: base, now: now)
@@ -130,6 +205,11 @@ final class StreamSecurePath {
     func tick(now: MediaTime) -> [Effect] {
         guard !failed else { return [] }
         var effects: [Effect] = []
+        if var client = turn.take() {
+            let actions = client.tick(now: now)
+            turn = client
+            if !actions.isEmpty { effects += perform(actions, now: now) }
+        }
         if var agent = ice.take() {
             let actions = agent.tick(now: now)
             ice = agent
@@ -143,11 +223,24 @@ final class StreamSecurePath {
 
     /// The call is ending: close_notify to the peer.
     func close() -> [Effect] {
-        guard dtlsStarted, !failed else { return [] }
-        return dtls.close().compactMap { action in
-            if case .send(let bytes) = action, let destination { return .send(bytes, to: destination) }
-            return nil
+        var effects: [Effect] = []
+        if dtlsStarted, !failed {
+            for case .send(let bytes) in dtls.close() { effects += outgoing(bytes) }
         }
+        // The allocation is given back (a Refresh with lifetime 0), after the close_notify it carried.
+        if var client = turn.take(), let relayServer {
+            for case .send(let bytes) in client.close(now: .zero) { effects.append(.send(bytes, to: relayServer)) }
+        }
+        return effects
+    }
+
+    /// A DTLS datagram for the peer: to the selected pair's remote, through the relay when
+    /// the pair is relayed.
+    private func outgoing(_ bytes: [UInt8]) -> [Effect] {
+        guard let destination else { return [] }
+        guard sendsViaRelay, let relayServer else { return [.send(bytes, to: destination)] }
+        guard let wrapped = wrapForRelay(bytes, to: destination) else { return [] }
+        return [.send(wrapped, to: relayServer)]
     }
 
     /// The path's figures, for the stream's stats.
@@ -196,6 +289,7 @@ final class StreamSecurePath {
             let remote = SocketAddress(valid.remote.address), remote != destination
         else { return [] }
         destination = remote
+        sendsViaRelay = relayed != nil && valid.local.base == relayed
         return [.setRemote(remote)]
     }
 
@@ -209,13 +303,18 @@ final class StreamSecurePath {
         var effects: [Effect] = []
         for action in actions {
             switch action {
-            case .send(let bytes, _, let to):
-                if let address = SocketAddress(to) { effects.append(.send(bytes, to: address)) }
+            case .send(let bytes, let from, let to):
+                if from == relayed, relayed != nil {
+                    effects += sendThroughRelay(bytes, to: to, now: now)
+                } else if let address = SocketAddress(to) {
+                    effects.append(.send(bytes, to: address))
+                }
             case .selected(let pair):
                 restarting = false
                 guard let remote = SocketAddress(pair.remote.address) else { continue }
                 let first = destination == nil
                 destination = remote
+                sendsViaRelay = relayed != nil && pair.local.base == relayed
                 if pathSelectedAt == nil { pathSelectedAt = now }
                 selectedPair = "\(pair.local.kind.rawValue) \(pair.local.address) -> \(pair.remote.kind.rawValue) \(pair.remote.address)"
                 effects.append(.setRemote(remote))
@@ -240,7 +339,7 @@ final class StreamSecurePath {
         for action in actions {
             switch action {
             case .send(let bytes):
-                if let destination { effects.append(.send(bytes, to: destination)) }
+                effects += outgoing(bytes)
             case .connected(let keys):
                 do throws(SRTPError) {
                     let session = try SRTPSession(outbound: keys.local, inbound: keys.remote)
@@ -257,6 +356,47 @@ final class StreamSecurePath {
             case .closed:
                 // The peer is hanging up: its close_notify often outruns its BYE. Not a failure;
                 // the BYE ends the call (or, if none comes, the media watchdog does).
+                break
+            }
+        }
+        return effects
+    }
+
+    /// A check (or its answer) from the relayed base: wrapped for the server; a peer without a
+    /// permission yet (a peer-reflexive one) gets one first.
+    private func sendThroughRelay(_ bytes: [UInt8], to peer: ICETransportAddress, now: MediaTime) -> [Effect] {
+        guard var client = turn.take(), let relayServer else { return [] }
+        let permit = client.hasAskedPermission(for: peer) ? [] : client.permit(peer, now: now)
+        let wrapped = client.wrap(bytes, to: peer)
+        turn = client
+        var effects = perform(permit, now: now)
+        if let wrapped { effects.append(.send(wrapped, to: relayServer)) }
+        return effects
+    }
+
+    /// Carries out what the TURN client asks: requests to the server, channels for the
+    /// driver, and relayed STUN and DTLS to the agent and the association.
+    private func perform(_ actions: [TURNAction], now: MediaTime) -> [Effect] {
+        var effects: [Effect] = []
+        for action in actions {
+            switch action {
+            case .send(let bytes):
+                if let relayServer { effects.append(.send(bytes, to: relayServer)) }
+            case .channelBound(let peer, let number):
+                if let address = SocketAddress(peer) { relayChannels.append((number, address)) }
+            case .received(let data, let peer):
+                guard let source = SocketAddress(peer) else { continue }
+                let kind = data.withUnsafeBytes { MediaDatagramKind($0) }
+                switch kind {
+                case .stun: effects += receiveRelayedSTUN(data, from: source, now: now)
+                case .dtls: effects += receiveDTLS(data, from: source, now: now)
+                default: droppedRelayIndications += 1
+                }
+            case .failed(let error):
+                // The relayed candidate is gone; a relayed path in use loses consent and the call
+                // reconnects or ends as for any lost path.
+                relayFailure = error
+            case .allocated, .permitted:
                 break
             }
         }

@@ -29,7 +29,7 @@ package enum STUNBindingClient {
             let elapsed = (clock.now() - start).nanoseconds / 1_000_000
             if elapsed >= timeout { throw .timedOut }
             if nextSend < retransmissions.count, elapsed >= retransmissions[nextSend] {
-                try send(bytes, from: descriptor, to: server)
+                guard send(bytes, from: descriptor, to: server) else { throw .socket(errno) }
                 nextSend += 1
             }
             let until = nextSend < retransmissions.count ? retransmissions[nextSend] : timeout
@@ -44,12 +44,13 @@ package enum STUNBindingClient {
         }
     }
 
-    private static func send(_ bytes: [UInt8], from descriptor: Int32, to server: STUNMappedAddress) throws(STUNError) {
+    /// Sends `bytes` from the UDP socket `descriptor` to `server`; false when the kernel refused it.
+    package static func send(_ bytes: [UInt8], from descriptor: Int32, to server: STUNMappedAddress) -> Bool {
         var (storage, length) = server.socketAddress
         let sent = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, bytes, bytes.count, 0, $0, length) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, bytes, bytes.count, Int32(MSG_DONTWAIT), $0, length) }
         }
-        guard sent == bytes.count else { throw .socket(errno) }
+        return sent == bytes.count
     }
 }
 

@@ -5,6 +5,7 @@ import CVoiceSys
 import NIOCore
 import VoiceSupport
 import Logging
+import VoiceICE
 import VoiceNetwork
 import VoiceSIP
 
@@ -16,27 +17,47 @@ import VoiceSIP
 /// out to stay clear of.
 package enum SIPMediaPortReservation {
     /// A reserved port, and the address and port a STUN server saw it send from (the NAT's),
-    /// when one was asked and answered.
+    /// when one was asked and answered; and the TURN relay allocated from it, or why none was.
     struct Reserved: Sendable {
         var sockets: ReservedMediaPort
         var mapped: STUNMappedAddress?
+        var relay: TURNRelay?
+        var relayFailure: TURNError?
         var port: UInt16 { sockets.port }
     }
 
     /// Reserves a port pair; with `stunServer`, asks it (from the RTP socket) for the port's
-    /// server-reflexive address. A STUN failure only leaves `mapped` nil. Blocking.
-    static func reserve(host: String, stunServer: STUNMappedAddress?, logger: Logger? = nil) throws(SIPUserAgentError) -> Reserved {
-        let sockets = try reserve(host: host)
-        guard let stunServer else { return Reserved(sockets: sockets) }
-        do throws(STUNError) {
-            let mapped = try sockets.withRTPDescriptor { descriptor throws(STUNError) in
-                try STUNBindingClient.query(descriptor: descriptor, server: stunServer)
+    /// server-reflexive address; with `turnServer`, allocates a relay on it from the same
+    /// socket. A STUN or TURN failure only leaves `mapped` or `relay` nil. Blocking.
+    static func reserve(
+        host: String, stunServer: STUNMappedAddress?, turnServer: TURNServer? = nil, logger: Logger? = nil
+    ) throws(SIPUserAgentError) -> Reserved {
+        var reserved = Reserved(sockets: try reserve(host: host))
+        let port = reserved.port
+        if let stunServer {
+            do throws(STUNError) {
+                reserved.mapped = try reserved.sockets.withRTPDescriptor { descriptor throws(STUNError) in
+                    try STUNBindingClient.query(descriptor: descriptor, server: stunServer)
+                }
+            } catch {
+                logger?.warning("STUN server \(stunServer) gave no mapped address for media port \(port): \(error)")
             }
-            return Reserved(sockets: sockets, mapped: mapped)
-        } catch {
-            logger?.warning("STUN server \(stunServer) gave no mapped address for media port \(sockets.port): \(error)")
-            return Reserved(sockets: sockets)
         }
+        if let turnServer {
+            do throws(TURNError) {
+                reserved.relay = try reserved.sockets.withRTPDescriptor { descriptor throws(TURNError) in
+                    try SIPMediaRelayAllocation.allocate(descriptor: descriptor, server: turnServer)
+                }
+                // The TURN server saw the port too: its mapping stands in for a STUN server's.
+                if reserved.mapped == nil, let relay = reserved.relay {
+                    reserved.mapped = STUNMappedAddress(address: relay.mapped.ip, port: relay.mapped.port)
+                }
+            } catch {
+                reserved.relayFailure = error
+                logger?.warning("TURN server \(turnServer) gave no relay for media port \(port): \(error)")
+            }
+        }
+        return reserved
     }
 
     /// Reserves an RTP port and the RTCP port after it, both bound on `host`. A port whose

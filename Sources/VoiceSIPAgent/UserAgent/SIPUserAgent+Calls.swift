@@ -1,3 +1,4 @@
+import VoiceICE
 import NIOCore
 import VoiceMediaTypes
 import VoiceSupport
@@ -46,6 +47,14 @@ extension SIPUserAgent {
     /// A call's reserved media ports (what its SDP announces), for its media to take over.
     package func reservedMedia(of handle: SIPCallHandle) -> EventLoopFuture<ReservedMediaPort?> {
         eventLoop.submit { self.calls[handle]?.media }
+    }
+
+    /// Takes a call's TURN relay, for its media to drive from now on (nil: none, or taken).
+    /// Call only on ``eventLoop``.
+    package func takeMediaRelay(_ handle: SIPCallHandle) -> TURNRelay? {
+        eventLoop.preconditionInEventLoop()
+        defer { calls[handle]?.relay = nil }
+        return calls[handle]?.relay
     }
 
     /// A call's ICE credentials and candidates (DTLS-SRTP calls), as its SDP carries them.
@@ -152,13 +161,22 @@ extension SIPUserAgent {
         if let advertisedHost { capabilities.address = advertisedHost }
         let host = capabilities.address
         let mapped = mappedMediaAddresses.removeValue(forKey: mediaPort)
+        let relay = mediaRelays[mediaPort]
         if let mapped {
             // Behind a NAT: the SDP names where the STUN server saw this port's packets come from.
             capabilities.address = mapped.address.description
             capabilities.port = mapped.port
         }
         if capabilities.encryption.usesDTLS {
-            capabilities.ice = Self.iceParameters(host: host, port: mediaPort, mapped: mapped, stunServer: configuration.stunServer)
+            capabilities.ice = Self.iceParameters(
+                host: host, port: mediaPort, mapped: mapped, stunServer: configuration.stunServer, relay: relay,
+                policy: configuration.candidatePolicy)
+            if configuration.candidatePolicy == .relay, let relay {
+                // Relay only: the SDP reveals none of our own addresses (RFC 8445 §5.1.1: the
+                // default candidate is the relayed one).
+                capabilities.address = relay.relayed.ip.description
+                capabilities.port = relay.relayed.port
+            }
         }
         var identity = configuration.identity
         identity.parameters.set("tag", nil)
@@ -172,7 +190,7 @@ extension SIPUserAgent {
         let handle = SIPCallHandle(id: nextCallID)
         nextCallID += 1
         let key = Self.routingKey(callID: session.callID, localTag: session.localTag)
-        calls[handle] = SIPUserAgentCall(session: session, media: media, routingKey: key)
+        calls[handle] = SIPUserAgentCall(session: session, media: media, relay: mediaRelays.removeValue(forKey: media.port), routingKey: key)
         callsByDialog[key] = handle
         return handle
     }
@@ -208,10 +226,7 @@ extension SIPUserAgent {
         reserveMediaPort().whenComplete { result in
             let cancelled = self.invitesAwaitingMediaPort.removeValue(forKey: key) ?? true
             guard case .success(let media) = result, !cancelled, !self.isShutDown else {
-                if case .success(let media) = result {
-                    self.mappedMediaAddresses[media.port] = nil
-                    media.release()
-                }
+                if case .success(let media) = result { self.releaseUnusedMedia(media) }
                 self.ringingCallsBySource.decrementCount(source.host)
                 // Cancelled meanwhile (the CANCEL got its 200): the INVITE ends with 487.
                 self.sendResponse(SIPResponse(replyingTo: invite, statusCode: cancelled ? 487 : 503))
@@ -223,8 +238,7 @@ extension SIPUserAgent {
             let session = SIPInviteSession(incoming: invite, configuration: configuration, using: &rng)
             if let refusal = session.offerRefusal(), refusal.sipStatusCode == 488 {
                 // An offer we could never answer (a key exchange or codec we lack): 488 at once.
-                self.mappedMediaAddresses[media.port] = nil
-                media.release()
+                self.releaseUnusedMedia(media)
                 self.ringingCallsBySource.decrementCount(source.host)
                 var refused = SIPResponse(replyingTo: invite, statusCode: 488)
                 refused.headers.add("Warning", refusal.warningHeader)
@@ -249,17 +263,38 @@ extension SIPUserAgent {
         let host = advertisedHost == nil ? configuration.media.address : configuration.listenHost
         let jobs = self.jobs
         let stunServer = configuration.stunServer
+        // A relay is only for ICE: calls that never use DTLS-SRTP do not allocate one.
+        let turnServer = configuration.media.encryption.usesDTLS ? configuration.turnServer : nil
+        let relayOnly = configuration.candidatePolicy == .relay && turnServer != nil
         let logger = self.logger
         blockingQueue.async {
-            let reserved = Result { try SIPMediaPortReservation.reserve(host: host, stunServer: stunServer, logger: logger) }
+            let reserved = Result { () throws(SIPUserAgentError) in
+                let port = try SIPMediaPortReservation.reserve(host: host, stunServer: stunServer, turnServer: turnServer, logger: logger)
+                guard relayOnly, port.relay == nil else { return port }
+                port.sockets.release()
+                throw .noRelay(turnServer.map { "TURN server \($0): \(port.relayFailure.map { "\($0)" } ?? "no answer")" } ?? "no TURN server configured")
+            }
             // Through the job queue: a burst of calls' setups (run by the promise's callbacks)
             // then takes the loop in bounded turns rather than all at once.
             jobs.execute {
-                if case .success(let reserved) = reserved, let mapped = reserved.mapped { self.mappedMediaAddresses[reserved.port] = mapped }
-                promise.completeWith(reserved.map(\.sockets))
+                if case .success(let reserved) = reserved {
+                    if let mapped = reserved.mapped { self.mappedMediaAddresses[reserved.port] = mapped }
+                    if let relay = reserved.relay { self.mediaRelays[reserved.port] = relay }
+                }
+                promise.completeWith(reserved.map(\.sockets).mapError { $0 as any Error })
             }
         }
         return promise.futureResult
+    }
+
+    /// Frees a reserved port whose call will not run media: its STUN mapping and TURN relay
+    /// (given back to the server) are forgotten, its sockets closed.
+    func releaseUnusedMedia(_ media: ReservedMediaPort, relay: TURNRelay? = nil) {
+        mappedMediaAddresses[media.port] = nil
+        if let relay = relay ?? mediaRelays.removeValue(forKey: media.port) {
+            _ = media.withRTPDescriptor { descriptor in SIPMediaRelayAllocation.release(relay, descriptor: descriptor) }
+        }
+        media.release()
     }
 
     static func routingKey(callID: String, localTag: String) -> String { callID + "\u{0}" + localTag }
@@ -348,8 +383,11 @@ extension SIPUserAgent {
     /// Keeps a terminated call around for 64·T1 so late retransmissions still find their dialog, then drops it.
     private func scheduleCallRemoval(_ handle: SIPCallHandle) {
         let linger = configuration.transactionConfiguration.transactionTimeout
-        // Media that never started no longer needs its ports.
-        calls[handle]?.media.release()
+        // Media that never started no longer needs its ports (nor its relay).
+        if let call = calls[handle] {
+            releaseUnusedMedia(call.media, relay: call.relay)
+            calls[handle]?.relay = nil
+        }
         eventLoop.scheduleTask(in: .nanoseconds(linger.nanoseconds)) {
             guard var call = self.calls.removeValue(forKey: handle) else { return }
             for timer in call.timers.values { timer.cancel() }

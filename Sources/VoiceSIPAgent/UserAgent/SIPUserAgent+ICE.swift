@@ -6,12 +6,16 @@ import VoiceSupport
 extension SIPUserAgent {
     /// A call's ICE credentials and candidates, gathered before its SDP is written (SIP carries
     /// them all at once: no trickle): the host candidate on the call's media port and, when the
-    /// port's STUN mapping is known, the server-reflexive one.
-    package static func iceParameters(host: String, port: UInt16, mapped: STUNMappedAddress?, stunServer: STUNMappedAddress?) -> SDPICEParameters {
+    /// port's STUN mapping is known, the server-reflexive one, and the relayed one of its TURN
+    /// allocation. With the `.relay` policy, only the relayed one.
+    package static func iceParameters(
+        host: String, port: UInt16, mapped: STUNMappedAddress?, stunServer: STUNMappedAddress?, relay: TURNRelay? = nil,
+        policy: ICECandidatePolicy = .all
+    ) -> SDPICEParameters {
         var random = SecureRandomNumberGenerator()
         let credentials = ICECredentials.random(using: &random)
         var candidates: [ICECandidate] = []
-        if let ip = IPAddress(host), !ip.isUnspecified {
+        if policy == .all, let ip = IPAddress(host), !ip.isUnspecified {
             let base = ICETransportAddress(ip: ip, port: port)
             candidates.append(.local(.host, address: base, base: base))
             if let mapped, mapped.address != ip || mapped.port != port {
@@ -20,6 +24,7 @@ extension SIPUserAgent {
                     .local(.serverReflexive, address: ICETransportAddress(ip: mapped.address, port: mapped.port), base: base, server: server))
             }
         }
+        if let relay { candidates.append(relay.candidate) }
         return SDPICEParameters(
             usernameFragment: credentials.usernameFragment, password: credentials.password,
             candidates: candidates.map(SDPICECandidate.init), endOfCandidates: true)

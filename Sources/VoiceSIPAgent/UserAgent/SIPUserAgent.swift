@@ -1,3 +1,4 @@
+import VoiceICE
 import Dispatch
 import Logging
 import NIOCore
@@ -49,6 +50,8 @@ package final class SIPUserAgent: @unchecked Sendable {
     var advertisedPort: Int?
     /// What STUN said each reserved media port maps to, until its call's SDP takes it.
     var mappedMediaAddresses: [UInt16: STUNMappedAddress] = [:]
+    /// The TURN relay allocated from each reserved media port, until its call takes it.
+    var mediaRelays: [UInt16: TURNRelay] = [:]
     /// STUN Binding requests sent on the SIP socket, by transaction ID.
     var stunWaiters: [[UInt8]: EventLoopPromise<STUNMappedAddress>] = [:]
     /// How work from other threads reaches the loop in bounded turns (see ``LoopJobQueue``).

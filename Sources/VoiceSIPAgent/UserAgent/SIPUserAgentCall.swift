@@ -1,3 +1,4 @@
+import VoiceICE
 import NIOCore
 import VoiceSupport
 import VoiceSIP
@@ -9,6 +10,8 @@ struct SIPUserAgentCall {
     /// The call's media ports, held until its media stream takes them.
     var media: ReservedMediaPort
     var mediaPort: UInt16 { media.port }
+    /// The TURN relay allocated from the media port, until the call's media takes it over.
+    var relay: TURNRelay?
     var timers: [SIPInviteSessionTimer: Scheduled<Void>] = [:]
     /// Where the INVITE of an incoming call came from: 2xx retransmissions go there once the
     /// INVITE server transaction has ended (RFC 3261 §13.3.1.4).

@@ -1,3 +1,4 @@
+import VoiceICE
 import NIOCore
 import VoiceSupport
 import VoiceNetwork
@@ -41,6 +42,12 @@ package struct SIPUserAgentConfiguration: Sendable {
     /// A STUN server (RFC 5389) that tells the UDP SIP socket's and each media port's
     /// server-reflexive address, advertised instead of the local one (behind a NAT); nil: none.
     package var stunServer: STUNMappedAddress?
+    /// A TURN server (RFC 8656) each DTLS-SRTP call's media port allocates a relayed ICE
+    /// candidate on; nil: none.
+    package var turnServer: TURNServer?
+    /// Which candidates DTLS-SRTP calls offer: with `.relay`, only the relayed one (and a call
+    /// whose relay cannot be allocated fails).
+    package var candidatePolicy: ICECandidatePolicy = .all
     /// How many transactions and calls the agent takes on at once.
     package var limits: SIPUserAgentLimits
     /// Whether SRTP keys (SDES, RFC 4568) may be sent and accepted over UDP or TCP to a peer

@@ -6,6 +6,9 @@ package enum SIPUserAgentError: Error, Sendable, Equatable {
     case noSuchCall
     /// No local UDP port could be reserved for media.
     case noMediaPort(String)
+    /// The relay-only candidate policy is set and the TURN server gave no relay (it refused the
+    /// credentials, or did not answer): the call could only reveal our own addresses.
+    case noRelay(String)
     /// No registrar is configured and the identity has no domain.
     case noRegistrar
     /// The call would send SRTP keys (SDES) over signaling that is neither TLS nor loopback,

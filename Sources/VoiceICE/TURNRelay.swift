@@ -1,0 +1,51 @@
+/// A TURN server a client allocates relayed candidates on: its address (resolved) and the
+/// long-term credential (RFC 8656 §9.2, a WebRTC `RTCIceServer`'s username and credential).
+package struct TURNServer: Hashable, Sendable, CustomStringConvertible {
+    package var address: ICETransportAddress
+    package var username: String
+    package var password: String
+
+    package init(address: ICETransportAddress, username: String, password: String) {
+        self.address = address
+        self.username = username
+        self.password = password
+    }
+
+    package var description: String { "turn:\(address)" }
+}
+
+/// An allocation made for a call's media port before its SDP was written: the server, the
+/// client value that keeps it (refreshes, permissions, channels), and the addresses it gave.
+/// The call's media stream takes it over and drives it on the media thread.
+package struct TURNRelay: Sendable {
+    package var server: ICETransportAddress
+    package var client: TURNClient
+    /// The relayed transport address: a relayed ICE candidate, and its own base.
+    package var relayed: ICETransportAddress
+    /// Where the server saw our packets come from (a server-reflexive address).
+    package var mapped: ICETransportAddress
+
+    package init(server: ICETransportAddress, client: TURNClient, relayed: ICETransportAddress, mapped: ICETransportAddress) {
+        self.server = server
+        self.client = client
+        self.relayed = relayed
+        self.mapped = mapped
+    }
+
+    /// The relayed candidate (RFC 8445 §5.1.1.2): its base is itself, its related address the
+    /// mapped one.
+    package var candidate: ICECandidate {
+        var candidate = ICECandidate.local(.relayed, address: relayed, base: relayed, server: server)
+        candidate.relatedAddress = mapped
+        return candidate
+    }
+}
+
+/// Which candidates a client gathers and uses, as WebRTC's `iceTransportPolicy`.
+package enum ICECandidatePolicy: Hashable, Sendable {
+    /// Host, server-reflexive and relayed candidates.
+    case all
+    /// Only relayed ones: media always goes through the TURN server, and the host's own
+    /// addresses are never revealed to the peer.
+    case relay
+}

@@ -1,0 +1,45 @@
+import Foundation
+import VoiceSupport
+
+/// coturn (Debian's `turnserver`) as a TURN server on loopback for a test: long-term
+/// credentials (user `alice`, password `secret`, realm `example.org`), relayed ports drawn
+/// from the peers' media range, loopback peers allowed (coturn refuses them by default), no
+/// TLS, no CLI. Stopped with ``stop()``.
+package final class TURNServerPeer: Sendable {
+    package static let username = "alice"
+    package static let password = "secret"
+    package static let realm = "example.org"
+
+    package let port: Int
+    package let process: SIPPeerProcess
+    /// `turn:127.0.0.1:<port>`.
+    package var url: String { "turn:127.0.0.1:\(port)" }
+
+    /// Starts coturn in `directory` and waits until its relays are ready.
+    /// - Throws: ``SIPPeerError`` when it is not installed, does not start or never gets ready.
+    package init(directory: String, host: String = "127.0.0.1") throws(SIPPeerError) {
+        port = try SIPPeerProcess.freePort(host: host)
+        let relayPorts = try SIPPeerProcess.freeUDPPortRange(count: 40, host: host)
+        process = try SIPPeerProcess(
+            name: "coturn", executable: "turnserver",
+            arguments: [
+                "-n", "-v", "--listening-ip=\(host)", "--listening-port=\(port)", "--relay-ip=\(host)",
+                "--min-port=\(relayPorts.lowerBound)", "--max-port=\(relayPorts.upperBound)", "--lt-cred-mech",
+                "--user=\(Self.username):\(Self.password)", "--realm=\(Self.realm)", "--allow-loopback-peers", "--no-tls", "--no-dtls",
+                "--no-cli", "--log-file=stdout", "--simple-log", "--pidfile=\(directory)/turnserver.pid",
+            ],
+            workingDirectory: directory, logPath: directory + "/coturn.log")
+        let started = process
+        guard PollingWait.until(timeout: 10, { started.log.contains("Total General servers") || !started.isRunning }),
+            process.isRunning
+        else {
+            process.stop()
+            throw SIPPeerError(.notReady, "coturn did not start:\n\(process.logTail())")
+        }
+    }
+
+    /// The allocations coturn logged as made (one line per new session's allocation).
+    package var allocations: Int { process.log.components(separatedBy: "ALLOCATE processed, success").count - 1 }
+
+    package func stop() { process.stop() }
+}
