@@ -30,6 +30,11 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "With --tls-certificate: its private key (PEM).") var tlsKey: String?
     @Option(help: "With --transport tls: a CA certificate (PEM) to trust besides the system's.") var tlsCA: String?
     @Option(help: "A STUN server, host[:port], for a client behind a NAT: SDP, Contact and Via carry the NAT's address.") var stun: String?
+    @Option(help: "A TURN server for DTLS-SRTP calls' relayed candidate, as a URL: turn:host[:port].") var turn: String?
+    @Option(help: "With --turn: the TURN username.") var turnUsername: String?
+    @Option(help: "With --turn: the TURN password.") var turnPassword: String?
+    @Flag(help: "With --turn: offer only the relayed candidate (WebRTC's iceTransportPolicy relay); media always goes through the TURN server.")
+    var relayOnly = false
     @Option(help: "Seconds between keep-alives to the proxy or registrar (default 15).") var keepaliveInterval: Double?
     @Option(help: "Seconds a keep-alive may go unanswered before the signaling path counts as dead (default 10).") var keepaliveTimeout: Double?
     @Flag(help: "Log SIP messages and Insights events.") var verbose = false
@@ -62,6 +67,16 @@ struct ClientOptions: ParsableArguments {
         configuration.mediaSecurity = security
         configuration.stunServer = try address(stun, "stun", STUNServerAddress.init)
         configuration.tls = try tlsConfiguration()
+        if let turn {
+            do {
+                configuration.iceOptions.servers = [try ICEServer(turn, username: turnUsername, password: turnPassword)]
+            } catch {
+                throw ValidationError("--turn: \(error.failureReason ?? "\(error)")".escapingControlCharacters)
+            }
+        } else if relayOnly || turnUsername != nil || turnPassword != nil {
+            throw ValidationError("--relay-only, --turn-username and --turn-password need --turn")
+        }
+        configuration.iceOptions.transportPolicy = relayOnly ? .relay : .all
         func duration(_ seconds: Double?, _ name: String) throws -> Duration? {
             guard let seconds else { return nil }
             guard seconds > 0, seconds <= 3_600 else { throw ValidationError("--\(name) takes 0–3600 seconds") }

@@ -39,6 +39,14 @@ final class PrintingCallDelegate: CallDelegate, Sendable {
     func callDidConnect(_ call: Call) {
         progress.withLock { $0.connected = true }
         say("connected (\(call.details.codec ?? "?"))")
+        // DTLS-SRTP calls: the ICE path they run on (host, server-reflexive, relayed).
+        // (A second in: the stream publishes its figures every 200 ms.)
+        queue.asyncAfter(deadline: .now() + 1) { [self] in
+            call.getStats { [self] report in
+                guard let pair = report?.transport.selectedCandidatePair else { return }
+                say("media path: \(pair)")
+            }
+        }
     }
 
     func call(_ call: Call, didFailToConnectWithError error: VoiceError) {

@@ -14,6 +14,7 @@ package struct NATCall {
         package var natedLog: String
         package var farLog: String
         package var kamailioLog: String
+        package var coturnLog: String
         package var natedExit: Int32?
         package var farExit: Int32?
         package var natedCallbacks: [String]
@@ -65,6 +66,14 @@ package struct NATCall {
         try run(stun: true)
     }
 
+    /// Behind a firewall that lets only SIP (5060) and TURN (3478) out over UDP, as enterprise
+    /// networks do: our client calls `bob` through Kamailio, with coturn as its TURN server
+    /// when `turn` is true (ICE then finds the relayed pair; the direct ones are dropped), or
+    /// without one (no media path can exist).
+    package func runThroughAFirewallThatOnlyPassesTURN(turn: Bool) throws -> Result {
+        try run(stun: false, firewall: true, turn: turn)
+    }
+
     /// With STUN, and the client's address behind the NAT renumbered (10.0.0.2 to 10.0.0.3)
     /// 3 s into the call: the client (`--listen auto`) learns its new NAT mapping with STUN,
     /// re-registers and re-INVITEs with it; the far party's BYE reaches it there.
@@ -72,8 +81,13 @@ package struct NATCall {
         try run(stun: true, renumberAfter: 3)
     }
 
-    private func run(stun: Bool, renumberAfter: Double? = nil) throws -> Result {
+    private func run(stun: Bool, renumberAfter: Double? = nil, firewall: Bool = false, turn: Bool = false) throws -> Result {
         let (client, router, provider) = try makeTopology()
+        if firewall {
+            try router.exec("nft", "add table ip filter")
+            try router.exec("nft", "add chain ip filter forward { type filter hook forward priority 0 ; }")
+            try router.exec("nft", "add rule ip filter forward iifname r0 udp dport != { 3478, 5060 } drop")
+        }
         defer {
             client.delete()
             router.delete()
@@ -85,19 +99,24 @@ package struct NATCall {
         let coturn = try SIPPeerProcess(
             name: "coturn", executable: NetworkNamespace.ipPath,
             arguments: [
-                "netns", "exec", provider.name, "turnserver", "-n", "--listening-ip=10.9.0.1", "--listening-port=3478", "--stun-only",
+                "netns", "exec", provider.name, "turnserver", "-n", "-v", "--listening-ip=10.9.0.1", "--listening-port=3478",
                 "--no-tls", "--no-dtls", "--no-cli", "--log-file=stdout", "--simple-log", "--pidfile=\(directory)/turnserver.pid",
-            ],
+            ] + (turn
+                ? ["--relay-ip=10.9.0.1", "--min-port=49152", "--max-port=49300", "--lt-cred-mech", "--user=alice:secret", "--realm=example.org"]
+                : ["--stun-only"]),
             workingDirectory: directory, logPath: directory + "/coturn.log")
         defer { coturn.stop() }
         let (natedPlays, farPlays) = try NamespaceScenario.writeTones(to: directory, names: ("nated", "far"))
         let common = ["--domain", configuration.realm, "--proxy", "sip:10.9.0.1:5060", "--allow-clear-text-keys"]
         let nated: SIPPeerProcess
         let far: SIPPeerProcess
-        if stun {
+        if stun || turn {
             guard PollingWait.until(timeout: 10, { coturn.log.contains("Total General servers") }) else {
                 throw NetworkNamespaceError("coturn did not start:\n\(coturn.logTail())")
             }
+        }
+        let relay = turn ? ["--turn", "turn:10.9.0.1:3478", "--turn-username", "alice", "--turn-password", "secret"] : []
+        if stun {
             nated = try process(
                 "nated", in: client,
                 ["listen", "--identity", "alice", "--password", "alicepass", "--listen", renumberAfter == nil ? "10.0.0.2" : "auto",
@@ -123,7 +142,7 @@ package struct NATCall {
                 "nated", in: client,
                 ["call", "bob", "--identity", "alice", "--password", "alicepass", "--listen", "10.0.0.2", "--port", "5060",
                  "--duration", "\(callSeconds)",
-                 "--play", directory + "/nated-plays.wav", "--record", directory + "/nated-heard.wav"] + common)
+                 "--play", directory + "/nated-plays.wav", "--record", directory + "/nated-heard.wav"] + common + relay)
         }
         defer {
             nated.stop()
@@ -146,7 +165,7 @@ package struct NATCall {
             (heard[side], gaps[side]) = NamespaceScenario.recording(side, in: directory)
         }
         return Result(
-            natedLog: nated.log, farLog: far.log, kamailioLog: kamailio.log, natedExit: nated.exitStatus, farExit: far.exitStatus,
+            natedLog: nated.log, farLog: far.log, kamailioLog: kamailio.log, coturnLog: coturn.log, natedExit: nated.exitStatus, farExit: far.exitStatus,
             natedCallbacks: NetworkChangeCall.callbacks(in: nated.log), gapMilliseconds: gaps, heard: heard,
             played: ["nated": farPlays, "far": natedPlays])
     }

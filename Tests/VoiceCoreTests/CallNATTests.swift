@@ -57,6 +57,25 @@ final class CallNATTests: XCTestCase {
         checkAudio(result)
     }
 
+    /// Behind a firewall that passes only SIP and TURN over UDP: without a TURN server the
+    /// call has no media path and fails with 53405; with coturn as its TURN server (the default
+    /// policy, every candidate offered), ICE finds the relayed pair and the call has audio both
+    /// ways through the relay.
+    func testBehindAFirewallThatOnlyPassesTURNTheCallGoesThroughTheRelay() throws {
+        let scenario = try scenario()
+        let blocked = try scenario.runThroughAFirewallThatOnlyPassesTURN(turn: false)
+        XCTAssertTrue(blocked.natedLog.contains("failed to connect: 53405"), "no path without the relay:\n\(blocked.natedLog)")
+
+        let result = try scenario.runThroughAFirewallThatOnlyPassesTURN(turn: true)
+        let logs = "nated:\n\(result.natedLog)\nfar:\n\(result.farLog.suffix(4_000))\ncoturn:\n\(result.coturnLog.suffix(3_000))"
+        XCTAssertEqual(result.natedCallbacks, ["connected", "disconnected"], logs)
+        XCTAssertTrue(result.natedLog.contains("media path: relay 10.9.0.1:"), "the relayed pair carries the call:\n\(logs)")
+        XCTAssertTrue(result.coturnLog.contains("CHANNEL_BIND processed, success"), logs)
+        XCTAssertEqual(result.natedExit, 0, logs)
+        XCTAssertEqual(result.farExit, 0, logs)
+        checkAudio(result)
+    }
+
     /// With STUN, and our client renumbered behind the NAT mid-call: it learns its new mapping
     /// (the NAT gives the new private address another port), re-registers and re-INVITEs with
     /// it, the audio goes on, and the far party's BYE reaches it through the new mapping.
