@@ -26,6 +26,9 @@ struct CallSetupBenchmark {
     var warmUp = 10
     /// Both clients' media security.
     var security = MediaSecurity.sdes
+    /// The caller's ICE servers and policy (a relay-only caller through a TURN server: each
+    /// call then allocates its relay before the INVITE, and its media path is the relayed pair).
+    var callerICE = ICEOptions()
 
     struct Result {
         var p50Milliseconds: Double
@@ -57,6 +60,7 @@ struct CallSetupBenchmark {
             identity: "caller", domain: "127.0.0.1", registers: false, insightsPublisher: insights,
             logger: trace ? Logger(label: "caller") { TimedLogHandler(label: $0) } : quiet)
         callerConfiguration.mediaSecurity = security
+        callerConfiguration.iceOptions = callerICE
         let caller = try VoiceClient(configuration: callerConfiguration)
         defer {
             caller.shutdown()

@@ -268,12 +268,38 @@ struct Setup: ParsableCommand {
     @Option(help: "Calls measured for each media security.") var calls = 200
     @Flag(help: "Skip the SDES figures.") var skipSdes = false
     @Flag(help: "Skip the ICE + DTLS-SRTP figures.") var skipDtls = false
+    @Flag(help: "Also through a TURN relay (coturn on loopback, started here): the caller relay-only, _p50_relay figures.")
+    var relay = false
 
     func run() throws {
         var figures: [(String, String)] = []
         if !skipSdes { figures += try Self.figures(calls: calls, security: .sdes) }
         if !skipDtls { figures += try Self.figures(calls: calls, security: .dtls) }
+        if relay { figures += try Self.relayFigures(calls: calls) }
         printFigures(figures)
+    }
+
+    /// `call_setup_ms_p50_relay` and `ice_connect_ms_p50_relay`: the DTLS run again with the
+    /// caller relay-only through coturn (its allocation is part of each call's setup).
+    static func relayFigures(calls: Int) throws -> [(String, String)] {
+        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "bench-turn")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try TURNServerPeer(directory: directory)
+        defer { server.stop() }
+        var benchmark = CallSetupBenchmark(calls: calls, security: .dtls)
+        benchmark.callerICE = ICEOptions(
+            servers: [try ICEServer(server.url, username: TURNServerPeer.username, password: TURNServerPeer.password)], transportPolicy: .relay)
+        let result = try benchmark.run()
+        print(
+            String(
+                format:
+                    "setup relay: %d calls, the caller relay-only through coturn: connect() to callDidConnect p50 %.2f ms, p95 %.2f ms, %d failed; stream start to a selected pair p50 %.2f ms, then to the keys p50 %.2f ms",
+                calls, result.p50Milliseconds, result.p95Milliseconds, result.failures, result.iceConnectP50Milliseconds ?? .nan,
+                result.dtlsHandshakeP50Milliseconds ?? .nan))
+        flushOutput()
+        var figures = [("call_setup_ms_p50_relay", String(format: "%.2f", result.p50Milliseconds))]
+        if let ice = result.iceConnectP50Milliseconds { figures.append(("ice_connect_ms_p50_relay", String(format: "%.2f", ice))) }
+        return figures
     }
 
     /// SDES gives `call_setup_ms_p50` and `_p95`; DTLS gives `_p50_dtls`, `_p95_dtls`,

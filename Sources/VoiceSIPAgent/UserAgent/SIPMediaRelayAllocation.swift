@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import CVoiceSys
 import VoiceICE
 import VoiceNetwork
 import VoiceSupport
