@@ -59,6 +59,19 @@ package enum TURN {
             + [UInt8](repeating: 0, count: (4 - data.count % 4) % 4)
     }
 
+    /// How long the message that starts with `header` (at least its first 4 bytes) is on a
+    /// stream to the server (RFC 8656 §12.5): a STUN message's 20-byte header and its length,
+    /// or ChannelData's 4 bytes and its length padded to four. Nil for anything else (the
+    /// stream is then out of step and must be closed).
+    package static func framedLength(header b0: UInt8, _ b1: UInt8, _ b2: UInt8, _ b3: UInt8) -> Int? {
+        let length = Int(b2) << 8 | Int(b3)
+        switch b0 {
+        case 0x00...0x3F: return length % 4 == 0 ? 20 + length : nil
+        case 0x40...0x4F: return 4 + (length + 3) / 4 * 4
+        default: return nil
+        }
+    }
+
     /// Reads a ChannelData message: its channel and data; nil if `bytes` is not one (the first
     /// two bits 01, a channel in range, a length that fits).
     package static func readChannelData(_ bytes: [UInt8]) -> (channel: UInt16, data: [UInt8])? {

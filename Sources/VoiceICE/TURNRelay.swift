@@ -1,17 +1,27 @@
-/// A TURN server a client allocates relayed candidates on: its address (resolved) and the
-/// long-term credential (RFC 8656 §9.2, a WebRTC `RTCIceServer`'s username and credential).
+import VoiceSupport
+
+/// A TURN server a client allocates relayed candidates on: its address (resolved), how it is
+/// reached, and the long-term credential (RFC 8656 §9.2, a WebRTC `RTCIceServer`'s username
+/// and credential).
 package struct TURNServer: Hashable, Sendable, CustomStringConvertible {
+    /// How the client reaches the server; the relay itself is UDP either way (RFC 8656 §3.1).
+    package enum Transport: String, Hashable, Sendable {
+        case udp, tcp
+    }
+
     package var address: ICETransportAddress
+    package var transport: Transport
     package var username: String
     package var password: String
 
-    package init(address: ICETransportAddress, username: String, password: String) {
+    package init(address: ICETransportAddress, transport: Transport = .udp, username: String, password: String) {
         self.address = address
+        self.transport = transport
         self.username = username
         self.password = password
     }
 
-    package var description: String { "turn:\(address)" }
+    package var description: String { "turn:\(address)" + (transport == .tcp ? "?transport=tcp" : "") }
 }
 
 /// An allocation made for a call's media port before its SDP was written: the server, the
@@ -24,12 +34,19 @@ package struct TURNRelay: Sendable {
     package var relayed: ICETransportAddress
     /// Where the server saw our packets come from (a server-reflexive address).
     package var mapped: ICETransportAddress
+    /// The TCP connection to the server the allocation lives on (RFC 8656 over TCP); nil when
+    /// it is reached over UDP, from the call's media socket.
+    package var connection: ReservedSocket?
 
-    package init(server: ICETransportAddress, client: TURNClient, relayed: ICETransportAddress, mapped: ICETransportAddress) {
+    package init(
+        server: ICETransportAddress, client: TURNClient, relayed: ICETransportAddress, mapped: ICETransportAddress,
+        connection: ReservedSocket? = nil
+    ) {
         self.server = server
         self.client = client
         self.relayed = relayed
         self.mapped = mapped
+        self.connection = connection
     }
 
     /// The relayed candidate (RFC 8445 §5.1.1.2): its base is itself, its related address the

@@ -71,7 +71,18 @@ package struct NATCall {
     /// when `turn` is true (ICE then finds the relayed pair; the direct ones are dropped), or
     /// without one (no media path can exist).
     package func runThroughAFirewallThatOnlyPassesTURN(turn: Bool) throws -> Result {
-        try run(stun: false, firewall: true, turn: turn)
+        try run(stun: false, firewall: .udpToSIPAndTURN, turn: turn)
+    }
+
+    /// Behind a firewall that lets no UDP out but SIP's: the TURN server is reached over TCP
+    /// (`turn:…?transport=tcp`, RFC 8656 over TCP) and relays to the far party over UDP.
+    package func runThroughAFirewallThatBlocksUDPWithTURNOverTCP() throws -> Result {
+        try run(stun: false, firewall: .udpToSIPOnly, turn: true, turnOverTCP: true)
+    }
+
+    /// What the router lets out of the private network over UDP.
+    private enum Firewall {
+        case udpToSIPAndTURN, udpToSIPOnly
     }
 
     /// With STUN, and the client's address behind the NAT renumbered (10.0.0.2 to 10.0.0.3)
@@ -81,12 +92,17 @@ package struct NATCall {
         try run(stun: true, renumberAfter: 3)
     }
 
-    private func run(stun: Bool, renumberAfter: Double? = nil, firewall: Bool = false, turn: Bool = false) throws -> Result {
+    private func run(
+        stun: Bool, renumberAfter: Double? = nil, firewall: Firewall? = nil, turn: Bool = false, turnOverTCP: Bool = false
+    ) throws -> Result {
         let (client, router, provider) = try makeTopology()
-        if firewall {
+        if let firewall {
             try router.exec("nft", "add table ip filter")
             try router.exec("nft", "add chain ip filter forward { type filter hook forward priority 0 ; }")
-            try router.exec("nft", "add rule ip filter forward iifname r0 udp dport != { 3478, 5060 } drop")
+            switch firewall {
+            case .udpToSIPAndTURN: try router.exec("nft", "add rule ip filter forward iifname r0 udp dport != { 3478, 5060 } drop")
+            case .udpToSIPOnly: try router.exec("nft", "add rule ip filter forward iifname r0 udp dport != 5060 drop")
+            }
         }
         defer {
             client.delete()
@@ -115,7 +131,8 @@ package struct NATCall {
                 throw NetworkNamespaceError("coturn did not start:\n\(coturn.logTail())")
             }
         }
-        let relay = turn ? ["--turn", "turn:10.9.0.1:3478", "--turn-username", "alice", "--turn-password", "secret"] : []
+        let relay =
+            turn ? ["--turn", "turn:10.9.0.1:3478" + (turnOverTCP ? "?transport=tcp" : ""), "--turn-username", "alice", "--turn-password", "secret"] : []
         if stun {
             nated = try process(
                 "nated", in: client,

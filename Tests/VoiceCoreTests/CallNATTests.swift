@@ -76,6 +76,19 @@ final class CallNATTests: XCTestCase {
         checkAudio(result)
     }
 
+    /// Behind a firewall that lets no UDP out but SIP's: the call reaches coturn over TCP
+    /// (RFC 8656 over TCP) and its audio goes through the relay both ways.
+    func testBehindAFirewallThatBlocksUDPTheCallReachesTheRelayOverTCP() throws {
+        let result = try scenario().runThroughAFirewallThatBlocksUDPWithTURNOverTCP()
+        let logs = "nated:\n\(result.natedLog)\nfar:\n\(result.farLog.suffix(4_000))\ncoturn:\n\(result.coturnLog.suffix(3_000))"
+        XCTAssertEqual(result.natedCallbacks, ["connected", "disconnected"], logs)
+        XCTAssertTrue(result.natedLog.contains("media path: relay 10.9.0.1:"), "the relayed pair carries the call:\n\(logs)")
+        XCTAssertTrue(result.coturnLog.contains("tcp or tls connected to: 10.5.0.1:"), "reached over TCP, through the NAT:\n\(logs)")
+        XCTAssertEqual(result.natedExit, 0, logs)
+        XCTAssertEqual(result.farExit, 0, logs)
+        checkAudio(result)
+    }
+
     /// With STUN, and our client renumbered behind the NAT mid-call: it learns its new mapping
     /// (the NAT gives the new private address another port), re-registers and re-INVITEs with
     /// it, the audio goes on, and the far party's BYE reaches it through the new mapping.

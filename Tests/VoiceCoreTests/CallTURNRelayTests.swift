@@ -47,10 +47,13 @@ final class CallTURNRelayTests: XCTestCase {
         return made
     }
 
-    private func relayOnly(_ turn: TURNServerPeer, password: String = TURNServerPeer.password) -> (inout VoiceClientConfiguration) -> Void {
+    private func relayOnly(_ turn: TURNServerPeer, password: String = TURNServerPeer.password, tcp: Bool = false)
+        -> (inout VoiceClientConfiguration) -> Void
+    {
         { configuration in
             configuration.iceOptions = ICEOptions(
-                servers: [try! ICEServer(turn.url, username: TURNServerPeer.username, password: password)], transportPolicy: .relay)
+                servers: [try! ICEServer(turn.url + (tcp ? "?transport=tcp" : ""), username: TURNServerPeer.username, password: password)],
+                transportPolicy: .relay)
         }
     }
 
@@ -74,8 +77,18 @@ final class CallTURNRelayTests: XCTestCase {
     }
 
     func testARelayOnlyCallerTalksThroughTheTURNServer() throws {
+        try checkRelayOnlyCall(tcp: false)
+    }
+
+    /// RFC 8656 over TCP (a network that blocks UDP): the allocation and everything relayed go
+    /// over one TCP connection to the server, framed; the relay to bob is UDP as before.
+    func testARelayOnlyCallerReachesTheTURNServerOverTCP() throws {
+        try checkRelayOnlyCall(tcp: true)
+    }
+
+    private func checkRelayOnlyCall(tcp: Bool) throws {
         let turn = try startTURN()
-        let alice = try client("alice", tone: 440, configure: relayOnly(turn))
+        let alice = try client("alice", tone: 440, configure: relayOnly(turn, tcp: tcp))
         let bob = try client("bob", tone: 660)
         let (call, delegate, callee) = self.call(alice, bob)
         XCTAssertEqual(Array(delegate.wait(for: 2, timeout: 15).prefix(2)), [.ringing, .connected], turn.process.logTail())
@@ -89,6 +102,7 @@ final class CallTURNRelayTests: XCTestCase {
         XCTAssertTrue(
             calleeStats.selectedCandidatePair.contains("-> relay "), "bob sends to alice's relayed address: \(calleeStats.selectedCandidatePair)")
         XCTAssertEqual(turn.allocations, 1, turn.process.logTail())
+        XCTAssertEqual(turn.process.log.contains("tcp or tls connected to"), tcp, "reached over \(tcp ? "TCP" : "UDP")")
         let refreshes = turn.process.log.components(separatedBy: "\n").filter { $0.contains("refreshed") && $0.hasSuffix("lifetime=600") }
         XCTAssertEqual(refreshes, [], "no refresh this early")
         let heardByAlice = ConnectedCallPair.recordedLevel(of: alice.device, over: 1)

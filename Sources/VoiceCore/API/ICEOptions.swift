@@ -75,10 +75,11 @@ public enum ICETransportPolicy: Sendable, Hashable {
 /// The ICE servers and policy of DTLS-SRTP calls (``MediaSecurity/dtls``, and
 /// ``MediaSecurity/automatic`` toward WebRTC peers), as Twilio's `TVOIceOptions`.
 ///
-/// Each call allocates a relay on the first TURN server reached over UDP (`turn:` without
-/// `?transport=tcp`), before its offer or answer is written (at most 2 s); `turn:…?transport=tcp`
-/// and `turns:` servers are not used yet. A `stun:` server stands in for
-/// ``VoiceClientConfiguration/stunServer`` when that is not set.
+/// Each call allocates one relay before its offer or answer is written: on the `turn:` servers
+/// over UDP first, then on those with `?transport=tcp` (RFC 8656 over TCP, for networks that
+/// block UDP), each tried for at most 2 s until one grants it. `turns:` (TLS) servers are not
+/// used yet. A `stun:` server stands in for ``VoiceClientConfiguration/stunServer`` when that
+/// is not set.
 public struct ICEOptions: Sendable, Hashable {
     /// STUN and TURN servers, in order of preference.
     public var servers: [ICEServer]

@@ -4,8 +4,8 @@ import VoiceNetwork
 import VoiceSIPAgent
 
 extension VoiceClient {
-    /// Puts the ICE options into the agent's configuration: the first `turn:` server over UDP
-    /// (resolved now) for relayed candidates, a `stun:` server when no STUN server is set,
+    /// Puts the ICE options into the agent's configuration: the `turn:` servers (resolved now;
+    /// those over UDP first) for relayed candidates, a `stun:` server when no STUN server is set,
     /// and the policy.
     /// - Throws: ``VoiceError`` 31009 (``VoiceError/Code/transportError``) when a server's
     ///   host cannot be resolved, or 31100 when the relay-only policy has no TURN server it can use.
@@ -15,18 +15,22 @@ extension VoiceClient {
             guard server.parsed.scheme == .stun else { continue }
             configuration.stunServer = try resolveSTUNServer(try STUNServerAddress("\(server.parsed.host.contains(":") ? "[\(server.parsed.host)]" : server.parsed.host):\(server.parsed.port)"))
         }
-        let turn = options.servers.first { $0.isTURN && $0.parsed.transport == .udp && !$0.parsed.usesTLS }
-        for server in options.servers where server.isTURN && server != turn {
-            logger.warning("ICE server \(server) is not used: only the first TURN server over UDP is")
+        // UDP servers first: a call tries each in turn until one grants a relay.
+        let usable = options.servers.filter { $0.isTURN && !$0.parsed.usesTLS }
+        for server in options.servers where server.isTURN && server.parsed.usesTLS {
+            logger.warning("ICE server \(server) is not used: TURN over TLS (turns:) is not supported")
         }
-        if let turn, let username = turn.username, let password = turn.password {
-            let host = turn.parsed.host.contains(":") ? "[\(turn.parsed.host)]" : turn.parsed.host
-            let address = try resolveSTUNServer(try STUNServerAddress("\(host):\(turn.parsed.port)"))
-            configuration.turnServer = TURNServer(
-                address: ICETransportAddress(ip: address.address, port: address.port), username: username, password: password)
+        for server in usable.filter({ $0.parsed.transport == .udp }) + usable.filter({ $0.parsed.transport == .tcp }) {
+            guard let username = server.username, let password = server.password else { continue }
+            let host = server.parsed.host.contains(":") ? "[\(server.parsed.host)]" : server.parsed.host
+            let address = try resolveSTUNServer(try STUNServerAddress("\(host):\(server.parsed.port)"))
+            configuration.turnServers.append(
+                TURNServer(
+                    address: ICETransportAddress(ip: address.address, port: address.port),
+                    transport: server.parsed.transport == .tcp ? .tcp : .udp, username: username, password: password))
         }
-        if options.transportPolicy == .relay, configuration.turnServer == nil {
-            throw VoiceError(.malformedRequest, failureReason: "the relay-only ICE policy needs a turn: server reached over UDP")
+        if options.transportPolicy == .relay, configuration.turnServers.isEmpty {
+            throw VoiceError(.malformedRequest, failureReason: "the relay-only ICE policy needs a turn: server (over UDP or TCP)")
         }
     }
 }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import Synchronization
 import VoiceDTLS
 import VoiceMediaTypes
@@ -65,7 +68,16 @@ package final class AudioStream: Sendable {
         let control = StreamControl(events: nil)
         control.symmetricRTP.store(configuration.symmetricRTP, ordering: .relaxed)
         self.control = control
-        let transports = try Self.transports(for: configuration, given: transport, rtcp: rtcpTransport, engine: engine)
+        var transports = try Self.transports(for: configuration, given: transport, rtcp: rtcpTransport, engine: engine)
+        let mediaTransports = transports.count
+        // A TURN relay over TCP: its connection is one more transport of the stream.
+        if let relay = path?.relay, let connection = relay.connection?.take() {
+            if let server = SocketAddress(relay.server) {
+                transports.append(TURNStreamTransport(adopting: connection, server: server))
+            } else {
+                close(connection)
+            }
+        }
         control.transports.withLock { $0 = transports }
         let stream: RTPStream
         do {
@@ -75,8 +87,12 @@ package final class AudioStream: Sendable {
             throw error
         }
         self.localAddress = transports[0].localAddress
-        self.localRTCPAddress = transports.count > 1 ? transports[1].localAddress : nil
-        self.driver = Locked(StreamDriverBox(driver: StreamDriver(stream: stream, transports: transports, control: control)))
+        self.localRTCPAddress = mediaTransports > 1 ? transports[1].localAddress : nil
+        self.driver = Locked(
+            StreamDriverBox(
+                driver: StreamDriver(
+                    stream: stream, transports: transports, control: control,
+                    relayTransportIndex: transports.count > mediaTransports ? mediaTransports : nil)))
         self.pathSetup = path
     }
 

@@ -14,8 +14,13 @@ import VoiceSupport
 final class StreamDriver: MediaTask {
     var stream: RTPStream
     let control: StreamControl
-    /// The RTP transport, then the RTCP one when rtcp-mux is off.
+    /// The RTP transport, then the RTCP one when rtcp-mux is off, then the TCP connection to
+    /// the TURN server when the relay is reached over TCP.
     let transports: [any MediaTransport]
+    /// Where RTCP goes when it has a port of its own (no rtcp-mux).
+    let rtcpTransportIndex: Int?
+    /// Where traffic for the TURN server goes: its TCP connection, or the RTP socket.
+    let relayTransportIndex: Int
     let captureRing: AudioRingBuffer
     let renderRing: AudioRingBuffer
     /// The datagram being handled (filled in place by each receive), and its sender.
@@ -58,10 +63,13 @@ final class StreamDriver: MediaTask {
     var captureSawStall = false
     var playoutSawStall = false
 
-    init(stream: RTPStream, transports: [any MediaTransport], control: StreamControl) {
+    init(stream: RTPStream, transports: [any MediaTransport], control: StreamControl, relayTransportIndex: Int? = nil) {
         precondition(!transports.isEmpty, "a stream needs a transport")
         self.stream = stream
         self.transports = transports
+        let mediaTransports = relayTransportIndex ?? transports.count
+        rtcpTransportIndex = mediaTransports > 1 ? 1 : nil
+        self.relayTransportIndex = relayTransportIndex ?? 0
         self.control = control
         frameSamples = stream.samplesPerFrame
         ptime = stream.configuration.ptime
@@ -208,7 +216,7 @@ final class StreamDriver: MediaTask {
         guard let server = path.relayServer else { return false }
         guard let channel = path.relayChannel(for: peer) else {
             guard let wrapped = path.wrapForRelay(Array(datagram), to: peer) else { return false }
-            return wrapped.withUnsafeBytes { transports[0].send($0, to: server) }
+            return wrapped.withUnsafeBytes { transports[relayTransportIndex].send($0, to: server) }
         }
         guard datagram.count <= relayBuffer.count - 8, let base = relayBuffer.baseAddress else { return false }
         relayBuffer[0] = UInt8(channel >> 8)
@@ -222,7 +230,7 @@ final class StreamDriver: MediaTask {
             relayBuffer[total] = 0
             total += 1
         }
-        return transports[0].send(UnsafeRawBufferPointer(rebasing: relayBuffer[0..<total]), to: server)
+        return transports[relayTransportIndex].send(UnsafeRawBufferPointer(rebasing: relayBuffer[0..<total]), to: server)
     }
 
     /// Takes what the controlling threads posted, without waiting for their locks: a
@@ -270,7 +278,8 @@ final class StreamDriver: MediaTask {
         for effect in effects {
             switch effect {
             case .send(let bytes, let destination):
-                _ = bytes.withUnsafeBytes { transports[0].send($0, to: destination) }
+                let index = destination == securePath?.relayServer ? relayTransportIndex : 0
+                _ = bytes.withUnsafeBytes { transports[index].send($0, to: destination) }
             case .setRemote(let address):
                 stream.setRemote(RemoteEndpoints(rtp: address, rtcp: address))
             case .keyed(let protection, _):
@@ -320,7 +329,7 @@ final class StreamDriver: MediaTask {
                     if path.sendsViaRelay { return driver.sendRelayed(datagram, to: destination, path: path) }
                 }
                 let transports = driver.transports
-                let transport = component == .rtcp && transports.count > 1 ? transports[1] : transports[0]
+                let transport = component == .rtcp ? transports[driver.rtcpTransportIndex ?? 0] : transports[0]
                 return transport.send(datagram, to: destination)
             case .play(let samples):
                 if playsToDevice { driver.renderRing.write(samples) }

@@ -56,7 +56,7 @@ package enum STUNBindingClient {
 
 extension STUNMappedAddress {
     /// The address as a `sockaddr_in` or `sockaddr_in6` in a `sockaddr_storage`, with its length.
-    var socketAddress: (sockaddr_storage, socklen_t) {
+    package var socketAddress: (sockaddr_storage, socklen_t) {
         var storage = sockaddr_storage()
         let length: Int
         if address.isIPv6 {

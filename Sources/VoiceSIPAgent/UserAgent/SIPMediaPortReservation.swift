@@ -22,15 +22,17 @@ package enum SIPMediaPortReservation {
         var sockets: ReservedMediaPort
         var mapped: STUNMappedAddress?
         var relay: TURNRelay?
-        var relayFailure: TURNError?
+        /// Each TURN server that gave no relay, and why.
+        var relayFailures: [String] = []
         var port: UInt16 { sockets.port }
     }
 
     /// Reserves a port pair; with `stunServer`, asks it (from the RTP socket) for the port's
-    /// server-reflexive address; with `turnServer`, allocates a relay on it from the same
-    /// socket. A STUN or TURN failure only leaves `mapped` or `relay` nil. Blocking.
+    /// server-reflexive address; with `turnServers`, allocates a relay on the first that grants
+    /// one (over UDP from the same socket, or over a TCP connection of its own). A STUN or TURN
+    /// failure only leaves `mapped` or `relay` nil. Blocking.
     static func reserve(
-        host: String, stunServer: STUNMappedAddress?, turnServer: TURNServer? = nil, logger: Logger? = nil
+        host: String, stunServer: STUNMappedAddress?, turnServers: [TURNServer] = [], logger: Logger? = nil
     ) throws(SIPUserAgentError) -> Reserved {
         var reserved = Reserved(sockets: try reserve(host: host))
         let port = reserved.port
@@ -43,18 +45,22 @@ package enum SIPMediaPortReservation {
                 logger?.warning("STUN server \(stunServer) gave no mapped address for media port \(port): \(error)")
             }
         }
-        if let turnServer {
+        for server in turnServers where reserved.relay == nil {
             do throws(TURNError) {
-                reserved.relay = try reserved.sockets.withRTPDescriptor { descriptor throws(TURNError) in
-                    try SIPMediaRelayAllocation.allocate(descriptor: descriptor, server: turnServer)
+                if server.transport == .tcp {
+                    reserved.relay = try SIPMediaRelayAllocation.allocateOverTCP(server: server)
+                } else {
+                    reserved.relay = try reserved.sockets.withRTPDescriptor { descriptor throws(TURNError) in
+                        try SIPMediaRelayAllocation.allocate(descriptor: descriptor, server: server)
+                    }
                 }
-                // The TURN server saw the port too: its mapping stands in for a STUN server's.
-                if reserved.mapped == nil, let relay = reserved.relay {
+                // Over UDP the TURN server saw the port too: its mapping stands in for a STUN server's.
+                if reserved.mapped == nil, server.transport == .udp, let relay = reserved.relay {
                     reserved.mapped = STUNMappedAddress(address: relay.mapped.ip, port: relay.mapped.port)
                 }
             } catch {
-                reserved.relayFailure = error
-                logger?.warning("TURN server \(turnServer) gave no relay for media port \(port): \(error)")
+                reserved.relayFailures.append("\(server): \(error)")
+                logger?.warning("TURN server \(server) gave no relay for media port \(port): \(error)")
             }
         }
         return reserved

@@ -264,15 +264,15 @@ extension SIPUserAgent {
         let jobs = self.jobs
         let stunServer = configuration.stunServer
         // A relay is only for ICE: calls that never use DTLS-SRTP do not allocate one.
-        let turnServer = configuration.media.encryption.usesDTLS ? configuration.turnServer : nil
-        let relayOnly = configuration.candidatePolicy == .relay && turnServer != nil
+        let turnServers = configuration.media.encryption.usesDTLS ? configuration.turnServers : []
+        let relayOnly = configuration.candidatePolicy == .relay && !turnServers.isEmpty
         let logger = self.logger
         blockingQueue.async {
             let reserved = Result { () throws(SIPUserAgentError) in
-                let port = try SIPMediaPortReservation.reserve(host: host, stunServer: stunServer, turnServer: turnServer, logger: logger)
+                let port = try SIPMediaPortReservation.reserve(host: host, stunServer: stunServer, turnServers: turnServers, logger: logger)
                 guard relayOnly, port.relay == nil else { return port }
                 port.sockets.release()
-                throw .noRelay(turnServer.map { "TURN server \($0): \(port.relayFailure.map { "\($0)" } ?? "no answer")" } ?? "no TURN server configured")
+                throw .noRelay(port.relayFailures.joined(separator: "; "))
             }
             // Through the job queue: a burst of calls' setups (run by the promise's callbacks)
             // then takes the loop in bounded turns rather than all at once.

@@ -42,9 +42,9 @@ package struct SIPUserAgentConfiguration: Sendable {
     /// A STUN server (RFC 5389) that tells the UDP SIP socket's and each media port's
     /// server-reflexive address, advertised instead of the local one (behind a NAT); nil: none.
     package var stunServer: STUNMappedAddress?
-    /// A TURN server (RFC 8656) each DTLS-SRTP call's media port allocates a relayed ICE
-    /// candidate on; nil: none.
-    package var turnServer: TURNServer?
+    /// TURN servers (RFC 8656) each DTLS-SRTP call's media port allocates a relayed ICE
+    /// candidate on: the first that grants one, tried in order; empty: none.
+    package var turnServers: [TURNServer] = []
     /// Which candidates DTLS-SRTP calls offer: with `.relay`, only the relayed one (and a call
     /// whose relay cannot be allocated fails).
     package var candidatePolicy: ICECandidatePolicy = .all
