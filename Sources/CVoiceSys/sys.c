@@ -42,6 +42,101 @@ ssize_t voice_recv_timestamped(int fd, void *buffer, size_t length, struct times
     return n;
 }
 
+int voice_enable_packet_info(int fd, int family) {
+    int on = 1;
+    if (family == AF_INET6) return setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on, sizeof on);
+    return setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &on, sizeof on);
+}
+
+ssize_t voice_recv_packet(int fd, void *buffer, size_t length, struct timespec *arrival, int *has_arrival,
+                          struct sockaddr_storage *source, socklen_t *source_length,
+                          struct sockaddr_storage *destination, int *has_destination) {
+    struct iovec iov = {.iov_base = buffer, .iov_len = length};
+    union {
+        char bytes[CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(struct in6_pktinfo)) +
+                   CMSG_SPACE(sizeof(struct in_pktinfo))];
+        struct cmsghdr align;
+    } control;
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.bytes;
+    msg.msg_controllen = sizeof control.bytes;
+    msg.msg_name = source;
+    msg.msg_namelen = sizeof(struct sockaddr_storage);
+    *has_arrival = 0;
+    *has_destination = 0;
+    ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT);
+    if (n < 0) return n;
+    *source_length = msg.msg_namelen;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+            memcpy(arrival, CMSG_DATA(c), sizeof(struct timespec));
+            *has_arrival = 1;
+        } else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+            struct in_pktinfo info;
+            memcpy(&info, CMSG_DATA(c), sizeof info);
+            struct sockaddr_in local;
+            memset(&local, 0, sizeof local);
+            local.sin_family = AF_INET;
+            local.sin_addr = info.ipi_addr;
+            memset(destination, 0, sizeof *destination);
+            memcpy(destination, &local, sizeof local);
+            *has_destination = 1;
+        } else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
+            struct in6_pktinfo info;
+            memcpy(&info, CMSG_DATA(c), sizeof info);
+            struct sockaddr_in6 local;
+            memset(&local, 0, sizeof local);
+            local.sin6_family = AF_INET6;
+            local.sin6_addr = info.ipi6_addr;
+            memset(destination, 0, sizeof *destination);
+            memcpy(destination, &local, sizeof local);
+            *has_destination = 1;
+        }
+    }
+    return n;
+}
+
+ssize_t voice_send_from(int fd, const void *buffer, size_t length, const struct sockaddr_storage *destination,
+                        socklen_t destination_length, const struct sockaddr_storage *source) {
+    struct iovec iov = {.iov_base = (void *)buffer, .iov_len = length};
+    union {
+        char bytes[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+        struct cmsghdr align;
+    } control;
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    memset(&control, 0, sizeof control);
+    msg.msg_name = (void *)destination;
+    msg.msg_namelen = destination_length;
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.bytes;
+    struct cmsghdr *c = (struct cmsghdr *)control.bytes;
+    if (source->ss_family == AF_INET6) {
+        struct in6_pktinfo info;
+        memset(&info, 0, sizeof info);
+        info.ipi6_addr = ((const struct sockaddr_in6 *)source)->sin6_addr;
+        c->cmsg_level = IPPROTO_IPV6;
+        c->cmsg_type = IPV6_PKTINFO;
+        c->cmsg_len = CMSG_LEN(sizeof info);
+        memcpy(CMSG_DATA(c), &info, sizeof info);
+        msg.msg_controllen = CMSG_SPACE(sizeof info);
+    } else {
+        struct in_pktinfo info;
+        memset(&info, 0, sizeof info);
+        info.ipi_spec_dst = ((const struct sockaddr_in *)source)->sin_addr;
+        c->cmsg_level = IPPROTO_IP;
+        c->cmsg_type = IP_PKTINFO;
+        c->cmsg_len = CMSG_LEN(sizeof info);
+        memcpy(CMSG_DATA(c), &info, sizeof info);
+        msg.msg_controllen = CMSG_SPACE(sizeof info);
+    }
+    return sendmsg(fd, &msg, MSG_DONTWAIT);
+}
+
 int voice_enable_datagram_errors(int fd, int family) {
     int on = 1;
     if (family == AF_INET6) return setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &on, sizeof on);

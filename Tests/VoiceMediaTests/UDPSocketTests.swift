@@ -48,4 +48,41 @@ final class UDPSocketTests: XCTestCase {
             XCTAssertEqual((error as? SocketError)?.errno, EADDRINUSE)
         }
     }
+
+    /// A socket bound to the wildcard learns which of the host's addresses each datagram came
+    /// to, and answers from it: 127.0.0.2 here, though the kernel would pick 127.0.0.1 for a
+    /// reply to 127.0.0.1 (an ICE response from another address fails the peer's check).
+    func testAWildcardSocketSaysWhereADatagramCameAndAnswersFromThere() throws {
+        let wildcard = try UDPSocket(bindTo: SocketAddress(host: "0.0.0.0", port: 0))
+        let peer = try UDPSocket(bindTo: SocketAddress(host: "127.0.0.1", port: 0))
+        let second = try SocketAddress(host: "127.0.0.2", port: wildcard.localAddress.port)
+        XCTAssertTrue([UInt8]([1, 2]).withUnsafeBytes { peer.send($0, to: second) })
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
+        defer { buffer.deallocate() }
+        var source = SocketAddress.unspecified
+        var received: ReceivedDatagram?
+        for _ in 0..<100 where received == nil {
+            received = wildcard.receive(into: buffer, from: &source, wallClockOffset: 0)
+            if received == nil { usleep(1_000) }
+        }
+        let datagram = try XCTUnwrap(received)
+        XCTAssertEqual(datagram.length, 2)
+        XCTAssertEqual(source, peer.localAddress)
+        let local = try XCTUnwrap(datagram.destination, "IP_PKTINFO names the address it came to")
+        XCTAssertEqual(local.host, "127.0.0.2")
+
+        func replySource(from: SocketAddress?) throws -> String {
+            XCTAssertTrue([UInt8]([3]).withUnsafeBytes { wildcard.send($0, to: source, from: from) })
+            var replyFrom = SocketAddress.unspecified
+            var reply: ReceivedDatagram?
+            for _ in 0..<100 where reply == nil {
+                reply = peer.receive(into: buffer, from: &replyFrom, wallClockOffset: 0)
+                if reply == nil { usleep(1_000) }
+            }
+            XCTAssertNotNil(reply)
+            return replyFrom.host
+        }
+        XCTAssertEqual(try replySource(from: local), "127.0.0.2")
+        XCTAssertEqual(try replySource(from: nil), "127.0.0.1", "without a source the kernel picks the route's")
+    }
 }

@@ -24,6 +24,31 @@ ssize_t voice_recv_timestamped(int fd, void *buffer, size_t length, struct times
                                struct sockaddr_storage *source, socklen_t *source_length);
 
 /*
+ * Asks the kernel to say, for each datagram a UDP socket bound to the wildcard
+ * address receives, which local address it was sent to (IP_PKTINFO, or
+ * IPV6_RECVPKTINFO when family is AF_INET6). Returns 0, or -1 with errno set.
+ */
+int voice_enable_packet_info(int fd, int family);
+
+/*
+ * As voice_recv_timestamped, with the sender always read, and *destination
+ * (the local address, port 0) set with *has_destination 1 when the socket has
+ * packet info enabled (voice_enable_packet_info).
+ */
+ssize_t voice_recv_packet(int fd, void *buffer, size_t length, struct timespec *arrival, int *has_arrival,
+                          struct sockaddr_storage *source, socklen_t *source_length,
+                          struct sockaddr_storage *destination, int *has_destination);
+
+/*
+ * Sends one datagram without blocking from the local address in *source (its
+ * port is ignored) of a UDP socket bound to the wildcard address: the source
+ * address a reply must carry (IP_PKTINFO / IPV6_PKTINFO). Returns what
+ * sendmsg(2) returns.
+ */
+ssize_t voice_send_from(int fd, const void *buffer, size_t length, const struct sockaddr_storage *destination,
+                        socklen_t destination_length, const struct sockaddr_storage *source);
+
+/*
  * Asks the kernel to queue ICMP errors for datagrams this UDP socket sends
  * (IP_RECVERR, or IPV6_RECVERR when family is AF_INET6): without it Linux
  * drops them for an unconnected socket. Returns 0, or -1 with errno set.

@@ -18,6 +18,10 @@ package protocol MediaTransport: AnyObject, Sendable {
     /// Sends `datagram` to `destination`. Returns false when it was refused (would block,
     /// unreachable, closed): media is lossy, the caller counts and moves on.
     func send(_ datagram: UnsafeRawBufferPointer, to destination: SocketAddress) -> Bool
+    /// Sends `datagram` to `destination` from the local address `source` (its port ignored),
+    /// for a transport bound to the wildcard address: what an ICE candidate's base needs (a
+    /// reply must come from the address the request went to). Others ignore `source`.
+    func send(_ datagram: UnsafeRawBufferPointer, to destination: SocketAddress, from source: SocketAddress?) -> Bool
     /// Takes one waiting datagram into `buffer`, its sender into `source` (in place), and says
     /// how long it is and when it arrived (nil when the transport cannot tell; the engine then
     /// uses the tick's time). `wallClockOffset` (wall clock minus media time, nanoseconds)
@@ -28,16 +32,26 @@ package protocol MediaTransport: AnyObject, Sendable {
     func close()
 }
 
+extension MediaTransport {
+    package func send(_ datagram: UnsafeRawBufferPointer, to destination: SocketAddress, from source: SocketAddress?) -> Bool {
+        send(datagram, to: destination)
+    }
+}
+
 /// One datagram taken from a transport.
 package struct ReceivedDatagram: Hashable, Sendable {
     /// Bytes written into the receive buffer.
     package var length: Int
     /// When it arrived, in media time, if known.
     package var arrival: MediaTime?
+    /// The local address it was sent to (port 0), for a transport bound to the wildcard
+    /// address; nil otherwise.
+    package var destination: SocketAddress?
 
-    package init(length: Int, arrival: MediaTime?) {
+    package init(length: Int, arrival: MediaTime?, destination: SocketAddress? = nil) {
         self.length = length
         self.arrival = arrival
+        self.destination = destination
     }
 }
 

@@ -44,6 +44,9 @@ final class StreamDriver: MediaTask {
     /// ICE and DTLS-SRTP on the stream's port (WebRTC media); nil for SDES or plain RTP.
     var securePath: StreamSecurePath?
     var securePathStarted = false
+    /// The local address media goes from (the selected ICE pair's base, for a socket bound to
+    /// the wildcard); nil lets the kernel choose.
+    var mediaSource: SocketAddress?
     var iceRestartVersion = 0
     /// Media path events the handler lock kept out: a connected or failed path must reach the
     /// call (it connects or ends on them), so they are sent again at the next tick.
@@ -186,7 +189,7 @@ final class StreamDriver: MediaTask {
             if viaRelay {
                 apply(securePath?.receiveRelayedSTUN(Array(bytes), from: packetSource, now: arrival) ?? [])
             } else {
-                apply(securePath?.receiveSTUN(Array(bytes), from: packetSource, now: arrival) ?? [])
+                apply(securePath?.receiveSTUN(Array(bytes), from: packetSource, to: datagram.destination, now: arrival) ?? [])
             }
         case .dtls where securePath != nil:
             apply(securePath?.receiveDTLS(Array(bytes), from: packetSource, now: arrival) ?? [])
@@ -277,10 +280,11 @@ final class StreamDriver: MediaTask {
     func apply(_ effects: [StreamSecurePath.Effect]) {
         for effect in effects {
             switch effect {
-            case .send(let bytes, let destination):
+            case .send(let bytes, let destination, let source):
                 let index = destination == securePath?.relayServer ? relayTransportIndex : 0
-                _ = bytes.withUnsafeBytes { transports[index].send($0, to: destination) }
+                _ = bytes.withUnsafeBytes { transports[index].send($0, to: destination, from: source) }
             case .setRemote(let address):
+                mediaSource = securePath?.mediaSource
                 stream.setRemote(RemoteEndpoints(rtp: address, rtcp: address))
             case .keyed(let protection, _):
                 stream.installProtection(protection)
@@ -330,7 +334,7 @@ final class StreamDriver: MediaTask {
                 }
                 let transports = driver.transports
                 let transport = component == .rtcp ? transports[driver.rtcpTransportIndex ?? 0] : transports[0]
-                return transport.send(datagram, to: destination)
+                return transport.send(datagram, to: destination, from: driver.mediaSource)
             case .play(let samples):
                 if playsToDevice { driver.renderRing.write(samples) }
             case .publish(let stats):

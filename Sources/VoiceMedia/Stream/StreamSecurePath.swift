@@ -31,6 +31,10 @@ final class StreamSecurePath {
     private var restarting = false
     /// Where media, RTCP and DTLS go: the selected pair's remote, or the signaled address without ICE.
     private(set) var destination: SocketAddress?
+    /// The local address they go from: the selected pair's base (not relayed), which a socket
+    /// bound to the wildcard must name, or the kernel may pick another of the host's addresses
+    /// and the peer would not recognise us (RFC 8445 §7.2.5.2.1: responses must be symmetric).
+    private(set) var mediaSource: SocketAddress?
     private var dtlsStarted = false
     private(set) var isKeyed = false
     private(set) var consentLost = false
@@ -116,7 +120,10 @@ final class StreamSecurePath {
     /// What the driver does for the path: send a datagram, switch the stream's remote, install
     /// keys, report.
     enum Effect {
-        case send([UInt8], to: SocketAddress)
+        /// A datagram, from a local address when the socket is bound to the wildcard (an ICE
+        /// base: replies and media must come from the address the peer checked).
+        case send([UInt8], to: SocketAddress, from: SocketAddress? = nil)
+        /// Media now goes to this address, from ``StreamSecurePath/mediaSource``.
         case setRemote(SocketAddress)
         case keyed(any PacketProtection, DTLSSRTPKeys)
         case event(AudioStreamEvent)
@@ -168,7 +175,9 @@ final class StreamSecurePath {
         return perform(actions, now: now) + followValidatedPair()
     }
 
-    func receiveSTUN(_ bytes: [UInt8], from source: SocketAddress, now: MediaTime) -> [Effect] {
+    /// - Parameter local: the local address it was sent to, when the socket is bound to the
+    ///   wildcard: the base it arrived on, if one of our candidates has it.
+    func receiveSTUN(_ bytes: [UInt8], from source: SocketAddress, to local: SocketAddress? = nil, now: MediaTime) -> [Effect] {
         if source == relayServer, var client = turn.take() {
             let actions = client.receive(bytes, now: now)
             turn = client
@@ -178,7 +187,8 @@ final class StreamSecurePath {
             refusedChecks += 1
             return []
         }
-        guard ice != nil, let base, let from = ICETransportAddress(source), var agent = ice.take() else { return [] }
+        guard ice != nil, var base, let from = ICETransportAddress(source), var agent = ice.take() else { return [] }
+        if let local, let arrivedOn = Self.base(for: local, among: agent.localCandidates, port: base.port) { base = arrivedOn }
         // Taken out, so the agent's storage stays uniquely held (no copy on write each time).
         let actions = agent.receive(bytes, from: from, on: base, now: now)
         ice = agent
@@ -238,7 +248,7 @@ final class StreamSecurePath {
     /// the pair is relayed.
     private func outgoing(_ bytes: [UInt8]) -> [Effect] {
         guard let destination else { return [] }
-        guard sendsViaRelay, let relayServer else { return [.send(bytes, to: destination)] }
+        guard sendsViaRelay, let relayServer else { return [.send(bytes, to: destination, from: mediaSource)] }
         guard let wrapped = wrapForRelay(bytes, to: destination) else { return [] }
         return [.send(wrapped, to: relayServer)]
     }
@@ -274,6 +284,12 @@ final class StreamSecurePath {
         candidates.first { $0.kind == .host && Int($0.address.port) == localAddress.port }?.address ?? ICETransportAddress(localAddress)
     }
 
+    /// Our host candidate's base on `port` at the address `local` names, if we have one.
+    private static func base(for local: SocketAddress, among candidates: [ICECandidate], port: UInt16) -> ICETransportAddress? {
+        guard let ip = ICETransportAddress(local)?.ip else { return nil }
+        return candidates.first { $0.kind == .host && $0.base.ip == ip && $0.base.port == port }?.base
+    }
+
     private func isFromPeer(_ source: SocketAddress) -> Bool {
         if let destination { return destination == source }
         guard let agent = ice, let from = ICETransportAddress(source) else { return false }
@@ -290,6 +306,7 @@ final class StreamSecurePath {
         else { return [] }
         destination = remote
         sendsViaRelay = relayed != nil && valid.local.base == relayed
+        mediaSource = sendsViaRelay ? nil : SocketAddress(valid.local.base)
         return [.setRemote(remote)]
     }
 
@@ -307,7 +324,7 @@ final class StreamSecurePath {
                 if from == relayed, relayed != nil {
                     effects += sendThroughRelay(bytes, to: to, now: now)
                 } else if let address = SocketAddress(to) {
-                    effects.append(.send(bytes, to: address))
+                    effects.append(.send(bytes, to: address, from: SocketAddress(from)))
                 }
             case .selected(let pair):
                 restarting = false
@@ -315,6 +332,7 @@ final class StreamSecurePath {
                 let first = destination == nil
                 destination = remote
                 sendsViaRelay = relayed != nil && pair.local.base == relayed
+                mediaSource = sendsViaRelay ? nil : SocketAddress(pair.local.base)
                 if pathSelectedAt == nil { pathSelectedAt = now }
                 selectedPair = "\(pair.local.kind.rawValue) \(pair.local.address) -> \(pair.remote.kind.rawValue) \(pair.remote.address)"
                 effects.append(.setRemote(remote))

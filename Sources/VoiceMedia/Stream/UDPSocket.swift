@@ -24,6 +24,9 @@ package final class UDPSocket: MediaTransport, @unchecked Sendable {
     package private(set) var fd: Int32
     /// The bound local address.
     package let localAddress: SocketAddress
+    /// Bound to the wildcard address: each datagram says which local address it came to, and
+    /// sends may name their source address.
+    private let isWildcard: Bool
 
     /// Opens a socket bound to `address` (port 0 picks a free port).
     package convenience init(bindTo address: SocketAddress) throws(SocketError) {
@@ -64,6 +67,8 @@ package final class UDPSocket: MediaTransport, @unchecked Sendable {
         }
         self.fd = fd
         self.localAddress = SocketAddress(storage: bound, length: len)
+        isWildcard = localAddress.isWildcard
+        if isWildcard { _ = voice_enable_packet_info(fd, localAddress.isIPv6 ? AF_INET6 : AF_INET) }
         var size: Int32 = 256 * 1024
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         var on: Int32 = 1
@@ -107,6 +112,15 @@ package final class UDPSocket: MediaTransport, @unchecked Sendable {
             }
         }
         return n == buffer.count
+    }
+
+    /// Sends from `source`'s address when bound to the wildcard (see ``MediaTransport``).
+    @discardableResult
+    package func send(_ buffer: UnsafeRawBufferPointer, to destination: SocketAddress, from source: SocketAddress?) -> Bool {
+        guard isWildcard, let source, source.isIPv6 == destination.isIPv6 else { return send(buffer, to: destination) }
+        var to = destination.storage
+        var from = source.storage
+        return voice_send_from(fd, buffer.baseAddress, buffer.count, &to, destination.length, &from) == buffer.count
     }
 
     /// Receives one datagram into `buffer`; nil when nothing is waiting. `source` receives the sender.
@@ -165,10 +179,28 @@ package final class UDPSocket: MediaTransport, @unchecked Sendable {
     package func receive(into buffer: UnsafeMutableRawBufferPointer, from source: inout SocketAddress, wallClockOffset: Int64)
         -> ReceivedDatagram?
     {
-        var stamp: timespec?
-        guard let n = receive(into: buffer, arrival: &stamp, source: &source) else { return nil }
-        let arrival = stamp.map { MediaTime(nanoseconds: Int64($0.tv_sec) * 1_000_000_000 + Int64($0.tv_nsec) - wallClockOffset) }
-        return ReceivedDatagram(length: n, arrival: arrival)
+        guard isWildcard else {
+            var stamp: timespec?
+            guard let n = receive(into: buffer, arrival: &stamp, source: &source) else { return nil }
+            let arrival = stamp.map { MediaTime(nanoseconds: Int64($0.tv_sec) * 1_000_000_000 + Int64($0.tv_nsec) - wallClockOffset) }
+            return ReceivedDatagram(length: n, arrival: arrival)
+        }
+        var ts = timespec()
+        var hasArrival: Int32 = 0
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        var local = sockaddr_storage()
+        var hasLocal: Int32 = 0
+        let n = voice_recv_packet(fd, buffer.baseAddress, buffer.count, &ts, &hasArrival, &source.storage, &length, &local, &hasLocal)
+        guard n >= 0 else { return nil }
+        source.length = length
+        let arrival = hasArrival != 0 ? MediaTime(nanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec) - wallClockOffset) : nil
+        let destination =
+            hasLocal != 0
+            ? SocketAddress(
+                storage: local,
+                length: socklen_t(local.ss_family == sa_family_t(AF_INET6) ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size))
+            : nil
+        return ReceivedDatagram(length: n, arrival: arrival, destination: destination)
     }
 
     /// Closes the socket. Idempotent.

@@ -55,6 +55,30 @@ package struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     /// True for IPv6 addresses.
     package var isIPv6: Bool { storage.ss_family == sa_family_t(AF_INET6) }
 
+    /// True for the wildcard address (`0.0.0.0`, `::`): a socket bound there takes datagrams
+    /// sent to any of the host's addresses.
+    package var isWildcard: Bool {
+        withUnsafeBytes(of: storage) { raw in
+            if isIPv6 { return withUnsafeBytes(of: raw.load(as: sockaddr_in6.self).sin6_addr) { $0.allSatisfy { $0 == 0 } } }
+            return raw.load(as: sockaddr_in.self).sin_addr.s_addr == 0
+        }
+    }
+
+    /// Whether `other` has the same host address (the ports may differ).
+    package func hasSameHost(as other: SocketAddress) -> Bool {
+        guard isIPv6 == other.isIPv6 else { return false }
+        return withUnsafeBytes(of: storage) { a in
+            withUnsafeBytes(of: other.storage) { b in
+                if isIPv6 {
+                    return withUnsafeBytes(of: a.load(as: sockaddr_in6.self).sin6_addr) { x in
+                        withUnsafeBytes(of: b.load(as: sockaddr_in6.self).sin6_addr) { y in x.elementsEqual(y) }
+                    }
+                }
+                return a.load(as: sockaddr_in.self).sin_addr.s_addr == b.load(as: sockaddr_in.self).sin_addr.s_addr
+            }
+        }
+    }
+
     /// The port in host order.
     package var port: Int {
         withUnsafeBytes(of: storage) { raw in
