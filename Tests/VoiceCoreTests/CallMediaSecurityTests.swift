@@ -123,10 +123,12 @@ final class CallMediaSecurityTests: VirtualTimeTestCase {
             XCTAssertGreaterThan(try XCTUnwrap(try stats(call)).packetsReceived, received + 1_000, "she hears bob")
             XCTAssertEqual(delegate.wait(for: 3, timeout: 10), [.ringing, .connected, .reconnecting(.mediaConnectionError)])
             let sentAtLoss = fromAlice.withLockedValue { $0 }
+            let countedAtLoss = try XCTUnwrap(try stats(call)).packetsSent
             PollingWait.sleep(2)
             // Her RTP would be 100 datagrams in 2 s; what may leave is STUN: her consent checks
             // (every 4–6 s) and her answers to bob's.
             XCTAssertLessThanOrEqual(fromAlice.withLockedValue { $0 } - sentAtLoss, 4, "her media stopped")
+            XCTAssertLessThanOrEqual(try XCTUnwrap(try stats(call)).packetsSent, countedAtLoss + 10, "and is not counted as sent")
 
             blocked.withLockedValue { $0 = false }
             XCTAssertEqual(delegate.wait(for: 4, timeout: 8), [.ringing, .connected, .reconnecting(.mediaConnectionError), .reconnected])

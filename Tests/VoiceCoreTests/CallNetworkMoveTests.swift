@@ -66,6 +66,27 @@ final class CallNetworkMoveTests: XCTestCase {
         XCTAssertEqual(f.callerDelegate.waitForEnd().last, .disconnected(nil))
     }
 
+    /// With two addresses, a call offers a host candidate on each (the preferred one first)
+    /// and its media runs over the preferred one.
+    func testACallOffersAHostCandidateOnEachAddress() throws {
+        let alice = try TestVoiceClient("alice", signal: TestSignals.speechLike(seconds: 2)) { $0.addressSelection = .automatic() }
+        let client = alice.client
+        let both = [loopback("127.0.0.1"), loopback("127.0.0.2")]
+        client.onLoop { client.networkChanged(both) }
+        let f = try ReconnectTestCall(reconnection: CallReconnectionPolicy(), caller: alice, security: .automatic)
+        fixture = f
+        let offered = try onCallLoop(f.call) { core in
+            core.handle.flatMap { client.agent.callInfo($0)?.localICE?.candidates.map { "\($0.kind.rawValue) \($0.address):\($0.port)" } } ?? []
+        }
+        XCTAssertEqual(offered.count, 2, "\(offered)")
+        XCTAssertTrue(offered.first?.hasPrefix("host 127.0.0.1:") == true, "\(offered)")
+        XCTAssertTrue(offered.last?.hasPrefix("host 127.0.0.2:") == true, "\(offered)")
+        let before = try packetsReceived(f.accepted)
+        XCTAssertTrue(PollingWait.until(timeout: 5) { ((try? self.packetsReceived(f.accepted)) ?? 0) > before + 25 }, "bob hears alice")
+        let pair = try onCallLoop(f.call) { $0.media?.stats?.selectedCandidatePair ?? "" }
+        XCTAssertTrue(pair.hasPrefix("host 127.0.0.1:"), pair)
+    }
+
     func testWithNoNetworkTheCallWaitsAndTheSameAddressBackReconnectsIt() throws {
         let alice = try TestVoiceClient("alice", signal: TestSignals.speechLike(seconds: 2)) { $0.addressSelection = .automatic() }
         let f = try ReconnectTestCall(reconnection: CallReconnectionPolicy(), caller: alice, security: .automatic)

@@ -19,6 +19,14 @@ extension VoiceClient {
         return preferred.address.description
     }
 
+    /// The addresses besides `preferred` that calls offer ICE host candidates on: the others of
+    /// its family, loopback only when it is loopback itself, in the monitor's order of preference.
+    static func otherMediaHosts(_ candidates: [NetworkCandidate], preferred: String) -> [String] {
+        guard let main = IPAddress(preferred) else { return [] }
+        return candidates.filter { $0.address != main && $0.address.isIPv6 == main.isIPv6 && ($0.type == .loopback) == main.isLoopback }
+            .map(\.address.description)
+    }
+
     /// The IP address a server's host is (`10.0.0.1`, `[2001:db8::1]`), or nil for a name.
     private static func literalHost(_ host: String) -> IPAddress? {
         IPAddress(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))
@@ -43,6 +51,7 @@ extension VoiceClient {
             }
             return
         }
+        agent.setOtherMediaHosts(Self.otherMediaHosts(candidates, preferred: host))
         let wasLost = networkLost
         networkLost = false
         if host != advertisedHost {

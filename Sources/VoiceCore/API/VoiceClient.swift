@@ -153,6 +153,7 @@ public final class VoiceClient: @unchecked Sendable {
             dtlsIdentity = try DTLSIdentity.generate()
         }
         var agentConfiguration = try Self.agentConfiguration(configuration, dtlsIdentity: dtlsIdentity)
+        var initialOtherMediaHosts: [String] = []
         let box = SIPClientBox()
         if case .automatic(let interfaceTypes) = configuration.addressSelection {
             do {
@@ -165,6 +166,7 @@ public final class VoiceClient: @unchecked Sendable {
                 let preferred = Self.preferredHost(monitor.candidates, configuration: configuration)
                 agentConfiguration.listenHost = Self.wildcardHost
                 agentConfiguration.advertisedHost = preferred ?? "127.0.0.1"
+                initialOtherMediaHosts = preferred.map { Self.otherMediaHosts(monitor.candidates, preferred: $0) } ?? []
                 networkMonitor = monitor
                 advertisedHost = agentConfiguration.advertisedHost
                 networkLost = preferred == nil
@@ -185,6 +187,7 @@ public final class VoiceClient: @unchecked Sendable {
                 agent = try SIPUserAgent(configuration: agentConfiguration, group: eventLoopGroup, logger: logger, onEvent: onEvent)
             }
             localEndpoint = try Self.value(of: agent.start())
+            if !initialOtherMediaHosts.isEmpty { agent.setOtherMediaHosts(initialOtherMediaHosts) }
             if configuration.transport == .udp, agentConfiguration.stunServer != nil, !agent.eventLoop.inEventLoop {
                 do {
                     let mapped = try agent.discoverSignalingAddress().wait()

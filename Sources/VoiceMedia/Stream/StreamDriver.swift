@@ -327,9 +327,10 @@ final class StreamDriver: MediaTask {
         mutating func perform(_ action: RTPStreamAction) -> Bool {
             switch action {
             case .send(let datagram, let destination, let component):
-                // WebRTC media: nothing before the DTLS keys, nothing while consent is lost.
+                // WebRTC media: nothing before the DTLS keys, nothing while consent is lost (and
+                // nothing counted as sent).
                 if let path = driver.securePath {
-                    if !path.isKeyed || path.consentLost { return true }
+                    if !path.isKeyed || path.consentLost { return false }
                     if path.sendsViaRelay { return driver.sendRelayed(datagram, to: destination, path: path) }
                 }
                 let transports = driver.transports

@@ -7,10 +7,12 @@ extension SIPUserAgent {
     /// A call's ICE credentials and candidates, gathered before its SDP is written (SIP carries
     /// them all at once: no trickle): the host candidate on the call's media port and, when the
     /// port's STUN mapping is known, the server-reflexive one, and the relayed one of its TURN
-    /// allocation. With the `.relay` policy, only the relayed one.
+    /// allocation. With the `.relay` policy, only the relayed one. A media socket bound to the
+    /// wildcard also has a host candidate on each of `otherHosts` (the host's other addresses
+    /// of the same family, in order of preference, after `host`).
     package static func iceParameters(
         host: String, port: UInt16, mapped: STUNMappedAddress?, stunServer: STUNMappedAddress?, relay: TURNRelay? = nil,
-        policy: ICECandidatePolicy = .all
+        policy: ICECandidatePolicy = .all, otherHosts: [String] = []
     ) -> SDPICEParameters {
         var random = SecureRandomNumberGenerator()
         let credentials = ICECredentials.random(using: &random)
@@ -22,6 +24,17 @@ extension SIPUserAgent {
                 let server = stunServer.map { ICETransportAddress(ip: $0.address, port: $0.port) }
                 candidates.append(
                     .local(.serverReflexive, address: ICETransportAddress(ip: mapped.address, port: mapped.port), base: base, server: server))
+            }
+        }
+        if policy == .all, let main = IPAddress(host), !main.isUnspecified {
+            var preference: UInt16 = 65_535
+            for other in otherHosts {
+                guard let ip = IPAddress(other), ip != main, !ip.isUnspecified, ip.isIPv6 == main.isIPv6, preference > 256,
+                    !candidates.contains(where: { $0.address.ip == ip })
+                else { continue }
+                preference -= 256
+                let base = ICETransportAddress(ip: ip, port: port)
+                candidates.append(.local(.host, address: base, base: base, localPreference: preference))
             }
         }
         if let relay { candidates.append(relay.candidate) }

@@ -2,6 +2,12 @@ import NIOCore
 import VoiceSIP
 
 extension SIPUserAgent {
+    /// The host's other addresses, in order of preference, that calls from now on offer ICE
+    /// host candidates on beside the advertised address (media bound to the wildcard only).
+    package func setOtherMediaHosts(_ hosts: [String]) {
+        jobs.execute { self.otherMediaHosts = hosts }
+    }
+
     /// Our host changed networks and now has `host` (with a wildcard listen address): Contact,
     /// Via and SDP carry it from now on. The registration rebinds at once (removing the old
     /// Contact), and every call that is not ending tells its peer with a re-INVITE, at once or
@@ -43,7 +49,9 @@ extension SIPUserAgent {
             // A DTLS-SRTP call restarts ICE from the new address (RFC 8445 §9).
             let ice =
                 call.session.capabilities.ice == nil
-                ? nil : Self.iceParameters(host: host, port: call.mediaPort, mapped: nil, stunServer: configuration.stunServer)
+                ? nil
+                : Self.iceParameters(
+                    host: host, port: call.mediaPort, mapped: nil, stunServer: configuration.stunServer, otherHosts: otherMediaHosts)
             let actions = call.session.moveLocalAddress(contact: contact, via: via, mediaAddress: host, ice: ice, now: now)
             calls[handle] = call
             moved.append(handle)

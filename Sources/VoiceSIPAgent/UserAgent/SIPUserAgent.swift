@@ -50,6 +50,9 @@ package final class SIPUserAgent: @unchecked Sendable {
     var advertisedPort: Int?
     /// What STUN said each reserved media port maps to, until its call's SDP takes it.
     var mappedMediaAddresses: [UInt16: STUNMappedAddress] = [:]
+    /// The host's other addresses (beside the advertised one) that DTLS-SRTP calls offer host
+    /// candidates on, when media binds the wildcard; see ``setOtherMediaHosts(_:)``.
+    var otherMediaHosts: [String] = []
     /// The TURN relay allocated from each reserved media port, until its call takes it.
     var mediaRelays: [UInt16: TURNRelay] = [:]
     /// STUN Binding requests sent on the SIP socket, by transaction ID.
