@@ -79,7 +79,7 @@ let package = Package(
         .target(name: "VoiceRTP", dependencies: ["VoiceSupport", "VoiceMediaTypes"]),
         // DTLS-SRTP (RFC 5763, RFC 5764): a client's certificate and one association per stream,
         // fed datagrams and ticks, returning datagrams to send and the SRTP keys.
-        .target(name: "VoiceDTLS", dependencies: ["CVoiceDTLS", "VoiceSupport", "VoiceMediaTypes"]),
+        .target(name: "VoiceDTLS", dependencies: ["CVoiceDTLS", "VoiceSupport", "VoiceMediaTypes", "VoiceICE", "VoiceNetwork"]),
         .target(
             name: "VoiceMedia",
             dependencies: [
@@ -103,7 +103,7 @@ let package = Package(
         .target(
             name: "VoiceSIPAgent",
             dependencies: [
-                "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "CVoiceSys", "VoiceNetwork", "VoiceICE",
+                "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "CVoiceSys", "VoiceNetwork", "VoiceICE", "VoiceDTLS",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

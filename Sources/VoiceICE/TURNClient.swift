@@ -11,6 +11,8 @@ package enum TURNError: Error, Hashable, Sendable {
     case timedOut
     /// A success response without the addresses it must carry.
     case malformedResponse
+    /// The TCP or TLS connection to the server could not be made or ended (why).
+    case connection(String)
 }
 
 /// What a TURN client asks its driver to do, or reports.

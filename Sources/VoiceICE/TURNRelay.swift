@@ -5,14 +5,19 @@ import VoiceSupport
 /// and credential).
 package struct TURNServer: Hashable, Sendable, CustomStringConvertible {
     /// How the client reaches the server; the relay itself is UDP either way (RFC 8656 §3.1).
-    package enum Transport: String, Hashable, Sendable {
-        case udp, tcp
+    package enum Transport: Hashable, Sendable {
+        case udp
+        case tcp
+        /// TLS over TCP (`turns:`): the server's certificate must be valid for `serverName`.
+        case tls(serverName: String)
     }
 
     package var address: ICETransportAddress
     package var transport: Transport
     package var username: String
     package var password: String
+    /// A PEM file of certificates trusted for TLS besides the system's (tests' own CA).
+    package var trustedCertificatesFile: String?
 
     package init(address: ICETransportAddress, transport: Transport = .udp, username: String, password: String) {
         self.address = address
@@ -21,7 +26,13 @@ package struct TURNServer: Hashable, Sendable, CustomStringConvertible {
         self.password = password
     }
 
-    package var description: String { "turn:\(address)" + (transport == .tcp ? "?transport=tcp" : "") }
+    package var description: String {
+        switch transport {
+        case .udp: "turn:\(address)"
+        case .tcp: "turn:\(address)?transport=tcp"
+        case .tls(let name): "turns:\(name) (\(address))"
+        }
+    }
 }
 
 /// An allocation made for a call's media port before its SDP was written: the server, the
@@ -34,13 +45,13 @@ package struct TURNRelay: Sendable {
     package var relayed: ICETransportAddress
     /// Where the server saw our packets come from (a server-reflexive address).
     package var mapped: ICETransportAddress
-    /// The TCP connection to the server the allocation lives on (RFC 8656 over TCP); nil when
-    /// it is reached over UDP, from the call's media socket.
-    package var connection: ReservedSocket?
+    /// The TCP or TLS connection to the server the allocation lives on (RFC 8656 §3.1); nil
+    /// when it is reached over UDP, from the call's media socket.
+    package var connection: ReservedConnection?
 
     package init(
         server: ICETransportAddress, client: TURNClient, relayed: ICETransportAddress, mapped: ICETransportAddress,
-        connection: ReservedSocket? = nil
+        connection: ReservedConnection? = nil
     ) {
         self.server = server
         self.client = client

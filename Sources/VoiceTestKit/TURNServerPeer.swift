@@ -11,23 +11,32 @@ package final class TURNServerPeer: Sendable {
     package static let realm = "example.org"
 
     package let port: Int
+    /// The TLS port (`turns:`), when started with a certificate.
+    package let tlsPort: Int?
     package let process: SIPPeerProcess
     /// `turn:127.0.0.1:<port>`.
     package var url: String { "turn:127.0.0.1:\(port)" }
 
-    /// Starts coturn in `directory` and waits until its relays are ready.
+    /// Starts coturn in `directory` and waits until its relays are ready; with `tls` (a PEM
+    /// certificate and key file), also TLS on another port.
     /// - Throws: ``SIPPeerError`` when it is not installed, does not start or never gets ready.
-    package init(directory: String, host: String = "127.0.0.1") throws(SIPPeerError) {
+    package init(directory: String, host: String = "127.0.0.1", tls: (certificate: String, key: String)? = nil) throws(SIPPeerError) {
         port = try SIPPeerProcess.freePort(host: host)
+        var tlsPort: Int?
+        if tls != nil {
+            repeat { tlsPort = try SIPPeerProcess.freePort(host: host) } while tlsPort == port
+        }
+        self.tlsPort = tlsPort
+        let tlsArguments = tls.map { ["--cert=\($0.certificate)", "--pkey=\($0.key)", "--tls-listening-port=\(tlsPort ?? 0)"] } ?? ["--no-tls"]
         let relayPorts = try SIPPeerProcess.freeUDPPortRange(count: 40, host: host)
         process = try SIPPeerProcess(
             name: "coturn", executable: "turnserver",
             arguments: [
                 "-n", "-v", "--listening-ip=\(host)", "--listening-port=\(port)", "--relay-ip=\(host)",
                 "--min-port=\(relayPorts.lowerBound)", "--max-port=\(relayPorts.upperBound)", "--lt-cred-mech",
-                "--user=\(Self.username):\(Self.password)", "--realm=\(Self.realm)", "--allow-loopback-peers", "--no-tls", "--no-dtls",
+                "--user=\(Self.username):\(Self.password)", "--realm=\(Self.realm)", "--allow-loopback-peers", "--no-dtls",
                 "--no-cli", "--log-file=stdout", "--simple-log", "--pidfile=\(directory)/turnserver.pid",
-            ],
+            ] + tlsArguments,
             workingDirectory: directory, logPath: directory + "/coturn.log")
         let started = process
         guard PollingWait.until(timeout: 10, { started.log.contains("Total General servers") || !started.isRunning }),

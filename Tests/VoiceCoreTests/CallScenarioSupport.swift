@@ -47,6 +47,8 @@ final class RecordingCallDelegate: CallDelegate, @unchecked Sendable {
     let lastInterruption = NIOLockedValueBox<CallAudioInterruption?>(nil)
     let interruptionStateAgreed = NIOLockedValueBox<[Bool]>([])
     let onConnect = NIOLockedValueBox<(@Sendable (Call) -> Void)?>(nil)
+    /// The error the call failed or ended with.
+    let endError = NIOLockedValueBox<VoiceError?>(nil)
     /// Runs at the start of `callDidStartRinging`, before the state is read.
     let onRinging = NIOLockedValueBox<(@Sendable (Call) -> Void)?>(nil)
 
@@ -99,8 +101,14 @@ final class RecordingCallDelegate: CallDelegate, @unchecked Sendable {
         record(.connected, call)
         onConnect.withLockedValue { $0 }?(call)
     }
-    func call(_ call: Call, didFailToConnectWithError error: VoiceError) { record(.failed(error.code), call) }
-    func call(_ call: Call, didDisconnectWithError error: VoiceError?) { record(.disconnected(error?.code), call) }
+    func call(_ call: Call, didFailToConnectWithError error: VoiceError) {
+        endError.withLockedValue { $0 = error }
+        record(.failed(error.code), call)
+    }
+    func call(_ call: Call, didDisconnectWithError error: VoiceError?) {
+        endError.withLockedValue { $0 = error }
+        record(.disconnected(error?.code), call)
+    }
     func call(_ call: Call, isReconnectingWithError error: VoiceError) { record(.reconnecting(error.code), call) }
     func callDidReconnect(_ call: Call) { record(.reconnected, call) }
     func call(_ call: Call, didReceiveQualityWarnings currentWarnings: Set<CallQualityWarning>, previousWarnings: Set<CallQualityWarning>) {

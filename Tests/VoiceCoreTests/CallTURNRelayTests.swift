@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import VoiceDTLS
 import VoiceMedia
 import VoiceRTP
 import VoiceSignals
@@ -26,7 +27,10 @@ final class CallTURNRelayTests: XCTestCase {
         if let directory, ProcessInfo.processInfo.environment["KEEP_TURN_LOG"] == nil { try? FileManager.default.removeItem(atPath: directory) }
     }
 
-    private func startTURN() throws -> TURNServerPeer {
+    /// coturn's certificate for `localhost` (self-signed, trusted by the clients that are told so).
+    private var certificateFile: String?
+
+    private func startTURN(tls: Bool = false) throws -> TURNServerPeer {
         switch SIPPeerRequirement.check("turnserver") {
         case .available: break
         case .skip(let message): throw XCTSkip(message)
@@ -36,7 +40,15 @@ final class CallTURNRelayTests: XCTestCase {
         }
         let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "turn")
         self.directory = directory
-        let server = try TURNServerPeer(directory: directory)
+        var files: (certificate: String, key: String)?
+        if tls {
+            let (certificate, key) = try DTLSCertificate.generate(commonName: "localhost").pemEncoded()
+            files = (directory + "/turn-cert.pem", directory + "/turn-key.pem")
+            try certificate.write(toFile: directory + "/turn-cert.pem", atomically: true, encoding: .utf8)
+            try key.write(toFile: directory + "/turn-key.pem", atomically: true, encoding: .utf8)
+            certificateFile = directory + "/turn-cert.pem"
+        }
+        let server = try TURNServerPeer(directory: directory, tls: files)
         turn = server
         return server
     }
@@ -47,13 +59,22 @@ final class CallTURNRelayTests: XCTestCase {
         return made
     }
 
-    private func relayOnly(_ turn: TURNServerPeer, password: String = TURNServerPeer.password, tcp: Bool = false)
+    private enum Reach { case udp, tcp, tls }
+
+    private func relayOnly(_ turn: TURNServerPeer, password: String = TURNServerPeer.password, over reach: Reach = .udp)
         -> (inout VoiceClientConfiguration) -> Void
     {
-        { configuration in
+        let url =
+            switch reach {
+            case .udp: turn.url
+            case .tcp: turn.url + "?transport=tcp"
+            case .tls: "turns:localhost:\(turn.tlsPort ?? 0)"
+            }
+        let trusted = certificateFile
+        return { configuration in
             configuration.iceOptions = ICEOptions(
-                servers: [try! ICEServer(turn.url + (tcp ? "?transport=tcp" : ""), username: TURNServerPeer.username, password: password)],
-                transportPolicy: .relay)
+                servers: [try! ICEServer(url, username: TURNServerPeer.username, password: password)], transportPolicy: .relay)
+            configuration.turnTrustedCertificatesFile = trusted
         }
     }
 
@@ -77,18 +98,40 @@ final class CallTURNRelayTests: XCTestCase {
     }
 
     func testARelayOnlyCallerTalksThroughTheTURNServer() throws {
-        try checkRelayOnlyCall(tcp: false)
+        try checkRelayOnlyCall(over: .udp)
     }
 
     /// RFC 8656 over TCP (a network that blocks UDP): the allocation and everything relayed go
     /// over one TCP connection to the server, framed; the relay to bob is UDP as before.
     func testARelayOnlyCallerReachesTheTURNServerOverTCP() throws {
-        try checkRelayOnlyCall(tcp: true)
+        try checkRelayOnlyCall(over: .tcp)
     }
 
-    private func checkRelayOnlyCall(tcp: Bool) throws {
-        let turn = try startTURN()
-        let alice = try client("alice", tone: 440, configure: relayOnly(turn, tcp: tcp))
+    /// `turns:` (RFC 8656 over TLS, for networks that pass only TLS): coturn's certificate for
+    /// `localhost` is checked, and the call's relay runs inside the TLS connection.
+    func testARelayOnlyCallerReachesTheTURNServerOverTLS() throws {
+        try checkRelayOnlyCall(over: .tls)
+    }
+
+    /// A `turns:` server whose certificate is not trusted gives no relay: the relay-only call
+    /// fails with 53405 and says why.
+    func testAnUntrustedTURNServerCertificateGivesNoRelay() throws {
+        let turn = try startTURN(tls: true)
+        certificateFile = nil
+        let alice = try client("alice", tone: 440, configure: relayOnly(turn, over: .tls))
+        let bob = try client("bob", tone: 660)
+        let (call, delegate, _) = self.call(alice, bob)
+        XCTAssertEqual(delegate.wait(for: 1, timeout: 15), [.failed(.mediaConnectionError)])
+        let reason = delegate.endError.withLockedValue { $0 }?.failureReason ?? ""
+        XCTAssertTrue(reason.contains("certificate"), reason)
+        XCTAssertEqual(call.state, .disconnected)
+        XCTAssertEqual(turn.allocations, 0)
+    }
+
+    private func checkRelayOnlyCall(over reach: Reach) throws {
+        let tcp = reach != .udp
+        let turn = try startTURN(tls: reach == .tls)
+        let alice = try client("alice", tone: 440, configure: relayOnly(turn, over: reach))
         let bob = try client("bob", tone: 660)
         let (call, delegate, callee) = self.call(alice, bob)
         XCTAssertEqual(Array(delegate.wait(for: 2, timeout: 15).prefix(2)), [.ringing, .connected], turn.process.logTail())
@@ -103,6 +146,7 @@ final class CallTURNRelayTests: XCTestCase {
             calleeStats.selectedCandidatePair.contains("-> relay "), "bob sends to alice's relayed address: \(calleeStats.selectedCandidatePair)")
         XCTAssertEqual(turn.allocations, 1, turn.process.logTail())
         XCTAssertEqual(turn.process.log.contains("tcp or tls connected to"), tcp, "reached over \(tcp ? "TCP" : "UDP")")
+        XCTAssertEqual(turn.process.log.contains(", method=TLSv1."), reach == .tls, "in TLS: \(reach)")
         let refreshes = turn.process.log.components(separatedBy: "\n").filter { $0.contains("refreshed") && $0.hasSuffix("lifetime=600") }
         XCTAssertEqual(refreshes, [], "no refresh this early")
         let heardByAlice = ConnectedCallPair.recordedLevel(of: alice.device, over: 1)

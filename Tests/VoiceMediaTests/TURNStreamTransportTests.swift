@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import VoiceDTLS
 import VoiceICE
 import VoiceNetwork
 import VoiceRTP
@@ -17,7 +18,7 @@ final class TURNStreamTransportTests: XCTestCase {
     private func pair() throws -> (TURNStreamTransport, Int32) {
         var fds: [Int32] = [0, 0]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { throw XCTSkip("socketpair: errno \(errno)") }
-        return (TURNStreamTransport(adopting: fds[0], server: server), fds[1])
+        return (TURNStreamTransport(TURNStreamConnection(adopting: fds[0]), server: server), fds[1])
     }
 
     private func write(_ bytes: [UInt8], to fd: Int32) {

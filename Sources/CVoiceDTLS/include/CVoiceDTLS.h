@@ -94,4 +94,30 @@ const char *voice_dtls_error(voice_dtls *dtls);
 /* Whether the last failure was a fatal alert the peer sent (1) or a local error (0). */
 int voice_dtls_failure_was_alert(voice_dtls *dtls);
 
+/*
+ * A TLS client (1.2 or later) for a stream to a server (a TURN server's `turns:` connection,
+ * RFC 8656 over TLS), on memory BIOs like the DTLS association: ciphertext from the socket goes
+ * in with voice_tls_feed, ciphertext for the socket comes out of voice_tls_pop_output, and the
+ * caller does the socket. The server's certificate is checked against the system's trust store
+ * (and `ca_file`, a PEM file, when not NULL) and `server_name` (a host name, sent as SNI, or an
+ * IP address). Not thread-safe: one thread at a time.
+ */
+typedef struct voice_tls voice_tls;
+
+/* NULL on failure. */
+voice_tls *voice_tls_client_new(const char *server_name, const char *ca_file);
+void voice_tls_free(voice_tls *tls);
+/* Runs the handshake on what was fed: VOICE_DTLS_IN_PROGRESS, _CONNECTED or _FAILED (see voice_tls_error). */
+int voice_tls_advance(voice_tls *tls);
+/* Ciphertext read from the socket. Returns 1, or 0 when it could not be buffered. */
+int voice_tls_feed(voice_tls *tls, const uint8_t *bytes, size_t len);
+/* Ciphertext waiting to be written to the socket: its length, and up to `cap` bytes of it. */
+size_t voice_tls_pending_output(voice_tls *tls);
+long voice_tls_pop_output(voice_tls *tls, uint8_t *buffer, size_t cap);
+/* Encrypts all of `bytes` (the ciphertext then waits in the output): len, or -1 on failure. */
+long voice_tls_write(voice_tls *tls, const uint8_t *bytes, size_t len);
+/* Decrypted bytes: > 0, 0 when none are ready yet, -1 when the connection closed or failed. */
+long voice_tls_read(voice_tls *tls, uint8_t *buffer, size_t cap);
+const char *voice_tls_error(voice_tls *tls);
+
 #endif

@@ -76,9 +76,10 @@ public enum ICETransportPolicy: Sendable, Hashable {
 /// ``MediaSecurity/automatic`` toward WebRTC peers), as Twilio's `TVOIceOptions`.
 ///
 /// Each call allocates one relay before its offer or answer is written: on the `turn:` servers
-/// over UDP first, then on those with `?transport=tcp` (RFC 8656 over TCP, for networks that
-/// block UDP), each tried for at most 2 s until one grants it. `turns:` (TLS) servers are not
-/// used yet. A `stun:` server stands in for ``VoiceClientConfiguration/stunServer`` when that
+/// over UDP first, then on those with `?transport=tcp`, then on the `turns:` ones (RFC 8656
+/// over TCP and TLS, for networks that block UDP or pass only TLS; the certificate is checked
+/// against the system's trust store and the URL's host), each tried for at most 2 s until one
+/// grants it. A `stun:` server stands in for ``VoiceClientConfiguration/stunServer`` when that
 /// is not set.
 public struct ICEOptions: Sendable, Hashable {
     /// STUN and TURN servers, in order of preference.

@@ -259,7 +259,7 @@ public final class VoiceClient: @unchecked Sendable {
             userAgent: c.userAgent, transportConfiguration: c.tls)
         configuration.flowLiveness = c.reconnection.flowLiveness
         configuration.stunServer = try c.stunServer.map(Self.resolveSTUNServer)
-        try applyICEOptions(c.iceOptions, to: &configuration, logger: c.logger)
+        try applyICEOptions(c.iceOptions, to: &configuration, trustedCertificatesFile: c.turnTrustedCertificatesFile)
         configuration.limits = c.limits
         configuration.allowsKeysOverUnencryptedSignaling = c.allowKeysOverUnencryptedSignaling
         configuration.incomingCallPolicy = c.incomingCallPolicy

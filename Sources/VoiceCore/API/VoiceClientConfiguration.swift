@@ -96,6 +96,9 @@ public struct VoiceClientConfiguration: Sendable {
     /// STUN and TURN servers for DTLS-SRTP calls' ICE, and the relay-only policy. Default none:
     /// host candidates (and the server-reflexive one of ``stunServer``).
     public var iceOptions = ICEOptions()
+    /// A PEM file of CA certificates trusted for `turns:` servers besides the system's (a test's
+    /// own CA).
+    package var turnTrustedCertificatesFile: String?
     /// The certificate DTLS-SRTP calls prove this client with; nil: the client makes one when
     /// it starts (a new fingerprint each run).
     public var dtlsIdentity: DTLSIdentity?

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
 import Synchronization
 import VoiceDTLS
 import VoiceMediaTypes
@@ -70,12 +67,12 @@ package final class AudioStream: Sendable {
         self.control = control
         var transports = try Self.transports(for: configuration, given: transport, rtcp: rtcpTransport, engine: engine)
         let mediaTransports = transports.count
-        // A TURN relay over TCP: its connection is one more transport of the stream.
-        if let relay = path?.relay, let connection = relay.connection?.take() {
+        // A TURN relay over TCP or TLS: its connection is one more transport of the stream.
+        if let relay = path?.relay, let connection = relay.connection?.take(as: TURNStreamConnection.self) {
             if let server = SocketAddress(relay.server) {
-                transports.append(TURNStreamTransport(adopting: connection, server: server))
+                transports.append(TURNStreamTransport(connection, server: server))
             } else {
-                close(connection)
+                connection.close()
             }
         }
         control.transports.withLock { $0 = transports }

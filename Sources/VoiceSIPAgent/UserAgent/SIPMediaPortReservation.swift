@@ -47,8 +47,8 @@ package enum SIPMediaPortReservation {
         }
         for server in turnServers where reserved.relay == nil {
             do throws(TURNError) {
-                if server.transport == .tcp {
-                    reserved.relay = try SIPMediaRelayAllocation.allocateOverTCP(server: server)
+                if server.transport != .udp {
+                    reserved.relay = try SIPMediaRelayAllocation.allocateOverStream(server: server)
                 } else {
                     reserved.relay = try reserved.sockets.withRTPDescriptor { descriptor throws(TURNError) in
                         try SIPMediaRelayAllocation.allocate(descriptor: descriptor, server: server)

@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import CVoiceSys
+import VoiceDTLS
 import VoiceICE
 import VoiceNetwork
 import VoiceSupport
@@ -56,98 +57,65 @@ enum SIPMediaRelayAllocation {
         }
     }
 
-    /// Allocates on `server` over a new TCP connection to it (RFC 8656 §3.1: for networks that
-    /// block UDP; the relay to peers is UDP still), which the relay then lives on: it comes back
-    /// in ``TURNRelay/connection`` for the call's media stream to take over.
-    static func allocateOverTCP(server: TURNServer, clock: any MediaClock = MonotonicMediaClock()) throws(TURNError) -> TURNRelay {
+    /// Allocates on `server` over a new TCP connection to it, in the clear or in TLS (RFC 8656
+    /// §3.1: for networks that block UDP; the relay to peers is UDP still), which the relay then
+    /// lives on: it comes back in ``TURNRelay/connection`` for the call's media stream to take over.
+    static func allocateOverStream(server: TURNServer, clock: any MediaClock = MonotonicMediaClock()) throws(TURNError) -> TURNRelay {
         let start = clock.now()
-        let destination = STUNMappedAddress(address: server.address.ip, port: server.address.port)
-        guard let descriptor = connect(to: destination, within: timeout) else { throw .timedOut }
-        let connection = ReservedSocket(descriptor)
+        var serverName: String?
+        if case .tls(let name) = server.transport { serverName = name }
+        let connection: TURNStreamConnection
+        do throws(TURNStreamError) {
+            connection = try TURNStreamConnection.connect(
+                to: server.address, tlsServerName: serverName, caFile: server.trustedCertificatesFile, timeout: timeout, clock: clock)
+        } catch {
+            throw .connection("\(error)")
+        }
         var client = TURNClient(username: server.username, password: server.password, random: SecureRandomNumberGenerator())
         var actions = client.start(now: start)
-        var buffer = [UInt8](repeating: 0, count: 1_500)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: TURNStreamConnection.messageCapacity, alignment: 8)
+        defer { buffer.deallocate() }
         while true {
             for action in actions {
                 switch action {
                 case .send(let bytes):
-                    guard sendAll(bytes, on: descriptor) else { throw .timedOut }
+                    _ = bytes.withUnsafeBytes { connection.write($0) }
                 case .allocated(let relayed, let mapped):
-                    return TURNRelay(server: server.address, client: client, relayed: relayed, mapped: mapped, connection: connection)
+                    return TURNRelay(
+                        server: server.address, client: client, relayed: relayed, mapped: mapped, connection: ReservedConnection(connection))
                 case .failed(let error):
                     throw error
                 default:
                     break
                 }
             }
+            actions = []
+            if let length = connection.readMessage(into: buffer) {
+                actions = client.receive(Array(buffer[0..<length]), now: clock.now())
+                continue
+            }
+            if connection.isBroken { throw .connection(connection.failure ?? "the connection ended") }
             let elapsed = clock.now() - start
             guard elapsed < timeout else { throw .timedOut }
-            var fds = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&fds, 1, Int32(max(1, (timeout - elapsed).milliseconds))) > 0 else { throw .timedOut }
-            // One framed message, once all of it is in (peeked first: the rest stays queued).
-            var header = [UInt8](repeating: 0, count: 4)
-            guard recv(descriptor, &header, 4, Int32(MSG_PEEK | MSG_DONTWAIT)) == 4,
-                let length = TURN.framedLength(header: header[0], header[1], header[2], header[3]), length <= buffer.count
-            else {
-                // Closed, or a stream out of step.
-                if recv(descriptor, &header, 4, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0 { throw .refused(0) }
-                continue
-            }
-            guard recv(descriptor, &buffer, length, Int32(MSG_PEEK | MSG_DONTWAIT)) == length else { continue }
-            let n = recv(descriptor, &buffer, length, Int32(MSG_DONTWAIT))
-            actions = n == length ? client.receive(Array(buffer[0..<n]), now: clock.now()) : []
-        }
-    }
-
-    /// A TCP connection to `server`, made within `limit`; nil when it could not be.
-    private static func connect(to server: STUNMappedAddress, within limit: MediaTime) -> Int32? {
-        let family = server.address.isIPv6 ? AF_INET6 : AF_INET
-        let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return nil }
-        var (storage, length) = server.socketAddress
-        let started = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, length) }
-        }
-        if started != 0 {
-            var fds = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-            var error: Int32 = 0
-            var size = socklen_t(MemoryLayout<Int32>.size)
-            guard errno == EINPROGRESS, poll(&fds, 1, Int32(limit.milliseconds)) > 0,
-                getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &size) == 0, error == 0
-            else {
-                close(descriptor)
-                return nil
+            var fds = pollfd(fd: connection.descriptor ?? -1, events: Int16(connection.hasPendingWrites ? POLLIN | POLLOUT : POLLIN), revents: 0)
+            if poll(&fds, 1, Int32(max(1, min(50, (timeout - elapsed).milliseconds)))) > 0 {
+                connection.flush()
+            } else {
+                actions = client.tick(now: clock.now())
             }
         }
-        var on: Int32 = 1
-        _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        return descriptor
-    }
-
-    /// Writes all of `bytes` (the connection is new and idle: a short wait at most).
-    private static func sendAll(_ bytes: [UInt8], on descriptor: Int32) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in send(descriptor, raw.baseAddress.map { $0 + offset }, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
-            if n > 0 {
-                offset += n
-                continue
-            }
-            guard n < 0, errno == EAGAIN else { return false }
-            var fds = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-            guard poll(&fds, 1, 500) > 0 else { return false }
-        }
-        return true
     }
 
     /// Gives an allocation back (a Refresh with lifetime 0) from the socket it was made on,
     /// for a call whose media never started. Best effort: the server frees it at its lifetime otherwise.
     static func release(_ relay: TURNRelay, descriptor: Int32) {
         var client = relay.client
-        if let connection = relay.connection {
-            // Over TCP: the Refresh on its connection, which then closes.
-            for case .send(let bytes) in client.close(now: .zero) { _ = connection.withDescriptor { sendAll(bytes, on: $0) } }
-            connection.release()
+        if let reserved = relay.connection {
+            // Over TCP or TLS: the Refresh on its connection, which then closes.
+            if let connection = reserved.take(as: TURNStreamConnection.self) {
+                for case .send(let bytes) in client.close(now: .zero) { _ = bytes.withUnsafeBytes { connection.write($0) } }
+                connection.close()
+            }
             return
         }
         let destination = STUNMappedAddress(address: relay.server.ip, port: relay.server.port)
