@@ -12,36 +12,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-ssize_t voice_recv_timestamped(int fd, void *buffer, size_t length, struct timespec *arrival, int *has_arrival,
-                               struct sockaddr_storage *source, socklen_t *source_length) {
-    struct iovec iov = {.iov_base = buffer, .iov_len = length};
-    union {
-        char bytes[CMSG_SPACE(sizeof(struct timespec))];
-        struct cmsghdr align;
-    } control;
-    struct msghdr msg;
-    memset(&msg, 0, sizeof msg);
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.bytes;
-    msg.msg_controllen = sizeof control.bytes;
-    if (source != NULL && source_length != NULL) {
-        msg.msg_name = source;
-        msg.msg_namelen = sizeof(struct sockaddr_storage);
-    }
-    *has_arrival = 0;
-    ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT);
-    if (n < 0) return n;
-    if (source != NULL && source_length != NULL) *source_length = msg.msg_namelen;
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-            memcpy(arrival, CMSG_DATA(c), sizeof(struct timespec));
-            *has_arrival = 1;
-        }
-    }
-    return n;
-}
-
 int voice_enable_packet_info(int fd, int family) {
     int on = 1;
     if (family == AF_INET6) return setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on, sizeof on);
@@ -77,22 +47,16 @@ ssize_t voice_recv_packet(int fd, void *buffer, size_t length, struct timespec *
         } else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
             struct in_pktinfo info;
             memcpy(&info, CMSG_DATA(c), sizeof info);
-            struct sockaddr_in local;
-            memset(&local, 0, sizeof local);
-            local.sin_family = AF_INET;
-            local.sin_addr = info.ipi_addr;
             memset(destination, 0, sizeof *destination);
-            memcpy(destination, &local, sizeof local);
+            ((struct sockaddr_in *)destination)->sin_family = AF_INET;
+            ((struct sockaddr_in *)destination)->sin_addr = info.ipi_addr;
             *has_destination = 1;
         } else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
             struct in6_pktinfo info;
             memcpy(&info, CMSG_DATA(c), sizeof info);
-            struct sockaddr_in6 local;
-            memset(&local, 0, sizeof local);
-            local.sin6_family = AF_INET6;
-            local.sin6_addr = info.ipi6_addr;
             memset(destination, 0, sizeof *destination);
-            memcpy(destination, &local, sizeof local);
+            ((struct sockaddr_in6 *)destination)->sin6_family = AF_INET6;
+            ((struct sockaddr_in6 *)destination)->sin6_addr = info.ipi6_addr;
             *has_destination = 1;
         }
     }
@@ -115,26 +79,30 @@ ssize_t voice_send_from(int fd, const void *buffer, size_t length, const struct 
     msg.msg_iovlen = 1;
     msg.msg_control = control.bytes;
     struct cmsghdr *c = (struct cmsghdr *)control.bytes;
-    if (source->ss_family == AF_INET6) {
-        struct in6_pktinfo info;
-        memset(&info, 0, sizeof info);
-        info.ipi6_addr = ((const struct sockaddr_in6 *)source)->sin6_addr;
-        c->cmsg_level = IPPROTO_IPV6;
-        c->cmsg_type = IPV6_PKTINFO;
-        c->cmsg_len = CMSG_LEN(sizeof info);
-        memcpy(CMSG_DATA(c), &info, sizeof info);
-        msg.msg_controllen = CMSG_SPACE(sizeof info);
-    } else {
-        struct in_pktinfo info;
-        memset(&info, 0, sizeof info);
-        info.ipi_spec_dst = ((const struct sockaddr_in *)source)->sin_addr;
-        c->cmsg_level = IPPROTO_IP;
-        c->cmsg_type = IP_PKTINFO;
-        c->cmsg_len = CMSG_LEN(sizeof info);
-        memcpy(CMSG_DATA(c), &info, sizeof info);
-        msg.msg_controllen = CMSG_SPACE(sizeof info);
-    }
+    struct in6_pktinfo info6;
+    struct in_pktinfo info4;
+    memset(&info6, 0, sizeof info6);
+    memset(&info4, 0, sizeof info4);
+    int v6 = source->ss_family == AF_INET6;
+    if (v6) info6.ipi6_addr = ((const struct sockaddr_in6 *)source)->sin6_addr;
+    else info4.ipi_spec_dst = ((const struct sockaddr_in *)source)->sin_addr;
+    size_t size = v6 ? sizeof info6 : sizeof info4;
+    c->cmsg_level = v6 ? IPPROTO_IPV6 : IPPROTO_IP;
+    c->cmsg_type = v6 ? IPV6_PKTINFO : IP_PKTINFO;
+    c->cmsg_len = CMSG_LEN(size);
+    memcpy(CMSG_DATA(c), v6 ? (const void *)&info6 : (const void *)&info4, size);
+    msg.msg_controllen = CMSG_SPACE(size);
     return sendmsg(fd, &msg, MSG_DONTWAIT);
+}
+
+ssize_t voice_recv_timestamped(int fd, void *buffer, size_t length, struct timespec *arrival, int *has_arrival,
+                               struct sockaddr_storage *source, socklen_t *source_length) {
+    struct sockaddr_storage sender, local;
+    socklen_t sender_length = 0;
+    int has_local = 0;
+    int wants_source = source != NULL && source_length != NULL;
+    return voice_recv_packet(fd, buffer, length, arrival, has_arrival, wants_source ? source : &sender,
+                             wants_source ? source_length : &sender_length, &local, &has_local);
 }
 
 int voice_enable_datagram_errors(int fd, int family) {

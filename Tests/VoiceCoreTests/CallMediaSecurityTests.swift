@@ -37,30 +37,13 @@ final class CallMediaSecurityTests: VirtualTimeTestCase {
         try body(alice, bob)
     }
 
-    /// Alice calls bob, who accepts; returns the caller's call, the callee's, and the delegates.
-    private func call(
-        _ alice: TestVoiceClient, _ bob: TestVoiceClient
-    ) -> (caller: Call, callerDelegate: RecordingCallDelegate, callee: NIOLockedBox<Call?>) {
-        let calleeDelegate = RecordingCallDelegate()
-        let accepted = NIOLockedBox<Call?>(nil)
-        let notifications = bob.listen()
-        notifications.onInvite.withLockedValue {
-            $0 = { invite in
-                accepted.value = invite.accept(
-                    options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue }, delegate: calleeDelegate)
-            }
-        }
-        let delegate = RecordingCallDelegate()
-        return (alice.connect(to: bob.address, delegate: delegate), delegate, accepted)
-    }
-
     private func stats(_ call: Call) throws -> AudioStreamStats? {
         try ConnectedCallPair.onCore(call) { $0?.media?.stats }
     }
 
     func testTwoClientsAtTheDefaultTalkOverICEAndDTLSSRTP() throws {
         try withClients(.automatic, .automatic) { alice, bob in
-            let (call, delegate, callee) = self.call(alice, bob)
+            let (call, delegate, callee) = alice.call(acceptedBy: bob)
             XCTAssertEqual(Array(delegate.wait(for: 2).prefix(2)), [.ringing, .connected])
             XCTAssertTrue(PollingWait.until(timeout: 10) { ((try? self.stats(call))??.packetsReceived ?? 0) > 100 })
             let caller = try XCTUnwrap(try stats(call))
@@ -92,7 +75,7 @@ final class CallMediaSecurityTests: VirtualTimeTestCase {
         try withClients(.automatic, .automatic) { alice, bob in
             // Signaling gets through; every media datagram is lost (a firewall that blocks UDP media).
             world.mediaNetwork.setConditions { _, _, _ in nil }
-            let (call, delegate, _) = self.call(alice, bob)
+            let (call, delegate, _) = alice.call(acceptedBy: bob)
             XCTAssertEqual(delegate.wait(for: 2, timeout: 60), [.ringing, .failed(.mediaConnectionError)])
             XCTAssertEqual(call.state, .disconnected)
         }
@@ -108,7 +91,7 @@ final class CallMediaSecurityTests: VirtualTimeTestCase {
             // Bob hears nothing from alice meanwhile: he waits longer than her consent timeout.
             bob: CallReconnectionPolicy(mediaReconnectTimeout: .milliseconds(60_000)))
         try withClients(.dtls, .dtls, reconnection: policies) { alice, bob in
-            let (call, delegate, _) = self.call(alice, bob)
+            let (call, delegate, _) = alice.call(acceptedBy: bob)
             XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected])
             let alicePort = try XCTUnwrap(try ConnectedCallPair.onCore(call) { $0?.media?.localPort })
             let blocked = NIOLockedValueBox(true)
@@ -140,7 +123,7 @@ final class CallMediaSecurityTests: VirtualTimeTestCase {
 
     func testAnAutomaticCallerRetriesWithSDESWhenTheCalleeDoesOnlySDES() throws {
         try withClients(.automatic, .sdes) { alice, bob in
-            let (call, delegate, _) = self.call(alice, bob)
+            let (call, delegate, _) = alice.call(acceptedBy: bob)
             XCTAssertEqual(Array(delegate.wait(for: 2).prefix(2)), [.ringing, .connected])
             XCTAssertTrue(PollingWait.until(timeout: 10) { ((try? self.stats(call))??.packetsReceived ?? 0) > 50 })
             let s = try XCTUnwrap(try stats(call))
@@ -153,7 +136,7 @@ final class CallMediaSecurityTests: VirtualTimeTestCase {
 
     func testAnSDESCallerIsAnsweredWithSDESByAnAutomaticCallee() throws {
         try withClients(.sdes, .automatic) { alice, bob in
-            let (call, delegate, _) = self.call(alice, bob)
+            let (call, delegate, _) = alice.call(acceptedBy: bob)
             XCTAssertEqual(Array(delegate.wait(for: 2).prefix(2)), [.ringing, .connected])
             XCTAssertTrue(PollingWait.until(timeout: 10) { ((try? self.stats(call))??.packetsReceived ?? 0) > 50 })
             XCTAssertEqual(try XCTUnwrap(try stats(call)).dtlsState, "")
@@ -164,7 +147,7 @@ final class CallMediaSecurityTests: VirtualTimeTestCase {
 
     func testDTLSOnlyAndSDESOnlyCannotMeet() throws {
         try withClients(.dtls, .sdes) { alice, bob in
-            let (_, delegate, callee) = self.call(alice, bob)
+            let (_, delegate, callee) = alice.call(acceptedBy: bob)
             // 488 from bob's agent at once: no ringing, no incoming call for bob's app.
             XCTAssertEqual(delegate.wait(for: 1), [.failed(.mediaNoSupportedCodec)])
             XCTAssertNil(callee.value)

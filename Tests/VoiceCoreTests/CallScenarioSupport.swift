@@ -242,6 +242,22 @@ struct TestVoiceClient {
         return delegate
     }
 
+    /// Calls `callee`, who accepts at once; returns our call, its delegate, and the callee's
+    /// call once it is accepted.
+    func call(acceptedBy callee: TestVoiceClient) -> (caller: Call, callerDelegate: RecordingCallDelegate, callee: NIOLockedBox<Call?>) {
+        let calleeDelegate = RecordingCallDelegate()
+        let accepted = NIOLockedBox<Call?>(nil)
+        let notifications = callee.listen()
+        notifications.onInvite.withLockedValue {
+            $0 = { invite in
+                accepted.value = invite.accept(
+                    options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue }, delegate: calleeDelegate)
+            }
+        }
+        let delegate = RecordingCallDelegate()
+        return (connect(to: callee.address, delegate: delegate), delegate, accepted)
+    }
+
     func connect(to destination: String, delegate: RecordingCallDelegate, params: [String: String] = [:], token: String? = nil) -> Call {
         client.connect(
             options: ConnectOptions(accessToken: token ?? CallTestTokens.token(client.configuration.identity)) { builder in

@@ -31,13 +31,7 @@ final class CallTURNRelayTests: XCTestCase {
     private var certificateFile: String?
 
     private func startTURN(tls: Bool = false) throws -> TURNServerPeer {
-        switch SIPPeerRequirement.check("turnserver") {
-        case .available: break
-        case .skip(let message): throw XCTSkip(message)
-        case .fail(let message):
-            XCTFail(message)
-            throw SIPPeerError(.notInstalled, message)
-        }
+        try TestPrerequisites.installed("turnserver")
         let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "turn")
         self.directory = directory
         var files: (certificate: String, key: String)?
@@ -78,21 +72,6 @@ final class CallTURNRelayTests: XCTestCase {
         }
     }
 
-    /// Alice calls bob, who accepts.
-    private func call(_ alice: TestVoiceClient, _ bob: TestVoiceClient) -> (Call, RecordingCallDelegate, NIOLockedBox<Call?>) {
-        let calleeDelegate = RecordingCallDelegate()
-        let accepted = NIOLockedBox<Call?>(nil)
-        let notifications = bob.listen()
-        notifications.onInvite.withLockedValue {
-            $0 = { invite in
-                accepted.value = invite.accept(
-                    options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue }, delegate: calleeDelegate)
-            }
-        }
-        let delegate = RecordingCallDelegate()
-        return (alice.connect(to: bob.address, delegate: delegate), delegate, accepted)
-    }
-
     private func stats(_ call: Call) throws -> AudioStreamStats? {
         try ConnectedCallPair.onCore(call) { $0?.media?.stats }
     }
@@ -120,7 +99,7 @@ final class CallTURNRelayTests: XCTestCase {
         certificateFile = nil
         let alice = try client("alice", tone: 440, configure: relayOnly(turn, over: .tls))
         let bob = try client("bob", tone: 660)
-        let (call, delegate, _) = self.call(alice, bob)
+        let (call, delegate, _) = alice.call(acceptedBy: bob)
         XCTAssertEqual(delegate.wait(for: 1, timeout: 15), [.failed(.mediaConnectionError)])
         let reason = delegate.endError.withLockedValue { $0 }?.failureReason ?? ""
         XCTAssertTrue(reason.contains("certificate"), reason)
@@ -133,7 +112,7 @@ final class CallTURNRelayTests: XCTestCase {
         let turn = try startTURN(tls: reach == .tls)
         let alice = try client("alice", tone: 440, configure: relayOnly(turn, over: reach))
         let bob = try client("bob", tone: 660)
-        let (call, delegate, callee) = self.call(alice, bob)
+        let (call, delegate, callee) = alice.call(acceptedBy: bob)
         XCTAssertEqual(Array(delegate.wait(for: 2, timeout: 15).prefix(2)), [.ringing, .connected], turn.process.logTail())
         XCTAssertTrue(PollingWait.until(timeout: 10) { ((try? self.stats(call))??.packetsReceived ?? 0) > 100 })
         let caller = try XCTUnwrap(try stats(call))
@@ -168,7 +147,7 @@ final class CallTURNRelayTests: XCTestCase {
         let turn = try startTURN()
         let alice = try client("alice", tone: 440, configure: relayOnly(turn, password: "wrong"))
         let bob = try client("bob", tone: 660)
-        let (call, delegate, _) = self.call(alice, bob)
+        let (call, delegate, _) = alice.call(acceptedBy: bob)
         XCTAssertEqual(delegate.wait(for: 1, timeout: 15), [.failed(.mediaConnectionError)])
         XCTAssertEqual(call.state, .disconnected)
     }

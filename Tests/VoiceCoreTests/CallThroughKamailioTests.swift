@@ -20,13 +20,7 @@ final class CallThroughKamailioTests: XCTestCase {
     }
 
     private func startKamailio(users: [String: String]? = nil) throws -> KamailioPeer {
-        switch SIPPeerRequirement.check("kamailio") {
-        case .available: break
-        case .skip(let message): throw XCTSkip(message)
-        case .fail(let message):
-            XCTFail(message)
-            throw SIPPeerError(.notInstalled, message)
-        }
+        try TestPrerequisites.kamailio()
         var configuration = KamailioConfiguration()
         if let users { configuration.users = users }
         let peer = try KamailioPeer(configuration: configuration)

@@ -18,8 +18,11 @@ enum TestPrerequisites {
     }
 
     /// Returns when Kamailio is installed.
-    static func kamailio() throws {
-        switch SIPPeerRequirement.check("kamailio") {
+    static func kamailio() throws { try installed("kamailio") }
+
+    /// Returns when the executable `name` (a peer: `kamailio`, `turnserver`) is installed.
+    static func installed(_ name: String) throws {
+        switch SIPPeerRequirement.check(name) {
         case .available: return
         case .skip(let message): throw XCTSkip(message)
         case .fail(let message):
