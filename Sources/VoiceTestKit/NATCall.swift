@@ -187,7 +187,7 @@ package struct NATCall {
             played: ["nated": farPlays, "far": natedPlays])
     }
 
-    private func process(_ name: String, in namespace: NetworkNamespace, _ arguments: [String]) throws -> SIPPeerProcess {
+    func process(_ name: String, in namespace: NetworkNamespace, _ arguments: [String]) throws -> SIPPeerProcess {
         try SIPPeerProcess(
             name: name, executable: "ip", arguments: ["netns", "exec", namespace.name, voicecall] + arguments,
             workingDirectory: directory, logPath: directory + "/\(name).log")

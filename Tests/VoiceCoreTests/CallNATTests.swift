@@ -89,6 +89,24 @@ final class CallNATTests: XCTestCase {
         checkAudio(result)
     }
 
+    /// Both parties behind NATs that drop what nobody inside asked for and let only SIP and
+    /// TURN out: without TURN the call has no media path (53405); with it, each side offers
+    /// its relayed candidate, ICE finds a relayed pair, and the audio goes both ways.
+    func testWithBothPartiesBehindNATsOnlyTheRelayedPairWorks() throws {
+        var scenario = try scenario()
+        scenario.callSeconds = 6
+        let blocked = try scenario.runWithBothBehindNATs(turn: false)
+        XCTAssertTrue(blocked.natedLog.contains("failed to connect: 53405"), "no path without the relay:\n\(blocked.natedLog)\n\(blocked.farLog)")
+
+        let result = try scenario.runWithBothBehindNATs(turn: true)
+        let logs = "nated:\n\(result.natedLog)\nfar:\n\(result.farLog.suffix(4_000))\ncoturn:\n\(result.coturnLog.suffix(3_000))"
+        XCTAssertEqual(result.natedCallbacks, ["connected", "disconnected"], logs)
+        XCTAssertTrue(result.natedLog.contains("media path: relay ") || result.natedLog.contains("-> relay 10.9.0.1:"), logs)
+        XCTAssertEqual(result.natedExit, 0, logs)
+        XCTAssertEqual(result.farExit, 0, logs)
+        checkAudio(result)
+    }
+
     /// With STUN, and our client renumbered behind the NAT mid-call: it learns its new mapping
     /// (the NAT gives the new private address another port), re-registers and re-INVITEs with
     /// it, the audio goes on, and the far party's BYE reaches it through the new mapping.
