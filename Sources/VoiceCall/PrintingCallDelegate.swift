@@ -42,9 +42,11 @@ final class PrintingCallDelegate: CallDelegate, Sendable {
         // DTLS-SRTP calls: the ICE path they run on (host, server-reflexive, relayed).
         // (A second in: the stream publishes its figures every 200 ms.)
         queue.asyncAfter(deadline: .now() + 1) { [self] in
-            call.getStats { [self] report in
-                guard let pair = report?.transport.selectedCandidatePair else { return }
-                say("media path: \(pair)")
+            call.streamStats { [self] stats in
+                guard let stats, !stats.selectedCandidatePair.isEmpty else { return }
+                say(
+                    "media path: \(stats.selectedCandidatePair), ICE connected in "
+                        + String(format: "%.1f ms, DTLS in %.1f ms", stats.iceConnectMilliseconds, stats.dtlsHandshakeMilliseconds))
             }
         }
     }
