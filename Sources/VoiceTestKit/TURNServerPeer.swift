@@ -20,7 +20,11 @@ package final class TURNServerPeer: Sendable {
     /// Starts coturn in `directory` and waits until its relays are ready; with `tls` (a PEM
     /// certificate and key file), also TLS on another port.
     /// - Throws: ``SIPPeerError`` when it is not installed, does not start or never gets ready.
-    package init(directory: String, host: String = "127.0.0.1", tls: (certificate: String, key: String)? = nil) throws(SIPPeerError) {
+    /// - Parameter relayHost: the address relayed ports are on (default `host`): a peer that is
+    ///   only on the machine's own address (baresip's ICE leaves loopback out) needs that one.
+    package init(
+        directory: String, host: String = "127.0.0.1", relayHost: String? = nil, tls: (certificate: String, key: String)? = nil
+    ) throws(SIPPeerError) {
         port = try SIPPeerProcess.freePort(host: host)
         var tlsPort: Int?
         if tls != nil {
@@ -32,7 +36,7 @@ package final class TURNServerPeer: Sendable {
         process = try SIPPeerProcess(
             name: "coturn", executable: "turnserver",
             arguments: [
-                "-n", "-v", "--listening-ip=\(host)", "--listening-port=\(port)", "--relay-ip=\(host)",
+                "-n", "-v", "--listening-ip=\(host)", "--listening-port=\(port)", "--relay-ip=\(relayHost ?? host)",
                 "--min-port=\(relayPorts.lowerBound)", "--max-port=\(relayPorts.upperBound)", "--lt-cred-mech",
                 "--user=\(Self.username):\(Self.password)", "--realm=\(Self.realm)", "--allow-loopback-peers", "--no-dtls",
                 "--no-cli", "--log-file=stdout", "--simple-log", "--pidfile=\(directory)/turnserver.pid",
@@ -51,4 +55,23 @@ package final class TURNServerPeer: Sendable {
     package var allocations: Int { process.log.components(separatedBy: "ALLOCATE processed, success").count - 1 }
 
     package func stop() { process.stop() }
+
+    /// The machine's first IPv4 address that is not loopback (what peers' ICE gathers).
+    package static func globalIPv4Address() -> String? {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return nil }
+        defer { freeifaddrs(list) }
+        var entry: UnsafeMutablePointer<ifaddrs>? = first
+        while let current = entry {
+            defer { entry = current.pointee.ifa_next }
+            guard let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET),
+                current.pointee.ifa_flags & UInt32(IFF_LOOPBACK) == 0, current.pointee.ifa_flags & UInt32(IFF_UP) != 0
+            else { continue }
+            var v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            guard inet_ntop(AF_INET, &v4, &text, socklen_t(text.count)) != nil else { continue }
+            return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        return nil
+    }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import NIOConcurrencyHelpers
 import VoiceDTLS
+import VoiceICE
+import VoiceNetwork
 import VoiceMedia
 import VoiceTestKit
 import XCTest
@@ -49,9 +51,17 @@ final class SIPInteropBaresipDTLSTests: XCTestCase {
         return baresip
     }
 
-    private func ourAgent(_ policy: SDPEncryptionPolicy) throws -> SIPTestAgent {
+    private func ourAgent(_ policy: SDPEncryptionPolicy, relayOnlyThrough turn: TURNServerPeer? = nil) throws -> SIPTestAgent {
         let agent = try SIPTestAgent(user: "alice", encryption: policy) { configuration in
             configuration.media.dtlsFingerprint = SDPFingerprint(hashFunction: "sha-256", digest: Self.certificate.fingerprint.bytes)
+            if let turn {
+                configuration.turnServers = [
+                    TURNServer(
+                        address: ICETransportAddress(ip: IPAddress("127.0.0.1")!, port: UInt16(turn.port)),
+                        username: TURNServerPeer.username, password: TURNServerPeer.password)
+                ]
+                configuration.candidatePolicy = .relay
+            }
         }
         cleanup.append { agent.shutdown() }
         return agent
@@ -61,9 +71,11 @@ final class SIPInteropBaresipDTLSTests: XCTestCase {
         let device = BufferAudioDevice(captureSamples: ourSignal, loop: true)
         let reserved = try XCTUnwrap(agent.agent.reservedMedia(of: handle).wait())
         let localICE = try agent.agent.localICE(of: handle).wait()
+        let sipAgent = agent.agent
+        let relay = try sipAgent.eventLoop.submit { sipAgent.takeMediaRelay(handle) }.wait()
         let media = SIPCallMedia(
             localHost: "127.0.0.1", localPort: reserved.port, reserved: reserved, audioDevice: device, localICE: localICE,
-            certificate: Self.certificate)
+            certificate: Self.certificate, relay: relay)
         cleanup.append { media.stop() }
         try media.apply(negotiated)
         return (media, device)
@@ -114,6 +126,37 @@ final class SIPInteropBaresipDTLSTests: XCTestCase {
         XCTAssertFalse(dtls.remoteFingerprints.isEmpty)
         XCTAssertNotNil(negotiated.ice, "baresip's ICE parameters")
         try assertDTLSCarriesAudio(alice, outgoing, negotiated, baresip)
+        alice.agent.hangUp(outgoing)
+        XCTAssertEqual(alice.waitForTermination(outgoing), .localHangUp)
+    }
+
+    /// Relay only (coturn on loopback): our offer carries only the relayed candidate, baresip's
+    /// ICE checks it through the TURN server, and the call's DTLS and audio go through it.
+    func testARelayOnlyCallToBaresipGoesThroughTheTURNServer() throws {
+        try requirePeer("turnserver")
+        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "baresip-turn")
+        // baresip's ICE offers the machine's own address, not loopback: the relay must reach it.
+        let address = try XCTUnwrap(TURNServerPeer.globalIPv4Address(), "an IPv4 address besides loopback, as baresip's ICE needs")
+        let turn = try TURNServerPeer(directory: directory, relayHost: address)
+        cleanup.append {
+            turn.stop()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        let baresip = try startBaresip(webRTC: true)
+        let alice = try ourAgent(.dtlsSRTP, relayOnlyThrough: turn)
+        let outgoing = try alice.agent.call(try SIPURI(parsing: baresip.uri)).wait()
+        let offered = try XCTUnwrap(alice.agent.localICE(of: outgoing).wait())
+        XCTAssertEqual(offered.candidates.map(\.kind), [.relayed], "only the relayed candidate")
+        let negotiated = try XCTUnwrap(alice.waitForEstablished(outgoing), "baresip answered; log:\n\(baresip.process.logTail())")
+        let (media, device) = try startMedia(alice, outgoing, negotiated)
+        try baresip.control.waitForEvent(.callEstablished)
+        XCTAssertTrue(alice.wait(timeout: 8) { _ in media.stream?.stats.dtlsState == "connected" ? true : nil } ?? false,
+            "\(media.stream?.stats as Any)\n\(baresip.process.logTail())\n\(turn.process.logTail())")
+        Thread.sleep(forTimeInterval: 2.5)
+        assertKeyedByDTLS(media)
+        XCTAssertTrue(media.stream?.stats.selectedCandidatePair.hasPrefix("relay ") == true, "\(media.stream?.stats.selectedCandidatePair ?? "-")")
+        XCTAssertEqual(turn.allocations, 1)
+        try assertAudioBothWays(device, baresip)
         alice.agent.hangUp(outgoing)
         XCTAssertEqual(alice.waitForTermination(outgoing), .localHangUp)
     }
