@@ -35,6 +35,11 @@ final class StreamSecurePath {
     /// bound to the wildcard must name, or the kernel may pick another of the host's addresses
     /// and the peer would not recognise us (RFC 8445 §7.2.5.2.1: responses must be symmetric).
     private(set) var mediaSource: SocketAddress?
+    /// The host's addresses datagrams came to (a wildcard socket's `IP_PKTINFO`): a base is
+    /// named as the source only once it is one of them. A candidate can carry an address the
+    /// host does not have (a NAT's, learned for signaling), and a datagram sent "from" it
+    /// would leave with a forged source.
+    private var localAddressesSeen: [SocketAddress] = []
     private var dtlsStarted = false
     private(set) var isKeyed = false
     private(set) var consentLost = false
@@ -188,7 +193,10 @@ final class StreamSecurePath {
             return []
         }
         guard ice != nil, var base, let from = ICETransportAddress(source), var agent = ice.take() else { return [] }
-        if let local, let arrivedOn = Self.base(for: local, among: agent.localCandidates, port: base.port) { base = arrivedOn }
+        if let local {
+            if !localAddressesSeen.contains(where: { $0.hasSameHost(as: local) }), localAddressesSeen.count < 16 { localAddressesSeen.append(local) }
+            if let arrivedOn = Self.base(for: local, among: agent.localCandidates, port: base.port) { base = arrivedOn }
+        }
         // Taken out, so the agent's storage stays uniquely held (no copy on write each time).
         let actions = agent.receive(bytes, from: from, on: base, now: now)
         ice = agent
@@ -284,6 +292,13 @@ final class StreamSecurePath {
         candidates.first { $0.kind == .host && Int($0.address.port) == localAddress.port }?.address ?? ICETransportAddress(localAddress)
     }
 
+    /// The source address for datagrams from `base`: itself once datagrams came to it (so it is
+    /// the host's), else nil (the kernel picks).
+    private func source(for base: ICETransportAddress) -> SocketAddress? {
+        guard let address = SocketAddress(base), localAddressesSeen.contains(where: { $0.hasSameHost(as: address) }) else { return nil }
+        return address
+    }
+
     /// Our host candidate's base on `port` at the address `local` names, if we have one.
     private static func base(for local: SocketAddress, among candidates: [ICECandidate], port: UInt16) -> ICETransportAddress? {
         guard let ip = ICETransportAddress(local)?.ip else { return nil }
@@ -306,7 +321,7 @@ final class StreamSecurePath {
         else { return [] }
         destination = remote
         sendsViaRelay = relayed != nil && valid.local.base == relayed
-        mediaSource = sendsViaRelay ? nil : SocketAddress(valid.local.base)
+        mediaSource = sendsViaRelay ? nil : source(for: valid.local.base)
         return [.setRemote(remote)]
     }
 
@@ -324,7 +339,7 @@ final class StreamSecurePath {
                 if from == relayed, relayed != nil {
                     effects += sendThroughRelay(bytes, to: to, now: now)
                 } else if let address = SocketAddress(to) {
-                    effects.append(.send(bytes, to: address, from: SocketAddress(from)))
+                    effects.append(.send(bytes, to: address, from: source(for: from)))
                 }
             case .selected(let pair):
                 restarting = false
@@ -332,7 +347,7 @@ final class StreamSecurePath {
                 let first = destination == nil
                 destination = remote
                 sendsViaRelay = relayed != nil && pair.local.base == relayed
-                mediaSource = sendsViaRelay ? nil : SocketAddress(pair.local.base)
+                mediaSource = sendsViaRelay ? nil : source(for: pair.local.base)
                 if pathSelectedAt == nil { pathSelectedAt = now }
                 selectedPair = "\(pair.local.kind.rawValue) \(pair.local.address) -> \(pair.remote.kind.rawValue) \(pair.remote.address)"
                 effects.append(.setRemote(remote))
