@@ -19,12 +19,13 @@ extension VoiceClient {
         return preferred.address.description
     }
 
-    /// The addresses besides `preferred` that calls offer ICE host candidates on: the others of
-    /// its family, loopback only when it is loopback itself, in the monitor's order of preference.
+    /// The addresses calls offer ICE host candidates on beside the advertised one: `preferred`
+    /// first (the advertised address may be a NAT's, learned by STUN), then the others of its
+    /// family, loopback only when it is loopback itself, in the monitor's order of preference.
     static func otherMediaHosts(_ candidates: [NetworkCandidate], preferred: String) -> [String] {
         guard let main = IPAddress(preferred) else { return [] }
-        return candidates.filter { $0.address != main && $0.address.isIPv6 == main.isIPv6 && ($0.type == .loopback) == main.isLoopback }
-            .map(\.address.description)
+        let others = candidates.filter { $0.address != main && $0.address.isIPv6 == main.isIPv6 && ($0.type == .loopback) == main.isLoopback }
+        return [preferred] + others.map(\.address.description)
     }
 
     /// The IP address a server's host is (`10.0.0.1`, `[2001:db8::1]`), or nil for a name.
