@@ -105,6 +105,12 @@ package struct TURNClient: Sendable {
         self.random = random
     }
 
+    /// A new client for the same server and credential, not started: a new allocation after
+    /// the host moved (the old one is tied to the old address).
+    package func restarted() -> TURNClient {
+        TURNClient(username: username, password: password, timing: timing, random: random)
+    }
+
     /// Requests the allocation (first without credentials: the server's 401 names the realm and nonce).
     package mutating func start(now: MediaTime) -> [TURNAction] {
         guard state == .idle else { return [] }

@@ -80,6 +80,13 @@ package struct NATCall {
         try run(stun: false, firewall: .udpToSIPOnly, turn: true, turnOverTCP: true)
     }
 
+    /// As ``runWithSTUNAndRenumbering()``, our client relay-only through coturn: its offer and
+    /// the move's ICE restart carry only a relayed candidate (a new allocation from the new
+    /// address), and the audio goes on through the relay.
+    package func runRelayOnlyWithRenumbering() throws -> Result {
+        try run(stun: true, renumberAfter: 3, turn: true, relayOnly: true)
+    }
+
     /// What the router lets out of the private network over UDP.
     private enum Firewall {
         case udpToSIPAndTURN, udpToSIPOnly
@@ -93,7 +100,8 @@ package struct NATCall {
     }
 
     private func run(
-        stun: Bool, renumberAfter: Double? = nil, firewall: Firewall? = nil, turn: Bool = false, turnOverTCP: Bool = false
+        stun: Bool, renumberAfter: Double? = nil, firewall: Firewall? = nil, turn: Bool = false, turnOverTCP: Bool = false,
+        relayOnly: Bool = false
     ) throws -> Result {
         let (client, router, provider) = try makeTopology()
         if let firewall {
@@ -132,14 +140,16 @@ package struct NATCall {
             }
         }
         let relay =
-            turn ? ["--turn", "turn:10.9.0.1:3478" + (turnOverTCP ? "?transport=tcp" : ""), "--turn-username", "alice", "--turn-password", "secret"] : []
+            turn
+            ? ["--turn", "turn:10.9.0.1:3478" + (turnOverTCP ? "?transport=tcp" : ""), "--turn-username", "alice", "--turn-password", "secret"]
+                + (relayOnly ? ["--relay-only"] : []) : []
         if stun {
             nated = try process(
                 "nated", in: client,
                 ["listen", "--identity", "alice", "--password", "alicepass", "--listen", renumberAfter == nil ? "10.0.0.2" : "auto",
                  "--port", "5060", "--stun", "10.9.0.1:3478",
                  "--auto-answer", "--once", "--duration", "60", "--play", directory + "/nated-plays.wav",
-                 "--record", directory + "/nated-heard.wav"] + common)
+                 "--record", directory + "/nated-heard.wav"] + common + relay)
             guard PollingWait.until(timeout: 20, { nated.log.contains("listening on") }) else {
                 throw NetworkNamespaceError("the NATed client did not register:\n\(nated.logTail())\n\(kamailio.log)")
             }

@@ -107,6 +107,28 @@ final class CallNATTests: XCTestCase {
         checkAudio(result)
     }
 
+    /// Relay only, and renumbered behind the NAT mid-call: the stream allocates a new relay
+    /// from its new address before the re-INVITE, whose ICE restart offers only that relayed
+    /// candidate (none of the host's addresses), and the audio goes on through it.
+    func testARelayOnlyClientThatMovesGetsANewRelayAndKeepsItsAudio() throws {
+        var scenario = try scenario()
+        scenario.callSeconds = 10
+        let result = try scenario.runRelayOnlyWithRenumbering()
+        let logs = "nated:\n\(result.natedLog)\nfar:\n\(result.farLog.suffix(8_000))\ncoturn:\n\(result.coturnLog.suffix(3_000))"
+        XCTAssertEqual(result.natedCallbacks, ["connected", "reconnecting: 53001", "reconnected", "disconnected"], logs)
+        let candidates = result.farLog.components(separatedBy: "\n").filter { $0.hasPrefix("a=candidate:") }
+        XCTAssertFalse(candidates.isEmpty, logs)
+        // The far party's own are host candidates on 10.9.0.1; ours only relayed ones, in the
+        // offer and in the restart (two allocations, two relayed ports).
+        XCTAssertFalse(candidates.contains { $0.contains("10.0.0.") || $0.contains("10.5.0.") }, "none of our addresses: \(candidates)")
+        XCTAssertGreaterThanOrEqual(Set(candidates.filter { $0.contains("typ relay") }).count, 2, "\(candidates)")
+        XCTAssertFalse(result.farLog.contains("10.0.0.3"), "the new private address is never revealed")
+        XCTAssertGreaterThanOrEqual(result.coturnLog.components(separatedBy: "ALLOCATE processed, success").count - 1, 2, "a new allocation after the move")
+        XCTAssertEqual(result.natedExit, 0, logs)
+        XCTAssertEqual(result.farExit, 0, logs)
+        checkAudio(result)
+    }
+
     /// With STUN, and our client renumbered behind the NAT mid-call: it learns its new mapping
     /// (the NAT gives the new private address another port), re-registers and re-INVITEs with
     /// it, the audio goes on, and the far party's BYE reaches it through the new mapping.

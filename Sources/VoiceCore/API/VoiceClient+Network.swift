@@ -1,3 +1,4 @@
+import VoiceICE
 import Foundation
 import NIOCore
 import VoiceNetwork
@@ -73,8 +74,35 @@ extension VoiceClient {
     /// advertised already (a NAT in front of both networks, same mapping), no re-INVITE goes
     /// out by itself: the calls waiting for one re-INVITE through the new path.
     private func moveAgent(toLocalHost host: String, oldAddressGone: Bool) {
+        // Calls with a TURN relay allocate a new one from the new address first (at most 2 s):
+        // their ICE restart offers it.
+        newRelays().whenSuccess { relays in self.moveAgent(toLocalHost: host, oldAddressGone: oldAddressGone, relays: relays) }
+    }
+
+    /// Each call's new relayed candidate, from its media (nil entries dropped); at most 2 s.
+    private func newRelays() -> EventLoopFuture<[SIPCallHandle: ICECandidate]> {
+        let loop = agent.eventLoop
+        var waits: [EventLoopFuture<(SIPCallHandle, ICECandidate?)>] = []
+        for (handle, core) in calls {
+            guard let stream = core.media?.stream else { continue }
+            let promise = loop.makePromise(of: (SIPCallHandle, ICECandidate?).self)
+            let timeout = loop.scheduleTask(in: .seconds(2)) { promise.succeed((handle, nil)) }
+            stream.reallocateRelay { candidate in
+                loop.execute {
+                    timeout.cancel()
+                    promise.succeed((handle, candidate))
+                }
+            }
+            waits.append(promise.futureResult)
+        }
+        return EventLoopFuture.whenAllSucceed(waits, on: loop).map { results in
+            Dictionary(results.compactMap { handle, candidate in candidate.map { (handle, $0) } }, uniquingKeysWith: { a, _ in a })
+        }
+    }
+
+    private func moveAgent(toLocalHost host: String, oldAddressGone: Bool, relays: [SIPCallHandle: ICECandidate]) {
         guard configuration.transport == .udp, agent.configuration.stunServer != nil else {
-            agent.moveLocalAddress(to: host, oldAddressGone: oldAddressGone)
+            agent.moveLocalAddress(to: host, oldAddressGone: oldAddressGone, relays: relays)
             return
         }
         agent.discoverSignalingAddress().whenComplete { result in
@@ -82,10 +110,10 @@ extension VoiceClient {
             switch result {
             case .success(let mapped):
                 self.logger.notice("STUN: advertising \(mapped) after the network change")
-                moved = self.agent.moveLocalAddress(to: mapped.address.description, port: Int(mapped.port))
+                moved = self.agent.moveLocalAddress(to: mapped.address.description, port: Int(mapped.port), relays: relays)
             case .failure(let error):
                 self.logger.warning("STUN: no mapped address after the network change (\(error)); advertising \(host)")
-                moved = self.agent.moveLocalAddress(to: host)
+                moved = self.agent.moveLocalAddress(to: host, relays: relays)
             }
             moved.whenSuccess { handles in
                 guard handles.isEmpty else { return }

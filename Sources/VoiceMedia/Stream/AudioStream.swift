@@ -1,5 +1,6 @@
 import Synchronization
 import VoiceDTLS
+import VoiceICE
 import VoiceMediaTypes
 import VoiceRTP
 import VoiceSupport
@@ -267,6 +268,19 @@ package final class AudioStream: Sendable {
         guard pathSetup != nil else { return }
         control.iceRestart.withLock { $0 = restart }
         control.iceRestartVersion.add(1, ordering: .releasing)
+    }
+
+    /// Makes a new TURN allocation from the stream's socket, for an ICE restart after the host
+    /// moved (the old allocation is tied to the old address): `completion` gets the new relayed
+    /// candidate, from the media thread, or nil when the stream has no relay over UDP or the
+    /// server gave none. The restart that offers it switches the stream to it.
+    package func reallocateRelay(_ completion: @escaping @Sendable (ICECandidate?) -> Void) {
+        guard let relay = pathSetup?.relay, relay.connection == nil else {
+            completion(nil)
+            return
+        }
+        control.relayReallocation.withLock { $0 = completion }
+        control.relayReallocationVersion.add(1, ordering: .releasing)
     }
 
     /// Changes where media is sent (re-INVITE to a new address).

@@ -1,3 +1,4 @@
+import VoiceICE
 import Synchronization
 import Dispatch
 import VoiceRTP
@@ -62,6 +63,10 @@ final class StreamControl: Sendable {
     /// An ICE restart for the media thread, and a count that says one was posted.
     let iceRestart = Locked<MediaPathSetup.ICERestart?>(nil)
     let iceRestartVersion = Atomic<Int>(0)
+    /// A new TURN allocation asked for (the host moved), and who gets its relayed candidate
+    /// (nil when none could be made).
+    let relayReallocation = Locked<(@Sendable (ICECandidate?) -> Void)?>(nil)
+    let relayReallocationVersion = Atomic<Int>(0)
     let remoteVersion = Atomic<Int>(0)
     /// A renegotiation waiting for the media thread, and a count that says one was posted.
     let renegotiation = Locked<PendingChange?>(nil)

@@ -1,3 +1,4 @@
+import VoiceICE
 import Synchronization
 import VoiceRTP
 import VoiceSupport
@@ -48,6 +49,7 @@ final class StreamDriver: MediaTask {
     /// the wildcard); nil lets the kernel choose.
     var mediaSource: SocketAddress?
     var iceRestartVersion = 0
+    var relayReallocationVersion = 0
     /// Media path events the handler lock kept out: a connected or failed path must reach the
     /// call (it connects or ends on them), so they are sent again at the next tick.
     var pendingPathEvents: [AudioStreamEvent] = []
@@ -137,6 +139,16 @@ final class StreamDriver: MediaTask {
             if !securePathStarted {
                 securePathStarted = true
                 apply(securePath.start(now: now))
+            }
+            let reallocate = control.relayReallocationVersion.load(ordering: .acquiring)
+            if reallocate != relayReallocationVersion,
+                let completion = control.relayReallocation.withLockIfAvailable({ slot -> (@Sendable (ICECandidate?) -> Void)? in
+                    defer { slot = nil }
+                    return slot
+                })
+            {
+                relayReallocationVersion = reallocate
+                if let completion { apply(securePath.reallocateRelay(now: now, completion: completion)) }
             }
             let restarted = control.iceRestartVersion.load(ordering: .acquiring)
             if restarted != iceRestartVersion, let restart = control.iceRestart.withLockIfAvailable({ $0 }) {

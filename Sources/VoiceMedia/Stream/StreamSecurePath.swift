@@ -73,6 +73,13 @@ final class StreamSecurePath {
     /// only (the relay-only policy), which would reveal the host's address.
     private var answersDirectChecks = true
     private(set) var relayFailure: TURNError?
+    /// A new allocation under way after the host moved, and who gets its relayed candidate; the
+    /// ICE restart that offers the candidate switches to it (``restartICE(_:now:)``).
+    private var pendingTurn: TURNClient?
+    private var pendingCompletion: (@Sendable (ICECandidate?) -> Void)?
+    private var pendingRelayed: ICETransportAddress?
+    /// Whether the relay is reached over TCP or TLS (its connection died with the move: no new allocation).
+    private var relayOverStream = false
     /// Datagrams the server relayed that were neither STUN nor DTLS before a channel was bound.
     private(set) var droppedRelayIndications: UInt64 = 0
 
@@ -86,13 +93,70 @@ final class StreamSecurePath {
         let actions = agent.setRemote(
             credentials: restart.remote.credentials, candidates: restart.remote.candidates, isLite: restart.remote.isLite, now: now)
         base = Self.base(of: restart.localCandidates, on: localAddress)
-        answersDirectChecks = true
+        answersDirectChecks = relayServer == nil || restart.localCandidates.contains { $0.kind != .relayed }
+        // The restart offers the relay allocated from the new address: media moves to it.
+        var switched = false
+        if let pendingRelayed, let pendingTurn, restart.localCandidates.contains(where: { $0.kind == .relayed && $0.address == pendingRelayed }) {
+            turn = pendingTurn
+            relayed = pendingRelayed
+            relayChannels = []
+            self.pendingTurn = nil
+            self.pendingRelayed = nil
+            switched = true
+        }
         ice = agent
         consentLost = false
         iceRestarts += 1
         restarting = true
-        return perform(actions, now: now)
+        return perform(actions, now: now) + (switched ? permitRemoteCandidates(now: now) : [])
     }
+
+    /// Starts a new TURN allocation from the stream's socket (the host moved): `completion`
+    /// gets its relayed candidate, or nil.
+    func reallocateRelay(now: MediaTime, completion: @escaping @Sendable (ICECandidate?) -> Void) -> [Effect] {
+        guard let turn, !relayOverStream, !failed else {
+            completion(nil)
+            return []
+        }
+        pendingCompletion?(nil)
+        var client = turn.restarted()
+        let actions = client.start(now: now)
+        pendingTurn = client
+        pendingRelayed = nil
+        pendingCompletion = completion
+        return performPending(actions)
+    }
+
+    /// What the new allocation asks: requests to the server, and its outcome to whoever waits.
+    private func performPending(_ actions: [TURNAction]) -> [Effect] {
+        var effects: [Effect] = []
+        for action in actions {
+            switch action {
+            case .send(let bytes):
+                if let relayServer { effects.append(.send(bytes, to: relayServer)) }
+            case .allocated(let relayedAddress, let mapped):
+                pendingRelayed = relayedAddress
+                if let server = turnServerAddress {
+                    var candidate = ICECandidate.local(.relayed, address: relayedAddress, base: relayedAddress, server: server)
+                    candidate.relatedAddress = mapped
+                    pendingCompletion?(candidate)
+                } else {
+                    pendingCompletion?(nil)
+                }
+                pendingCompletion = nil
+            case .failed:
+                pendingCompletion?(nil)
+                pendingCompletion = nil
+                pendingTurn = nil
+            default:
+                break
+            }
+        }
+        return effects
+    }
+
+    /// The TURN server's address, as candidates name it.
+    private var turnServerAddress: ICETransportAddress? { relayServer.flatMap(ICETransportAddress.init) }
 
     /// RTP or RTCP that came before the keys: not played (it could not be authenticated).
     func countDroppedBeforeKeys() { droppedBeforeKeys += 1 }
@@ -109,6 +173,7 @@ final class StreamSecurePath {
             turn = relay.client
             relayed = relay.relayed
             relayServer = server
+            relayOverStream = relay.connection != nil
             answersDirectChecks = setup.localCandidates.contains { $0.kind != .relayed }
         }
         if let remote = setup.remoteICE {
@@ -184,6 +249,15 @@ final class StreamSecurePath {
     ///   wildcard: the base it arrived on, if one of our candidates has it.
     func receiveSTUN(_ bytes: [UInt8], from source: SocketAddress, to local: SocketAddress? = nil, now: MediaTime) -> [Effect] {
         if source == relayServer, var client = turn.take() {
+            if var pending = pendingTurn.take() {
+                // The new allocation's answers (the old client ignores what is not its own).
+                let actions = pending.receive(bytes, now: now)
+                pendingTurn = pending
+                if !actions.isEmpty {
+                    turn = client
+                    return performPending(actions)
+                }
+            }
             let actions = client.receive(bytes, now: now)
             turn = client
             return perform(actions, now: now)
@@ -227,6 +301,11 @@ final class StreamSecurePath {
             let actions = client.tick(now: now)
             turn = client
             if !actions.isEmpty { effects += perform(actions, now: now) }
+        }
+        if var pending = pendingTurn.take() {
+            let actions = pending.tick(now: now)
+            pendingTurn = pending
+            if !actions.isEmpty { effects += performPending(actions) }
         }
         if var agent = ice.take() {
             let actions = agent.tick(now: now)

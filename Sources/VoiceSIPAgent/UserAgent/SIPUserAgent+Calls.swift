@@ -169,7 +169,7 @@ extension SIPUserAgent {
         }
         if capabilities.encryption.usesDTLS {
             capabilities.ice = Self.iceParameters(
-                host: host, port: mediaPort, mapped: mapped, stunServer: configuration.stunServer, relay: relay,
+                host: host, port: mediaPort, mapped: mapped, stunServer: configuration.stunServer, relay: relay?.candidate,
                 policy: configuration.candidatePolicy, otherHosts: advertisedHost == nil ? [] : otherMediaHosts)
             if configuration.candidatePolicy == .relay, let relay {
                 // Relay only: the SDP reveals none of our own addresses (RFC 8445 §5.1.1: the

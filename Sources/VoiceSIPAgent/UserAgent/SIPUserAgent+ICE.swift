@@ -11,7 +11,7 @@ extension SIPUserAgent {
     /// wildcard also has a host candidate on each of `otherHosts` (the host's other addresses
     /// of the same family, in order of preference, after `host`).
     package static func iceParameters(
-        host: String, port: UInt16, mapped: STUNMappedAddress?, stunServer: STUNMappedAddress?, relay: TURNRelay? = nil,
+        host: String, port: UInt16, mapped: STUNMappedAddress?, stunServer: STUNMappedAddress?, relay: ICECandidate? = nil,
         policy: ICECandidatePolicy = .all, otherHosts: [String] = []
     ) -> SDPICEParameters {
         var random = SecureRandomNumberGenerator()
@@ -37,7 +37,13 @@ extension SIPUserAgent {
                 candidates.append(.local(.host, address: base, base: base, localPreference: preference))
             }
         }
-        if let relay { candidates.append(relay.candidate) }
+        if var relay {
+            // Relay only hides the host's addresses, the NAT's too: no related address (RFC 8828's spirit).
+            if policy == .relay, let any = IPAddress(relay.address.ip.isIPv6 ? "::" : "0.0.0.0") {
+                relay.relatedAddress = ICETransportAddress(ip: any, port: 0)
+            }
+            candidates.append(relay)
+        }
         return SDPICEParameters(
             usernameFragment: credentials.usernameFragment, password: credentials.password,
             candidates: candidates.map(SDPICECandidate.init), endOfCandidates: true)

@@ -1,3 +1,4 @@
+import VoiceICE
 import NIOCore
 import VoiceSIP
 
@@ -21,15 +22,19 @@ extension SIPUserAgent {
     /// still ringing) goes on.
     /// - Returns: The calls that were told (or will be), on the loop.
     @discardableResult
-    package func moveLocalAddress(to host: String, port: Int? = nil, oldAddressGone: Bool = true) -> EventLoopFuture<[SIPCallHandle]> {
+    /// - Parameter relays: for calls whose media allocated a new TURN relay from the new
+    ///   address, its relayed candidate, offered in their ICE restart.
+    package func moveLocalAddress(
+        to host: String, port: Int? = nil, oldAddressGone: Bool = true, relays: [SIPCallHandle: ICECandidate] = [:]
+    ) -> EventLoopFuture<[SIPCallHandle]> {
         jobs.flatSubmit {
             guard host != self.advertisedHost || port != self.advertisedPort else { return self.eventLoop.makeSucceededFuture([]) }
             let closed = oldAddressGone ? self.transport.closeAllConnections() : self.eventLoop.makeSucceededVoidFuture()
-            return closed.map { self.move(to: host, port: port) }
+            return closed.map { self.move(to: host, port: port, relays: relays) }
         }
     }
 
-    private func move(to host: String, port: Int?) -> [SIPCallHandle] {
+    private func move(to host: String, port: Int?, relays: [SIPCallHandle: ICECandidate]) -> [SIPCallHandle] {
         advertisedHost = host
         advertisedPort = port
         let contact = contactURI
@@ -46,13 +51,17 @@ extension SIPUserAgent {
             case .terminating, .terminated: continue
             default: break
             }
-            // A DTLS-SRTP call restarts ICE from the new address (RFC 8445 §9).
+            // A DTLS-SRTP call restarts ICE from the new address (RFC 8445 §9), with the relay its
+            // media allocated from there; relay only, with that alone (and as the SDP's address).
+            let relay = relays[handle]
             let ice =
                 call.session.capabilities.ice == nil
                 ? nil
                 : Self.iceParameters(
-                    host: host, port: call.mediaPort, mapped: nil, stunServer: configuration.stunServer, otherHosts: otherMediaHosts)
-            let actions = call.session.moveLocalAddress(contact: contact, via: via, mediaAddress: host, ice: ice, now: now)
+                    host: host, port: call.mediaPort, mapped: nil, stunServer: configuration.stunServer, relay: relay,
+                    policy: configuration.candidatePolicy, otherHosts: otherMediaHosts)
+            let mediaAddress = configuration.candidatePolicy == .relay ? relay?.address.ip.description ?? host : host
+            let actions = call.session.moveLocalAddress(contact: contact, via: via, mediaAddress: mediaAddress, ice: ice, now: now)
             calls[handle] = call
             moved.append(handle)
             performCall(actions, handle: handle)
