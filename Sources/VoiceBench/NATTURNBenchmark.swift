@@ -15,12 +15,7 @@ struct NATTURN: ParsableCommand {
     @Option(help: "Calls measured.") var runs = 5
 
     func run() throws {
-        if case .skip(let why) = NetworkNamespace.requirement() { throw BenchError(why) }
-        if case .fail(let why) = NetworkNamespace.requirement() { throw BenchError(why) }
-        let voicecall = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("voicecall").path
-        guard FileManager.default.isExecutableFile(atPath: voicecall) else {
-            throw BenchError("voicecall is not built next to voice-bench (\(voicecall)): swift build -c release --product voicecall")
-        }
+        let voicecall = try NetChange.namespaceVoicecall()
         var ice: [Double] = []
         var dtls: [Double] = []
         for run in 1...max(1, runs) {

@@ -25,15 +25,21 @@ struct NetChange: ParsableCommand {
         printFigures(figures)
     }
 
-    /// The worst gap and reconnection time over `runs` calls; `mediaSecurity` as voicecall takes it
-    /// (nil: the default, ICE and DTLS-SRTP).
-    static func figures(runs: Int, mediaSecurity: String? = nil) throws -> [(String, String)] {
+    /// `voicecall` built next to voice-bench, once network namespaces can be made (root, iproute2).
+    static func namespaceVoicecall() throws -> String {
         if case .skip(let why) = NetworkNamespace.requirement() { throw BenchError(why) }
         if case .fail(let why) = NetworkNamespace.requirement() { throw BenchError(why) }
         let voicecall = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("voicecall").path
         guard FileManager.default.isExecutableFile(atPath: voicecall) else {
             throw BenchError("voicecall is not built next to voice-bench (\(voicecall)): swift build -c release --product voicecall")
         }
+        return voicecall
+    }
+
+    /// The worst gap and reconnection time over `runs` calls; `mediaSecurity` as voicecall takes it
+    /// (nil: the default, ICE and DTLS-SRTP).
+    static func figures(runs: Int, mediaSecurity: String? = nil) throws -> [(String, String)] {
+        let voicecall = try namespaceVoicecall()
         var gaps: [Int] = []
         var reconnects: [Int] = []
         for run in 1...max(1, runs) {

@@ -30,6 +30,19 @@ final class CallNATTests: XCTestCase {
         }
     }
 
+    /// A relayed call went through: the callbacks, the relayed pair, both ends exited cleanly,
+    /// and the audio both ways.
+    private func checkRelayedCall(
+        _ result: NATCall.Result, callbacks: [String] = ["connected", "disconnected"], file: StaticString = #filePath, line: UInt = #line
+    ) {
+        let logs = "nated:\n\(result.natedLog)\nfar:\n\(result.farLog.suffix(6_000))\ncoturn:\n\(result.coturnLog.suffix(3_000))"
+        XCTAssertEqual(result.natedCallbacks, callbacks, logs, file: file, line: line)
+        XCTAssertTrue(result.natedLog.contains("media path: relay 10.9.0.1:"), "the relayed pair carries the call:\n\(logs)", file: file, line: line)
+        XCTAssertEqual(result.natedExit, 0, logs, file: file, line: line)
+        XCTAssertEqual(result.farExit, 0, logs, file: file, line: line)
+        checkAudio(result, file: file, line: line)
+    }
+
     /// Without STUN: our client's Contact and SDP name its private address, which nothing
     /// outside can reach. Its call through Kamailio still works: responses follow rport, and the
     /// far party sends its media to where our authenticated media comes from (the NAT).
@@ -67,26 +80,16 @@ final class CallNATTests: XCTestCase {
         XCTAssertTrue(blocked.natedLog.contains("failed to connect: 53405"), "no path without the relay:\n\(blocked.natedLog)")
 
         let result = try scenario.runThroughAFirewallThatOnlyPassesTURN(turn: true)
-        let logs = "nated:\n\(result.natedLog)\nfar:\n\(result.farLog.suffix(4_000))\ncoturn:\n\(result.coturnLog.suffix(3_000))"
-        XCTAssertEqual(result.natedCallbacks, ["connected", "disconnected"], logs)
-        XCTAssertTrue(result.natedLog.contains("media path: relay 10.9.0.1:"), "the relayed pair carries the call:\n\(logs)")
-        XCTAssertTrue(result.coturnLog.contains("CHANNEL_BIND processed, success"), logs)
-        XCTAssertEqual(result.natedExit, 0, logs)
-        XCTAssertEqual(result.farExit, 0, logs)
-        checkAudio(result)
+        XCTAssertTrue(result.coturnLog.contains("CHANNEL_BIND processed, success"), result.coturnLog)
+        checkRelayedCall(result)
     }
 
     /// Behind a firewall that lets no UDP out but SIP's: the call reaches coturn over TCP
     /// (RFC 8656 over TCP) and its audio goes through the relay both ways.
     func testBehindAFirewallThatBlocksUDPTheCallReachesTheRelayOverTCP() throws {
         let result = try scenario().runThroughAFirewallThatBlocksUDPWithTURNOverTCP()
-        let logs = "nated:\n\(result.natedLog)\nfar:\n\(result.farLog.suffix(4_000))\ncoturn:\n\(result.coturnLog.suffix(3_000))"
-        XCTAssertEqual(result.natedCallbacks, ["connected", "disconnected"], logs)
-        XCTAssertTrue(result.natedLog.contains("media path: relay 10.9.0.1:"), "the relayed pair carries the call:\n\(logs)")
-        XCTAssertTrue(result.coturnLog.contains("tcp or tls connected to: 10.5.0.1:"), "reached over TCP, through the NAT:\n\(logs)")
-        XCTAssertEqual(result.natedExit, 0, logs)
-        XCTAssertEqual(result.farExit, 0, logs)
-        checkAudio(result)
+        XCTAssertTrue(result.coturnLog.contains("tcp or tls connected to: 10.5.0.1:"), "reached over TCP, through the NAT:\n\(result.coturnLog)")
+        checkRelayedCall(result)
     }
 
     /// Both parties behind NATs that drop what nobody inside asked for and let only SIP and
@@ -98,13 +101,7 @@ final class CallNATTests: XCTestCase {
         let blocked = try scenario.runWithBothBehindNATs(turn: false)
         XCTAssertTrue(blocked.natedLog.contains("failed to connect: 53405"), "no path without the relay:\n\(blocked.natedLog)\n\(blocked.farLog)")
 
-        let result = try scenario.runWithBothBehindNATs(turn: true)
-        let logs = "nated:\n\(result.natedLog)\nfar:\n\(result.farLog.suffix(4_000))\ncoturn:\n\(result.coturnLog.suffix(3_000))"
-        XCTAssertEqual(result.natedCallbacks, ["connected", "disconnected"], logs)
-        XCTAssertTrue(result.natedLog.contains("media path: relay ") || result.natedLog.contains("-> relay 10.9.0.1:"), logs)
-        XCTAssertEqual(result.natedExit, 0, logs)
-        XCTAssertEqual(result.farExit, 0, logs)
-        checkAudio(result)
+        checkRelayedCall(try scenario.runWithBothBehindNATs(turn: true))
     }
 
     /// Relay only, and renumbered behind the NAT mid-call: the stream allocates a new relay
@@ -114,19 +111,15 @@ final class CallNATTests: XCTestCase {
         var scenario = try scenario()
         scenario.callSeconds = 10
         let result = try scenario.runRelayOnlyWithRenumbering()
-        let logs = "nated:\n\(result.natedLog)\nfar:\n\(result.farLog.suffix(8_000))\ncoturn:\n\(result.coturnLog.suffix(3_000))"
-        XCTAssertEqual(result.natedCallbacks, ["connected", "reconnecting: 53001", "reconnected", "disconnected"], logs)
+        checkRelayedCall(result, callbacks: ["connected", "reconnecting: 53001", "reconnected", "disconnected"])
         let candidates = result.farLog.components(separatedBy: "\n").filter { $0.hasPrefix("a=candidate:") }
-        XCTAssertFalse(candidates.isEmpty, logs)
         // The far party's own are host candidates on 10.9.0.1; ours only relayed ones, in the
         // offer and in the restart (two allocations, two relayed ports).
+        XCTAssertFalse(candidates.isEmpty, result.farLog)
         XCTAssertFalse(candidates.contains { $0.contains("10.0.0.") || $0.contains("10.5.0.") }, "none of our addresses: \(candidates)")
         XCTAssertGreaterThanOrEqual(Set(candidates.filter { $0.contains("typ relay") }).count, 2, "\(candidates)")
         XCTAssertFalse(result.farLog.contains("10.0.0.3"), "the new private address is never revealed")
         XCTAssertGreaterThanOrEqual(result.coturnLog.components(separatedBy: "ALLOCATE processed, success").count - 1, 2, "a new allocation after the move")
-        XCTAssertEqual(result.natedExit, 0, logs)
-        XCTAssertEqual(result.farExit, 0, logs)
-        checkAudio(result)
     }
 
     /// With STUN, and our client renumbered behind the NAT mid-call: it learns its new mapping
