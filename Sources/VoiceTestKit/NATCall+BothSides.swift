@@ -18,25 +18,16 @@ extension NATCall {
         defer {
             for namespace in [client, router, farClient, farRouter, provider] { namespace.delete() }
         }
-        for (inside, nat, subnet, outside, link) in [
+        for (inside, nat, subnet, outside, interfaces) in [
             (client, router, "10.0.0", "10.5.0", ("n0", "r0", "r1", "p0")), (farClient, farRouter, "10.1.0", "10.6.0", ("f0", "s0", "s1", "p1")),
         ] {
-            try NetworkNamespace.run(["link", "add", link.0, "netns", inside.name, "type", "veth", "peer", "name", link.1, "netns", nat.name])
-            try NetworkNamespace.run(["link", "add", link.2, "netns", nat.name, "type", "veth", "peer", "name", link.3, "netns", provider.name])
-            try inside.batch("link set \(link.0) up", "addr add \(subnet).2/24 dev \(link.0)", "route add default via \(subnet).1")
-            try nat.batch(
-                "link set \(link.1) up", "link set \(link.2) up", "addr add \(subnet).1/24 dev \(link.1)", "addr add \(outside).1/24 dev \(link.2)",
-                "route add 10.9.0.1/32 via \(outside).2")
-            try nat.exec("sysctl", "-q", "-w", "net.ipv4.ip_forward=1")
-            try nat.exec("nft", "add table ip nat")
-            try nat.exec("nft", "add chain ip nat postrouting { type nat hook postrouting priority 100 ; }")
-            try nat.exec("nft", "add rule ip nat postrouting oifname \(link.2) masquerade")
+            try Self.link(inside, behind: nat, to: provider, subnet: subnet, outside: outside, interfaces: interfaces)
+            // Nothing in that nobody inside asked for; only SIP and TURN out.
             try nat.exec("nft", "add table ip filter")
             try nat.exec("nft", "add chain ip filter forward { type filter hook forward priority 0 ; policy drop ; }")
             try nat.exec("nft", "add rule ip filter forward ct state established,related accept")
-            try nat.exec("nft", "add rule ip filter forward iifname \(link.1) udp dport { 3478, 5060 } accept")
-            try nat.exec("nft", "add rule ip filter forward iifname \(link.1) tcp dport { 3478, 5060 } accept")
-            try provider.batch("link set \(link.3) up", "addr add \(outside).2/24 dev \(link.3)")
+            try nat.exec("nft", "add rule ip filter forward iifname \(interfaces.1) udp dport { 3478, 5060 } accept")
+            try nat.exec("nft", "add rule ip filter forward iifname \(interfaces.1) tcp dport { 3478, 5060 } accept")
         }
         // A default route to nowhere: coturn's sends to the parties' private addresses (their
         // host candidates) vanish as they would on the internet, instead of failing with

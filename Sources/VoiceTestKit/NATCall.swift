@@ -38,18 +38,30 @@ package struct NATCall {
         let client = try NetworkNamespace(prefix: "nc")
         let router = try NetworkNamespace(prefix: "nr")
         let provider = try NetworkNamespace(prefix: "np")
-        try NetworkNamespace.run(["link", "add", "n0", "netns", client.name, "type", "veth", "peer", "name", "r0", "netns", router.name])
-        try NetworkNamespace.run(["link", "add", "r1", "netns", router.name, "type", "veth", "peer", "name", "p0", "netns", provider.name])
-        try client.batch("link set n0 up", "addr add 10.0.0.2/24 dev n0", "route add default via 10.0.0.1")
-        try router.batch(
-            "link set r0 up", "link set r1 up", "addr add 10.0.0.1/24 dev r0", "addr add 10.5.0.1/24 dev r1",
-            "route add 10.9.0.1/32 via 10.5.0.2")
-        try router.exec("sysctl", "-q", "-w", "net.ipv4.ip_forward=1")
-        try router.exec("nft", "add table ip nat")
-        try router.exec("nft", "add chain ip nat postrouting { type nat hook postrouting priority 100 ; }")
-        try router.exec("nft", "add rule ip nat postrouting oifname r1 masquerade")
-        try provider.batch("link set p0 up", "addr add 10.5.0.2/24 dev p0", "addr add 10.9.0.1/32 dev lo")
+        try Self.link(client, behind: router, to: provider, subnet: "10.0.0", outside: "10.5.0", interfaces: ("n0", "r0", "r1", "p0"))
+        try provider.batch("addr add 10.9.0.1/32 dev lo")
         return (client, router, provider)
+    }
+
+    /// Links `inside` (`<subnet>.2`) to `nat` (`<subnet>.1` inside, `<outside>.1` outside, masquerading)
+    /// and `nat` to `provider` (`<outside>.2`), with routes to the provider's 10.9.0.1;
+    /// `interfaces` names the veth ends: inside's, nat's inner and outer, provider's.
+    static func link(
+        _ inside: NetworkNamespace, behind nat: NetworkNamespace, to provider: NetworkNamespace, subnet: String, outside: String,
+        interfaces: (String, String, String, String)
+    ) throws {
+        let (own, inner, outer, far) = interfaces
+        try NetworkNamespace.run(["link", "add", own, "netns", inside.name, "type", "veth", "peer", "name", inner, "netns", nat.name])
+        try NetworkNamespace.run(["link", "add", outer, "netns", nat.name, "type", "veth", "peer", "name", far, "netns", provider.name])
+        try inside.batch("link set \(own) up", "addr add \(subnet).2/24 dev \(own)", "route add default via \(subnet).1")
+        try nat.batch(
+            "link set \(inner) up", "link set \(outer) up", "addr add \(subnet).1/24 dev \(inner)", "addr add \(outside).1/24 dev \(outer)",
+            "route add 10.9.0.1/32 via \(outside).2")
+        try nat.exec("sysctl", "-q", "-w", "net.ipv4.ip_forward=1")
+        try nat.exec("nft", "add table ip nat")
+        try nat.exec("nft", "add chain ip nat postrouting { type nat hook postrouting priority 100 ; }")
+        try nat.exec("nft", "add rule ip nat postrouting oifname \(outer) masquerade")
+        try provider.batch("link set \(far) up", "addr add \(outside).2/24 dev \(far)")
     }
 
     /// Without STUN: our client behind the NAT calls `bob` through Kamailio and hangs up after
