@@ -62,7 +62,10 @@ package struct TURNRelay: Sendable {
 
     /// The relayed candidate (RFC 8445 §5.1.1.2): its base is itself, its related address the
     /// mapped one.
-    package var candidate: ICECandidate {
+    package var candidate: ICECandidate { Self.candidate(relayed: relayed, mapped: mapped, server: server) }
+
+    /// The relayed candidate of an allocation on `server` that gave `relayed` and `mapped`.
+    package static func candidate(relayed: ICETransportAddress, mapped: ICETransportAddress, server: ICETransportAddress) -> ICECandidate {
         var candidate = ICECandidate.local(.relayed, address: relayed, base: relayed, server: server)
         candidate.relatedAddress = mapped
         return candidate

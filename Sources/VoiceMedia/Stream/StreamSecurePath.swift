@@ -72,7 +72,6 @@ final class StreamSecurePath {
     /// Whether checks straight to the port are answered: not when our candidates are relayed
     /// only (the relay-only policy), which would reveal the host's address.
     private var answersDirectChecks = true
-    private(set) var relayFailure: TURNError?
     /// A new allocation under way after the host moved, and who gets its relayed candidate; the
     /// ICE restart that offers the candidate switches to it (``restartICE(_:now:)``).
     private var pendingTurn: TURNClient?
@@ -80,8 +79,6 @@ final class StreamSecurePath {
     private var pendingRelayed: ICETransportAddress?
     /// Whether the relay is reached over TCP or TLS (its connection died with the move: no new allocation).
     private var relayOverStream = false
-    /// Datagrams the server relayed that were neither STUN nor DTLS before a channel was bound.
-    private(set) var droppedRelayIndications: UInt64 = 0
 
     /// An ICE restart: a new agent with new credentials checks anew, while media goes on over
     /// the pair in force until the new agent selects one (make before break). DTLS stays.
@@ -136,13 +133,7 @@ final class StreamSecurePath {
                 if let relayServer { effects.append(.send(bytes, to: relayServer)) }
             case .allocated(let relayedAddress, let mapped):
                 pendingRelayed = relayedAddress
-                if let server = turnServerAddress {
-                    var candidate = ICECandidate.local(.relayed, address: relayedAddress, base: relayedAddress, server: server)
-                    candidate.relatedAddress = mapped
-                    pendingCompletion?(candidate)
-                } else {
-                    pendingCompletion?(nil)
-                }
+                pendingCompletion?(turnServerAddress.map { TURNRelay.candidate(relayed: relayedAddress, mapped: mapped, server: $0) })
                 pendingCompletion = nil
             case .failed:
                 pendingCompletion?(nil)
@@ -502,13 +493,11 @@ final class StreamSecurePath {
                 switch kind {
                 case .stun: effects += receiveRelayedSTUN(data, from: source, now: now)
                 case .dtls: effects += receiveDTLS(data, from: source, now: now)
-                default: droppedRelayIndications += 1
+                default: break  // RTP in a Data indication, before its channel is bound: not played
                 }
-            case .failed(let error):
-                // The relayed candidate is gone; a relayed path in use loses consent and the call
-                // reconnects or ends as for any lost path.
-                relayFailure = error
-            case .allocated, .permitted:
+            case .failed, .allocated, .permitted:
+                // A failed allocation (a refresh refused): the relayed candidate is gone, and a
+                // relayed path in use loses consent and reconnects or ends as any lost path.
                 break
             }
         }
