@@ -74,4 +74,21 @@ package final class RawTCPClient {
         }
         return text
     }
+
+    /// Reads exactly `count` bytes within `timeout`; fewer when the time runs out or the
+    /// connection closes.
+    package func receiveBytes(_ count: Int, within timeout: TimeInterval) -> [UInt8] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date() < deadline, bytes.count < count {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, 20) > 0 {
+                let n = recv(fd, &buffer, min(buffer.count, count - bytes.count), Int32(MSG_DONTWAIT))
+                if n <= 0 { break }
+                bytes += buffer[0..<n]
+            }
+        }
+        return bytes
+    }
 }

@@ -54,7 +54,7 @@ package final class SIPMemoryTransport: SIPTransport, @unchecked Sendable {
                 self.network.send(bytes, from: local, to: destination)
             case .tcp:
                 try self.write(bytes, to: destination)
-            case .tls:
+            case .tls, .ws, .wss:
                 throw SIPTransportError(.unsupportedTransport, "the memory network carries UDP and TCP only")
             }
         }

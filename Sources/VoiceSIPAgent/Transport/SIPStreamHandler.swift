@@ -175,6 +175,8 @@ struct SIPStreamEvents: Sendable {
     var proven: @Sendable (SIPTransportEndpoint, Channel) -> Void
     var closed: @Sendable (SIPTransportEndpoint, Channel, SIPTransportError?) -> Void
     var deliver: @Sendable (SIPTransportEvent) -> Void
+    /// A WebSocket peer broke the protocol and was refused.
+    var refused: @Sendable (SIPWebSocketRefusal) -> Void = { _ in }
 }
 
 /// The limits a stream handler enforces on its connection.

@@ -30,6 +30,8 @@ public struct SIPTransportConfiguration: Sendable {
     /// socket cannot take more, nothing more is read from the peer (backpressure); a peer that
     /// still gets this far behind (it sends but never reads) is disconnected.
     public var maximumPendingOutputBytes: Int
+    /// The HTTP path of the WebSocket handshakes we send (`/sip` of `wss://proxy.example.com/sip`).
+    package var webSocketPath = "/"
 
     /// Creates a configuration.
     public init(

@@ -47,6 +47,8 @@ package final class SIPTransportLayer: @unchecked Sendable {
     private var pendingConnections: [SIPTransportEndpoint: EventLoopFuture<Channel>] = [:]
     /// The verified certificate names of each TLS connection's peer (see `SIPTLSIdentity`).
     private var tlsIdentities: [SIPTransportEndpoint: Set<String>] = [:]
+    /// WebSocket connections and handshakes refused, by reason.
+    private var webSocketRefusals: [SIPWebSocketRefusal: Int] = [:]
     private var isShutDown = false
 
     /// Creates a transport layer; nothing is bound until ``listen(_:host:port:)``.
@@ -126,12 +128,12 @@ package final class SIPTransportLayer: @unchecked Sendable {
                 }
             }
             return promise.futureResult
-        case .tcp, .tls:
+        case .tcp, .tls, .ws, .wss:
             let tls: NIOSSLContext?
-            if transport == .tls {
+            if transport.isSecure {
                 guard let serverTLS else {
                     return eventLoop.makeFailedFuture(
-                        SIPTransportError(.unsupportedTransport, "listening on TLS needs a server certificate"))
+                        SIPTransportError(.unsupportedTransport, "listening on \(transport) needs a server certificate"))
                 }
                 tls = serverTLS
             } else {
@@ -144,7 +146,11 @@ package final class SIPTransportLayer: @unchecked Sendable {
                 .childChannelOption(.socketOption(.so_sndbuf), value: Self.streamSendBufferSize)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try self.configureStream(channel, transport: transport, serverTLS: tls, clientTLSHost: nil, inbound: true)
+                        if transport.isWebSocket {
+                            try self.configureWebSocketServer(channel, transport: transport, serverTLS: tls)
+                        } else {
+                            try self.configureStream(channel, transport: transport, serverTLS: tls, clientTLSHost: nil, inbound: true)
+                        }
                     }
                 }
                 .bind(host: host, port: port)
@@ -219,7 +225,7 @@ package final class SIPTransportLayer: @unchecked Sendable {
                 try self.checkDatagramDestination(destination.address, from: socket.localAddress)
                 try socket.send(bytes, to: destination.address)
             }.flatMapErrorThrowing { error in throw Self.sendError(error, destination) }
-        case .tcp, .tls:
+        case .tcp, .tls, .ws, .wss:
             return connection(to: destination, serverName: serverName).flatMap { channel in
                 channel.writeAndFlush(channel.allocator.buffer(bytes: bytes))
             }.flatMapErrorThrowing { error in throw Self.sendError(error, destination) }
@@ -279,7 +285,8 @@ package final class SIPTransportLayer: @unchecked Sendable {
             return eventLoop.makeFailedFuture(SIPTransportError(.tooManyConnections, "\(connections.count) open"))
         }
         let transport = destination.transport
-        let tlsHost = transport == .tls ? (serverName ?? "") : nil
+        let tlsHost = transport.isSecure ? (serverName ?? "") : nil
+        let handshake = transport.isWebSocket ? eventLoop.makePromise(of: Channel.self) : nil
         var bootstrap = ClientBootstrap(group: eventLoop)
         // From the address we listen on, when it is a specific one: Via's sent-by names it, and
         // a peer that must open a connection back for a response (ours closed) connects there.
@@ -295,18 +302,31 @@ package final class SIPTransportLayer: @unchecked Sendable {
             .channelOption(.socketOption(.so_sndbuf), value: Self.streamSendBufferSize)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try self.configureStream(channel, transport: transport, serverTLS: nil, clientTLSHost: tlsHost, inbound: false)
+                    if let handshake {
+                        try self.configureWebSocketClient(
+                            channel, to: destination, serverName: serverName, clientTLSHost: tlsHost, handshake: handshake)
+                    } else {
+                        try self.configureStream(channel, transport: transport, serverTLS: nil, clientTLSHost: tlsHost, inbound: false)
+                    }
                 }
             }
             .connect(to: destination.address)
             .flatMap { channel -> EventLoopFuture<Channel> in
                 // For TLS, wait for the handshake so a certificate failure fails this send, not a later one.
-                guard let waiter = try? channel.pipeline.syncOperations.handler(type: SIPTLSHandshakeWaiter.self) else {
-                    return channel.eventLoop.makeSucceededFuture(channel)
+                let secured =
+                    (try? channel.pipeline.syncOperations.handler(type: SIPTLSHandshakeWaiter.self))?.handshake
+                    ?? channel.eventLoop.makeSucceededFuture(channel)
+                guard let handshake else { return secured }
+                // A WebSocket is open once its own handshake is done too, within the connect timeout.
+                let timeout = channel.eventLoop.scheduleTask(in: TimeAmount(self.configuration.connectTimeout)) {
+                    handshake.fail(SIPTransportError(.connectFailed, "\(destination): no WebSocket handshake answer"))
+                    channel.close(promise: nil)
                 }
-                return waiter.handshake
+                handshake.futureResult.whenComplete { _ in timeout.cancel() }
+                return secured.flatMap { _ in handshake.futureResult }
             }
             .flatMapErrorThrowing { error -> Channel in
+                handshake?.fail(error)
                 if let error = error as? SIPTransportError { throw error }
                 if error is NIOSSLError || error is BoringSSLError {
                     throw SIPTransportError(.tlsFailed, "\(destination): \(error)")
@@ -319,45 +339,71 @@ package final class SIPTransportLayer: @unchecked Sendable {
     }
 
     /// Builds a stream pipeline: TLS (server or client side) if asked, then the SIP framer.
-    private func configureStream(
+    func configureStream(
         _ channel: Channel, transport: SIPTransportProtocol, serverTLS: NIOSSLContext?, clientTLSHost: String?, inbound: Bool
     ) throws {
         if let serverTLS {
             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: serverTLS))
             if let tls = configuration.tlsServer, SIPTLSIdentity.verifiesPeer(tls.certificateVerification) {
-                try channel.pipeline.syncOperations.addHandler(identityRecorder(for: channel))
+                try channel.pipeline.syncOperations.addHandler(identityRecorder(for: channel, transport: transport))
             }
         } else if let clientTLSHost {
             let isIP = (try? NIOCore.SocketAddress(ipAddress: clientTLSHost, port: 0)) != nil
             let name = clientTLSHost.isEmpty || isIP ? nil : clientTLSHost
             try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: clientTLS, serverHostname: name))
             if SIPTLSIdentity.verifiesPeer(configuration.tlsClient.certificateVerification) {
-                try channel.pipeline.syncOperations.addHandler(identityRecorder(for: channel))
+                try channel.pipeline.syncOperations.addHandler(identityRecorder(for: channel, transport: transport))
             }
             try channel.pipeline.syncOperations.addHandler(SIPTLSHandshakeWaiter(promise: channel.eventLoop.makePromise()))
         }
+        try addIdleHandlers(channel)
+        if transport.isWebSocket { return }
+        try channel.pipeline.syncOperations.addHandler(
+            SIPStreamHandler(transport: transport, parser: parser, events: streamEvents, limits: streamLimits, isInbound: inbound))
+    }
+
+    func addIdleHandlers(_ channel: Channel) throws {
         try channel.pipeline.syncOperations.addHandler(
             IdleStateHandler(allTimeout: TimeAmount(configuration.idleConnectionTimeout)))
         try channel.pipeline.syncOperations.addHandler(SIPIdleCloser())
-        let events = SIPStreamEvents(
+    }
+
+    /// The transport layer's side of every stream connection, called on the loop.
+    var streamEvents: SIPStreamEvents {
+        SIPStreamEvents(
             opened: { [weak self] remote, channel, inbound in self?.connectionOpened(remote, channel, inbound: inbound) },
             proven: { [weak self] remote, channel in
                 if self?.connections[remote] === channel { self?.unproven[remote] = nil }
             },
             closed: { [weak self] remote, channel, error in self?.connectionClosed(remote, channel, error) },
-            deliver: onEvent
+            deliver: onEvent,
+            refused: { [weak self] refusal in self?.countRefusal(refusal) }
         )
-        let limits = SIPStreamLimits(
-            messageCompletionTimeout: TimeAmount(configuration.messageCompletionTimeout),
-            maximumPendingOutputBytes: configuration.maximumPendingOutputBytes)
-        try channel.pipeline.syncOperations.addHandler(
-            SIPStreamHandler(transport: transport, parser: parser, events: events, limits: limits, isInbound: inbound))
     }
 
-    private func identityRecorder(for channel: Channel) -> SIPTLSIdentityRecorder {
+    var streamLimits: SIPStreamLimits {
+        SIPStreamLimits(
+            messageCompletionTimeout: TimeAmount(configuration.messageCompletionTimeout),
+            maximumPendingOutputBytes: configuration.maximumPendingOutputBytes)
+    }
+
+    /// The message parser every connection shares.
+    var messageParser: SIPMessageParser { parser }
+
+    private func countRefusal(_ refusal: SIPWebSocketRefusal) {
+        webSocketRefusals[refusal, default: 0] += 1
+        logger.debug("refused a WebSocket peer: \(refusal)")
+    }
+
+    /// How many WebSocket connections and handshakes were refused, by reason.
+    package func webSocketRefusalCounts() -> EventLoopFuture<[SIPWebSocketRefusal: Int]> {
+        eventLoop.submit { self.webSocketRefusals }
+    }
+
+    private func identityRecorder(for channel: Channel, transport: SIPTransportProtocol) -> SIPTLSIdentityRecorder {
         SIPTLSIdentityRecorder { [weak self] names in
             guard let self, let address = channel.remoteAddress else { return }
-            let remote = SIPTransportEndpoint(transport: .tls, address: address)
+            let remote = SIPTransportEndpoint(transport: transport, address: address)
             if self.connections[remote] === channel, !names.isEmpty { self.tlsIdentities[remote] = names }
         }
     }

@@ -22,8 +22,13 @@ struct SIPTargetResolver: Sendable {
     /// The transport, host and port for `uri`.
     func target(for uri: SIPURI) throws(SIPTransportError) -> Target {
         let transport: SIPTransportProtocol
-        if uri.scheme == .sips {
-            transport = .tls
+        let named = uri.transport.map { SIPTransportProtocol(token: $0) }
+        if let named, named?.isWebSocket == true {
+            // RFC 7118 §5.2 has one value, `ws`, for both: `sips:` or our own secure WebSocket
+            // (a proxy's Record-Route over our wss connection says `transport=ws`) mean wss.
+            transport = uri.scheme == .sips || defaultTransport == .wss ? .wss : .ws
+        } else if uri.scheme == .sips {
+            transport = defaultTransport == .wss ? .wss : .tls
         } else if let token = uri.transport {
             guard let named = SIPTransportProtocol(token: token) else {
                 throw SIPTransportError(.unsupportedTransport, "transport=\(token)")

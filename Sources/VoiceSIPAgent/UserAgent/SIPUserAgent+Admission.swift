@@ -44,7 +44,7 @@ extension SIPUserAgent {
     func isTrustedSource(_ source: SIPTransportEndpoint) -> Bool {
         let policy = configuration.incomingCallPolicy
         if policy.trustedSources.contains(source.host) { return true }
-        guard source.transport == .tls, !policy.trustedTLSNames.isEmpty else { return false }
+        guard source.transport.isSecure, !policy.trustedTLSNames.isEmpty else { return false }
         let proven = transport.verifiedTLSNames(of: source)
         return policy.trustedTLSNames.contains { proven.contains($0.lowercased()) }
     }

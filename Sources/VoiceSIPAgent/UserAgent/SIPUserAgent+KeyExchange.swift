@@ -2,7 +2,7 @@ import VoiceSIP
 import VoiceSupport
 extension SIPUserAgent {
     /// Whether SDES keys may travel to or from `host` over `transport` (RFC 4568 §8.3: only
-    /// over signaling protected from eavesdroppers). TLS is; so is loopback, where the key never
+    /// over signaling protected from eavesdroppers). TLS and secure WebSockets are; so is loopback, where the key never
     /// leaves the machine. Anything else needs
     /// ``SIPUserAgentConfiguration/allowsKeysOverUnencryptedSignaling``, and is logged once.
     func mayExchangeKeys(transport: SIPTransportProtocol, host: String) -> Bool {
@@ -14,7 +14,7 @@ extension SIPUserAgent {
     /// ``SDPEncryptionPolicy/automatic(suites:)`` a call where they may not is a DTLS-SRTP call
     /// only (no SDES answer, no SDES retry after a 488).
     func maySendSDESKeys(transport: SIPTransportProtocol, host: String) -> Bool {
-        if transport == .tls || Self.isLoopback(host) { return true }
+        if transport.isSecure || Self.isLoopback(host) { return true }
         guard configuration.allowsKeysOverUnencryptedSignaling else { return false }
         if !warnedAboutClearTextKeys {
             warnedAboutClearTextKeys = true

@@ -48,6 +48,11 @@ package final class SIPUserAgent: @unchecked Sendable {
     var advertisedHost: String?
     /// The SIP port Contact and Via carry, when not the bound one (a NAT's, from STUN).
     var advertisedPort: Int?
+    /// The host a WebSocket client's Via and Contact carry: random, in `.invalid` (RFC 7118 §5.2).
+    let webSocketHost: String = {
+        var generator = SecureRandomNumberGenerator()
+        return SIPIdentifierGenerator.token(length: 12, using: &generator) + ".invalid"
+    }()
     /// What STUN said each reserved media port maps to, until its call's SDP takes it.
     var mappedMediaAddresses: [UInt16: STUNMappedAddress] = [:]
     /// The host's other addresses (beside the advertised one) that DTLS-SRTP calls offer host
@@ -140,7 +145,20 @@ package final class SIPUserAgent: @unchecked Sendable {
     /// the transport configuration has a server certificate.
     /// - Returns: The bound local endpoint (its port is what Contact and Via carry).
     package func start() -> EventLoopFuture<SIPTransportEndpoint> {
-        transport.listen(configuration.transport, host: configuration.listenHost, port: configuration.listenPort)
+        if isWebSocketClientOnly {
+            // Nothing to bind: every request opens (or reuses) a connection to the proxy.
+            guard let address = try? NIOCore.SocketAddress(ipAddress: configuration.listenHost, port: 0) else {
+                return eventLoop.makeFailedFuture(
+                    SIPTransportError(.invalidAddress, "\(configuration.listenHost) is not a numeric IP address"))
+            }
+            let endpoint = SIPTransportEndpoint(transport: configuration.transport, address: address)
+            return jobs.submit {
+                self.localEndpoint = endpoint
+                if self.configuration.outboundProxy != nil { self.startFlowLivenessIfNeeded() }
+                return endpoint
+            }
+        }
+        return transport.listen(configuration.transport, host: configuration.listenHost, port: configuration.listenPort)
             .flatMapError { error in
                 // A TLS client without a certificate still works: it only opens connections.
                 guard self.configuration.transport == .tls, (error as? SIPTransportError)?.kind == .unsupportedTransport else {
@@ -182,8 +200,19 @@ package final class SIPUserAgent: @unchecked Sendable {
 
     // MARK: - Addresses we advertise
 
-    /// Our Contact URI: identity user at the bound address, with `transport=` for TCP/TLS.
+    /// A WebSocket transport that does not listen: a client in RFC 7118's sense.
+    var isWebSocketClientOnly: Bool { configuration.transport.isWebSocket && !configuration.acceptsWebSocketConnections }
+
+    /// Our Contact URI: identity user at the bound address, with `transport=` for TCP/TLS. A
+    /// WebSocket client, which cannot be connected to, has its `.invalid` host and `;ob`
+    /// (RFC 7118 §5, RFC 5626 §5.4): the proxy reaches it over the connection it opened.
     var contactURI: SIPURI {
+        if isWebSocketClientOnly {
+            var uri = SIPURI(scheme: .sip, user: configuration.identity.uri.user, host: webSocketHost, port: nil)
+            uri.parameters.set("transport", configuration.transport.uriParameter)
+            uri.parameters.set("ob", nil)
+            return uri
+        }
         let endpoint = localEndpoint
         var uri = SIPURI(
             scheme: configuration.transport == .tls ? .sips : .sip,
@@ -196,6 +225,11 @@ package final class SIPUserAgent: @unchecked Sendable {
 
     /// The top Via template: our transport and sent-by, asking for rport (RFC 3581).
     var viaTemplate: SIPVia {
+        if isWebSocketClientOnly {
+            var via = SIPVia(transport: configuration.transport.rawValue, host: webSocketHost, port: nil)
+            via.parameters.set("rport", nil)
+            return via
+        }
         let endpoint = localEndpoint
         var via = SIPVia(
             transport: configuration.transport.rawValue, host: advertisedHost ?? endpoint?.host ?? configuration.listenHost,

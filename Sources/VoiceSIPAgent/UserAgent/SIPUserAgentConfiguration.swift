@@ -22,6 +22,12 @@ package struct SIPUserAgentConfiguration: Sendable {
     package var advertisedHost: String?
     /// The local port; 0 picks a free one.
     package var listenPort: Int
+    /// With a WebSocket ``transport``: whether to listen for WebSocket connections on
+    /// ``listenHost``:``listenPort`` too (browsers and gateways calling us directly; `.wss`
+    /// needs a server certificate). False (the default): a WebSocket client only, as RFC 7118
+    /// §5 describes one: Via and Contact carry a `.invalid` host, Contact `;ob`, and requests
+    /// reach us over the connection we opened.
+    package var acceptsWebSocketConnections = false
     /// Where every request goes first when set (RFC 3261 §8.1.2 outbound proxy), e.g. `sip:proxy;transport=tcp`.
     package var outboundProxy: SIPURI?
     /// Where REGISTER goes; default the identity's domain.
