@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system libraries and tools the package and its tests need (Debian), including the
 # SIP peers the interop tests run against: baresip (baresip-core) and kamailio, and what the
+# WebSocket proxy modules Kamailio needs for SIP over WebSocket (kamailio-websocket-modules), the
+# WebRTC-to-SIP media gateway (rtpengine-daemon), what the
 # network tests build their networks with: iproute2, nftables (a NAT router or firewall) and coturn (STUN and TURN),
 # and the sound server the audio-interruption tests kill and restart: pulseaudio (with its
 # tools) behind ALSA's pulse PCM (libasound2-plugins). OpenSSL 3 (libssl-dev) for DTLS-SRTP, and
@@ -9,7 +11,7 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 need=""
-for pkg in python3-pip chromium libopus-dev libsrtp2-dev libssl-dev libasound2-dev libspeexdsp-dev pkg-config alsa-utils baresip-core kamailio kamailio-tls-modules iproute2 nftables coturn pulseaudio pulseaudio-utils libasound2-plugins; do
+for pkg in python3-pip chromium libopus-dev libsrtp2-dev libssl-dev libasound2-dev libspeexdsp-dev pkg-config alsa-utils baresip-core kamailio kamailio-tls-modules kamailio-websocket-modules rtpengine-daemon iproute2 nftables coturn pulseaudio pulseaudio-utils libasound2-plugins; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
 done
 if [ -n "$need" ]; then

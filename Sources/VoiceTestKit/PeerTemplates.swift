@@ -14,6 +14,10 @@ public enum PeerTemplates {
     /// Kamailio's template file.
     public static var kamailio: String? { directory.map { $0 + "/kamailio/kamailio.cfg" } }
 
+    /// Kamailio as the proxy of WebSocket clients (RFC 7118: `websocket` + `xhttp`, `nathelper`
+    /// aliases) beside UDP and TCP ones; see ``KamailioConfiguration/webSocketPort``.
+    public static var kamailioWebSocket: String? { directory.map { $0 + "/kamailio/websocket.cfg" } }
+
     /// Kamailio as a load balancer (the dispatcher module, OPTIONS health checks) in front of
     /// several SDK processes; see ``KamailioConfiguration/dispatcherDestinations``.
     public static var kamailioDispatcher: String? { directory.map { $0 + "/kamailio/dispatcher.cfg" } }

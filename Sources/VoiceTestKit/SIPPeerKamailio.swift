@@ -20,6 +20,12 @@ public struct KamailioConfiguration: Hashable, Sendable {
     /// and key (PEM files) it presents; nil: none. Kamailio does not verify its peers'
     /// certificates (the client side checks Kamailio's).
     public var tls: KamailioTLS?
+    /// With the WebSocket template (``PeerTemplates/kamailioWebSocket``): the port of SIP over
+    /// WebSocket (`ws://`); 0 picks a free one.
+    public var webSocketPort: Int = 0
+    /// With the WebSocket template and ``tls``: the port of SIP over secure WebSocket
+    /// (`wss://`), presenting the TLS listener's certificate; nil: none.
+    public var secureWebSocketPort: Int?
     /// With the dispatcher template (``PeerTemplates/kamailioDispatcher``): the SIP URIs of the
     /// destinations calls are spread over (`sip:127.0.0.1:5070`), written to `dispatcher.list`.
     public var dispatcherDestinations: [String] = []
@@ -57,6 +63,10 @@ public final class KamailioPeer: Sendable {
     public let directory: String
     /// The UDP address.
     package let udpAddress: SocketAddress
+    /// The `ws://` URL of the WebSocket template's listener (`ws://127.0.0.1:port/`).
+    public var webSocketURL: String { "ws://\(configuration.listenHost):\(configuration.webSocketPort)/" }
+    /// The `wss://` URL, when there is a secure WebSocket listener.
+    public var secureWebSocketURL: String? { configuration.secureWebSocketPort.map { "wss://\(configuration.listenHost):\($0)/" } }
     /// The proxy's URI over UDP, e.g. `sip:127.0.0.1:5060`.
     public let uri: String
     /// The running process.
@@ -129,6 +139,14 @@ public final class KamailioPeer: Sendable {
             tlsListen = "enable_tls=yes\nlisten=tls:\(config.listenHost):\(tls.port)\nalias=\"\(config.listenHost):\(tls.port)\""
             tlsModule = "loadmodule \"tls.so\"\nmodparam(\"tls\", \"config\", \"\(directory)/tls.cfg\")"
         }
+        if config.webSocketPort == 0 { config.webSocketPort = try SIPPeerProcess.freePort() }
+        var wssListen = "# no wss listener"
+        if let port = config.secureWebSocketPort {
+            guard config.tls != nil else {
+                throw SIPPeerError(.invalidValue, "a secure WebSocket listener needs the TLS certificate (tls)")
+            }
+            wssListen = "listen=tls:\(config.listenHost):\(port)\nalias=\"\(config.listenHost):\(port)\""
+        }
         var list: [String] = []
         for destination in config.dispatcherDestinations {
             try SIPPeerTemplate.validate(destination, as: "dispatcher destination")
@@ -146,6 +164,9 @@ public final class KamailioPeer: Sendable {
             "TCP_PORT": String(config.tcpPort),
             "TLS_LISTEN": tlsListen,
             "TLS_MODULE": tlsModule,
+            "WS_PORT": String(config.webSocketPort),
+            "WSS_PORT": String(config.secureWebSocketPort ?? config.webSocketPort),
+            "WSS_LISTEN": wssListen,
             "REALM": config.realm,
             "MODULE_PATH": config.modulePath,
             "USERS": users.joined(separator: "\n"),

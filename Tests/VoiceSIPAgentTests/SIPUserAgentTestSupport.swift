@@ -56,6 +56,9 @@ final class SIPTestAgent: Sendable {
 
     var events: [SIPUserAgentEvent] { recorded.withLockedValue { $0 } }
 
+    /// Forgets the events so far (before a second call's waits).
+    func clearEvents() { recorded.withLockedValue { $0 = [] } }
+
     func callEvents(_ handle: SIPCallHandle) -> [SIPInviteSessionEvent] {
         events.compactMap { if case .call(let h, let e) = $0, h == handle { return e } else { return nil } }
     }

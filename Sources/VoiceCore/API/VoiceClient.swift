@@ -249,14 +249,18 @@ public final class VoiceClient: @unchecked Sendable {
         if let username = c.username, let password = c.password {
             credentials.append(SIPAuthCredentials(username: username, password: password))
         }
+        let transport = try Self.signalingTransport(c)
+        var transportConfiguration = c.tls
+        if let path = (c.outboundProxy ?? c.registrar)?.webSocketPath { transportConfiguration.webSocketPath = path }
         var configuration = SIPUserAgentConfiguration(
-            identity: identity, credentials: credentials, transport: c.transport, listenHost: c.listenHost,
+            identity: identity, credentials: credentials, transport: transport, listenHost: c.listenHost,
             listenPort: c.listenPort,
             outboundProxy: c.outboundProxy?.uri, registrar: c.registrar?.uri,
             media: SDPLocalCapabilities(
                 address: c.listenHost, port: 0, encryption: Self.encryptionPolicy(c),
                 dtlsFingerprint: SDPFingerprint(hashFunction: "sha-256", digest: dtlsIdentity.certificate.fingerprint.bytes)),
-            userAgent: c.userAgent, transportConfiguration: c.tls)
+            userAgent: c.userAgent, transportConfiguration: transportConfiguration)
+        configuration.acceptsWebSocketConnections = c.acceptsWebSocketConnections
         configuration.flowLiveness = c.reconnection.flowLiveness
         configuration.stunServer = try c.stunServer.map(Self.resolveSTUNServer)
         try applyICEOptions(c.iceOptions, to: &configuration, trustedCertificatesFile: c.turnTrustedCertificatesFile)
@@ -266,6 +270,19 @@ public final class VoiceClient: @unchecked Sendable {
         let engine = c.mediaEngine
         configuration.mediaLoad = { engine.load }
         return configuration
+    }
+
+    /// The transport the client speaks: the configuration's, or the WebSocket of a `ws://` or
+    /// `wss://` outbound proxy or registrar when the configuration left the default (UDP).
+    static func signalingTransport(_ c: VoiceClientConfiguration) throws(VoiceError) -> SIPTransportProtocol {
+        let webSockets = [c.outboundProxy, c.registrar].compactMap { $0?.webSocketTransport }
+        guard let server = webSockets.first else { return c.transport }
+        guard webSockets.allSatisfy({ $0 == server }), c.transport == .udp || c.transport == server else {
+            throw VoiceError(
+                .malformedRequest,
+                failureReason: "transport \(c.transport) does not match the \(server == .wss ? "wss://" : "ws://") server address")
+        }
+        return server
     }
 
     /// What the configuration's ``MediaSecurity`` means for offers and answers.

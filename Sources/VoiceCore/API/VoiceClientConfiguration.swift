@@ -13,8 +13,15 @@ public struct VoiceClientConfiguration: Sendable {
     /// The SIP domain (`example.com`, or an IP for a server-less setup); destinations without a
     /// domain (`bob`, `+14155550101`, `conference:room`) are placed in it.
     public var domain: String
-    /// The signaling transport. Default UDP.
+    /// The signaling transport. Default UDP. A `ws://` or `wss://` ``outboundProxy`` or
+    /// ``registrar`` makes it that WebSocket (RFC 7118): the client then connects out and is
+    /// reached over its connection (Via and Contact carry a `.invalid` host, Contact `;ob`).
     public var transport: SIPTransportProtocol
+    /// With transport `.ws` or `.wss`: whether the client also listens for WebSocket
+    /// connections on ``listenHost``:``listenPort`` (browsers and gateways calling it directly;
+    /// `.wss` needs a server certificate in ``tls``), its Contact then that address. Default
+    /// false: a WebSocket client only.
+    public var acceptsWebSocketConnections = false
     /// The local address to listen on and put in Contact and SDP. Default `127.0.0.1`. Not
     /// used with ``addressSelection`` `.automatic`.
     public var listenHost: String
