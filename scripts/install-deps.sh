@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system libraries and tools the package and its tests need (Debian), including the
-# SIP peers the interop tests run against: baresip (baresip-core) and kamailio, and what the
-# WebSocket proxy modules Kamailio needs for SIP over WebSocket (kamailio-websocket-modules), the
-# WebRTC-to-SIP media gateway (rtpengine-daemon), what the
+# SIP peers the interop tests run against: baresip (baresip-core) and kamailio (with its TLS and
+# WebSocket modules), the WebRTC-to-SIP media gateway rtpengine (rtpengine-daemon), what the
 # network tests build their networks with: iproute2, nftables (a NAT router or firewall) and coturn (STUN and TURN),
 # and the sound server the audio-interruption tests kill and restart: pulseaudio (with its
 # tools) behind ALSA's pulse PCM (libasound2-plugins). OpenSSL 3 (libssl-dev) for DTLS-SRTP, and
