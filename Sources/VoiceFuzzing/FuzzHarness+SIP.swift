@@ -1,5 +1,6 @@
 import VoiceMedia
 import VoiceSIP
+import VoiceSIPAgent
 
 extension FuzzHarness {
     static let sip: [FuzzHarness] = [
@@ -33,6 +34,15 @@ extension FuzzHarness {
                     return
                 }
             }
+        },
+        FuzzHarness(
+            name: "sip-websocket",
+            summary: "a listening WebSocket's bytes (after a valid handshake when the first byte is even): frames into SIP"
+        ) { bytes in
+            guard let first = bytes.first else { return }
+            let outcome = SIPWebSocketReplay.listening(Array(bytes.dropFirst()), afterHandshake: first & 1 == 0)
+            // A refused peer is closed; nothing it sent after the refusal is delivered.
+            precondition(outcome.refusals.isEmpty || outcome.closed, "a refused WebSocket peer is disconnected")
         },
         FuzzHarness(name: "sip-uri", summary: "a SIP/SIPS/tel URI and a name-address") { bytes in
             let text = String(decoding: bytes, as: UTF8.self)

@@ -168,6 +168,26 @@ final class SIPTransportWebSocketTests: SIPTransportTestCase {
     }
 }
 
+/// The replay the fuzzing harness drives: the same pipeline, fed bytes on an embedded channel.
+final class SIPWebSocketReplayTests: XCTestCase {
+    func testReplayDeliversRefusesAndCloses() {
+        let options = SIPTransportFixtures.options(transport: "WS")
+        let good = SIPWebSocketReplay.listening(RawWebSocket.frame(opcode: 0x1, payload: options), afterHandshake: true)
+        XCTAssertEqual(good.messages, 1)
+        XCTAssertFalse(good.closed)
+        XCTAssertTrue(good.refusals.isEmpty)
+        let unmasked = SIPWebSocketReplay.listening(RawWebSocket.frame(opcode: 0x1, payload: options, masked: false), afterHandshake: true)
+        XCTAssertEqual(unmasked.messages, 0)
+        XCTAssertEqual(unmasked.refusals, [.protocolError: 1])
+        XCTAssertTrue(unmasked.closed)
+        let noHandshake = SIPWebSocketReplay.listening(RawWebSocket.frame(opcode: 0x1, payload: options), afterHandshake: false)
+        XCTAssertEqual(noHandshake.messages, 0)
+        XCTAssertTrue(noHandshake.closed)
+        let keepAlive = SIPWebSocketReplay.listening(RawWebSocket.frame(opcode: 0xA, payload: []), afterHandshake: true)
+        XCTAssertEqual(keepAlive.keepAlives, 1)
+    }
+}
+
 /// A WebSocket client written out by hand, to send what a well-behaved one never would.
 struct RawWebSocket {
     let tcp: RawTCPClient

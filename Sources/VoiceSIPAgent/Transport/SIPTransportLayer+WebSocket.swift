@@ -54,7 +54,7 @@ extension SIPTransportLayer {
     /// A connection a browser or gateway opens to our listening WebSocket: TLS for `wss`, the
     /// HTTP server until a handshake offering `sip` upgrades it; other requests are answered
     /// (400, 426) and closed by ``SIPWebSocketServerGate``.
-    func configureWebSocketServer(_ channel: Channel, transport: SIPTransportProtocol, serverTLS: NIOSSLContext?) throws {
+    package func configureWebSocketServer(_ channel: Channel, transport: SIPTransportProtocol, serverTLS: NIOSSLContext?) throws {
         try configureStream(channel, transport: transport, serverTLS: serverTLS, clientTLSHost: nil, inbound: true)
         let events = streamEvents
         let limits = streamLimits

@@ -400,6 +400,12 @@ package final class SIPTransportLayer: @unchecked Sendable {
         eventLoop.submit { self.webSocketRefusals }
     }
 
+    /// The same, on ``eventLoop`` only.
+    package func webSocketRefusalCountsOnLoop() -> [SIPWebSocketRefusal: Int] {
+        eventLoop.preconditionInEventLoop()
+        return webSocketRefusals
+    }
+
     private func identityRecorder(for channel: Channel, transport: SIPTransportProtocol) -> SIPTLSIdentityRecorder {
         SIPTLSIdentityRecorder { [weak self] names in
             guard let self, let address = channel.remoteAddress else { return }
