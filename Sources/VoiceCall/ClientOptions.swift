@@ -11,7 +11,8 @@ import VoiceSupport
 struct ClientOptions: ParsableArguments {
     @Option(help: "Our user name (the user part of sip:identity@domain).") var identity = "alice"
     @Option(help: "The SIP domain destinations without a domain are placed in.") var domain = "127.0.0.1"
-    @Option(help: "Signaling transport: udp, tcp or tls.") var transport = "udp"
+    @Option(help: "Signaling transport: udp, tcp, tls, ws or wss (SIP over WebSocket, RFC 7118: with --url, or listening for browsers without one).") var transport = "udp"
+    @Option(help: "A SIP-over-WebSocket server to connect to: ws://host[:port]/path or wss://host[:port]/path (sets the transport).") var url: String?
     @Option(help: "This machine's address that peers and the server can reach: SIP and RTP bind there and it is announced in Contact and SDP. 'auto': bind every address, announce the preferred interface's and follow network changes.") var listen = "127.0.0.1"
     @Option(help: "With --listen auto: an interface's type, name=ethernet|wifi|vpn|cellular|loopback (repeatable).") var interfaceType: [String] = []
     @Option(help: "The local SIP port (0 picks one).") var port = 0
@@ -41,7 +42,11 @@ struct ClientOptions: ParsableArguments {
 
     func makeConfiguration() throws -> VoiceClientConfiguration {
         guard let transport = SIPTransportProtocol(token: transport) else {
-            throw ValidationError("--transport must be udp, tcp or tls")
+            throw ValidationError("--transport must be udp, tcp, tls, ws or wss")
+        }
+        if url != nil, proxy != nil { throw ValidationError("--url and --proxy both name the server: give one") }
+        if let url, !url.lowercased().hasPrefix("ws://"), !url.lowercased().hasPrefix("wss://") {
+            throw ValidationError("--url takes ws://host[:port]/path or wss://host[:port]/path")
         }
         var logger = Logger(label: "voicecall")
         logger.logLevel = verbose ? .trace : .warning
@@ -55,12 +60,14 @@ struct ClientOptions: ParsableArguments {
         }
         var configuration = VoiceClientConfiguration(
             identity: identity, domain: domain, transport: transport, listenHost: listen, listenPort: port,
-            outboundProxy: try address(proxy, "proxy", SIPServerAddress.init),
+            outboundProxy: try address(url ?? proxy, url == nil ? "proxy" : "url", SIPServerAddress.init),
             registrar: try address(registrar, "registrar", SIPServerAddress.init),
             username: username ?? (password == nil ? nil : identity),
             password: password, allowUnencryptedMedia: unencrypted,
             insightsPublisher: LoggingInsightsPublisher(logger: logger), logger: logger)
         configuration.allowKeysOverUnencryptedSignaling = allowClearTextKeys
+        // A WebSocket transport with no server to connect to listens: browsers call us directly.
+        configuration.acceptsWebSocketConnections = transport.isWebSocket && url == nil && proxy == nil && registrar == nil
         guard let security = MediaSecurity(rawValue: mediaSecurity) else {
             throw ValidationError("--media-security \(mediaSecurity): automatic, dtls or sdes")
         }

@@ -94,6 +94,33 @@ final class SIPInteropKamailioWebSocketTests: XCTestCase {
         }
     }
 
+    func testClientRegistersAgainWhenTheProxyRestartsAndIsReachableThere() throws {
+        let first = try startKamailio()
+        let alice = try webSocketAgent("alice", password: "alicepass", secure: true, kamailio: first)
+        alice.clearEvents()
+        // The proxy restarts (its registrations, kept in memory, are gone) on the same ports.
+        let configuration = first.configuration
+        first.stop()
+        let restart = Date()
+        let second = try KamailioPeer(templatePath: PeerTemplates.kamailioWebSocket, configuration: configuration)
+        kamailio = second
+        let ready = Date()
+        XCTAssertNotNil(
+            alice.waitForRegistration(timeout: 15) { if case .registered = $0 { true } else { false } },
+            "alice registers again over a new WebSocket; log:\n\(second.process.logTail())")
+        // At once, not after the registration's 15–30 s retry: back-off starts at 0.5 s.
+        XCTAssertLessThan(Date().timeIntervalSince(ready), 10, "proxy down \(ready.timeIntervalSince(restart)) s")
+        // The new binding reaches her: bob calls.
+        let bob = try webSocketAgent("bob", password: "bobpass", secure: false, kamailio: second)
+        let outgoing = try bob.agent.call(SIPURI(user: "alice", host: configuration.realm)).wait()
+        let (incoming, _) = try XCTUnwrap(alice.waitForIncomingCall(), "INVITE over alice's new WebSocket; log:\n\(second.process.logTail())")
+        alice.agent.ring(incoming)
+        alice.agent.accept(incoming)
+        XCTAssertNotNil(bob.waitForEstablished(outgoing))
+        bob.agent.hangUp(outgoing)
+        XCTAssertEqual(alice.waitForTermination(incoming), .remoteHangUp)
+    }
+
     func testAgentOverWSSAndBaresipOverUDPCallEachOther() throws {
         let kamailio = try startKamailio()
         try requirePeer("baresip")

@@ -30,6 +30,7 @@ extension SIPUserAgent {
             // Requests still waiting for an answer on it fail now (RFC 3261 §17.1.4), before the
             // calls hear of the loss and perhaps send new requests over a new connection.
             perform(table.connectionLost(now: now) { $0.peer == remote })
+            webSocketConnectionLost(remote)
             if remote == flowClosing { return }  // reported as the flow's failure already
             onEvent(.connectionLost(remote: remote, error: error))
         case .keepAliveAnswered(let source):

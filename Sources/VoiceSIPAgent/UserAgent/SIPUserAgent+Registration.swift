@@ -62,6 +62,7 @@ extension SIPUserAgent {
                 registrationTimers[timer]?.cancel()
                 registrationTimers[timer] = nil
             case .event(let event):
+                webSocketRegistrationChanged(event)
                 onEvent(.registration(event))
             }
         }

@@ -72,6 +72,9 @@ package final class SIPUserAgent: @unchecked Sendable {
     var flowResolving = false
     /// The first hop whose connection the agent is closing because its keep-alives failed.
     var flowClosing: SIPTransportEndpoint?
+    /// A WebSocket client re-registering after its connection dropped (see
+    /// ``webSocketConnectionLost(_:)``): the attempts so far and the next one's timer.
+    var webSocketRecovery: (attempts: Int, timer: Scheduled<Void>?)?
     let coreResponder = SIPCoreResponder(
         configuration: .init(allowedMethods: [.invite, .ack, .cancel, .bye, .options, .info, .update], serverName: nil))
     var isShutDown = false
@@ -184,6 +187,8 @@ package final class SIPUserAgent: @unchecked Sendable {
             self.isShutDown = true
             self.flow?.timer?.cancel()
             self.flow = nil
+            self.webSocketRecovery?.timer?.cancel()
+            self.webSocketRecovery = nil
             self.tableTimer?.cancel()
             for timer in self.registrationTimers.values { timer.cancel() }
             for call in self.calls.values { for timer in call.timers.values { timer.cancel() } }
