@@ -212,6 +212,11 @@ public final class KamailioPeer: Sendable {
         self.process = process
     }
 
+    /// Whether Debian's `kamailio-websocket-modules` is installed (the WebSocket template needs it).
+    public static func hasWebSocketModules(modulePath: String = KamailioConfiguration().modulePath) -> Bool {
+        FileManager.default.fileExists(atPath: modulePath + "websocket.so")
+    }
+
     /// The log so far (Kamailio logs to stderr with `-E`).
     public var log: String { process.log }
 

@@ -20,6 +20,17 @@ enum TestPrerequisites {
     /// Returns when Kamailio is installed.
     static func kamailio() throws { try installed("kamailio") }
 
+    /// Returns when Kamailio's WebSocket modules are installed.
+    static func kamailioWebSocket() throws {
+        switch SIPPeerRequirement.check("kamailio-websocket-modules", isInstalled: { _ in KamailioPeer.hasWebSocketModules() }) {
+        case .available: return
+        case .skip(let message): throw XCTSkip(message)
+        case .fail(let message):
+            XCTFail(message)
+            throw XCTSkip(message)
+        }
+    }
+
     /// Returns when the executable `name` (a peer: `kamailio`, `turnserver`) is installed.
     static func installed(_ name: String) throws {
         switch SIPPeerRequirement.check(name) {

@@ -22,9 +22,10 @@ final class SIPInteropKamailioWebSocketTests: XCTestCase {
 
     private func startKamailio() throws -> KamailioPeer {
         try requirePeer("kamailio")
-        guard FileManager.default.fileExists(atPath: KamailioConfiguration().modulePath + "websocket.so") else {
-            let message = "kamailio-websocket-modules is not installed (scripts/install-deps.sh installs it)"
-            guard ProcessInfo.processInfo.environment["CI"] == "true" else { throw XCTSkip(message) }
+        switch SIPPeerRequirement.check("kamailio-websocket-modules", isInstalled: { _ in KamailioPeer.hasWebSocketModules() }) {
+        case .available: break
+        case .skip(let message): throw XCTSkip(message)
+        case .fail(let message):
             XCTFail(message)
             throw SIPPeerError(.notInstalled, message)
         }

@@ -1,0 +1,112 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOSSL
+import VoiceSignals
+import VoiceSupport
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceCore
+import VoiceSIPAgent
+
+/// The SDK as a SIP-over-WebSocket client (RFC 7118), configured as an app would: a `ws://` or
+/// `wss://` server address. Two clients, one over each, register at Kamailio's WebSocket
+/// listener and call each other with audio both ways.
+final class CallOverWebSocketTests: XCTestCase {
+    private var clients: [TestVoiceClient] = []
+    private var kamailio: KamailioPeer?
+
+    override func tearDown() {
+        for client in clients { client.client.shutdown() }
+        clients = []
+        kamailio?.stop()
+    }
+
+    /// The loopback certificate (localhost, 127.0.0.1, ::1) the transport tests use, and its CA.
+    static let tlsFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../VoiceSIPAgentTests/Fixtures/tls").standardized.path
+
+    static func startKamailio() throws -> KamailioPeer {
+        try TestPrerequisites.kamailio()
+        try TestPrerequisites.kamailioWebSocket()
+        var configuration = KamailioConfiguration()
+        configuration.tls = KamailioTLS(
+            port: try SIPPeerProcess.freePort(), certificate: tlsFixtures + "/server.pem", privateKey: tlsFixtures + "/server.key")
+        configuration.secureWebSocketPort = try SIPPeerProcess.freePort()
+        return try KamailioPeer(templatePath: PeerTemplates.kamailioWebSocket, configuration: configuration)
+    }
+
+    /// A client of `url` (ws:// or wss://), registered as `user`, trusting the fixtures' CA.
+    static func webSocketClient(
+        _ user: String, url: String, kamailio: KamailioPeer, signal: [Int16] = [], configure: (inout VoiceClientConfiguration) -> Void = { _ in }
+    ) throws -> TestVoiceClient {
+        let server = try SIPServerAddress(url)
+        var trust = TLSConfiguration.makeClientConfiguration()
+        trust.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(tlsFixtures + "/ca.pem"))
+        return try TestVoiceClient(user, signal: signal) { configuration in
+            configuration.domain = kamailio.configuration.realm
+            configuration.outboundProxy = server
+            configuration.registers = true
+            configuration.username = user
+            configuration.password = kamailio.configuration.users[user]
+            configuration.tls.tlsClient = trust
+            configure(&configuration)
+        }
+    }
+
+    func testServerAddressesTakeWebSocketURLs() throws {
+        let secure = try SIPServerAddress("wss://edge.example.com/sip")
+        XCTAssertEqual(secure.webSocketTransport, .wss)
+        XCTAssertEqual(secure.webSocketPath, "/sip")
+        XCTAssertEqual(secure.description, "wss://edge.example.com/sip")
+        XCTAssertTrue(secure.requiresTLS)
+        let plain = try SIPServerAddress("ws://192.0.2.5:8080")
+        XCTAssertEqual(plain.webSocketTransport, .ws)
+        XCTAssertEqual(plain.webSocketPath, "/")
+        XCTAssertEqual(plain.port, 8080)
+        XCTAssertEqual(try SIPServerAddress("ws://[2001:db8::5]:80/a?b=c").webSocketPath, "/a?b=c")
+        XCTAssertNil(try SIPServerAddress("sip:proxy.example.com").webSocketTransport)
+        for bad in ["ws://", "wss:///sip", "ws://user@host/", "ws://host:0/", "ws://host/#frag", "wss://host;transport=tcp/"] {
+            XCTAssertThrowsError(try SIPServerAddress(bad), bad) { XCTAssertEqual(($0 as? VoiceError)?.code, .malformedRequest, bad) }
+        }
+        // A WebSocket address sets the transport; a different explicit one is a configuration error.
+        var configuration = VoiceClientConfiguration(identity: "alice", domain: "example.com", outboundProxy: secure)
+        XCTAssertEqual(try VoiceClient.signalingTransport(configuration), .wss)
+        configuration.transport = .ws
+        XCTAssertThrowsError(try VoiceClient.signalingTransport(configuration)) {
+            XCTAssertEqual(($0 as? VoiceError)?.code, .malformedRequest)
+        }
+    }
+
+    func testClientsOverWSAndWSSCallEachOtherWithAudio() throws {
+        let kamailio = try Self.startKamailio()
+        self.kamailio = kamailio
+        let aliceSignal = TestSignals.multiTone([(440, 6_000), (1_250, 4_000)], seconds: 2)
+        let bobSignal = TestSignals.speechLike(seconds: 2)
+        let alice = try Self.webSocketClient("alice", url: kamailio.webSocketURL, kamailio: kamailio, signal: aliceSignal)
+        let bob = try Self.webSocketClient("bob", url: try XCTUnwrap(kamailio.secureWebSocketURL), kamailio: kamailio, signal: bobSignal)
+        clients += [alice, bob]
+        XCTAssertEqual(alice.client.localEndpoint.transport, .ws)
+        XCTAssertEqual(bob.client.localEndpoint.transport, .wss)
+        let registered = NIOLockedValueBox<VoiceError?>(VoiceError(.registrationError))
+        let notifications = bob.listen(result: registered)
+        XCTAssertNil(registered.withLockedValue { $0 }, "bob registered over wss; log:\n\(kamailio.process.logTail())")
+        let calleeDelegate = RecordingCallDelegate()
+        notifications.onInvite.withLockedValue {
+            $0 = { invite in
+                _ = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue }, delegate: calleeDelegate)
+            }
+        }
+        let delegate = RecordingCallDelegate()
+        let call = alice.connect(to: "bob", delegate: delegate)
+        XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected], "log:\n\(kamailio.process.logTail())")
+        XCTAssertEqual(calleeDelegate.wait(for: 1), [.connected])
+        XCTAssertTrue(PollingWait.until(timeout: 10) { alice.device.recordedSamples.count >= 96_000 && bob.device.recordedSamples.count >= 96_000 })
+        let atBob = SpectralSimilarity(playedInALoop: aliceSignal, in: Array(bob.device.recordedSamples.suffix(72_000)))
+        let atAlice = SpectralSimilarity(playedInALoop: bobSignal, in: Array(alice.device.recordedSamples.suffix(72_000)))
+        XCTAssertGreaterThan(atBob.score, 0.75, "alice → bob: \(atBob)")
+        XCTAssertGreaterThan(atAlice.score, 0.75, "bob → alice: \(atAlice)")
+        call.disconnect()
+        XCTAssertEqual(calleeDelegate.waitForEnd(), [.connected, .disconnected(nil)])
+    }
+}
