@@ -2,6 +2,7 @@
 """Speech sample preparation and PESQ-WB scoring for the benchmark.
 
   pesq_tool.py prepare OUT.wav      speak Harvard sentences with espeak-ng, write 48 kHz mono 16-bit
+  pesq_tool.py prepare-short OUT.wav   the same with two sentences (about 5 s), for tests
   pesq_tool.py prepare-set PREFIX   write PREFIX-1.wav ... PREFIX-3.wav: three voices (male, female,
                                     another male), each speaking its own Harvard list, 9-12 s each
   pesq_tool.py score REF.wav DEG.wav   resample both to 16 kHz and print the P.862.2 (wide-band) MOS-LQO
@@ -76,6 +77,8 @@ def score(ref_path, deg_path):
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "prepare":
         prepare(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "prepare-short":
+        prepare(sys.argv[2], text=". ".join(SENTENCES.split(". ")[:2]) + ".")
     elif len(sys.argv) == 3 and sys.argv[1] == "prepare-set":
         for i, (voice, speed, text) in enumerate(SPEAKERS, start=1):
             prepare("%s-%d.wav" % (sys.argv[2], i), voice, speed, text)

@@ -200,8 +200,13 @@ public final class KamailioPeer: Sendable {
                 Thread.sleep(forTimeInterval: 0.02)
             }
         } else {
+            // Through a shell too: Kamailio closes the descriptors it inherits, which stalls
+            // Foundation's reaping of every other Process (see above) until Kamailio exits.
+            guard let path = SIPPeerProcess.executablePath(executable) else {
+                throw SIPPeerError(.notInstalled, "\(executable) not found on PATH")
+            }
             process = try SIPPeerProcess.launchReady(
-                name: "kamailio", executable: executable, arguments: arguments,
+                name: "kamailio", executable: "sh", arguments: ["-c", "\"$0\" \"$@\"; exit $?", path] + arguments,
                 workingDirectory: directory, logPath: directory + "/kamailio.log",
                 readyAt: address, requestURI: uri, timeout: readyTimeout)
         }

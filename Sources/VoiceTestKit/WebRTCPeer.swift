@@ -29,6 +29,7 @@ public final class WebRTCPeer: @unchecked Sendable {
     private let remotePath: String
     private let statsPath: String
     private let logPath: String
+    private let readyPath: String
     private let process: Process
 
     /// Whether the stack is installed: `python3` can import aiortc, or `chromium` is on PATH.
@@ -45,8 +46,37 @@ public final class WebRTCPeer: @unchecked Sendable {
     }
 
     /// Starts `stack` as `role`, playing the WAV file `play` and recording for `seconds` once connected.
-    public init(
+    public convenience init(
         _ stack: Stack, role: Role, play: String, seconds: Double = 4, templateDirectory: String? = PeerTemplates.directory
+    ) throws(SIPPeerError) {
+        try self.init(stack, play: play, seconds: seconds, templateDirectory: templateDirectory, extra: ["--role", role.rawValue])
+    }
+
+    /// Headless Chromium as a SIP-over-WebSocket softphone (the template's `sipphone.html`): it
+    /// connects to `webSocketURL` (`ws://`), registers `user` with `password` in `realm`, then
+    /// calls `target` (a SIP URI) or, with `target` nil, waits for a call and answers it. Media
+    /// is the browser's WebRTC (ICE, DTLS-SRTP, Opus) with the WAV `play` as its microphone;
+    /// it records `seconds` of what it hears once connected. The caller hangs up after that.
+    public static func sipPhone(
+        webSocketURL: String, user: String, password: String, realm: String, calling target: String?, play: String,
+        seconds: Double = 4, templateDirectory: String? = PeerTemplates.directory
+    ) throws(SIPPeerError) -> WebRTCPeer {
+        for (value, what) in [(webSocketURL, "WebSocket URL"), (user, "user"), (password, "password"), (realm, "realm"), (target ?? "x", "target")] {
+            try SIPPeerTemplate.validate(value, as: what)
+        }
+        var query = URLComponents()
+        query.queryItems = [
+            URLQueryItem(name: "ws", value: webSocketURL), URLQueryItem(name: "user", value: user),
+            URLQueryItem(name: "password", value: password), URLQueryItem(name: "realm", value: realm),
+            URLQueryItem(name: "mode", value: target == nil ? "answer" : "call"), URLQueryItem(name: "target", value: target ?? ""),
+        ]
+        return try WebRTCPeer(
+            .chromium, play: play, seconds: seconds, templateDirectory: templateDirectory,
+            extra: ["--page", "sipphone.html", "--query", query.percentEncodedQuery ?? "", "--ready"], appendsReadyPath: true)
+    }
+
+    private init(
+        _ stack: Stack, play: String, seconds: Double, templateDirectory: String?, extra: [String], appendsReadyPath: Bool = false
     ) throws(SIPPeerError) {
         guard let templateDirectory else { throw SIPPeerError(.invalidTemplate, "no \(stack) template: VoiceTestKit's resource bundle is missing") }
         self.stack = stack
@@ -55,18 +85,30 @@ public final class WebRTCPeer: @unchecked Sendable {
         remotePath = directory + "/ours.sdp"
         statsPath = directory + "/stats.json"
         logPath = directory + "/peer.log"
+        readyPath = directory + "/ready"
         recording = directory + "/received.wav"
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", templateDirectory + "/\(stack.rawValue)/peer.py", "--role", role.rawValue, "--local", localPath, "--remote", remotePath,
-            "--play", play, "--record", recording, "--stats", statsPath, "--seconds", String(seconds),
-        ]
+        process.arguments =
+            [
+                "python3", templateDirectory + "/\(stack.rawValue)/peer.py", "--local", localPath, "--remote", remotePath,
+                "--play", play, "--record", recording, "--stats", statsPath, "--seconds", String(seconds),
+            ] + extra + (appendsReadyPath ? [readyPath] : [])
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = log
         process.standardError = log
         do { try process.run() } catch { throw SIPPeerError(.launchFailed, "python3 \(stack.rawValue)/peer.py: \(error)") }
+    }
+
+    /// Waits until the softphone has registered (true), or `timeout` passed or it ended (false).
+    public func waitUntilReady(timeout: TimeInterval = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline, process.isRunning {
+            if FileManager.default.fileExists(atPath: readyPath) { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return FileManager.default.fileExists(atPath: readyPath)
     }
 
     deinit { stop() }

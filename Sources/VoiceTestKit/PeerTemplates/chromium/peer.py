@@ -3,7 +3,8 @@
 
 Serves page.html on http://127.0.0.1 (a secure context) and carries its SDP through files: as
 offerer the page's offer goes to --local and the answer is read from --remote; as answerer the
-other way round. Chromium's fake microphone plays --play (a WAV); the page records what it
+other way round. With --page sipphone.html the page is a SIP-over-WebSocket phone instead,
+which signals by itself; --query passes it its settings. Chromium's fake microphone plays --play (a WAV); the page records what it
 receives (48 kHz mono) into --record (WAV) for --seconds once connected, and its view of the
 connection (getStats: DTLS state, SRTP cipher, selected pair) goes to --stats (JSON).
 """
@@ -31,9 +32,12 @@ def write_whole(path, data, mode="w"):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--role", choices=["offer", "answer"], required=True)
-    parser.add_argument("--local", required=True)
-    parser.add_argument("--remote", required=True)
+    parser.add_argument("--role", choices=["offer", "answer"], default="offer")
+    parser.add_argument("--local")
+    parser.add_argument("--remote")
+    parser.add_argument("--page", default="page.html", choices=["page.html", "sipphone.html"])
+    parser.add_argument("--query", default="")
+    parser.add_argument("--ready", help="a file written when the page says it is ready (the phone: registered)")
     parser.add_argument("--play", required=True)
     parser.add_argument("--record", required=True)
     parser.add_argument("--stats", required=True)
@@ -55,10 +59,13 @@ def main():
 
         def do_GET(self):
             if self.path.startswith("/page"):
-                with open(os.path.join(HERE, "page.html"), "rb") as f:
+                with open(os.path.join(HERE, args.page), "rb") as f:
                     return self.reply(200, f.read(), "text/html")
+            if self.path == "/media.js":
+                with open(os.path.join(HERE, "media.js"), "rb") as f:
+                    return self.reply(200, f.read(), "text/javascript")
             if self.path == "/remote":
-                if os.path.exists(args.remote):
+                if args.remote and os.path.exists(args.remote):
                     with open(args.remote, "rb") as f:
                         return self.reply(200, f.read())
                 return self.reply(404)
@@ -66,7 +73,7 @@ def main():
 
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            if self.path == "/local":
+            if self.path == "/local" and args.local:
                 write_whole(args.local, body.decode())
             elif self.path == "/recording":
                 aside = args.record + ".part"
@@ -79,6 +86,8 @@ def main():
             elif self.path == "/stats":
                 write_whole(args.stats, body.decode())
                 done.set()
+            elif self.path == "/ready" and args.ready:
+                write_whole(args.ready, body.decode())
             elif self.path == "/log":
                 print("page:", body.decode(), flush=True)
             self.reply(200)
@@ -87,6 +96,8 @@ def main():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     profile = tempfile.mkdtemp(prefix="chromium-profile")
     url = f"http://127.0.0.1:{server.server_address[1]}/page?role={args.role}&seconds={args.seconds}"
+    if args.query:
+        url += "&" + args.query
     browser = subprocess.Popen([
         args.browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
         f"--user-data-dir={profile}", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
