@@ -26,6 +26,10 @@ public struct KamailioConfiguration: Hashable, Sendable {
     /// With the WebSocket template and ``tls``: the port of SIP over secure WebSocket
     /// (`wss://`), presenting the TLS listener's certificate; nil: none.
     public var secureWebSocketPort: Int?
+    /// With the WebSocket template: rtpengine's control address (`127.0.0.1:2223`, its ng
+    /// protocol), which makes Kamailio a WebRTC gateway: every SDP goes through rtpengine; nil:
+    /// the media flows between the ends.
+    public var rtpengineControl: String?
     /// With the dispatcher template (``PeerTemplates/kamailioDispatcher``): the SIP URIs of the
     /// destinations calls are spread over (`sip:127.0.0.1:5070`), written to `dispatcher.list`.
     public var dispatcherDestinations: [String] = []
@@ -140,6 +144,7 @@ public final class KamailioPeer: Sendable {
             tlsModule = "loadmodule \"tls.so\"\nmodparam(\"tls\", \"config\", \"\(directory)/tls.cfg\")"
         }
         if config.webSocketPort == 0 { config.webSocketPort = try SIPPeerProcess.freePort() }
+        if let control = config.rtpengineControl { try SIPPeerTemplate.validate(control, as: "rtpengine control address") }
         var wssListen = "# no wss listener"
         if let port = config.secureWebSocketPort {
             guard config.tls != nil else {
@@ -167,6 +172,8 @@ public final class KamailioPeer: Sendable {
             "WS_PORT": String(config.webSocketPort),
             "WSS_PORT": String(config.secureWebSocketPort ?? config.webSocketPort),
             "WSS_LISTEN": wssListen,
+            "DEFINES": config.rtpengineControl == nil ? "# no rtpengine" : "#!define WITH_RTPENGINE",
+            "RTPENGINE_CONTROL": config.rtpengineControl ?? "127.0.0.1:1",
             "REALM": config.realm,
             "MODULE_PATH": config.modulePath,
             "USERS": users.joined(separator: "\n"),

@@ -26,10 +26,14 @@ final class CallOverWebSocketTests: XCTestCase {
     static let tlsFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../VoiceSIPAgentTests/Fixtures/tls").standardized.path
 
-    static func startKamailio() throws -> KamailioPeer {
+    /// Kamailio's WebSocket template on ws and wss (users alice, bob, carol), with `rtpengine`
+    /// as its media gateway when given.
+    static func startKamailio(rtpengine: RTPEnginePeer? = nil) throws -> KamailioPeer {
         try TestPrerequisites.kamailio()
         try TestPrerequisites.kamailioWebSocket()
         var configuration = KamailioConfiguration()
+        configuration.users["carol"] = "carolpass"
+        configuration.rtpengineControl = rtpengine?.control
         configuration.tls = KamailioTLS(
             port: try SIPPeerProcess.freePort(), certificate: tlsFixtures + "/server.pem", privateKey: tlsFixtures + "/server.key")
         configuration.secureWebSocketPort = try SIPPeerProcess.freePort()
