@@ -57,9 +57,11 @@ public final class WebRTCPeer: @unchecked Sendable {
     /// calls `target` (a SIP URI) or, with `target` nil, waits for a call and answers it. Media
     /// is the browser's WebRTC (ICE, DTLS-SRTP, Opus) with the WAV `play` as its microphone;
     /// it records `seconds` of what it hears once connected. The caller hangs up after that.
+    /// With `registers` false it skips REGISTER (calling a server that takes calls directly);
+    /// with `waitsForHangUp`, as the caller it waits for the callee's BYE instead of sending one.
     public static func sipPhone(
         webSocketURL: String, user: String, password: String, realm: String, calling target: String?, play: String,
-        seconds: Double = 4, templateDirectory: String? = PeerTemplates.directory
+        seconds: Double = 4, registers: Bool = true, waitsForHangUp: Bool = false, templateDirectory: String? = PeerTemplates.directory
     ) throws(SIPPeerError) -> WebRTCPeer {
         for (value, what) in [(webSocketURL, "WebSocket URL"), (user, "user"), (password, "password"), (realm, "realm"), (target ?? "x", "target")] {
             try SIPPeerTemplate.validate(value, as: what)
@@ -69,6 +71,8 @@ public final class WebRTCPeer: @unchecked Sendable {
             URLQueryItem(name: "ws", value: webSocketURL), URLQueryItem(name: "user", value: user),
             URLQueryItem(name: "password", value: password), URLQueryItem(name: "realm", value: realm),
             URLQueryItem(name: "mode", value: target == nil ? "answer" : "call"), URLQueryItem(name: "target", value: target ?? ""),
+            URLQueryItem(name: "register", value: registers ? "1" : "0"),
+            URLQueryItem(name: "hangup", value: waitsForHangUp ? "remote" : "local"),
         ]
         return try WebRTCPeer(
             .chromium, play: play, seconds: seconds, templateDirectory: templateDirectory,

@@ -115,4 +115,45 @@ final class BrowserSoftphoneTests: XCTestCase {
         XCTAssertEqual(stats["sip"] as? [String], ["websocket open", "registered", "INVITE received", "ACK received", "BYE received"], "\(stats)")
         try checkAudio(setup, phone, stats: stats)
     }
+
+    /// No proxy: the SDK listens for WebSocket connections itself, and the browser's page calls
+    /// it there without registering. The SDK hangs up: its BYE goes to the browser's `.invalid`
+    /// Contact over the connection the INVITE came on.
+    func testBrowserCallsTheSDKListeningForWebSockets() throws {
+        try TestPrerequisites.installed("chromium")
+        let signal = TestSignals.multiTone([(440, 6_000), (1_250, 4_000)], seconds: 2)
+        let alice = try TestVoiceClient("alice", signal: signal, transport: .ws) { $0.acceptsWebSocketConnections = true }
+        cleanup.append { alice.client.shutdown() }
+        XCTAssertEqual(alice.client.localEndpoint.transport, .ws)
+        let notifications = alice.listen()
+        let calleeDelegate = RecordingCallDelegate()
+        let accepted = NIOLockedValueBox<Call?>(nil)
+        notifications.onInvite.withLockedValue {
+            $0 = { invite in
+                let call = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue }, delegate: calleeDelegate)
+                accepted.withLockedValue { $0 = call }
+            }
+        }
+        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "softphone-direct")
+        cleanup.append { try? FileManager.default.removeItem(atPath: directory) }
+        let play = directory + "/speech.wav"
+        let theirs = TestSignals.speechLike(seconds: 2)
+        try BaresipWAVFile.write(theirs, to: play)
+        let port = alice.client.localEndpoint.port
+        let phone = try WebRTCPeer.sipPhone(
+            webSocketURL: "ws://127.0.0.1:\(port)/", user: "carol", password: "unused", realm: "127.0.0.1",
+            calling: "sip:alice@127.0.0.1:\(port)", play: play, seconds: 3, registers: false, waitsForHangUp: true)
+        cleanup.append { phone.stop() }
+        XCTAssertEqual(calleeDelegate.wait(for: 1, timeout: 30), [.connected], "page:\n\(phone.logTail())")
+        XCTAssertTrue(PollingWait.until(timeout: 20) { FileManager.default.fileExists(atPath: phone.recording) }, "page:\n\(phone.logTail())")
+        accepted.withLockedValue { $0 }?.disconnect()
+        let stats = try XCTUnwrap(phone.waitForStats(timeout: 30), "page:\n\(phone.logTail())")
+        XCTAssertNil(stats["error"], "\(stats)\npage:\n\(phone.logTail())")
+        XCTAssertEqual(stats["sip"] as? [String], ["websocket open", "INVITE 180", "INVITE 200", "BYE received"], "\(stats)")
+        XCTAssertEqual(stats["dtlsState"] as? String, "connected", "\(stats)")
+        XCTAssertEqual(calleeDelegate.waitForEnd(), [.connected, .disconnected(nil)])
+        let heard = try BaresipWAVFile.read(phone.recording).channel(0)
+        XCTAssertGreaterThan(SpectralSimilarity(playedInALoop: signal, in: heard).score, 0.75, "SDK → browser")
+        XCTAssertGreaterThan(SpectralSimilarity(playedInALoop: theirs, in: alice.device.recordedSamples).score, 0.75, "browser → SDK")
+    }
 }

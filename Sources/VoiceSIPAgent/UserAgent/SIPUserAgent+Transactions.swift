@@ -15,6 +15,14 @@ extension SIPUserAgent {
         } else {
             nextHop = configuration.outboundProxy ?? request.uri
         }
+        // A WebSocket client's address (RFC 7118 §5: a `.invalid` host) is reachable only over
+        // the connection its requests came on: the one the call's INVITE arrived over.
+        if nextHop.host.lowercased().hasSuffix(".invalid"), case .call(let handle) = owner,
+            let peer = calls[handle]?.invitePeer, peer.transport.isReliable
+        {
+            startClientTransaction(request, to: peer, serverName: nil, owner: owner)
+            return
+        }
         let target: SIPTargetResolver.Target
         do {
             target = try resolver.target(for: nextHop)
