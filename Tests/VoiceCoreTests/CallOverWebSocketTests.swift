@@ -113,4 +113,25 @@ final class CallOverWebSocketTests: XCTestCase {
         call.disconnect()
         XCTAssertEqual(calleeDelegate.waitForEnd(), [.connected, .disconnected(nil)])
     }
+
+    func testADeadWSSServerFailsRegistrationAndCallsAtOnce() throws {
+        let port = try SIPPeerProcess.freePort()
+        let client = try TestVoiceClient("alice") { configuration in
+            configuration.outboundProxy = try? SIPServerAddress("wss://127.0.0.1:\(port)/sip")
+            configuration.registers = true
+            configuration.username = "alice"
+            configuration.password = "secret"
+        }
+        clients.append(client)
+        let started = Date()
+        let registered = NIOLockedValueBox<VoiceError?>(nil)
+        client.listen(result: registered)
+        let error = try XCTUnwrap(registered.withLockedValue { $0 }, "registration fails")
+        print("dead wss server: registration \(error.code.rawValue) \(error.failureReason ?? "")")
+        XCTAssertEqual(error.code, .connectionError)
+        let delegate = RecordingCallDelegate()
+        _ = client.connect(to: "bob", delegate: delegate)
+        XCTAssertEqual(delegate.waitForEnd(), [.failed(.connectionError)])
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5, "at once, not after transaction timeouts")
+    }
 }

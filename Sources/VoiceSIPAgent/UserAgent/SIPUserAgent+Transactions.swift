@@ -143,7 +143,11 @@ extension SIPUserAgent {
                 let key = output.key
                 transport.send(payload.bytes, to: payload.peer, serverName: payload.serverName).whenFailure { error in
                     self.logger.debug("send to \(payload.peer) failed: \(error)")
+                    // The kind of failure reaches the owner: a connection that could not be
+                    // opened (31005) is not a socket that failed to send (31009).
+                    self.sendFailures[key] = (error as? SIPTransportError)?.failure
                     self.perform(self.table.transportError(on: key, now: self.now))
+                    self.sendFailures[key] = nil
                 }
             case .transmitACK(let response):
                 guard let invite = table[output.key].map(Self.payload(of:)),
@@ -163,7 +167,7 @@ extension SIPUserAgent {
                 logger.debug("transaction \(output.key) timed out")
                 clientFailed(output.key, failure: .transactionTimeout)
             case .transportFailed:
-                clientFailed(output.key, failure: .transportError)
+                clientFailed(output.key, failure: sendFailures[output.key] ?? .transportError)
             case .terminated:
                 clientOwners[output.key] = nil
                 callsByServerInvite[output.key] = nil

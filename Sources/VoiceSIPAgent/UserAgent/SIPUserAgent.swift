@@ -62,6 +62,8 @@ package final class SIPUserAgent: @unchecked Sendable {
     var mediaRelays: [UInt16: TURNRelay] = [:]
     /// STUN Binding requests sent on the SIP socket, by transaction ID.
     var stunWaiters: [[UInt8]: EventLoopPromise<STUNMappedAddress>] = [:]
+    /// Why a send just failed, by transaction, while the table reports it (see `perform`).
+    var sendFailures: [SIPTransactionKey: SIPFailure] = [:]
     /// How work from other threads reaches the loop in bounded turns (see ``LoopJobQueue``).
     package let jobs: LoopJobQueue
     var nextCallID = 1
