@@ -29,7 +29,7 @@ final class SIPStreamHandler: ChannelDuplexHandler {
     /// one) completes in time.
     private var completionDeadline: Scheduled<Void>?
     private var hasCompletedMessage = false
-    private var pendingOutputBytes = 0
+    private let output: SIPPendingOutput
     /// How long a closing connection waits for its pending writes (a 400) to drain.
     static let closeDrainTimeout = TimeAmount.seconds(2)
 
@@ -42,6 +42,7 @@ final class SIPStreamHandler: ChannelDuplexHandler {
         self.events = events
         self.limits = limits
         self.isInbound = isInbound
+        self.output = SIPPendingOutput(limit: limits.maximumPendingOutputBytes)
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -115,28 +116,15 @@ final class SIPStreamHandler: ChannelDuplexHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let bytes = unwrapOutboundIn(data).readableBytes
-        guard pendingOutputBytes + bytes <= limits.maximumPendingOutputBytes else {
+        if let error = output.write(data, count: bytes, context: context, promise: promise), closeError == nil {
             // The peer sends but does not read: what we owe it would grow without bound.
-            promise?.fail(SIPTransportError(.sendFailed, "peer is not reading: \(pendingOutputBytes) bytes pending"))
-            if closeError == nil {
-                closeError = SIPTransportError(.connectionClosed, "peer stopped reading with \(pendingOutputBytes) bytes pending")
-                context.close(promise: nil)
-            }
-            return
+            closeError = error
+            context.close(promise: nil)
         }
-        pendingOutputBytes += bytes
-        let written = promise ?? context.eventLoop.makePromise()
-        written.futureResult.assumeIsolated().whenComplete { [weak self] _ in self?.pendingOutputBytes -= bytes }
-        context.write(data, promise: written)
     }
 
-    /// Backpressure: while the socket cannot take our writes, stop reading what would make more.
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        let writable = context.channel.isWritable
-        context.channel.setOption(ChannelOptions.autoRead, value: writable).assumeIsolated().whenSuccess {
-            if writable { context.read() }
-        }
-        context.fireChannelWritabilityChanged()
+        SIPPendingOutput.writabilityChanged(context)
     }
 
     /// A message under way must complete in time; a connection between messages has no deadline
@@ -183,4 +171,37 @@ struct SIPStreamEvents: Sendable {
 struct SIPStreamLimits: Sendable {
     var messageCompletionTimeout: TimeAmount
     var maximumPendingOutputBytes: Int
+}
+
+/// The writes a stream connection (framed TCP/TLS, or a WebSocket) owes its peer: counted until
+/// written and refused past the limit (a peer that sends but never reads), with reading paused
+/// while the socket cannot take more (backpressure). On the connection's loop only.
+final class SIPPendingOutput {
+    private var bytes = 0
+    private let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Writes `data` (`count` bytes) through `context`; when the peer already owes `limit`,
+    /// fails `promise` instead and returns the error to close the connection with.
+    func write(_ data: NIOAny, count: Int, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) -> SIPTransportError? {
+        guard bytes + count <= limit else {
+            promise?.fail(SIPTransportError(.sendFailed, "peer is not reading: \(bytes) bytes pending"))
+            return SIPTransportError(.connectionClosed, "peer stopped reading with \(bytes) bytes pending")
+        }
+        bytes += count
+        let written = promise ?? context.eventLoop.makePromise()
+        written.futureResult.assumeIsolated().whenComplete { _ in self.bytes -= count }
+        context.write(data, promise: written)
+        return nil
+    }
+
+    /// Backpressure: while the socket cannot take our writes, stop reading what would make more.
+    static func writabilityChanged(_ context: ChannelHandlerContext) {
+        let writable = context.channel.isWritable
+        context.channel.setOption(ChannelOptions.autoRead, value: writable).assumeIsolated().whenSuccess {
+            if writable { context.read() }
+        }
+        context.fireChannelWritabilityChanged()
+    }
 }

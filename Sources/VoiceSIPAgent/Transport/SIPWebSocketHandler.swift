@@ -35,7 +35,7 @@ final class SIPWebSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// A Close frame went out: nothing more is written or delivered.
     private var sentClose = false
     private var hasCompletedMessage = false
-    private var pendingOutputBytes = 0
+    private let output: SIPPendingOutput
     /// The fragments of the message under way (RFC 6455 §5.4), and its opcode.
     private var fragments: ByteBuffer?
     private var fragmentOpcode: WebSocketOpcode = .text
@@ -51,6 +51,7 @@ final class SIPWebSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.events = events
         self.limits = limits
         self.isClient = isClient
+        self.output = SIPPendingOutput(limit: limits.maximumPendingOutputBytes)
     }
 
     /// Added once the handshake is done, on an active channel: the connection counts from here.
@@ -164,15 +165,6 @@ final class SIPWebSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
             promise?.fail(SIPTransportError(.connectionClosed, "the WebSocket is closing"))
             return
         }
-        let bytes = buffer.readableBytes
-        guard pendingOutputBytes + bytes <= limits.maximumPendingOutputBytes else {
-            promise?.fail(SIPTransportError(.sendFailed, "peer is not reading: \(pendingOutputBytes) bytes pending"))
-            if closeError == nil {
-                closeError = SIPTransportError(.connectionClosed, "peer stopped reading with \(pendingOutputBytes) bytes pending")
-                context.close(promise: nil)
-            }
-            return
-        }
         let frame: WebSocketFrame
         if isClient, buffer.readableBytesView.elementsEqual(Self.crlfcrlf) {
             // The flow's keep-alive: a Ping, which every WebSocket server answers.
@@ -181,10 +173,10 @@ final class SIPWebSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
             let isText = buffer.withUnsafeReadableBytes { String(validating: $0, as: UTF8.self) != nil }
             frame = WebSocketFrame(fin: true, opcode: isText ? .text : .binary, maskKey: maskKey(), data: buffer)
         }
-        pendingOutputBytes += bytes
-        let written = promise ?? context.eventLoop.makePromise()
-        written.futureResult.assumeIsolated().whenComplete { [weak self] _ in self?.pendingOutputBytes -= bytes }
-        context.write(wrapOutboundOut(frame), promise: written)
+        if let error = output.write(wrapOutboundOut(frame), count: buffer.readableBytes, context: context, promise: promise), closeError == nil {
+            closeError = error
+            context.close(promise: nil)
+        }
     }
 
     /// A close asked for by the transport layer (or the idle timer) says so first: Close 1000 (or
@@ -194,13 +186,8 @@ final class SIPWebSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.close(mode: mode, promise: promise)
     }
 
-    /// Backpressure: while the socket cannot take our writes, stop reading what would make more.
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        let writable = context.channel.isWritable
-        context.channel.setOption(ChannelOptions.autoRead, value: writable).assumeIsolated().whenSuccess {
-            if writable { context.read() }
-        }
-        context.fireChannelWritabilityChanged()
+        SIPPendingOutput.writabilityChanged(context)
     }
 
     /// Frame-level errors from the decoder below (a frame over its size limit, a fragmented or
