@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 import VoiceTestKit
 import VoiceSupport
 import XCTest
@@ -120,6 +121,24 @@ final class SIPInteropKamailioWebSocketTests: XCTestCase {
         XCTAssertNotNil(bob.waitForEstablished(outgoing))
         bob.agent.hangUp(outgoing)
         XCTAssertEqual(alice.waitForTermination(incoming), .remoteHangUp)
+    }
+
+    func testKamailioAnswersBothKindsOfKeepAlive() throws {
+        let kamailio = try startKamailio()
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        for keepAlive in [SIPWebSocketKeepAlive.ping, .crlf] {
+            let recorder = SIPTransportEventRecorder()
+            var configuration = SIPTransportConfiguration()
+            configuration.webSocketKeepAlive = keepAlive
+            let layer = try SIPTransportLayer(group: group, configuration: configuration, onEvent: recorder.handler)
+            defer { try? layer.shutdown().wait() }
+            let proxy = try SIPTransportEndpoint(transport: .ws, ip: "127.0.0.1", port: kamailio.configuration.webSocketPort)
+            try layer.send(Array("\r\n\r\n".utf8), to: proxy).wait()
+            XCTAssertTrue(
+                recorder.waitUntil { recorder.all.contains { if case .keepAliveAnswered(proxy) = $0 { true } else { false } } },
+                "\(keepAlive) unanswered: \(recorder.all); log:\n\(kamailio.process.logTail())")
+        }
     }
 
     func testAgentOverWSSAndBaresipOverUDPCallEachOther() throws {

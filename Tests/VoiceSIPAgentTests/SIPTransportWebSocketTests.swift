@@ -36,6 +36,19 @@ final class SIPTransportWebSocketTests: SIPTransportTestCase {
         XCTAssertTrue(b.waitUntil { b.all.contains { if case .connectionClosed(source, nil) = $0 { true } else { false } } })
     }
 
+    func testCRLFKeepAlivesWhenAsked() throws {
+        let a = SIPTransportEventRecorder(), b = SIPTransportEventRecorder()
+        var configuration = SIPTransportConfiguration()
+        configuration.webSocketKeepAlive = .crlf
+        let layerA = try makeLayer(a, configuration: configuration), layerB = try makeLayer(b)
+        let endB = try layerB.listen(.ws, host: "127.0.0.1", port: 0).wait()
+        try layerA.send(Array("\r\n\r\n".utf8), to: endB).wait()
+        // B answered the CRLFCRLF message with CRLF (a Ping would have been answered too, but B
+        // saw a message: its connection counts as proven, with no SIP delivered).
+        XCTAssertTrue(a.waitUntil { a.all.contains { if case .keepAliveAnswered(endB) = $0 { true } else { false } } })
+        XCTAssertTrue(b.messages.isEmpty)
+    }
+
     func testWSSVerifiesTheServerCertificate() throws {
         let a = SIPTransportEventRecorder(), b = SIPTransportEventRecorder()
         var clientConfig = SIPTransportConfiguration()

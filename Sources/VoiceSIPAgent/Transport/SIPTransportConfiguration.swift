@@ -32,6 +32,9 @@ public struct SIPTransportConfiguration: Sendable {
     public var maximumPendingOutputBytes: Int
     /// The HTTP path of the WebSocket handshakes we send (`/sip` of `wss://proxy.example.com/sip`).
     package var webSocketPath = "/"
+    /// How keep-alives go over a WebSocket we opened: WebSocket Pings (the default), or RFC 5626
+    /// CRLF messages for servers that expect those.
+    public var webSocketKeepAlive = SIPWebSocketKeepAlive.ping
 
     /// Creates a configuration.
     public init(

@@ -32,6 +32,7 @@ extension SIPTransportLayer {
         let events = streamEvents
         let limits = streamLimits
         let parser = messageParser
+        let keepAlive = configuration.webSocketKeepAlive
         let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: webSocketMaximumFrameSize, automaticErrorHandling: false) {
             channel, response in
             // RFC 6455 §4.1: a server that did not pick `sip` did not agree to carry SIP.
@@ -41,7 +42,9 @@ extension SIPTransportLayer {
             }
             return channel.eventLoop.makeCompletedFuture {
                 let sync = channel.pipeline.syncOperations
-                try sync.addHandler(SIPWebSocketHandler(transport: transport, parser: parser, events: events, limits: limits, isClient: true))
+                try sync.addHandler(
+                    SIPWebSocketHandler(
+                        transport: transport, parser: parser, events: events, limits: limits, isClient: true, keepAlive: keepAlive))
                 handshake.succeed(channel)
                 sync.removeHandler(context: try sync.context(handlerType: SIPWebSocketClientHandshake.self), promise: nil)
             }

@@ -9,9 +9,10 @@ import VoiceSupport
 /// not UTF-8), masked on the client side (RFC 6455 §5.3).
 ///
 /// Keep-alives: a client's CRLFCRLF keep-alive (RFC 5626 §4.4.1, what the user agent's flow
-/// liveness writes) leaves as a WebSocket Ping, which every server answers, and the Pong is
-/// reported as ``SIPTransportEvent/keepAliveAnswered(source:)``; a peer's `\r\n\r\n` message
-/// (the keep-alive browsers' SIP stacks send) is answered with `\r\n`, and Pings with Pongs.
+/// liveness writes) leaves as a WebSocket Ping, which every server answers, or with
+/// ``SIPWebSocketKeepAlive/crlf`` as a `\r\n\r\n` message as browsers' SIP stacks send it; the
+/// Pong, or a `\r\n` message, is reported as ``SIPTransportEvent/keepAliveAnswered(source:)``.
+/// A peer's `\r\n\r\n` message is answered with `\r\n`, and Pings with Pongs.
 ///
 /// A peer that breaks the protocol gets a Close frame with the status RFC 6455 §7.4.1 names,
 /// then the connection closes, and the refusal is counted: an unmasked client frame, reserved
@@ -30,6 +31,7 @@ final class SIPWebSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let limits: SIPStreamLimits
     /// Client side: our frames are masked, the server's must not be. Server side: the reverse.
     private let isClient: Bool
+    private let keepAlive: SIPWebSocketKeepAlive
     private var remote: SIPTransportEndpoint?
     private var closeError: SIPTransportError?
     /// A Close frame went out: nothing more is written or delivered.
@@ -44,13 +46,14 @@ final class SIPWebSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     init(
         transport: SIPTransportProtocol, parser: SIPMessageParser, events: SIPStreamEvents, limits: SIPStreamLimits,
-        isClient: Bool
+        isClient: Bool, keepAlive: SIPWebSocketKeepAlive = .ping
     ) {
         self.transport = transport
         self.parser = parser
         self.events = events
         self.limits = limits
         self.isClient = isClient
+        self.keepAlive = keepAlive
         self.output = SIPPendingOutput(limit: limits.maximumPendingOutputBytes)
     }
 
@@ -166,7 +169,7 @@ final class SIPWebSocketHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         let frame: WebSocketFrame
-        if isClient, buffer.readableBytesView.elementsEqual(Self.crlfcrlf) {
+        if isClient, keepAlive == .ping, buffer.readableBytesView.elementsEqual(Self.crlfcrlf) {
             // The flow's keep-alive: a Ping, which every WebSocket server answers.
             frame = WebSocketFrame(fin: true, opcode: .ping, maskKey: maskKey(), data: context.channel.allocator.buffer(capacity: 0))
         } else {
@@ -250,4 +253,13 @@ package enum SIPWebSocketRefusal: String, Sendable, Hashable, CaseIterable, Cust
     case invalidText = "text not UTF-8"
 
     package var description: String { rawValue }
+}
+
+/// How a WebSocket client keeps its connection checked (the user agent's flow keep-alives).
+public enum SIPWebSocketKeepAlive: Sendable, Hashable {
+    /// A WebSocket Ping, answered by a Pong (RFC 6455 §5.5.2): every WebSocket server answers it.
+    case ping
+    /// RFC 5626's `\r\n\r\n` in a message, answered by `\r\n`, as SIP.js and JsSIP send it:
+    /// for servers that expect SIP-level keep-alives (Kamailio, Asterisk and FreeSWITCH answer it).
+    case crlf
 }
