@@ -16,7 +16,7 @@ struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "A real SIP + SRTP + Opus call between two clients on loopback.")
 
     @Option(help: "Seconds the call lasts once connected.") var seconds = 5
-    @Option(help: "Signaling transport: udp, tcp or tls.") var transport = "udp"
+    @Option(help: "Signaling transport: udp, tcp or ws (SIP over WebSocket: bob listens, alice connects).") var transport = "udp"
 
     func run() throws {
         var quiet = Logger(label: "voicecall")
@@ -27,15 +27,15 @@ struct Demo: ParsableCommand {
         let aliceDevice = BufferAudioDevice(captureSamples: speech)
         let bobDevice = BufferAudioDevice(captureSamples: answer)
         let silentInsights = LoggingInsightsPublisher(logger: quiet)
-        guard let transport = SIPTransportProtocol(token: transport), transport != .tls else {
-            throw ValidationError("--transport must be udp or tcp (TLS needs a certificate)")
+        guard let transport = SIPTransportProtocol(token: transport), !transport.isSecure else {
+            throw ValidationError("--transport must be udp, tcp or ws (TLS and wss need a certificate)")
         }
 
-        let bob = try VoiceClient(
-            configuration: VoiceClientConfiguration(
-                identity: "bob", domain: "127.0.0.1", transport: transport, registers: false,
-                insightsPublisher: silentInsights, logger: quiet),
-            audioDevice: bobDevice)
+        var bobConfiguration = VoiceClientConfiguration(
+            identity: "bob", domain: "127.0.0.1", transport: transport, registers: false,
+            insightsPublisher: silentInsights, logger: quiet)
+        bobConfiguration.acceptsWebSocketConnections = transport.isWebSocket
+        let bob = try VoiceClient(configuration: bobConfiguration, audioDevice: bobDevice)
         let alice = try VoiceClient(
             configuration: VoiceClientConfiguration(
                 identity: "alice", domain: "127.0.0.1", transport: transport, registers: false,
