@@ -81,15 +81,21 @@ extension SIPUserAgent {
 extension SIPUserAgent {
     /// Refreshes the registration now (when one is wanted), e.g. after the network came back.
     package func refreshRegistration() {
-        jobs.execute {
-            guard var registration = self.registration else { return }
-            switch registration.state {
-            case .idle, .unregistered, .unregistering, .failed: return
-            default: break
-            }
-            let actions = registration.register(now: self.now)
-            self.registration = registration
-            self.performRegistration(actions)
+        jobs.execute { self.refreshRegistrationOnLoop() }
+    }
+
+    /// Sends a REGISTER now when a binding is wanted; false when none is (never registered,
+    /// unregistered, or failed for good). On the loop.
+    @discardableResult
+    func refreshRegistrationOnLoop() -> Bool {
+        guard var registration else { return false }
+        switch registration.state {
+        case .idle, .unregistered, .unregistering, .failed: return false
+        default: break
         }
+        let actions = registration.register(now: now)
+        self.registration = registration
+        performRegistration(actions)
+        return true
     }
 }

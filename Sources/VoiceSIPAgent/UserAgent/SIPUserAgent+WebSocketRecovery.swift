@@ -28,19 +28,11 @@ extension SIPUserAgent {
         recovery.timer?.cancel()
         let attempt = recovery.attempts
         recovery.timer = eventLoop.scheduleTask(in: Self.webSocketRecoveryDelay(attempt: attempt)) {
-            guard var recovery = self.webSocketRecovery, var registration = self.registration else { return }
+            guard var recovery = self.webSocketRecovery else { return }
             recovery.timer = nil
             recovery.attempts += 1
             self.webSocketRecovery = recovery
-            switch registration.state {
-            case .idle, .unregistered, .unregistering, .failed:
-                self.webSocketRecovery = nil
-                return
-            default: break
-            }
-            let actions = registration.register(now: self.now)
-            self.registration = registration
-            self.performRegistration(actions)
+            if !self.refreshRegistrationOnLoop() { self.webSocketRecovery = nil }
         }
         webSocketRecovery = recovery
     }
