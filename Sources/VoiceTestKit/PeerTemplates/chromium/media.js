@@ -36,7 +36,9 @@ function record(stream) {
 }
 
 // Records `stream` for `seconds` and posts it (POST /recording); returns the sample count.
-async function recordFor(stream, seconds) {
+// `beforePost` runs before the recording is posted: a test that hangs up once the recording
+// arrives would otherwise race what the page still reads from the live connection.
+async function recordFor(stream, seconds, beforePost) {
   const stop = record(stream);
   await new Promise((r) => setTimeout(r, seconds * 1000));
   const chunks = stop();
@@ -44,6 +46,7 @@ async function recordFor(stream, seconds) {
   const all = new Int16Array(total);
   let offset = 0;
   for (const c of chunks) { all.set(c, offset); offset += c.length; }
+  if (beforePost) await beforePost();
   await fetch("/recording", { method: "POST", body: all.buffer });
   return total;
 }
