@@ -53,6 +53,15 @@ let package = Package(
             dependencies: ["COpus", "CLibSRTP"],
             linkerSettings: [.linkedLibrary("opus"), .linkedLibrary("srtp2")]
         ),
+        // A C face for WebRTC's C++ audio processing module (Debian's libwebrtc-audio-processing-dev,
+        // installed by scripts/install-deps.sh), so Swift needs no C++ interop. Its pkg-config
+        // flags are -D defines SwiftPM refuses, so the shim defines them itself and finds the
+        // headers through `system/webrtc`, a link to where Debian installs them.
+        .target(
+            name: "CVoiceAPM",
+            cxxSettings: [.headerSearchPath("system")],
+            linkerSettings: [.linkedLibrary("webrtc_audio_processing"), .linkedLibrary("stdc++")]
+        ),
         // Linux APIs that Glibc's Swift module does not export (epoll, eventfd, timerfd), and socket
         // calls that need the CMSG macros (receive timestamps, the UDP error queue).
         .target(name: "CVoiceSys"),
@@ -83,7 +92,7 @@ let package = Package(
         .target(
             name: "VoiceMedia",
             dependencies: [
-                "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CVoiceShims",
+                "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CVoiceShims", "CVoiceAPM",
                 "VoiceICE", "VoiceDTLS", "VoiceNetwork",
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -6,6 +6,23 @@ struct AudioOptions: ParsableArguments {
     @Option(help: "ALSA PCM to capture from and play to (e.g. default, hw:0).") var device: String?
     @Option(help: "A WAV file to send (looped).") var play: String?
     @Option(help: "A WAV file to record what arrives into.") var record: String?
+    @Flag(help: "Process --play's audio as a microphone's (echo cancellation, noise suppression, gain control, high-pass filter); on by default with --device.")
+    var process = false
+    @Flag(help: "No echo cancellation.") var noAec = false
+    @Flag(help: "No noise suppression.") var noNs = false
+    @Flag(help: "No automatic gain control.") var noAgc = false
+    @Flag(help: "No high-pass filter.") var noHpf = false
+
+    /// The processing the flags ask for on `device`, nil when they leave its default alone.
+    func audioProcessing(for device: (any AudioDevice)?) -> AudioProcessingOptions? {
+        guard process || noAec || noNs || noAgc || noHpf else { return nil }
+        var options = process ? AudioProcessingOptions.all : (device?.defaultAudioProcessing ?? .none)
+        if noAec { options.echoCancellation = false }
+        if noNs { options.noiseSuppression = false }
+        if noAgc { options.autoGainControl = false }
+        if noHpf { options.highPassFilter = false }
+        return options
+    }
 
     func makeDevice() throws -> (any AudioDevice)? {
         if let device {

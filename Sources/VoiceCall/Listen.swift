@@ -51,12 +51,14 @@ struct Listen: ParsableCommand {
             print("metrics on http://0.0.0.0:\(metrics?.port ?? metricsPort)/metrics")
         }
         defer { metrics?.close() }
-        let voice = try VoiceClient(configuration: configuration, audioDevice: try audio.makeDevice())
+        let device = try audio.makeDevice()
+        let voice = try VoiceClient(configuration: configuration, audioDevice: device)
         defer { voice.shutdown() }
         let delegate = PrintingCallDelegate(name: "call")
         let name = "\(configuration.identity)@\(configuration.domain)"
         guard (0...600).contains(answerAfter) else { throw ValidationError("--answer-after takes 0–600 seconds") }
-        let listener = Listener(callDelegate: delegate, autoAnswer: autoAnswer, answerAfter: answerAfter)
+        let listener = Listener(
+            callDelegate: delegate, autoAnswer: autoAnswer, answerAfter: answerAfter, processing: audio.audioProcessing(for: device))
         let interrupt = Interrupt()
         let done = DispatchSemaphore(value: 0)
         let failure = Locked<VoiceError?>(nil)
@@ -109,12 +111,15 @@ final class Listener: NotificationDelegate, @unchecked Sendable {
     let callDelegate: PrintingCallDelegate
     let autoAnswer: Bool
     let answerAfter: Double
+    /// The voice processing accepted calls ask for; nil keeps the device's.
+    let processing: AudioProcessingOptions?
     private var calls: [Call] = []
 
-    init(callDelegate: PrintingCallDelegate, autoAnswer: Bool, answerAfter: Double = 0) {
+    init(callDelegate: PrintingCallDelegate, autoAnswer: Bool, answerAfter: Double = 0, processing: AudioProcessingOptions? = nil) {
         self.callDelegate = callDelegate
         self.autoAnswer = autoAnswer
         self.answerAfter = answerAfter
+        self.processing = processing
     }
 
     func callInviteReceived(_ callInvite: CallInvite) {
@@ -138,7 +143,10 @@ final class Listener: NotificationDelegate, @unchecked Sendable {
     private func accept(_ callInvite: CallInvite) {
         calls.removeAll { $0.state == .disconnected }  // a long-running listener keeps only live calls
         calls.append(callInvite.accept(
-            options: AcceptOptions(callInvite: callInvite) { $0.delegateQueue = self.callDelegate.queue },
+            options: AcceptOptions(callInvite: callInvite) {
+                $0.delegateQueue = self.callDelegate.queue
+                $0.audioProcessing = self.processing
+            },
             delegate: callDelegate))
     }
 

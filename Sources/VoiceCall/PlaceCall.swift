@@ -30,6 +30,7 @@ struct PlaceCall: ParsableCommand {
             options: ConnectOptions(accessToken: client.token) { builder in
                 builder.params = params
                 builder.delegateQueue = delegate.queue
+                builder.audioProcessing = audio.audioProcessing(for: voice.audioDevice)
             },
             delegate: delegate)
         let interrupt = Interrupt()

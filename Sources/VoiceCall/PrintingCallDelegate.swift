@@ -100,7 +100,14 @@ enum CallStatsLine {
             second, name, local?.audioLevel ?? 0, remote?.audioLevel ?? 0, Int(local?.packetsSent ?? 0),
             Int(remote?.packetsReceived ?? 0), Int(remote?.packetsLost ?? 0), remote?.jitterMs ?? 0,
             report.roundTripTimeMs.map { String(format: "%5.1f ms", $0) } ?? "   -    ",
-            remote?.mos.map { String(format: "%.2f", $0) } ?? " -  ", refused(report.security))
+            remote?.mos.map { String(format: "%.2f", $0) } ?? " -  ", refused(report.security)) + processing(report.audioProcessing)
+    }
+
+    /// The echo canceller's ERLE while it runs, or why the device's audio is not processed.
+    private static func processing(_ p: CallAudioProcessingStats) -> String {
+        if let fallback = p.fallback { return "  unprocessed: \(fallback)" }
+        guard p.echoCancellation else { return "" }
+        return "  aec erle " + (p.echoReturnLossEnhancement.map { String(format: "%.0f dB", $0) } ?? "-")
     }
 
     /// The refused-packet counters, shown once any is non-zero.

@@ -54,6 +54,26 @@ package struct PESQScorer {
         return (score, alignment)
     }
 
+    /// Three voices (two male, one female), each speaking its own Harvard list (9–12 s), 48 kHz mono.
+    package func speakers() throws -> [[Int16]] {
+        let prefix = directory + "/speaker"
+        try Self.run([tool, "prepare-set", prefix])
+        return try (1...3).map { try WAVFile(contentsOfFile: "\(prefix)-\($0).wav").samples }
+    }
+
+    /// PESQ-WB of `degraded` against `reference`, both 48 kHz and already aligned.
+    package func score(reference: [Int16], degraded: [Int16], name: String) throws -> Double {
+        let referencePath = directory + "/\(name)-ref.wav", degradedPath = directory + "/\(name)-deg.wav"
+        let count = min(reference.count, degraded.count)
+        try WAVFile(sampleRate: 48_000, channels: 1, samples: Array(reference.prefix(count))).write(toFile: referencePath)
+        try WAVFile(sampleRate: 48_000, channels: 1, samples: Array(degraded.prefix(count))).write(toFile: degradedPath)
+        let output = try Self.run([tool, "score", referencePath, degradedPath])
+        guard let score = Double(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw SIPPeerError(.notReady, "pesq_tool.py said: \(output)")
+        }
+        return score
+    }
+
     /// Removes the temporary files.
     package func cleanUp() { try? FileManager.default.removeItem(atPath: directory) }
 

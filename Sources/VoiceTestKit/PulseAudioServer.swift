@@ -122,6 +122,18 @@ package final class PulseAudioServer: @unchecked Sendable {
         return PulseRecording(path: path)
     }
 
+    /// Gives the room an acoustic echo path: PulseAudio's own `module-loopback` plays what the
+    /// `speaker` sink plays into the `mic` sink (so the microphone hears the speaker, mixed with
+    /// whatever else plays into `mic`), `latencyMilliseconds` late, at `volumePercent`.
+    package func loopSpeakerIntoMicrophone(latencyMilliseconds: Int = 60, volumePercent: Int = 50) throws {
+        guard try run("pactl", ["load-module", "module-loopback", "source=speaker.monitor", "sink=mic", "latency_msec=\(latencyMilliseconds)",
+            "source_dont_move=true", "sink_dont_move=true", "remix=false"]) == 0
+        else { throw SIPPeerError(.launchFailed, "pactl load-module module-loopback failed") }
+        // The loopback's playback stream is the only one into `mic` named after it.
+        guard try run("sh", ["-c", "pactl list short sink-inputs | awk '/module-loopback/ {print $1}' | xargs -r -n1 -I{} pactl set-sink-input-volume {} \(volumePercent)%"]) == 0
+        else { throw SIPPeerError(.launchFailed, "pactl set-sink-input-volume failed") }
+    }
+
     /// Sets the `speaker` sink's volume, in percent.
     package func setSpeakerVolume(percent: Int) throws {
         guard try run("pactl", ["set-sink-volume", "speaker", "\(percent)%"]) == 0 else {

@@ -18,6 +18,7 @@ public final class Call: Sendable, CustomStringConvertible {
         var to: String?
         var isMuted = false
         var isOnHold = false
+        var audioProcessing = AudioProcessingOptions.none
         var warnings: Set<CallQualityWarning> = []
         var audioInterruption: CallAudioInterruption?
         var details: CallDetails
@@ -83,6 +84,20 @@ public final class Call: Sendable, CustomStringConvertible {
     public var isOnHold: Bool {
         get { snapshot.withLock { $0.isOnHold } }
         set { perform { $0.setOnHold(newValue) } }
+    }
+
+    /// The voice processing on the call's audio device: echo cancellation, noise suppression,
+    /// gain control and the high-pass filter. It belongs to the device, so setting it changes
+    /// the processing of every call on that device (the last setting wins). May be set at any
+    /// time, during the call too; it takes effect within 10 ms. A device that cannot be processed
+    /// (no playback side, a sample rate the processor cannot take) runs unprocessed: a warning is
+    /// logged and ``CallAudioProcessingStats/fallback`` says why.
+    public var audioProcessing: AudioProcessingOptions {
+        get { snapshot.withLock { $0.audioProcessing } }
+        set {
+            snapshot.withLock { $0.audioProcessing = newValue }
+            perform { $0.setAudioProcessing(newValue) }
+        }
     }
 
     /// Ends the call (CANCEL, reject or BYE as the state needs) and frees its sockets, device

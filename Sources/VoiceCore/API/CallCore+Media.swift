@@ -77,6 +77,7 @@ extension CallCore {
         }
         media.isMuted = muted || call.isMuted
         self.media = media
+        applyAudioProcessing()
         // DTLS-SRTP media runs once ICE has a path and the handshake keyed it: the call connects
         // then (``mediaPathConnected``), as a WebRTC peer connection does.
         let waitsForPath: Bool
@@ -195,7 +196,9 @@ extension CallCore {
 
     func statsReport() -> CallStatsReport? {
         guard let stats = media?.stats else { return nil }
-        return CallStatsReport(streamStats: stats, callSid: sid.isEmpty ? nil : sid)
+        var report = CallStatsReport(streamStats: stats, callSid: sid.isEmpty ? nil : sid)
+        if let hub = deviceHub { report.audioProcessing = CallAudioProcessingStats(hub.processing.status) }
+        return report
     }
 
     /// Runs a media job on the call's media queue, or at once where the client says so (tests

@@ -27,6 +27,9 @@ final class CallCore: @unchecked Sendable {
     let audioDevice: (any AudioDevice)?
     /// The device the call's audio runs on (its own, else the client's; another after a switch).
     var currentAudioDevice: (any AudioDevice)?
+    /// The processing the call asked its device for (options or ``Call/audioProcessing``), nil
+    /// when it keeps what the device runs.
+    var requestedAudioProcessing: AudioProcessingOptions?
     var eventLoop: EventLoop { client.agent.eventLoop }
     let delegate: DelegateBox<CallDelegate>
     let messageDelegate: DelegateBox<CallMessageDelegate>?
@@ -86,7 +89,8 @@ final class CallCore: @unchecked Sendable {
 
     init(
         client: VoiceClient, call: Call, role: CallStateRole, delegate: CallDelegate, delegateQueue: DispatchQueue,
-        messageDelegate: CallMessageDelegate?, preferredCodecs: [AudioCodec], enableDSCP: Bool, audioDevice: (any AudioDevice)?
+        messageDelegate: CallMessageDelegate?, preferredCodecs: [AudioCodec], enableDSCP: Bool, audioDevice: (any AudioDevice)?,
+        audioProcessing: AudioProcessingOptions? = nil
     ) {
         self.client = client
         self.call = call
@@ -98,6 +102,9 @@ final class CallCore: @unchecked Sendable {
         self.enableDSCP = enableDSCP
         self.audioDevice = audioDevice
         self.currentAudioDevice = audioDevice ?? client.audioDevice
+        self.requestedAudioProcessing = audioProcessing
+        let initial = audioProcessing ?? currentAudioDevice?.defaultAudioProcessing ?? .none
+        call.update { $0.audioProcessing = initial }
         var machineConfiguration = client.configuration.reconnection.machine
         machineConfiguration.ringTimeout = client.configuration.ringTimeout.map(MediaTime.init)
         self.machine = CallStateMachine(role: role, configuration: machineConfiguration, now: client.now)

@@ -65,7 +65,7 @@ public final class CallInvite: Sendable, CustomStringConvertible {
         let core = CallCore(
             client: client, call: call, role: .callee, delegate: delegate, delegateQueue: options.delegateQueue,
             messageDelegate: options.callMessageDelegate, preferredCodecs: options.preferredAudioCodecs,
-            enableDSCP: options.enableDscp, audioDevice: options.audioDevice)
+            enableDSCP: options.enableDscp, audioDevice: options.audioDevice, audioProcessing: options.audioProcessing)
         call.core.withLock { $0 = core }
         let previous = status.withLock { status -> Status in
             let previous = status

@@ -33,6 +33,9 @@ public final class ConnectOptions {
     public let callMessageDelegate: CallMessageDelegate?
     /// The audio device for this call; nil uses the client's. Shared with other calls on the same device object.
     public let audioDevice: (any AudioDevice)?
+    /// The voice processing to run on the call's device (shared by every call on it); nil keeps
+    /// what the device runs (at first its ``AudioDevice/defaultAudioProcessing``).
+    public let audioProcessing: AudioProcessingOptions?
     /// Extra SIP headers for a SIP-address destination: names must start with `X-`/`x-`, at
     /// most 1024 bytes together with the custom parameters.
     public let sipHeaders: [String: String]
@@ -56,6 +59,7 @@ public final class ConnectOptions {
         self.enableDscp = builder.enableDscp
         self.callMessageDelegate = builder.callMessageDelegate
         self.audioDevice = builder.audioDevice
+        self.audioProcessing = builder.audioProcessing
         self.sipHeaders = builder.sipHeaders
     }
 }
@@ -76,6 +80,8 @@ public final class ConnectOptionsBuilder {
     public var callMessageDelegate: CallMessageDelegate?
     /// Default nil: the client's audio device.
     public var audioDevice: (any AudioDevice)?
+    /// Default nil: what the device runs (everything for ALSA, nothing for file and buffer devices).
+    public var audioProcessing: AudioProcessingOptions?
     /// `X-` headers for a SIP-address destination. Empty by default.
     public var sipHeaders: [String: String] = [:]
 
@@ -98,6 +104,9 @@ public final class AcceptOptions {
     public let callMessageDelegate: CallMessageDelegate?
     /// The audio device for this call; nil uses the client's. Shared with other calls on the same device object.
     public let audioDevice: (any AudioDevice)?
+    /// The voice processing to run on the call's device (shared by every call on it); nil keeps
+    /// what the device runs (at first its ``AudioDevice/defaultAudioProcessing``).
+    public let audioProcessing: AudioProcessingOptions?
 
     /// Creates options for `callInvite`; `block` fills a builder.
     public init(callInvite: CallInvite, block: (AcceptOptionsBuilder) -> Void = { _ in }) {
@@ -110,6 +119,7 @@ public final class AcceptOptions {
         self.enableDscp = builder.enableDscp
         self.callMessageDelegate = builder.callMessageDelegate
         self.audioDevice = builder.audioDevice
+        self.audioProcessing = builder.audioProcessing
     }
 }
 
@@ -127,6 +137,8 @@ public final class AcceptOptionsBuilder {
     public var callMessageDelegate: CallMessageDelegate?
     /// Default nil: the client's audio device.
     public var audioDevice: (any AudioDevice)?
+    /// Default nil: what the device runs (everything for ALSA, nothing for file and buffer devices).
+    public var audioProcessing: AudioProcessingOptions?
 
     init() {}
 }

@@ -335,7 +335,7 @@ public final class VoiceClient: @unchecked Sendable {
         let core = CallCore(
             client: self, call: call, role: .caller, delegate: delegate, delegateQueue: options.delegateQueue,
             messageDelegate: options.callMessageDelegate, preferredCodecs: options.preferredAudioCodecs,
-            enableDSCP: options.enableDscp, audioDevice: options.audioDevice)
+            enableDSCP: options.enableDscp, audioDevice: options.audioDevice, audioProcessing: options.audioProcessing)
         call.core.withLock { $0 = core }
         // Validate before any traffic.
         let prepared: (token: AccessToken?, uri: SIPURI, headers: [(String, String)])

@@ -65,7 +65,10 @@ extension CallCore {
             let error = failure
             client.onLoop {
                 // The new device's own report is the truth now; the old one is stopped.
-                if error == nil { self.currentAudioDevice = device }
+                if error == nil {
+                    self.currentAudioDevice = device
+                    self.applyAudioProcessing()
+                }
                 if let interrupted, self.media === media {
                     (self.captureInterrupted, self.renderInterrupted) = interrupted
                     self.reportAudioInterruption()

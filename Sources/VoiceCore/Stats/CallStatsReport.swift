@@ -20,6 +20,8 @@ public struct CallStatsReport: Hashable, Sendable {
     public var security: CallSecurityStats
     /// What the call's audio device went through (xruns, suspends, interruptions).
     public var audioDevice: CallAudioDeviceStats
+    /// The voice processing on the call's audio device (echo cancellation and its figures).
+    public var audioProcessing = CallAudioProcessingStats()
     /// The ICE candidate pair and DTLS state of a DTLS-SRTP call.
     public var transport = CallTransportStats()
 

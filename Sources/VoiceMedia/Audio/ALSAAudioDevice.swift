@@ -58,6 +58,9 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
     private var faults: ALSAFaultInjection?
     private let captureThread = Locked<DeviceThread?>(nil)
     private let playbackThread = Locked<DeviceThread?>(nil)
+    /// Each direction's `snd_pcm_delay` after its last period.
+    private let captureDelay = DeviceLatencySlot()
+    private let playbackDelay = DeviceLatencySlot()
 
     /// Creates a device whose PCMs return `faults`' errors in place of libasound's (tests of
     /// the failures a machine without a sound card cannot produce).
@@ -93,6 +96,16 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
             if wasOpen { mixer.close() }  // A sound server that went away: open afresh next time.
             return nil
         }
+    }
+
+    /// Everything on: a microphone and a speaker in a room need echo cancellation, noise
+    /// suppression, gain control and the high-pass filter.
+    public var defaultAudioProcessing: AudioProcessingOptions { .all }
+
+    /// What ALSA's `snd_pcm_delay` reported after each direction's last period; nil unless both run.
+    public var latency: AudioDeviceLatency? {
+        guard let capture = captureDelay.delay, let playback = playbackDelay.delay else { return nil }
+        return AudioDeviceLatency(capture: capture, playback: playback)
     }
 
     /// Creates a device using PCM `name` for both directions with `format`.
@@ -146,7 +159,8 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
                 faults: faults)
             let loop = ALSAStreamLoop(
                 pcm: pcm, format: configuration.format, context: context, enabled: enabled,
-                prefillPeriods: capture ? 0 : configuration.playbackPrefillPeriods)
+                prefillPeriods: capture ? 0 : configuration.playbackPrefillPeriods,
+                latency: capture ? captureDelay : playbackDelay)
             running = try DeviceThread.start(name: capture ? "voice-alsa-cap" : "voice-alsa-play") { thread in
                 loop.run(on: thread)
             }
@@ -159,5 +173,6 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
             return running
         }
         thread?.stopAndJoin()
+        (slot === captureThread ? captureDelay : playbackDelay).clear()
     }
 }

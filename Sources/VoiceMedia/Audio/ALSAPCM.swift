@@ -136,6 +136,15 @@ final class ALSAPCM {
         return try recover(pcm, moved)
     }
 
+    /// Frames between the application and the converter now (`snd_pcm_delay`): captured and not
+    /// yet read, or written and not yet played. Nil when the PCM cannot say.
+    func delayFrames() -> Int? {
+        guard let pcm = handle else { return nil }
+        var frames: snd_pcm_sframes_t = 0
+        guard snd_pcm_delay(pcm, &frames) == 0, frames >= 0 else { return nil }
+        return Int(frames)
+    }
+
     private func recover(_ pcm: OpaquePointer, _ error: Int) throws(AudioDeviceError) -> Transfer {
         let code = Int32(truncatingIfNeeded: error)
         try AudioDeviceError.checkALSA(

@@ -15,8 +15,14 @@ final class ALSAStreamLoop: @unchecked Sendable {
     private let buffer: UnsafeMutableBufferPointer<Int16>
     /// Consecutive wait timeouts (about 2 s) after which the device counts as stalled.
     private let stallLimit: Int
+    /// Where the PCM's delay is published after each period, in microseconds.
+    private let latency: DeviceLatencySlot
+    private let sampleRate: Int
 
-    init(pcm: ALSAPCM, format: AudioFormat, context: any AudioDeviceContext, enabled: AudioEnableFlag, prefillPeriods: Int) {
+    init(
+        pcm: ALSAPCM, format: AudioFormat, context: any AudioDeviceContext, enabled: AudioEnableFlag, prefillPeriods: Int,
+        latency: DeviceLatencySlot
+    ) {
         self.pcm = pcm
         self.context = context
         self.enabled = enabled
@@ -27,6 +33,8 @@ final class ALSAStreamLoop: @unchecked Sendable {
         self.buffer = .allocate(capacity: format.samplesPerBuffer)
         buffer.initialize(repeating: 0)
         self.stallLimit = max(1, 2000 / Int(pcm.waitTimeoutMilliseconds))
+        self.latency = latency
+        self.sampleRate = format.sampleRate
     }
 
     deinit { buffer.deallocate() }
@@ -54,6 +62,9 @@ final class ALSAStreamLoop: @unchecked Sendable {
                     if !enabled.isEnabled { buffer.update(repeating: 0) }
                 }
                 guard try transferPeriod(thread) else { return }
+                if let frames = pcm.delayFrames() {
+                    latency.store(frames: frames, sampleRate: sampleRate)
+                }
                 if pcm.isCapture {
                     if !enabled.isEnabled { buffer.update(repeating: 0) }
                     context.deliverCapturedAudio(UnsafeBufferPointer(buffer))

@@ -88,9 +88,35 @@ public protocol AudioDevice: AnyObject, Sendable {
     /// The system's playback volume for this device, 0…1, or nil when it has none or it is
     /// unknown (the default). May block briefly (a mixer read): not for a loop or an audio thread.
     var outputVolume: Double? { get }
+    /// The voice processing calls on this device get unless they ask otherwise: everything on
+    /// for a microphone and speaker (``ALSAAudioDevice``), nothing for file, buffer and null
+    /// devices (the default), whose users want the signal untouched.
+    var defaultAudioProcessing: AudioProcessingOptions { get }
+    /// How late audio is on the device now, as it reports it, or nil when it does not know (the
+    /// default). Read by the echo canceller from the capture thread every 10 ms: it must be cheap
+    /// and must not block.
+    var latency: AudioDeviceLatency? { get }
 }
 
 extension AudioDevice {
     /// No volume: buffer, file and null devices play at full scale.
     public var outputVolume: Double? { nil }
+    /// No processing: the signal stays untouched.
+    public var defaultAudioProcessing: AudioProcessingOptions { .none }
+    /// Unknown.
+    public var latency: AudioDeviceLatency? { nil }
+}
+
+/// How late audio is on a device: what ALSA's `snd_pcm_delay` reports for each direction.
+public struct AudioDeviceLatency: Hashable, Sendable {
+    /// From the microphone to the application: captured audio not yet read.
+    public var capture: Duration
+    /// From the application to the speaker: written audio not yet played.
+    public var playback: Duration
+
+    /// Creates a latency.
+    public init(capture: Duration, playback: Duration) {
+        self.capture = capture
+        self.playback = playback
+    }
 }

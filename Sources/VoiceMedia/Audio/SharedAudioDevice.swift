@@ -14,6 +14,9 @@
 /// open for a reason that may pass (busy, unplugged, sound server away) interrupts a starting
 /// port the same way instead of failing it.
 ///
+/// Voice processing (``DeviceAudioProcessing``) runs here, once per device: the render mix is
+/// its echo reference and captured audio is processed before it fans out.
+///
 /// Real-time behaviour: the device thread never waits on a lock a control thread holds for
 /// audio. It try-locks the subscriber list; if a port is starting or stopping at that very
 /// moment it skips the period (drops that captured buffer, plays one period of silence). Mixing
@@ -29,13 +32,18 @@ package final class SharedAudioDevice: Sendable {
     package let device: any AudioDevice
     let capture: SharedAudioDeviceSide
     let render: SharedAudioDeviceSide
+    /// The device's voice processing: the played mix is its echo reference, and the microphone
+    /// signal is processed once, before it reaches the ports.
+    package let processing: DeviceAudioProcessing
 
     /// Wraps `device`. Nothing starts until a port does. Use one hub per device object (see
     /// ``SharedAudioDeviceRegistry``): two hubs on one device conflict like two streams would.
     package init(wrapping device: any AudioDevice, reopen: AudioDeviceReopenSchedule = .standard) {
         self.device = device
-        self.capture = SharedAudioDeviceSide(direction: .capture, device: device, schedule: reopen)
-        self.render = SharedAudioDeviceSide(direction: .render, device: device, schedule: reopen)
+        let processing = DeviceAudioProcessing(device: device)
+        self.processing = processing
+        self.capture = SharedAudioDeviceSide(direction: .capture, device: device, schedule: reopen, processing: processing)
+        self.render = SharedAudioDeviceSide(direction: .render, device: device, schedule: reopen, processing: processing)
     }
 
     deinit {

@@ -34,6 +34,10 @@ package final class SharedAudioDevicePort: AudioDevice, Sendable {
 
     /// The underlying device's output volume.
     package var outputVolume: Double? { hub.device.outputVolume }
+    /// The underlying device's default processing (the hub runs it, not the port).
+    package var defaultAudioProcessing: AudioProcessingOptions { hub.device.defaultAudioProcessing }
+    /// The underlying device's latency.
+    package var latency: AudioDeviceLatency? { hub.device.latency }
 
     /// Starts delivering the shared device's captured audio to `context`.
     ///

@@ -40,6 +40,11 @@ package final class SharedAudioDeviceRegistry: Sendable {
         }
     }
 
+    /// The hub wrapping `device` if one lives (some port of it exists), without creating one.
+    package func existingHub(for device: any AudioDevice) -> SharedAudioDevice? {
+        hubs.withLock { $0.entries[ObjectIdentifier(device)]?.hub }
+    }
+
     /// A new port on the hub wrapping `device`.
     package func port(for device: any AudioDevice) -> SharedAudioDevicePort { hub(for: device).makePort() }
 

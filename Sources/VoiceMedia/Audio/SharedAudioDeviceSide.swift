@@ -92,6 +92,9 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
     private let dispatchingThread = Atomic<UInt>(0)
     /// Render mixing buffer: one device period, allocated here so the device thread never allocates.
     private let scratch: UnsafeMutableBufferPointer<Int16>
+    /// The device's voice processing: capture is processed before the fan-out, the render mix
+    /// is its reference.
+    private let processing: DeviceAudioProcessing?
 
     private struct Recovery {
         /// Why the direction is interrupted; nil while it runs (or nobody uses it).
@@ -106,8 +109,12 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
         var interruptions = 0
     }
 
-    init(direction: Direction, device: any AudioDevice, schedule: AudioDeviceReopenSchedule = .standard) {
+    init(
+        direction: Direction, device: any AudioDevice, schedule: AudioDeviceReopenSchedule = .standard,
+        processing: DeviceAudioProcessing? = nil
+    ) {
         self.direction = direction
+        self.processing = processing
         self.device = device
         self.schedule = schedule
         var list: [Subscriber] = []
@@ -317,8 +324,11 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
 
     // MARK: - Device thread
 
-    func deliverCapturedAudio(_ samples: UnsafeBufferPointer<Int16>) {
-        guard direction == .capture, let list = subscribers.withLockIfAvailable({ $0 }) else { return }
+    func deliverCapturedAudio(_ captured: UnsafeBufferPointer<Int16>) {
+        guard direction == .capture else { return }
+        // Processed even when the period is then dropped, so the processor sees continuous audio.
+        let samples = processing?.processCapture(captured) ?? captured
+        guard let list = subscribers.withLockIfAvailable({ $0 }) else { return }
         dispatching {
             // Index loops: a for-in over the array allocates an iterator in unoptimized builds.
             for i in list.indices { list[i].call(waiting: false) { $0.deliverCapturedAudio(samples) } }
@@ -332,9 +342,11 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
         }
         guard let list = subscribers.withLockIfAvailable({ $0 }) else {
             samples.update(repeating: 0)
+            processing?.analyzeRender(UnsafeBufferPointer(samples))
             return
         }
         dispatching { mix(list, into: samples) }
+        processing?.analyzeRender(UnsafeBufferPointer(samples))
     }
 
     func audioDevice(didReport reported: AudioDeviceEvent) {
