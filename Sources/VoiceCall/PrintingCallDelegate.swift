@@ -103,11 +103,15 @@ enum CallStatsLine {
             remote?.mos.map { String(format: "%.2f", $0) } ?? " -  ", refused(report.security)) + processing(report.audioProcessing)
     }
 
-    /// The echo canceller's ERLE while it runs, or why the device's audio is not processed.
+    /// The stages that run (and the echo canceller's ERLE), or why the device's audio is not processed.
     private static func processing(_ p: CallAudioProcessingStats) -> String {
-        if let fallback = p.fallback { return "  unprocessed: \(fallback)" }
-        guard p.echoCancellation else { return "" }
-        return "  aec erle " + (p.echoReturnLossEnhancement.map { String(format: "%.0f dB", $0) } ?? "-")
+        let why = p.fallback.map { " (\($0))" } ?? ""
+        let options = AudioProcessingOptions(
+            echoCancellation: p.echoCancellation, noiseSuppression: p.noiseSuppression, autoGainControl: p.autoGainControl,
+            highPassFilter: p.highPassFilter)
+        guard options.isEnabled || p.fallback != nil else { return "" }
+        let erle = p.echoReturnLossEnhancement.map { String(format: ", erle %.0f dB", $0) } ?? ""
+        return "  processing: \(options)\(erle)\(why)"
     }
 
     /// The refused-packet counters, shown once any is non-zero.

@@ -97,7 +97,7 @@ final class CallEchoCancellationTests: VirtualTimeTestCase {
         XCTAssertGreaterThan(SpectralSimilarity(playedInALoop: ConnectedCallPair.tone(440), in: heard).score, 0.9)
     }
 
-    func testACaptureOnlyDeviceAskedForProcessingFallsBackAndTheCallGoesOn() throws {
+    func testACaptureOnlyDeviceRunsWithoutEchoCancellationAndTheCallGoesOn() throws {
         let alice = try TestVoiceClient("alice", world: world)
         let bob = try TestVoiceClient("bob", world: world)
         defer {
@@ -128,11 +128,11 @@ final class CallEchoCancellationTests: VirtualTimeTestCase {
         PollingWait.sleep(1)
         let report = try XCTUnwrap(try ConnectedCallPair.onCore(call) { $0?.statsReport() })
         XCTAssertEqual(report.audioProcessing.fallback, .noPlaybackSide)
-        XCTAssertFalse(report.audioProcessing.echoCancellation)
-        XCTAssertFalse(report.audioProcessing.noiseSuppression)
+        XCTAssertFalse(report.audioProcessing.echoCancellation, "no echo reference")
+        XCTAssertTrue(report.audioProcessing.noiseSuppression, "the other stages run")
         bob.device.clearRecording()
         PollingWait.sleep(2)
-        XCTAssertGreaterThan(SpectralSimilarity(playedInALoop: tone, in: bob.device.recordedSamples).score, 0.9, "alice's audio flows, unprocessed")
+        XCTAssertGreaterThan(SpectralSimilarity(playedInALoop: tone, in: bob.device.recordedSamples).score, 0.9, "alice's audio flows")
     }
 }
 

@@ -236,4 +236,23 @@ final class VoiceCallCommandTests: XCTestCase {
         let alignment = SpectralSimilarity(playedInALoop: signal, in: recorded.channel(0))
         XCTAssertGreaterThan(alignment.score, 0.75, "recorded vs played: \(alignment)")
     }
+
+    func testProcessingFlagsReachTheCallsDevice() throws {
+        let (binary, directory) = try workspace()
+        try WAVFile(sampleRate: 48_000, channels: 1, samples: TestSignals.speechLike(seconds: 2)).write(toFile: directory + "/play.wav")
+        let (listen, port) = try startListen(binary, in: directory, extra: ["--duration", "30"])
+        defer { listen.stop() }
+        // A file device is untouched unless asked: --process turns everything on, --no-* take stages off.
+        let call = try startCall(
+            binary, in: directory, port: port, extra: ["--play", directory + "/play.wav", "--duration", "3", "--process", "--no-aec", "--no-hpf"])
+        XCTAssertTrue(PollingWait.until(timeout: 30) { !call.isRunning }, "call did not end:\n\(call.logTail())")
+        XCTAssertEqual(call.exitStatus, 0, call.logTail())
+        // --play alone makes a device that cannot play: echo cancellation could not run anyway.
+        XCTAssertTrue(call.log.contains("processing: ns agc"), call.logTail())
+        XCTAssertFalse(call.log.contains("processing: aec"), call.logTail())
+        XCTAssertFalse(call.log.contains("no playback side"), "no echo cancellation was asked for\n\(call.logTail())")
+        let plain = try startCall(binary, in: directory, port: port, extra: ["--play", directory + "/play.wav", "--duration", "2"])
+        XCTAssertTrue(PollingWait.until(timeout: 30) { !plain.isRunning }, "call did not end:\n\(plain.logTail())")
+        XCTAssertFalse(plain.log.contains("processing:"), "no flag: the file is sent untouched\n\(plain.logTail())")
+    }
 }

@@ -99,23 +99,33 @@ final class DeviceAudioProcessingTests: XCTestCase {
         XCTAssertEqual(hub.makePort().defaultAudioProcessing, .all)
     }
 
-    func testDevicesThatCannotBeProcessedFallBackUntouched() throws {
-        let cases: [(any AudioDevice, AudioProcessingFallback)] = [
-            (CaptureOnlyDevice(), .noPlaybackSide),
-            (ManualAudioDevice(format: AudioFormat(sampleRate: 44_100, framesPerBuffer: 441)),
-             .unsupportedFormat(capture: AudioFormat(sampleRate: 44_100, framesPerBuffer: 441), render: AudioFormat(sampleRate: 44_100, framesPerBuffer: 441))),
-        ]
-        for (device, expected) in cases {
-            let hub = SharedAudioDevice(wrapping: device)
-            XCTAssertNil(hub.processing.status.fallback, "nothing asked for, nothing to report")
-            XCTAssertEqual(hub.processing.setOptions(.all), expected)
-            XCTAssertEqual(hub.processing.status.fallback, expected)
-            XCTAssertEqual(hub.processing.status.active, .none)
-            let signal: [Int16] = (0..<441).map { Int16(truncatingIfNeeded: $0 * 91) }
-            signal.withUnsafeBufferPointer { input in
-                XCTAssertEqual(Array(hub.processing.processCapture(input)), signal, "\(expected): audio untouched")
-            }
+    func testADeviceWhoseFormatTheProcessorCannotTakeFallsBackUntouched() throws {
+        let format = AudioFormat(sampleRate: 44_100, framesPerBuffer: 441)
+        let hub = SharedAudioDevice(wrapping: ManualAudioDevice(format: format))
+        XCTAssertNil(hub.processing.status.fallback, "nothing asked for, nothing to report")
+        let expected = AudioProcessingFallback.unsupportedFormat(capture: format, render: format)
+        XCTAssertEqual(hub.processing.setOptions(.all), expected)
+        XCTAssertEqual(hub.processing.status.fallback, expected)
+        XCTAssertEqual(hub.processing.status.active, .none)
+        let signal: [Int16] = (0..<441).map { Int16(truncatingIfNeeded: $0 * 91) }
+        signal.withUnsafeBufferPointer { input in
+            XCTAssertEqual(Array(hub.processing.processCapture(input)), signal, "audio untouched")
         }
+    }
+
+    func testADeviceThatCannotPlayRunsEverythingButEchoCancellation() throws {
+        let hub = SharedAudioDevice(wrapping: CaptureOnlyDevice())
+        XCTAssertEqual(hub.processing.setOptions(.all), .noPlaybackSide)
+        XCTAssertNil(hub.processing.setOptions(AudioProcessingOptions(echoCancellation: false)), "nothing asked that it cannot do")
+        hub.processing.setOptions(.all)
+        // A DC offset: the high-pass filter, which runs, removes it.
+        let offset = [Int16](repeating: 3_000, count: period)
+        var last: [Int16] = []
+        for _ in 0..<100 { offset.withUnsafeBufferPointer { last = Array(hub.processing.processCapture($0)) } }
+        XCTAssertLessThan(RoomSignals.level(last.map(Double.init)), RoomSignals.level(offset.map(Double.init)) - 20, "processed")
+        let status = hub.processing.status
+        XCTAssertEqual(status.active, AudioProcessingOptions(echoCancellation: false))
+        XCTAssertEqual(status.fallback, .noPlaybackSide)
     }
 
     func testPeriodsThatAreNotWholeFramesAreProcessedOneFrameLate() throws {

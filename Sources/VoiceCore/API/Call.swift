@@ -89,9 +89,9 @@ public final class Call: Sendable, CustomStringConvertible {
     /// The voice processing on the call's audio device: echo cancellation, noise suppression,
     /// gain control and the high-pass filter. It belongs to the device, so setting it changes
     /// the processing of every call on that device (the last setting wins). May be set at any
-    /// time, during the call too; it takes effect within 10 ms. A device that cannot be processed
-    /// (no playback side, a sample rate the processor cannot take) runs unprocessed: a warning is
-    /// logged and ``CallAudioProcessingStats/fallback`` says why.
+    /// time, during the call too; it takes effect within 10 ms. A device whose sample rate the
+    /// processor cannot take runs unprocessed, and one that cannot play runs without echo
+    /// cancellation: a warning is logged and ``CallAudioProcessingStats/fallback`` says why.
     public var audioProcessing: AudioProcessingOptions {
         get { snapshot.withLock { $0.audioProcessing } }
         set {

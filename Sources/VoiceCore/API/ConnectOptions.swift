@@ -34,7 +34,7 @@ public final class ConnectOptions {
     /// The audio device for this call; nil uses the client's. Shared with other calls on the same device object.
     public let audioDevice: (any AudioDevice)?
     /// The voice processing to run on the call's device (shared by every call on it); nil keeps
-    /// what the device runs (at first its ``AudioDevice/defaultAudioProcessing``).
+    /// what the device runs (at first its `AudioDevice.defaultAudioProcessing`).
     public let audioProcessing: AudioProcessingOptions?
     /// Extra SIP headers for a SIP-address destination: names must start with `X-`/`x-`, at
     /// most 1024 bytes together with the custom parameters.
@@ -105,7 +105,7 @@ public final class AcceptOptions {
     /// The audio device for this call; nil uses the client's. Shared with other calls on the same device object.
     public let audioDevice: (any AudioDevice)?
     /// The voice processing to run on the call's device (shared by every call on it); nil keeps
-    /// what the device runs (at first its ``AudioDevice/defaultAudioProcessing``).
+    /// what the device runs (at first its `AudioDevice.defaultAudioProcessing`).
     public let audioProcessing: AudioProcessingOptions?
 
     /// Creates options for `callInvite`; `block` fills a builder.

@@ -14,7 +14,7 @@ extension CallCore {
         let processing = hub.processing
         if let requested = requestedAudioProcessing {
             if let fallback = processing.setOptions(requested) { warnUnprocessed(fallback) }
-        } else if processing.options.isEnabled, let fallback = processing.fallback {
+        } else if let fallback = processing.fallback {
             warnUnprocessed(fallback)
         }
         let current = processing.options

@@ -18,7 +18,8 @@ public struct CallAudioProcessingStats: Hashable, Sendable {
     /// The echo's level in the microphone over what is left of it after cancellation, dB. Nil
     /// while echo cancellation is off or has not measured yet.
     public var echoReturnLossEnhancement: Double?
-    /// Why nothing runs although processing was asked for (the call goes on unprocessed).
+    /// Why processing does not run as asked (the call goes on): no playback side (no echo
+    /// cancellation), or a format the processor cannot take (nothing runs).
     public var fallback: AudioProcessingFallback?
 
     /// Creates processing statistics (nothing running).

@@ -53,14 +53,16 @@ public struct AudioProcessingOptions: Hashable, Sendable, CustomStringConvertibl
     }
 }
 
-/// Why a device's audio is not processed although processing was asked for. Processing then
-/// falls back to none, with a logged warning; the call goes on.
+/// Why a device's audio is not processed as asked. A logged warning says it too; the call goes on.
 public enum AudioProcessingFallback: Hashable, Sendable, CustomStringConvertible {
-    /// The device cannot play, so there is no echo reference.
+    /// The device cannot play, so there is no echo reference: echo cancellation does not run
+    /// (noise suppression, gain control and the high-pass filter do, if asked for).
     case noPlaybackSide
+    /// The processor cannot take the device's format: nothing runs.
     /// The processor takes 8, 16, 32 or 48 kHz, one or two channels, the same rate both ways.
+    /// Nothing runs.
     case unsupportedFormat(capture: AudioFormat, render: AudioFormat?)
-    /// The processing library refused to start (out of memory, or a format it rejects).
+    /// The processing library refused to start (out of memory, or a format it rejects). Nothing runs.
     case processorUnavailable
 
     /// A sentence for logs.

@@ -14,7 +14,8 @@ import Synchronization
 /// Options may change at any time from any thread (``setOptions(_:)``); the capture thread
 /// applies them at its next frame. The processor is created on the first request for any stage,
 /// on the requesting thread, and lives as long as the hub. When the device's formats rule
-/// processing out (``fallback``), requests are recorded but nothing runs.
+/// processing out (``fallback``), requests are recorded but nothing runs; a device that cannot
+/// play has no echo reference, so echo cancellation does not run on it (the other stages do).
 ///
 /// Threading: thread-safe. The audio threads never wait: options and statistics are atomics,
 /// and the processor is published once through an `AtomicLazyReference`.
@@ -22,8 +23,11 @@ import Synchronization
 /// (capture or render), and the processor by the capture thread (stages, capture) and the render
 /// thread (render), which ``WebRTCVoiceProcessor`` allows.
 package final class DeviceAudioProcessing: @unchecked Sendable {
-    /// Why nothing is processed for this device even when asked, or nil when it can be.
-    package let fallback: AudioProcessingFallback?
+    /// Why nothing is processed for this device even when asked (its format), or nil when it can be.
+    private let formatFallback: AudioProcessingFallback?
+    /// Whether the device plays: without a playback side there is no echo reference, so echo
+    /// cancellation cannot run (the other stages can).
+    private let hasPlaybackSide: Bool
     private let device: any AudioDevice
     private let processor = AtomicLazyReference<Box>()
     private let requested: Atomic<UInt8>
@@ -56,15 +60,12 @@ package final class DeviceAudioProcessing: @unchecked Sendable {
         self.requested = Atomic(device.defaultAudioProcessing.bits)
         let capture = device.captureFormat
         let render = device.renderFormat
-        var fallback: AudioProcessingFallback?
-        if let capture {
-            if render == nil {
-                fallback = .noPlaybackSide
-            } else if let render, !Self.supports(capture: capture, render: render) {
-                fallback = .unsupportedFormat(capture: capture, render: render)
-            }
+        self.hasPlaybackSide = render != nil
+        if let capture, !Self.supports(capture: capture, render: render) {
+            formatFallback = .unsupportedFormat(capture: capture, render: render)
+        } else {
+            formatFallback = nil
         }
-        self.fallback = fallback
         let rate = capture?.sampleRate ?? 48_000
         let frame = max(1, rate / 100) * (capture?.channels ?? 1)
         self.frameSamples = frame
@@ -86,10 +87,23 @@ package final class DeviceAudioProcessing: @unchecked Sendable {
     }
 
     /// Whether the processor takes these formats: one of its rates, the same both ways, one or two channels.
-    package static func supports(capture: AudioFormat, render: AudioFormat) -> Bool {
-        WebRTCVoiceProcessor.sampleRates.contains(capture.sampleRate) && capture.sampleRate == render.sampleRate
-            && (1...2).contains(capture.channels) && (1...2).contains(render.channels)
+    package static func supports(capture: AudioFormat, render: AudioFormat?) -> Bool {
+        guard WebRTCVoiceProcessor.sampleRates.contains(capture.sampleRate), (1...2).contains(capture.channels) else { return false }
+        guard let render else { return true }
+        return capture.sampleRate == render.sampleRate && (1...2).contains(render.channels)
     }
+
+    /// Why `options` cannot run as asked on this device: its format rules processing out, or it
+    /// has no playback side and echo cancellation is asked for (the other stages then run).
+    package func fallback(for options: AudioProcessingOptions) -> AudioProcessingFallback? {
+        guard options.isEnabled else { return nil }
+        if let formatFallback { return formatFallback }
+        if options.echoCancellation, !hasPlaybackSide { return .noPlaybackSide }
+        return nil
+    }
+
+    /// Why the requested options do not run as asked, if they do not.
+    package var fallback: AudioProcessingFallback? { fallback(for: options) }
 
     /// What was last asked for (it runs only when ``fallback`` is nil).
     package var options: AudioProcessingOptions { AudioProcessingOptions(bits: requested.load(ordering: .relaxed)) }
@@ -100,14 +114,16 @@ package final class DeviceAudioProcessing: @unchecked Sendable {
     package func setOptions(_ options: AudioProcessingOptions) -> AudioProcessingFallback? {
         requested.store(options.bits, ordering: .releasing)
         guard options.isEnabled else { return nil }
-        return makeProcessorIfPossible()
+        return makeProcessorIfPossible() ?? fallback(for: options)
     }
 
     private func makeProcessorIfPossible() -> AudioProcessingFallback? {
-        if let fallback { return fallback }
+        if let formatFallback { return formatFallback }
         if processor.load() != nil { return nil }
-        guard let capture = device.captureFormat, let render = device.renderFormat,
-            let made = WebRTCVoiceProcessor(sampleRate: capture.sampleRate, captureChannels: capture.channels, renderChannels: render.channels)
+        guard let capture = device.captureFormat,
+            let made = WebRTCVoiceProcessor(
+                sampleRate: capture.sampleRate, captureChannels: capture.channels,
+                renderChannels: device.renderFormat?.channels ?? capture.channels)
         else { return .processorUnavailable }
         _ = processor.storeIfNil(Box(made))
         return nil
@@ -124,7 +140,7 @@ package final class DeviceAudioProcessing: @unchecked Sendable {
             requested: wanted, active: AudioProcessingOptions(bits: bits),
             echoReturnLoss: aec && erl != Self.unknownMetric ? Double(erl) / 100 : nil,
             echoReturnLossEnhancement: aec && erle != Self.unknownMetric ? Double(erle) / 100 : nil,
-            fallback: wanted.isEnabled ? fallback : nil,
+            fallback: fallback(for: wanted),
             echoDelayMilliseconds: aec ? Self.known(echoDelay) : nil, reportedDelayMilliseconds: aec ? Self.known(reportedDelay) : nil)
     }
 
@@ -162,7 +178,8 @@ package final class DeviceAudioProcessing: @unchecked Sendable {
     /// input itself when nothing runs, else one of this object's buffers (valid until the next call).
     package func processCapture(_ samples: UnsafeBufferPointer<Int16>) -> UnsafeBufferPointer<Int16> {
         guard let box = processor.load() else { return samples }
-        let wanted = requested.load(ordering: .acquiring)
+        // No echo reference without a playback side: the other stages run.
+        let wanted = requested.load(ordering: .acquiring) & (hasPlaybackSide ? 0xF : ~1)
         if wanted != applied {
             if box.processor.setStages(AudioProcessingOptions(bits: wanted)) {
                 applied = wanted
