@@ -127,7 +127,7 @@ package final class PulseAudioServer: @unchecked Sendable {
     /// whatever else plays into `mic`), `latencyMilliseconds` late, at `volumePercent`.
     package func loopSpeakerIntoMicrophone(latencyMilliseconds: Int = 60, volumePercent: Int = 50) throws {
         guard try run("pactl", ["load-module", "module-loopback", "source=speaker.monitor", "sink=mic", "latency_msec=\(latencyMilliseconds)",
-            "source_dont_move=true", "sink_dont_move=true", "remix=false"]) == 0
+            "source_dont_move=true", "sink_dont_move=true", "remix=false", "adjust_time=0"]) == 0
         else { throw SIPPeerError(.launchFailed, "pactl load-module module-loopback failed") }
         // The loopback's playback stream is the only one into `mic` named after it.
         guard try run("sh", ["-c", "pactl list short sink-inputs | awk '/module-loopback/ {print $1}' | xargs -r -n1 -I{} pactl set-sink-input-volume {} \(volumePercent)%"]) == 0

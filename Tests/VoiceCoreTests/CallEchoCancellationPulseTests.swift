@@ -73,13 +73,17 @@ final class CallEchoCancellationPulseTests: XCTestCase {
 
         call.audioProcessing = .all
         Thread.sleep(forTimeInterval: 6)
-        let cancelled = bobHears(seconds: 5)
-        let off = RoomSignals.level(echoed.map(Double.init)), on = RoomSignals.level(cancelled.map(Double.init))
+        // Three windows of 3 s: a sound server's streams move against each other now and then
+        // (scheduling, not acoustics), and the canceller takes a moment to follow; the median
+        // window is what bob mostly hears.
+        let off = RoomSignals.level(echoed.map(Double.init))
+        let windows = (0..<3).map { _ in RoomSignals.level(bobHears(seconds: 3).map(Double.init)) }
+        let on = windows.sorted()[1]
         if let status = SharedAudioDeviceRegistry.shared.existingHub(for: device)?.processing.status {
             print("alice's processing: \(status); ALSA latency \(device.latency.map { "\($0)" } ?? "-")")
         }
-        print("through PulseAudio: bob hears his own voice at \(String(format: "%.1f", off)) dBFS without echo cancellation, \(String(format: "%.1f", on)) dBFS with it")
-        XCTAssertGreaterThanOrEqual(off - on, 25, "echo cancellation takes \(off - on) dB off bob's own voice")
+        print("through PulseAudio: bob hears his own voice at \(String(format: "%.1f", off)) dBFS without echo cancellation, \(windows.map { String(format: "%.1f", $0) }) dBFS with it")
+        XCTAssertGreaterThanOrEqual(off - on, 25, "echo cancellation takes \(off - on) dB off bob's own voice (median window)")
         let stats = try XCTUnwrap(InterruptionCall.stats(call))
         XCTAssertTrue(stats.audioProcessing.echoCancellation)
         XCTAssertNotNil(stats.audioProcessing.echoReturnLossEnhancement)
