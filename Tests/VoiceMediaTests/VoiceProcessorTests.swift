@@ -95,6 +95,24 @@ final class VoiceProcessorTests: XCTestCase {
         XCTAssertEqual(WebRTCVoiceProcessor(sampleRate: 48_000, captureChannels: 2, renderChannels: 2)?.frameLength, 480)
     }
 
+    func testTheRoomsEchoIsTheConvolutionWithItsResponse() {
+        let room = EchoRoom(delay: 0.01, reverberationTime: 0.05, seed: 4)
+        let response = room.impulseResponse()
+        // An impulse gives the response back; a short random signal gives the direct sum.
+        var impulse = [Int16](repeating: 0, count: response.count + 100)
+        impulse[0] = 10_000
+        let echo = room.echo(of: impulse)
+        for i in response.indices { XCTAssertEqual(echo[i], 10_000 * response[i], accuracy: 1e-6) }
+        var random = SplitMix64(seed: 3)
+        let signal = (0..<5_000).map { _ in Int16(truncatingIfNeeded: Int(random.next() % 20_000) - 10_000) }
+        let fast = room.echo(of: signal)
+        for i in stride(from: 0, to: signal.count, by: 97) {
+            var sum = 0.0
+            for k in 0...min(i, response.count - 1) { sum += Double(signal[i - k]) * response[k] }
+            XCTAssertEqual(fast[i], sum, accuracy: 1e-6 * max(1, abs(sum)) + 1e-6)
+        }
+    }
+
     func testTheRoomHasTheRequestedShape() {
         let room = EchoRoom(delay: 0.05, echoGain: 0.5, reverberationTime: 0.3)
         let response = room.impulseResponse()
