@@ -10,7 +10,7 @@ import XCTest
 
 /// Echo cancellation on the real stack: alice's call plays and records through ALSA's `pulse`
 /// PCM on a PulseAudio daemon of the test's own, whose `module-loopback` carries what alice's
-/// speaker plays back into her microphone 60 ms late (a real echo path, with a sound server's
+/// speaker plays back into her microphone 20 ms late (a real echo path, with a sound server's
 /// own buffering and jitter), mixed with a near-end talker played into the microphone. Bob is a
 /// buffer device that talks and records. Real time.
 final class CallEchoCancellationPulseTests: XCTestCase {
@@ -22,7 +22,7 @@ final class CallEchoCancellationPulseTests: XCTestCase {
         let pulse = try PulseAudioServer()
         self.pulse = pulse
         try pulse.start()
-        try pulse.loopSpeakerIntoMicrophone(latencyMilliseconds: 60, volumePercent: 70)
+        try pulse.loopSpeakerIntoMicrophone(latencyMilliseconds: 20, volumePercent: 70)
     }
 
     override func tearDown() {
