@@ -409,8 +409,8 @@ package struct NetworkChangeCall {
             played: ["mover": farPlays, "far": moverPlays])
     }
 
-    /// The mover's callbacks in its log, in order.
-    static func callbacks(in log: String) -> [String] {
+    /// The callbacks a `voicecall` log shows, in order.
+    package static func callbacks(in log: String) -> [String] {
         log.split(separator: "\n").compactMap { line -> String? in
             ["connected", "reconnecting: 53001", "reconnecting: 53405", "reconnected", "disconnected"]
                 .first { line.contains("call: \($0)") }
