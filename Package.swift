@@ -38,6 +38,8 @@ let package = Package(
         .systemLibrary(name: "CLibSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
+        // G.722's encoder and decoder (the ones baresip's g722 module and FreeSWITCH use).
+        .systemLibrary(name: "CSpanDSP", pkgConfig: "spandsp", providers: [.apt(["libspandsp-dev"])]),
         // Debian's OpenSSL 3, for DTLS (swift-nio-ssl's BoringSSL is not exported with DTLS).
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // DTLS-SRTP on OpenSSL behind opaque pointers: a datagram memory BIO, the retransmission
@@ -92,7 +94,7 @@ let package = Package(
         .target(
             name: "VoiceMedia",
             dependencies: [
-                "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CVoiceShims", "CVoiceAPM",
+                "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CSpanDSP", "CVoiceShims", "CVoiceAPM",
                 "VoiceICE", "VoiceDTLS", "VoiceNetwork",
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -197,15 +197,17 @@ public final class BaresipPeer: Sendable {
         self.control = control
     }
 
-    /// Waits until the newest received-audio recording holds at least `duration` of audio
-    /// (48 kHz stereo 16-bit, as `sndfile` writes for Opus), polling its size every 20 ms.
+    /// Waits until the newest received-audio recording holds at least `duration` of audio,
+    /// polling its size every 20 ms. `sndfile` writes the codec's format: 48 kHz stereo 16-bit
+    /// for Opus (the default `bytesPerSecond`), 16 kHz mono (32 000) for G.722, 8 kHz mono
+    /// (16 000) for G.711.
     ///
     /// baresip 1.0.0 drops `sndfile` from the receive pipeline at a re-INVITE (hold, resume):
     /// wait here before one if the received audio matters.
     /// - Returns: False after `timeout`.
-    public func waitForReceivedAudio(_ duration: Duration, timeout: Duration = .seconds(5)) -> Bool {
+    public func waitForReceivedAudio(_ duration: Duration, timeout: Duration = .seconds(5), bytesPerSecond: Int = 48_000 * 4) -> Bool {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        let wanted = 44 + Int(seconds * 48_000) * 4
+        let wanted = 44 + Int(seconds * Double(bytesPerSecond))
         let deadline = ContinuousClock.now + timeout
         repeat {
             if let path = recordings.received.last,

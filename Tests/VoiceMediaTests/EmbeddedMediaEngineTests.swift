@@ -51,6 +51,39 @@ final class EmbeddedMediaEngineTests: XCTestCase {
         print("a minute of call in virtual time took \(String(format: "%.2f", wall)) s of wall time")
     }
 
+    /// G.722 end to end: SRTP, loss, jitter, the jitter buffer and its time-scaling, all on
+    /// RFC 3551's 8 kHz RTP clock while the audio is 16 kHz. The same impairment over PCMU (also
+    /// an 8 kHz clock) gives the same interarrival jitter, so the timestamps are read right; a
+    /// 6 kHz tone, which G.711 cannot carry, arrives.
+    func testG722CarriesWidebandAudioThroughTheJitterBufferAndTimeScaling() throws {
+        let wideband = TestSignals.multiTone([(440, 5_000), (6_000, 3_000)], seconds: 4)
+        func run(_ codec: MediaCodec) throws -> (AudioStreamStats, [Int16]) {
+            let call = try LoopbackCall.virtual(
+                codec: codec, signalA: wideband, signalB: speech, loop: true,
+                impairmentAToB: NetworkImpairment(lossRate: 0.03, jitter: .milliseconds(40), seed: 21))
+            try call.start()
+            call.advance(by: .seconds(20))
+            call.stop()
+            return (call.b.stats, call.deviceB.recordedSamples)
+        }
+        let (b, heard) = try run(.g722)
+        XCTAssertEqual(b.codec, "G722")
+        XCTAssertEqual(b.payloadType, 9)
+        XCTAssertEqual(Double(b.packetsReceived), 970, accuracy: 30, "50 packets a second, 3 % lost")
+        XCTAssertEqual(b.bytesReceived, b.packetsReceived * 160, "160 bytes per 20 ms")
+        // The buffer asks to recover each loss from the next packet; G.722 has no FEC, so the
+        // stream conceals it instead.
+        XCTAssertGreaterThan(b.jitterBuffer.concealedFrames + b.jitterBuffer.recoveredFrames, 10, "losses handled: \(b.jitterBuffer)")
+        XCTAssertGreaterThan(b.timeStretchAddedSamples + b.timeStretchRemovedSamples, 0, "the buffer adapted by time-scaling")
+        let (pcmu, _) = try run(.pcmu)
+        XCTAssertGreaterThan(b.jitterMs, 5)
+        XCTAssertEqual(b.jitterMs / pcmu.jitterMs, 1, accuracy: 0.2, "G.722 \(b.jitterMs) ms, PCMU \(pcmu.jitterMs) ms")
+        let steady = heard[(48_000 * 10)..<(48_000 * 18)]
+        let similarity = SpectralSimilarity(playedInALoop: wideband, in: Array(steady))
+        XCTAssertGreaterThan(similarity.score, 0.8, "\(similarity)")
+        XCTAssertGreaterThan(CodecTestSignal.amplitude(of: 6_000, in: steady, rate: 48_000), 1_500, "the 6 kHz tone arrives")
+    }
+
     func testTheSameRunGivesTheSameResult() throws {
         func run() throws -> (AudioStreamStats, AudioStreamStats, [Int16]) {
             let call = try LoopbackCall.virtual(

@@ -5,7 +5,7 @@ import VoiceRTP
 import VoiceSupport
 
 final class MediaCodecTests: XCTestCase {
-    private static let codecs: [MediaCodec] = [.opus(.voice), .pcmu, .pcma]
+    private static let codecs: [MediaCodec] = [.opus(.voice), .g722, .pcmu, .pcma]
 
     private func encode(_ encoder: any MediaEncoder, _ frame: ArraySlice<Int16>) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: encoder.maxPayloadSize)
@@ -23,11 +23,14 @@ final class MediaCodecTests: XCTestCase {
         XCTAssertEqual(MediaCodec.opus(.voice).name, "opus")
         XCTAssertEqual(MediaCodec.pcmu.name, "PCMU")
         XCTAssertEqual(MediaCodec.pcma.name, "PCMA")
-        XCTAssertEqual(Self.codecs.map(\.defaultPayloadType), [111, 0, 8])
-        XCTAssertEqual(Self.codecs.map(\.rtpClockRate), [48_000, 8_000, 8_000])
-        XCTAssertEqual(Self.codecs.map(\.channels), [2, 1, 1])
-        XCTAssertEqual(Self.codecs.map(\.description), ["opus/48000/2", "PCMU/8000", "PCMA/8000"])
+        XCTAssertEqual(MediaCodec.g722.name, "G722")
+        XCTAssertEqual(Self.codecs.map(\.defaultPayloadType), [111, 9, 0, 8])
+        // RFC 3551: G.722 samples at 16 kHz but its RTP clock runs at 8 kHz.
+        XCTAssertEqual(Self.codecs.map(\.rtpClockRate), [48_000, 8_000, 8_000, 8_000])
+        XCTAssertEqual(Self.codecs.map(\.channels), [2, 1, 1, 1])
+        XCTAssertEqual(Self.codecs.map(\.description), ["opus/48000/2", "G722/8000", "PCMU/8000", "PCMA/8000"])
         XCTAssertEqual(MediaCodec.pcmu.rtpTimestampIncrement(ptime: 20), 160)
+        XCTAssertEqual(MediaCodec.g722.rtpTimestampIncrement(ptime: 20), 160)
         XCTAssertEqual(MediaCodec.opus(.voice).rtpTimestampIncrement(ptime: 20), 960)
         XCTAssertNotEqual(MediaCodec.opus(.voice), MediaCodec.opus(OpusSettings(bitrate: 32_000)))
     }
@@ -130,6 +133,58 @@ final class MediaCodecTests: XCTestCase {
         let above = try roundTrip(5_000)
         XCTAssertLessThan(CodecTestSignal.rms(above), 10_000 / sqrt(2) * 0.01, "at least 40 dB down")
         XCTAssertLessThan(CodecTestSignal.amplitude(of: 3_000, in: above, rate: 48_000), 100, "no alias at 3 kHz")
+    }
+
+    func testG722KeepsTheWidebandAndRemovesWhatWouldAlias() throws {
+        // G.722 carries 50–7000 Hz: 6 kHz, which G.711 cannot carry, passes at its level; 10 kHz
+        // (above the 8 kHz Nyquist limit of 16 kHz sampling, it would fold to 6 kHz) comes out
+        // at least 40 dB down, both ways through 16 kHz.
+        func roundTrip(_ codec: MediaCodec, _ frequency: Double) throws -> ArraySlice<Int16> {
+            let encoder = try codec.makeEncoder(ptime: 20)
+            let decoder = try codec.makeDecoder()
+            let signal = CodecTestSignal.tone(frequency, rate: 48_000, count: 48_000)
+            var output: [Int16] = []
+            for start in stride(from: 0, to: signal.count, by: 960) {
+                let payload = try encode(encoder, signal[start..<(start + 960)])
+                XCTAssertEqual(payload.count, 160, "64 kbit/s: 160 bytes per 20 ms")
+                output += try decode(decoder, payload)
+            }
+            return output[12_000..<36_000]
+        }
+        let wide = try roundTrip(.g722, 6_000)
+        XCTAssertEqual(20 * log10(CodecTestSignal.amplitude(of: 6_000, in: wide, rate: 48_000) / 10_000), 0, accuracy: 1.5)
+        XCTAssertLessThan(CodecTestSignal.amplitude(of: 6_000, in: try roundTrip(.pcmu, 6_000), rate: 48_000), 100, "G.711 cannot")
+        let above = try roundTrip(.g722, 10_000)
+        XCTAssertLessThan(CodecTestSignal.rms(above), 10_000 / sqrt(2) * 0.01, "at least 40 dB down")
+        XCTAssertLessThan(CodecTestSignal.amplitude(of: 6_000, in: above, rate: 48_000), 100, "no alias at 6 kHz")
+    }
+
+    func testG722DecodesLongPayloadsAndConcealsLosses() throws {
+        let encoder = try MediaCodec.g722.makeEncoder(ptime: 60)
+        let decoder = try MediaCodec.g722.makeDecoder()
+        XCTAssertFalse(decoder.supportsFEC)
+        let signal = CodecTestSignal.tone(1_000, rate: 48_000, count: 14_400)
+        var last: [Int16] = []
+        for start in stride(from: 0, to: 14_400, by: 2_880) {
+            let payload = try encode(encoder, signal[start..<(start + 2_880)])
+            XCTAssertEqual(payload.count, 480)
+            XCTAssertEqual(try payload.withUnsafeBytes { try decoder.duration(of: $0) }, 480, "one RTP tick per byte")
+            last = try decode(decoder, payload)
+            XCTAssertEqual(last.count, 2_880)
+        }
+        XCTAssertGreaterThan(CodecTestSignal.rms(last[...]), 6_000)
+        var pcm = [Int16](repeating: 0, count: 960)
+        _ = try pcm.withUnsafeMutableBufferPointer { try decoder.conceal(frames48k: 960, into: $0) }
+        XCTAssertEqual(pcm[0], last[2_879], "concealment continues from the last sample heard")
+        XCTAssertGreaterThan(CodecTestSignal.rms(pcm[...]), 4_000)
+        for _ in 0..<3 { _ = try pcm.withUnsafeMutableBufferPointer { try decoder.conceal(frames48k: 960, into: $0) } }
+        XCTAssertEqual(CodecTestSignal.rms(pcm[...]), 0, "silent 60 ms into the loss")
+        // The lost packet was encoded (the encoder's ADPCM state moved on) but never decoded;
+        // the decoder's state re-converges: the next packets decode the tone again.
+        _ = try encode(encoder, signal[0..<2_880])
+        var after: [Int16] = []
+        for start in stride(from: 0, to: 8_640, by: 2_880) { after = try decode(decoder, try encode(encoder, signal[start..<(start + 2_880)])) }
+        XCTAssertEqual(20 * log10(CodecTestSignal.amplitude(of: 1_000, in: after[...], rate: 48_000) / 10_000), 0, accuracy: 1.5)
     }
 
     func testG711PayloadIsTheCompandedResampledSignal() throws {

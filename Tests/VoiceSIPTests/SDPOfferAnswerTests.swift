@@ -245,6 +245,40 @@ final class SDPOfferAnswerTests: XCTestCase {
         XCTAssertEqual(answer.media[0].formats, ["0", "101"])
     }
 
+    func testTheDefaultOfferListsOpusThenG722ThenG711() throws {
+        var alice = SDPOfferAnswer(capabilities: SDPLocalCapabilities(address: "192.0.2.10", port: 4000), using: &generator)
+        let audio = try XCTUnwrap(try alice.makeOffer(using: &generator).media.first)
+        XCTAssertEqual(audio.formats.prefix(4), ["111", "9", "0", "8"])
+        // RFC 3551: G.722's clock rate is 8000 though it samples at 16 kHz; written out for peers
+        // that want every format mapped.
+        XCTAssertEqual(audio.rtpMap(for: 9)?.value, "9 G722/8000")
+    }
+
+    func testADeskPhoneOfferingG722AndG711GetsG722() throws {
+        // A desk phone's offer: G.722 first without an rtpmap (a static payload type), G.711,
+        // and telephone-event at 8 kHz.
+        var bob = SDPOfferAnswer(
+            capabilities: capabilities(codecs: [.opus(.voice), .g722, .pcmu, .pcma]), using: &generator)
+        let offer = try remoteOffer(formats: "9 0 8 101", maps: ["a=rtpmap:101 telephone-event/8000", "a=ptime:20"])
+        let (answer, media) = try bob.receiveOffer(offer, using: &generator)
+        XCTAssertEqual(media.codec, .g722)
+        XCTAssertEqual(media.payloadType, 9)
+        XCTAssertEqual(media.telephoneEventPayloadType, 101, "DTMF at 8 kHz, G.722's RTP clock")
+        XCTAssertEqual(answer.media[0].formats, ["9", "101"])
+        // The answer follows the offerer's order (RFC 3264 §6.1): a phone that lists G.711 first gets G.711.
+        var erin = SDPOfferAnswer(
+            capabilities: capabilities(codecs: [.opus(.voice), .g722, .pcmu, .pcma]), using: &generator)
+        let narrowFirst = try remoteOffer(formats: "0 9 101", maps: ["a=rtpmap:101 telephone-event/8000"])
+        XCTAssertEqual(try erin.receiveOffer(narrowFirst, using: &generator).media.codec, .pcmu)
+        // Without G.722 among our codecs the first offer gets G.711.
+        var carol = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
+        XCTAssertEqual(try carol.receiveOffer(offer, using: &generator).media.codec, .pcmu)
+        // G.722 at another clock rate (the 16000 some peers write by mistake) is not G.722 to us.
+        var dave = SDPOfferAnswer(capabilities: capabilities(codecs: [.g722, .pcmu]), using: &generator)
+        let wrong = try remoteOffer(formats: "9 0", maps: ["a=rtpmap:9 G722/16000"])
+        XCTAssertEqual(try dave.receiveOffer(wrong, using: &generator).media.codec, .pcmu)
+    }
+
     func testOpusPairsWithTelephoneEvent8000WhenThatIsAllThePeerHas() throws {
         // baresip, Asterisk and FreeSWITCH offer Opus with telephone-event/8000 only.
         var bob = SDPOfferAnswer(capabilities: capabilities(), using: &generator)

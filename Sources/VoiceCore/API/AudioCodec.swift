@@ -8,13 +8,17 @@ public enum AudioCodec: Hashable, Sendable, CustomStringConvertible {
     /// `OpusSettings.voice`'s bitrate (64 kbps) or this maximum if it is lower; while the peer
     /// reports loss it rises towards the maximum to make room for FEC.
     case opus(maxAverageBitrate: Int = OpusSettings.voice.maxAverageBitrate)
+    /// G.722 at 64 kbit/s: 16 kHz wideband audio, what desk phones, DECT bases and many PBXs
+    /// offer when they have no Opus.
+    case g722
     /// G.711 μ-law.
     case pcmu
     /// G.711 A-law.
     case pcma
 
-    /// The default preference: Opus (64 kbps, up to 80 kbps with FEC), then PCMU, then PCMA.
-    public static let defaultPreference: [AudioCodec] = [.opus(), .pcmu, .pcma]
+    /// The default preference: Opus (64 kbps, up to 80 kbps with FEC), then G.722 (wideband),
+    /// then PCMU, then PCMA.
+    public static let defaultPreference: [AudioCodec] = [.opus(), .g722, .pcmu, .pcma]
 
     /// The media engine's codec.
     package var mediaCodec: MediaCodec {
@@ -24,6 +28,7 @@ public enum AudioCodec: Hashable, Sendable, CustomStringConvertible {
             settings.maxAverageBitrate = min(510_000, max(6_000, bitrate))
             settings.bitrate = min(settings.bitrate, settings.maxAverageBitrate)
             return .opus(settings)
+        case .g722: return .g722
         case .pcmu: return .pcmu
         case .pcma: return .pcma
         }
@@ -32,6 +37,7 @@ public enum AudioCodec: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .opus(let bitrate): return "opus/\(bitrate)"
+        case .g722: return "G722"
         case .pcmu: return "PCMU"
         case .pcma: return "PCMA"
         }

@@ -15,7 +15,7 @@ public struct CallDetails: Sendable, Equatable {
     public var disconnectedAt: Date?
     /// Why it ended, once disconnected.
     public var endCause: CallEndCause?
-    /// The negotiated codec, once connected (`opus`, `PCMU`, `PCMA`).
+    /// The negotiated codec, once connected (`opus`, `G722`, `PCMU`, `PCMA`).
     public var codec: String?
 
     /// Time from creation to connection.

@@ -72,7 +72,7 @@ public final class ConnectOptionsBuilder {
     public var uuid: UUID?
     /// Default: `DispatchQueue.main`.
     public var delegateQueue: DispatchQueue = .main
-    /// Default: Opus (64 kbps, up to 80 kbps while FEC is on), PCMU, PCMA.
+    /// Default: Opus (64 kbps, up to 80 kbps while FEC is on), G.722, PCMU, PCMA.
     public var preferredAudioCodecs: [AudioCodec] = AudioCodec.defaultPreference
     /// Default false.
     public var enableDscp = false
@@ -129,7 +129,7 @@ public final class AcceptOptionsBuilder {
     public var uuid: UUID?
     /// Default: `DispatchQueue.main`.
     public var delegateQueue: DispatchQueue = .main
-    /// Default: Opus (64 kbps, up to 80 kbps while FEC is on), PCMU, PCMA.
+    /// Default: Opus (64 kbps, up to 80 kbps while FEC is on), G.722, PCMU, PCMA.
     public var preferredAudioCodecs: [AudioCodec] = AudioCodec.defaultPreference
     /// Default false.
     public var enableDscp = false

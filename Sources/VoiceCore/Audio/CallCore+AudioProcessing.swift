@@ -28,6 +28,7 @@ extension CallCore {
     }
 
     private func warnUnprocessed(_ fallback: AudioProcessingFallback) {
-        client.logger.warning("call \(sid): audio is not processed: \(fallback)")
+        // `.noPlaybackSide` still runs every stage but echo cancellation: not "unprocessed".
+        client.logger.warning("call \(sid): audio processing falls back: \(fallback)")
     }
 }

@@ -1,6 +1,6 @@
 /// Statistics of the audio a call sends (Twilio's `TVOLocalAudioTrackStats`).
 public struct CallLocalAudioTrackStats: Hashable, Sendable {
-    /// Codec name (`opus`, `PCMU`, `PCMA`); empty before negotiation.
+    /// Codec name (`opus`, `G722`, `PCMU`, `PCMA`); empty before negotiation.
     public var codec: String
     /// RTP payload type.
     public var payloadType: UInt8

@@ -1,6 +1,6 @@
 /// Statistics of the audio a call receives (Twilio's `TVORemoteAudioTrackStats`).
 public struct CallRemoteAudioTrackStats: Hashable, Sendable {
-    /// Codec name (`opus`, `PCMU`, `PCMA`); empty before negotiation.
+    /// Codec name (`opus`, `G722`, `PCMU`, `PCMA`); empty before negotiation.
     public var codec: String
     /// The peer's RTP SSRC; 0 before the first packet.
     public var ssrc: UInt32

@@ -8,6 +8,7 @@ extension MediaCodec {
     package func makeEncoder(ptime: Int) throws(MediaCodecError) -> any MediaEncoder {
         switch self {
         case .opus(let settings): try OpusMediaEncoder(settings: settings, ptime: ptime)
+        case .g722: try G722MediaEncoder(ptime: ptime)
         case .pcmu: try G711MediaEncoder(law: .ulaw, ptime: ptime)
         case .pcma: try G711MediaEncoder(law: .alaw, ptime: ptime)
         }
@@ -17,6 +18,7 @@ extension MediaCodec {
     package func makeDecoder() throws(MediaCodecError) -> any MediaDecoder {
         switch self {
         case .opus: try OpusMediaDecoder(codec: self)
+        case .g722: try G722MediaDecoder()
         case .pcmu: try G711MediaDecoder(law: .ulaw)
         case .pcma: try G711MediaDecoder(law: .alaw)
         }

@@ -16,6 +16,9 @@ package struct EModel: Hashable, Sendable {
     package static func forCodec(_ name: String) -> EModel {
         switch name.lowercased() {
         case "pcmu", "pcma": return EModel(equipmentImpairment: 0, lossRobustness: 25.1)
+        // G.113 gives G.722 no narrowband Ie (it is rated on the wideband scale); like G.711 it
+        // is transparent at 64 kbit/s and conceals no better (its decoder has no PLC of its own).
+        case "g722": return EModel(equipmentImpairment: 0, lossRobustness: 25.1)
         default: return EModel(equipmentImpairment: 0, lossRobustness: 30)
         }
     }

@@ -3,7 +3,7 @@ import VoiceSupport
 
 /// What this endpoint can do and where it receives media: the input to building offers and answers.
 package struct SDPLocalCapabilities: Hashable, Sendable {
-    /// Codecs in preference order. Default Opus (voice settings), PCMU, PCMA.
+    /// Codecs in preference order. Default Opus (voice settings), G.722, PCMU, PCMA.
     package var codecs: [MediaCodec]
     /// Whether to offer and accept RFC 4733 `telephone-event` (DTMF). Default true.
     package var telephoneEvents: Bool
@@ -32,7 +32,7 @@ package struct SDPLocalCapabilities: Hashable, Sendable {
 
     /// Creates capabilities; parameters default to the values documented on each property.
     package init(
-        address: String, port: UInt16, codecs: [MediaCodec] = [.opus(.voice), .pcmu, .pcma],
+        address: String, port: UInt16, codecs: [MediaCodec] = [.opus(.voice), .g722, .pcmu, .pcma],
         telephoneEvents: Bool = true, ptime: Int = 20, encryption: SDPEncryptionPolicy = .required,
         rtcpMux: Bool = true, rtcpPort: UInt16? = nil, username: String = "-",
         ice: SDPICEParameters? = nil, dtlsFingerprint: SDPFingerprint? = nil
