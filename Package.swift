@@ -102,6 +102,9 @@ let package = Package(
         // SIP signaling as pure values driven by events and a clock: messages, transactions, dialogs,
         // INVITE sessions, registration, SDP offer/answer, digest, status mapping, the core responder.
         // No sockets, no event loop, no C media library.
+        // Conference rooms: N−1 mixing with a limiter and talk detection, as plain DSP with its
+        // buffers allocated once; no I/O.
+        .target(name: "VoiceConference"),
         .target(
             name: "VoiceSIP",
             dependencies: [
@@ -205,6 +208,7 @@ let package = Package(
         .executableTarget(name: "VoiceFuzz", dependencies: ["VoiceFuzzing"]),
         // The pure RTP layer's tests: they build and run without libopus, libsrtp or ALSA.
         .testTarget(name: "VoiceRTPTests", dependencies: ["VoiceRTP", "VoiceSupport", "VoiceMediaTypes", "VoiceSignals", "CMallocCounter"]),
+        .testTarget(name: "VoiceConferenceTests", dependencies: ["VoiceConference", "VoiceSignals", "CMallocCounter"]),
         .testTarget(name: "VoiceICETests", dependencies: ["VoiceICE", "VoiceNetwork", "VoiceSignals"]),
         .testTarget(name: "VoiceDTLSTests", dependencies: ["VoiceDTLS", "VoiceSupport", "VoiceMediaTypes"]),
         .testTarget(name: "VoiceNetworkTests", dependencies: ["VoiceNetwork", "VoiceSupport", "VoiceTestKit", "VoiceSignals"]),

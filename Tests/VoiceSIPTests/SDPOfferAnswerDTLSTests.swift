@@ -95,9 +95,10 @@ final class SDPOfferAnswerDTLSTests: XCTestCase {
         XCTAssertEqual(
             lines,
             [
-                "m=audio 4000 UDP/TLS/RTP/SAVPF 111 0 8 110 101",
+                "m=audio 4000 UDP/TLS/RTP/SAVPF 111 9 0 8 110 101",
                 "a=rtpmap:111 opus/48000/2",
                 "a=fmtp:111 useinbandfec=1;usedtx=0;maxaveragebitrate=80000;stereo=0",
+                "a=rtpmap:9 G722/8000",
                 "a=rtpmap:0 PCMU/8000",
                 "a=rtpmap:8 PCMA/8000",
                 "a=rtpmap:110 telephone-event/48000",
