@@ -189,7 +189,7 @@ let package = Package(
             name: "VoiceBench",
             dependencies: [
                 "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "VoiceCore", "VoiceTestKit", "VoiceSignals", "COpus", "CLibSRTP", "CVoiceShims", "CMallocCounter",
-                "VoiceSIPTestVectors", "VoiceService", "VoiceDTLS",
+                "VoiceSIPTestVectors", "VoiceService", "VoiceDTLS", "VoiceConference",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),
