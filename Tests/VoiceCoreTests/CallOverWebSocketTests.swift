@@ -114,6 +114,56 @@ final class CallOverWebSocketTests: XCTestCase {
         XCTAssertEqual(calleeDelegate.waitForEnd(), [.connected, .disconnected(nil)])
     }
 
+    /// A call over a WebSocket whose connection drops, whichever side closes it: the client
+    /// (alice, who opened it and whose `.invalid` Contact nobody can connect to) reports
+    /// reconnecting, opens a new WebSocket and re-INVITEs over it, as for TCP/TLS; audio goes on,
+    /// and bob's BYE reaches her over the new connection.
+    func testACallGoesOnOverANewWebSocketWhenItsConnectionDrops() throws {
+        for callerCloses in [true, false] {
+            let aliceSignal = TestSignals.multiTone([(440, 6_000), (1_250, 4_000)], seconds: 2)
+            let bobSignal = TestSignals.speechLike(seconds: 2)
+            let bob = try TestVoiceClient("bob", signal: bobSignal, transport: .ws) { $0.acceptsWebSocketConnections = true }
+            let alice = try TestVoiceClient("alice", signal: aliceSignal, transport: .ws)
+            clients += [alice, bob]
+            let (call, delegate, accepted) = alice.call(acceptedBy: bob)
+            XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected], "caller closes: \(callerCloses)")
+            XCTAssertTrue(PollingWait.until(timeout: 5) { accepted.value != nil })
+            let bobCall = try XCTUnwrap(accepted.value)
+            let bobEndpoint = bob.client.localEndpoint
+            XCTAssertTrue(try alice.client.agent.transport.hasConnection(to: bobEndpoint).wait(), "alice opened it")
+            let oldPeer = try XCTUnwrap(try onCallLoop(bobCall) { core in core.handle.flatMap { core.client.agent.callInfo($0)?.invitePeer } })
+            if callerCloses {
+                try alice.client.agent.transport.closeConnection(to: bobEndpoint).wait()
+            } else {
+                try bob.client.agent.transport.closeConnection(to: oldPeer).wait()
+            }
+            XCTAssertEqual(
+                delegate.wait(for: 4), [.ringing, .connected, .reconnecting(.signalingConnectionDisconnected), .reconnected],
+                "caller closes: \(callerCloses)")
+            XCTAssertEqual(alice.reconnectInsights, ["reconnecting 53001", "reconnected signaling"])
+            XCTAssertTrue(try alice.client.agent.transport.hasConnection(to: bobEndpoint).wait(), "a new WebSocket")
+            XCTAssertEqual(call.state, .connected)
+            XCTAssertEqual(bobCall.state, .connected)
+            // Audio still flows both ways after the re-INVITE.
+            let heardBefore = (alice.device.recordedSamples.count, bob.device.recordedSamples.count)
+            XCTAssertTrue(PollingWait.until(timeout: 10) {
+                alice.device.recordedSamples.count >= heardBefore.0 + 72_000 && bob.device.recordedSamples.count >= heardBefore.1 + 72_000
+            })
+            let atBob = SpectralSimilarity(playedInALoop: aliceSignal, in: Array(bob.device.recordedSamples.suffix(72_000)))
+            let atAlice = SpectralSimilarity(playedInALoop: bobSignal, in: Array(alice.device.recordedSamples.suffix(72_000)))
+            XCTAssertGreaterThan(atBob.score, 0.75, "alice → bob after the drop: \(atBob)")
+            XCTAssertGreaterThan(atAlice.score, 0.75, "bob → alice after the drop: \(atAlice)")
+            // bob's BYE to alice's .invalid Contact goes over the connection her re-INVITE came on.
+            bobCall.disconnect()
+            XCTAssertEqual(
+                delegate.waitForEnd(), [.ringing, .connected, .reconnecting(.signalingConnectionDisconnected), .reconnected, .disconnected(nil)],
+                "caller closes: \(callerCloses)")
+            alice.client.shutdown()
+            bob.client.shutdown()
+            clients = []
+        }
+    }
+
     func testADeadWSSServerFailsRegistrationAndCallsAtOnce() throws {
         let port = try SIPPeerProcess.freePort()
         let client = try TestVoiceClient("alice") { configuration in

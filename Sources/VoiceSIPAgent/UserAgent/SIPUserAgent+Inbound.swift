@@ -125,6 +125,12 @@ extension SIPUserAgent {
             break
         }
         if let existing {
+            // The peer's requests now come over another connection (it reconnected, as a
+            // WebSocket client does after a drop): that one is the call's from now on, for 2xx
+            // retransmissions and for requests to a `.invalid` Contact.
+            if source.transport.isReliable, let peer = calls[existing]?.invitePeer, peer.transport.isReliable, peer != source {
+                calls[existing]?.invitePeer = source
+            }
             callReceived(request, handle: existing)
         } else if request.method == .invite {
             acceptIncomingInvite(request, key: key, source: source)

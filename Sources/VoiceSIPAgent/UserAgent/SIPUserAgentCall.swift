@@ -14,7 +14,8 @@ struct SIPUserAgentCall {
     var relay: TURNRelay?
     var timers: [SIPInviteSessionTimer: Scheduled<Void>] = [:]
     /// Where the INVITE of an incoming call came from: 2xx retransmissions go there once the
-    /// INVITE server transaction has ended (RFC 3261 §13.3.1.4).
+    /// INVITE server transaction has ended (RFC 3261 §13.3.1.4). Over connections, the one the
+    /// peer's latest request came on (it follows a peer that reconnected).
     var invitePeer: SIPTransportEndpoint?
     /// Where the call's requests were sent (the next hops; connections we may reopen).
     var requestPeers: Set<SIPTransportEndpoint> = []
