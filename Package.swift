@@ -104,7 +104,13 @@ let package = Package(
         // No sockets, no event loop, no C media library.
         // Conference rooms: N−1 mixing with a limiter and talk detection, as plain DSP with its
         // buffers allocated once; no I/O.
-        .target(name: "VoiceConference"),
+        .target(
+            name: "VoiceConference",
+            dependencies: [
+                "VoiceSupport", "VoiceMedia", "VoiceSIP", "VoiceCore",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "VoiceSIP",
             dependencies: [
@@ -223,7 +229,7 @@ let package = Package(
             name: "VoiceCoreTests",
             dependencies: [
                 "VoiceCore", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
-                "VoiceNetwork", "VoiceTestKit", "VoiceSignals", "VoiceService",
+                "VoiceNetwork", "VoiceTestKit", "VoiceSignals", "VoiceService", "VoiceConference",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

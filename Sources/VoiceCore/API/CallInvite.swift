@@ -32,11 +32,18 @@ public final class CallInvite: Sendable, CustomStringConvertible {
     let recipients = Locked<[CallInviteRecipient]>([])
     /// Where message results go and the send rate limit; used on the client's event loop.
     let messaging: Locked<CallInviteMessaging>
+    /// The INVITE's Request-URI and headers, for a server that routes on them (a conference
+    /// room's id is in one or the other).
+    package let requestURI: SIPURI
+    package let requestHeaders: SIPHeaders
 
     init(
         handle: SIPCallHandle, client: VoiceClient, from: String?, to: String, callSid: String,
-        customParameters: [String: String], callerInfo: CallerInfo, messaging: CallInviteMessaging
+        customParameters: [String: String], callerInfo: CallerInfo, messaging: CallInviteMessaging,
+        requestURI: SIPURI, requestHeaders: SIPHeaders
     ) {
+        self.requestURI = requestURI
+        self.requestHeaders = requestHeaders
         self.handle = handle
         self.client = client
         self.messaging = Locked(messaging)
@@ -98,7 +105,11 @@ public final class CallInvite: Sendable, CustomStringConvertible {
     }
 
     /// Rejects the invite: the caller gets 600 Busy Everywhere (31600).
-    public func reject() {
+    public func reject() { reject(statusCode: 600) }
+
+    /// Rejects the invite with a SIP status of the server's choosing (3xx–6xx; anything else is
+    /// 603), e.g. 404 for a room that does not exist or 486 for a full one.
+    package func reject(statusCode: Int, reasonPhrase: String? = nil) {
         let rejected = status.withLock { status -> Bool in
             guard status == .pending else { return false }
             status = .rejected
@@ -110,10 +121,12 @@ public final class CallInvite: Sendable, CustomStringConvertible {
         let sid = callSid
         client.onLoop {
             client.invites[handle] = nil
-            client.agent.reject(handle, statusCode: 600)
+            client.agent.reject(handle, statusCode: statusCode, reasonPhrase: reasonPhrase)
             client.configuration.insightsPublisher.publish(CallInsights.connection(.rejectedByLocal, callSid: sid))
-            client.configuration.insightsPublisher.publish(
-                CallInsights.error(VoiceError(.busyEverywhere, failureReason: "Busy Everywhere : SIP/2.0 600 Call Rejected", sipStatus: 600), callSid: sid))
+            let error = statusCode == 600
+                ? VoiceError(.busyEverywhere, failureReason: "Busy Everywhere : SIP/2.0 600 Call Rejected", sipStatus: 600)
+                : VoiceError(sipStatus: statusCode, reasonPhrase: reasonPhrase) ?? VoiceError(.badRequest, sipStatus: statusCode)
+            client.configuration.insightsPublisher.publish(CallInsights.error(error, callSid: sid))
         }
     }
 

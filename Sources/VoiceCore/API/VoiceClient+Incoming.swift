@@ -87,7 +87,8 @@ extension VoiceClient {
             callSid: callSid, customParameters: CallCustomHeaders.customParameters(from: request.headers),
             callerInfo: CallerInfo(headers: request.headers),
             messaging: pending.map { CallInviteMessaging(delegate: $0.messages, queue: $0.queue) }
-                ?? CallInviteMessaging(delegate: notification?.messages, queue: target.queue))
+                ?? CallInviteMessaging(delegate: notification?.messages, queue: target.queue),
+            requestURI: request.uri, requestHeaders: request.headers)
         if let pending { invite.mergeParameters(pending.notification.customParameters) }
         invites[handle] = invite
         agent.ring(handle)

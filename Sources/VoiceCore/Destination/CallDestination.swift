@@ -135,7 +135,7 @@ public enum CallDestination: Sendable, Equatable, CustomStringConvertible {
         return String(text)
     }
 
-    private static func checkedConferenceID(_ text: Substring) throws(VoiceError) -> String {
+    package static func checkedConferenceID(_ text: Substring) throws(VoiceError) -> String {
         guard !text.isEmpty else { throw invalid("The conference id is empty") }
         guard text.count <= maximumConferenceIDLength else {
             throw invalid("The conference id is \(text.count) characters; the limit is \(maximumConferenceIDLength)")

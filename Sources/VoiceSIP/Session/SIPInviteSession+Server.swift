@@ -81,14 +81,19 @@ extension SIPInviteSession {
     }
 
     /// Refuses the call with `statusCode` (300–699; anything else becomes 603). Only before answering.
-    package mutating func reject(statusCode: Int, now: MediaTime) -> [SIPInviteSessionAction] {
+    package mutating func reject(statusCode: Int, reasonPhrase: String? = nil, now: MediaTime) -> [SIPInviteSessionAction] {
         let code = (300...699).contains(statusCode) ? statusCode : 603
-        return reject(statusCode: code, now: now, reason: .declined(statusCode: code))
+        return reject(statusCode: code, reasonPhrase: reasonPhrase, now: now, reason: .declined(statusCode: code))
     }
 
-    mutating func reject(statusCode: Int, now: MediaTime, reason: SIPSessionEndReason) -> [SIPInviteSessionAction] {
+    mutating func reject(
+        statusCode: Int, reasonPhrase: String? = nil, now: MediaTime, reason: SIPSessionEndReason
+    ) -> [SIPInviteSessionAction] {
         guard role == .uas, state == .incoming || state == .early, let invite = incomingInvite else { return [] }
         var response = makeResponse(to: invite, statusCode: statusCode)
+        if let reasonPhrase, !reasonPhrase.isEmpty, !reasonPhrase.contains(where: { $0 == "\r" || $0 == "\n" }) {
+            response.reasonPhrase = reasonPhrase
+        }
         if case .mediaNegotiationFailed(let error) = reason {
             response.headers.add("Warning", error.warningHeader)
         }

@@ -87,7 +87,9 @@ extension SIPUserAgent {
     }
 
     /// Rejects an incoming call (e.g. 486 Busy Here, 603 Decline).
-    package func reject(_ handle: SIPCallHandle, statusCode: Int) { mutateCall(handle) { $0.reject(statusCode: statusCode, now: $1) } }
+    package func reject(_ handle: SIPCallHandle, statusCode: Int, reasonPhrase: String? = nil) {
+        mutateCall(handle) { $0.reject(statusCode: statusCode, reasonPhrase: reasonPhrase, now: $1) }
+    }
 
     /// Ends a call: CANCEL while an outgoing call rings, 487/603 for an unanswered incoming one, BYE once confirmed.
     package func hangUp(_ handle: SIPCallHandle) { jobs.execute { self.performHangUp(handle) } }

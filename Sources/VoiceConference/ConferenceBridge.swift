@@ -1,0 +1,130 @@
+import Synchronization
+import VoiceMedia
+import VoiceSupport
+
+/// One room's audio: a ``ConferenceMixer`` whose participants are ``ConferencePort``s, mixed
+/// every 10 ms on a ``SoftwareAudioClock`` (a real-time thread, or the embedded media engine's
+/// clock in virtual time).
+///
+/// Each period it pulls every port's render audio (what that participant said, already decoded
+/// by its call's stream in its own codec and at its own clock, out of its jitter buffer) into
+/// the mixer, mixes, and pushes each participant's N−1 mix into its port's capture side (which
+/// its call encodes for it). The mixer never sees codecs or clocks.
+///
+/// Threading: thread-safe. The clock thread holds the bridge's lock while it mixes; the control
+/// calls (attach, detach, mute) hold it for O(1) work only, so the mixing thread waits at most
+/// that long for them. Mixing allocates nothing.
+final class ConferenceBridge: SoftwareAudioClockClient, @unchecked Sendable {
+    // @unchecked: `state` is behind its lock; the rest is immutable or atomic.
+    /// @unchecked: the mixer (not thread-safe) is only used under the bridge's lock.
+    private struct State: @unchecked Sendable {
+        let mixer: ConferenceMixer
+        var ports: [ConferencePort?]
+        var schedule = PacingSchedule(bufferDuration: .milliseconds(10))
+        var registration: SoftwareAudioClock.Registration?
+    }
+    private let state: Locked<State>
+    private let silence: UnsafeMutableBufferPointer<Int16>
+    private let clock: SoftwareAudioClock
+    private let measuresLateness: Bool
+    /// Called on the clock thread when a participant starts (true) or stops talking; must not block.
+    private let talkChanged: @Sendable (_ slot: Int, _ talking: Bool) -> Void
+
+    /// Periods mixed.
+    let periods = Atomic<Int>(0)
+    /// Ticks that came more than a period late (on a real-time clock only): a participant's
+    /// audio was then late too.
+    let lateTicks = Atomic<Int>(0)
+    /// The latest a tick came, in microseconds (real-time clock only).
+    let maximumLatenessMicroseconds = Atomic<Int>(0)
+
+    /// A bridge for at most `capacity` participants on `clock`; `measuresLateness` compares the
+    /// clock's tick times with the monotonic clock (false for a virtual clock).
+    init(
+        capacity: Int, clock: SoftwareAudioClock, measuresLateness: Bool,
+        talkChanged: @escaping @Sendable (_ slot: Int, _ talking: Bool) -> Void
+    ) {
+        let mixer = ConferenceMixer(capacity: capacity)
+        state = Locked(State(mixer: mixer, ports: Array(repeating: nil, count: mixer.capacity)))
+        silence = .allocate(capacity: ConferenceMixer.frameLength)
+        silence.initialize(repeating: 0)
+        self.clock = clock
+        self.measuresLateness = measuresLateness
+        self.talkChanged = talkChanged
+    }
+
+    deinit { silence.deallocate() }
+
+    /// Seats `port`; the bridge starts ticking with its first participant.
+    /// - Returns: its slot, or nil when the room is full.
+    /// - Throws: ``AudioDeviceError`` when the clock's thread cannot start.
+    func attach(_ port: ConferencePort) throws(AudioDeviceError) -> Int? {
+        let (slot, needsClock) = state.withLock { s -> (Int?, Bool) in
+            guard let slot = s.mixer.join() else { return (nil, false) }
+            s.ports[slot] = port
+            return (slot, s.registration == nil)
+        }
+        guard let slot, needsClock else { return slot }
+        do {
+            let registration = try clock.register(self)
+            state.withLock { $0.registration = registration }
+        } catch {
+            detach(slot)
+            throw error
+        }
+        return slot
+    }
+
+    /// Frees `slot`; the port is no longer pulled or pushed once this returns.
+    func detach(_ slot: Int) {
+        state.withLock { s in
+            guard s.ports.indices.contains(slot) else { return }
+            s.ports[slot] = nil
+            s.mixer.leave(slot)
+        }
+    }
+
+    /// Stops ticking (the room ended). Returns once no tick runs.
+    func stop() {
+        let registration = state.withLock { s -> SoftwareAudioClock.Registration? in
+            defer { s.registration = nil }
+            return s.registration
+        }
+        if let registration { clock.unregister(registration) }
+    }
+
+    func setMuted(_ slot: Int, _ muted: Bool) { state.withLock { $0.mixer.setMuted(slot, muted) } }
+    func isMuted(_ slot: Int) -> Bool { state.withLock { $0.mixer.isMuted(slot) } }
+    func isTalking(_ slot: Int) -> Bool { state.withLock { $0.mixer.isTalking(slot) } }
+    /// The level (dBFS) of `slot`'s last period.
+    func level(_ slot: Int) -> Double { state.withLock { $0.mixer.level(slot) } }
+    /// An RFC 6464 level the participant's packets announced, in −dBov, for the next period.
+    func reportLevel(_ slot: Int, dBov: Int) { state.withLock { $0.mixer.reportLevel(slot, dBov: dBov) } }
+
+    func clockDidTick(at time: MediaTime) {
+        if measuresLateness {
+            let late = Int((MonotonicMediaClock().now() - time).nanoseconds / 1_000)
+            if late > 10_000 { lateTicks.add(1, ordering: .relaxed) }
+            if late > maximumLatenessMicroseconds.load(ordering: .relaxed) {
+                maximumLatenessMicroseconds.store(late, ordering: .relaxed)
+            }
+        }
+        let silence = UnsafeBufferPointer(self.silence)
+        state.withLock { s in
+            let due = s.schedule.buffersDue(at: time)
+            for _ in 0..<due {
+                for slot in s.ports.indices {
+                    guard let port = s.ports[slot] else { continue }
+                    port.pull(into: s.mixer.input(slot))
+                }
+                s.mixer.mix()
+                for slot in s.ports.indices {
+                    guard let port = s.ports[slot] else { continue }
+                    port.push(s.mixer.output(slot), silence: silence)
+                    if let change = s.mixer.takeTalkChange(slot) { talkChanged(slot, change) }
+                }
+                periods.add(1, ordering: .relaxed)
+            }
+        }
+    }
+}
