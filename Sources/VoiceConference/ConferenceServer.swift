@@ -89,6 +89,11 @@ public final class ConferenceServer: Sendable {
         core.queue.sync { core.isTalking(participant) }
     }
 
+    /// `participant`'s call (its stats, quality warnings…), while it is in the room.
+    public func call(of participant: ConferenceParticipant) -> Call? {
+        core.queue.sync { core.rooms[participant.room]?.seats[participant.id]?.call }
+    }
+
     /// Hangs up `participant`'s call; it leaves the room.
     public func remove(_ participant: ConferenceParticipant) {
         core.queue.async { self.core.remove(participant) }

@@ -1,0 +1,127 @@
+import Foundation
+import VoiceConference
+import VoiceMedia
+import VoiceSignals
+import VoiceSupport
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceCore
+
+/// A room hosted by a ``ConferenceServer`` on loopback, in real time, with six participants of
+/// three kinds: four SDK clients (Opus; one addressing the room as `conference:standup`), a
+/// baresip with Opus, and a baresip that has only G.711 (PCMU at 8 kHz). Each plays its own tone;
+/// a Goertzel filter on each one's recording checks that it hears every other tone and not its own.
+final class ConferenceRoomPeersTests: XCTestCase {
+    private var cleanup: [() -> Void] = []
+
+    override func tearDown() {
+        for step in cleanup.reversed() { step() }
+        cleanup = []
+    }
+
+    /// A baresip playing a `frequency` tone file in the format its codec needs (`aufile` does not
+    /// resample: 48 kHz stereo for Opus, 8 kHz mono for G.711).
+    private func baresip(_ user: String, frequency: Double, codecs: [String], channels: Int = 2, sampleRate: Int = 48_000) throws -> BaresipPeer {
+        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "baresip-conference")
+        let tone = directory + "/tone.wav"
+        // baresip ends its call when the file runs out: a minute outlasts the test.
+        try BaresipWAVFile.write(TestSignals.multiTone([(frequency, 6_000)], seconds: 60), to: tone, channels: channels, sampleRate: sampleRate)
+        var configuration = BaresipConfiguration()
+        configuration.user = user
+        configuration.audioCodecs = codecs
+        configuration.audioFile = tone
+        configuration.recordingDirectory = directory
+        let peer = try BaresipPeer(configuration: configuration)
+        cleanup.append {
+            peer.stop()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        return peer
+    }
+
+    /// Amplitudes of `frequencies` in the last second of a baresip's recording (any sample rate).
+    private func heardByBaresip(_ peer: BaresipPeer, _ frequencies: [Double]) throws -> [Double] {
+        let recording = try XCTUnwrap(peer.recordings.received.last, "\(peer.configuration.user)'s recording")
+        let wav = try BaresipWAVFile.read(recording)
+        let samples = wav.channel(0).suffix(wav.sampleRate)
+        return frequencies.map { ToneAmplitude.of($0, in: samples, sampleRate: wav.sampleRate) }
+    }
+
+    func testSixParticipantsOfThreeKindsEachHearTheOthersAndNeverThemselves() throws {
+        try TestPrerequisites.installed("baresip")
+        let host = try TestVoiceClient("rooms")
+        cleanup.append { host.client.shutdown() }
+        let server = ConferenceServer(client: host.client, delegateQueue: DispatchQueue(label: "test.conference"))
+        cleanup.append { server.stop() }
+        let started = DispatchSemaphore(value: 0)
+        server.start { _ in started.signal() }
+        XCTAssertEqual(started.wait(timeout: .now() + 5), .success)
+        let port = host.client.localEndpoint.port
+        let room = "sip:standup@127.0.0.1:\(port);conference"
+
+        var sdk: [(name: String, frequency: Double, client: TestVoiceClient, delegate: RecordingCallDelegate)] = []
+        for (index, (name, frequency)) in [("alice", 500.0), ("bob", 700.0), ("carol", 1_100.0), ("dave", 1_500.0)].enumerated() {
+            let client = try TestVoiceClient(name, signal: TestSignals.multiTone([(frequency, 6_000)], seconds: 1)) { configuration in
+                // alice addresses the room as an app would: `conference:standup`, through the server as her proxy.
+                if index == 0 { configuration.outboundProxy = try? SIPServerAddress("sip:127.0.0.1:\(port)") }
+            }
+            cleanup.append { client.client.shutdown() }
+            let delegate = RecordingCallDelegate()
+            _ = client.connect(to: index == 0 ? "conference:standup" : room, delegate: delegate)
+            sdk.append((name, frequency, client, delegate))
+        }
+        let opusPhone = try baresip("erin", frequency: 900, codecs: ["opus/48000/2"])
+        let g711Phone = try baresip("frank", frequency: 1_300, codecs: ["PCMU/8000/1"], channels: 1, sampleRate: 8_000)
+        try opusPhone.control.dial(room)
+        try g711Phone.control.dial(room)
+        for leg in sdk { XCTAssertEqual(leg.delegate.wait(for: 2), [.ringing, .connected], leg.name) }
+        for phone in [opusPhone, g711Phone] {
+            do {
+                try phone.control.waitForEvent(.callEstablished)
+            } catch {
+                XCTFail("\(phone.configuration.user): \(error); log:\n\(phone.process.logTail())")
+                throw error
+            }
+        }
+        XCTAssertTrue(PollingWait.until(timeout: 5) { server.participants(in: "standup").count == 6 }, "\(server.participants(in: "standup"))")
+        // Three seconds of the room; every recording has at least its last second of it.
+        Thread.sleep(forTimeInterval: 3)
+        XCTAssertTrue(g711Phone.waitForReceivedAudio(.seconds(2), timeout: .seconds(5), bytesPerSecond: 16_000), "frank's recording")
+        XCTAssertTrue(opusPhone.waitForReceivedAudio(.seconds(2), timeout: .seconds(5)), "erin's recording")
+
+        let tones: [(String, Double)] = sdk.map { ($0.name, $0.frequency) } + [("erin", 900), ("frank", 1_300)]
+        var heard: [String: [Double]] = [:]
+        for leg in sdk {
+            let recorded = leg.client.device.recordedSamples.suffix(48_000)
+            heard[leg.name] = tones.map { ToneAmplitude.of($0.1, in: recorded) }
+        }
+        heard["erin"] = try heardByBaresip(opusPhone, tones.map(\.1))
+        heard["frank"] = try heardByBaresip(g711Phone, tones.map(\.1))
+        var floors: [String: [Double]] = [:]
+        let between: [Double] = [600, 800, 1_000, 1_200, 1_400]
+        for leg in sdk { floors[leg.name] = between.map { ToneAmplitude.of($0, in: leg.client.device.recordedSamples.suffix(48_000)) } }
+        floors["erin"] = try heardByBaresip(opusPhone, between)
+        floors["frank"] = try heardByBaresip(g711Phone, between)
+        for (listener, amplitudes) in heard.sorted(by: { $0.key < $1.key }) {
+            let report = zip(tones, amplitudes).map { "\($0.0.0) \(Int($0.1))" }.joined(separator: ", ")
+            print("conference: \(listener) hears \(report); between the tones \(floors[listener]!.map { Int($0) })")
+            for ((talker, _), amplitude) in zip(tones, amplitudes) {
+                if talker == listener {
+                    // The codecs' noise floor: the loudest bin between the tones (measured up to
+                    // 160 on a baresip's Opus decode; own tones 10-137 over several runs).
+                    let floor = floors[listener]!.max()!
+                    XCTAssertLessThan(amplitude, max(200, 2 * floor), "\(listener) hears itself above the noise floor: \(report)")
+                } else {
+                    XCTAssertGreaterThan(amplitude, 1_000, "\(listener) misses \(talker): \(report)")
+                }
+            }
+        }
+        let codecs = try server.participants(in: "standup").map { participant in
+            try onCallLoop(try XCTUnwrap(server.call(of: participant))) { $0.media?.stream?.stats.codec ?? "-" }
+        }
+        XCTAssertEqual(codecs.filter { $0 == "PCMU" }.count, 1, "frank's leg is G.711: \(codecs)")
+        XCTAssertEqual(codecs.filter { $0 == "opus" }.count, 5, "\(codecs)")
+        XCTAssertEqual(server.lateMixingPeriods, 0, "no mixing period started a period late")
+    }
+}
