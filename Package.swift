@@ -162,7 +162,7 @@ let package = Package(
             name: "VoiceCall",
             dependencies: [
                 "VoiceCore", "VoiceSignals", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
-                "CVoiceSys", "VoiceService",
+                "CVoiceSys", "VoiceService", "VoiceConference",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

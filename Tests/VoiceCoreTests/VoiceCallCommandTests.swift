@@ -237,6 +237,48 @@ final class VoiceCallCommandTests: XCTestCase {
         XCTAssertGreaterThan(alignment.score, 0.75, "recorded vs played: \(alignment)")
     }
 
+    /// `voicecall conference` hosts a room; two `voicecall call conference:standup` (the server
+    /// as their proxy) each hear the other's tone and not their own; the host prints the events.
+    func testConferenceHostsARoomTwoCallersHearEachOther() throws {
+        let (binary, directory) = try workspace()
+        let port = try SIPPeerProcess.freePort()
+        let host = try SIPPeerProcess.launchReady(
+            name: "voicecall conference", executable: binary,
+            arguments: ["conference", "--identity", "rooms", "--port", "\(port)", "--no-register", "--duration", "60"],
+            workingDirectory: directory, logPath: directory + "/conference.log",
+            readyAt: try SocketAddress(host: "127.0.0.1", port: port), requestURI: "sip:rooms@127.0.0.1:\(port)",
+            timeout: .seconds(20))
+        cleanup.append { host.stop() }
+        var calls: [(SIPPeerProcess, String)] = []
+        for (name, frequency) in [("alice", 500.0), ("bob", 700.0)] {
+            try WAVFile(sampleRate: 48_000, channels: 1, samples: TestSignals.multiTone([(frequency, 6_000)], seconds: 8))
+                .write(toFile: directory + "/\(name).wav")
+            let call = try SIPPeerProcess(
+                name: "voicecall call \(name)", executable: binary,
+                arguments: [
+                    "call", "conference:standup", "--identity", name, "--proxy", "127.0.0.1:\(port)",
+                    "--play", directory + "/\(name).wav", "--record", directory + "/\(name)-heard.wav", "--duration", "4",
+                ],
+                workingDirectory: directory, logPath: directory + "/\(name).log")
+            cleanup.append { call.stop() }
+            calls.append((call, name))
+        }
+        for (call, name) in calls {
+            XCTAssertTrue(PollingWait.until(timeout: 30) { !call.isRunning }, "\(name) did not end:\n\(call.logTail())")
+            XCTAssertEqual(call.exitStatus, 0, call.logTail())
+        }
+        let alice = try WAVFile(contentsOfFile: directory + "/alice-heard.wav").channel(0).suffix(96_000)
+        let bob = try WAVFile(contentsOfFile: directory + "/bob-heard.wav").channel(0).suffix(96_000)
+        XCTAssertGreaterThan(ToneAmplitude.of(700, in: alice), 3_000, "alice hears bob")
+        XCTAssertLessThan(ToneAmplitude.of(500, in: alice), 150, "alice does not hear herself")
+        XCTAssertGreaterThan(ToneAmplitude.of(500, in: bob), 3_000, "bob hears alice")
+        XCTAssertLessThan(ToneAmplitude.of(700, in: bob), 150, "bob does not hear himself")
+        XCTAssertTrue(PollingWait.until(timeout: 5) { host.log.contains("room standup ended") }, host.logTail())
+        for line in ["room standup open", "alice@standup joined", "bob@standup joined", "alice@standup left", "bob@standup left"] {
+            XCTAssertTrue(host.log.contains(line), "\(line):\n\(host.logTail())")
+        }
+    }
+
     func testProcessingFlagsReachTheCallsDevice() throws {
         let (binary, directory) = try workspace()
         try WAVFile(sampleRate: 48_000, channels: 1, samples: TestSignals.speechLike(seconds: 2)).write(toFile: directory + "/play.wav")
