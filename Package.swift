@@ -10,6 +10,8 @@ let package = Package(
         // For Linux services: VoiceCore's client as a swift-service-lifecycle Service, and the
         // access-token issuer a server hands tokens out with.
         .library(name: "VoiceService", targets: ["VoiceService"]),
+        // For services that host conference rooms: incoming calls join rooms and hear each other.
+        .library(name: "VoiceConference", targets: ["VoiceConference"]),
         // For apps that test their own code against the SDK: test signals, audio comparison,
         // user-space network impairment, and real peers (baresip, Kamailio) run on loopback.
         .library(name: "VoiceTestKit", targets: ["VoiceTestKit", "VoiceSignals"]),
@@ -102,8 +104,9 @@ let package = Package(
         // SIP signaling as pure values driven by events and a clock: messages, transactions, dialogs,
         // INVITE sessions, registration, SDP offer/answer, digest, status mapping, the core responder.
         // No sockets, no event loop, no C media library.
-        // Conference rooms: N−1 mixing with a limiter and talk detection, as plain DSP with its
-        // buffers allocated once; no I/O.
+        // Conference rooms: N−1 mixing with a limiter and talk detection (plain DSP, buffers
+        // allocated once), the bridge that drives it on an audio clock, and the room server on a
+        // VoiceClient's incoming calls.
         .target(
             name: "VoiceConference",
             dependencies: [
