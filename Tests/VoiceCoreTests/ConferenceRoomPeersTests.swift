@@ -1,6 +1,7 @@
 import Foundation
 import VoiceConference
 import VoiceMedia
+import VoiceNetwork
 import VoiceSignals
 import VoiceSupport
 import VoiceTestKit
@@ -123,5 +124,54 @@ final class ConferenceRoomPeersTests: XCTestCase {
         XCTAssertEqual(codecs.filter { $0 == "PCMU" }.count, 1, "frank's leg is G.711: \(codecs)")
         XCTAssertEqual(codecs.filter { $0 == "opus" }.count, 5, "\(codecs)")
         print("conference: mixing periods started a period late: \(server.lateMixingPeriods)")
+    }
+
+    /// A participant's host renumbers mid-call (127.0.0.1 → 127.0.0.2, as in the network-move
+    /// tests): its call re-INVITEs from the new address and stays in the room: the server keeps
+    /// it (no left event), the others hear its tone again and it hears theirs.
+    func testAParticipantsNetworkMoveKeepsItInTheRoom() throws {
+        let host = try TestVoiceClient("rooms")
+        cleanup.append { host.client.shutdown() }
+        let recorder = ConferenceEventRecorder()
+        let server = ConferenceServer(client: host.client, delegate: recorder, delegateQueue: recorder.queue)
+        cleanup.append { server.stop() }
+        let started = DispatchSemaphore(value: 0)
+        server.start { _ in started.signal() }
+        XCTAssertEqual(started.wait(timeout: .now() + 5), .success)
+        let room = "sip:standup@127.0.0.1:\(host.client.localEndpoint.port);conference"
+        var legs: [(name: String, frequency: Double, client: TestVoiceClient, delegate: RecordingCallDelegate)] = []
+        for (name, frequency) in [("alice", 500.0), ("bob", 700.0), ("carol", 1_100.0)] {
+            let client = try TestVoiceClient(name, signal: TestSignals.multiTone([(frequency, 6_000)], seconds: 1)) { configuration in
+                if name == "alice" { configuration.addressSelection = .automatic() }
+            }
+            cleanup.append { client.client.shutdown() }
+            let delegate = RecordingCallDelegate()
+            _ = client.connect(to: room, delegate: delegate)
+            legs.append((name, frequency, client, delegate))
+        }
+        for leg in legs { XCTAssertEqual(leg.delegate.wait(for: 2), [.ringing, .connected], leg.name) }
+        XCTAssertTrue(PollingWait.until(timeout: 5) { server.participants(in: "standup").count == 3 })
+        let alice = legs[0].client.client
+        let moved = NetworkCandidate(
+            address: IPAddress("127.0.0.2")!, prefixLength: 8, interfaceName: "lo", interfaceIndex: 1, type: .loopback, defaultRouteMetric: nil)
+        alice.onLoop { alice.networkChanged([moved]) }
+        XCTAssertEqual(
+            legs[0].delegate.wait(for: 4), [.ringing, .connected, .reconnecting(.signalingConnectionDisconnected), .reconnected])
+        XCTAssertEqual(try alice.agent.currentAdvertisedHost.wait(), "127.0.0.2")
+        // Two seconds at the new address: the last one must be the room as before.
+        for leg in legs { leg.client.device.clearRecording() }
+        Thread.sleep(forTimeInterval: 2)
+        for leg in legs {
+            let recorded = leg.client.device.recordedSamples.suffix(48_000)
+            let amplitudes = legs.map { ToneAmplitude.of($0.frequency, in: recorded) }
+            let report = zip(legs, amplitudes).map { "\($0.0.name) \(Int($0.1))" }.joined(separator: ", ")
+            print("conference after alice's move: \(leg.name) hears \(report)")
+            for (other, amplitude) in zip(legs, amplitudes) where other.name != leg.name {
+                XCTAssertGreaterThan(amplitude, 1_000, "\(leg.name) misses \(other.name) after the move: \(report)")
+            }
+            XCTAssertLessThan(amplitudes[legs.firstIndex { $0.name == leg.name }!], 200, "\(leg.name) hears itself: \(report)")
+        }
+        XCTAssertEqual(Set(server.participants(in: "standup").compactMap(\.from)), ["alice", "bob", "carol"])
+        XCTAssertFalse(recorder.events.contains { if case .participantLeft = $0 { true } else { false } }, "\(recorder.events)")
     }
 }
