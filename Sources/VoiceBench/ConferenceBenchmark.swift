@@ -9,10 +9,24 @@ import VoiceSignals
 struct ConferenceBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conference",
-        abstract: "Prints the conference mixer's CPU per participant per 10 ms period.")
+        abstract: "Prints the conference mixer's CPU per participant per 10 ms period, and how many participants a room carries in real time.")
+
+    @Flag(help: "Skip the real-time ramp (conference_participants_realtime).") var skipRealtime = false
+    @Option(help: "Participants added per step of the real-time ramp.") var step = 10
+    @Option(help: "Largest room the real-time ramp tries.") var maxParticipants = 200
+    @Option(help: "Seconds each room is watched for late frames.") var seconds = 5.0
 
     func run() throws {
         var figures: [(String, String)] = []
+        if !skipRealtime {
+            let ramp = ConferenceRealtimeBenchmark(step: max(2, step), maximum: maxParticipants, seconds: seconds)
+            let (best, failedAt) = try ramp.run()
+            figures.append(("conference_participants_realtime", best.map { "\($0.participants)" } ?? "0"))
+            if let best {
+                figures.append(("conference_cpu_utilization_at_capacity", String(format: "%.2f", best.cpuUtilization)))
+            }
+            if failedAt == nil { print("no room up to \(maxParticipants) had late frames: the figure is a lower bound") }
+        }
         let (allTalking, _) = Self.cost(participants: 6, talkers: 6)
         figures.append(("conference_mix_us_per_participant", String(format: "%.2f", allTalking)))
         for (participants, talkers) in [(20, 3), (100, 3)] {

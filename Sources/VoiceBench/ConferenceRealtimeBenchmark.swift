@@ -1,0 +1,160 @@
+import Dispatch
+import Foundation
+import Logging
+import ArgumentParser
+import NIOConcurrencyHelpers
+import VoiceConference
+import VoiceCore
+import VoiceMedia
+import VoiceSignals
+import VoiceSupport
+
+/// `conference_participants_realtime`: the most participants one room carries in real time with
+/// no late frame. Each participant is an SDK client of its own (a `VoiceClient` with a buffer
+/// device playing speech, its default settings: ICE + DTLS-SRTP, Opus) calling the room over
+/// loopback in this process; the room is a `ConferenceServer` on another client. So a room of N
+/// is 2N stream endpoints here (each participant's and the room's leg) plus the mixing.
+/// Late: a mixing period that started a period late, or, on any leg of either side, a render
+/// underrun, dropped capture, or a packet the jitter buffer found late or had to conceal (on a
+/// clean loopback link each of those means something fell behind).
+struct ConferenceRealtimeBenchmark {
+    let step: Int
+    let maximum: Int
+    let seconds: Double
+
+    struct Measurement {
+        var participants: Int
+        var lateMixing: Int
+        var lateFrames: UInt64
+        var cpuUtilization: Double
+    }
+
+    /// Ramps by `step` until a count has late frames, then by 2 from the last good one.
+    func run() throws -> (best: Measurement?, failedAt: Int?) {
+        var best: Measurement?
+        var count = step
+        var failed: Int?
+        while count <= maximum {
+            let m = try measure(participants: count)
+            report(m)
+            if m.lateMixing > 0 || m.lateFrames > 0 {
+                failed = count
+                break
+            }
+            best = m
+            count += step
+        }
+        if let failedAt = failed {
+            var fine = (best?.participants ?? 0) + 2
+            while fine < failedAt {
+                let m = try measure(participants: fine)
+                report(m)
+                if m.lateMixing > 0 || m.lateFrames > 0 { break }
+                best = m
+                fine += 2
+            }
+        }
+        return (best, failed)
+    }
+
+    private func report(_ m: Measurement) {
+        print(
+            String(
+                format: "conference room of %d: late mixing periods %d, late frames %llu, CPU %.0f%%", m.participants, m.lateMixing,
+                m.lateFrames, m.cpuUtilization * 100))
+    }
+
+    private final class Counter: CallDelegate, Sendable {
+        let connected = NIOLockedValueBox(0)
+        let failed = NIOLockedValueBox(0)
+        func callDidConnect(_ call: Call) { connected.withLockedValue { $0 += 1 } }
+        func call(_ call: Call, didFailToConnectWithError error: VoiceError) {
+            failed.withLockedValue { $0 += 1 }
+            print("a participant failed to join: \(error.code.rawValue) \(error)")
+        }
+        func call(_ call: Call, didDisconnectWithError error: VoiceError?) {}
+    }
+
+    func measure(participants: Int) throws -> Measurement {
+        let quiet = LoggingInsightsPublisher(logger: Self.quietLogger)
+        let server = try VoiceClient(
+            configuration: VoiceClientConfiguration(
+                identity: "rooms", domain: "127.0.0.1", registers: false, insightsPublisher: quiet, logger: Self.quietLogger))
+        let room = ConferenceServer(
+            client: server, options: ConferenceServerOptions(maximumParticipants: participants), delegateQueue: DispatchQueue(label: "bench.room"))
+        let started = DispatchSemaphore(value: 0)
+        room.start { _ in started.signal() }
+        started.wait()
+        defer {
+            room.stop()
+            server.shutdown()
+        }
+        let speech = TestSignals.speechLike(seconds: 10)
+        let queue = DispatchQueue(label: "bench.participants")
+        let counter = Counter()
+        var clients: [VoiceClient] = []
+        var calls: [Call] = []
+        defer { for client in clients { client.shutdown() } }
+        let address = "sip:bench@127.0.0.1:\(server.localEndpoint.port);conference"
+        for index in 0..<participants {
+            // Each a different stretch of speech, so the mixes differ.
+            let offset = (index * 7_919) % speech.count
+            let device = BufferAudioDevice(captureSamples: Array(speech[offset...] + speech[..<offset]), loop: true, recording: false)
+            let client = try VoiceClient(
+                configuration: VoiceClientConfiguration(
+                    identity: "p\(index)", domain: "127.0.0.1", registers: false, insightsPublisher: quiet, logger: Self.quietLogger),
+                audioDevice: device)
+            clients.append(client)
+            calls.append(
+                client.connect(
+                    options: ConnectOptions { builder in
+                        builder.params = ["To": address]
+                        builder.delegateQueue = queue
+                    },
+                    delegate: counter))
+            // One at a time: the room sees them ring as a stream of arrivals, not a burst from one source.
+            _ = PollingWait.until(timeout: 10) { counter.connected.withLockedValue { $0 } + counter.failed.withLockedValue { $0 } > index }
+        }
+        guard PollingWait.until(timeout: 10, { room.participants(in: "bench").count == participants }) else {
+            throw ValidationError("only \(room.participants(in: "bench").count) of \(participants) joined")
+        }
+        let roomCalls = room.participants(in: "bench").compactMap { room.call(of: $0) }
+        Thread.sleep(forTimeInterval: 2)  // Jitter buffers settle; FEC switches off after the first reports.
+        let lateBefore = room.lateMixingPeriods
+        let framesBefore = Self.lateFrames(calls + roomCalls)
+        let cpuBefore = ProcessFigures.cpuSeconds()
+        let wallBefore = Date()
+        Thread.sleep(forTimeInterval: seconds)
+        let cpu = (ProcessFigures.cpuSeconds() - cpuBefore) / Date().timeIntervalSince(wallBefore)
+            / Double(ProcessInfo.processInfo.activeProcessorCount)
+        let lateFrames = Self.lateFrames(calls + roomCalls) - framesBefore
+        let lateMixing = room.lateMixingPeriods - lateBefore
+        for call in calls { call.disconnect() }
+        return Measurement(participants: participants, lateMixing: lateMixing, lateFrames: lateFrames, cpuUtilization: cpu)
+    }
+
+    /// Render underruns, dropped capture, late and concealed packets over `calls`, so far.
+    static func lateFrames(_ calls: [Call]) -> UInt64 {
+        let total = NIOLockedValueBox<UInt64>(0)
+        let group = DispatchGroup()
+        for call in calls {
+            group.enter()
+            call.streamStats { stats in
+                if let stats {
+                    let late = stats.renderUnderruns + stats.captureOverflows + UInt64(stats.jitterBuffer.concealedFrames)
+                        + UInt64(stats.jitterBuffer.late)
+                    total.withLockedValue { $0 += late }
+                }
+                group.leave()
+            }
+        }
+        _ = group.wait(timeout: .now() + 5)
+        return total.withLockedValue { $0 }
+    }
+
+    static var quietLogger: Logger {
+        var logger = Logger(label: "voice-bench.conference")
+        logger.logLevel = .error
+        return logger
+    }
+}
