@@ -217,7 +217,12 @@ let package = Package(
         .executableTarget(name: "VoiceFuzz", dependencies: ["VoiceFuzzing"]),
         // The pure RTP layer's tests: they build and run without libopus, libsrtp or ALSA.
         .testTarget(name: "VoiceRTPTests", dependencies: ["VoiceRTP", "VoiceSupport", "VoiceMediaTypes", "VoiceSignals", "CMallocCounter"]),
-        .testTarget(name: "VoiceConferenceTests", dependencies: ["VoiceConference", "VoiceSignals", "CMallocCounter"]),
+        .testTarget(
+            name: "VoiceConferenceTests",
+            dependencies: [
+                "VoiceConference", "VoiceSignals", "VoiceMedia", "VoiceSupport", "CMallocCounter",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         .testTarget(name: "VoiceICETests", dependencies: ["VoiceICE", "VoiceNetwork", "VoiceSignals"]),
         .testTarget(name: "VoiceDTLSTests", dependencies: ["VoiceDTLS", "VoiceSupport", "VoiceMediaTypes"]),
         .testTarget(name: "VoiceNetworkTests", dependencies: ["VoiceNetwork", "VoiceSupport", "VoiceTestKit", "VoiceSignals"]),

@@ -15,17 +15,21 @@ struct ConferenceBench: ParsableCommand {
     @Option(help: "Participants added per step of the real-time ramp.") var step = 10
     @Option(help: "Largest room the real-time ramp tries.") var maxParticipants = 200
     @Option(help: "Seconds each room is watched for late frames.") var seconds = 5.0
+    @Option(help: "Ramps to run; the figure is their median.") var ramps = 3
 
     func run() throws {
         var figures: [(String, String)] = []
         if !skipRealtime {
             let ramp = ConferenceRealtimeBenchmark(step: max(2, step), maximum: maxParticipants, seconds: seconds)
-            let (best, failedAt) = try ramp.run()
-            figures.append(("conference_participants_realtime", best.map { "\($0.participants)" } ?? "0"))
-            if let best {
-                figures.append(("conference_cpu_utilization_at_capacity", String(format: "%.2f", best.cpuUtilization)))
+            var results: [(participants: Int, cpu: Double)] = []
+            for index in 1...max(1, ramps) {
+                let (best, failedAt) = try ramp.run()
+                print("conference ramp \(index): \(best?.participants ?? 0) participants\(failedAt == nil ? " (no late frame up to the maximum: a lower bound)" : "")")
+                results.append((best?.participants ?? 0, best?.cpuUtilization ?? 0))
             }
-            if failedAt == nil { print("no room up to \(maxParticipants) had late frames: the figure is a lower bound") }
+            let median = results.sorted { $0.participants < $1.participants }[results.count / 2]
+            figures.append(("conference_participants_realtime", "\(median.participants)"))
+            figures.append(("conference_cpu_utilization_at_capacity", String(format: "%.2f", median.cpu)))
         }
         let (allTalking, _) = Self.cost(participants: 6, talkers: 6)
         figures.append(("conference_mix_us_per_participant", String(format: "%.2f", allTalking)))

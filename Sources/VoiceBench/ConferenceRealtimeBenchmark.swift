@@ -9,12 +9,24 @@ import VoiceMedia
 import VoiceSignals
 import VoiceSupport
 
+/// Late frames on a room's legs, both sides.
+struct LateLegFrames {
+    var underruns: UInt64 = 0
+    var overflows: UInt64 = 0
+    var concealed: UInt64 = 0
+    var late: UInt64 = 0
+    var total: UInt64 { underruns + overflows + concealed + late }
+    static func - (a: LateLegFrames, b: LateLegFrames) -> LateLegFrames {
+        LateLegFrames(underruns: a.underruns - b.underruns, overflows: a.overflows - b.overflows, concealed: a.concealed - b.concealed, late: a.late - b.late)
+    }
+}
+
 /// `conference_participants_realtime`: the most participants one room carries in real time with
 /// no late frame. Each participant is an SDK client of its own (a `VoiceClient` with a buffer
 /// device playing speech, its default settings: ICE + DTLS-SRTP, Opus) calling the room over
 /// loopback in this process; the room is a `ConferenceServer` on another client. So a room of N
 /// is 2N stream endpoints here (each participant's and the room's leg) plus the mixing.
-/// Late: a mixing period that started a period late, or, on any leg of either side, a render
+/// Late: a mixing period that started more than two periods late, or, on any leg of either side, a render
 /// underrun, dropped capture, or a packet the jitter buffer found late or had to conceal (on a
 /// clean loopback link each of those means something fell behind).
 struct ConferenceRealtimeBenchmark {
@@ -25,7 +37,7 @@ struct ConferenceRealtimeBenchmark {
     struct Measurement {
         var participants: Int
         var lateMixing: Int
-        var lateFrames: UInt64
+        var lateFrames: LateLegFrames
         var cpuUtilization: Double
     }
 
@@ -37,7 +49,7 @@ struct ConferenceRealtimeBenchmark {
         while count <= maximum {
             let m = try measure(participants: count)
             report(m)
-            if m.lateMixing > 0 || m.lateFrames > 0 {
+            if m.lateMixing > 0 || m.lateFrames.total > 0 {
                 failed = count
                 break
             }
@@ -49,7 +61,7 @@ struct ConferenceRealtimeBenchmark {
             while fine < failedAt {
                 let m = try measure(participants: fine)
                 report(m)
-                if m.lateMixing > 0 || m.lateFrames > 0 { break }
+                if m.lateMixing > 0 || m.lateFrames.total > 0 { break }
                 best = m
                 fine += 2
             }
@@ -60,8 +72,10 @@ struct ConferenceRealtimeBenchmark {
     private func report(_ m: Measurement) {
         print(
             String(
-                format: "conference room of %d: late mixing periods %d, late frames %llu, CPU %.0f%%", m.participants, m.lateMixing,
-                m.lateFrames, m.cpuUtilization * 100))
+                format: "conference room of %d: mixing periods over 20 ms late %d, late frames %llu (underruns %llu, dropped capture %llu, concealed %llu, late packets %llu), CPU %.0f%%",
+                m.participants, m.lateMixing, m.lateFrames.total, m.lateFrames.underruns, m.lateFrames.overflows, m.lateFrames.concealed,
+                m.lateFrames.late, m.cpuUtilization * 100))
+        flushOutput()
     }
 
     private final class Counter: CallDelegate, Sendable {
@@ -133,17 +147,20 @@ struct ConferenceRealtimeBenchmark {
         return Measurement(participants: participants, lateMixing: lateMixing, lateFrames: lateFrames, cpuUtilization: cpu)
     }
 
-    /// Render underruns, dropped capture, late and concealed packets over `calls`, so far.
-    static func lateFrames(_ calls: [Call]) -> UInt64 {
-        let total = NIOLockedValueBox<UInt64>(0)
+    /// Render underruns, dropped capture, concealed and late packets over `calls`, so far.
+    static func lateFrames(_ calls: [Call]) -> LateLegFrames {
+        let total = NIOLockedValueBox(LateLegFrames())
         let group = DispatchGroup()
         for call in calls {
             group.enter()
             call.streamStats { stats in
                 if let stats {
-                    let late = stats.renderUnderruns + stats.captureOverflows + UInt64(stats.jitterBuffer.concealedFrames)
-                        + UInt64(stats.jitterBuffer.late)
-                    total.withLockedValue { $0 += late }
+                    total.withLockedValue {
+                        $0.underruns += stats.renderUnderruns
+                        $0.overflows += stats.captureOverflows
+                        $0.concealed += UInt64(stats.jitterBuffer.concealedFrames)
+                        $0.late += UInt64(stats.jitterBuffer.late)
+                    }
                 }
                 group.leave()
             }

@@ -47,7 +47,7 @@ public final class ConferenceServer: Sendable {
         let clock = client.configuration.mediaEngine.audioClock
         core = ConferenceServerCore(
             client: client, options: options,
-            clock: clock ?? SoftwareAudioClock(period: .milliseconds(10), name: "voice-conf"), measuresLateness: clock == nil,
+            clock: clock ?? .shared, measuresLateness: clock == nil,
             continuation: continuation, delegate: delegate.map { WeakConferenceDelegate($0) }, delegateQueue: delegateQueue)
         core.server.withLockedValue { $0 = WeakServer(self) }
         for room in options.knownRooms.sorted() { core.queue.async { self.core.openRoom(room) } }
@@ -104,8 +104,8 @@ public final class ConferenceServer: Sendable {
         core.queue.async { self.core.endRoom(room) }
     }
 
-    /// Mixing periods that started more than a period late on the real-time clock, over all
-    /// rooms so far: each is a late frame for every participant of its room.
+    /// Mixing periods that started more than two periods (20 ms) late on the real-time clock,
+    /// over all rooms so far: each is a late frame for every participant of its room.
     public var lateMixingPeriods: Int { core.queue.sync { core.lateTicks() } }
 }
 
