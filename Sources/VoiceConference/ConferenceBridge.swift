@@ -20,6 +20,12 @@ final class ConferenceBridge: SoftwareAudioClockClient, @unchecked Sendable {
     private struct State: @unchecked Sendable {
         let mixer: ConferenceMixer
         var ports: [ConferencePort?]
+        /// Where each slot's RFC 6464 levels arrive, the packets counted at the last period, the
+        /// newest level, and the periods since it came.
+        var levelSources: [ReceivedAudioLevel?]
+        var levelCounts: [UInt64]
+        var levels: [Int]
+        var periodsSinceLevel: [Int]
         var schedule = PacingSchedule(bufferDuration: .milliseconds(10))
         var registration: SoftwareAudioClock.Registration?
     }
@@ -47,7 +53,12 @@ final class ConferenceBridge: SoftwareAudioClockClient, @unchecked Sendable {
         talkChanged: @escaping @Sendable (_ slot: Int, _ talking: Bool) -> Void
     ) {
         let mixer = ConferenceMixer(capacity: capacity)
-        state = Locked(State(mixer: mixer, ports: Array(repeating: nil, count: mixer.capacity)))
+        let n = mixer.capacity
+        state = Locked(
+            State(
+                mixer: mixer, ports: Array(repeating: nil, count: n), levelSources: Array(repeating: nil, count: n),
+                levelCounts: Array(repeating: 0, count: n), levels: Array(repeating: 127, count: n),
+                periodsSinceLevel: Array(repeating: Int.max, count: n)))
         silence = .allocate(capacity: ConferenceMixer.frameLength)
         silence.initialize(repeating: 0)
         self.clock = clock
@@ -82,6 +93,8 @@ final class ConferenceBridge: SoftwareAudioClockClient, @unchecked Sendable {
         state.withLock { s in
             guard s.ports.indices.contains(slot) else { return }
             s.ports[slot] = nil
+            s.levelSources[slot] = nil
+            s.periodsSinceLevel[slot] = .max
             s.mixer.leave(slot)
         }
     }
@@ -100,8 +113,20 @@ final class ConferenceBridge: SoftwareAudioClockClient, @unchecked Sendable {
     func isTalking(_ slot: Int) -> Bool { state.withLock { $0.mixer.isTalking(slot) } }
     /// The level (dBFS) of `slot`'s last period.
     func level(_ slot: Int) -> Double { state.withLock { $0.mixer.level(slot) } }
-    /// An RFC 6464 level the participant's packets announced, in −dBov, for the next period.
-    func reportLevel(_ slot: Int, dBov: Int) { state.withLock { $0.mixer.reportLevel(slot, dBov: dBov) } }
+    /// Reads `slot`'s talking from the RFC 6464 levels its peer announces, arriving at `source`,
+    /// instead of from the audio's own level, while they keep coming (a level counts for 60 ms,
+    /// three 20 ms packets; without one the measured level decides again).
+    func setLevelSource(_ slot: Int, _ source: ReceivedAudioLevel?) {
+        state.withLock { s in
+            guard s.ports.indices.contains(slot), s.ports[slot] != nil else { return }
+            s.levelSources[slot] = source
+            s.levelCounts[slot] = source?.read().count ?? 0
+            s.periodsSinceLevel[slot] = .max
+        }
+    }
+
+    /// How long an announced level stands for the periods after it, in periods.
+    static let announcedLevelLifetime = 6
 
     func clockDidTick(at time: MediaTime) {
         if measuresLateness {
@@ -118,6 +143,18 @@ final class ConferenceBridge: SoftwareAudioClockClient, @unchecked Sendable {
                 for slot in s.ports.indices {
                     guard let port = s.ports[slot] else { continue }
                     port.pull(into: s.mixer.input(slot))
+                    guard let source = s.levelSources[slot] else { continue }
+                    let (count, level) = source.read()
+                    if count != s.levelCounts[slot], let level {
+                        s.levelCounts[slot] = count
+                        s.levels[slot] = level
+                        s.periodsSinceLevel[slot] = 0
+                    } else if s.periodsSinceLevel[slot] < Int.max {
+                        s.periodsSinceLevel[slot] += 1
+                    }
+                    if s.periodsSinceLevel[slot] < Self.announcedLevelLifetime {
+                        s.mixer.reportLevel(slot, dBov: s.levels[slot])
+                    }
                 }
                 s.mixer.mix()
                 for slot in s.ports.indices {

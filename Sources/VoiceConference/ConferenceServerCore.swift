@@ -162,6 +162,17 @@ final class ConferenceServerCore: @unchecked Sendable {
         room.seats[call.uuid] = seat
         room.joined.append(seat.participant)
         emit(.participantJoined(seat.participant))
+        // Where the peer announces its levels (RFC 6464, when its offer mapped them), talking is read from them.
+        let slot = seat.slot
+        let callID = call.uuid
+        let roomID = room.id
+        call.receivedAudioLevel { [weak self] source in
+            guard let source, let core = self else { return }
+            core.queue.async {
+                guard let room = core.rooms[roomID], room.seats[callID]?.slot == slot else { return }
+                room.bridge.setLevelSource(slot, source)
+            }
+        }
     }
 
     /// `call`'s participant leaves its room (hung up, failed, removed, the room ended).

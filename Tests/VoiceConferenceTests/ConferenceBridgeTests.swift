@@ -130,4 +130,40 @@ final class ConferenceBridgeTests: XCTestCase {
         XCTAssertEqual(after - before, 0, "allocations in 200 mixing periods")
         bridge.stop()
     }
+
+    /// A participant whose packets announce levels (RFC 6464) is talking or silent by them, not
+    /// by its audio's level, while they come; then by its audio again.
+    func testAnnouncedLevelsDecideTalkingWhileTheyCome() throws {
+        let clock = SoftwareAudioClock(manualPeriod: .milliseconds(10), name: "test-conf")
+        let talk = NIOLockedValueBox<[(Int, Bool)]>([])
+        let bridge = bridge(clock: clock, talk: talk)
+        let loud = FakeCall(frequency: 500)
+        let port = ConferencePort()
+        try port.startRendering(context: loud)
+        try port.startCapturing(context: loud)
+        let slot = try XCTUnwrap(try bridge.attach(port))
+        let levels = ReceivedAudioLevel()
+        bridge.setLevelSource(slot, levels)
+        var time = MediaTime.zero
+        func run(periods: Int, announcing level: UInt8?) {
+            for period in 0..<periods {
+                // A 20 ms packet every other period.
+                if let level, period % 2 == 0 { levels.publish(level) }
+                clock.tick(at: time)
+                time = time + .milliseconds(10)
+            }
+        }
+        // The audio is a loud tone, but the peer says silence (127): not talking.
+        run(periods: 100, announcing: 127)
+        XCTAssertFalse(bridge.isTalking(slot), "announced silence wins over the measured tone")
+        XCTAssertTrue(talk.withLockedValue { $0 }.isEmpty)
+        // It announces speech at −20 dBov: talking within 30 ms.
+        run(periods: 4, announcing: 20)
+        XCTAssertTrue(bridge.isTalking(slot))
+        // Announcements stop: after 60 ms the measured level (the loud tone) decides: still talking.
+        run(periods: 200, announcing: nil)
+        XCTAssertTrue(bridge.isTalking(slot))
+        XCTAssertEqual(talk.withLockedValue { $0 }.map(\.1), [true])
+        bridge.stop()
+    }
 }

@@ -200,3 +200,57 @@ final class RTPStreamTests: XCTestCase {
         XCTAssertGreaterThan(pair.a.stream.statistics(at: pair.now).packetsSent, 95, "muted still sends")
     }
 }
+
+/// RFC 6464 levels in the peer's packets (RFC 8285 one- and two-byte elements).
+final class RTPStreamAudioLevelTests: XCTestCase {
+    /// A's next packet, unprotected, with `elements` in its header extension (`twoByte`: RFC
+    /// 8285's two-byte form).
+    private func packet(_ pair: inout RTPStreamPair, elements: [RTPHeaderExtensionElement], twoByte: Bool = false) throws -> [UInt8] {
+        pair.a.output.sent.removeAll()
+        let frame = [Int16](repeating: 0, count: 960)
+        var copy = frame
+        copy.withUnsafeMutableBufferPointer { pair.a.stream.send(frame: $0, at: pair.now, output: &pair.a.output) }
+        var parsed = try RTPPacket(parsing: pair.a.output.sent[0].bytes)
+        pair.a.output.sent.removeAll()
+        parsed.header.extension = twoByte ? try .twoByte(elements) : try .oneByte(elements)
+        return try parsed.serialized()
+    }
+
+    func testTheNegotiatedElementsLevelIsTakenOthersAreNot() throws {
+        var pair = RTPStreamPair(protectionKeys: nil) { $0.audioLevelExtensionID = 5 }
+        pair.run(.milliseconds(200))
+        _ = pair.b.stream.takeReceivedAudioLevel()
+        // Level 23 −dBov with the voice bit set, behind another extension (abs-send-time at 3).
+        let withLevel = try packet(&pair, elements: [.init(id: 3, data: [1, 2, 3]), .init(id: 5, data: [0x80 | 23])])
+        pair.inject(withLevel, from: RTPStreamPair.addressA, toB: true)
+        XCTAssertEqual(pair.b.stream.takeReceivedAudioLevel(), 23)
+        XCTAssertNil(pair.b.stream.takeReceivedAudioLevel(), "taken once")
+        // Two-byte form, level 127 (silence).
+        let twoByte = try packet(&pair, elements: [.init(id: 5, data: [127])], twoByte: true)
+        pair.inject(twoByte, from: RTPStreamPair.addressA, toB: true)
+        XCTAssertEqual(pair.b.stream.takeReceivedAudioLevel(), 127)
+        // Another ID only: nothing.
+        let other = try packet(&pair, elements: [.init(id: 4, data: [0x80 | 10])])
+        pair.inject(other, from: RTPStreamPair.addressA, toB: true)
+        XCTAssertNil(pair.b.stream.takeReceivedAudioLevel())
+        XCTAssertEqual(pair.b.stream.audioLevelsReceived, 2)
+    }
+
+    func testWithoutNegotiationOrWithABrokenExtensionNothingIsTakenAndThePacketStillPlays() throws {
+        var plain = RTPStreamPair(protectionKeys: nil)
+        plain.run(.milliseconds(200))
+        let withLevel = try packet(&plain, elements: [.init(id: 5, data: [0x80 | 23])])
+        plain.inject(withLevel, from: RTPStreamPair.addressA, toB: true)
+        XCTAssertNil(plain.b.stream.takeReceivedAudioLevel(), "not negotiated: not read")
+
+        var pair = RTPStreamPair(protectionKeys: nil) { $0.audioLevelExtensionID = 5 }
+        pair.run(.milliseconds(200))
+        var broken = try packet(&pair, elements: [.init(id: 5, data: [0x80 | 23])])
+        // The element claims 16 bytes where the extension holds 3: the walk stops, nothing is taken.
+        broken[16] = 5 << 4 | 0x0F
+        let received = pair.b.stream.statistics(at: pair.now).packetsReceived
+        pair.inject(broken, from: RTPStreamPair.addressA, toB: true)
+        XCTAssertNil(pair.b.stream.takeReceivedAudioLevel())
+        XCTAssertEqual(pair.b.stream.statistics(at: pair.now).packetsReceived, received + 1, "the packet itself is taken")
+    }
+}

@@ -247,6 +247,33 @@ final class SDPOfferAnswerDTLSTests: XCTestCase {
             XCTAssertEqual(ours.candidates.count, 2, sample.name)
             XCTAssertTrue(ours.endOfCandidates, sample.name)
             XCTAssertFalse(audio.hasAttribute("crypto"), sample.name)
+            // RFC 6464 levels: accepted under the offer's ID when offered (Chromium 1, aiortc 2), else not mentioned.
+            let levelID: UInt8? = ["Chromium": 1, "Chromium relay-only": 1, "aiortc": 2][sample.name]
+            XCTAssertEqual(offered.audioLevelExtensionID, levelID, sample.name)
+            XCTAssertEqual(media.audioLevelExtensionID, levelID, sample.name)
+            XCTAssertEqual(audio.audioLevelExtensionID, levelID, "\(sample.name): the answer's extmap")
+            XCTAssertEqual(audio.attributeValues("extmap").count, levelID == nil ? 0 : 1, "\(sample.name): only the audio level is taken")
+        }
+    }
+
+    /// `a=extmap` for RFC 6464 as peers write it, and what is not one.
+    func testAudioLevelExtmapLinesAreReadStrictly() {
+        func id(_ lines: [String]) -> UInt8? {
+            SDPMediaDescription(
+                media: "audio", port: 5000, proto: "RTP/AVP", formats: ["0"],
+                attributes: lines.map { line in
+                    let value = line.dropFirst("extmap:".count)
+                    return SDPAttribute(name: "extmap", value: String(value))
+                }
+            ).audioLevelExtensionID
+        }
+        XCTAssertEqual(id(["extmap:1 urn:ietf:params:rtp-hdrext:ssrc-audio-level"]), 1)
+        XCTAssertEqual(id(["extmap:3/sendonly urn:ietf:params:rtp-hdrext:ssrc-audio-level vad=on"]), 3, "direction and extension attributes")
+        XCTAssertEqual(id(["extmap:200 URN:IETF:PARAMS:RTP-HDREXT:SSRC-AUDIO-LEVEL"]), 200, "a two-byte ID; URIs compare without case")
+        XCTAssertEqual(id(["extmap:2 urn:ietf:params:rtp-hdrext:sdes:mid", "extmap:7 urn:ietf:params:rtp-hdrext:ssrc-audio-level"]), 7)
+        for bad in ["extmap:0 urn:ietf:params:rtp-hdrext:ssrc-audio-level", "extmap:256 urn:ietf:params:rtp-hdrext:ssrc-audio-level",
+                    "extmap:x urn:ietf:params:rtp-hdrext:ssrc-audio-level", "extmap:1", "extmap:1 urn:ietf:params:rtp-hdrext:csrc-audio-level", "extmap:"] {
+            XCTAssertNil(id([bad]), bad)
         }
     }
 

@@ -1,3 +1,4 @@
+import VoiceMedia
 import VoiceRTP
 
 extension Call {
@@ -7,5 +8,12 @@ extension Call {
     package func streamStats(_ completion: @escaping @Sendable (AudioStreamStats?) -> Void) {
         guard let core = core.withLock({ $0 }) else { return completion(nil) }
         core.client.onLoop { completion(core.media?.stats) }
+    }
+
+    /// Where the RFC 6464 levels the peer announces arrive (a conference room reads who talks
+    /// from them), delivered on the client's signaling loop; nil without media.
+    package func receivedAudioLevel(_ completion: @escaping @Sendable (ReceivedAudioLevel?) -> Void) {
+        guard let core = core.withLock({ $0 }) else { return completion(nil) }
+        core.client.onLoop { completion(core.media?.stream?.receivedAudioLevel) }
     }
 }

@@ -108,6 +108,7 @@ package final class SIPCallMedia: Sendable {
             localAddress: local, codec: media.codec, payloadType: media.payloadType, ptime: media.ptime,
             encryption: media.encryption)
         configuration.telephoneEventPayloadType = media.telephoneEventPayloadType
+        configuration.audioLevelExtensionID = media.audioLevelExtensionID
         configuration.rtcpMux = media.rtcpMux
         configuration.enableDSCP = enableDSCP
         var transport: UDPSocket?

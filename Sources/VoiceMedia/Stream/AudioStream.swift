@@ -350,6 +350,9 @@ package final class AudioStream: Sendable {
 
     /// The latest stats snapshot (a few times a second, and a final one when the stream stops).
     package var stats: AudioStreamStats { control.snapshot.withLock { $0 } }
+
+    /// The RFC 6464 levels the peer announces in its packets (when negotiated): read any time.
+    package var receivedAudioLevel: ReceivedAudioLevel { control.receivedAudioLevel }
 }
 
 /// Carries the driver across the init/start boundary.

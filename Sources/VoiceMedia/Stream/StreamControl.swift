@@ -28,6 +28,8 @@ final class StreamControl: Sendable {
     let renderPulls = Atomic<UInt64>(0)
     /// 48 kHz samples the media thread keeps queued ahead of the render device (set per device).
     let renderTarget = Atomic<Int>(960)
+    /// The RFC 6464 levels the peer's packets carry, published by the media thread.
+    let receivedAudioLevel = ReceivedAudioLevel()
 
     /// Whether either direction of the device is interrupted.
     var isInterrupted: Bool { captureInterrupted.load(ordering: .relaxed) || renderInterrupted.load(ordering: .relaxed) }

@@ -197,6 +197,7 @@ final class StreamDriver: MediaTask {
             stream.wallClockOffset = wallClockOffset
             var output = Output(driver: self)
             stream.receive(receiveBuffer, length: length, from: packetSource, at: arrival, output: &output)
+            if let level = stream.takeReceivedAudioLevel() { control.receivedAudioLevel.publish(level) }
         case .stun where securePath != nil:
             if viaRelay {
                 apply(securePath?.receiveRelayedSTUN(Array(bytes), from: packetSource, now: arrival) ?? [])

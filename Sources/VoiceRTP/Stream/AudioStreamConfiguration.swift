@@ -12,6 +12,8 @@ package struct AudioStreamConfiguration: Sendable {
     package var ptime: Int
     /// RTP payload type of telephone-event (RFC 4733), if negotiated.
     package var telephoneEventPayloadType: UInt8?
+    /// The RTP header extension ID of RFC 6464 audio levels in the peer's packets, nil: none.
+    package var audioLevelExtensionID: UInt8?
     /// SRTP keys, or `.unencrypted`.
     package var encryption: MediaEncryption
     /// RTCP on the RTP port (RFC 5761). When false a second socket on the next port carries RTCP.

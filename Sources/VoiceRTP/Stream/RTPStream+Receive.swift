@@ -73,6 +73,7 @@ extension RTPStream {
         lastPacketArrival = now
         remoteSSRC = view.ssrc
         _ = receiverStats.received(sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, arrivalTime: now)
+        if let id = configuration.audioLevelExtensionID, newest { readAudioLevel(view, id: id) }
         if isTelephoneEvent {
             receiveTelephoneEvent(view, output: &output)
             return
@@ -124,5 +125,27 @@ extension RTPStream {
         guard event.isEnd, lastTelephoneEventTimestamp != view.timestamp else { return }
         lastTelephoneEventTimestamp = view.timestamp
         _ = output.perform(.report(.telephoneEvent(code: event.event, duration: Int(event.duration))))
+    }
+}
+
+extension RTPStream {
+    /// Takes the RFC 6464 level (RFC 8285 element `id`: V bit, then 7 bits of −dBov) from
+    /// `view`'s header extension, if it carries one. Allocates nothing; a malformed extension
+    /// is ignored (the packet still plays).
+    mutating func readAudioLevel(_ view: RTPPacketView, id: UInt8) {
+        guard var elements = view.extensionElements else { return }
+        while let element = try? elements.next() {
+            guard element.id == id else { continue }
+            guard let first = element.data.first else { return }
+            receivedAudioLevel = first & 0x7F
+            audioLevelsReceived &+= 1
+            return
+        }
+    }
+
+    /// The newest level received since the last call, for the driver to publish.
+    package mutating func takeReceivedAudioLevel() -> UInt8? {
+        defer { receivedAudioLevel = nil }
+        return receivedAudioLevel
     }
 }

@@ -61,6 +61,10 @@ package struct RTPStream {
     /// Which SSRC is played: forged or stale packets from others are counted, not played.
     var sourceGate = RTPSourceGate()
     var foreignSourcePackets: UInt64 = 0
+    /// The newest RFC 6464 level the peer's packets carried (−dBov, 0 loudest … 127 silence),
+    /// until the driver takes it; and how many packets carried one.
+    var receivedAudioLevel: UInt8?
+    package internal(set) var audioLevelsReceived: UInt64 = 0
     /// Times media followed authenticated packets to a new source address (symmetric RTP).
     var remoteAddressSwitches: UInt64 = 0
     /// The highest sequence number the played source has sent: only a packet newer than it may

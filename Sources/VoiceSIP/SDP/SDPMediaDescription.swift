@@ -84,6 +84,23 @@ package struct SDPMediaDescription: Hashable, Sendable {
     /// Whether `a=rtcp-mux` is present.
     package var rtcpMux: Bool { hasAttribute("rtcp-mux") }
 
+    /// RFC 6464's client-to-mixer audio level header extension.
+    package static let audioLevelExtensionURI = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
+
+    /// The ID this section maps RFC 6464's audio level to (`a=extmap:<id>[/<direction>]
+    /// urn:ietf:params:rtp-hdrext:ssrc-audio-level`, RFC 8285), if any: 1–14 (one-byte
+    /// elements) or up to 255 (two-byte).
+    package var audioLevelExtensionID: UInt8? {
+        for value in attributeValues("extmap") {
+            let fields = value.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 2, fields[1].lowercased() == Self.audioLevelExtensionURI,
+                let idText = fields[0].split(separator: "/").first, let id = UInt8(idText), id >= 1
+            else { continue }
+            return id
+        }
+        return nil
+    }
+
     /// `a=mid` (RFC 5888): the section's identification, which BUNDLE groups name.
     package var mid: String? { attributeValues("mid").first }
 

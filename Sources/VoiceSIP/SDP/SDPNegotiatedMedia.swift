@@ -11,6 +11,9 @@ package struct SDPNegotiatedMedia: Equatable, Sendable {
     package var payloadType: UInt8
     /// The RTP payload type for `telephone-event` at the codec's clock rate, if both sides have it.
     package var telephoneEventPayloadType: UInt8?
+    /// The RTP header extension ID of the peer's RFC 6464 audio levels (what we read from its
+    /// packets), when its offer mapped one; nil: none.
+    package var audioLevelExtensionID: UInt8?
     /// Packetization time to send with, in ms.
     package var ptime: Int
     /// Where to send RTP.

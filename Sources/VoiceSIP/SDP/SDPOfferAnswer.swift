@@ -357,6 +357,13 @@ package struct SDPOfferAnswer: Sendable {
             attributes += commonAttributes(direction: ourDirection, rtcpMux: rtcpMux)
         }
         if let crypto { attributes.append(.crypto(crypto.mine)) }
+        // RFC 6464 levels in the peer's packets (a conference room reads who talks from them):
+        // accepted with the offer's ID (RFC 8285 §6). We read them and send none, which the
+        // extension allows; no direction is written, as browsers write none.
+        if let id = offered.audioLevelExtensionID {
+            attributes.append(SDPAttribute(name: "extmap", value: "\(id) \(SDPMediaDescription.audioLevelExtensionURI)"))
+            media.audioLevelExtensionID = id
+        }
         let answer = SDPMediaDescription(
             media: "audio", port: capabilities.port, proto: offered.proto,
             formats: formats, attributes: attributes)
