@@ -63,9 +63,11 @@ public final class WebRTCPeer: @unchecked Sendable {
         webSocketURL: String, user: String, password: String, realm: String, calling target: String?, play: String,
         seconds: Double = 4, registers: Bool = true, waitsForHangUp: Bool = false, templateDirectory: String? = PeerTemplates.directory
     ) throws(SIPPeerError) -> WebRTCPeer {
-        for (value, what) in [(webSocketURL, "WebSocket URL"), (user, "user"), (password, "password"), (realm, "realm"), (target ?? "x", "target")] {
+        for (value, what) in [(webSocketURL, "WebSocket URL"), (user, "user"), (password, "password"), (realm, "realm")] {
             try SIPPeerTemplate.validate(value, as: what)
         }
+        // A target may carry URI parameters (`sip:room@host;conference`): `;` is percent-encoded below.
+        try SIPPeerTemplate.validate((target ?? "x").replacingOccurrences(of: ";", with: ","), as: "target")
         var query = URLComponents()
         query.queryItems = [
             URLQueryItem(name: "ws", value: webSocketURL), URLQueryItem(name: "user", value: user),
@@ -76,7 +78,9 @@ public final class WebRTCPeer: @unchecked Sendable {
         ]
         return try WebRTCPeer(
             .chromium, play: play, seconds: seconds, templateDirectory: templateDirectory,
-            extra: ["--page", "sipphone.html", "--query", query.percentEncodedQuery ?? "", "--ready"], appendsReadyPath: true)
+            extra: [
+                "--page", "sipphone.html", "--query", (query.percentEncodedQuery ?? "").replacingOccurrences(of: ";", with: "%3B"), "--ready",
+            ], appendsReadyPath: true)
     }
 
     private init(

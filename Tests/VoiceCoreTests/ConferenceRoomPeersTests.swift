@@ -4,6 +4,7 @@ import VoiceMedia
 import VoiceNetwork
 import VoiceSignals
 import VoiceSupport
+import NIOConcurrencyHelpers
 import VoiceTestKit
 import XCTest
 
@@ -173,5 +174,58 @@ final class ConferenceRoomPeersTests: XCTestCase {
         }
         XCTAssertEqual(Set(server.participants(in: "standup").compactMap(\.from)), ["alice", "bob", "carol"])
         XCTAssertFalse(recorder.events.contains { if case .participantLeft = $0 { true } else { false } }, "\(recorder.events)")
+    }
+
+    /// A browser in the room: headless Chromium's softphone page calls the room over the
+    /// server's own WebSocket listener, with WebRTC media (ICE, DTLS-SRTP, Opus), and an SDK
+    /// client calls it too. Chromium maps RFC 6464 levels in its offer and sends them in every
+    /// packet: the room reads them (the browser's talking comes from them), and the two hear
+    /// each other.
+    func testABrowserInTheRoomAnnouncesItsLevelsAndTheRoomReadsThem() throws {
+        try TestPrerequisites.installed("chromium")
+        let host = try TestVoiceClient("rooms", transport: .ws) { $0.acceptsWebSocketConnections = true }
+        cleanup.append { host.client.shutdown() }
+        let recorder = ConferenceEventRecorder()
+        let server = ConferenceServer(client: host.client, delegate: recorder, delegateQueue: recorder.queue)
+        cleanup.append { server.stop() }
+        let started = DispatchSemaphore(value: 0)
+        server.start { _ in started.signal() }
+        XCTAssertEqual(started.wait(timeout: .now() + 5), .success)
+        let port = host.client.localEndpoint.port
+        let room = "sip:standup@127.0.0.1:\(port);conference"
+
+        let tone = TestSignals.multiTone([(700, 6_000)], seconds: 1)
+        let alice = try TestVoiceClient("alice", signal: tone, transport: .ws)
+        cleanup.append { alice.client.shutdown() }
+        let aliceDelegate = RecordingCallDelegate()
+        _ = alice.connect(to: room, delegate: aliceDelegate)
+        XCTAssertEqual(aliceDelegate.wait(for: 2), [.ringing, .connected])
+
+        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "softphone-conference")
+        cleanup.append { try? FileManager.default.removeItem(atPath: directory) }
+        let speech = TestSignals.speechLike(seconds: 2)
+        try BaresipWAVFile.write(speech, to: directory + "/speech.wav")
+        let phone = try WebRTCPeer.sipPhone(
+            webSocketURL: "ws://127.0.0.1:\(port)/", user: "carol", password: "unused", realm: "127.0.0.1",
+            calling: room, play: directory + "/speech.wav", seconds: 4, registers: false)
+        cleanup.append { phone.stop() }
+        XCTAssertTrue(
+            PollingWait.until(timeout: 30) { server.participants(in: "standup").contains { $0.from == "carol" } }, "page:\n\(phone.logTail())")
+        let browser = try XCTUnwrap(server.participants(in: "standup").first { $0.from == "carol" })
+        let browserCall = try XCTUnwrap(server.call(of: browser))
+        let levels = NIOLockedValueBox<ReceivedAudioLevel?>(nil)
+        browserCall.receivedAudioLevel { source in levels.withLockedValue { $0 = source } }
+        XCTAssertTrue(PollingWait.until(timeout: 5) { levels.withLockedValue { $0 } != nil })
+        XCTAssertTrue(
+            PollingWait.until(timeout: 10) { (levels.withLockedValue { $0 }?.read().count ?? 0) > 50 },
+            "Chromium's packets carry RFC 6464 levels: \(String(describing: levels.withLockedValue { $0 }?.read()))")
+        XCTAssertTrue(PollingWait.until(timeout: 10) { recorder.events.contains(.talking(browser, true)) }, "\(recorder.events)")
+        XCTAssertTrue(PollingWait.until(timeout: 20) { FileManager.default.fileExists(atPath: phone.recording) }, "page:\n\(phone.logTail())")
+        let stats = try XCTUnwrap(phone.waitForStats(timeout: 30), "page:\n\(phone.logTail())")
+        XCTAssertNil(stats["error"], "\(stats)")
+        let heardByBrowser = try BaresipWAVFile.read(phone.recording).channel(0)
+        XCTAssertGreaterThan(ToneAmplitude.of(700, in: heardByBrowser.suffix(48_000)), 1_000, "the browser hears alice")
+        let atAlice = SpectralSimilarity(playedInALoop: speech, in: Array(alice.device.recordedSamples.suffix(96_000)))
+        XCTAssertGreaterThan(atAlice.score, 0.75, "alice hears the browser: \(atAlice)")
     }
 }
