@@ -220,7 +220,7 @@ let package = Package(
         .testTarget(
             name: "VoiceConferenceTests",
             dependencies: [
-                "VoiceConference", "VoiceSignals", "VoiceMedia", "VoiceSupport", "CMallocCounter",
+                "VoiceConference", "VoiceSignals", "VoiceMedia", "VoiceSupport", "VoiceSIP", "VoiceCore", "CMallocCounter",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
         .testTarget(name: "VoiceICETests", dependencies: ["VoiceICE", "VoiceNetwork", "VoiceSignals"]),

@@ -148,6 +148,18 @@ final class ConferenceRoomTests: VirtualTimeTestCase {
         PollingWait.sleep(1)
         checkEachHearsTheOthers(legs, silent: [700, 1_500])
 
+        // The same events come in `events`, as an AsyncSequence, from the server's start.
+        let streamed = NIOLockedValueBox<[ConferenceEvent]>([])
+        let reader = Task {
+            for await event in server.events {
+                streamed.withLockedValue { $0.append(event) }
+                if streamed.withLockedValue({ $0.count }) == 3 { break }
+            }
+        }
+        XCTAssertTrue(PollingWait.until(timeout: 2) { streamed.withLockedValue { $0.count } == 3 })
+        reader.cancel()
+        XCTAssertEqual(streamed.withLockedValue { $0 }, Array(recorder.events.prefix(3)))
+
         // Events, in order per participant.
         let events = recorder.events
         XCTAssertEqual(events.first, .roomCreated(room: "standup"))
