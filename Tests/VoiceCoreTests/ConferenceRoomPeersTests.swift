@@ -50,17 +50,24 @@ final class ConferenceRoomPeersTests: XCTestCase {
         return frequencies.map { ToneAmplitude.of($0, in: samples, sampleRate: wav.sampleRate) }
     }
 
-    func testSixParticipantsOfThreeKindsEachHearTheOthersAndNeverThemselves() throws {
-        try TestPrerequisites.installed("baresip")
-        let host = try TestVoiceClient("rooms")
+    /// A room server on loopback (UDP, or WebSocket listening) with its event recorder; the
+    /// address of its room "standup" and its SIP port.
+    private func startRoom(webSocket: Bool = false) throws -> (server: ConferenceServer, recorder: ConferenceEventRecorder, room: String, port: Int) {
+        let host = try TestVoiceClient("rooms", transport: webSocket ? .ws : .udp) { $0.acceptsWebSocketConnections = webSocket }
         cleanup.append { host.client.shutdown() }
-        let server = ConferenceServer(client: host.client, delegateQueue: DispatchQueue(label: "test.conference"))
+        let recorder = ConferenceEventRecorder()
+        let server = ConferenceServer(client: host.client, delegate: recorder, delegateQueue: recorder.queue)
         cleanup.append { server.stop() }
         let started = DispatchSemaphore(value: 0)
         server.start { _ in started.signal() }
         XCTAssertEqual(started.wait(timeout: .now() + 5), .success)
         let port = host.client.localEndpoint.port
-        let room = "sip:standup@127.0.0.1:\(port);conference"
+        return (server, recorder, "sip:standup@127.0.0.1:\(port);conference", port)
+    }
+
+    func testSixParticipantsOfThreeKindsEachHearTheOthersAndNeverThemselves() throws {
+        try TestPrerequisites.installed("baresip")
+        let (server, _, room, port) = try startRoom()
 
         var sdk: [(name: String, frequency: Double, client: TestVoiceClient, delegate: RecordingCallDelegate)] = []
         for (index, (name, frequency)) in [("alice", 500.0), ("bob", 700.0), ("carol", 1_100.0), ("dave", 1_500.0)].enumerated() {
@@ -131,15 +138,7 @@ final class ConferenceRoomPeersTests: XCTestCase {
     /// tests): its call re-INVITEs from the new address and stays in the room: the server keeps
     /// it (no left event), the others hear its tone again and it hears theirs.
     func testAParticipantsNetworkMoveKeepsItInTheRoom() throws {
-        let host = try TestVoiceClient("rooms")
-        cleanup.append { host.client.shutdown() }
-        let recorder = ConferenceEventRecorder()
-        let server = ConferenceServer(client: host.client, delegate: recorder, delegateQueue: recorder.queue)
-        cleanup.append { server.stop() }
-        let started = DispatchSemaphore(value: 0)
-        server.start { _ in started.signal() }
-        XCTAssertEqual(started.wait(timeout: .now() + 5), .success)
-        let room = "sip:standup@127.0.0.1:\(host.client.localEndpoint.port);conference"
+        let (server, recorder, room, _) = try startRoom()
         var legs: [(name: String, frequency: Double, client: TestVoiceClient, delegate: RecordingCallDelegate)] = []
         for (name, frequency) in [("alice", 500.0), ("bob", 700.0), ("carol", 1_100.0)] {
             let client = try TestVoiceClient(name, signal: TestSignals.multiTone([(frequency, 6_000)], seconds: 1)) { configuration in
@@ -183,16 +182,7 @@ final class ConferenceRoomPeersTests: XCTestCase {
     /// each other.
     func testABrowserInTheRoomAnnouncesItsLevelsAndTheRoomReadsThem() throws {
         try TestPrerequisites.installed("chromium")
-        let host = try TestVoiceClient("rooms", transport: .ws) { $0.acceptsWebSocketConnections = true }
-        cleanup.append { host.client.shutdown() }
-        let recorder = ConferenceEventRecorder()
-        let server = ConferenceServer(client: host.client, delegate: recorder, delegateQueue: recorder.queue)
-        cleanup.append { server.stop() }
-        let started = DispatchSemaphore(value: 0)
-        server.start { _ in started.signal() }
-        XCTAssertEqual(started.wait(timeout: .now() + 5), .success)
-        let port = host.client.localEndpoint.port
-        let room = "sip:standup@127.0.0.1:\(port);conference"
+        let (server, recorder, room, port) = try startRoom(webSocket: true)
 
         let tone = TestSignals.multiTone([(700, 6_000)], seconds: 1)
         let alice = try TestVoiceClient("alice", signal: tone, transport: .ws)
