@@ -9,18 +9,6 @@ import VoiceMedia
 import VoiceSignals
 import VoiceSupport
 
-/// Late frames on a room's legs, both sides.
-struct LateLegFrames {
-    var underruns: UInt64 = 0
-    var overflows: UInt64 = 0
-    var concealed: UInt64 = 0
-    var late: UInt64 = 0
-    var total: UInt64 { underruns + overflows + concealed + late }
-    static func - (a: LateLegFrames, b: LateLegFrames) -> LateLegFrames {
-        LateLegFrames(underruns: a.underruns - b.underruns, overflows: a.overflows - b.overflows, concealed: a.concealed - b.concealed, late: a.late - b.late)
-    }
-}
-
 /// `conference_participants_realtime`: the most participants one room carries in real time with
 /// no late frame. Each participant is an SDK client of its own (a `VoiceClient` with a buffer
 /// device playing speech, its default settings: ICE + DTLS-SRTP, Opus) calling the room over
@@ -37,7 +25,7 @@ struct ConferenceRealtimeBenchmark {
     struct Measurement {
         var participants: Int
         var lateMixing: Int
-        var lateFrames: LateLegFrames
+        var lateFrames: LateFrames
         var cpuUtilization: Double
         /// Participants whose call did not join (the room counts as failed at this size).
         var notJoined = 0
@@ -138,7 +126,7 @@ struct ConferenceRealtimeBenchmark {
             print("only \(joined) of \(participants) joined")
             for call in calls { call.disconnect() }
             return Measurement(
-                participants: participants, lateMixing: 0, lateFrames: LateLegFrames(), cpuUtilization: 0, notJoined: participants - joined)
+                participants: participants, lateMixing: 0, lateFrames: LateFrames(), cpuUtilization: 0, notJoined: participants - joined)
         }
         let roomCalls = room.participants(in: "bench").compactMap { room.call(of: $0) }
         Thread.sleep(forTimeInterval: 2)  // Jitter buffers settle; FEC switches off after the first reports.
@@ -155,9 +143,10 @@ struct ConferenceRealtimeBenchmark {
         return Measurement(participants: participants, lateMixing: lateMixing, lateFrames: lateFrames, cpuUtilization: cpu)
     }
 
-    /// Render underruns, dropped capture, concealed and late packets over `calls`, so far.
-    static func lateFrames(_ calls: [Call]) -> LateLegFrames {
-        let total = NIOLockedValueBox(LateLegFrames())
+    /// Render underruns, dropped capture, concealed and late packets over `calls`, so far (the
+    /// capacity benchmark's ``LateFrames``; engine overruns are not read here).
+    static func lateFrames(_ calls: [Call]) -> LateFrames {
+        let total = NIOLockedValueBox(LateFrames())
         let group = DispatchGroup()
         for call in calls {
             group.enter()

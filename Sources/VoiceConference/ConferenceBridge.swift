@@ -111,8 +111,6 @@ final class ConferenceBridge: SoftwareAudioClockClient, @unchecked Sendable {
     func setMuted(_ slot: Int, _ muted: Bool) { state.withLock { $0.mixer.setMuted(slot, muted) } }
     func isMuted(_ slot: Int) -> Bool { state.withLock { $0.mixer.isMuted(slot) } }
     func isTalking(_ slot: Int) -> Bool { state.withLock { $0.mixer.isTalking(slot) } }
-    /// The level (dBFS) of `slot`'s last period.
-    func level(_ slot: Int) -> Double { state.withLock { $0.mixer.level(slot) } }
     /// Reads `slot`'s talking from the RFC 6464 levels its peer announces, arriving at `source`,
     /// instead of from the audio's own level, while they keep coming (a level counts for 60 ms,
     /// three 20 ms packets; without one the measured level decides again).

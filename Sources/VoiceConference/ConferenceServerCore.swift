@@ -134,7 +134,8 @@ final class ConferenceServerCore: @unchecked Sendable {
         let port = ConferencePort()
         let slot: Int?
         do {
-            slot = room.seats.count < options.maximumParticipants ? try room.bridge.attach(port) : nil
+            // The room's mixer holds `maximumParticipants`: attach says when it is full.
+            slot = try room.bridge.attach(port)
         } catch {
             invite.reject(statusCode: 500, reasonPhrase: "Conference Bridge Unavailable")
             closeIfEmpty(room)

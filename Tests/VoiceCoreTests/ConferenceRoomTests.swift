@@ -52,7 +52,7 @@ final class ConferenceRoomTests: VirtualTimeTestCase {
     }
 
     /// A caller playing a steady `frequency` tone.
-    private func caller(_ name: String, frequency: Double, codecs: [AudioCodec]? = nil) throws -> TestVoiceClient {
+    private func caller(_ name: String, frequency: Double) throws -> TestVoiceClient {
         let client = try TestVoiceClient(name, signal: TestSignals.multiTone([(frequency, 6_000)], seconds: 1), world: world)
         clients.append(client)
         return client
