@@ -39,6 +39,12 @@ struct LateFrames {
             overruns: a.overruns - b.overruns, underruns: a.underruns - b.underruns,
             overflows: a.overflows - b.overflows, concealed: a.concealed - b.concealed, late: a.late - b.late)
     }
+
+    static func + (a: LateFrames, b: LateFrames) -> LateFrames {
+        LateFrames(
+            overruns: a.overruns + b.overruns, underruns: a.underruns + b.underruns,
+            overflows: a.overflows + b.overflows, concealed: a.concealed + b.concealed, late: a.late + b.late)
+    }
 }
 
 /// `max_realtime_streams`: the most stream endpoints one process keeps in real time with no late

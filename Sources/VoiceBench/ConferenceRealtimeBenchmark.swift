@@ -26,6 +26,10 @@ struct ConferenceRealtimeBenchmark {
         var participants: Int
         var lateMixing: Int
         var lateFrames: LateFrames
+        /// The part of ``lateFrames`` on the room's legs (the rest is on the participants' clients).
+        var roomSide = LateFrames()
+        var engineOverruns = 0
+        var engineMaxTickMicroseconds = 0
         var cpuUtilization: Double
         /// Participants whose call did not join (the room counts as failed at this size).
         var notJoined = 0
@@ -64,9 +68,11 @@ struct ConferenceRealtimeBenchmark {
         if m.notJoined > 0 { return }
         print(
             String(
-                format: "conference room of %d: mixing periods over 20 ms late %d, late frames %llu (underruns %llu, dropped capture %llu, concealed %llu, late packets %llu), CPU %.0f%%",
+                format:
+                    "conference room of %d: mixing periods over 20 ms late %d, late frames %llu (underruns %llu, dropped capture %llu, concealed %llu, late packets %llu; on the room's legs %llu: underruns %llu, concealed %llu, late %llu), engine overruns %d (longest tick %d µs), CPU %.0f%%",
                 m.participants, m.lateMixing, m.lateFrames.total, m.lateFrames.underruns, m.lateFrames.overflows, m.lateFrames.concealed,
-                m.lateFrames.late, m.cpuUtilization * 100))
+                m.lateFrames.late, m.roomSide.total, m.roomSide.underruns, m.roomSide.concealed, m.roomSide.late, m.engineOverruns,
+                m.engineMaxTickMicroseconds, m.cpuUtilization * 100))
         flushOutput()
     }
 
@@ -131,16 +137,22 @@ struct ConferenceRealtimeBenchmark {
         let roomCalls = room.participants(in: "bench").compactMap { room.call(of: $0) }
         Thread.sleep(forTimeInterval: 2)  // Jitter buffers settle; FEC switches off after the first reports.
         let lateBefore = room.lateMixingPeriods
-        let framesBefore = Self.lateFrames(calls + roomCalls)
+        let framesBefore = Self.lateFrames(calls)
+        let roomBefore = Self.lateFrames(roomCalls)
+        MediaEngine.shared.resetStats()
         let cpuBefore = ProcessFigures.cpuSeconds()
         let wallBefore = Date()
         Thread.sleep(forTimeInterval: seconds)
         let cpu = (ProcessFigures.cpuSeconds() - cpuBefore) / Date().timeIntervalSince(wallBefore)
             / Double(ProcessInfo.processInfo.activeProcessorCount)
-        let lateFrames = Self.lateFrames(calls + roomCalls) - framesBefore
+        let engine = MediaEngine.shared.stats
+        let roomSide = Self.lateFrames(roomCalls) - roomBefore
+        let participantSide = Self.lateFrames(calls) - framesBefore
         let lateMixing = room.lateMixingPeriods - lateBefore
         for call in calls { call.disconnect() }
-        return Measurement(participants: participants, lateMixing: lateMixing, lateFrames: lateFrames, cpuUtilization: cpu)
+        return Measurement(
+            participants: participants, lateMixing: lateMixing, lateFrames: participantSide + roomSide, roomSide: roomSide,
+            engineOverruns: engine.overruns, engineMaxTickMicroseconds: engine.maxTickMicroseconds, cpuUtilization: cpu)
     }
 
     /// Render underruns, dropped capture, concealed and late packets over `calls`, so far (the

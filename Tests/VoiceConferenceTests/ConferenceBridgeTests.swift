@@ -166,4 +166,42 @@ final class ConferenceBridgeTests: XCTestCase {
         XCTAssertEqual(talk.withLockedValue { $0 }.map(\.1), [true])
         bridge.stop()
     }
+
+    /// Records the clock tick of every pull and push its port makes.
+    private final class TimedCall: AudioDeviceContext, @unchecked Sendable {
+        // @unchecked: called on the clock's thread only (the test's), read after.
+        var tick = 0
+        private(set) var pulls: [Int] = []
+        private(set) var pushes: [Int] = []
+        func readRenderAudio(into samples: UnsafeMutableBufferPointer<Int16>) {
+            samples.update(repeating: 0)
+            pulls.append(tick)
+        }
+        func deliverCapturedAudio(_ samples: UnsafeBufferPointer<Int16>) { pushes.append(tick) }
+        func audioDevice(didReport event: AudioDeviceEvent) {}
+    }
+
+    /// Even slots are served at the mix, odd slots half a period (one 5 ms tick) after it, each
+    /// every 10 ms: the legs' decoding and encoding spread over all of an engine's ticks.
+    func testOddSlotsAreServedHalfAPeriodAfterTheEvenOnes() throws {
+        let clock = SoftwareAudioClock(manualPeriod: .milliseconds(5), name: "test-conf")
+        let bridge = bridge(clock: clock, talk: NIOLockedValueBox([]))
+        let calls = (0..<4).map { _ in TimedCall() }
+        for call in calls {
+            let port = ConferencePort()
+            try port.startRendering(context: call)
+            try port.startCapturing(context: call)
+            _ = try XCTUnwrap(try bridge.attach(port))
+        }
+        for tick in 0..<40 {
+            for call in calls { call.tick = tick }
+            clock.tick(at: MediaTime.milliseconds(Int64(5 * tick)))
+        }
+        XCTAssertEqual(bridge.periods.load(ordering: .relaxed), 20)
+        for (slot, call) in calls.enumerated() {
+            let expected = Array(stride(from: slot % 2, to: 40, by: 2))
+            XCTAssertEqual(call.pulls, expected, "slot \(slot) pulls")
+            XCTAssertEqual(call.pushes, expected, "slot \(slot) pushes")
+        }
+    }
 }
