@@ -39,6 +39,8 @@ final class ConferenceBridge: SoftwareAudioClockClient, @unchecked Sendable {
         /// Half periods: the mix on one, the odd slots' exchange on the other.
         var schedule = PacingSchedule(bufferDuration: .milliseconds(5))
         var mixesNext = true
+        /// Mixes so far.
+        var mixes = 0
         var registration: SoftwareAudioClock.Registration?
     }
     private let state: Locked<State>
@@ -157,7 +159,7 @@ final class ConferenceBridge: SoftwareAudioClockClient, @unchecked Sendable {
                     var slot = 1
                     while slot < s.ports.count {
                         if let port = s.ports[slot] {
-                            port.push(s.mixer.output(slot), silence: silence)
+                            port.push(s.mixer.output(slot), silence: silence, mayStart: Self.mayStart(slot, s.mixes))
                             port.pull(into: s.mixer.input(slot))
                         }
                         slot += 2
@@ -167,6 +169,11 @@ final class ConferenceBridge: SoftwareAudioClockClient, @unchecked Sendable {
             }
         }
     }
+
+    /// Whether `slot`'s port may take its first period from mix number `mixes` (the first is 1):
+    /// slots 0 and 1 on odd mixes, 2 and 3 on even ones, and so on, so with the two half-period groups the
+    /// legs' 20 ms frames end on four different 5 ms ticks (slot modulo 4).
+    static func mayStart(_ slot: Int, _ mixes: Int) -> Bool { !(mixes + slot / 2).isMultiple(of: 2) }
 
     /// Pulls the even slots, mixes everyone (the odd slots' inputs were pulled half a period
     /// ago), pushes the even slots' mixes.
@@ -191,8 +198,11 @@ final class ConferenceBridge: SoftwareAudioClockClient, @unchecked Sendable {
             }
         }
         s.mixer.mix()
+        s.mixes &+= 1
         for slot in s.ports.indices where s.ports[slot] != nil {
-            if slot.isMultiple(of: 2), let port = s.ports[slot] { port.push(s.mixer.output(slot), silence: silence) }
+            if slot.isMultiple(of: 2), let port = s.ports[slot] {
+                port.push(s.mixer.output(slot), silence: silence, mayStart: Self.mayStart(slot, s.mixes))
+            }
             if let change = s.mixer.takeTalkChange(slot) { talkChanged(slot, change) }
         }
         periods.add(1, ordering: .relaxed)

@@ -14,6 +14,8 @@ final class ConferencePort: AudioDevice, @unchecked Sendable {
     private struct Contexts {
         var capture: (any AudioDeviceContext)?
         var render: (any AudioDeviceContext)?
+        /// Nothing delivered to `capture` yet.
+        var captureIsNew = false
     }
     private let contexts = Locked(Contexts())
     private let enabledFlag = Atomic<Bool>(true)
@@ -27,7 +29,10 @@ final class ConferencePort: AudioDevice, @unchecked Sendable {
     }
 
     func startCapturing(context: any AudioDeviceContext) throws(AudioDeviceError) {
-        contexts.withLock { $0.capture = context }
+        contexts.withLock {
+            $0.capture = context
+            $0.captureIsNew = true
+        }
     }
 
     func stopCapturing() { contexts.withLock { $0.capture = nil } }
@@ -49,8 +54,16 @@ final class ConferencePort: AudioDevice, @unchecked Sendable {
     }
 
     /// Hands the participant what it hears this period (`silence` while disabled). Bridge thread.
-    func push(_ samples: UnsafeBufferPointer<Int16>, silence: UnsafeBufferPointer<Int16>) {
+    ///
+    /// A new capture context gets its first period only where `mayStart` says: its stream
+    /// encodes a 20 ms frame every second period from its first, so the bridge picks which of
+    /// the two periods its frames end on (the period before is not missed: nothing was heard yet).
+    func push(_ samples: UnsafeBufferPointer<Int16>, silence: UnsafeBufferPointer<Int16>, mayStart: Bool) {
         let enabled = isEnabled
-        contexts.withLock { $0.capture?.deliverCapturedAudio(enabled ? samples : silence) }
+        contexts.withLock { contexts in
+            guard let capture = contexts.capture, mayStart || !contexts.captureIsNew else { return }
+            contexts.captureIsNew = false
+            capture.deliverCapturedAudio(enabled ? samples : silence)
+        }
     }
 }
