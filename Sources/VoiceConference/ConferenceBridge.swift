@@ -36,8 +36,9 @@ final class ConferenceBridge: SoftwareAudioClockClient, @unchecked Sendable {
         var levelCounts: [UInt64]
         var levels: [Int]
         var periodsSinceLevel: [Int]
-        /// Half periods: the mix on one, the odd slots' exchange on the other.
-        var schedule = PacingSchedule(bufferDuration: .milliseconds(5))
+        /// Half periods: the mix on one, the odd slots' exchange on the other. After a stall,
+        /// up to 50 ms are caught up (five mixes), as a 10 ms device does.
+        var schedule = PacingSchedule(bufferDuration: .milliseconds(5), maxCatchUp: 10)
         var mixesNext = true
         /// Mixes so far.
         var mixes = 0
@@ -171,8 +172,8 @@ final class ConferenceBridge: SoftwareAudioClockClient, @unchecked Sendable {
     }
 
     /// Whether `slot`'s port may take its first period from mix number `mixes` (the first is 1):
-    /// slots 0 and 1 on odd mixes, 2 and 3 on even ones, and so on, so with the two half-period groups the
-    /// legs' 20 ms frames end on four different 5 ms ticks (slot modulo 4).
+    /// slots 0 and 1 on odd mixes, 2 and 3 on even ones, and so on, so with the two half-period
+    /// groups the legs' 20 ms frames end on four different 5 ms ticks (slot modulo 4).
     static func mayStart(_ slot: Int, _ mixes: Int) -> Bool { !(mixes + slot / 2).isMultiple(of: 2) }
 
     /// Pulls the even slots, mixes everyone (the odd slots' inputs were pulled half a period
