@@ -171,3 +171,70 @@ final class WebRTCMediaPathTests: XCTestCase {
         call.b.stream.stop()
     }
 }
+
+/// Paths that can never connect end at once, with the reason, instead of waiting for timers.
+extension WebRTCMediaPathTests {
+    private func failures(_ side: Side) -> [MediaPathFailure] {
+        side.events.withLock { $0 }.compactMap { event -> MediaPathFailure? in
+            if case .mediaPathFailed(let why) = event { return why }
+            return nil
+        }
+    }
+
+    func testAnIPv4OnlySideToldOfIPv6OnlyCandidatesFailsAtItsFirstTick() throws {
+        // B's only candidate is IPv4; A's SDP (as B reads it) names only an IPv6 address: no pair forms.
+        let call = try makeCall(bCandidateFor: { a in try! SocketAddress(host: "2001:db8::1", port: a.port) })
+        try start(call)
+        call.engine.advance(by: .milliseconds(5))
+        XCTAssertEqual(failures(call.b), [.noCandidatePair(local: 1, remote: 1)])
+        XCTAssertEqual(call.b.stream.stats.dtlsState, "new", "nothing was tried")
+        // A failure is reported once; the path stays down.
+        call.engine.advance(by: .seconds(2))
+        XCTAssertEqual(failures(call.b).count, 1)
+        call.a.stream.stop()
+        call.b.stream.stop()
+    }
+
+    func testAnICERestartWhoseCandidatesCannotPairFailsAtOnce() throws {
+        let call = try makeCall()
+        try start(call)
+        call.engine.advance(by: .seconds(2))
+        XCTAssertEqual(call.a.stream.stats.dtlsState, "connected")
+        XCTAssertEqual(failures(call.a), [])
+        var random = SplitMix64(seed: 31)
+        let local = try XCTUnwrap(ICETransportAddress(call.a.address))
+        func restart(remote: [ICECandidate]) -> MediaPathSetup.ICERestart {
+            MediaPathSetup.ICERestart(
+                localCredentials: .random(using: &random), localCandidates: [.local(.host, address: local, base: local)], isControlling: true,
+                remote: .init(credentials: .random(using: &random), candidates: remote, isLite: false))
+        }
+        // The peer restarts with candidates only on IPv6, where A has none.
+        let v6 = try XCTUnwrap(ICETransportAddress(SocketAddress(host: "2001:db8::2", port: 4_000)))
+        call.a.stream.restartICE(restart(remote: [.local(.host, address: v6, base: v6)]))
+        call.engine.advance(by: .milliseconds(5))
+        XCTAssertEqual(failures(call.a), [.noCandidatePair(local: 1, remote: 1)])
+        call.a.stream.stop()
+        call.b.stream.stop()
+    }
+
+    func testAPeerWithNoCandidatesAtAllFailsAtOnceOnEitherPath() throws {
+        // An initial offer with no candidates.
+        let call = try makeCall()
+        var random = SplitMix64(seed: 41)
+        let empty = MediaPathSetup(
+            localCredentials: .random(using: &random), localCandidates: [], isControlling: true,
+            remoteICE: .init(credentials: .random(using: &random), candidates: [], isLite: false),
+            certificate: Self.certificateA, dtlsRole: .server, remoteFingerprints: [Self.certificateB.fingerprint])
+        let transport = try call.engine.transports.bind(SocketAddress(host: "10.0.0.3", port: 0))
+        var configuration = AudioStreamConfiguration(localAddress: transport.localAddress, codec: .opus(OpusSettings()), encryption: .dtlsSRTP)
+        configuration.ssrc = 0xC3
+        let stream = try AudioStream(configuration: configuration, engine: call.engine, transport: transport, path: empty)
+        let events = Locked<[AudioStreamEvent]>([])
+        try stream.start(remote: call.b.address, audioDevice: nil) { event in events.withLock { $0.append(event) } }
+        call.engine.advance(by: .milliseconds(5))
+        XCTAssertEqual(events.withLock { $0 }, [.mediaPathFailed(.noCandidatePair(local: 0, remote: 0))])
+        stream.stop()
+        call.a.stream.stop()
+        call.b.stream.stop()
+    }
+}

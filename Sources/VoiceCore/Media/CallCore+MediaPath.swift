@@ -24,7 +24,7 @@ extension CallCore {
         let error: VoiceError
         switch why {
         case .dtls: error = VoiceError(.mediaDtlsTransportFailed, failureReason: why.description)
-        case .iceFailed: error = .mediaConnectionFailed(why.description)
+        case .iceFailed, .noCandidatePair: error = .mediaConnectionFailed(why.description)
         }
         mediaFailure = why.description
         run(machine.mediaFailed(stateError(error), now: now))

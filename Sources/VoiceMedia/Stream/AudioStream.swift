@@ -63,7 +63,7 @@ package final class AudioStream: Sendable {
         }
         self.current = Locked(configuration)
         self.engine = engine
-        let control = StreamControl(events: nil)
+        let control = StreamControl(events: StreamEvents(delivery: engine.eventDelivery))
         control.symmetricRTP.store(configuration.symmetricRTP, ordering: .relaxed)
         self.control = control
         var transports = try Self.transports(for: configuration, given: transport, rtcp: rtcpTransport, engine: engine)
@@ -148,7 +148,9 @@ package final class AudioStream: Sendable {
 
     /// Starts sending to `remote` and playing what arrives, through `audioDevice` (nil: no audio I/O,
     /// the stream still runs on the engine clock).
-    /// - Parameter onEvent: called on the media thread for device failures, RTCP BYE, DTMF; keep it short.
+    /// - Parameter onEvent: called for device failures, RTCP BYE, DTMF and the media path, in
+    ///   order, on a serial queue of the stream's own (never the media thread: it may take locks);
+    ///   inline within the tick on an embedded engine.
     package func start(
         remote: SocketAddress, remoteRTCP: SocketAddress? = nil, audioDevice: (any AudioDevice)?,
         onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil
@@ -168,7 +170,7 @@ package final class AudioStream: Sendable {
                 throw .invalidConfiguration("DTLS: \(error)")
             }
         }
-        control.events.withLock { $0 = onEvent }
+        control.events.handler.withLock { $0 = onEvent }
         control.setRemote(rtp: remote, rtcp: remoteRTCP ?? (configuration.rtcpMux ? remote : nil))
         let context = StreamDeviceContext(capture: c.captureRing, render: c.renderRing, control: control)
         if let device = audioDevice {

@@ -42,4 +42,7 @@ package enum AudioStreamEvent: Sendable, Equatable {
     case consentLost
     /// Consent came back.
     case consentRestored
+    /// This many events found the stream's event queue full (a handler that did not return
+    /// for thousands of events) and were lost; reported once the handler runs again.
+    case eventsLost(UInt64)
 }

@@ -11,6 +11,9 @@ import VoiceSupport
 package final class InMemoryMediaNetwork: Sendable {
     /// How long a datagram takes from `source` to `destination`, sent at `sentAt`; nil drops it.
     package typealias Conditions = @Sendable (_ source: SocketAddress, _ destination: SocketAddress, _ sentAt: MediaTime) -> MediaTime?
+    /// Changes a datagram in flight from `source` (a middlebox, or a peer that writes its
+    /// packets differently from ours).
+    package typealias Rewriter = @Sendable (_ source: SocketAddress, _ datagram: inout [UInt8]) -> Void
 
     private struct Pending {
         var due: MediaTime
@@ -27,6 +30,7 @@ package final class InMemoryMediaNetwork: Sendable {
         var order = 0
         var nextPort = 40_000
         var conditions: Conditions?
+        var rewriter: Rewriter?
         var delivered = 0
         var dropped = 0
         var unreachable = 0
@@ -47,6 +51,11 @@ package final class InMemoryMediaNetwork: Sendable {
     /// Changes the conditions for datagrams sent from now on.
     package func setConditions(_ conditions: Conditions?) {
         state.withLock { $0.conditions = conditions }
+    }
+
+    /// Rewrites each datagram sent from now on (nil: none is changed).
+    package func setRewriter(_ rewriter: Rewriter?) {
+        state.withLock { $0.rewriter = rewriter }
     }
 
     /// Binds transports on this network.
@@ -101,7 +110,9 @@ package final class InMemoryMediaNetwork: Sendable {
                 return
             }
             s.order += 1
-            s.pending.append(Pending(due: s.now + delay, order: s.order, bytes: Array(datagram), source: source, destination: destination))
+            var bytes = Array(datagram)
+            s.rewriter?(source, &bytes)
+            s.pending.append(Pending(due: s.now + delay, order: s.order, bytes: bytes, source: source, destination: destination))
         }
     }
 

@@ -91,6 +91,16 @@ package final class MediaEngine: Sendable {
         return nil
     }
 
+    /// How a stream on this engine hands its events to its handler: on a serial queue of its
+    /// own (threaded: the media thread never runs the handler), or at once on the posting
+    /// thread (embedded: events arrive within the virtual tick that raised them).
+    var eventDelivery: StreamEvents.Delivery {
+        switch backend {
+        case .threads: return .queue(DispatchQueue(label: "voice-stream-events", target: .global(qos: .userInitiated)))
+        case .embedded: return .inline
+        }
+    }
+
     /// Embedded engines: runs every tick due up to `time` (and the network and devices in step).
     /// Does nothing on a threaded engine.
     package func advance(to time: MediaTime) {

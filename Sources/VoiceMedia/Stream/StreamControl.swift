@@ -5,7 +5,8 @@ import VoiceRTP
 import VoiceSupport
 
 /// State shared between the controlling threads and a stream's media thread. The media thread
-/// only reads atomics and uses try-locks here, so it never waits on a controlling thread.
+/// only reads atomics, uses try-locks and posts events into a lock-free queue here, so it never
+/// waits on a controlling thread.
 final class StreamControl: Sendable {
     let muted = Atomic<Bool>(false)
     let onHold = Atomic<Bool>(false)
@@ -73,7 +74,8 @@ final class StreamControl: Sendable {
     /// A renegotiation waiting for the media thread, and a count that says one was posted.
     let renegotiation = Locked<PendingChange?>(nil)
     let renegotiationVersion = Atomic<Int>(0)
-    let events: Locked<(@Sendable (AudioStreamEvent) -> Void)?>
+    /// The stream's events on their way to the handler (see ``StreamEvents``).
+    let events: StreamEvents
     /// The stream's transports, closed once the stream has left the engine.
     let transports = Locked<[any MediaTransport]>([])
     /// Digits queued by ``AudioStream/sendDigits(_:)``; the count lets the media thread skip the lock.
@@ -81,8 +83,8 @@ final class StreamControl: Sendable {
     let pendingDigits = Atomic<Int>(0)
     private let byeDone = DispatchSemaphore(value: 0)
 
-    init(events: (@Sendable (AudioStreamEvent) -> Void)?) {
-        self.events = Locked(events)
+    init(events: StreamEvents) {
+        self.events = events
     }
 
     func setRemote(rtp: SocketAddress, rtcp: SocketAddress?) {
@@ -105,17 +107,9 @@ final class StreamControl: Sendable {
         renegotiationVersion.add(1, ordering: .releasing)
     }
 
-    /// Reports an event without blocking: dropped if a controlling thread holds the handler lock.
-    func emit(_ event: AudioStreamEvent) {
-        if let handler = events.withLockIfAvailable({ $0 }) ?? nil { handler(event) }
-    }
-
-    /// As ``emit(_:)``, but says whether the handler lock was free (false: try again later).
-    func tryEmit(_ event: AudioStreamEvent) -> Bool {
-        guard let handler = events.withLockIfAvailable({ $0 }) else { return false }
-        handler?(event)
-        return true
-    }
+    /// Reports an event without waiting: it is queued for the handler, which runs on the
+    /// controlling side (a full queue is counted and reported, see ``StreamEvents``).
+    func emit(_ event: AudioStreamEvent) { events.post(event) }
 
     func signalByeSent() { byeDone.signal() }
 

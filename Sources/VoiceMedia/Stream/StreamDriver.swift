@@ -50,9 +50,6 @@ final class StreamDriver: MediaTask {
     var mediaSource: SocketAddress?
     var iceRestartVersion = 0
     var relayReallocationVersion = 0
-    /// Media path events the handler lock kept out: a connected or failed path must reach the
-    /// call (it connects or ends on them), so they are sent again at the next tick.
-    var pendingPathEvents: [AudioStreamEvent] = []
 
     // Device pacing
     var renderDeviceActive = false
@@ -130,11 +127,6 @@ final class StreamDriver: MediaTask {
         // After the BYE the stream is leaving: nothing more is sent, so the final stats are exact.
         if byeSent { return }
         takeControlChanges()
-        if !pendingPathEvents.isEmpty {
-            let waiting = pendingPathEvents
-            pendingPathEvents = []
-            for event in waiting where !control.tryEmit(event) { pendingPathEvents.append(event) }
-        }
         if let securePath {
             if !securePathStarted {
                 securePathStarted = true
@@ -302,7 +294,7 @@ final class StreamDriver: MediaTask {
             case .keyed(let protection, _):
                 stream.installProtection(protection)
             case .event(let event):
-                if !control.tryEmit(event) { pendingPathEvents.append(event) }
+                control.emit(event)
             }
         }
     }
@@ -326,6 +318,7 @@ final class StreamDriver: MediaTask {
         s.captureStalls = captureWatch.stalls
         s.renderStalls = renderWatch.stalls
         s.unhandledDatagrams = unhandledDatagrams
+        s.eventsLost = control.events.lostCount
         if let securePath { securePath.addFigures(to: &s) }
     }
 

@@ -59,6 +59,8 @@ final class StreamSecurePath {
     private(set) var keyedAt: MediaTime?
 
     var usesICE: Bool { ice != nil }
+    /// The peer's ICE parameters, given to the agent when the path starts.
+    private let initialRemote: MediaPathSetup.RemoteICE?
 
     // The TURN relay, when one was allocated for the port.
     private var turn: TURNClient?
@@ -105,7 +107,8 @@ final class StreamSecurePath {
         consentLost = false
         iceRestarts += 1
         restarting = true
-        return perform(actions, now: now) + (switched ? permitRemoteCandidates(now: now) : [])
+        let effects = performRemoteSet(actions, agent: agent, remoteCandidates: restart.remote.candidates.count, now: now)
+        return failed ? effects : effects + (switched ? permitRemoteCandidates(now: now) : [])
     }
 
     /// Starts a new TURN allocation from the stream's socket (the host moved): `completion`
@@ -168,12 +171,14 @@ final class StreamSecurePath {
             answersDirectChecks = setup.localCandidates.contains { $0.kind != .relayed }
         }
         if let remote = setup.remoteICE {
-            var agent = ICEAgent(
+            // The peer's parameters go to the agent at ``start(now:)``, where what that says
+            // (a check list that cannot form, so the agent fails at once) is carried out.
+            ice = ICEAgent(
                 configuration: setup.ice, credentials: setup.localCredentials, candidates: setup.localCandidates,
                 isControlling: setup.isControlling, random: SecureRandomNumberGenerator())
-            _ = agent.setRemote(credentials: remote.credentials, candidates: remote.candidates, isLite: remote.isLite, now: .zero)
-            ice = agent
+            initialRemote = remote
         } else {
+            initialRemote = nil
             destination = signaledRemote
         }
     }
@@ -195,8 +200,24 @@ final class StreamSecurePath {
     /// Starts the checks (ICE) or, without ICE, the handshake toward the signaled address.
     func start(now: MediaTime) -> [Effect] {
         if startedAt == nil { startedAt = now }
-        if ice == nil { return startDTLS(now: now) }
-        return permitRemoteCandidates(now: now)
+        guard var agent = ice.take() else { return startDTLS(now: now) }
+        var actions: [ICEAgentAction] = []
+        if let remote = initialRemote {
+            actions = agent.setRemote(credentials: remote.credentials, candidates: remote.candidates, isLite: remote.isLite, now: now)
+        }
+        ice = agent
+        let effects = performRemoteSet(actions, agent: agent, remoteCandidates: initialRemote?.candidates.count ?? 0, now: now)
+        return failed ? effects : effects + permitRemoteCandidates(now: now)
+    }
+
+    /// Carries out what the agent said when it was given the peer's candidates: an agent that
+    /// failed there could not pair a single candidate of ours with one of the peer's (no
+    /// shared address family, or no candidates at all), which the path reports as such.
+    private func performRemoteSet(_ actions: [ICEAgentAction], agent: ICEAgent, remoteCandidates: Int, now: MediaTime) -> [Effect] {
+        guard actions.contains(where: { if case .failed = $0 { true } else { false } }), agent.checkList.pairs.isEmpty else {
+            return perform(actions, now: now)
+        }
+        return fail(.noCandidatePair(local: agent.localCandidates.count, remote: remoteCandidates))
     }
 
     /// Asks the TURN server to let each of the peer's candidates reach our relayed address

@@ -64,8 +64,9 @@ extension JitterBuffer {
                     if let out = silenceGap(gap, delay: delay, now: now, adapt: &mayAdaptSilence) { return out }
                     continue
                 }
-                if mayAdaptSilence, slot.marker, delay < targetNs {
-                    // Talkspurt start: grow with silence before it.
+                if mayAdaptSilence, mayAdaptSpeech, slot.marker, continuity == .pause, delay < targetNs {
+                    // Talkspurt start (a marker after a real pause; rate-limited as speech is, so
+                    // a peer that marks often cannot hole its own audio): grow with silence before it.
                     mayAdaptSilence = false
                     return inserted(silence: true, now: now)
                 }
@@ -118,6 +119,7 @@ extension JitterBuffer {
             playTs += units
             if nextSeq + 1 < next.seq { nextSeq += 1 }
             counters.concealedFrames += 1
+            continuity = .speech
             return .conceal(duration: Int(units))
         }
         return underrun(delay: delay)
@@ -138,6 +140,7 @@ extension JitterBuffer {
             playTs += Int64(units)
         }
         underrunUnits += Int64(units)
+        continuity = .pause
         if underrunUnits > maxDelayUnits { return silence(units) }
         counters.underrunFrames += 1
         return .conceal(duration: units)
@@ -148,6 +151,7 @@ extension JitterBuffer {
     mutating func silenceGap(_ gap: Int64, delay: Int64, now: MediaTime, adapt: inout Bool) -> JitterBufferPlayout? {
         let frame = Int64(configuration.frameDuration)
         var remaining = gap
+        continuity = .pause
         if adapt, delay >= targetNs + frameNs {
             adapt = false
             let skip = min(remaining, frame)
@@ -204,6 +208,7 @@ extension JitterBuffer {
         }
         lastDuration = slot.duration
         underrunUnits = 0
+        continuity = .speech
         counters.playedPackets += 1
         switch scale {
         case .none:
@@ -231,6 +236,7 @@ extension JitterBuffer {
             return .conceal(duration: Int(gap))
         }
         counters.recoveredFrames += 1
+        continuity = .speech
         return .recoverFromNext(length: next.length, duration: Int(gap))
     }
 

@@ -18,7 +18,8 @@ import VoiceSupport
 ///   window minimum) + one frame of headroom for playout-tick jitter, clamped to
 ///   `minDelay...maxDelay`; `initialDelay` is a floor until 50 samples (or `windowSize`) are in.
 /// - The applied delay (``JitterBufferStats/playoutDelay``) is moved toward the target one
-///   frame at a time: grown with a silence frame at a talkspurt start (marker) or in a DTX gap,
+///   frame at a time: grown with a silence frame at a talkspurt start (a marked packet after a
+///   timestamp gap or an underrun, at most once per `adaptationInterval`) or in a DTX gap,
 ///   with a concealment frame during an underrun; shrunk by skipping a silence frame in a DTX
 ///   gap (when at least a frame above target). During speech it is moved by time-scale
 ///   modification (`timeStretch`, ``TimeStretch``): a packet is played stretched while the
@@ -40,6 +41,11 @@ package struct JitterBuffer: Sendable {
     enum Phase: Sendable { case idle, buffering, playing }
 
     enum SlotState: UInt8, Sendable { case empty, buffered, consumed }
+
+    /// What the last frame out was: a packet's audio (or its concealment), or a pause (a
+    /// timestamp gap's silence, the buffer run dry, nothing played yet). Only a marked packet
+    /// after a pause starts a talkspurt: some WebRTC stacks mark every packet.
+    enum Continuity: Sendable { case speech, pause }
 
     struct Slot: Sendable {
         var seq: Int64 = -1
@@ -85,6 +91,7 @@ package struct JitterBuffer: Sendable {
     var bufferedCount = 0
     var underrunUnits: Int64 = 0
     var lastAdaptation: MediaTime?
+    var continuity = Continuity.pause
     /// Since when the delay has been two frames above target with no silence to shed it in.
     var excessSince: MediaTime?
     var probeSeq: UInt16?
@@ -184,6 +191,7 @@ package struct JitterBuffer: Sendable {
         lastDuration = configuration.frameDuration
         underrunUnits = 0
         lastAdaptation = nil
+        continuity = .pause
         excessSince = nil
         probeSeq = nil
         consecutiveLate = 0

@@ -49,6 +49,8 @@ package struct AudioStreamStats: Sendable, Hashable {
     /// Datagrams at the media port that were not RTP or RTCP (STUN, DTLS, …; RFC 7983) and that
     /// nothing on the stream handles.
     package var unhandledDatagrams: UInt64 = 0
+    /// Events (DTMF, BYE, device and path events) that found the stream's event queue full.
+    package var eventsLost: UInt64 = 0
     /// WebRTC media (ICE + DTLS-SRTP): the selected candidate pair (`host 10.0.0.2:4000 -> srflx
     /// 203.0.113.9:5000`), empty without ICE or before one is selected.
     package var selectedCandidatePair: String = ""

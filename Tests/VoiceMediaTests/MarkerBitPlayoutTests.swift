@@ -1,0 +1,62 @@
+import VoiceMediaTypes
+import VoiceRTP
+import VoiceSupport
+import VoiceSignals
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceMedia
+
+/// Some WebRTC stacks set the RTP marker on every audio packet. Our playout must not take each
+/// one for a talkspurt start (and insert 20 ms of silence before it whenever the delay is a
+/// little below target): spoken audio from such a peer, through a few milliseconds of seeded
+/// jitter on the virtual clock, must score as the same audio marked only where talkspurts start.
+final class MarkerBitPlayoutTests: XCTestCase {
+    private func requirePESQ() throws -> PESQScorer {
+        switch SIPPeerRequirement.check("pesq", isInstalled: { _ in PESQScorer.isInstalled }) {
+        case .available: break
+        case .skip(let message): throw XCTSkip(message)
+        case .fail(let message):
+            XCTFail(message)
+            throw XCTSkip(message)
+        }
+        return try PESQScorer()
+    }
+
+    /// What B played of A's looped speech, with A's packets marked as `markEvery` says.
+    private func received(_ speech: [Int16], markEvery: Bool) throws -> (samples: [Int16], stats: AudioStreamStats) {
+        let call = try LoopbackCall.virtual(
+            encrypted: false, signalA: speech, signalB: [Int16](repeating: 0, count: 48_000), loop: true,
+            impairmentAToB: NetworkImpairment(jitter: .milliseconds(6), seed: 17))
+        let network = try XCTUnwrap(call.engine.network)
+        let a = call.a.localAddress
+        if markEvery {
+            // Plain RTP from A: set the marker (byte 1, top bit) on each RTP packet (payload
+            // types below 72; RTCP's are 200–204).
+            network.setRewriter { source, datagram in
+                guard source == a, datagram.count >= 12, datagram[0] >> 6 == 2, datagram[1] & 0x7F < 72 else { return }
+                datagram[1] |= 0x80
+            }
+        }
+        try call.start()
+        call.advance(by: .seconds(24))
+        call.stop()
+        return (call.deviceB.recordedSamples, call.b.stats)
+    }
+
+    func testAPeerThatMarksEveryPacketScoresAsOneThatMarksTalkspurtStarts() throws {
+        let scorer = try requirePESQ()
+        defer { scorer.cleanUp() }
+        let speech = try scorer.shortSpeech()
+        let (normal, normalStats) = try received(speech, markEvery: false)
+        let (marked, markedStats) = try received(speech, markEvery: true)
+        let normalScore = try scorer.score(loopOf: speech, in: normal, name: "talkspurt-markers").score
+        let markedScore = try scorer.score(loopOf: speech, in: marked, name: "every-packet-marked").score
+        XCTAssertGreaterThan(normalScore, 3.5, "the reference run itself is clean")
+        XCTAssertEqual(markedScore, normalScore, accuracy: 0.05, "PESQ-WB marked on every packet \(markedScore), on talkspurts \(normalScore)")
+        // No more silence inserted than the reference run needed (one frame of slack).
+        XCTAssertLessThanOrEqual(
+            markedStats.jitterBuffer.insertedFrames, normalStats.jitterBuffer.insertedFrames + 1,
+            "inserted: marked \(markedStats.jitterBuffer.insertedFrames), normal \(normalStats.jitterBuffer.insertedFrames)")
+    }
+}
