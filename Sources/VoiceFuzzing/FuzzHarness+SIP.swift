@@ -76,7 +76,7 @@ extension FuzzHarness {
                     cnonce: "c", nonceCount: 1
                 ).headerValue
             }
-            _ = verifier.verify(text, method: "INVITE")
+            _ = verifier.verify(text, method: "INVITE", now: .zero)
         },
         FuzzHarness(name: "info-body", summary: "INFO bodies: application/dtmf-relay") { bytes in
             _ = try? SIPDTMFRelay(parsing: bytes)

@@ -38,13 +38,21 @@ package final class ReservedMediaPort: Sendable, Equatable {
     /// Whether the sockets are still held here (not taken, not released).
     package var isHeld: Bool { descriptors.withLock { $0 != nil } }
 
-    /// Runs `body` with the RTP socket, which the reservation keeps (a STUN query from the
-    /// port). Nil when there is none. `body` must not close it.
+    /// Runs `body` with the RTP socket, which the reservation keeps (a STUN query or a TURN
+    /// allocation from the port, which can take seconds). Nil when there is none.
+    ///
+    /// `body` gets a duplicate of the descriptor (the same socket, so the same port) and runs
+    /// outside the reservation's lock: ``take()``, ``release()`` and ``isHeld`` never wait for
+    /// it, and the socket stays open until `body` returns even if the reservation is released
+    /// meanwhile. `body` must not close it.
     package func withRTPDescriptor<T: Sendable, E: Error>(_ body: (Int32) throws(E) -> T) throws(E) -> T? {
-        try descriptors.withLock { held throws(E) -> T? in
+        let copy = descriptors.withLock { held -> Int32? in
             guard let held else { return nil }
-            return try body(held.rtp)
+            return fcntl(held.rtp, F_DUPFD_CLOEXEC, 0)
         }
+        guard let copy, copy >= 0 else { return nil }
+        defer { close(copy) }
+        return try body(copy)
     }
 
     /// Closes the sockets if nobody took them (the call ended before its media started). Idempotent.

@@ -1,3 +1,4 @@
+import Foundation
 import VoiceMediaTypes
 import VoiceRTP
 import VoiceSupport
@@ -26,15 +27,24 @@ final class MarkerBitPlayoutTests: XCTestCase {
     /// What B played of A's looped speech, with A's packets marked as `markEvery` says.
     private func received(_ speech: [Int16], markEvery: Bool) throws -> (samples: [Int16], stats: AudioStreamStats) {
         let call = try LoopbackCall.virtual(
-            encrypted: false, signalA: speech, signalB: [Int16](repeating: 0, count: 48_000), loop: true,
-            impairmentAToB: NetworkImpairment(jitter: .milliseconds(6), seed: 17))
+            encrypted: false, signalA: speech, signalB: [Int16](repeating: 0, count: 48_000), loop: true)
         let network = try XCTUnwrap(call.engine.network)
         let a = call.a.localAddress
+        // Seeded jitter that swings every 1.5 s between a calm 0–3 ms and a busy 0–25 ms: the
+        // receiver's target delay rises and falls with it, so its delay is now and then below
+        // target with speech playing (as a loaded loopback's tick jitter makes it).
+        let random = Locked(SplitMix64(seed: 17))
+        network.setConditions { source, _, sentAt in
+            guard source == a else { return .zero }
+            let busy = (sentAt.nanoseconds / 1_500_000_000) % 2 == 1
+            let spread = busy ? 25_000_000 : 3_000_000
+            return MediaTime(nanoseconds: random.withLock { Int64.random(in: 0...Int64(spread), using: &$0) })
+        }
         if markEvery {
-            // Plain RTP from A: set the marker (byte 1, top bit) on each RTP packet (payload
-            // types below 72; RTCP's are 200–204).
+            // Plain RTP from A: set the marker (byte 1, top bit) on each RTP packet (RFC 5761:
+            // what reads as payload type 64–95 there is RTCP).
             network.setRewriter { source, datagram in
-                guard source == a, datagram.count >= 12, datagram[0] >> 6 == 2, datagram[1] & 0x7F < 72 else { return }
+                guard source == a, datagram.count >= 12, datagram[0] >> 6 == 2, !(64...95).contains(datagram[1] & 0x7F) else { return }
                 datagram[1] |= 0x80
             }
         }
@@ -52,6 +62,7 @@ final class MarkerBitPlayoutTests: XCTestCase {
         let (marked, markedStats) = try received(speech, markEvery: true)
         let normalScore = try scorer.score(loopOf: speech, in: normal, name: "talkspurt-markers").score
         let markedScore = try scorer.score(loopOf: speech, in: marked, name: "every-packet-marked").score
+        print("PESQ-WB: talkspurt markers \(normalScore), every packet marked \(markedScore)")
         XCTAssertGreaterThan(normalScore, 3.5, "the reference run itself is clean")
         XCTAssertEqual(markedScore, normalScore, accuracy: 0.05, "PESQ-WB marked on every packet \(markedScore), on talkspurts \(normalScore)")
         // No more silence inserted than the reference run needed (one frame of slack).

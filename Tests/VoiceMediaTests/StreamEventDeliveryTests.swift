@@ -23,7 +23,7 @@ final class StreamEventDeliveryTests: XCTestCase {
         let loopback = try SocketAddress(host: "127.0.0.1", port: 0)
         let peer = try UDPSocket(bindTo: loopback)
         defer { peer.close() }
-        let configuration = AudioStreamConfiguration(localAddress: loopback, codec: .pcmu, encryption: .none)
+        let configuration = AudioStreamConfiguration(localAddress: loopback, codec: .pcmu, encryption: .unencrypted)
         let stream = try AudioStream(configuration: configuration, engine: engine)
         let device = ManualAudioDevice()
         let received = Locked<[AudioStreamEvent]>([])

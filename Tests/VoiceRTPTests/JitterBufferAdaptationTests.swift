@@ -113,31 +113,77 @@ final class JitterBufferAdaptationTests: XCTestCase {
         XCTAssertEqual(s.concealedFrames, 0)
     }
 
-    func testTalkspurtStartGrowsDelayWithSilence() {
+    /// Steady packets; every fifth of 20..<50 comes 80 ms late (it is recovered from its
+    /// successor, no underrun), which raises the target well above the delay in force.
+    private func lateBurstRaisingTheTarget(count: Int = 80) -> [JitterTestPacket] {
+        var packets = jitterTestStream(count: count)
+        for n in stride(from: 20, to: 50, by: 5) { packets[n].arrival += .milliseconds(80) }
+        return packets
+    }
+
+    func testTalkspurtStartAfterAPauseGrowsDelayWithSilence() {
         var c = JitterBufferTests.steady
         c.adaptationInterval = .seconds(10)  // no growth during speech in this test
         var h = JitterHarness(c)
-        // Steady stream; every fifth packet of 20..<50 comes 80 ms late (it is recovered from
-        // its successor, no underrun), which raises the target. Packet 55 opens a talkspurt.
-        var packets = jitterTestStream(count: 80)
-        for n in stride(from: 20, to: 50, by: 5) { packets[n].arrival += .milliseconds(80) }
+        // After packet 54 the sender pauses 100 ms (DTX: the timestamp jumps five frames, the
+        // sequence does not), and marks packet 55, the next talkspurt's first.
+        var packets = lateBurstRaisingTheTarget()
+        for n in 55..<80 {
+            packets[n].ts &+= 5 * 960
+            packets[n].arrival += .milliseconds(100)
+        }
+        packets[55].marker = true
+        h.send(packets)
+        h.run(until: .seconds(2.2))
+        let s = h.buffer.stats
+        XCTAssertGreaterThan(s.targetDelay, .milliseconds(80))
+        guard let at54 = h.outputs.firstIndex(of: .packet(54, duration: 960)),
+            let at55 = h.outputs.firstIndex(of: .packet(55, duration: 960))
+        else { return XCTFail("54 and 55 not played") }
+        XCTAssertEqual(h.recovered, Array(stride(from: 21, to: 51, by: 5)))
+        // The pause (the buffer ran dry, then the timestamp gap) is longer than the sender's by
+        // what the delay grew; the talkspurt then plays whole.
+        let pause = Array(h.outputs[(at54 + 1)..<at55])
+        XCTAssertFalse(pause.contains { if case .packet = $0 { true } else { false } }, "\(pause)")
+        XCTAssertGreaterThan(pause.count, 5, "the delay grew in the pause")
+        XCTAssertEqual(Array(h.outputs[at55...].prefix(25)), (55..<80).map { .packet($0, duration: 960) }, "then the talkspurt plays")
+    }
+
+    func testAMarkerInTheMiddleOfSpeechStartsNoTalkspurt() {
+        var c = JitterBufferTests.steady
+        c.adaptationInterval = .seconds(10)  // no growth during speech in this test
+        var h = JitterHarness(c)
+        // Packet 55 is marked but follows 54 with no pause: a stack that marks at random.
+        var packets = lateBurstRaisingTheTarget()
         packets[55].marker = true
         h.send(packets)
         h.run(until: .seconds(2))
         let s = h.buffer.stats
-        XCTAssertGreaterThan(s.targetDelay, .milliseconds(80))
+        XCTAssertGreaterThan(s.targetDelay, .milliseconds(80), "the delay is below target when 55 comes")
+        guard let at55 = h.outputs.firstIndex(of: .packet(55, duration: 960)) else { return XCTFail("55 not played") }
+        XCTAssertEqual(h.outputs[at55 - 1], .packet(54, duration: 960), "no silence inserted in the middle of speech")
         guard let at79 = h.outputs.firstIndex(of: .packet(79, duration: 960)) else { return XCTFail("79 not played") }
         XCTAssertFalse(
-            h.afterStart[..<at79].contains { if case .conceal = $0 { true } else { false } },
-            "late packets are recovered from their successors; nothing underruns")
-        XCTAssertEqual(h.recovered, Array(stride(from: 21, to: 51, by: 5)))
-        XCTAssertGreaterThan(s.insertedFrames, 0)
-        // The inserted frames are silences right before packet 55, none before.
-        guard let at55 = h.outputs.firstIndex(of: .packet(55, duration: 960)) else { return XCTFail("55 not played") }
-        let inserted = s.insertedFrames
-        XCTAssertEqual(Array(h.outputs[(at55 - inserted)..<at55]), Array(repeating: .silence(duration: 960), count: inserted))
-        XCTAssertEqual(h.outputs[at55 - inserted - 1], .packet(54, duration: 960))
-        XCTAssertEqual(h.played, Array(0..<80).filter { !stride(from: 20, to: 50, by: 5).contains($0) })
+            h.outputs[at55..<at79].contains { if case .packet = $0 { false } else { true } }, "nothing but packets from 55 on")
+    }
+
+    func testAPeerThatMarksEveryPacketAdaptsNoFasterThanSpeech() {
+        var c = JitterBufferTests.steady
+        c.adaptationInterval = .milliseconds(500)
+        var h = JitterHarness(c)
+        var packets = lateBurstRaisingTheTarget(count: 150)
+        for n in packets.indices { packets[n].marker = true }
+        h.send(packets)
+        h.run(until: .seconds(3.5))
+        // Speech below target: no silence once playout started, and the delay grown by at most
+        // one frame per 500 ms (concealment, as any speech adaptation without time-scaling).
+        guard let first = h.outputs.firstIndex(of: .packet(0, duration: 960)),
+            let last = h.outputs.firstIndex(of: .packet(149, duration: 960))
+        else { return XCTFail("not played through") }
+        let during = h.outputs[first...last]
+        XCTAssertFalse(during.contains { if case .silence = $0 { true } else { false } }, "no silence in the middle of speech")
+        let grown = during.filter { if case .conceal = $0 { true } else { false } }.count
+        XCTAssertLessThanOrEqual(grown, 7, "\(grown) frames inserted in 3 s")
     }
 
     func testTimelineStaysContinuousUnderSeededLossReorderAndJitter() {

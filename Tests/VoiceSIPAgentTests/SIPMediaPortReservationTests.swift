@@ -45,6 +45,44 @@ final class SIPMediaPortReservationTests: XCTestCase {
         XCTAssertFalse(Self.canBind(reserved.port), "still open at the taker")
     }
 
+    /// A STUN query or TURN allocation from the port (seconds, against a server that does not
+    /// answer) holds no lock: the call that takes the sockets, or releases them, does not wait
+    /// for it, and the query's socket stays usable until it is done.
+    func testAQueryFromThePortHoldsNoLockAgainstTakeOrRelease() throws {
+        let reserved = try SIPMediaPortReservation.reserve(host: "127.0.0.1")
+        let inQuery = DispatchSemaphore(value: 0), finish = DispatchSemaphore(value: 0)
+        let portSeen = NIOLockedValueBox<UInt16?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = reserved.withRTPDescriptor { descriptor in
+                inQuery.signal()
+                finish.wait()  // the query, waiting on its server
+                portSeen.withLockedValue { $0 = Self.port(of: descriptor) }
+            }
+            done.signal()
+        }
+        inQuery.wait()
+        // Before, take() waited on the lock the query held: until the query ended.
+        let took = DispatchSemaphore(value: 0)
+        let takenBox = NIOLockedValueBox<(rtp: Int32, rtcp: Int32)?>(nil)
+        DispatchQueue.global().async {
+            XCTAssertTrue(reserved.isHeld)
+            takenBox.withLockedValue { $0 = reserved.take() }
+            reserved.release()
+            took.signal()
+        }
+        XCTAssertEqual(took.wait(timeout: .now() + 10), .success, "take and release ran while the query was still waiting")
+        let taken = try XCTUnwrap(takenBox.withLockedValue { $0 }, "taken while the query runs")
+        finish.signal()
+        done.wait()
+        XCTAssertEqual(portSeen.withLockedValue { $0 }, reserved.port, "the query's socket stayed open on the port")
+        XCTAssertEqual(Self.port(of: taken.rtp), reserved.port, "the taker's socket is open too")
+        close(taken.rtp)
+        close(taken.rtcp)
+        let afterTake: Int32? = reserved.withRTPDescriptor { descriptor in descriptor }
+        XCTAssertNil(afterTake, "nothing held after the take")
+    }
+
     private static func canBind(_ port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(fd) }

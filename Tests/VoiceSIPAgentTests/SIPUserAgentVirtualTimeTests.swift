@@ -27,11 +27,14 @@ final class SIPUserAgentVirtualTimeTests: XCTestCase {
     }
 
     /// An agent listening at `host`:5060 on the memory network, its events recorded with the time.
-    private func agent(_ user: String, host: String) throws -> (SIPUserAgent, NIOLockedValueBox<[(MediaTime, SIPUserAgentEvent)]>) {
+    private func agent(
+        _ user: String, host: String, configure: (inout SIPUserAgentConfiguration) -> Void = { _ in }
+    ) throws -> (SIPUserAgent, NIOLockedValueBox<[(MediaTime, SIPUserAgentEvent)]>) {
         let events = NIOLockedValueBox<[(MediaTime, SIPUserAgentEvent)]>([])
-        let configuration = SIPUserAgentConfiguration(
+        var configuration = SIPUserAgentConfiguration(
             identity: SIPNameAddress(uri: SIPURI(user: user, host: host)), listenHost: host, listenPort: 5060,
             media: SDPLocalCapabilities(address: host, port: 0, encryption: .required))
+        configure(&configuration)
         let clock = EventLoopMediaClock(loop: loop)
         let ports = NIOLockedValueBox(30_000)
         let agent = try SIPUserAgent(
@@ -109,5 +112,34 @@ final class SIPUserAgentVirtualTimeTests: XCTestCase {
             return request.method.rawValue
         }
         XCTAssertEqual(methods, ["INVITE", "ACK", "BYE"])
+    }
+
+    /// The agent's nonces age on its clock: an answer to a challenge 31 s old (virtual) is
+    /// stale, so the caller is challenged again with `stale=true` rather than let in or refused.
+    func testANonceAgesOnTheAgentsClock() throws {
+        let alice = SIPAuthCredentials(username: "alice", password: "s3cret")
+        let (caller, _) = try agent("alice", host: "127.0.0.1") { $0.credentials = [alice] }
+        let (callee, _) = try agent("bob", host: "127.0.0.2") {
+            $0.incomingCallPolicy = SIPIncomingCallPolicy(requiredCredentials: [alice], realm: "office")
+        }
+        // Alice's answers to the challenge are lost for 31 s; her retransmission at 31.5 s gets through.
+        let start = loop.now
+        network.drops = { [loop] datagram in
+            guard case .request(let request)? = datagram.message, request.headers.first("Authorization") != nil else { return false }
+            return loop!.now - start < .seconds(31)
+        }
+        _ = try value(caller.call(SIPURI(user: "bob", host: "127.0.0.2")))
+        loop.advanceTime(by: .seconds(33))
+        let challenges = network.sent.compactMap { datagram -> (NIODeadline, SIPResponse)? in
+            guard case .response(let response)? = datagram.message, response.statusCode == 401 else { return nil }
+            return (datagram.time, response)
+        }
+        let summary = network.sent.map { d in String(decoding: d.bytes.prefix(30), as: UTF8.self) }
+        guard challenges.count >= 2 else { return XCTFail("challenges: \(challenges.count); sent: \(summary)") }
+        XCTAssertFalse(challenges[0].1.headers.first("WWW-Authenticate")?.contains("stale=true") ?? true, "the first challenge")
+        let late = try XCTUnwrap(challenges.dropFirst().first)
+        XCTAssertEqual(late.0 - start, .milliseconds(31_500), "the answer that got through, at 31.5 s")
+        XCTAssertTrue(late.1.headers.first("WWW-Authenticate")?.contains("stale=true") ?? false, "\(late.1.headers)")
+        withExtendedLifetime(callee) {}
     }
 }

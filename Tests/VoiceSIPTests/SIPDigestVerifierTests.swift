@@ -17,25 +17,27 @@ final class SIPDigestVerifierTests: XCTestCase {
     }
 
     func testTheRightAnswerAuthenticates() throws {
-        let value = try answer(verifier.challenge())
-        XCTAssertEqual(verifier.verify(value, method: "INVITE"), .authenticated(username: "alice"))
-        XCTAssertEqual(verifier.verify(value, method: "BYE"), .rejected, "the method is part of the digest")
+        let value = try answer(verifier.challenge(now: .seconds(100)))
+        XCTAssertEqual(verifier.verify(value, method: "INVITE", now: .seconds(101)), .authenticated(username: "alice"))
+        XCTAssertEqual(verifier.verify(value, method: "BYE", now: .seconds(101)), .rejected, "the method is part of the digest")
     }
 
     func testWrongPasswordUnknownUserAndForeignNonceAreRejected() throws {
-        XCTAssertEqual(verifier.verify(try answer(verifier.challenge(), password: "guess"), method: "INVITE"), .rejected)
-        XCTAssertEqual(verifier.verify(try answer(verifier.challenge(), user: "eve"), method: "INVITE"), .rejected)
+        XCTAssertEqual(verifier.verify(try answer(verifier.challenge(now: .seconds(100)), password: "guess"), method: "INVITE", now: .seconds(101)), .rejected)
+        XCTAssertEqual(verifier.verify(try answer(verifier.challenge(now: .seconds(100)), user: "eve"), method: "INVITE", now: .seconds(101)), .rejected)
         let other = SIPDigestVerifier(realm: "office", credentials: [SIPAuthCredentials(username: "alice", password: "s3cret")])
-        XCTAssertEqual(verifier.verify(try answer(other.challenge()), method: "INVITE"), .rejected, "a nonce another key made")
+        XCTAssertEqual(verifier.verify(try answer(other.challenge(now: .seconds(100))), method: "INVITE", now: .seconds(101)), .rejected, "a nonce another key made")
         let forged = "Digest realm=\"office\", nonce=\"ffffffffff.00000000000000000000000000000000\", algorithm=MD5, qop=\"auth\""
-        XCTAssertEqual(verifier.verify(try answer(forged), method: "INVITE"), .rejected, "a made-up nonce")
+        XCTAssertEqual(verifier.verify(try answer(forged), method: "INVITE", now: .seconds(101)), .rejected, "a made-up nonce")
     }
 
     func testAnOldNonceIsStaleNotWrong() throws {
-        let issued = Date(timeIntervalSinceNow: -120)
-        let value = try answer(verifier.challenge(now: issued))
-        XCTAssertEqual(verifier.verify(value, method: "INVITE"), .stale)
-        XCTAssertTrue(verifier.challenge(stale: true).contains("stale=true"))
+        let value = try answer(verifier.challenge(now: .seconds(1_000)))
+        XCTAssertEqual(verifier.verify(value, method: "INVITE", now: .seconds(1_030)), .authenticated(username: "alice"), "30 s: still good")
+        XCTAssertEqual(verifier.verify(value, method: "INVITE", now: .seconds(1_031)), .stale, "31 s on the verifier's clock")
+        XCTAssertTrue(verifier.challenge(now: .seconds(1_031), stale: true).contains("stale=true"))
+        let wrong = try answer(verifier.challenge(now: .seconds(1_000)), password: "guess")
+        XCTAssertEqual(verifier.verify(wrong, method: "INVITE", now: .seconds(1_031)), .rejected, "stale only for good credentials")
     }
 
     func testMalformedAuthorizationValuesAreRejectedNotCrashes() {
@@ -43,7 +45,7 @@ final class SIPDigestVerifierTests: XCTestCase {
             "Digest username=\"alice\", realm=\"office\", nonce=\"..\", uri=\"x\", response=\"y\"",
             "Digest " + String(repeating: "a=b, ", count: 5_000), "Digest username=\"\u{0}\"", "Digest realm=\"office\", nonce=\"zz.zz\""]
         {
-            XCTAssertEqual(verifier.verify(value, method: "INVITE"), .rejected, value.prefix(40).description)
+            XCTAssertEqual(verifier.verify(value, method: "INVITE", now: .seconds(101)), .rejected, value.prefix(40).description)
         }
     }
 }

@@ -274,15 +274,21 @@ package final class AudioStream: Sendable {
 
     /// Makes a new TURN allocation from the stream's socket, for an ICE restart after the host
     /// moved (the old allocation is tied to the old address): `completion` gets the new relayed
-    /// candidate, from the media thread, or nil when the stream has no relay over UDP or the
-    /// server gave none. The restart that offers it switches the stream to it.
+    /// candidate (on the stream's event queue, never the media thread), or nil when the stream
+    /// has no relay over UDP, the server gave none, or a later request superseded this one. The restart that offers it switches the stream to it.
     package func reallocateRelay(_ completion: @escaping @Sendable (ICECandidate?) -> Void) {
         guard let relay = pathSetup?.relay, relay.connection == nil else {
             completion(nil)
             return
         }
-        control.relayReallocation.withLock { $0 = completion }
-        control.relayReallocationVersion.add(1, ordering: .releasing)
+        let request = control.relayReallocationVersion.load(ordering: .relaxed) + 1
+        // A request still waiting is superseded: its caller hears nil now.
+        let superseded = control.events.relayCompletion.withLock { slot in
+            defer { slot = (request, completion) }
+            return slot?.completion
+        }
+        superseded?(nil)
+        control.relayReallocationVersion.store(request, ordering: .releasing)
     }
 
     /// Changes where media is sent (re-INVITE to a new address).

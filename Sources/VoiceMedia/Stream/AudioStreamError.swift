@@ -1,3 +1,4 @@
+import VoiceICE
 import VoiceRTP
 /// Why a stream could not be created or started.
 package enum AudioStreamError: Error, Sendable, CustomStringConvertible {
@@ -45,4 +46,8 @@ package enum AudioStreamEvent: Sendable, Equatable {
     /// This many events found the stream's event queue full (a handler that did not return
     /// for thousands of events) and were lost; reported once the handler runs again.
     case eventsLost(UInt64)
+    /// The new TURN allocation asked for with ``AudioStream/reallocateRelay(_:)`` number
+    /// `request` gave this relayed candidate (nil: none). The stream hands it to that call's
+    /// completion; the handler does not see it.
+    case relayReallocated(request: Int, candidate: ICECandidate?)
 }

@@ -66,9 +66,8 @@ final class StreamControl: Sendable {
     /// An ICE restart for the media thread, and a count that says one was posted.
     let iceRestart = Locked<MediaPathSetup.ICERestart?>(nil)
     let iceRestartVersion = Atomic<Int>(0)
-    /// A new TURN allocation asked for (the host moved), and who gets its relayed candidate
-    /// (nil when none could be made).
-    let relayReallocation = Locked<(@Sendable (ICECandidate?) -> Void)?>(nil)
+    /// The last new TURN allocation asked for (the host moved); who waits for its relayed
+    /// candidate is in ``StreamEvents/relayCompletion``.
     let relayReallocationVersion = Atomic<Int>(0)
     let remoteVersion = Atomic<Int>(0)
     /// A renegotiation waiting for the media thread, and a count that says one was posted.

@@ -41,7 +41,14 @@ final class StreamDriver: MediaTask {
     /// property of the stream (a value in another module) through this class would copy it.
     var frameSamples: Int
     var ptime: Int
-    var byeSent = false
+    /// Whether the stream is leaving: running, its BYE sent and its final figures owed to the
+    /// controlling thread that waits for them, or gone quiet.
+    enum Leaving {
+        case running
+        case finalStatsOwed(AudioStreamStats)
+        case left
+    }
+    var leaving = Leaving.running
     /// ICE and DTLS-SRTP on the stream's port (WebRTC media); nil for SDES or plain RTP.
     var securePath: StreamSecurePath?
     var securePathStarted = false
@@ -125,7 +132,11 @@ final class StreamDriver: MediaTask {
 
     func tick(now: MediaTime) {
         // After the BYE the stream is leaving: nothing more is sent, so the final stats are exact.
-        if byeSent { return }
+        switch leaving {
+        case .running: break
+        case .finalStatsOwed(let stats): return publishFinal(stats)
+        case .left: return
+        }
         takeControlChanges()
         if let securePath {
             if !securePathStarted {
@@ -133,14 +144,9 @@ final class StreamDriver: MediaTask {
                 apply(securePath.start(now: now))
             }
             let reallocate = control.relayReallocationVersion.load(ordering: .acquiring)
-            if reallocate != relayReallocationVersion,
-                let completion = control.relayReallocation.withLockIfAvailable({ slot -> (@Sendable (ICECandidate?) -> Void)? in
-                    defer { slot = nil }
-                    return slot
-                })
-            {
+            if reallocate != relayReallocationVersion {
                 relayReallocationVersion = reallocate
-                if let completion { apply(securePath.reallocateRelay(now: now, completion: completion)) }
+                apply(securePath.reallocateRelay(request: reallocate, now: now))
             }
             let restarted = control.iceRestartVersion.load(ordering: .acquiring)
             if restarted != iceRestartVersion, let restart = control.iceRestart.withLockIfAvailable({ $0 }) {
@@ -154,9 +160,7 @@ final class StreamDriver: MediaTask {
         if control.byeRequested.load(ordering: .acquiring) {
             stream.sendBye(at: now, output: &output)
             if let securePath { apply(securePath.close()) }
-            byeSent = true
-            control.snapshot.withLock { $0 = statistics(at: now) }  // the controlling thread waits for this one
-            control.signalByeSent()
+            publishFinal(statistics(at: now))
         } else {
             stream.tick(at: now, output: &output)
         }
@@ -279,6 +283,17 @@ final class StreamDriver: MediaTask {
         stream.isOnHold = control.onHold.load(ordering: .relaxed)
         // ICE and DTLS own the path: no latching onto whatever sends authenticated media.
         stream.followsPeerAddress = securePath == nil && control.symmetricRTP.load(ordering: .relaxed)
+    }
+
+    /// Publishes the figures as the BYE left, for the controlling thread waiting in `stop()`. A
+    /// reader holding the snapshot's lock (to copy it) is not waited for: the next tick tries again.
+    private func publishFinal(_ stats: AudioStreamStats) {
+        guard control.snapshot.withLockIfAvailable({ $0 = stats }) != nil else {
+            leaving = .finalStatsOwed(stats)
+            return
+        }
+        leaving = .left
+        control.signalByeSent()
     }
 
     /// Carries out what the WebRTC media path asks.

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import VoiceICE
 import VoiceSupport
 
 /// How a stream's events get from the threads that raise them to the app's handler.
@@ -28,6 +29,10 @@ final class StreamEvents: Sendable {
 
     /// The handler, behind the lock the drain takes (never the producers).
     let handler = Locked<(@Sendable (AudioStreamEvent) -> Void)?>(nil)
+    /// Who waits for the relay reallocation asked for last, and its request number: the media
+    /// thread's answer comes through the queue like any event, so it never calls a
+    /// controlling thread's code (or waits on its locks) itself.
+    let relayCompletion = Locked<(request: Int, completion: @Sendable (ICECandidate?) -> Void)?>(nil)
     private let queue: StreamEventQueue
     private let delivery: Delivery
     private let drainScheduled = Atomic<Bool>(false)
@@ -66,7 +71,18 @@ final class StreamEvents: Sendable {
     func drain() {
         drainScheduled.store(false, ordering: .sequentiallyConsistent)
         let handler = self.handler.withLock { $0 }
-        while let event = queue.pop() { handler?(event) }
+        while let event = queue.pop() {
+            if case .relayReallocated(let request, let candidate) = event {
+                let waiting = relayCompletion.withLock { slot -> (@Sendable (ICECandidate?) -> Void)? in
+                    guard let current = slot, current.request == request else { return nil }
+                    slot = nil
+                    return current.completion
+                }
+                waiting?(candidate)
+                continue
+            }
+            handler?(event)
+        }
         let lostNow = lost.load(ordering: .relaxed)
         let reported = reportedLost.load(ordering: .relaxed)
         if lostNow > reported {

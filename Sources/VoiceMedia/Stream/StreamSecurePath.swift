@@ -77,7 +77,8 @@ final class StreamSecurePath {
     /// A new allocation under way after the host moved, and who gets its relayed candidate; the
     /// ICE restart that offers the candidate switches to it (``restartICE(_:now:)``).
     private var pendingTurn: TURNClient?
-    private var pendingCompletion: (@Sendable (ICECandidate?) -> Void)?
+    /// The reallocation request whose answer is owed (``AudioStreamEvent/relayReallocated(request:candidate:)``).
+    private var pendingRequest: Int?
     private var pendingRelayed: ICETransportAddress?
     /// Whether the relay is reached over TCP or TLS (its connection died with the move: no new allocation).
     private var relayOverStream = false
@@ -111,20 +112,26 @@ final class StreamSecurePath {
         return failed ? effects : effects + (switched ? permitRemoteCandidates(now: now) : [])
     }
 
-    /// Starts a new TURN allocation from the stream's socket (the host moved): `completion`
-    /// gets its relayed candidate, or nil.
-    func reallocateRelay(now: MediaTime, completion: @escaping @Sendable (ICECandidate?) -> Void) -> [Effect] {
+    /// Starts a new TURN allocation from the stream's socket (the host moved); its relayed
+    /// candidate (or nil) is reported as ``AudioStreamEvent/relayReallocated(request:candidate:)``.
+    func reallocateRelay(request: Int, now: MediaTime) -> [Effect] {
         guard let turn, !relayOverStream, !failed else {
-            completion(nil)
-            return []
+            return [.event(.relayReallocated(request: request, candidate: nil))]
         }
-        pendingCompletion?(nil)
+        var effects: [Effect] = []
+        if let superseded = pendingRequest { effects.append(.event(.relayReallocated(request: superseded, candidate: nil))) }
         var client = turn.restarted()
         let actions = client.start(now: now)
         pendingTurn = client
         pendingRelayed = nil
-        pendingCompletion = completion
-        return performPending(actions)
+        pendingRequest = request
+        return effects + performPending(actions)
+    }
+
+    /// The answer owed to the reallocation request waiting, if one is.
+    private func answerReallocation(_ candidate: ICECandidate?) -> [Effect] {
+        guard let request = pendingRequest.take() else { return [] }
+        return [.event(.relayReallocated(request: request, candidate: candidate))]
     }
 
     /// What the new allocation asks: requests to the server, and its outcome to whoever waits.
@@ -136,11 +143,9 @@ final class StreamSecurePath {
                 if let relayServer { effects.append(.send(bytes, to: relayServer)) }
             case .allocated(let relayedAddress, let mapped):
                 pendingRelayed = relayedAddress
-                pendingCompletion?(turnServerAddress.map { TURNRelay.candidate(relayed: relayedAddress, mapped: mapped, server: $0) })
-                pendingCompletion = nil
+                effects += answerReallocation(turnServerAddress.map { TURNRelay.candidate(relayed: relayedAddress, mapped: mapped, server: $0) })
             case .failed:
-                pendingCompletion?(nil)
-                pendingCompletion = nil
+                effects += answerReallocation(nil)
                 pendingTurn = nil
             default:
                 break

@@ -8,7 +8,8 @@ import Foundation
 /// Stateless, so a flood of unauthenticated requests costs no memory: a nonce is the time it
 /// was issued plus an HMAC of that time under a key known only to this verifier, so any nonce
 /// it issued can be checked without remembering it, and is refused once older than
-/// ``nonceLifetime``. An unknown user and a wrong password get the same answer, so a prober
+/// ``nonceLifetime``. The time is the caller's clock (the user agent's: monotonic, or virtual
+/// in tests), read by nobody else: only this verifier checks its nonces. An unknown user and a wrong password get the same answer, so a prober
 /// cannot tell which user names exist.
 package struct SIPDigestVerifier: Sendable {
     /// What an Authorization value proved.
@@ -24,7 +25,7 @@ package struct SIPDigestVerifier: Sendable {
     /// The protection space named in challenges.
     package let realm: String
     /// How long a nonce stays good.
-    package let nonceLifetime: TimeInterval
+    package let nonceLifetime: MediaTime
     private let passwords: [String: String]
     private let key: [UInt8]
 
@@ -32,7 +33,7 @@ package struct SIPDigestVerifier: Sendable {
     ///   - realm: the realm of the challenges.
     ///   - credentials: who may authenticate (user names and passwords).
     ///   - nonceLifetime: how long a nonce stays good.
-    package init(realm: String, credentials: [SIPAuthCredentials], nonceLifetime: TimeInterval = 30) {
+    package init(realm: String, credentials: [SIPAuthCredentials], nonceLifetime: MediaTime = .seconds(30)) {
         self.realm = realm
         self.nonceLifetime = nonceLifetime
         var passwords: [String: String] = [:]
@@ -42,7 +43,7 @@ package struct SIPDigestVerifier: Sendable {
     }
 
     /// A `WWW-Authenticate` value: MD5 with qop=auth, a fresh nonce.
-    package func challenge(now: Date = Date(), stale: Bool = false) -> String {
+    package func challenge(now: MediaTime, stale: Bool = false) -> String {
         let challenge = DigestChallenge(realm: realm, nonce: nonce(issuedAt: now), stale: stale, algorithm: .md5, qopOptions: ["auth"])
         var value = "Digest realm=\(DigestAuthorization.quoted(challenge.realm)), nonce=\(DigestAuthorization.quoted(challenge.nonce)), algorithm=MD5, qop=\"auth\""
         if stale { value += ", stale=true" }
@@ -50,7 +51,7 @@ package struct SIPDigestVerifier: Sendable {
     }
 
     /// Checks an `Authorization` value sent with a `method` request.
-    package func verify(_ authorization: String, method: String, now: Date = Date()) -> Verdict {
+    package func verify(_ authorization: String, method: String, now: MediaTime) -> Verdict {
         guard var reader = try? SIPAuthParamReader(authorization), let scheme = try? reader.readScheme(),
             scheme.lowercased() == "digest", let list = try? reader.readParameters()
         else { return .rejected }
@@ -72,23 +73,23 @@ package struct SIPDigestVerifier: Sendable {
             answering: DigestChallenge(realm: realm, nonce: nonce, algorithm: .md5, qopOptions: qop == nil ? [] : ["auth"]),
             username: username, password: password, method: method, uri: uri, cnonce: cnonce, nonceCount: nonceCount)
         guard passwords[username] != nil, Self.constantTimeEqual(expected.response, response.lowercased()) else { return .rejected }
-        guard now.timeIntervalSince1970 - issued <= nonceLifetime else { return .stale }
+        guard now.nanoseconds / 1_000_000_000 - issued <= nonceLifetime.nanoseconds / 1_000_000_000 else { return .stale }
         return .authenticated(username: username)
     }
 
     /// `<seconds in hex>.<HMAC-SHA256 of them, 16 bytes in hex>`.
-    private func nonce(issuedAt date: Date) -> String {
-        let stamp = String(UInt64(max(0, date.timeIntervalSince1970)), radix: 16)
+    private func nonce(issuedAt time: MediaTime) -> String {
+        let stamp = String(UInt64(max(0, time.nanoseconds / 1_000_000_000)), radix: 16)
         return stamp + "." + mac(stamp)
     }
 
-    /// When a nonce of ours was issued (Unix seconds); nil for one we did not issue.
-    private func issueTime(of nonce: String) -> Double? {
+    /// When a nonce of ours was issued (whole seconds of the clock); nil for one we did not issue.
+    private func issueTime(of nonce: String) -> Int64? {
         let parts = nonce.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].count <= 16, let seconds = UInt64(parts[0], radix: 16),
+        guard parts.count == 2, parts[0].count <= 15, let seconds = Int64(parts[0], radix: 16),
             Self.constantTimeEqual(mac(String(parts[0])), String(parts[1]))
         else { return nil }
-        return Double(seconds)
+        return seconds
     }
 
     private func mac(_ text: String) -> String {

@@ -14,14 +14,14 @@ extension SIPUserAgent {
         guard let verifier = callerVerifier else { return nil }
         var stale = false
         if let authorization = request.headers.first("Authorization") {
-            switch verifier.verify(authorization, method: request.method.rawValue) {
+            switch verifier.verify(authorization, method: request.method.rawValue, now: now) {
             case .authenticated: return nil
             case .stale: stale = true
             case .rejected: break
             }
         }
         var challenge = SIPResponse(replyingTo: request, statusCode: 401)
-        challenge.headers.add("WWW-Authenticate", verifier.challenge(stale: stale))
+        challenge.headers.add("WWW-Authenticate", verifier.challenge(now: now, stale: stale))
         return challenge
     }
 
