@@ -15,6 +15,10 @@ let package = Package(
         // For apps that test their own code against the SDK: test signals, audio comparison,
         // user-space network impairment, and real peers (baresip, Kamailio) run on loopback.
         .library(name: "VoiceTestKit", targets: ["VoiceTestKit", "VoiceSignals"]),
+        // Test doubles for virtual-time tests, as swift-nio's NIOEmbedded: the embedded media
+        // engine (no threads, virtual time) and its in-memory network, waits that advance virtual
+        // time, ALSA fault injection, and replaying bytes through a listening WebSocket.
+        .library(name: "VoiceEmbedded", targets: ["VoiceEmbedded"]),
         .executable(name: "voicecall", targets: ["VoiceCall"]),
         .executable(name: "voice-bench", targets: ["VoiceBench"]),
         .executable(name: "voice-fuzz", targets: ["VoiceFuzz"]),
@@ -75,28 +79,35 @@ let package = Package(
         // What signaling and media agree on, as plain values: codecs and their settings, SRTP suites
         // and SDES keys (RFC 4568), a stream's encryption. Links no C library.
         .target(name: "VoiceMediaTypes", dependencies: ["VoiceSupport"]),
+        // An IP address as a value (IPv4 or IPv6, parsed and printed as RFC 5952 says). No dependencies.
+        .target(name: "VoiceAddress"),
+        // STUN (RFC 8489) as plain values: the message codec, MESSAGE-INTEGRITY (short- and
+        // long-term keys, SASLprep) and FINGERPRINT, mapped addresses. No socket, no thread.
+        .target(
+            name: "VoiceSTUN",
+            dependencies: ["VoiceAddress", "VoiceSupport", .product(name: "Crypto", package: "swift-crypto")]),
         // The host's networks as rtnetlink reports them (links, addresses, default routes), each
-        // interface's type (ethernet, Wi-Fi, VPN, cellular, loopback) and the address calls prefer.
+        // interface's type (ethernet, Wi-Fi, VPN, cellular, loopback) and the address calls prefer;
+        // and the blocking STUN Binding query a port's server-reflexive address is found with.
         .target(
             name: "VoiceNetwork",
             dependencies: [
-                "VoiceSupport", "CVoiceSys", .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "VoiceSupport", "VoiceAddress", "VoiceSTUN", "CVoiceSys", .product(name: "Logging", package: "swift-log"),
             ]),
         // ICE (RFC 8445) as plain values: candidates, pairs and check lists, connectivity checks
         // as STUN Binding transactions with MESSAGE-INTEGRITY and FINGERPRINT.
-        .target(name: "VoiceICE", dependencies: ["VoiceNetwork", "VoiceSupport"]),
+        .target(name: "VoiceICE", dependencies: ["VoiceSTUN", "VoiceAddress", "VoiceSupport"]),
         // RTP as plain values, with no C library: packets, RTCP and statistics, the source gate,
         // the jitter buffer and time-scale modification, and one stream's logic (``RTPStream``)
         // fed events and emitting actions, with its codec and packet protection behind protocols.
         .target(name: "VoiceRTP", dependencies: ["VoiceSupport", "VoiceMediaTypes"]),
         // DTLS-SRTP (RFC 5763, RFC 5764): a client's certificate and one association per stream,
         // fed datagrams and ticks, returning datagrams to send and the SRTP keys.
-        .target(name: "VoiceDTLS", dependencies: ["CVoiceDTLS", "VoiceSupport", "VoiceMediaTypes", "VoiceICE", "VoiceNetwork"]),
+        .target(name: "VoiceDTLS", dependencies: ["VoiceSTUN", "CVoiceDTLS", "VoiceSupport", "VoiceMediaTypes", "VoiceICE"]),
         .target(
             name: "VoiceMedia",
             dependencies: [
-                "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CSpanDSP", "CVoiceShims", "CVoiceAPM",
+                "VoiceAddress", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CSpanDSP", "CVoiceShims", "CVoiceAPM",
                 "VoiceICE", "VoiceDTLS", "VoiceNetwork",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -126,7 +137,7 @@ let package = Package(
         .target(
             name: "VoiceSIPAgent",
             dependencies: [
-                "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "CVoiceSys", "VoiceNetwork", "VoiceICE", "VoiceDTLS",
+                "VoiceAddress", "VoiceSTUN", "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "CVoiceSys", "VoiceNetwork", "VoiceICE", "VoiceDTLS",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -134,13 +145,22 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
+        ),
+        // The test doubles apps may use for their own tests (see the VoiceEmbedded product). No
+        // product an app ships with links it.
+        .target(
+            name: "VoiceEmbedded",
+            dependencies: [
+                "VoiceSupport", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         .target(
             name: "VoiceCore",
             dependencies: [
-                "VoiceNetwork", "VoiceICE", "VoiceDTLS",
+                "VoiceAddress", "VoiceSTUN", "VoiceNetwork", "VoiceICE", "VoiceDTLS",
                 "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -164,7 +184,7 @@ let package = Package(
         .executableTarget(
             name: "VoiceCall",
             dependencies: [
-                "VoiceCore", "VoiceSignals", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
+                "VoiceEmbedded", "VoiceCore", "VoiceSignals", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
                 "CVoiceSys", "VoiceService", "VoiceConference",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -186,7 +206,7 @@ let package = Package(
             name: "VoiceTestKit",
             dependencies: [
                 // VoiceCore for RecordingInsightsPublisher, a test double of its InsightsPublisher.
-                "VoiceCore",
+                "VoiceEmbedded", "VoiceCore",
                 "VoiceSignals", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "CVoiceSys",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -197,7 +217,7 @@ let package = Package(
         .executableTarget(
             name: "VoiceBench",
             dependencies: [
-                "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "VoiceCore", "VoiceTestKit", "VoiceSignals", "COpus", "CLibSRTP", "CVoiceShims", "CMallocCounter",
+                "VoiceEmbedded", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "VoiceCore", "VoiceTestKit", "VoiceSignals", "COpus", "CLibSRTP", "CVoiceShims", "CMallocCounter",
                 "VoiceSIPTestVectors", "VoiceService", "VoiceDTLS", "VoiceConference",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -211,7 +231,7 @@ let package = Package(
         .target(
             name: "VoiceFuzzing",
             dependencies: [
-                "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceSIP", "VoiceSIPAgent", "VoiceMedia", "VoiceCore", "VoiceNetwork", "VoiceICE",
+                "VoiceEmbedded", "VoiceAddress", "VoiceSTUN", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceSIP", "VoiceSIPAgent", "VoiceMedia", "VoiceCore", "VoiceNetwork", "VoiceICE",
                 "VoiceDTLS",
             ]),
         .executableTarget(name: "VoiceFuzz", dependencies: ["VoiceFuzzing"]),
@@ -223,20 +243,20 @@ let package = Package(
                 "VoiceConference", "VoiceSignals", "VoiceMedia", "VoiceSupport", "VoiceSIP", "VoiceCore", "CMallocCounter",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
-        .testTarget(name: "VoiceICETests", dependencies: ["VoiceICE", "VoiceNetwork", "VoiceSignals"]),
+        .testTarget(name: "VoiceICETests", dependencies: ["VoiceAddress", "VoiceSTUN", "VoiceICE", "VoiceNetwork", "VoiceSignals"]),
         .testTarget(name: "VoiceDTLSTests", dependencies: ["VoiceDTLS", "VoiceSupport", "VoiceMediaTypes"]),
-        .testTarget(name: "VoiceNetworkTests", dependencies: ["VoiceNetwork", "VoiceSupport", "VoiceTestKit", "VoiceSignals"]),
+        .testTarget(name: "VoiceNetworkTests", dependencies: ["VoiceEmbedded", "VoiceAddress", "VoiceSTUN", "VoiceNetwork", "VoiceSupport", "VoiceTestKit", "VoiceSignals"]),
         .testTarget(name: "VoiceFuzzingTests", dependencies: ["VoiceFuzzing"], resources: [.copy("Corpus")]),
         .testTarget(
             name: "VoiceMediaTests",
             dependencies: [
-                "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceTestKit", "VoiceSignals", "CMallocCounter", "CLibSRTP", "COpus",
+                "VoiceEmbedded", "VoiceSTUN", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceTestKit", "VoiceSignals", "CMallocCounter", "CLibSRTP", "COpus",
                 "CVoiceShims", "VoiceICE", "VoiceDTLS", "VoiceNetwork",
             ]),
         .testTarget(
             name: "VoiceCoreTests",
             dependencies: [
-                "VoiceCore", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
+                "VoiceEmbedded", "VoiceAddress", "VoiceCore", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
                 "VoiceNetwork", "VoiceTestKit", "VoiceSignals", "VoiceService", "VoiceConference",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -257,7 +277,7 @@ let package = Package(
         .testTarget(
             name: "VoiceSIPAgentTests",
             dependencies: [
-                "VoiceSIPAgent", "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceTestKit",
+                "VoiceEmbedded", "VoiceAddress", "VoiceSTUN", "VoiceSIPAgent", "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceTestKit",
                 "VoiceSignals", "VoiceSIPTestVectors",
                 // SIPCallMedia, for the calls that carry real audio to and from baresip.
                 "VoiceCore",

@@ -1,3 +1,4 @@
+import VoiceEmbedded
 import Dispatch
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import VoiceEmbedded
 import ArgumentParser
 import Dispatch
 import Foundation

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import VoiceSTUN
 import CVoiceDTLS
 import VoiceICE
-import VoiceNetwork
 import VoiceSupport
 
 /// Why a TCP or TLS connection to a TURN server could not be made.

@@ -1,3 +1,5 @@
+import VoiceAddress
+import VoiceSTUN
 import VoiceDTLS
 import VoiceICE
 import VoiceNetwork

@@ -1,3 +1,4 @@
+import VoiceEmbedded
 import VoiceMedia
 import VoiceSIP
 import VoiceSIPAgent

@@ -1,4 +1,4 @@
-import VoiceNetwork
+import VoiceSTUN
 import VoiceSupport
 
 /// A full ICE agent (RFC 8445) for one component (RTP with rtcp-mux), as a value: fed the

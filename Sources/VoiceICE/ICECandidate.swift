@@ -1,4 +1,5 @@
-import VoiceNetwork
+import VoiceAddress
+import VoiceSTUN
 
 /// An IP address and port: where a candidate sends and receives.
 package struct ICETransportAddress: Hashable, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import VoiceNetwork
+import VoiceSTUN
 
 /// An agent's ICE username fragment and password (RFC 8445 §5.3, `a=ice-ufrag`/`a=ice-pwd`).
 package struct ICECredentials: Hashable, Sendable {

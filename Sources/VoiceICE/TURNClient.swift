@@ -1,4 +1,4 @@
-import VoiceNetwork
+import VoiceSTUN
 import VoiceSupport
 
 /// Why a TURN allocation failed.

@@ -1,4 +1,4 @@
-import VoiceNetwork
+import VoiceSTUN
 import VoiceSupport
 
 /// TURN's methods and attributes (RFC 8656 §17, §18) on top of STUN's message format.

@@ -1,3 +1,4 @@
+import VoiceAddress
 /// An address assigned to an interface (`RTM_NEWADDR`).
 package struct InterfaceAddress: Hashable, Sendable {
     package var interfaceIndex: Int32

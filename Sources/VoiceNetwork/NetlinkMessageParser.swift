@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceSupport
 
 /// Decodes the messages of one netlink datagram (RFC 3549 §2.2: a 16-byte header, then the

@@ -1,3 +1,4 @@
+import VoiceAddress
 /// A route (`RTM_NEWROUTE`); the monitor keeps the default routes of the main table, which say
 /// which interfaces reach beyond their own subnets and at what metric.
 package struct NetworkRoute: Hashable, Sendable {

@@ -1,3 +1,4 @@
+import VoiceAddress
 /// What the kernel has told the monitor: links, addresses and default routes, kept up to date
 /// by applying rtnetlink events in order. A value; the monitor owns one.
 package struct NetworkState: Hashable, Sendable {

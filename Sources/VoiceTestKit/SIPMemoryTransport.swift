@@ -1,3 +1,4 @@
+import VoiceEmbedded
 import NIOCore
 import VoiceSIP
 import VoiceSIPAgent

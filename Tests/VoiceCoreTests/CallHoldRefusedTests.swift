@@ -1,3 +1,4 @@
+import VoiceEmbedded
 import VoiceSIP
 import VoiceTestKit
 import XCTest

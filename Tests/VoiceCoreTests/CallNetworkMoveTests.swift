@@ -1,3 +1,5 @@
+import VoiceEmbedded
+import VoiceAddress
 import Foundation
 import VoiceNetwork
 import VoiceSignals

@@ -1,3 +1,4 @@
+import VoiceEmbedded
 import Foundation
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import VoiceEmbedded
 import Foundation
 import NIOConcurrencyHelpers
 import VoiceMedia

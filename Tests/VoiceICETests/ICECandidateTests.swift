@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceNetwork
 import XCTest
 

@@ -1,3 +1,5 @@
+import VoiceAddress
+import VoiceSTUN
 import VoiceNetwork
 import VoiceSupport
 import XCTest

@@ -1,3 +1,4 @@
+import VoiceEmbedded
 import XCTest
 import VoiceSupport
 

@@ -1,3 +1,4 @@
+import VoiceEmbedded
 import Foundation
 import VoiceRTP
 import VoiceSupport

@@ -1,3 +1,4 @@
+import VoiceEmbedded
 import Synchronization
 import XCTest
 @testable import VoiceMedia

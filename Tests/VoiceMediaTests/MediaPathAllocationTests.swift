@@ -1,3 +1,4 @@
+import VoiceEmbedded
 import CMallocCounter
 import Foundation
 import VoiceSupport

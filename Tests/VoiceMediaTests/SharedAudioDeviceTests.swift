@@ -1,3 +1,4 @@
+import VoiceEmbedded
 import CMallocCounter
 import Synchronization
 import VoiceSupport

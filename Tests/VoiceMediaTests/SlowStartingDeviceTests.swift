@@ -1,3 +1,4 @@
+import VoiceEmbedded
 import Foundation
 import Synchronization
 import VoiceMediaTypes

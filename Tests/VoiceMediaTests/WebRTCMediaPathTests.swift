@@ -1,3 +1,4 @@
+import VoiceEmbedded
 import VoiceDTLS
 import VoiceICE
 import VoiceMediaTypes

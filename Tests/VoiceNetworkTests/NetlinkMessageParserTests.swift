@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceSignals
 import VoiceSupport
 import XCTest

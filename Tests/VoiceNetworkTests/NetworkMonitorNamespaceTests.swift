@@ -1,3 +1,5 @@
+import VoiceEmbedded
+import VoiceAddress
 import VoiceSupport
 import VoiceTestKit
 import XCTest

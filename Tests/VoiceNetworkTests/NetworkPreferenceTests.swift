@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceSupport
 import XCTest
 

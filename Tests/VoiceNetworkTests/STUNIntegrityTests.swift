@@ -1,3 +1,4 @@
+import VoiceSTUN
 import XCTest
 
 @testable import VoiceNetwork

@@ -1,6 +1,8 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import VoiceAddress
+import VoiceSTUN
 import Foundation
 import VoiceSignals
 import VoiceSupport

@@ -1,3 +1,4 @@
+import VoiceAddress
 import Foundation
 import NIOConcurrencyHelpers
 import VoiceDTLS

@@ -1,3 +1,5 @@
+import VoiceAddress
+import VoiceSTUN
 import XCTest
 
 @testable import VoiceICE

@@ -1,3 +1,4 @@
+import VoiceSTUN
 import VoiceICE
 import VoiceNetwork
 import VoiceSIPAgent

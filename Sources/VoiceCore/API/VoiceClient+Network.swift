@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceICE
 import Foundation
 import NIOCore

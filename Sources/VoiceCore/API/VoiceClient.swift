@@ -1,3 +1,5 @@
+import VoiceAddress
+import VoiceSTUN
 import CoreMetrics
 import Dispatch
 import Foundation

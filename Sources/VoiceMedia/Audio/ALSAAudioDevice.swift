@@ -55,7 +55,7 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
     private let enabled = AudioEnableFlag(true)
     private let mixer: Locked<ALSAMixerVolume>
     /// Set once by the testing initializer, before any start.
-    private var faults: ALSAFaultInjection?
+    private var faults: (any ALSAFaultSource)?
     private let captureThread = Locked<DeviceThread?>(nil)
     private let playbackThread = Locked<DeviceThread?>(nil)
     /// Each direction's `snd_pcm_delay` after its last period.
@@ -64,7 +64,7 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
 
     /// Creates a device whose PCMs return `faults`' errors in place of libasound's (tests of
     /// the failures a machine without a sound card cannot produce).
-    package convenience init(configuration: Configuration, faults: ALSAFaultInjection) throws(AudioDeviceError) {
+    package convenience init(configuration: Configuration, faults: any ALSAFaultSource) throws(AudioDeviceError) {
         try self.init(configuration: configuration)
         self.faults = faults
     }

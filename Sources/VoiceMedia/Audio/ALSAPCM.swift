@@ -32,13 +32,13 @@ final class ALSAPCM {
     /// Period size the device actually granted, in frames.
     private(set) var periodFrames: Int = 0
     /// Errors to return in place of libasound's (tests).
-    private let faults: ALSAFaultInjection?
+    private let faults: (any ALSAFaultSource)?
 
     /// Opens and configures `name`.
     ///
     /// - Throws: ``AudioDeviceError/Kind/openFailed`` if the PCM cannot be opened,
     ///   ``AudioDeviceError/Kind/unsupportedFormat`` if it refuses the format, rate or period.
-    init(name: String, capture: Bool, format: AudioFormat, bufferPeriods: Int, faults: ALSAFaultInjection? = nil) throws(AudioDeviceError) {
+    init(name: String, capture: Bool, format: AudioFormat, bufferPeriods: Int, faults: (any ALSAFaultSource)? = nil) throws(AudioDeviceError) {
         self.name = name
         self.faults = faults
         self.isCapture = capture

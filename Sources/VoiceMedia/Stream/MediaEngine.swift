@@ -18,19 +18,20 @@ import VoiceSupport
 ///   Waking per tick rather than per packet keeps the media path's cost close to the codec's. A
 ///   stream's real-time state is touched only by its worker, so the media path takes no locks;
 ///   signaling threads talk to streams through atomics and try-locks.
-/// - **Embedded** (``embedded(network:tickInterval:start:)``): no thread and no socket. Time is
-///   virtual and moves only when the owner calls ``advance(to:)``, which runs each tick that
-///   falls due in order, delivering the in-memory network's datagrams and ticking the software
-///   audio devices on ``audioClock`` in step, as NIO's `EmbeddedEventLoop` runs its tasks. A
-///   minute of call audio with loss, jitter and a network move then takes well under a second,
-///   the same way every time.
+/// - **Scheduled** (``init(scheduler:tickInterval:)``): no thread of its own; a
+///   ``MediaTaskScheduler`` runs the tasks. The `VoiceEmbedded` target's embedded engine is one:
+///   time is virtual and moves only when the owner calls ``advance(to:)``, which runs each tick
+///   that falls due in order, delivering an in-memory network's datagrams and ticking the
+///   software audio devices on ``audioClock`` in step, as NIO's `EmbeddedEventLoop` runs its
+///   tasks. A minute of call audio with loss, jitter and a network move then takes well under a
+///   second, the same way every time.
 package final class MediaEngine: Sendable {
     /// A process-wide threaded engine with one worker per core and a 5 ms tick.
     package static let shared = MediaEngine()
 
     private enum Backend: Sendable {
         case threads([MediaWorker])
-        case embedded(EmbeddedMediaScheduler)
+        case scheduled(any MediaTaskScheduler)
     }
     private let backend: Backend
     /// The tick period.
@@ -56,20 +57,18 @@ package final class MediaEngine: Sendable {
             })
     }
 
-    private init(scheduler: EmbeddedMediaScheduler, network: InMemoryMediaNetwork, tickInterval: MediaTime) {
+    /// An engine whose tasks `scheduler` runs (the embedded engine: virtual time, no threads).
+    package init(scheduler: any MediaTaskScheduler, tickInterval: MediaTime) {
         self.tickInterval = tickInterval
-        self.transports = network.transports
+        self.transports = scheduler.transports
         self.clock = scheduler.clock
-        self.backend = .embedded(scheduler)
+        self.backend = .scheduled(scheduler)
     }
 
-    /// An embedded engine: virtual time from `start`, moved by ``advance(to:)``; streams bind
-    /// their transports on `network`; software devices paced on ``audioClock`` tick in step.
-    package static func embedded(
-        network: InMemoryMediaNetwork, tickInterval: MediaTime = .milliseconds(5), start: MediaTime = .zero
-    ) -> MediaEngine {
-        let scheduler = EmbeddedMediaScheduler(network: network, tickInterval: tickInterval, start: start)
-        return MediaEngine(scheduler: scheduler, network: network, tickInterval: tickInterval)
+    /// The scheduler that runs the tasks; nil on a threaded engine.
+    package var scheduler: (any MediaTaskScheduler)? {
+        if case .scheduled(let scheduler) = backend { return scheduler }
+        return nil
     }
 
     deinit {
@@ -78,18 +77,9 @@ package final class MediaEngine: Sendable {
         }
     }
 
-    /// The in-memory network an embedded engine's streams bind on; nil on a threaded engine.
-    package var network: InMemoryMediaNetwork? {
-        if case .embedded(let scheduler) = backend { return scheduler.network }
-        return nil
-    }
-
-    /// The clock software devices on an embedded engine are paced by (`SoftwareAudioPacing.realTime(clock:)`),
+    /// The clock software devices on a scheduled engine are paced by (`SoftwareAudioPacing.realTime(clock:)`),
     /// ticked by ``advance(to:)``; nil on a threaded engine, whose devices use their own.
-    package var audioClock: SoftwareAudioClock? {
-        if case .embedded(let scheduler) = backend { return scheduler.audioClock }
-        return nil
-    }
+    package var audioClock: SoftwareAudioClock? { scheduler?.audioClock }
 
     /// How a stream on this engine hands its events to its handler: on a serial queue of its
     /// own (threaded: the media thread never runs the handler), or at once on the posting
@@ -97,17 +87,17 @@ package final class MediaEngine: Sendable {
     var eventDelivery: StreamEvents.Delivery {
         switch backend {
         case .threads: return .queue(DispatchQueue(label: "voice-stream-events", target: .global(qos: .userInitiated)))
-        case .embedded: return .inline
+        case .scheduled: return .inline
         }
     }
 
-    /// Embedded engines: runs every tick due up to `time` (and the network and devices in step).
+    /// Scheduled engines: runs every tick due up to `time` (and the network and devices in step).
     /// Does nothing on a threaded engine.
     package func advance(to time: MediaTime) {
-        if case .embedded(let scheduler) = backend { scheduler.advance(to: time) }
+        scheduler?.advance(to: time)
     }
 
-    /// Embedded engines: ``advance(to:)`` `duration` past the engine's time.
+    /// Scheduled engines: ``advance(to:)`` `duration` past the engine's time.
     package func advance(by duration: MediaTime) {
         advance(to: clock.now() + duration)
     }
@@ -125,10 +115,8 @@ package final class MediaEngine: Sendable {
                 s.datagramsRead += w.datagramsRead.load(ordering: .relaxed)
                 s.readBudgetExhausted += w.readBudgetExhausted.load(ordering: .relaxed)
             }
-        case .embedded(let scheduler):
-            s.ticks = scheduler.ticks
-            s.tasks = scheduler.taskCount
-            s.datagramsRead = scheduler.datagramsRead
+        case .scheduled(let scheduler):
+            s = scheduler.stats
         }
         return s
     }
@@ -176,16 +164,16 @@ package final class MediaEngine: Sendable {
             let worker = workers.min { $0.taskCount.load(ordering: .relaxed) < $1.taskCount.load(ordering: .relaxed) } ?? workers[0]
             let id = worker.enqueue(.attach(UncheckedTask(task: task)))
             return MediaTaskHandle(worker: worker, id: id)
-        case .embedded(let scheduler):
+        case .scheduled(let scheduler):
             return MediaTaskHandle(worker: nil, id: scheduler.attach(task))
         }
     }
 
-    /// Embedded engines: ticks the task at once, at the engine's time (a stream that stops sends
+    /// Scheduled engines: ticks the task at once, at the engine's time (a stream that stops sends
     /// its BYE now, since no thread will tick it while its owner waits). Threaded engines tick
     /// it on their own; this does nothing there.
     func runNow(_ handle: MediaTaskHandle) {
-        if case .embedded(let scheduler) = backend { scheduler.tickNow(handle.id) }
+        scheduler?.tickNow(handle.id)
     }
 
     /// Detaches a task; returns once its worker will never call it again.
@@ -193,7 +181,7 @@ package final class MediaEngine: Sendable {
         switch backend {
         case .threads:
             _ = handle.worker?.enqueue(.detach(handle.id))
-        case .embedded(let scheduler):
+        case .scheduled(let scheduler):
             scheduler.detach(handle.id)
         }
     }

@@ -15,5 +15,13 @@ package struct MediaEngineStats: Sendable, Hashable {
     /// Ticks whose read budget ran out with datagrams still queued: a flood the engine could
     /// not read in full (the kernel dropped the rest).
     package var readBudgetExhausted: Int = 0
+
+    package init(overruns: Int = 0, maxTickMicroseconds: Int = 0, ticks: Int = 0, tasks: Int = 0, datagramsRead: Int = 0) {
+        self.overruns = overruns
+        self.maxTickMicroseconds = maxTickMicroseconds
+        self.ticks = ticks
+        self.tasks = tasks
+        self.datagramsRead = datagramsRead
+    }
 }
 

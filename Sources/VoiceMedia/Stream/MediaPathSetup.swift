@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceDTLS
 import VoiceICE
 import VoiceNetwork

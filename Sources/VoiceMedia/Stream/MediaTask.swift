@@ -1,8 +1,9 @@
 import VoiceRTP
 import VoiceSupport
 
-/// Work the media engine runs: a stream's real-time side. Called only on its worker thread.
-protocol MediaTask: AnyObject {
+/// Work the media engine runs: a stream's real-time side. Called only on its worker thread
+/// (or, on an engine with a ``MediaTaskScheduler``, on the thread that drives the scheduler).
+package protocol MediaTask: AnyObject {
     /// The transports whose datagrams the task takes; those with a readiness descriptor wake
     /// the worker, the others are read every tick.
     var transports: [any MediaTransport] { get }
@@ -18,18 +19,29 @@ protocol MediaTask: AnyObject {
     func playoutTick(now: MediaTime, pass: PlayoutPass)
     /// The second pass of each tick: encode and send, RTCP, housekeeping.
     func tick(now: MediaTime)
+    /// Whether the task's datagrams should be read as soon as they arrive rather than at the
+    /// next tick: while a handshake runs (ICE checks, DTLS flights), each answer sent at once
+    /// saves the peer up to a tick per round trip. Media itself is read per tick. Read by the
+    /// worker after each tick and each prompt read.
+    var wantsPromptReceive: Bool { get }
+}
+
+extension MediaTask {
+    package var wantsPromptReceive: Bool { false }
 }
 
 /// Which streams a playout pass serves.
-enum PlayoutPass {
+package enum PlayoutPass {
     /// Only those whose device has less than half its usual lead left.
     case urgent
     /// All the others (and any that became urgent meanwhile).
     case remaining
 }
 
-struct UncheckedTask: @unchecked Sendable {  // handed once to the worker thread, then used only there
-    let task: MediaTask
+package struct UncheckedTask: @unchecked Sendable {  // handed once to the worker thread, then used only there
+    package let task: MediaTask
+
+    package init(task: MediaTask) { self.task = task }
 }
 
 /// Where an attached task lives.

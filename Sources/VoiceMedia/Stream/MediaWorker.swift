@@ -8,7 +8,9 @@ import VoiceRTP
 import VoiceSupport
 
 /// One thread of the real-time engine: sleeps until a periodic `timerfd` tick, reads what
-/// `epoll` reports on its tasks' transports, then runs their ticks.
+/// `epoll` reports on its tasks' transports, then runs their ticks. A task that asks for it
+/// (``MediaTask/wantsPromptReceive``: a handshake under way) also has its sockets in the
+/// wake-up set, so what it receives is handled, and answered, the moment it arrives.
 final class MediaWorker: Sendable {
     enum Command: Sendable {
         case attach(UncheckedTask)
@@ -107,10 +109,13 @@ private final class WorkerLoop: @unchecked Sendable {
     struct Entry {
         let id: Int
         let task: MediaTask
-        /// The descriptors epoll watches for the task.
+        /// The descriptors epoll watches for the task, and the index of each one's transport.
         let fds: [Int32]
+        let fdTransports: [Int]
         /// Indexes of the task's transports that have no descriptor: read every tick.
         let polled: [Int]
+        /// Whether its descriptors are in the wake-up set too (prompt reads).
+        var prompt = false
     }
     let epfd: Int32
     let socketEpfd: Int32
@@ -151,9 +156,11 @@ private final class WorkerLoop: @unchecked Sendable {
                 if key == UInt64.max {
                     _ = read(timerfd, &scratch, 8)
                     tickDue = true
-                } else {
+                } else if key == UInt64.max - 1 {
                     _ = read(eventfd, &scratch, 8)
                     applyCommands()
+                } else {
+                    receivePromptly(key: key, now: now)
                 }
                 i += 1
             }
@@ -215,6 +222,40 @@ private final class WorkerLoop: @unchecked Sendable {
         }
     }
 
+    /// A socket of a task in a handshake became readable between ticks: reads it now.
+    func receivePromptly(key: UInt64, now: MediaTime) {
+        let id = Int(key >> 8)
+        guard let task = entries[id]?.task else { return }
+        var wall = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        let wallClockOffset = (Int64(wall.tv_sec) * 1_000_000_000 + Int64(wall.tv_nsec)) - now.nanoseconds
+        var read = 0
+        while read < Self.datagramsPerTurn, task.receive(from: Int(key & 0xFF), now: now, wallClockOffset: wallClockOffset) {
+            read += 1
+        }
+        worker.datagramsRead.add(read, ordering: .relaxed)
+        updatePromptReads(id)
+    }
+
+    /// Puts the task's descriptors in the wake-up set, or takes them out, as it now asks.
+    func updatePromptReads(_ id: Int) {
+        guard var entry = entries[id] else { return }
+        let wanted = entry.task.wantsPromptReceive
+        guard wanted != entry.prompt, !entry.fds.isEmpty else { return }
+        for (index, fd) in entry.fds.enumerated() {
+            if wanted {
+                var ev = epoll_event()
+                ev.events = EPOLLIN.rawValue
+                ev.data.u64 = UInt64(id) << 8 | UInt64(entry.fdTransports[index])
+                epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev)
+            } else {
+                epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nil)
+            }
+        }
+        entry.prompt = wanted
+        entries[id] = entry
+    }
+
     func runTick(now: MediaTime, expirations: UInt64) {
         lastYield = clock.now()
         var i = 0
@@ -244,6 +285,7 @@ private final class WorkerLoop: @unchecked Sendable {
         if us > worker.maxTickMicroseconds.load(ordering: .relaxed) { worker.maxTickMicroseconds.store(us, ordering: .relaxed) }
         if spent >= interval { worker.overruns.add(1, ordering: .relaxed) }
         worker.ticks.add(1, ordering: .relaxed)
+        for id in entries.keys { updatePromptReads(id) }
         applyCommands()
     }
 
@@ -271,6 +313,7 @@ private final class WorkerLoop: @unchecked Sendable {
             switch command {
             case .attach(let boxed):
                 var fds: [Int32] = []
+                var fdTransports: [Int] = []
                 var polled: [Int] = []
                 for (i, transport) in boxed.task.transports.enumerated() {
                     guard let fd = transport.readinessDescriptor else {
@@ -282,8 +325,9 @@ private final class WorkerLoop: @unchecked Sendable {
                     ev.data.u64 = UInt64(id) << 8 | UInt64(i)
                     epoll_ctl(socketEpfd, EPOLL_CTL_ADD, fd, &ev)
                     fds.append(fd)
+                    fdTransports.append(i)
                 }
-                let entry = Entry(id: id, task: boxed.task, fds: fds, polled: polled)
+                let entry = Entry(id: id, task: boxed.task, fds: fds, fdTransports: fdTransports, polled: polled)
                 entries[id] = entry
                 if !polled.isEmpty { polledEntries.append(entry) }
                 tickOrder.append(boxed.task)
@@ -295,7 +339,10 @@ private final class WorkerLoop: @unchecked Sendable {
                 tickOrder.removeAll()
             case .detach(let id):
                 if let entry = entries.removeValue(forKey: id) {
-                    for fd in entry.fds { epoll_ctl(socketEpfd, EPOLL_CTL_DEL, fd, nil) }
+                    for fd in entry.fds {
+                        epoll_ctl(socketEpfd, EPOLL_CTL_DEL, fd, nil)
+                        if entry.prompt { epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nil) }
+                    }
                     tickOrder.removeAll { $0 === entry.task }
                     polledEntries.removeAll { $0.id == id }
                     worker.taskCount.add(-1, ordering: .relaxed)

@@ -119,6 +119,9 @@ final class StreamDriver: MediaTask {
 
     // MARK: - MediaTask
 
+    /// While ICE checks or the DTLS handshake run, datagrams are handled as they arrive.
+    var wantsPromptReceive: Bool { securePath?.isSettingUp ?? false }
+
     func playoutTick(now: MediaTime, pass: PlayoutPass) {
         if pass == .urgent, !isRunningDry { return }
         playOut(now: now)
@@ -200,6 +203,8 @@ final class StreamDriver: MediaTask {
             } else {
                 apply(securePath?.receiveSTUN(Array(bytes), from: packetSource, to: datagram.destination, now: arrival) ?? [])
             }
+            // What the answer makes due (a nomination, the first DTLS flight) goes now, not at the next tick.
+            if securePathStarted { apply(securePath?.tick(now: now) ?? []) }
         case .dtls where securePath != nil:
             apply(securePath?.receiveDTLS(Array(bytes), from: packetSource, now: arrival) ?? [])
         default:

@@ -59,6 +59,9 @@ final class StreamSecurePath {
     private(set) var keyedAt: MediaTime?
 
     var usesICE: Bool { ice != nil }
+    /// Whether a handshake is under way: ICE checking for a first path (or a new one after a
+    /// restart), or DTLS keying. Its datagrams are then worth handling the moment they arrive.
+    var isSettingUp: Bool { !failed && (!isKeyed || restarting) }
     /// The peer's ICE parameters, given to the agent when the path starts.
     private let initialRemote: MediaPathSetup.RemoteICE?
 

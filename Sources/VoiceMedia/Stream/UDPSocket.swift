@@ -12,6 +12,11 @@ package struct SocketError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The `errno` it set.
     package var errno: Int32
     package var description: String { "\(operation) failed: \(String(cString: strerror(errno))) (\(errno))" }
+
+    package init(operation: String, errno: Int32) {
+        self.operation = operation
+        self.errno = errno
+    }
 }
 
 /// A non-blocking UDP socket for media. Sends and receives work on caller buffers and never

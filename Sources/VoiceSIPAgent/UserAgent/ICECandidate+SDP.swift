@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceICE
 import VoiceNetwork
 import VoiceSIP

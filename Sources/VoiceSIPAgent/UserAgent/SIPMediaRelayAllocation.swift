@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import VoiceSTUN
 import CVoiceSys
 import VoiceDTLS
 import VoiceICE

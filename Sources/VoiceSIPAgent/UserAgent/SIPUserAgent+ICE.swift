@@ -1,3 +1,5 @@
+import VoiceAddress
+import VoiceSTUN
 import VoiceICE
 import VoiceNetwork
 import VoiceSIP

@@ -1,3 +1,4 @@
+import VoiceSTUN
 import NIOCore
 import VoiceNetwork
 import VoiceSIP

@@ -1,3 +1,4 @@
+import VoiceSTUN
 import VoiceICE
 import NIOCore
 import VoiceSupport

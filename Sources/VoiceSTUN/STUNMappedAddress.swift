@@ -1,3 +1,4 @@
+import VoiceAddress
 /// The transport address a STUN server saw a request come from: the server-reflexive address
 /// (RFC 5389 §15.1, §15.2). For a client behind a NAT, the NAT's public address and port.
 package struct STUNMappedAddress: Hashable, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import VoiceSupport
 
 /// Polls a condition until it holds or a deadline passes, for tests that watch real sockets,
 /// processes and threads (where no event can be awaited directly).

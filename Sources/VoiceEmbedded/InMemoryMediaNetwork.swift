@@ -1,3 +1,4 @@
+import VoiceMedia
 import VoiceRTP
 import VoiceSupport
 

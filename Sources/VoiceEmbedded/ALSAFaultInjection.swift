@@ -1,4 +1,5 @@
 import Synchronization
+import VoiceMedia
 
 /// Errors an ``ALSAAudioDevice`` returns in place of libasound's, for the failures a machine
 /// without a sound card cannot produce: a busy device (`EBUSY`), an unplugged one (`ENODEV`),
@@ -7,7 +8,7 @@ import Synchronization
 /// error's origin is simulated.
 ///
 /// Threading: thread-safe; the device threads read it with atomics only.
-package final class ALSAFaultInjection: Sendable {
+package final class ALSAFaultInjection: ALSAFaultSource {
     /// One direction's scripted transfer errors.
     private final class TransferFaults: Sendable {
         let remaining = Atomic<Int>(0)
@@ -64,7 +65,7 @@ package final class ALSAFaultInjection: Sendable {
     }
 
     /// The negative errno the next open must fail with, if any.
-    func nextOpenFault() -> Int32? {
+    package func nextOpenFault() -> Int32? {
         openAttempts.add(1, ordering: .relaxed)
         guard openFailures.load(ordering: .acquiring) > 0 else { return nil }
         let (left, _) = openFailures.subtract(1, ordering: .acquiringAndReleasing)
@@ -76,5 +77,5 @@ package final class ALSAFaultInjection: Sendable {
     }
 
     /// The negative errno this transfer must fail with, if any.
-    func nextTransferFault(capture: Bool) -> Int32? { (capture ? self.capture : playback).next() }
+    package func nextTransferFault(capture: Bool) -> Int32? { (capture ? self.capture : playback).next() }
 }

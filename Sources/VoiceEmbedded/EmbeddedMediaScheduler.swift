@@ -1,3 +1,4 @@
+import VoiceMedia
 import VoiceRTP
 import VoiceSupport
 
@@ -11,7 +12,7 @@ import VoiceSupport
 /// Threading: every call comes from one thread at a time (the test's, which is the embedded
 /// event loop's); a lock keeps the bookkeeping safe all the same. Tasks run outside it, so a
 /// task may attach or detach tasks from inside a tick.
-final class EmbeddedMediaScheduler: Sendable {
+package final class EmbeddedMediaScheduler: MediaTaskScheduler {
     private struct State {
         var tasks: [(id: Int, task: UncheckedTask)] = []
         var nextID = 1
@@ -22,12 +23,12 @@ final class EmbeddedMediaScheduler: Sendable {
         var datagramsRead = 0
     }
 
-    let network: InMemoryMediaNetwork
+    package let network: InMemoryMediaNetwork
     let tickInterval: MediaTime
     /// Paces software devices on this engine, as ``SoftwareAudioClock/shared`` paces them in
     /// real time: ticked every 5 ms of virtual time, devices started on four phases.
-    let audioClock: SoftwareAudioClock
-    let clock: ManualMediaClock
+    package let audioClock: SoftwareAudioClock
+    let manualClock: ManualMediaClock
     private let state: Locked<State>
 
     init(network: InMemoryMediaNetwork, tickInterval: MediaTime, start: MediaTime) {
@@ -35,16 +36,19 @@ final class EmbeddedMediaScheduler: Sendable {
         self.network = network
         self.tickInterval = tickInterval
         self.audioClock = SoftwareAudioClock(manualPeriod: .milliseconds(5), phases: 4, name: "voice-audio-virt")
-        self.clock = ManualMediaClock(start: start)
+        self.manualClock = ManualMediaClock(start: start)
         self.state = Locked(State(now: start, nextTick: start + tickInterval, nextAudioTick: start))
         network.advance(to: start)
     }
 
-    var ticks: Int { state.withLock { $0.ticks } }
-    var taskCount: Int { state.withLock { $0.tasks.count } }
-    var datagramsRead: Int { state.withLock { $0.datagramsRead } }
+    package var clock: any MediaClock { manualClock }
+    package var transports: MediaTransportFactory { network.transports }
 
-    func attach(_ task: MediaTask) -> Int {
+    package var stats: MediaEngineStats {
+        state.withLock { MediaEngineStats(ticks: $0.ticks, tasks: $0.tasks.count, datagramsRead: $0.datagramsRead) }
+    }
+
+    package func attach(_ task: MediaTask) -> Int {
         state.withLock { s in
             let id = s.nextID
             s.nextID += 1
@@ -53,7 +57,7 @@ final class EmbeddedMediaScheduler: Sendable {
         }
     }
 
-    func detach(_ id: Int) {
+    package func detach(_ id: Int) {
         state.withLock { s in s.tasks.removeAll { $0.id == id } }
     }
 
@@ -64,7 +68,7 @@ final class EmbeddedMediaScheduler: Sendable {
 
     /// Runs, in time order, every audio clock tick and engine tick due up to `time`, then
     /// stands at `time`. A time in the past does nothing.
-    func advance(to time: MediaTime) {
+    package func advance(to time: MediaTime) {
         while true {
             let next = state.withLock { s -> (MediaTime, isAudio: Bool)? in
                 let due = min(s.nextTick, s.nextAudioTick)
@@ -91,13 +95,13 @@ final class EmbeddedMediaScheduler: Sendable {
             return true
         }
         if moved {
-            clock.set(to: time)
+            manualClock.set(to: time)
             network.advance(to: time)
         }
     }
 
     /// Ticks one task at the current time, outside the schedule.
-    func tickNow(_ id: Int) {
+    package func tickNow(_ id: Int) {
         let (entry, now) = state.withLock { s in (s.tasks.first { $0.id == id }, s.now) }
         entry?.task.task.tick(now: now)
     }

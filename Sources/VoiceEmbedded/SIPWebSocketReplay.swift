@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import VoiceSIP
+import VoiceSIPAgent
 import VoiceSupport
 
 /// Feeds bytes to a listening WebSocket's real pipeline (HTTP handshake, frame decoder,
