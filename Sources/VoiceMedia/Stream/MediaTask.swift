@@ -24,10 +24,14 @@ package protocol MediaTask: AnyObject {
     /// saves the peer up to a tick per round trip. Media itself is read per tick. Read by the
     /// worker after each tick and each prompt read.
     var wantsPromptReceive: Bool { get }
+    /// The task is now the worker's: it may send at once what it would send at its first tick
+    /// (a handshake's first message), rather than wait up to a tick for it.
+    func attached(now: MediaTime)
 }
 
 extension MediaTask {
     package var wantsPromptReceive: Bool { false }
+    package func attached(now: MediaTime) {}
 }
 
 /// Which streams a playout pass serves.

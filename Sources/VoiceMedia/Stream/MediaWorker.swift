@@ -254,6 +254,25 @@ private final class WorkerLoop: @unchecked Sendable {
         }
         entry.prompt = wanted
         entries[id] = entry
+        if wanted { promptIDs.append(id) } else { promptIDs.removeAll { $0 == id } }
+    }
+
+    /// Tasks whose sockets are in the wake-up set: asked after every tick whether they still
+    /// want it. The others are asked every ``promptSweepTicks`` ticks (an ICE restart mid-call).
+    var promptIDs: [Int] = []
+    var ticksSinceSweep = 0
+    static let promptSweepTicks = 20
+
+    func refreshPromptReads() {
+        var i = promptIDs.count - 1
+        while i >= 0 {
+            if i < promptIDs.count { updatePromptReads(promptIDs[i]) }
+            i -= 1
+        }
+        ticksSinceSweep += 1
+        guard ticksSinceSweep >= Self.promptSweepTicks else { return }
+        ticksSinceSweep = 0
+        for id in entries.keys { updatePromptReads(id) }
     }
 
     func runTick(now: MediaTime, expirations: UInt64) {
@@ -285,7 +304,7 @@ private final class WorkerLoop: @unchecked Sendable {
         if us > worker.maxTickMicroseconds.load(ordering: .relaxed) { worker.maxTickMicroseconds.store(us, ordering: .relaxed) }
         if spent >= interval { worker.overruns.add(1, ordering: .relaxed) }
         worker.ticks.add(1, ordering: .relaxed)
-        for id in entries.keys { updatePromptReads(id) }
+        refreshPromptReads()
         applyCommands()
     }
 
@@ -332,9 +351,12 @@ private final class WorkerLoop: @unchecked Sendable {
                 if !polled.isEmpty { polledEntries.append(entry) }
                 tickOrder.append(boxed.task)
                 worker.taskCount.add(1, ordering: .relaxed)
+                boxed.task.attached(now: clock.now())
+                updatePromptReads(id)
             case .shutdown:
                 stopped = true
                 entries.removeAll()
+                promptIDs.removeAll()
                 polledEntries.removeAll()
                 tickOrder.removeAll()
             case .detach(let id):
@@ -344,6 +366,7 @@ private final class WorkerLoop: @unchecked Sendable {
                         if entry.prompt { epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nil) }
                     }
                     tickOrder.removeAll { $0 === entry.task }
+                    if entry.prompt { promptIDs.removeAll { $0 == id } }
                     polledEntries.removeAll { $0.id == id }
                     worker.taskCount.add(-1, ordering: .relaxed)
                 }

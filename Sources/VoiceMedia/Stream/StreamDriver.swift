@@ -122,6 +122,18 @@ final class StreamDriver: MediaTask {
     /// While ICE checks or the DTLS handshake run, datagrams are handled as they arrive.
     var wantsPromptReceive: Bool { securePath?.isSettingUp ?? false }
 
+    /// The first checks (or the first DTLS flight) leave as soon as the worker has the stream.
+    func attached(now: MediaTime) {
+        takeControlChanges()
+        startSecurePath(now: now)
+    }
+
+    private func startSecurePath(now: MediaTime) {
+        guard let securePath, !securePathStarted else { return }
+        securePathStarted = true
+        apply(securePath.start(now: now))
+    }
+
     func playoutTick(now: MediaTime, pass: PlayoutPass) {
         if pass == .urgent, !isRunningDry { return }
         playOut(now: now)
@@ -142,10 +154,7 @@ final class StreamDriver: MediaTask {
         }
         takeControlChanges()
         if let securePath {
-            if !securePathStarted {
-                securePathStarted = true
-                apply(securePath.start(now: now))
-            }
+            startSecurePath(now: now)
             let reallocate = control.relayReallocationVersion.load(ordering: .acquiring)
             if reallocate != relayReallocationVersion {
                 relayReallocationVersion = reallocate

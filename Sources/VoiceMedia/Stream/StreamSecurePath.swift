@@ -62,8 +62,9 @@ final class StreamSecurePath {
     /// Whether a handshake is under way: ICE checking for a first path (or a new one after a
     /// restart), or DTLS keying. Its datagrams are then worth handling the moment they arrive.
     var isSettingUp: Bool { !failed && (!isKeyed || restarting) }
-    /// The peer's ICE parameters, given to the agent when the path starts.
-    private let initialRemote: MediaPathSetup.RemoteICE?
+    /// What the agent said when it was given the peer's parameters, carried out at ``start(now:)``.
+    private var startActions: [ICEAgentAction] = []
+    private var remoteCandidateCount = 0
 
     // The TURN relay, when one was allocated for the port.
     private var turn: TURNClient?
@@ -179,14 +180,17 @@ final class StreamSecurePath {
             answersDirectChecks = setup.localCandidates.contains { $0.kind != .relayed }
         }
         if let remote = setup.remoteICE {
-            // The peer's parameters go to the agent at ``start(now:)``, where what that says
-            // (a check list that cannot form, so the agent fails at once) is carried out.
-            ice = ICEAgent(
+            // The peer's parameters go to the agent now, so that checks read before the first
+            // tick (the peer's may come first) are answered and remembered in full, nomination
+            // included; what the agent says (a check list that cannot form: it failed at once)
+            // is carried out when the path starts.
+            var agent = ICEAgent(
                 configuration: setup.ice, credentials: setup.localCredentials, candidates: setup.localCandidates,
                 isControlling: setup.isControlling, random: SecureRandomNumberGenerator())
-            initialRemote = remote
+            startActions = agent.setRemote(credentials: remote.credentials, candidates: remote.candidates, isLite: remote.isLite, now: .zero)
+            remoteCandidateCount = remote.candidates.count
+            ice = agent
         } else {
-            initialRemote = nil
             destination = signaledRemote
         }
     }
@@ -208,13 +212,10 @@ final class StreamSecurePath {
     /// Starts the checks (ICE) or, without ICE, the handshake toward the signaled address.
     func start(now: MediaTime) -> [Effect] {
         if startedAt == nil { startedAt = now }
-        guard var agent = ice.take() else { return startDTLS(now: now) }
-        var actions: [ICEAgentAction] = []
-        if let remote = initialRemote {
-            actions = agent.setRemote(credentials: remote.credentials, candidates: remote.candidates, isLite: remote.isLite, now: now)
-        }
-        ice = agent
-        let effects = performRemoteSet(actions, agent: agent, remoteCandidates: initialRemote?.candidates.count ?? 0, now: now)
+        guard let agent = ice else { return startDTLS(now: now) }
+        let actions = startActions
+        startActions = []
+        let effects = performRemoteSet(actions, agent: agent, remoteCandidates: remoteCandidateCount, now: now)
         return failed ? effects : effects + permitRemoteCandidates(now: now)
     }
 
