@@ -14,17 +14,6 @@ import XCTest
 /// little below target): spoken audio from such a peer, through a few milliseconds of seeded
 /// jitter on the virtual clock, must score as the same audio marked only where talkspurts start.
 final class MarkerBitPlayoutTests: XCTestCase {
-    private func requirePESQ() throws -> PESQScorer {
-        switch SIPPeerRequirement.check("pesq", isInstalled: { _ in PESQScorer.isInstalled }) {
-        case .available: break
-        case .skip(let message): throw XCTSkip(message)
-        case .fail(let message):
-            XCTFail(message)
-            throw XCTSkip(message)
-        }
-        return try PESQScorer()
-    }
-
     /// What B played of A's looped speech, with A's packets marked as `markEvery` says.
     private func received(_ speech: [Int16], markEvery: Bool) throws -> (samples: [Int16], stats: AudioStreamStats) {
         let call = try LoopbackCall.virtual(
@@ -56,7 +45,7 @@ final class MarkerBitPlayoutTests: XCTestCase {
     }
 
     func testAPeerThatMarksEveryPacketScoresAsOneThatMarksTalkspurtStarts() throws {
-        let scorer = try requirePESQ()
+        let scorer = try requirePESQScorer()
         defer { scorer.cleanUp() }
         let speech = try scorer.shortSpeech()
         let (normal, normalStats) = try received(speech, markEvery: false)

@@ -1,4 +1,5 @@
 import Foundation
+import VoiceEmbedded
 import VoiceMediaTypes
 import VoiceRTP
 import VoiceSupport
@@ -59,14 +60,14 @@ final class StreamEventDeliveryTests: XCTestCase {
             try send(bye, from: peer, to: stream.localAddress)
             expected.append(.remoteBye)
             // The media thread queued all of them, the handler still held up.
-            XCTAssertTrue(waitUntil { stream.control.events.pendingCount >= events + 1 }, "queued: \(stream.control.events.pendingCount)")
+            XCTAssertTrue(PollingWait.until(timeout: 5) { stream.control.events.pendingCount >= events + 1 }, "queued: \(stream.control.events.pendingCount)")
             // Then the device's thread reports an interruption (here: this one, as a device's would).
             device.report(.interrupted(capture: true, interruption), capture: true)
             expected.append(.audioDevice(.interrupted(capture: true, interruption)))
             XCTAssertEqual(stream.control.events.pendingCount, events + 2)
             XCTAssertTrue(received.withLock { $0.isEmpty }, "nothing reached the handler while its lock was held")
         }
-        XCTAssertTrue(waitUntil { received.withLock { $0.count } >= expected.count }, "delivered: \(received.withLock { $0.count })")
+        XCTAssertTrue(PollingWait.until(timeout: 5) { received.withLock { $0.count } >= expected.count }, "delivered: \(received.withLock { $0.count })")
         XCTAssertEqual(received.withLock { $0 }, expected, "every event, in order")
         XCTAssertEqual(stream.stats.eventsLost, 0)
     }
@@ -81,7 +82,7 @@ final class StreamEventDeliveryTests: XCTestCase {
             for code in 0..<6 { held.post(.telephoneEvent(code: UInt8(code), duration: 1)) }
             XCTAssertEqual(held.lostCount, 2)
         }
-        XCTAssertTrue(waitUntil { seen.withLock { $0.count } == 5 })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { seen.withLock { $0.count } == 5 })
         XCTAssertEqual(
             seen.withLock { $0 }, (0..<4).map { AudioStreamEvent.telephoneEvent(code: UInt8($0), duration: 1) } + [.eventsLost(2)])
         // The inline delivery (embedded engines) hands each event over as it is posted.
@@ -95,15 +96,5 @@ final class StreamEventDeliveryTests: XCTestCase {
     private func send(_ bytes: [UInt8], from socket: UDPSocket, to destination: SocketAddress) throws {
         let sent = bytes.withUnsafeBytes { socket.send($0, to: destination) }
         XCTAssertTrue(sent)
-    }
-
-    /// Waits (5 s at most) for `condition` on real threads.
-    private func waitUntil(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(5)
-        while !condition() {
-            if Date() > deadline { return false }
-            usleep(1_000)
-        }
-        return true
     }
 }

@@ -14,14 +14,7 @@ final class VoiceProcessorTests: XCTestCase {
     /// The scenarios on three spoken voices, prepared once.
     private func scenarios() throws -> (VoiceProcessingScenarios, PESQScorer) {
         if Self.voices == nil {
-            switch SIPPeerRequirement.check("pesq", isInstalled: { _ in PESQScorer.isInstalled }) {
-            case .available: break
-            case .skip(let message): throw XCTSkip(message)
-            case .fail(let message):
-                XCTFail(message)
-                throw XCTSkip(message)
-            }
-            let scorer = try PESQScorer()
+            let scorer = try requirePESQScorer()
             Self.scorer = scorer
             Self.voices = try scorer.speakers()
         }

@@ -180,21 +180,13 @@ private final class WorkerLoop: @unchecked Sendable {
     /// costs CPU but neither starves the other sockets nor keeps real packets queued behind it;
     /// beyond what the budget reads, the kernel drops (the queue stays short, the audio fresh).
     func receivePending(now: MediaTime, events: UnsafeMutablePointer<epoll_event>, capacity: Int) {
-        var wall = timespec()
-        clock_gettime(CLOCK_REALTIME, &wall)
-        let wallClockOffset = (Int64(wall.tv_sec) * 1_000_000_000 + Int64(wall.tv_nsec)) - now.nanoseconds
+        let wallClockOffset = Self.wallClockOffset(at: now)
         let deadline = now + MediaTime(nanoseconds: interval.nanoseconds / 2)
         if !polledEntries.isEmpty {
             var i = 0
             while i < polledEntries.count {
                 let entry = polledEntries[i]
-                for index in entry.polled {
-                    var read = 0
-                    while read < Self.datagramsPerTurn, entry.task.receive(from: index, now: now, wallClockOffset: wallClockOffset) {
-                        read += 1
-                    }
-                    worker.datagramsRead.add(read, ordering: .relaxed)
-                }
+                for index in entry.polled { readTurn(entry.task, transport: index, now: now, wallClockOffset: wallClockOffset) }
                 i += 1
             }
         }
@@ -205,13 +197,7 @@ private final class WorkerLoop: @unchecked Sendable {
             while i < n {
                 let key = events[i].data.u64
                 if let task = entries[Int(key >> 8)]?.task {
-                    var read = 0
-                    while read < Self.datagramsPerTurn,
-                        task.receive(from: Int(key & 0xFF), now: now, wallClockOffset: wallClockOffset)
-                    {
-                        read += 1
-                    }
-                    worker.datagramsRead.add(read, ordering: .relaxed)
+                    readTurn(task, transport: Int(key & 0xFF), now: now, wallClockOffset: wallClockOffset)
                 }
                 i += 1
             }
@@ -222,18 +208,25 @@ private final class WorkerLoop: @unchecked Sendable {
         }
     }
 
+    /// Reads up to ``datagramsPerTurn`` datagrams from one of `task`'s transports, and counts them.
+    private func readTurn(_ task: MediaTask, transport index: Int, now: MediaTime, wallClockOffset: Int64) {
+        var read = 0
+        while read < Self.datagramsPerTurn, task.receive(from: index, now: now, wallClockOffset: wallClockOffset) { read += 1 }
+        worker.datagramsRead.add(read, ordering: .relaxed)
+    }
+
+    /// The wall clock minus the media clock's `now`, which converts kernel receive stamps.
+    private static func wallClockOffset(at now: MediaTime) -> Int64 {
+        var wall = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        return (Int64(wall.tv_sec) * 1_000_000_000 + Int64(wall.tv_nsec)) - now.nanoseconds
+    }
+
     /// A socket of a task in a handshake became readable between ticks: reads it now.
     func receivePromptly(key: UInt64, now: MediaTime) {
         let id = Int(key >> 8)
         guard let task = entries[id]?.task else { return }
-        var wall = timespec()
-        clock_gettime(CLOCK_REALTIME, &wall)
-        let wallClockOffset = (Int64(wall.tv_sec) * 1_000_000_000 + Int64(wall.tv_nsec)) - now.nanoseconds
-        var read = 0
-        while read < Self.datagramsPerTurn, task.receive(from: Int(key & 0xFF), now: now, wallClockOffset: wallClockOffset) {
-            read += 1
-        }
-        worker.datagramsRead.add(read, ordering: .relaxed)
+        readTurn(task, transport: Int(key & 0xFF), now: now, wallClockOffset: Self.wallClockOffset(at: now))
         updatePromptReads(id)
     }
 
