@@ -100,15 +100,24 @@ let package = Package(
         // RTP as plain values, with no C library: packets, RTCP and statistics, the source gate,
         // the jitter buffer and time-scale modification, and one stream's logic (``RTPStream``)
         // fed events and emitting actions, with its codec and packet protection behind protocols.
-        .target(name: "VoiceRTP", dependencies: ["VoiceSupport", "VoiceMediaTypes"]),
+        .target(name: "VoiceRTP", dependencies: ["VoiceSupport", "VoiceMediaTypes", "VoiceICE"]),
         // DTLS-SRTP (RFC 5763, RFC 5764): a client's certificate and one association per stream,
         // fed datagrams and ticks, returning datagrams to send and the SRTP keys.
-        .target(name: "VoiceDTLS", dependencies: ["VoiceSTUN", "CVoiceDTLS", "VoiceSupport", "VoiceMediaTypes", "VoiceICE"]),
+        .target(name: "VoiceDTLS", dependencies: ["VoiceSTUN", "CVoiceDTLS", "VoiceSupport", "VoiceMediaTypes", "VoiceICE", "VoiceDTLSTypes"]),
+        // What DTLS-SRTP says, with no C library: its actions and errors, keys, roles,
+        // fingerprints and settings. The association itself (OpenSSL) is VoiceDTLS's.
+        .target(name: "VoiceDTLSTypes", dependencies: ["VoiceSupport", "VoiceMediaTypes"]),
+        // WebRTC's media path as a value (``MediaPath``): ICE, the TURN relay and where DTLS-SRTP
+        // fits, driven by datagrams, ticks and what the DTLS association said, returning
+        // effects. No socket, no thread, no C library.
+        .target(
+            name: "VoiceMediaPath",
+            dependencies: ["VoiceAddress", "VoiceICE", "VoiceDTLSTypes", "VoiceMediaTypes", "VoiceRTP", "VoiceSupport"]),
         .target(
             name: "VoiceMedia",
             dependencies: [
                 "VoiceAddress", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CSpanDSP", "CVoiceShims", "CVoiceAPM",
-                "VoiceICE", "VoiceDTLS", "VoiceNetwork",
+                "VoiceICE", "VoiceDTLS", "VoiceMediaPath", "VoiceNetwork",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -160,7 +169,7 @@ let package = Package(
         .target(
             name: "VoiceCore",
             dependencies: [
-                "VoiceAddress", "VoiceSTUN", "VoiceNetwork", "VoiceICE", "VoiceDTLS",
+                "VoiceAddress", "VoiceSTUN", "VoiceNetwork", "VoiceICE", "VoiceDTLS", "VoiceMediaPath",
                 "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -244,13 +253,16 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
         .testTarget(name: "VoiceICETests", dependencies: ["VoiceAddress", "VoiceSTUN", "VoiceICE", "VoiceNetwork", "VoiceSignals"]),
+        .testTarget(
+            name: "VoiceMediaPathTests",
+            dependencies: ["VoiceAddress", "VoiceICE", "VoiceDTLS", "VoiceMediaPath", "VoiceMediaTypes", "VoiceRTP", "VoiceSupport", "VoiceSignals"]),
         .testTarget(name: "VoiceDTLSTests", dependencies: ["VoiceDTLS", "VoiceSupport", "VoiceMediaTypes"]),
         .testTarget(name: "VoiceNetworkTests", dependencies: ["VoiceEmbedded", "VoiceAddress", "VoiceSTUN", "VoiceNetwork", "VoiceSupport", "VoiceTestKit", "VoiceSignals"]),
         .testTarget(name: "VoiceFuzzingTests", dependencies: ["VoiceFuzzing"], resources: [.copy("Corpus")]),
         .testTarget(
             name: "VoiceMediaTests",
             dependencies: [
-                "VoiceEmbedded", "VoiceSTUN", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceTestKit", "VoiceSignals", "CMallocCounter", "CLibSRTP", "COpus",
+                "VoiceEmbedded", "VoiceSTUN", "VoiceSupport", "VoiceMediaTypes", "VoiceMediaPath", "VoiceRTP", "VoiceMedia", "VoiceTestKit", "VoiceSignals", "CMallocCounter", "CLibSRTP", "COpus",
                 "CVoiceShims", "VoiceICE", "VoiceDTLS", "VoiceNetwork",
             ]),
         .testTarget(

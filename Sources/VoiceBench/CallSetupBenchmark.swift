@@ -123,7 +123,7 @@ struct CallSetupBenchmark {
             }
             _ = read.wait(timeout: .now() + 1)
             // The timings are in once the keys are (a handshake done within one media tick reads 0).
-            guard let s = stats.withLock({ $0 }), s.dtlsState == "connected" else { return false }
+            guard let s = stats.withLock({ $0 }), s.dtlsState == .connected else { return false }
             timings = (s.iceConnectMilliseconds, s.dtlsHandshakeMilliseconds)
             return true
         }

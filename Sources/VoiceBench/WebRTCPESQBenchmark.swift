@@ -58,7 +58,7 @@ struct WebRTCPESQ: ParsableCommand {
         try media.apply(negotiated)
         guard let theirs = peer.waitForStats(timeout: seconds + 60) else { throw BenchError("\(stack.rawValue) did not finish:\n\(peer.logTail())") }
         let stats = media.stream?.stats
-        print("webrtc-pesq: \(stack.rawValue): pair \(stats?.selectedCandidatePair ?? "-"), SRTP \(stats?.dtlsSRTPSuite ?? "-"); its view: \(theirs)")
+        print("webrtc-pesq: \(stack.rawValue): pair \(stats?.selectedCandidatePair?.description ?? "-"), SRTP \(stats?.dtlsSRTPSuite?.sdesName ?? "-"); its view: \(theirs)")
 
         let heardByThem = try BaresipWAVFile.read(peer.recording).channel(0)
         let heardByUs = Array(device.recordedSamples.suffix(heardByThem.count))

@@ -44,9 +44,9 @@ final class PrintingCallDelegate: CallDelegate, Sendable {
         // (A second in: the stream publishes its figures every 200 ms.)
         queue.asyncAfter(deadline: .now() + 1) { [self] in
             call.streamStats { [self] stats in
-                guard let stats, !stats.selectedCandidatePair.isEmpty else { return }
+                guard let stats, let pair = stats.selectedCandidatePair else { return }
                 say(
-                    "media path: \(stats.selectedCandidatePair), ICE connected in "
+                    "media path: \(pair), ICE connected in "
                         + String(format: "%.1f ms, DTLS in %.1f ms", stats.iceConnectMilliseconds, stats.dtlsHandshakeMilliseconds))
             }
         }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import VoiceAddress
 import VoiceSTUN
 import CVoiceDTLS
 import VoiceICE
@@ -87,7 +88,7 @@ package final class TURNStreamConnection: @unchecked Sendable {
     /// handshake, checking the server's certificate for that name (against the system's trust
     /// store and `caFile`). Blocking: run it where waiting is allowed.
     package static func connect(
-        to server: ICETransportAddress, tlsServerName: String?, caFile: String? = nil, timeout: MediaTime,
+        to server: TransportAddress, tlsServerName: String?, caFile: String? = nil, timeout: MediaTime,
         clock: any MediaClock = MonotonicMediaClock()
     ) throws(TURNStreamError) -> TURNStreamConnection {
         let start = clock.now()

@@ -68,8 +68,8 @@ private enum FuzzICE {
             return state
         }
     }
-    static let base = ICETransportAddress(ip: IPAddress("10.0.0.1")!, port: 5000)
-    static let peer = ICETransportAddress(ip: IPAddress("10.0.0.2")!, port: 6000)
+    static let base = TransportAddress(ip: IPAddress("10.0.0.1")!, port: 5000)
+    static let peer = TransportAddress(ip: IPAddress("10.0.0.2")!, port: 6000)
     static let agent: ICEAgent = {
         let local = ICECredentials(usernameFragment: "evtj", password: "VOkJxbRl1RmTxUk/WvJxBt")
         var agent = ICEAgent(

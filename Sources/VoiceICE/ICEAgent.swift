@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceSTUN
 import VoiceSupport
 
@@ -27,8 +28,8 @@ package struct ICEAgent: Sendable {
 
     /// One pair: the local base it is checked from and the remote address.
     private struct PairKey: Hashable, Sendable {
-        var base: ICETransportAddress
-        var remote: ICETransportAddress
+        var base: TransportAddress
+        var remote: TransportAddress
     }
 
     /// A check in flight.
@@ -60,7 +61,7 @@ package struct ICEAgent: Sendable {
     private var lastConsent: MediaTime = .zero
     private var nextConsentAt: MediaTime?
     /// Checks that arrived before the peer's credentials did (RFC 8445 §7.3: processed then).
-    private var earlyCheckSources: [(source: ICETransportAddress, base: ICETransportAddress, priority: UInt32)] = []
+    private var earlyCheckSources: [(source: TransportAddress, base: TransportAddress, priority: UInt32)] = []
 
     /// An agent with its local candidates (gathered already: SIP carries them all in the offer).
     package init(
@@ -113,7 +114,7 @@ package struct ICEAgent: Sendable {
 
     /// A datagram arrived on `base` from `source`; it may be anything (RTP, DTLS): what is not
     /// a STUN Binding message gives no action.
-    package mutating func receive(_ bytes: [UInt8], from source: ICETransportAddress, on base: ICETransportAddress, now: MediaTime) -> [ICEAgentAction] {
+    package mutating func receive(_ bytes: [UInt8], from source: TransportAddress, on base: TransportAddress, now: MediaTime) -> [ICEAgentAction] {
         guard state != .failed, STUNMessage.looksLikeSTUN(bytes), let message = try? STUNMessage(parsing: bytes) else { return [] }
         switch message.type {
         case .bindingRequest:
@@ -217,7 +218,7 @@ package struct ICEAgent: Sendable {
 
     // MARK: - Checks we receive
 
-    private mutating func receiveCheck(_ bytes: [UInt8], from source: ICETransportAddress, on base: ICETransportAddress, now: MediaTime) -> [ICEAgentAction] {
+    private mutating func receiveCheck(_ bytes: [UInt8], from source: TransportAddress, on base: TransportAddress, now: MediaTime) -> [ICEAgentAction] {
         let check: ICEReceivedCheck
         switch ICEConnectivityCheck.readRequest(bytes, local: localCredentials, remoteFragment: remoteCredentials?.usernameFragment) {
         case .success(let received): check = received
@@ -255,7 +256,7 @@ package struct ICEAgent: Sendable {
 
     /// A check from an address no remote candidate has: a peer-reflexive remote candidate
     /// (RFC 8445 §7.3.1.3), paired with the base it arrived on.
-    private mutating func learnPeerReflexive(_ source: ICETransportAddress, base: ICETransportAddress, priority: UInt32) {
+    private mutating func learnPeerReflexive(_ source: TransportAddress, base: TransportAddress, priority: UInt32) {
         guard checkList.index(localBase: base, remote: source) == nil,
             let local = localCandidates.first(where: { $0.base == base && $0.kind == .host }) ?? localCandidates.first(where: { $0.base == base })
         else { return }
@@ -268,7 +269,7 @@ package struct ICEAgent: Sendable {
     // MARK: - Answers to our checks
 
     private mutating func receiveResponse(
-        _ bytes: [UInt8], transactionID: [UInt8], from source: ICETransportAddress, on base: ICETransportAddress, now: MediaTime
+        _ bytes: [UInt8], transactionID: [UInt8], from source: TransportAddress, on base: TransportAddress, now: MediaTime
     ) -> [ICEAgentAction] {
         guard let position = transactions.firstIndex(where: { $0.id == transactionID }), let remote = remoteCredentials else { return [] }
         let transaction = transactions[position]

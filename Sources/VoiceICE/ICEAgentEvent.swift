@@ -1,9 +1,10 @@
+import VoiceAddress
 import VoiceSupport
 
 /// What an ICE agent asks its driver to do.
 package enum ICEAgentAction: Hashable, Sendable {
     /// Send `bytes` from the local base `from` to `to`.
-    case send([UInt8], from: ICETransportAddress, to: ICETransportAddress)
+    case send([UInt8], from: TransportAddress, to: TransportAddress)
     /// Media goes over this pair from now on (the first time, and when it changes).
     case selected(ICECandidatePair)
     /// Every pair failed: no connectivity (the call fails).
@@ -14,7 +15,7 @@ package enum ICEAgentAction: Hashable, Sendable {
     case consentRestored
     /// The peer's check or answer was refused (bad integrity, bad fingerprint, a wrong
     /// username): for the security counters. Never answered.
-    case refused(ICECheckError, from: ICETransportAddress)
+    case refused(ICECheckError, from: TransportAddress)
 }
 
 /// The agent's overall state.

@@ -1,19 +1,6 @@
 import VoiceAddress
 import VoiceSTUN
 
-/// An IP address and port: where a candidate sends and receives.
-package struct ICETransportAddress: Hashable, Sendable, CustomStringConvertible {
-    package var ip: IPAddress
-    package var port: UInt16
-
-    package init(ip: IPAddress, port: UInt16) {
-        self.ip = ip
-        self.port = port
-    }
-
-    package var description: String { ip.isIPv6 ? "[\(ip)]:\(port)" : "\(ip):\(port)" }
-}
-
 /// One ICE candidate (RFC 8445 §5.1): a transport address at which an agent can receive media,
 /// its type, priority and foundation, and its base (the address it sends from).
 package struct ICECandidate: Hashable, Sendable {
@@ -38,18 +25,18 @@ package struct ICECandidate: Hashable, Sendable {
     package var kind: Kind
     /// 1 for RTP (with rtcp-mux, the only one), 2 for RTCP.
     package var component: Int
-    package var address: ICETransportAddress
+    package var address: TransportAddress
     /// The address the agent sends from to use this candidate: the host candidate a
     /// server-reflexive one was learned through, the address itself for host and relayed ones.
-    package var base: ICETransportAddress
+    package var base: TransportAddress
     package var priority: UInt32
     package var foundation: String
     /// For a reflexive or relayed candidate, the address it was derived from (SDP's raddr/rport).
-    package var relatedAddress: ICETransportAddress?
+    package var relatedAddress: TransportAddress?
 
     package init(
-        kind: Kind, component: Int, address: ICETransportAddress, base: ICETransportAddress, priority: UInt32, foundation: String,
-        relatedAddress: ICETransportAddress? = nil
+        kind: Kind, component: Int, address: TransportAddress, base: TransportAddress, priority: UInt32, foundation: String,
+        relatedAddress: TransportAddress? = nil
     ) {
         self.kind = kind
         self.component = component
@@ -67,8 +54,8 @@ package struct ICECandidate: Hashable, Sendable {
     ///   - server: the STUN or TURN server it was learned from (nil for host candidates): part
     ///     of the foundation.
     package static func local(
-        _ kind: Kind, component: Int = 1, address: ICETransportAddress, base: ICETransportAddress, localPreference: UInt16 = 65_535,
-        server: ICETransportAddress? = nil
+        _ kind: Kind, component: Int = 1, address: TransportAddress, base: TransportAddress, localPreference: UInt16 = 65_535,
+        server: TransportAddress? = nil
     ) -> ICECandidate {
         ICECandidate(
             kind: kind, component: component, address: address, base: base,

@@ -1,3 +1,4 @@
+import VoiceAddress
 /// The pairs an agent checks, formed, ordered, pruned and given their initial states as RFC
 /// 8445 §6.1.2 says. A value: the agent that owns it changes the pairs' states as checks go.
 package struct ICECheckList: Hashable, Sendable {
@@ -62,7 +63,7 @@ package struct ICECheckList: Hashable, Sendable {
     }
 
     /// The index of the pair of `local` base and `remote` address, if listed.
-    package func index(localBase: ICETransportAddress, remote: ICETransportAddress) -> Int? {
+    package func index(localBase: TransportAddress, remote: TransportAddress) -> Int? {
         pairs.firstIndex { $0.local.base == localBase && $0.remote.address == remote }
     }
 

@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceSTUN
 
 /// An agent's ICE username fragment and password (RFC 8445 §5.3, `a=ice-ufrag`/`a=ice-pwd`).
@@ -64,7 +65,7 @@ package struct ICEReceivedCheck: Hashable, Sendable {
 /// An answer to one of our checks, validated.
 package enum ICECheckResponse: Hashable, Sendable {
     /// Success: the address the peer saw our check come from (XOR-MAPPED-ADDRESS).
-    case success(mapped: ICETransportAddress)
+    case success(mapped: TransportAddress)
     /// 487 Role Conflict (RFC 8445 §7.2.5.1): switch roles and check again.
     case roleConflict
     /// Another error code.
@@ -124,7 +125,7 @@ package enum ICEConnectivityCheck {
 
     /// Our success response to a check from `source`: XOR-MAPPED-ADDRESS, MESSAGE-INTEGRITY with
     /// our password, FINGERPRINT (RFC 8445 §7.3.1.4).
-    package static func successResponse(to check: ICEReceivedCheck, from source: ICETransportAddress, local: ICECredentials) -> [UInt8] {
+    package static func successResponse(to check: ICEReceivedCheck, from source: TransportAddress, local: ICECredentials) -> [UInt8] {
         let mapped = STUNMappedAddress(address: source.ip, port: source.port)
         let attribute = STUNMessage.Attribute(
             type: STUNMessage.Attribute.xorMappedAddress, value: mapped.xorAttributeValue(transactionID: check.transactionID))
@@ -152,7 +153,7 @@ package enum ICEConnectivityCheck {
         guard STUNMessage.checkIntegrity(of: bytes, key: remote.key) == .valid else { return .failure(.badIntegrity) }
         do throws(STUNError) {
             let mapped = try STUNMappedAddress(response: message)
-            return .success(.success(mapped: ICETransportAddress(ip: mapped.address, port: mapped.port)))
+            return .success(.success(mapped: TransportAddress(ip: mapped.address, port: mapped.port)))
         } catch .errorResponse(let code) {
             return .success(code == 487 ? .roleConflict : .error(code))
         } catch {

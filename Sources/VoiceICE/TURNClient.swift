@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceSTUN
 import VoiceSupport
 
@@ -21,13 +22,13 @@ package enum TURNAction: Hashable, Sendable {
     case send([UInt8])
     /// The allocation exists: the relayed address (a relayed ICE candidate) and the address the
     /// server saw us at (a server-reflexive one).
-    case allocated(relayed: ICETransportAddress, mapped: ICETransportAddress)
+    case allocated(relayed: TransportAddress, mapped: TransportAddress)
     /// A peer may now send to the relayed address.
-    case permitted(ICETransportAddress)
+    case permitted(TransportAddress)
     /// Data to and from `peer` now goes over `channel` (4-byte ChannelData headers).
-    case channelBound(ICETransportAddress, channel: UInt16)
+    case channelBound(TransportAddress, channel: UInt16)
     /// Data relayed from `peer` (a Data indication or ChannelData).
-    case received([UInt8], from: ICETransportAddress)
+    case received([UInt8], from: TransportAddress)
     /// The allocation failed or expired.
     case failed(TURNError)
 }
@@ -42,7 +43,7 @@ package struct TURNClient: Sendable {
     package enum State: Hashable, Sendable {
         case idle
         case allocating
-        case allocated(relayed: ICETransportAddress, mapped: ICETransportAddress)
+        case allocated(relayed: TransportAddress, mapped: TransportAddress)
         case failed(TURNError)
     }
 
@@ -65,7 +66,7 @@ package struct TURNClient: Sendable {
         var transmissions: Int
         var timeout: MediaTime
         var next: MediaTime
-        var peer: ICETransportAddress?
+        var peer: TransportAddress?
     }
 
     package private(set) var state: State = .idle
@@ -79,24 +80,24 @@ package struct TURNClient: Sendable {
     private var pending: [Pending] = []
     private var allocationExpires: MediaTime?
     /// Per peer: permission expiry, and its channel once bound.
-    private var permissions: [ICETransportAddress: MediaTime] = [:]
-    private var channels: [ICETransportAddress: (number: UInt16, expires: MediaTime?)] = [:]
+    private var permissions: [TransportAddress: MediaTime] = [:]
+    private var channels: [TransportAddress: (number: UInt16, expires: MediaTime?)] = [:]
     private var nextChannel: UInt16 = TURN.channelNumbers.lowerBound
     /// Channels the server confirmed, by number (a channel stays bound to its peer for the
     /// allocation's life: a lapsed one is only being refreshed).
-    private var boundChannels: [UInt16: ICETransportAddress] = [:]
+    private var boundChannels: [UInt16: TransportAddress] = [:]
 
     /// The relayed address, once allocated.
-    package var relayedAddress: ICETransportAddress? {
+    package var relayedAddress: TransportAddress? {
         if case .allocated(let relayed, _) = state { return relayed }
         return nil
     }
 
     /// The peer a bound channel carries data of.
-    package func peer(onChannel number: UInt16) -> ICETransportAddress? { boundChannels[number] }
+    package func peer(onChannel number: UInt16) -> TransportAddress? { boundChannels[number] }
 
     /// Whether a permission for `peer` was asked for (data to it can be wrapped).
-    package func hasAskedPermission(for peer: ICETransportAddress) -> Bool { channels[peer] != nil }
+    package func hasAskedPermission(for peer: TransportAddress) -> Bool { channels[peer] != nil }
 
     package init(username: String, password: String, timing: Timing = Timing(), random: any RandomNumberGenerator & Sendable) {
         self.username = username
@@ -120,7 +121,7 @@ package struct TURNClient: Sendable {
 
     /// Lets `peer` send to us through the relay: CreatePermission, then ChannelBind (so data
     /// to it costs 4 bytes of header instead of a 36-byte Send indication).
-    package mutating func permit(_ peer: ICETransportAddress, now: MediaTime) -> [TURNAction] {
+    package mutating func permit(_ peer: TransportAddress, now: MediaTime) -> [TURNAction] {
         guard case .allocated = state, channels[peer] == nil else { return [] }
         let number = nextChannel
         guard TURN.channelNumbers.contains(number) else { return [] }
@@ -134,7 +135,7 @@ package struct TURNClient: Sendable {
 
     /// `data` for `peer`, wrapped for the server: ChannelData once the channel is bound, a
     /// Send indication before; nil before a permission was asked for.
-    package mutating func wrap(_ data: [UInt8], to peer: ICETransportAddress) -> [UInt8]? {
+    package mutating func wrap(_ data: [UInt8], to peer: TransportAddress) -> [UInt8]? {
         guard case .allocated = state, let channel = channels[peer] else { return nil }
         if boundChannels[channel.number] != nil { return TURN.channelData(data, channel: channel.number) }
         let id = transactionID()
@@ -295,7 +296,7 @@ package struct TURNClient: Sendable {
     private mutating func transactionID() -> [UInt8] { (0..<12).map { _ in UInt8.random(in: 0...255, using: &random) } }
 
     /// A new request of `method`; with `peer`, its XOR-PEER-ADDRESS comes first.
-    private mutating func request(_ method: UInt16, _ attributes: [STUNMessage.Attribute], peer: ICETransportAddress? = nil, now: MediaTime) -> TURNAction {
+    private mutating func request(_ method: UInt16, _ attributes: [STUNMessage.Attribute], peer: TransportAddress? = nil, now: MediaTime) -> TURNAction {
         var entry = Pending(id: [], method: method, attributes: attributes, bytes: [], transmissions: 0, timeout: .zero, next: .zero, peer: peer)
         return resend(&entry, now: now)
     }

@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceSTUN
 import VoiceSupport
 
@@ -29,16 +30,16 @@ package enum TURN {
     package static func uint32(_ value: UInt32) -> [UInt8] { bigEndianBytes(value) }
 
     /// An XOR-…-ADDRESS value for `address` in a message with `transactionID`.
-    package static func xorAddress(_ address: ICETransportAddress, transactionID: [UInt8]) -> [UInt8] {
+    package static func xorAddress(_ address: TransportAddress, transactionID: [UInt8]) -> [UInt8] {
         STUNMappedAddress(address: address.ip, port: address.port).xorAttributeValue(transactionID: transactionID)
     }
 
     /// Reads an XOR-…-ADDRESS attribute of `message`.
-    package static func address(_ type: UInt16, of message: STUNMessage) -> ICETransportAddress? {
+    package static func address(_ type: UInt16, of message: STUNMessage) -> TransportAddress? {
         guard let value = message.attribute(type)?.value,
             let decoded = try? STUNMappedAddress(xorValue: value, transactionID: message.transactionID)
         else { return nil }
-        return ICETransportAddress(ip: decoded.address, port: decoded.port)
+        return TransportAddress(ip: decoded.address, port: decoded.port)
     }
 
     /// The ERROR-CODE of an error response (class × 100 + number), nil if it has none.

@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceSupport
 
 /// A TURN server a client allocates relayed candidates on: its address (resolved), how it is
@@ -12,14 +13,14 @@ package struct TURNServer: Hashable, Sendable, CustomStringConvertible {
         case tls(serverName: String)
     }
 
-    package var address: ICETransportAddress
+    package var address: TransportAddress
     package var transport: Transport
     package var username: String
     package var password: String
     /// A PEM file of certificates trusted for TLS besides the system's (tests' own CA).
     package var trustedCertificatesFile: String?
 
-    package init(address: ICETransportAddress, transport: Transport = .udp, username: String, password: String) {
+    package init(address: TransportAddress, transport: Transport = .udp, username: String, password: String) {
         self.address = address
         self.transport = transport
         self.username = username
@@ -39,18 +40,18 @@ package struct TURNServer: Hashable, Sendable, CustomStringConvertible {
 /// client value that keeps it (refreshes, permissions, channels), and the addresses it gave.
 /// The call's media stream takes it over and drives it on the media thread.
 package struct TURNRelay: Sendable {
-    package var server: ICETransportAddress
+    package var server: TransportAddress
     package var client: TURNClient
     /// The relayed transport address: a relayed ICE candidate, and its own base.
-    package var relayed: ICETransportAddress
+    package var relayed: TransportAddress
     /// Where the server saw our packets come from (a server-reflexive address).
-    package var mapped: ICETransportAddress
+    package var mapped: TransportAddress
     /// The TCP or TLS connection to the server the allocation lives on (RFC 8656 §3.1); nil
     /// when it is reached over UDP, from the call's media socket.
     package var connection: ReservedConnection?
 
     package init(
-        server: ICETransportAddress, client: TURNClient, relayed: ICETransportAddress, mapped: ICETransportAddress,
+        server: TransportAddress, client: TURNClient, relayed: TransportAddress, mapped: TransportAddress,
         connection: ReservedConnection? = nil
     ) {
         self.server = server
@@ -65,7 +66,7 @@ package struct TURNRelay: Sendable {
     package var candidate: ICECandidate { Self.candidate(relayed: relayed, mapped: mapped, server: server) }
 
     /// The relayed candidate of an allocation on `server` that gave `relayed` and `mapped`.
-    package static func candidate(relayed: ICETransportAddress, mapped: ICETransportAddress, server: ICETransportAddress) -> ICECandidate {
+    package static func candidate(relayed: TransportAddress, mapped: TransportAddress, server: TransportAddress) -> ICECandidate {
         var candidate = ICECandidate.local(.relayed, address: relayed, base: relayed, server: server)
         candidate.relatedAddress = mapped
         return candidate

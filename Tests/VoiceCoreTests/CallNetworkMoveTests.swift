@@ -85,7 +85,7 @@ final class CallNetworkMoveTests: XCTestCase {
         XCTAssertTrue(offered.last?.hasPrefix("host 127.0.0.2:") == true, "\(offered)")
         let before = try packetsReceived(f.accepted)
         XCTAssertTrue(PollingWait.until(timeout: 5) { ((try? self.packetsReceived(f.accepted)) ?? 0) > before + 25 }, "bob hears alice")
-        let pair = try onCallLoop(f.call) { $0.media?.stats?.selectedCandidatePair ?? "" }
+        let pair = try onCallLoop(f.call) { $0.media?.stats?.selectedCandidatePair?.description ?? "" }
         XCTAssertTrue(pair.hasPrefix("host 127.0.0.1:"), pair)
     }
 

@@ -10,9 +10,9 @@ import XCTest
 /// Two agents through a simulated network in virtual time: what RFC 8445 and RFC 7675 say
 /// should happen, happens, in milliseconds of wall-clock time.
 final class ICEAgentTests: XCTestCase {
-    private static func address(_ text: String) -> ICETransportAddress {
+    private static func address(_ text: String) -> TransportAddress {
         let colon = text.lastIndex(of: ":")!
-        return ICETransportAddress(ip: IPAddress(String(text[..<colon]))!, port: UInt16(text[text.index(after: colon)...])!)
+        return TransportAddress(ip: IPAddress(String(text[..<colon]))!, port: UInt16(text[text.index(after: colon)...])!)
     }
 
     /// Two agents, a network between them with latency, loss rules and NATs, and virtual time.
@@ -22,14 +22,14 @@ final class ICEAgentTests: XCTestCase {
         var now = MediaTime.zero
         var latency = MediaTime.milliseconds(10)
         /// Datagrams for which this is true are lost.
-        var drops: (_ from: ICETransportAddress, _ to: ICETransportAddress) -> Bool = { _, _ in false }
+        var drops: (_ from: TransportAddress, _ to: TransportAddress) -> Bool = { _, _ in false }
         /// Datagrams whose bytes make this true are lost too.
         var dropsBytes: ([UInt8]) -> Bool = { _ in false }
         /// Source rewriting (a NAT): base → public address, and back for what arrives there.
-        var nat: [ICETransportAddress: ICETransportAddress] = [:]
+        var nat: [TransportAddress: TransportAddress] = [:]
         /// Agents that are never ticked: they only answer (what an ICE-lite peer does).
         var passive: Set<Int> = []
-        private var inFlight: [(at: MediaTime, bytes: [UInt8], from: ICETransportAddress, to: ICETransportAddress)] = []
+        private var inFlight: [(at: MediaTime, bytes: [UInt8], from: TransportAddress, to: TransportAddress)] = []
 
         init(_ a: ICEAgent, _ b: ICEAgent) { agents = [a, b] }
 
@@ -39,7 +39,7 @@ final class ICEAgentTests: XCTestCase {
             actions[1] += agents[1].setRemote(credentials: a.localCredentials, candidates: aCandidates ?? a.localCandidates, isLite: aLite, now: now)
         }
 
-        private func owner(of address: ICETransportAddress) -> (Int, ICETransportAddress)? {
+        private func owner(of address: TransportAddress) -> (Int, TransportAddress)? {
             let local = nat.first { $0.value == address }?.key ?? address
             for (index, agent) in agents.enumerated() where agent.localCandidates.contains(where: { $0.base == local }) { return (index, local) }
             return nil

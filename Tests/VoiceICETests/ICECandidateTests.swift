@@ -6,8 +6,8 @@ import XCTest
 
 /// Candidate and pair priorities, foundations and check-list formation (RFC 8445 §5.1.2, §6.1.2).
 final class ICECandidateTests: XCTestCase {
-    private func address(_ ip: String, _ port: UInt16) -> ICETransportAddress {
-        ICETransportAddress(ip: IPAddress(ip) ?? IPAddress(bytes: [0, 0, 0, 0])!, port: port)
+    private func address(_ ip: String, _ port: UInt16) -> TransportAddress {
+        TransportAddress(ip: IPAddress(ip) ?? IPAddress(bytes: [0, 0, 0, 0])!, port: port)
     }
 
     func testPrioritiesFollowTheFormulaAndMatchWhatPeersWrite() {

@@ -10,7 +10,7 @@ final class ICEConnectivityCheckTests: XCTestCase {
     private let alice = ICECredentials(usernameFragment: "evtj", password: "VOkJxbRl1RmTxUk/WvJxBt")
     private let bob = ICECredentials(usernameFragment: "h6vY", password: "PsWCSkHQZxEX/VGFJCnIe45g")
     private let id: [UInt8] = Array(1...12)
-    private let source = ICETransportAddress(ip: IPAddress("192.0.2.1")!, port: 32_853)
+    private let source = TransportAddress(ip: IPAddress("192.0.2.1")!, port: 32_853)
 
     /// RFC 5769 §2.1's request is an ICE check: "evtj:h6vY" is addressed to the agent whose
     /// fragment is evtj, with that agent's password.
@@ -39,7 +39,7 @@ final class ICEConnectivityCheckTests: XCTestCase {
         XCTAssertEqual(ICEConnectivityCheck.readResponse(answer, remote: bob), .success(.success(mapped: source)))
         XCTAssertEqual(ICEConnectivityCheck.readResponse(answer, remote: alice), .failure(.badIntegrity), "alice's password does not sign bob's answer")
 
-        let ipv6 = ICETransportAddress(ip: IPAddress("2001:db8::1")!, port: 9)
+        let ipv6 = TransportAddress(ip: IPAddress("2001:db8::1")!, port: 9)
         let answer6 = ICEConnectivityCheck.successResponse(to: check, from: ipv6, local: bob)
         XCTAssertEqual(ICEConnectivityCheck.readResponse(answer6, remote: bob), .success(.success(mapped: ipv6)))
 

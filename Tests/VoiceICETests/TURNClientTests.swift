@@ -9,10 +9,10 @@ import XCTest
 /// The TURN client against a TURN server written from RFC 8656 for the test: the long-term
 /// credential challenge, permissions, channels, refreshes and data both ways, in virtual time.
 final class TURNClientTests: XCTestCase {
-    private static let clientAddress = ICETransportAddress(ip: IPAddress("10.0.0.1")!, port: 5000)
-    private static let natAddress = ICETransportAddress(ip: IPAddress("203.0.113.1")!, port: 40000)
-    private static let relayed = ICETransportAddress(ip: IPAddress("198.51.100.1")!, port: 50000)
-    private static let peer = ICETransportAddress(ip: IPAddress("192.0.2.77")!, port: 7000)
+    private static let clientAddress = TransportAddress(ip: IPAddress("10.0.0.1")!, port: 5000)
+    private static let natAddress = TransportAddress(ip: IPAddress("203.0.113.1")!, port: 40000)
+    private static let relayed = TransportAddress(ip: IPAddress("198.51.100.1")!, port: 50000)
+    private static let peer = TransportAddress(ip: IPAddress("192.0.2.77")!, port: 7000)
 
     private struct Counter: RandomNumberGenerator, Sendable {
         var state: UInt64 = 1
@@ -28,11 +28,11 @@ final class TURNClientTests: XCTestCase {
         var nonce = "nonce-1"
         let realm = "example.org"
         /// Each permission's expiry (RFC 8656 §9: 300 s after it was installed or refreshed).
-        var permissionExpiry: [ICETransportAddress: MediaTime] = [:]
+        var permissionExpiry: [TransportAddress: MediaTime] = [:]
         var now = MediaTime.zero
-        var permissions: Set<ICETransportAddress> { Set(permissionExpiry.filter { $0.value > now }.keys) }
-        var channels: [UInt16: ICETransportAddress] = [:]
-        var relayedToPeers: [(ICETransportAddress, [UInt8])] = []
+        var permissions: Set<TransportAddress> { Set(permissionExpiry.filter { $0.value > now }.keys) }
+        var channels: [UInt16: TransportAddress] = [:]
+        var relayedToPeers: [(TransportAddress, [UInt8])] = []
         var refreshes = 0
         var answers = true
 
@@ -85,7 +85,7 @@ final class TURNClientTests: XCTestCase {
         }
 
         /// What a peer sends to the relayed address, as the server passes it to the client.
-        func fromPeer(_ peer: ICETransportAddress, _ data: [UInt8]) -> [UInt8]? {
+        func fromPeer(_ peer: TransportAddress, _ data: [UInt8]) -> [UInt8]? {
             guard permissions.contains(peer) else { return nil }
             if let number = channels.first(where: { $0.value == peer })?.key { return TURN.channelData(data, channel: number) }
             guard permissions.contains(peer) else { return nil }
@@ -184,7 +184,7 @@ final class TURNClientTests: XCTestCase {
         let back = try XCTUnwrap(exchange.server.fromPeer(Self.peer, [9, 9]))
         XCTAssertEqual(exchange.client.receive(back, now: exchange.now), [.received([9, 9], from: Self.peer)])
         // Data from a peer without a permission never reaches the client.
-        let stranger = ICETransportAddress(ip: IPAddress("192.0.2.66")!, port: 1)
+        let stranger = TransportAddress(ip: IPAddress("192.0.2.66")!, port: 1)
         XCTAssertNil(exchange.server.fromPeer(stranger, [1]))
         XCTAssertNil(exchange.client.wrap([1], to: stranger), "no permission asked for")
     }

@@ -29,10 +29,10 @@ final class SIPUserAgentICECandidateTests: XCTestCase {
 
     func testTheRelayedCandidateComesLastAndAloneWhenRelayOnly() throws {
         let relay = TURNRelay(
-            server: ICETransportAddress(ip: IPAddress("203.0.113.1")!, port: 3478),
+            server: TransportAddress(ip: IPAddress("203.0.113.1")!, port: 3478),
             client: TURNClient(username: "u", password: "p", random: SecureRandomNumberGenerator()),
-            relayed: ICETransportAddress(ip: IPAddress("203.0.113.1")!, port: 50_000),
-            mapped: ICETransportAddress(ip: IPAddress("198.51.100.9")!, port: 61_000))
+            relayed: TransportAddress(ip: IPAddress("203.0.113.1")!, port: 50_000),
+            mapped: TransportAddress(ip: IPAddress("198.51.100.9")!, port: 61_000))
         let mapped = STUNMappedAddress(address: IPAddress("198.51.100.9")!, port: 61_000)
         let all = candidates(
             SIPUserAgent.iceParameters(

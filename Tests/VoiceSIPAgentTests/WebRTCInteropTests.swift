@@ -72,13 +72,13 @@ final class WebRTCInteropTests: XCTestCase {
     }
 
     private func check(_ media: SIPCallMedia, _ device: BufferAudioDevice, _ peer: WebRTCPeer, file: StaticString = #filePath, line: UInt = #line) throws {
-        let connected = PollingWait.until(timeout: 10) { media.stream?.stats.dtlsState == "connected" }
+        let connected = PollingWait.until(timeout: 10) { media.stream?.stats.dtlsState == .connected }
         XCTAssertTrue(connected, "\(media.stream?.stats as Any)\n\(peer.logTail())", file: file, line: line)
         let stats = try XCTUnwrap(peer.waitForStats(), "the peer's stats; log:\n\(peer.logTail())", file: file, line: line)
         XCTAssertEqual(stats["connectionState"] as? String, "connected", "\(stats)", file: file, line: line)
         XCTAssertEqual(stats["dtlsState"] as? String, "connected", "\(stats)", file: file, line: line)
         let ours = try XCTUnwrap(media.stream?.stats, file: file, line: line)
-        print("with \(peer.stack): SRTP \(ours.dtlsSRTPSuite), pair \(ours.selectedCandidatePair); the peer's view: \(stats)")
+        print("with \(peer.stack): SRTP \(ours.dtlsSRTPSuite?.sdesName ?? "-"), pair \(ours.selectedCandidatePair?.description ?? "-"); the peer's view: \(stats)")
         XCTAssertEqual(ours.srtpAuthFailures, 0, file: file, line: line)
         let atUs = SpectralSimilarity(playedInALoop: theirSignal, in: device.recordedSamples)
         XCTAssertGreaterThan(atUs.score, 0.75, "peer → us: \(atUs)", file: file, line: line)

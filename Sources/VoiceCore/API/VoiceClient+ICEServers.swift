@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceSTUN
 import VoiceICE
 import VoiceNetwork
@@ -27,7 +28,7 @@ extension VoiceClient {
             let transport: TURNServer.Transport =
                 server.parsed.usesTLS ? .tls(serverName: server.parsed.host) : server.parsed.transport == .tcp ? .tcp : .udp
             var made = TURNServer(
-                address: ICETransportAddress(ip: address.address, port: address.port), transport: transport, username: username,
+                address: TransportAddress(ip: address.address, port: address.port), transport: transport, username: username,
                 password: password)
             made.trustedCertificatesFile = trustedCertificatesFile
             configuration.turnServers.append(made)

@@ -1,4 +1,5 @@
 import VoiceMedia
+import VoiceMediaPath
 
 // WebRTC media (ICE + DTLS-SRTP): a path that cannot be made, or is torn down by the peer,
 // ends the call with Twilio's codes: 53407 for the DTLS handshake, 53405 for the rest.

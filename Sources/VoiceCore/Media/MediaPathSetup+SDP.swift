@@ -1,6 +1,7 @@
 import VoiceDTLS
 import VoiceICE
 import VoiceMedia
+import VoiceMediaPath
 import VoiceSIP
 import VoiceSIPAgent
 import VoiceSupport
@@ -24,8 +25,8 @@ extension MediaPathSetup {
             var random = SecureRandomNumberGenerator()
             localCredentials = .random(using: &random)
         }
-        var remoteICE: RemoteICE?
-        if let ice = media.ice, local != nil { remoteICE = RemoteICE(ice.remote) }
+        var remoteICE: MediaPath.RemoteICE?
+        if let ice = media.ice, local != nil { remoteICE = MediaPath.RemoteICE(ice.remote) }
         self.init(
             localCredentials: localCredentials, localCandidates: Self.localCandidates(local, port: localPort),
             isControlling: media.ice?.isControlling ?? true, remoteICE: remoteICE, certificate: certificate,
@@ -48,7 +49,7 @@ extension MediaPathSetup {
     }
 }
 
-extension MediaPathSetup.RemoteICE {
+extension MediaPath.RemoteICE {
     /// The peer's ICE parameters from its SDP (candidates we cannot use left out).
     init(_ remote: SDPICEParameters) {
         self.init(
@@ -57,14 +58,14 @@ extension MediaPathSetup.RemoteICE {
     }
 }
 
-extension MediaPathSetup.ICERestart {
+extension MediaPath.ICERestart {
     /// The restart a renegotiation with new ICE credentials asks for; nil without ICE.
     init?(negotiated media: SDPNegotiatedMedia, localPort: UInt16) {
         guard let ice = media.ice, let local = ice.local else { return nil }
         self.init(
             localCredentials: ICECredentials(usernameFragment: local.usernameFragment, password: local.password),
             localCandidates: MediaPathSetup.localCandidates(local, port: localPort), isControlling: ice.isControlling,
-            remote: MediaPathSetup.RemoteICE(ice.remote))
+            remote: MediaPath.RemoteICE(ice.remote))
     }
 }
 

@@ -1,6 +1,7 @@
 import VoiceICE
 import VoiceDTLS
 import VoiceMedia
+import VoiceMediaPath
 import VoiceRTP
 import VoiceSupport
 import VoiceSIP
@@ -92,7 +93,7 @@ package final class SIPCallMedia: Sendable {
             // Only a new address is passed on: the stream may be sending to where the peer's
             // authenticated media comes from (a NAT's), which the same SDP again must not undo.
             if moved { existing.updateRemote(remote, rtcp: existing.configuration.rtcpMux ? nil : remoteRTCP) }
-            if iceRestarted, let restart = MediaPathSetup.ICERestart(negotiated: media, localPort: localPort) {
+            if iceRestarted, let restart = MediaPath.ICERestart(negotiated: media, localPort: localPort) {
                 existing.restartICE(restart)
             }
             applyDirection()

@@ -64,8 +64,8 @@ public struct CallStatsReport: Hashable, Sendable {
         security.stunIntegrityFailures = stats.stunIntegrityFailures
         security.offPathDTLSDatagrams = stats.offPathDTLSDatagrams
         transport = CallTransportStats(
-            selectedCandidatePair: stats.selectedCandidatePair.isEmpty ? nil : stats.selectedCandidatePair,
-            dtlsState: stats.dtlsState.isEmpty ? nil : stats.dtlsState, srtpCipher: stats.dtlsSRTPSuite.isEmpty ? nil : stats.dtlsSRTPSuite)
+            selectedCandidatePair: stats.selectedCandidatePair?.description, dtlsState: stats.dtlsState?.rawValue,
+            srtpCipher: stats.dtlsSRTPSuite?.sdesName)
     }
 
     /// The local track, when media is set up.

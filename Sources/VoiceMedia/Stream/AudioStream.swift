@@ -1,6 +1,7 @@
 import Synchronization
 import VoiceDTLS
 import VoiceICE
+import VoiceMediaPath
 import VoiceMediaTypes
 import VoiceRTP
 import VoiceSupport
@@ -165,7 +166,10 @@ package final class AudioStream: Sendable {
         let c = box.driver
         if let pathSetup {
             do throws(DTLSError) {
-                c.securePath = try StreamSecurePath(setup: pathSetup, localAddress: localAddress, signaledRemote: remote)
+                let dtls = try DTLSAssociation(
+                    certificate: pathSetup.certificate, role: pathSetup.dtlsRole, remoteFingerprints: pathSetup.remoteFingerprints,
+                    configuration: pathSetup.dtls)
+                c.adopt(path: MediaPath(setup: pathSetup, localAddress: localAddress, signaledRemote: remote), dtls: dtls)
             } catch {
                 throw .invalidConfiguration("DTLS: \(error)")
             }
@@ -266,7 +270,7 @@ package final class AudioStream: Sendable {
 
     /// Restarts ICE on a WebRTC media path (a re-INVITE carried new credentials): the media
     /// thread takes it at its next tick. Nothing for other streams.
-    package func restartICE(_ restart: MediaPathSetup.ICERestart) {
+    package func restartICE(_ restart: MediaPath.ICERestart) {
         guard pathSetup != nil else { return }
         control.iceRestart.withLock { $0 = restart }
         control.iceRestartVersion.add(1, ordering: .releasing)

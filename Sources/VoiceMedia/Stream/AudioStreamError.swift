@@ -1,4 +1,5 @@
 import VoiceICE
+import VoiceMediaPath
 import VoiceRTP
 /// Why a stream could not be created or started.
 package enum AudioStreamError: Error, Sendable, CustomStringConvertible {

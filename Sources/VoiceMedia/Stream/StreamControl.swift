@@ -1,4 +1,5 @@
 import VoiceICE
+import VoiceMediaPath
 import Synchronization
 import Dispatch
 import VoiceRTP
@@ -64,7 +65,7 @@ final class StreamControl: Sendable {
     let snapshot = Locked<AudioStreamStats>(AudioStreamStats())
     let remote = Locked<RemoteEndpoints?>(nil)
     /// An ICE restart for the media thread, and a count that says one was posted.
-    let iceRestart = Locked<MediaPathSetup.ICERestart?>(nil)
+    let iceRestart = Locked<MediaPath.ICERestart?>(nil)
     let iceRestartVersion = Atomic<Int>(0)
     /// The last new TURN allocation asked for (the host moved); who waits for its relayed
     /// candidate is in ``StreamEvents/relayCompletion``.

@@ -1,5 +1,6 @@
-import VoiceICE
 import Synchronization
+import VoiceDTLS
+import VoiceMediaPath
 import VoiceRTP
 import VoiceSupport
 
@@ -49,9 +50,17 @@ final class StreamDriver: MediaTask {
         case left
     }
     var leaving = Leaving.running
-    /// ICE and DTLS-SRTP on the stream's port (WebRTC media); nil for SDES or plain RTP.
-    var securePath: StreamSecurePath?
-    var securePathStarted = false
+    /// ICE, the TURN relay and DTLS-SRTP's place on the stream's port (WebRTC media), with the
+    /// DTLS association it keys with; nil for SDES or plain RTP. See ``adopt(path:dtls:)``.
+    var path: MediaPath?
+    var dtls: DTLSAssociation?
+    /// What of the stream's RTP and RTCP may pass: the path's ``MediaPath/gate`` as of its
+    /// last event (read per packet, so kept here); always open without a path.
+    var mediaGate = MediaGate.open
+    /// The TURN server, and the channels it bound with each peer's address: the per-packet
+    /// lookups of relayed media.
+    var relayServer: SocketAddress?
+    var relayChannels: [(number: UInt16, peer: SocketAddress)] = []
     /// The local address media goes from (the selected ICE pair's base, for a socket bound to
     /// the wildcard); nil lets the kernel choose.
     var mediaSource: SocketAddress?
@@ -120,18 +129,12 @@ final class StreamDriver: MediaTask {
     // MARK: - MediaTask
 
     /// While ICE checks or the DTLS handshake run, datagrams are handled as they arrive.
-    var wantsPromptReceive: Bool { securePath?.isSettingUp ?? false }
+    var wantsPromptReceive: Bool { path?.isSettingUp ?? false }
 
     /// The first checks (or the first DTLS flight) leave as soon as the worker has the stream.
     func attached(now: MediaTime) {
         takeControlChanges()
-        startSecurePath(now: now)
-    }
-
-    private func startSecurePath(now: MediaTime) {
-        guard let securePath, !securePathStarted else { return }
-        securePathStarted = true
-        apply(securePath.start(now: now))
+        drivePath(now: now) { $0.start(now: now) }
     }
 
     func playoutTick(now: MediaTime, pass: PlayoutPass) {
@@ -153,25 +156,12 @@ final class StreamDriver: MediaTask {
         case .left: return
         }
         takeControlChanges()
-        if let securePath {
-            startSecurePath(now: now)
-            let reallocate = control.relayReallocationVersion.load(ordering: .acquiring)
-            if reallocate != relayReallocationVersion {
-                relayReallocationVersion = reallocate
-                apply(securePath.reallocateRelay(request: reallocate, now: now))
-            }
-            let restarted = control.iceRestartVersion.load(ordering: .acquiring)
-            if restarted != iceRestartVersion, let restart = control.iceRestart.withLockIfAvailable({ $0 }) {
-                iceRestartVersion = restarted
-                if let restart { apply(securePath.restartICE(restart, now: now)) }
-            }
-            apply(securePath.tick(now: now))
-        }
+        if path != nil { tickPath(now: now) }
         var output = Output(driver: self)
         sendCaptured(now: now, output: &output)
         if control.byeRequested.load(ordering: .acquiring) {
             stream.sendBye(at: now, output: &output)
-            if let securePath { apply(securePath.close()) }
+            if path != nil { closePath(now: now) }
             publishFinal(statistics(at: now))
         } else {
             stream.tick(at: now, output: &output)
@@ -186,9 +176,9 @@ final class StreamDriver: MediaTask {
         let arrival = datagram.arrival.map { $0 <= now ? $0 : now } ?? now
         var length = datagram.length
         var viaRelay = false
-        if let securePath, MediaDatagramKind(UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<length])) == .turnChannel {
+        if relayServer != nil, MediaDatagramKind(UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<length])) == .turnChannel {
             // ChannelData from our TURN server: the peer's datagram, unwrapped in place.
-            guard let unwrapped = unwrapChannelData(length: length, path: securePath) else {
+            guard let unwrapped = unwrapChannelData(length: length) else {
                 unhandledDatagrams += 1
                 return true
             }
@@ -198,24 +188,26 @@ final class StreamDriver: MediaTask {
         let bytes = UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<length])
         switch MediaDatagramKind(bytes) {
         case .rtpOrRTCP:
-            if let securePath, !securePath.isKeyed {
-                securePath.countDroppedBeforeKeys()
+            guard mediaGate.receives else {
+                path?.countDroppedBeforeKeys()
                 return true
             }
             stream.wallClockOffset = wallClockOffset
             var output = Output(driver: self)
             stream.receive(receiveBuffer, length: length, from: packetSource, at: arrival, output: &output)
             if let level = stream.takeReceivedAudioLevel() { control.receivedAudioLevel.publish(level) }
-        case .stun where securePath != nil:
+        case .stun where path != nil:
+            let source = packetSource
             if viaRelay {
-                apply(securePath?.receiveRelayedSTUN(Array(bytes), from: packetSource, now: arrival) ?? [])
+                drivePath(now: now) { $0.receiveRelayedSTUN(Array(bytes), from: source, now: arrival) }
             } else {
-                apply(securePath?.receiveSTUN(Array(bytes), from: packetSource, to: datagram.destination, now: arrival) ?? [])
+                drivePath(now: now) { $0.receiveSTUN(Array(bytes), from: source, to: datagram.destination, now: arrival) }
             }
             // What the answer makes due (a nomination, the first DTLS flight) goes now, not at the next tick.
-            if securePathStarted { apply(securePath?.tick(now: now) ?? []) }
-        case .dtls where securePath != nil:
-            apply(securePath?.receiveDTLS(Array(bytes), from: packetSource, now: arrival) ?? [])
+            drivePath(now: now) { $0.tick(now: now) }
+        case .dtls where path != nil:
+            let source = packetSource
+            drivePath(now: now) { $0.receiveDTLS(Array(bytes), from: source, viaRelay: viaRelay, now: arrival) }
         default:
             unhandledDatagrams += 1
         }
@@ -225,11 +217,11 @@ final class StreamDriver: MediaTask {
     /// Unwraps the ChannelData (RFC 8656 §12.4) in ``receiveBuffer``: checks it came from the
     /// TURN server on a bound channel, moves the data to the front, and makes the peer its
     /// source. Returns the data's length; nil for anything else.
-    private func unwrapChannelData(length: Int, path: StreamSecurePath) -> Int? {
-        guard length >= 4, packetSource == path.relayServer else { return nil }
+    private func unwrapChannelData(length: Int) -> Int? {
+        guard length >= 4, packetSource == relayServer else { return nil }
         let channel = UInt16(receiveBuffer[0]) << 8 | UInt16(receiveBuffer[1])
         let dataLength = Int(receiveBuffer[2]) << 8 | Int(receiveBuffer[3])
-        guard dataLength <= length - 4, let peer = path.relayPeer(onChannel: channel), let base = receiveBuffer.baseAddress else { return nil }
+        guard dataLength <= length - 4, let peer = relayPeer(onChannel: channel), let base = receiveBuffer.baseAddress else { return nil }
         base.copyMemory(from: base + 4, byteCount: dataLength)
         packetSource = peer
         return dataLength
@@ -238,10 +230,10 @@ final class StreamDriver: MediaTask {
     /// Sends `datagram` to `peer` through the TURN server: as ChannelData built in
     /// ``relayBuffer`` once the peer's channel is bound, else (briefly, at the start) as a
     /// Send indication.
-    func sendRelayed(_ datagram: UnsafeRawBufferPointer, to peer: SocketAddress, path: StreamSecurePath) -> Bool {
-        guard let server = path.relayServer else { return false }
-        guard let channel = path.relayChannel(for: peer) else {
-            guard let wrapped = path.wrapForRelay(Array(datagram), to: peer) else { return false }
+    func sendRelayed(_ datagram: UnsafeRawBufferPointer, to peer: SocketAddress) -> Bool {
+        guard let server = relayServer else { return false }
+        guard let channel = relayChannel(for: peer) else {
+            guard let wrapped = path?.wrapForRelay(Array(datagram), to: peer) else { return false }
             return wrapped.withUnsafeBytes { transports[relayTransportIndex].send($0, to: server) }
         }
         guard datagram.count <= relayBuffer.count - 8, let base = relayBuffer.baseAddress else { return false }
@@ -280,7 +272,7 @@ final class StreamDriver: MediaTask {
         let version = control.remoteVersion.load(ordering: .acquiring)
         if version != remoteVersion, let r = control.remote.withLockIfAvailable({ $0 }) {
             // With ICE the path is the agent's: a signaled address is only a candidate.
-            if securePath?.usesICE != true { stream.setRemote(r) }
+            if path?.usesICE != true { stream.setRemote(r) }
             remoteVersion = version
         }
         if control.pendingDigits.load(ordering: .relaxed) > 0,
@@ -296,7 +288,7 @@ final class StreamDriver: MediaTask {
         stream.isMuted = control.muted.load(ordering: .relaxed)
         stream.isOnHold = control.onHold.load(ordering: .relaxed)
         // ICE and DTLS own the path: no latching onto whatever sends authenticated media.
-        stream.followsPeerAddress = securePath == nil && control.symmetricRTP.load(ordering: .relaxed)
+        stream.followsPeerAddress = path == nil && control.symmetricRTP.load(ordering: .relaxed)
     }
 
     /// Publishes the figures as the BYE left, for the controlling thread waiting in `stop()`. A
@@ -308,24 +300,6 @@ final class StreamDriver: MediaTask {
         }
         leaving = .left
         control.signalByeSent()
-    }
-
-    /// Carries out what the WebRTC media path asks.
-    func apply(_ effects: [StreamSecurePath.Effect]) {
-        for effect in effects {
-            switch effect {
-            case .send(let bytes, let destination, let source):
-                let index = destination == securePath?.relayServer ? relayTransportIndex : 0
-                _ = bytes.withUnsafeBytes { transports[index].send($0, to: destination, from: source) }
-            case .setRemote(let address):
-                mediaSource = securePath?.mediaSource
-                stream.setRemote(RemoteEndpoints(rtp: address, rtcp: address))
-            case .keyed(let protection, _):
-                stream.installProtection(protection)
-            case .event(let event):
-                control.emit(event)
-            }
-        }
     }
 
     /// The stream's figures with the device's.
@@ -348,7 +322,7 @@ final class StreamDriver: MediaTask {
         s.renderStalls = renderWatch.stalls
         s.unhandledDatagrams = unhandledDatagrams
         s.eventsLost = control.events.lostCount
-        if let securePath { securePath.addFigures(to: &s) }
+        path?.figures.add(to: &s)
     }
 
     /// Carries out the stream's actions: datagrams to the transports, frames to the render ring
@@ -364,9 +338,10 @@ final class StreamDriver: MediaTask {
             case .send(let datagram, let destination, let component):
                 // WebRTC media: nothing before the DTLS keys, nothing while consent is lost (and
                 // nothing counted as sent).
-                if let path = driver.securePath {
-                    if !path.isKeyed || path.consentLost { return false }
-                    if path.sendsViaRelay { return driver.sendRelayed(datagram, to: destination, path: path) }
+                switch driver.mediaGate {
+                case .open: break
+                case .openViaRelay: return driver.sendRelayed(datagram, to: destination)
+                case .shut, .receiveOnly: return false
                 }
                 let transports = driver.transports
                 let transport = component == .rtcp ? transports[driver.rtcpTransportIndex ?? 0] : transports[0]

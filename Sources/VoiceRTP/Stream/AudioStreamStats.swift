@@ -1,4 +1,7 @@
+import VoiceICE
+import VoiceMediaTypes
 import VoiceSupport
+
 /// A snapshot of one stream's media figures, published by the media thread a few times a second.
 package struct AudioStreamStats: Sendable, Hashable {
     /// When the snapshot was taken.
@@ -51,14 +54,13 @@ package struct AudioStreamStats: Sendable, Hashable {
     package var unhandledDatagrams: UInt64 = 0
     /// Events (DTMF, BYE, device and path events) that found the stream's event queue full.
     package var eventsLost: UInt64 = 0
-    /// WebRTC media (ICE + DTLS-SRTP): the selected candidate pair (`host 10.0.0.2:4000 -> srflx
-    /// 203.0.113.9:5000`), empty without ICE or before one is selected.
-    package var selectedCandidatePair: String = ""
-    /// The DTLS transport's state as WebRTC names it: `new`, `connecting`, `connected`, `closed`,
-    /// `failed`; empty for SDES or plain RTP.
-    package var dtlsState: String = ""
-    /// The SRTP suite the DTLS handshake chose (`AEAD_AES_128_GCM`), empty otherwise.
-    package var dtlsSRTPSuite: String = ""
+    /// WebRTC media (ICE + DTLS-SRTP): the selected candidate pair, nil without ICE or before
+    /// one is selected.
+    package var selectedCandidatePair: ICESelectedPair?
+    /// The DTLS transport's state; nil for SDES or plain RTP.
+    package var dtlsState: DTLSTransportState?
+    /// The SRTP suite the DTLS handshake chose; nil otherwise.
+    package var dtlsSRTPSuite: SRTPSuite?
     /// WebRTC media: milliseconds from the stream's start to its first path to the peer (ICE
     /// selected a pair), and from then to the DTLS-SRTP keys; 0 until known, and without ICE
     /// the handshake counts from the start. Read on the stream's clock, which handles datagrams

@@ -22,11 +22,11 @@ extension ICECandidate {
     /// resolve them), port 0, or an RTCP component when RTP and RTCP share one port.
     package init?(remote candidate: SDPICECandidate) {
         guard candidate.isUDP, candidate.port != 0, let ip = IPAddress(candidate.address), !ip.isUnspecified else { return nil }
-        let address = ICETransportAddress(ip: ip, port: candidate.port)
+        let address = TransportAddress(ip: ip, port: candidate.port)
         let kind = Kind(rawValue: candidate.kind.rawValue) ?? .host
-        var related: ICETransportAddress?
+        var related: TransportAddress?
         if let raddr = candidate.relatedAddress.flatMap(IPAddress.init), let rport = candidate.relatedPort {
-            related = ICETransportAddress(ip: raddr, port: rport)
+            related = TransportAddress(ip: raddr, port: rport)
         }
         self.init(
             kind: kind, component: candidate.component, address: address, base: address, priority: candidate.priority,

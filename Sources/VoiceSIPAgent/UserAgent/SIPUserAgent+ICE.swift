@@ -20,12 +20,12 @@ extension SIPUserAgent {
         let credentials = ICECredentials.random(using: &random)
         var candidates: [ICECandidate] = []
         if policy == .all, let ip = IPAddress(host), !ip.isUnspecified {
-            let base = ICETransportAddress(ip: ip, port: port)
+            let base = TransportAddress(ip: ip, port: port)
             candidates.append(.local(.host, address: base, base: base))
             if let mapped, mapped.address != ip || mapped.port != port {
-                let server = stunServer.map { ICETransportAddress(ip: $0.address, port: $0.port) }
+                let server = stunServer.map { TransportAddress(ip: $0.address, port: $0.port) }
                 candidates.append(
-                    .local(.serverReflexive, address: ICETransportAddress(ip: mapped.address, port: mapped.port), base: base, server: server))
+                    .local(.serverReflexive, address: TransportAddress(ip: mapped.address, port: mapped.port), base: base, server: server))
             }
         }
         if policy == .all, let main = IPAddress(host), !main.isUnspecified {
@@ -35,14 +35,14 @@ extension SIPUserAgent {
                     !candidates.contains(where: { $0.address.ip == ip })
                 else { continue }
                 preference -= 256
-                let base = ICETransportAddress(ip: ip, port: port)
+                let base = TransportAddress(ip: ip, port: port)
                 candidates.append(.local(.host, address: base, base: base, localPreference: preference))
             }
         }
         if var relay {
             // Relay only hides the host's addresses, the NAT's too: no related address (RFC 8828's spirit).
             if policy == .relay, let any = IPAddress(relay.address.ip.isIPv6 ? "::" : "0.0.0.0") {
-                relay.relatedAddress = ICETransportAddress(ip: any, port: 0)
+                relay.relatedAddress = TransportAddress(ip: any, port: 0)
             }
             candidates.append(relay)
         }
