@@ -180,8 +180,8 @@ package final class AudioStream: Sendable {
         if let device = audioDevice {
             try c.adopt(captureFormat: device.captureFormat, renderFormat: device.renderFormat)
             context.configure(captureFormat: device.captureFormat, renderFormat: device.renderFormat)
-            c.renderDeviceActive = device.renderFormat != nil
-            c.captureDeviceActive = device.captureFormat != nil
+            c.playoutPacing = AudioDirectionPacing(hasDevice: device.renderFormat != nil)
+            c.capturePacing = AudioDirectionPacing(hasDevice: device.captureFormat != nil)
         }
         let handle = engine.attach(c)
         do {

@@ -7,27 +7,14 @@ extension StreamDriver {
     /// stalls (``DeviceActivityWatch``), silence is sent on the engine clock, so the peer still
     /// sees media and RTCP and the call's timeline goes on.
     func sendCaptured(now: MediaTime, output: inout Output) {
-        let interrupted = control.isInterrupted
-        if interrupted != captureSawInterruption {
-            captureSawInterruption = interrupted
-            nextVirtualCapture = nil
-            // What the device delivered before or around the interruption is stale now.
-            if !interrupted { captureRing.discard(captureRing.availableToRead) }
+        if capturePacing.update(interrupted: control.isInterrupted, deviceCount: control.captureDeliveries.load(ordering: .relaxed), now: now) {
+            // Silence stood in for the interrupted or stalled device: what it delivered meanwhile is stale.
+            captureRing.discard(captureRing.availableToRead)
         }
-        let stalled =
-            captureDeviceActive && !interrupted
-            && captureWatch.isStalled(count: control.captureDeliveries.load(ordering: .relaxed), now: now)
-        if stalled != captureSawStall {
-            captureSawStall = stalled
-            nextVirtualCapture = nil
-            // Silence stood in for the stall: what the device delivers late is stale.
-            if !stalled { captureRing.discard(captureRing.availableToRead) }
-        }
-        if !captureDeviceActive || interrupted || stalled {
-            if nextVirtualCapture == nil { nextVirtualCapture = now }
-            while let due = nextVirtualCapture, now >= due {
+        if case .engineClock = capturePacing.pacer {
+            while let due = capturePacing.due(by: now) {
                 stream.sendSilence(at: now, output: &output)
-                nextVirtualCapture = due + MediaTime.milliseconds(Int64(ptime))
+                capturePacing.advance(to: due + MediaTime.milliseconds(Int64(ptime)))
             }
             return
         }
@@ -55,19 +42,9 @@ extension StreamDriver {
     /// server starting up), the frames are played out on the engine clock too, and dropped, so
     /// the delay does not pile up in the jitter buffer.
     func playOut(now: MediaTime) {
-        let interrupted = control.isInterrupted
-        if interrupted != playoutSawInterruption {
-            playoutSawInterruption = interrupted
-            nextVirtualPlayout = nil
-        }
-        let stalled =
-            renderDeviceActive && !interrupted && renderWatch.isStalled(count: control.renderPulls.load(ordering: .relaxed), now: now)
-        if stalled != playoutSawStall {
-            playoutSawStall = stalled
-            nextVirtualPlayout = nil
-        }
+        _ = playoutPacing.update(interrupted: control.isInterrupted, deviceCount: control.renderPulls.load(ordering: .relaxed), now: now)
         var output = Output(driver: self)
-        if renderDeviceActive, !interrupted, !stalled {
+        if case .device = playoutPacing.pacer {
             output.playsToDevice = true
             var guardCount = 8
             let target = control.renderTarget.load(ordering: .relaxed)
@@ -80,11 +57,10 @@ extension StreamDriver {
                 guardCount -= 1
             }
         } else {
-            if nextVirtualPlayout == nil { nextVirtualPlayout = now }
             var guardCount = 8
-            while let due = nextVirtualPlayout, now >= due, guardCount > 0 {
+            while let due = playoutPacing.due(by: now), guardCount > 0 {
                 let n = stream.playout(at: due, room: 48 * 120, output: &output)
-                nextVirtualPlayout = due + MediaTime(nanoseconds: Int64(max(n, 1)) * 1_000_000_000 / 48_000)
+                playoutPacing.advance(to: due + MediaTime(nanoseconds: Int64(max(n, 1)) * 1_000_000_000 / 48_000))
                 guardCount -= 1
             }
         }

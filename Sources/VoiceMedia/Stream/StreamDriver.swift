@@ -67,19 +67,9 @@ final class StreamDriver: MediaTask {
     var iceRestartVersion = 0
     var relayReallocationVersion = 0
 
-    // Device pacing
-    var renderDeviceActive = false
-    var captureDeviceActive = false
-    var nextVirtualPlayout: MediaTime?
-    var nextVirtualCapture: MediaTime?
-    /// The device interruption as the send and playout paths last saw it.
-    var captureSawInterruption = false
-    var playoutSawInterruption = false
-    /// Each direction of the device, watched for stalls.
-    var captureWatch = DeviceActivityWatch()
-    var renderWatch = DeviceActivityWatch()
-    var captureSawStall = false
-    var playoutSawStall = false
+    /// Who paces each direction: the device, or the engine clock in its stead.
+    var capturePacing = AudioDirectionPacing(hasDevice: false)
+    var playoutPacing = AudioDirectionPacing(hasDevice: false)
 
     init(stream: RTPStream, transports: [any MediaTransport], control: StreamControl, relayTransportIndex: Int? = nil) {
         precondition(!transports.isEmpty, "a stream needs a transport")
@@ -133,7 +123,7 @@ final class StreamDriver: MediaTask {
 
     /// The first checks (or the first DTLS flight) leave as soon as the worker has the stream.
     func attached(now: MediaTime) {
-        takeControlChanges()
+        takeControlChanges(now: now)
         drivePath(now: now) { $0.start(now: now) }
     }
 
@@ -145,7 +135,7 @@ final class StreamDriver: MediaTask {
     /// Whether the render device has less than half the usual lead left (it plays from the
     /// ring; without a device, or off it, nothing runs dry).
     private var isRunningDry: Bool {
-        renderDeviceActive && renderRing.availableToRead < control.renderTarget.load(ordering: .relaxed) / 2
+        playoutPacing.hasDevice && renderRing.availableToRead < control.renderTarget.load(ordering: .relaxed) / 2
     }
 
     func tick(now: MediaTime) {
@@ -155,7 +145,7 @@ final class StreamDriver: MediaTask {
         case .finalStatsOwed(let stats): return publishFinal(stats)
         case .left: return
         }
-        takeControlChanges()
+        takeControlChanges(now: now)
         if path != nil { tickPath(now: now) }
         var output = Output(driver: self)
         sendCaptured(now: now, output: &output)
@@ -253,7 +243,7 @@ final class StreamDriver: MediaTask {
 
     /// Takes what the controlling threads posted, without waiting for their locks: a
     /// renegotiation, a new remote address, digits, and the switches.
-    private func takeControlChanges() {
+    private func takeControlChanges(now: MediaTime) {
         let renegotiated = control.renegotiationVersion.load(ordering: .acquiring)
         if renegotiated != renegotiationVersion,
             let pending = control.renegotiation.withLockIfAvailable({ slot -> StreamControl.PendingChange? in
@@ -263,7 +253,7 @@ final class StreamDriver: MediaTask {
         {
             renegotiationVersion = renegotiated
             if let pending {
-                if pending.change.codec != nil { nextVirtualCapture = nil }
+                if pending.change.codec != nil { capturePacing.restartClock(at: now) }
                 stream.adopt(pending.change)
                 frameSamples = stream.samplesPerFrame
                 ptime = stream.configuration.ptime
@@ -318,8 +308,8 @@ final class StreamDriver: MediaTask {
         s.deviceSuspends = control.deviceSuspends.load(ordering: .relaxed)
         s.deviceInterruptions = control.deviceInterruptions.load(ordering: .relaxed)
         s.isAudioInterrupted = control.isInterrupted
-        s.captureStalls = captureWatch.stalls
-        s.renderStalls = renderWatch.stalls
+        s.captureStalls = capturePacing.watch.stalls
+        s.renderStalls = playoutPacing.watch.stalls
         s.unhandledDatagrams = unhandledDatagrams
         s.eventsLost = control.events.lostCount
         path?.figures.add(to: &s)
