@@ -129,10 +129,7 @@ let package = Package(
         // VoiceClient's incoming calls.
         .target(
             name: "VoiceConference",
-            dependencies: [
-                "VoiceSupport", "VoiceMedia", "VoiceSIP", "VoiceCore",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ]
+            dependencies: ["VoiceSupport", "VoiceMedia", "VoiceSIP", "VoiceCore"]
         ),
         .target(
             name: "VoiceSIP",
@@ -234,7 +231,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .target(
@@ -250,7 +246,6 @@ let package = Package(
             name: "VoiceConferenceTests",
             dependencies: [
                 "VoiceConference", "VoiceSignals", "VoiceMedia", "VoiceSupport", "VoiceSIP", "VoiceCore", "CMallocCounter",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
         .testTarget(name: "VoiceICETests", dependencies: ["VoiceAddress", "VoiceSTUN", "VoiceICE", "VoiceNetwork", "VoiceSignals"]),
         .testTarget(
@@ -274,7 +269,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             exclude: ["Fixtures"]
@@ -296,7 +290,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],

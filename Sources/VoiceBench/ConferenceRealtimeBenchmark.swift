@@ -3,7 +3,6 @@ import Dispatch
 import Foundation
 import Logging
 import ArgumentParser
-import NIOConcurrencyHelpers
 import VoiceConference
 import VoiceCore
 import VoiceMedia
@@ -78,11 +77,11 @@ struct ConferenceRealtimeBenchmark {
     }
 
     private final class Counter: CallDelegate, Sendable {
-        let connected = NIOLockedValueBox(0)
-        let failed = NIOLockedValueBox(0)
-        func callDidConnect(_ call: Call) { connected.withLockedValue { $0 += 1 } }
+        let connected = Locked(0)
+        let failed = Locked(0)
+        func callDidConnect(_ call: Call) { connected.withLock { $0 += 1 } }
         func call(_ call: Call, didFailToConnectWithError error: VoiceError) {
-            failed.withLockedValue { $0 += 1 }
+            failed.withLock { $0 += 1 }
             print("a participant failed to join: \(error.code.rawValue) \(error)")
         }
         func call(_ call: Call, didDisconnectWithError error: VoiceError?) {}
@@ -126,7 +125,7 @@ struct ConferenceRealtimeBenchmark {
                     },
                     delegate: counter))
             // One at a time: the room sees them ring as a stream of arrivals, not a burst from one source.
-            _ = PollingWait.until(timeout: 10) { counter.connected.withLockedValue { $0 } + counter.failed.withLockedValue { $0 } > index }
+            _ = PollingWait.until(timeout: 10) { counter.connected.withLock { $0 } + counter.failed.withLock { $0 } > index }
         }
         guard PollingWait.until(timeout: 10, { room.participants(in: "bench").count == participants }) else {
             let joined = room.participants(in: "bench").count
@@ -159,13 +158,13 @@ struct ConferenceRealtimeBenchmark {
     /// Render underruns, dropped capture, concealed and late packets over `calls`, so far (the
     /// capacity benchmark's ``LateFrames``; engine overruns are not read here).
     static func lateFrames(_ calls: [Call]) -> LateFrames {
-        let total = NIOLockedValueBox(LateFrames())
+        let total = Locked(LateFrames())
         let group = DispatchGroup()
         for call in calls {
             group.enter()
             call.streamStats { stats in
                 if let stats {
-                    total.withLockedValue {
+                    total.withLock {
                         $0.underruns += stats.renderUnderruns
                         $0.overflows += stats.captureOverflows
                         $0.concealed += UInt64(stats.jitterBuffer.concealedFrames)
@@ -176,7 +175,7 @@ struct ConferenceRealtimeBenchmark {
             }
         }
         _ = group.wait(timeout: .now() + 5)
-        return total.withLockedValue { $0 }
+        return total.withLock { $0 }
     }
 
     static var quietLogger: Logger {

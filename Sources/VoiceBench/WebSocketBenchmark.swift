@@ -4,7 +4,6 @@ import Dispatch
 import Foundation
 import Histogram
 import Logging
-import NIOConcurrencyHelpers
 import NIOSSL
 import VoiceCore
 import VoiceMedia
@@ -48,7 +47,7 @@ struct WebSocketBench: ParsableCommand {
         let wss = try setup(calls: calls, proxy: secureURL, kamailio: kamailio, tls: tls, name: "wss")
 
         // Re-registration after restarts, seen by the user agent that does it.
-        let events = NIOLockedValueBox<[(MediaTime, SIPRegistrationEvent)]>([])
+        let events = Locked<[(MediaTime, SIPRegistrationEvent)]>([])
         let clock = MonotonicMediaClock()
         var proxy = SIPURI(scheme: .sips, host: "127.0.0.1", port: configuration.secureWebSocketPort)
         proxy.parameters.set("transport", "ws")
@@ -58,12 +57,12 @@ struct WebSocketBench: ParsableCommand {
         agentConfiguration.registrar = SIPURI(host: configuration.realm)
         agentConfiguration.transportConfiguration.tlsClient = tls.trustingClient
         let agent = try SIPUserAgent(configuration: agentConfiguration) { event in
-            if case .registration(let registration) = event { events.withLockedValue { $0.append((clock.now(), registration)) } }
+            if case .registration(let registration) = event { events.withLock { $0.append((clock.now(), registration)) } }
         }
         defer { try? agent.shutdown().wait() }
         _ = try agent.start().wait()
         agent.register()
-        func registeredCount() -> Int { events.withLockedValue { $0.filter { if case .registered = $0.1 { true } else { false } }.count } }
+        func registeredCount() -> Int { events.withLock { $0.filter { if case .registered = $0.1 { true } else { false } }.count } }
         guard PollingWait.until(timeout: 10, { registeredCount() == 1 }) else { throw BenchError("the agent did not register over wss") }
         var reregister: [Double] = []
         for _ in 0..<restarts {
@@ -72,7 +71,7 @@ struct WebSocketBench: ParsableCommand {
             kamailio = try KamailioPeer(templatePath: PeerTemplates.kamailioWebSocket, configuration: kamailio.configuration)
             let ready = clock.now()
             guard PollingWait.until(timeout: 20, { registeredCount() > before }) else { throw BenchError("no re-registration after a restart") }
-            let at = events.withLockedValue { $0.last { if case .registered = $0.1 { true } else { false } }?.0 } ?? ready
+            let at = events.withLock { $0.last { if case .registered = $0.1 { true } else { false } }?.0 } ?? ready
             reregister.append(Double((at - ready).nanoseconds) / 1e6)
         }
         let sorted = reregister.sorted()

@@ -49,7 +49,7 @@ public final class ConferenceServer: Sendable {
             client: client, options: options,
             clock: clock ?? .shared, measuresLateness: clock == nil,
             continuation: continuation, delegate: delegate.map { WeakConferenceDelegate($0) }, delegateQueue: delegateQueue)
-        core.server.withLockedValue { $0 = WeakServer(self) }
+        core.server.withLock { $0 = WeakServer(self) }
         for room in options.knownRooms.sorted() { core.queue.async { self.core.openRoom(room) } }
     }
 

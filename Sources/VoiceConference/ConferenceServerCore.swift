@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceCore
 import VoiceMedia
 import VoiceSupport
@@ -41,7 +40,7 @@ final class ConferenceServerCore: @unchecked Sendable {
     let continuation: AsyncStream<ConferenceEvent>.Continuation
     let delegate: WeakConferenceDelegate?
     let delegateQueue: DispatchQueue
-    let server = NIOLockedValueBox<WeakServer?>(nil)
+    let server = Locked<WeakServer?>(nil)
     private(set) var rooms: [String: Room] = [:]
     /// The room of each call, by the call's UUID.
     private var roomOfCall: [UUID: String] = [:]
@@ -67,7 +66,7 @@ final class ConferenceServerCore: @unchecked Sendable {
 
     func emit(_ event: ConferenceEvent) {
         continuation.yield(event)
-        guard let delegate, let server = server.withLockedValue({ $0?.value }) else { return }
+        guard let delegate, let server = server.withLock({ $0?.value }) else { return }
         delegateQueue.async { delegate.value?.conferenceServer(server, didReport: event) }
     }
 

@@ -1,6 +1,6 @@
-import Synchronization
 import VoiceMedia
 import VoiceSignals
+import VoiceSupport
 
 /// A loudspeaker and a microphone in a simulated room (``EchoRoom``'s sparse taps), for calls
 /// that must meet their own echo: what the device plays comes back into what it captures, late
@@ -72,7 +72,7 @@ package final class RoomAudioDevice: AudioDevice, Sendable {
             var captured = 0
             var nearPosition = 0
         }
-        private let state = Mutex(State())
+        private let state = Locked(State())
         private let taps: [(delay: Int, gain: Double)]
         private let near: [Int16]
         private let noise: [Int16]

@@ -1,5 +1,4 @@
 import CMallocCounter
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceSignals
 import VoiceSupport
@@ -41,15 +40,15 @@ final class ConferenceBridgeTests: XCTestCase {
         var lastSecond: [Int16] { Array(recorded) }
     }
 
-    private func bridge(clock: SoftwareAudioClock, talk: NIOLockedValueBox<[(Int, Bool)]>) -> ConferenceBridge {
+    private func bridge(clock: SoftwareAudioClock, talk: Locked<[(Int, Bool)]>) -> ConferenceBridge {
         ConferenceBridge(capacity: 4, clock: clock, measuresLateness: false) { slot, talking in
-            talk.withLockedValue { $0.append((slot, talking)) }
+            talk.withLock { $0.append((slot, talking)) }
         }
     }
 
     func testPortsHearEachOtherNotThemselvesAndStopWhenDetached() throws {
         let clock = SoftwareAudioClock(manualPeriod: .milliseconds(5), name: "test-conf")
-        let talk = NIOLockedValueBox<[(Int, Bool)]>([])
+        let talk = Locked<[(Int, Bool)]>([])
         let bridge = bridge(clock: clock, talk: talk)
         let calls = [FakeCall(frequency: 500), FakeCall(frequency: 700), FakeCall(frequency: 1_100)]
         var slots: [Int] = []
@@ -78,15 +77,15 @@ final class ConferenceBridgeTests: XCTestCase {
                 }
             }
         }
-        XCTAssertEqual(Set(talk.withLockedValue { $0 }.map(\.0)), Set(slots), "all three started talking")
-        XCTAssertTrue(talk.withLockedValue { $0 }.allSatisfy(\.1))
+        XCTAssertEqual(Set(talk.withLock { $0 }.map(\.0)), Set(slots), "all three started talking")
+        XCTAssertTrue(talk.withLock { $0 }.allSatisfy(\.1))
 
         // Muted: the others stop hearing 700 Hz, its own side still hears them.
         bridge.setMuted(slots[1], true)
         run(seconds: 1)
         XCTAssertLessThan(ToneAmplitude.of(700, in: calls[0].lastSecond), 1)
         XCTAssertEqual(ToneAmplitude.of(500, in: calls[1].lastSecond), 6_000, accuracy: 60)
-        XCTAssertTrue(talk.withLockedValue { $0 }.contains { $0 == (slots[1], false) }, "muted: stopped talking")
+        XCTAssertTrue(talk.withLock { $0 }.contains { $0 == (slots[1], false) }, "muted: stopped talking")
         bridge.setMuted(slots[1], false)
 
         // Detached: 1,100 Hz leaves every mix; its port is no longer driven.
@@ -103,7 +102,7 @@ final class ConferenceBridgeTests: XCTestCase {
     func testMixingPeriodsAllocateNothing() throws {
         try XCTSkipUnless(voice_malloc_counter_is_counting() == 1, "a sanitizer build counts no allocations")
         let clock = SoftwareAudioClock(manualPeriod: .milliseconds(10), name: "test-conf")
-        let talk = NIOLockedValueBox<[(Int, Bool)]>([])
+        let talk = Locked<[(Int, Bool)]>([])
         let bridge = bridge(clock: clock, talk: talk)
         let calls = [FakeCall(frequency: 500), FakeCall(frequency: 700), FakeCall(frequency: 1_100), FakeCall(frequency: 1_300)]
         for call in calls {
@@ -135,7 +134,7 @@ final class ConferenceBridgeTests: XCTestCase {
     /// by its audio's level, while they come; then by its audio again.
     func testAnnouncedLevelsDecideTalkingWhileTheyCome() throws {
         let clock = SoftwareAudioClock(manualPeriod: .milliseconds(10), name: "test-conf")
-        let talk = NIOLockedValueBox<[(Int, Bool)]>([])
+        let talk = Locked<[(Int, Bool)]>([])
         let bridge = bridge(clock: clock, talk: talk)
         let loud = FakeCall(frequency: 500)
         let port = ConferencePort()
@@ -156,14 +155,14 @@ final class ConferenceBridgeTests: XCTestCase {
         // The audio is a loud tone, but the peer says silence (127): not talking.
         run(periods: 100, announcing: 127)
         XCTAssertFalse(bridge.isTalking(slot), "announced silence wins over the measured tone")
-        XCTAssertTrue(talk.withLockedValue { $0 }.isEmpty)
+        XCTAssertTrue(talk.withLock { $0 }.isEmpty)
         // It announces speech at −20 dBov: talking within 30 ms.
         run(periods: 4, announcing: 20)
         XCTAssertTrue(bridge.isTalking(slot))
         // Announcements stop: after 60 ms the measured level (the loud tone) decides: still talking.
         run(periods: 200, announcing: nil)
         XCTAssertTrue(bridge.isTalking(slot))
-        XCTAssertEqual(talk.withLockedValue { $0 }.map(\.1), [true])
+        XCTAssertEqual(talk.withLock { $0 }.map(\.1), [true])
         bridge.stop()
     }
 
@@ -186,7 +185,7 @@ final class ConferenceBridgeTests: XCTestCase {
     /// legs' 20 ms frames end on four different 5 ms ticks.
     func testOddSlotsAreServedHalfAPeriodAfterTheEvenOnes() throws {
         let clock = SoftwareAudioClock(manualPeriod: .milliseconds(5), name: "test-conf")
-        let bridge = bridge(clock: clock, talk: NIOLockedValueBox([]))
+        let bridge = bridge(clock: clock, talk: Locked([]))
         let calls = (0..<4).map { _ in TimedCall() }
         for call in calls {
             let port = ConferencePort()

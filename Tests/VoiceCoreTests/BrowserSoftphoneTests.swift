@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceSignals
 import VoiceSupport
 import VoiceTestKit
@@ -51,9 +50,9 @@ final class BrowserSoftphoneTests: XCTestCase {
         let alice = try CallOverWebSocketTests.webSocketClient(
             "alice", url: try XCTUnwrap(kamailio.secureWebSocketURL), kamailio: kamailio, signal: speech)
         cleanup.append { alice.client.shutdown() }
-        let registered = NIOLockedValueBox<VoiceError?>(VoiceError(.registrationError))
+        let registered = Locked<VoiceError?>(VoiceError(.registrationError))
         let notifications = alice.listen(result: registered)
-        XCTAssertNil(registered.withLockedValue { $0 }, "alice registered over wss; log:\n\(kamailio.process.logTail())")
+        XCTAssertNil(registered.withLock { $0 }, "alice registered over wss; log:\n\(kamailio.process.logTail())")
         return (Setup(kamailio: kamailio, alice: alice, pesq: pesq, speech: speech, play: play), notifications)
     }
 
@@ -87,7 +86,7 @@ final class BrowserSoftphoneTests: XCTestCase {
     func testBrowserCallsTheSDK() throws {
         let (setup, notifications) = try setUp(aliceListens: true)
         let calleeDelegate = RecordingCallDelegate()
-        notifications.onInvite.withLockedValue {
+        notifications.onInvite.withLock {
             $0 = { invite in
                 _ = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue }, delegate: calleeDelegate)
             }
@@ -128,11 +127,11 @@ final class BrowserSoftphoneTests: XCTestCase {
         XCTAssertEqual(alice.client.localEndpoint.transport, .ws)
         let notifications = alice.listen()
         let calleeDelegate = RecordingCallDelegate()
-        let accepted = NIOLockedValueBox<Call?>(nil)
-        notifications.onInvite.withLockedValue {
+        let accepted = Locked<Call?>(nil)
+        notifications.onInvite.withLock {
             $0 = { invite in
                 let call = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue }, delegate: calleeDelegate)
-                accepted.withLockedValue { $0 = call }
+                accepted.withLock { $0 = call }
             }
         }
         let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "softphone-direct")
@@ -147,7 +146,7 @@ final class BrowserSoftphoneTests: XCTestCase {
         cleanup.append { phone.stop() }
         XCTAssertEqual(calleeDelegate.wait(for: 1, timeout: 30), [.connected], "page:\n\(phone.logTail())")
         XCTAssertTrue(PollingWait.until(timeout: 20) { FileManager.default.fileExists(atPath: phone.recording) }, "page:\n\(phone.logTail())")
-        accepted.withLockedValue { $0 }?.disconnect()
+        accepted.withLock { $0 }?.disconnect()
         let stats = try XCTUnwrap(phone.waitForStats(timeout: 30), "page:\n\(phone.logTail())")
         XCTAssertNil(stats["error"], "\(stats)\npage:\n\(phone.logTail())")
         XCTAssertEqual(stats["sip"] as? [String], ["websocket open", "INVITE 180", "INVITE 200", "BYE received"], "\(stats)")

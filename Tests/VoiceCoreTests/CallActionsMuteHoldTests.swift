@@ -49,7 +49,7 @@ final class CallActionsMuteHoldTests: VirtualTimeTestCase {
         defer { pair.close() }
         let delegate = RecordingCallDelegate()
         // Never answered: still connecting or ringing.
-        pair.notifications.onInvite.withLockedValue { $0 = { _ in } }
+        pair.notifications.onInvite.withLock { $0 = { _ in } }
         let ringing = pair.alice.connect(to: pair.bob.address, delegate: delegate)
         XCTAssertEqual(delegate.wait(for: 1), [.ringing])
         ringing.isMuted = true

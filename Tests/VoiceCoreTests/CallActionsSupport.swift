@@ -1,7 +1,6 @@
 import VoiceEmbedded
 import Dispatch
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
 import VoiceSupport
@@ -16,38 +15,38 @@ import VoiceMediaTypes
 final class RecordingMessageDelegate: CallMessageDelegate, @unchecked Sendable {
     // @unchecked: the lists are behind locks.
     let queue: DispatchQueue
-    let received = NIOLockedValueBox<[CallMessage]>([])
-    let sent = NIOLockedValueBox<[String]>([])
-    let failed = NIOLockedValueBox<[(CallMessage, VoiceError)]>([])
-    let inviteFailed = NIOLockedValueBox<[(CallMessage, VoiceError)]>([])
-    let inviteSent = NIOLockedValueBox<[String]>([])
-    let inviteReceived = NIOLockedValueBox<[CallMessage]>([])
+    let received = Locked<[CallMessage]>([])
+    let sent = Locked<[String]>([])
+    let failed = Locked<[(CallMessage, VoiceError)]>([])
+    let inviteFailed = Locked<[(CallMessage, VoiceError)]>([])
+    let inviteSent = Locked<[String]>([])
+    let inviteReceived = Locked<[CallMessage]>([])
 
     init(queue: DispatchQueue) { self.queue = queue }
 
     func call(_ call: Call, didReceiveMessage message: CallMessage) {
         dispatchPrecondition(condition: .onQueue(queue))
-        received.withLockedValue { $0.append(message) }
+        received.withLock { $0.append(message) }
     }
     func call(_ call: Call, didSendMessage voiceEventSid: String) {
         dispatchPrecondition(condition: .onQueue(queue))
-        sent.withLockedValue { $0.append(voiceEventSid) }
+        sent.withLock { $0.append(voiceEventSid) }
     }
     func call(_ call: Call, didFailToSendMessage message: CallMessage, error: VoiceError) {
         dispatchPrecondition(condition: .onQueue(queue))
-        failed.withLockedValue { $0.append((message, error)) }
+        failed.withLock { $0.append((message, error)) }
     }
     func callInvite(_ callInvite: CallInvite, didFailToSendMessage message: CallMessage, error: VoiceError) {
         dispatchPrecondition(condition: .onQueue(queue))
-        inviteFailed.withLockedValue { $0.append((message, error)) }
+        inviteFailed.withLock { $0.append((message, error)) }
     }
     func callInvite(_ callInvite: CallInvite, didSendMessage voiceEventSid: String) {
         dispatchPrecondition(condition: .onQueue(queue))
-        inviteSent.withLockedValue { $0.append(voiceEventSid) }
+        inviteSent.withLock { $0.append(voiceEventSid) }
     }
     func callInvite(_ callInvite: CallInvite, didReceiveMessage message: CallMessage) {
         dispatchPrecondition(condition: .onQueue(queue))
-        inviteReceived.withLockedValue { $0.append(message) }
+        inviteReceived.withLock { $0.append(message) }
     }
 }
 
@@ -85,9 +84,9 @@ final class ConnectedCallPair {
 
     /// Places the call and waits until both sides are connected.
     func connect(codecs: [AudioCodec] = AudioCodec.defaultPreference, file: StaticString = #filePath, line: UInt = #line) throws {
-        let accepted = NIOLockedBox<Call?>(nil)
+        let accepted = LockedBox<Call?>(nil)
         let calleeDelegate = self.calleeDelegate, calleeMessages = self.calleeMessages
-        notifications.onInvite.withLockedValue {
+        notifications.onInvite.withLock {
             $0 = { invite in
                 accepted.value = invite.accept(
                     options: AcceptOptions(callInvite: invite) { builder in

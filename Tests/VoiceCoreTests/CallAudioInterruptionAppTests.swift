@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceSignals
 import VoiceSupport
@@ -46,18 +45,18 @@ final class CallAudioInterruptionAppTests: VirtualTimeTestCase {
         }
         try call.connect(device: call.alice.device)
         let aliceNotifications = call.alice.listen()
-        let invites = NIOLockedValueBox<[CallInvite]>([])
-        aliceNotifications.onInvite.withLockedValue { $0 = { invite in invites.withLockedValue { $0.append(invite) } } }
+        let invites = Locked<[CallInvite]>([])
+        aliceNotifications.onInvite.withLock { $0 = { invite in invites.withLock { $0.append(invite) } } }
 
         // Carol calls; alice holds bob and accepts carol.
         let carolDelegate = RecordingCallDelegate()
         _ = carol.connect(to: call.alice.address, delegate: carolDelegate)
-        XCTAssertTrue(PollingWait.until(timeout: 10) { !invites.withLockedValue { $0 }.isEmpty })
+        XCTAssertTrue(PollingWait.until(timeout: 10) { !invites.withLock { $0 }.isEmpty })
         let first = try XCTUnwrap(call.caller)
         first.isOnHold = true
         XCTAssertTrue(PollingWait.until(timeout: 5) { first.isOnHold })
         let secondDelegate = RecordingCallDelegate()
-        let invite = try XCTUnwrap(invites.withLockedValue { $0.first })
+        let invite = try XCTUnwrap(invites.withLock { $0.first })
         let second = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = secondDelegate.queue }, delegate: secondDelegate)
         XCTAssertEqual(secondDelegate.wait(for: 1), [.connected])
         XCTAssertEqual(carolDelegate.wait(for: 2), [.ringing, .connected])

@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceSupport
 import VoiceTestKit
@@ -70,7 +69,7 @@ final class CallAudioInterruptionPulseTests: XCTestCase {
         pulse.kill()
         XCTAssertEqual(call.delegate.wait(for: 3, timeout: 5), [.ringing, .connected, .audioInterrupted])
         let noticed = try XCTUnwrap(call.delegate.time(of: .audioInterrupted)).timeIntervalSince(killed)
-        let interruption = try XCTUnwrap(call.delegate.lastInterruption.withLockedValue { $0 })
+        let interruption = try XCTUnwrap(call.delegate.lastInterruption.withLock { $0 })
         XCTAssertTrue(interruption.error.isTransient, "\(interruption.error)")
         XCTAssertTrue(call.caller?.isAudioInterrupted ?? false)
 
@@ -94,7 +93,7 @@ final class CallAudioInterruptionPulseTests: XCTestCase {
 
         XCTAssertEqual(call.delegate.callbacks, [.ringing, .connected, .audioInterrupted, .audioResumed], "no 53405, no reconnecting")
         XCTAssertEqual(call.calleeDelegate.callbacks, [.connected], "bob saw nothing")
-        XCTAssertEqual(call.delegate.interruptionStateAgreed.withLockedValue { $0 }, [true, true], "Call.audioInterruption agrees with each callback")
+        XCTAssertEqual(call.delegate.interruptionStateAgreed.withLock { $0 }, [true, true], "Call.audioInterruption agrees with each callback")
         XCTAssertEqual(call.interruptionInsights, ["began", "ended"])
         XCTAssertEqual(InterruptionCall.stats(call.caller)?.audioDevice.interruptions, 1)
     }
@@ -108,7 +107,7 @@ final class CallAudioInterruptionPulseTests: XCTestCase {
         faults.failOpens(errno: ENODEV)  // gone until plugged back
         faults.failTransfers(errno: ENODEV, count: 1, capture: true)
         XCTAssertEqual(call.delegate.wait(for: 3, timeout: 5).last, .audioInterrupted)
-        let interruption = try XCTUnwrap(call.delegate.lastInterruption.withLockedValue { $0 })
+        let interruption = try XCTUnwrap(call.delegate.lastInterruption.withLock { $0 })
         XCTAssertEqual(interruption.error.code, -ENODEV)
         XCTAssertTrue(interruption.capture)
         let packets = call.bobPacketsReceived
@@ -133,18 +132,18 @@ final class CallAudioInterruptionPulseTests: XCTestCase {
         faults.failOpens(errno: ENODEV)
         faults.failTransfers(errno: ENODEV, count: 1, capture: false)
         XCTAssertEqual(call.delegate.wait(for: 3, timeout: 5).last, .audioInterrupted)
-        XCTAssertEqual(call.delegate.lastInterruption.withLockedValue { $0 }?.render, true)
+        XCTAssertEqual(call.delegate.lastInterruption.withLock { $0 }?.render, true)
 
         // The app switches to the laptop's own device (a buffer device here).
         let laptop = BufferAudioDevice(captureSamples: InterruptionCall.aliceSignal, loop: true)
         let switched = DispatchSemaphore(value: 0)
-        let outcome = NIOLockedValueBox<AudioDeviceError??>(nil)
+        let outcome = Locked<AudioDeviceError??>(nil)
         call.caller?.switchAudioDevice(to: laptop) { error in
-            outcome.withLockedValue { $0 = .some(error) }
+            outcome.withLock { $0 = .some(error) }
             switched.signal()
         }
         XCTAssertEqual(switched.wait(timeout: .now() + 5), .success)
-        XCTAssertEqual(outcome.withLockedValue { $0 }, .some(nil), "the switch succeeded")
+        XCTAssertEqual(outcome.withLock { $0 }, .some(nil), "the switch succeeded")
         XCTAssertEqual(call.delegate.wait(for: 4, timeout: 5).last, .audioResumed, "the interruption ends with the switch")
         XCTAssertGreaterThan(call.bobHearsAlice().score, 0.8, "bob hears alice's new device")
         let toAlice = InterruptionCall.hearsBob(in: { laptop.recordedSamples })
@@ -160,7 +159,7 @@ final class CallAudioInterruptionPulseTests: XCTestCase {
         let faults = ALSAFaultInjection()
         faults.failOpens(errno: EBUSY)
         try call.connect(device: try pulseDevice(faults), expecting: [.ringing, .connected, .audioInterrupted])
-        XCTAssertEqual(call.delegate.lastInterruption.withLockedValue { $0 }?.error.code, -EBUSY)
+        XCTAssertEqual(call.delegate.lastInterruption.withLock { $0 }?.error.code, -EBUSY)
         XCTAssertTrue(call.caller?.isAudioInterrupted ?? false)
         let packets = call.bobPacketsReceived
         Thread.sleep(forTimeInterval: 2)
@@ -208,7 +207,7 @@ final class CallAudioInterruptionPulseTests: XCTestCase {
     func testTheSinkVolumeTurnedDownIsALowOSOutputVolumeLevelUntilTurnedUpAgain() throws {
         let call = try XCTUnwrap(call), pulse = try XCTUnwrap(pulse)
         let events = CallQualityEventRecorder()
-        call.delegate.onQualityEvent.withLockedValue { $0 = { events.append($0) } }
+        call.delegate.onQualityEvent.withLock { $0 = { events.append($0) } }
         let device = try pulseDevice()
         XCTAssertEqual(device.outputVolume.map { ($0 * 100).rounded() }, 100, "the pulse PCM's mixer is the default sink's volume")
         try call.connect(device: device)

@@ -1,7 +1,6 @@
 import VoiceEmbedded
 import Dispatch
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceSignals
 import VoiceSupport
@@ -41,8 +40,8 @@ final class InterruptionCall {
     func connect(device: any AudioDevice, expecting expected: [SeenCallback] = [.ringing, .connected], file: StaticString = #filePath, line: UInt = #line) throws {
         let notifications = bob.listen()
         let calleeDelegate = self.calleeDelegate
-        let accepted = NIOLockedBox<Call?>(nil)
-        notifications.onInvite.withLockedValue {
+        let accepted = LockedBox<Call?>(nil)
+        notifications.onInvite.withLock {
             $0 = { invite in
                 accepted.value = invite.accept(
                     options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue }, delegate: calleeDelegate)
@@ -92,10 +91,10 @@ final class InterruptionCall {
     /// A call's stats, synchronously.
     static func stats(_ call: Call?) -> CallStatsReport? {
         guard let call else { return nil }
-        let report = NIOLockedValueBox<(done: Bool, stats: CallStatsReport?)>((false, nil))
-        call.getStats { stats in report.withLockedValue { $0 = (true, stats) } }
-        _ = PollingWait.until(timeout: 5) { report.withLockedValue { $0.done } }
-        return report.withLockedValue { $0.stats }
+        let report = Locked<(done: Bool, stats: CallStatsReport?)>((false, nil))
+        call.getStats { stats in report.withLock { $0 = (true, stats) } }
+        _ = PollingWait.until(timeout: 5) { report.withLock { $0.done } }
+        return report.withLock { $0.stats }
     }
 
     /// Packets bob has received so far.

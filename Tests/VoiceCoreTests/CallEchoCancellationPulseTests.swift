@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceSignals
 import VoiceSupport
@@ -42,7 +41,7 @@ final class CallEchoCancellationPulseTests: XCTestCase {
         let device = try ALSAAudioDevice(configuration: .init(captureDevice: "pulse", playbackDevice: "pulse"))
         let notifications = bob.listen()
         let calleeDelegate = RecordingCallDelegate(), delegate = RecordingCallDelegate()
-        notifications.onInvite.withLockedValue {
+        notifications.onInvite.withLock {
             $0 = { invite in
                 _ = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue }, delegate: calleeDelegate)
             }

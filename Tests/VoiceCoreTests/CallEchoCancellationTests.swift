@@ -109,7 +109,7 @@ final class CallEchoCancellationTests: VirtualTimeTestCase {
         let calleeDelegate = RecordingCallDelegate(), delegate = RecordingCallDelegate()
         world.watch(delegate.queue)
         world.watch(calleeDelegate.queue)
-        notifications.onInvite.withLockedValue {
+        notifications.onInvite.withLock {
             $0 = { invite in
                 _ = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue }, delegate: calleeDelegate)
             }

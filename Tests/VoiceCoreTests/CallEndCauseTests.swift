@@ -1,6 +1,6 @@
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceSIP
+import VoiceSupport
 import VoiceTestKit
 import XCTest
 
@@ -19,7 +19,7 @@ final class CallEndCauseTests: XCTestCase {
         let delegate = RecordingCallDelegate()
         let call = net.place(from: alice, to: "sip:bob@127.0.0.2:5060", delegate: delegate)
         net.settle(notifications.queue, delegate.queue)
-        let invite = try XCTUnwrap(notifications.invites.withLockedValue { $0.first })
+        let invite = try XCTUnwrap(notifications.invites.withLock { $0.first })
         XCTAssertEqual(delegate.callbacks, [.ringing])
         return (call, delegate, invite, notifications)
     }
@@ -31,11 +31,11 @@ final class CallEndCauseTests: XCTestCase {
             if callerEnds {
                 call.disconnect()
             } else {
-                try XCTUnwrap(bobDelegate.connectedCall.withLockedValue { $0 }).disconnect()
+                try XCTUnwrap(bobDelegate.connectedCall.withLock { $0 }).disconnect()
             }
             net.advance(10, settling: aliceDelegate.queue, bobDelegate.queue)
             XCTAssertEqual(call.details.endCause, callerEnds ? .local : .remote)
-            XCTAssertEqual(bobDelegate.connectedCall.withLockedValue { $0 }?.details.endCause, callerEnds ? .remote : .local)
+            XCTAssertEqual(bobDelegate.connectedCall.withLock { $0 }?.details.endCause, callerEnds ? .remote : .local)
         }
     }
 
@@ -46,7 +46,7 @@ final class CallEndCauseTests: XCTestCase {
         net.advance(10, settling: delegate.queue, notifications.queue)
         XCTAssertEqual(delegate.callbacks, [.ringing, .disconnected(nil)])
         XCTAssertEqual(call.details.endCause, .canceled)
-        XCTAssertEqual(notifications.cancelled.withLockedValue { $0.count }, 1, "bob's invite was cancelled")
+        XCTAssertEqual(notifications.cancelled.withLock { $0.count }, 1, "bob's invite was cancelled")
     }
 
     func testAnInviteAcceptedAfterTheCallersCancelIsCanceledForTheCallee() throws {
@@ -54,7 +54,7 @@ final class CallEndCauseTests: XCTestCase {
         let (call, delegate, invite, notifications) = try ringingCall(net)
         call.disconnect()
         net.advance(10, settling: delegate.queue, notifications.queue)
-        XCTAssertEqual(notifications.cancelled.withLockedValue { $0.count }, 1)
+        XCTAssertEqual(notifications.cancelled.withLock { $0.count }, 1)
         // The app accepts the invite it had shown, a moment too late.
         let bobDelegate = RecordingCallDelegate()
         let bobCall = invite.accept(
@@ -84,7 +84,7 @@ final class CallEndCauseTests: XCTestCase {
         XCTAssertEqual(call.details.endCause, .noAnswer)
         XCTAssertEqual(net.sendTimes(of: .cancel).first, 60_000, "cancelled at the timeout")
         net.advance(100, settling: notifications.queue)
-        XCTAssertEqual(notifications.cancelled.withLockedValue { $0.count }, 1, "bob's invite was cancelled")
+        XCTAssertEqual(notifications.cancelled.withLock { $0.count }, 1, "bob's invite was cancelled")
     }
 
     func testTheRingTimeoutIsConfigurableAndAnAnswerStopsIt() throws {
@@ -133,7 +133,7 @@ final class CallEndCauseTests: XCTestCase {
             },
             delegate: delegate)
         net.settle(delegate.queue, notifications.queue)
-        let invite = try XCTUnwrap(notifications.invites.withLockedValue { $0.first })
+        let invite = try XCTUnwrap(notifications.invites.withLock { $0.first })
         let bobDelegate = RecordingCallDelegate()
         _ = invite.accept(
             options: AcceptOptions(callInvite: invite) { builder in

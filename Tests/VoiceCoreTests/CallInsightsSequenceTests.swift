@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceTestKit
 import VoiceSupport
 import XCTest
@@ -50,7 +49,7 @@ final class CallInsightsSequenceTests: VirtualTimeTestCase {
             bob.client.shutdown()
         }
         let notifications = bob.listen()
-        notifications.onInvite.withLockedValue { $0 = { invite in invite.reject() } }
+        notifications.onInvite.withLock { $0 = { invite in invite.reject() } }
         let delegate = RecordingCallDelegate()
         let call = alice.connect(to: bob.address, delegate: delegate)
         XCTAssertEqual(delegate.waitForEnd(), [.ringing, .failed(.busyEverywhere)])
@@ -75,7 +74,7 @@ final class CallInsightsSequenceTests: VirtualTimeTestCase {
         XCTAssertEqual(delegate.wait(for: 1), [.ringing])
         call.disconnect()
         XCTAssertEqual(delegate.waitForEnd(), [.ringing, .disconnected(nil)])
-        XCTAssertTrue(PollingWait.until(timeout: 5) { !notifications.cancelled.withLockedValue { $0 }.isEmpty })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !notifications.cancelled.withLock { $0 }.isEmpty })
         XCTAssertEqual(sequence(alice, count: 3), [
             "connection:ringing", "connection:disconnect-called", "connection:disconnected-by-local",
         ])

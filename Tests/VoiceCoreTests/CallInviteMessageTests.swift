@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceSIP
 import VoiceSIPAgent
 import VoiceTestKit
@@ -59,14 +58,14 @@ final class CallInviteMessageTests: VirtualTimeTestCase {
             let message = CallMessage(content: #"{"eta":"2 min"}"#, messageType: "status-update")
             XCTAssertEqual(ringing.invite.sendMessage(message), message.voiceEventSid)
             XCTAssertTrue(
-                PollingWait.until(timeout: 5) { ringing.inviteMessages.inviteSent.withLockedValue { $0 } == [message.voiceEventSid] },
-                "\(transport): \(ringing.inviteMessages.inviteFailed.withLockedValue { $0 })")
-            XCTAssertTrue(PollingWait.until(timeout: 5) { !ringing.callerMessages.received.withLockedValue { $0 }.isEmpty })
-            XCTAssertEqual(ringing.callerMessages.received.withLockedValue { $0 }, [message], "\(transport)")
+                PollingWait.until(timeout: 5) { ringing.inviteMessages.inviteSent.withLock { $0 } == [message.voiceEventSid] },
+                "\(transport): \(ringing.inviteMessages.inviteFailed.withLock { $0 })")
+            XCTAssertTrue(PollingWait.until(timeout: 5) { !ringing.callerMessages.received.withLock { $0 }.isEmpty })
+            XCTAssertEqual(ringing.callerMessages.received.withLock { $0 }, [message], "\(transport)")
             XCTAssertTrue(
                 world.sipNetwork.sent.contains { $0.destination.transport == transport && $0.message?.request?.method == .info },
                 "the INFO went over \(transport)")
-            XCTAssertTrue(ringing.inviteMessages.inviteFailed.withLockedValue { $0 }.isEmpty)
+            XCTAssertTrue(ringing.inviteMessages.inviteFailed.withLock { $0 }.isEmpty)
             XCTAssertEqual(ringing.call.state, .ringing, "the message does not answer the call")
             // The caller's side of a ringing call stays without messages (Call.sendMessage needs a connected call).
             XCTAssertEqual(ringing.call.sendMessage(CallMessage(content: "{}")), "")
@@ -92,13 +91,13 @@ final class CallInviteMessageTests: VirtualTimeTestCase {
         for message in messages { _ = ringing.invite.sendMessage(message) }
         let eleventh = CallMessage(content: #"{"n":11}"#)
         _ = ringing.invite.sendMessage(eleventh)
-        XCTAssertTrue(PollingWait.until(timeout: 10) { ringing.inviteMessages.inviteSent.withLockedValue { $0.count } == 10 })
-        XCTAssertEqual(Set(ringing.inviteMessages.inviteSent.withLockedValue { $0 }), Set(messages.map(\.voiceEventSid)))
-        XCTAssertTrue(PollingWait.until(timeout: 5) { ringing.inviteMessages.inviteFailed.withLockedValue { $0.count } == 2 })
-        let failed = ringing.inviteMessages.inviteFailed.withLockedValue { $0 }
+        XCTAssertTrue(PollingWait.until(timeout: 10) { ringing.inviteMessages.inviteSent.withLock { $0.count } == 10 })
+        XCTAssertEqual(Set(ringing.inviteMessages.inviteSent.withLock { $0 }), Set(messages.map(\.voiceEventSid)))
+        XCTAssertTrue(PollingWait.until(timeout: 5) { ringing.inviteMessages.inviteFailed.withLock { $0.count } == 2 })
+        let failed = ringing.inviteMessages.inviteFailed.withLock { $0 }
         XCTAssertEqual(failed.map(\.0), [big, eleventh])
         XCTAssertEqual(failed.map(\.1.code), [.malformedRequest, .tooManyRequests])
-        XCTAssertTrue(PollingWait.until(timeout: 5) { ringing.callerMessages.received.withLockedValue { $0.count } == 10 })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { ringing.callerMessages.received.withLock { $0.count } == 10 })
 
         ringing.invite.reject()
         XCTAssertEqual(ringing.callerDelegate.waitForEnd().last, .failed(.busyEverywhere))
@@ -120,7 +119,7 @@ final class CallInviteMessageTests: VirtualTimeTestCase {
         let invite = try XCTUnwrap(pushed.waitForInvite())
         let message = CallMessage(content: #"{"pushed":true}"#)
         XCTAssertEqual(invite.sendMessage(message), message.voiceEventSid)
-        XCTAssertTrue(PollingWait.until(timeout: 5) { pushedMessages.inviteSent.withLockedValue { $0 } == [message.voiceEventSid] })
-        XCTAssertTrue(ringing.inviteMessages.inviteSent.withLockedValue { $0 }.isEmpty, "the registration's delegate is replaced")
+        XCTAssertTrue(PollingWait.until(timeout: 5) { pushedMessages.inviteSent.withLock { $0 } == [message.voiceEventSid] })
+        XCTAssertTrue(ringing.inviteMessages.inviteSent.withLock { $0 }.isEmpty, "the registration's delegate is replaced")
     }
 }

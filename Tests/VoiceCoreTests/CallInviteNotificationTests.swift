@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
 import VoiceRTP
@@ -75,7 +74,7 @@ final class CallInviteNotificationTests: VirtualTimeTestCase {
         // Once the loop has taken it, and the delegate's queue has run what that sent it.
         try bob.client.agent.eventLoop.submit {}.wait()
         pushed.queue.sync {}
-        XCTAssertEqual(pushed.invites.withLockedValue { $0.count }, 1)
+        XCTAssertEqual(pushed.invites.withLock { $0.count }, 1)
         invite.reject()
         XCTAssertNotNil(server.receive(timeout: .seconds(5)) { $0.hasPrefix("SIP/2.0 600") })
     }
@@ -96,8 +95,8 @@ final class CallInviteNotificationTests: VirtualTimeTestCase {
             + head.filter { $0.hasPrefix("Via:") || $0.hasPrefix("From:") || $0.hasPrefix("To:") || $0.hasPrefix("Call-ID:") || $0.hasPrefix("Max-Forwards:") }
             + ["CSeq: 1 CANCEL", "Content-Length: 0", "", ""]
         try server.send(cancel.joined(separator: "\r\n"), to: SocketAddress(host: "127.0.0.1", port: bob.client.localEndpoint.port))
-        XCTAssertTrue(PollingWait.until(timeout: 5) { !pushed.cancelled.withLockedValue { $0 }.isEmpty }, "the pushed delegate hears of it")
-        let (cancelled, error) = try XCTUnwrap(pushed.cancelled.withLockedValue { $0.first })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !pushed.cancelled.withLock { $0 }.isEmpty }, "the pushed delegate hears of it")
+        let (cancelled, error) = try XCTUnwrap(pushed.cancelled.withLock { $0.first })
         XCTAssertEqual(cancelled.callSid, delivered.callSid)
         XCTAssertEqual(error.code, .requestTerminated)
         XCTAssertNotNil(server.receive(timeout: .seconds(5)) { $0.hasPrefix("SIP/2.0 487") })
@@ -117,14 +116,14 @@ final class CallInviteNotificationTests: VirtualTimeTestCase {
         let cancel = ["twi_message_type": "twilio.voice.cancel", "twi_call_sid": Self.sid, "twi_to": "client:bob"]
         XCTAssertTrue(bob.client.handleNotification(call, delegate: pushed, delegateQueue: pushed.queue))
         XCTAssertTrue(bob.client.handleNotification(cancel, delegate: pushed, delegateQueue: pushed.queue))
-        XCTAssertTrue(PollingWait.until(timeout: 5) { !pushed.cancelled.withLockedValue { $0 }.isEmpty })
-        let (cancelled, error) = try XCTUnwrap(pushed.cancelled.withLockedValue { $0.first })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !pushed.cancelled.withLock { $0 }.isEmpty })
+        let (cancelled, error) = try XCTUnwrap(pushed.cancelled.withLock { $0.first })
         XCTAssertEqual(cancelled.callSid, Self.sid)
         XCTAssertEqual(cancelled.from, "client:alice")
         XCTAssertEqual(cancelled.to, "client:bob")
         XCTAssertEqual(cancelled.customParameters, ["customer": "42"])
         XCTAssertEqual(error.code, .requestTerminated)
-        XCTAssertTrue(pushed.invites.withLockedValue { $0.isEmpty })
+        XCTAssertTrue(pushed.invites.withLock { $0.isEmpty })
     }
 
     func testMalformedOrForeignPayloadsAreRefused() throws {

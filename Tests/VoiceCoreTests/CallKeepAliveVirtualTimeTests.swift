@@ -2,6 +2,7 @@ import VoiceEmbedded
 import Foundation
 import NIOCore
 import VoiceSIP
+import VoiceSupport
 import VoiceTestKit
 import XCTest
 
@@ -21,7 +22,7 @@ final class CallKeepAliveVirtualTimeTests: XCTestCase {
         let aliceDelegate = RecordingCallDelegate()
         let call = net.place(from: alice, to: "sip:bob@127.0.0.2:5060", delegate: aliceDelegate)
         net.settle(notifications.queue)
-        let invite = try XCTUnwrap(notifications.invites.withLockedValue { $0.first }, "bob was invited")
+        let invite = try XCTUnwrap(notifications.invites.withLock { $0.first }, "bob was invited")
         let bobDelegate = RecordingCallDelegate()
         _ = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = bobDelegate.queue }, delegate: bobDelegate)
         net.settle(aliceDelegate.queue, bobDelegate.queue)

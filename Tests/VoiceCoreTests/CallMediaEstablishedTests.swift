@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceSignals
 import VoiceSupport
@@ -25,26 +24,26 @@ final class CallMediaEstablishedTests: VirtualTimeTestCase {
         _ = bob.listen().acceptEach(with: calleeDelegate)
         let delegate = RecordingCallDelegate()
         let call = alice.connect(to: bob.address, delegate: delegate)
-        let order = NIOLockedValueBox<[String]>([])
+        let order = Locked<[String]>([])
         let reader = Task {
             for await event in call.events {
                 switch event {
-                case .connected: order.withLockedValue { $0.append("connected") }
-                case .mediaEstablished: order.withLockedValue { $0.append("mediaEstablished") }
+                case .connected: order.withLock { $0.append("connected") }
+                case .mediaEstablished: order.withLock { $0.append("mediaEstablished") }
                 default: break
                 }
             }
         }
         defer { reader.cancel() }
         XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected])
-        XCTAssertTrue(PollingWait.until(timeout: 10) { delegate.mediaEstablished.withLockedValue { $0 } != nil && calleeDelegate.mediaEstablished.withLockedValue { $0 } != nil })
-        let established = try XCTUnwrap(delegate.mediaEstablished.withLockedValue { $0 })
+        XCTAssertTrue(PollingWait.until(timeout: 10) { delegate.mediaEstablished.withLock { $0 } != nil && calleeDelegate.mediaEstablished.withLock { $0 } != nil })
+        let established = try XCTUnwrap(delegate.mediaEstablished.withLock { $0 })
         XCTAssertEqual(established.state, .connected)
         let connectedAt = try XCTUnwrap(established.details.connectedAt)
         let mediaAt = try XCTUnwrap(established.details.mediaEstablishedAt)
         XCTAssertGreaterThanOrEqual(mediaAt, connectedAt)
         XCTAssertLessThan(mediaAt.timeIntervalSince(connectedAt), 6, "within the first RTCP reports")
-        XCTAssertTrue(PollingWait.until(timeout: 5) { order.withLockedValue { $0 } == ["connected", "mediaEstablished"] }, "\(order.withLockedValue { $0 })")
+        XCTAssertTrue(PollingWait.until(timeout: 5) { order.withLock { $0 } == ["connected", "mediaEstablished"] }, "\(order.withLock { $0 })")
         call.disconnect()
         delegate.waitForEnd()
     }

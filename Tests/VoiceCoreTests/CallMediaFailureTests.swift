@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
 import XCTest

@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceRTP
 import VoiceSignals
@@ -95,26 +94,26 @@ final class CallMediaSecurityTests: VirtualTimeTestCase {
             let (call, delegate, _) = alice.call(acceptedBy: bob)
             XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected])
             let alicePort = try XCTUnwrap(try ConnectedCallPair.onCore(call) { $0?.media?.localPort })
-            let blocked = NIOLockedValueBox(true)
-            let fromAlice = NIOLockedValueBox(0)
+            let blocked = Locked(true)
+            let fromAlice = Locked(0)
             world.mediaNetwork.setConditions { source, _, _ in
                 guard source.port == Int(alicePort) else { return .milliseconds(1) }
-                fromAlice.withLockedValue { $0 += 1 }
-                return blocked.withLockedValue { $0 } ? nil : .milliseconds(1)
+                fromAlice.withLock { $0 += 1 }
+                return blocked.withLock { $0 } ? nil : .milliseconds(1)
             }
             let received = try XCTUnwrap(try stats(call)).packetsReceived
             XCTAssertEqual(delegate.wait(for: 3, timeout: 25), [.ringing, .connected], "bob's media keeps her connected before the consent timeout")
             XCTAssertGreaterThan(try XCTUnwrap(try stats(call)).packetsReceived, received + 1_000, "she hears bob")
             XCTAssertEqual(delegate.wait(for: 3, timeout: 10), [.ringing, .connected, .reconnecting(.mediaConnectionError)])
-            let sentAtLoss = fromAlice.withLockedValue { $0 }
+            let sentAtLoss = fromAlice.withLock { $0 }
             let countedAtLoss = try XCTUnwrap(try stats(call)).packetsSent
             PollingWait.sleep(2)
             // Her RTP would be 100 datagrams in 2 s; what may leave is STUN: her consent checks
             // (every 4–6 s) and her answers to bob's.
-            XCTAssertLessThanOrEqual(fromAlice.withLockedValue { $0 } - sentAtLoss, 4, "her media stopped")
+            XCTAssertLessThanOrEqual(fromAlice.withLock { $0 } - sentAtLoss, 4, "her media stopped")
             XCTAssertLessThanOrEqual(try XCTUnwrap(try stats(call)).packetsSent, countedAtLoss + 10, "and is not counted as sent")
 
-            blocked.withLockedValue { $0 = false }
+            blocked.withLock { $0 = false }
             XCTAssertEqual(delegate.wait(for: 4, timeout: 8), [.ringing, .connected, .reconnecting(.mediaConnectionError), .reconnected])
             XCTAssertEqual(call.state, .connected)
             call.disconnect()

@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceTestKit
 import VoiceSupport
 import XCTest
@@ -20,18 +19,18 @@ final class CallMessageExchangeTests: VirtualTimeTestCase {
 
         let toBob = CallMessage(content: #"{"order":42}"#, messageType: "order-update")
         XCTAssertEqual(caller.sendMessage(toBob), toBob.voiceEventSid)
-        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.callerMessages.sent.withLockedValue { $0 } == [toBob.voiceEventSid] })
-        XCTAssertTrue(PollingWait.until(timeout: 5) { !pair.calleeMessages.received.withLockedValue { $0 }.isEmpty })
-        let atBob = try XCTUnwrap(pair.calleeMessages.received.withLockedValue { $0.first })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.callerMessages.sent.withLock { $0 } == [toBob.voiceEventSid] })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !pair.calleeMessages.received.withLock { $0 }.isEmpty })
+        let atBob = try XCTUnwrap(pair.calleeMessages.received.withLock { $0.first })
         XCTAssertEqual(atBob, toBob, "the receiver sees the sender's SID and message type")
 
         let toAlice = CallMessage(content: #"{"reply":"ok"}"#)
         XCTAssertEqual(callee.sendMessage(toAlice), toAlice.voiceEventSid)
-        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.calleeMessages.sent.withLockedValue { $0 } == [toAlice.voiceEventSid] })
-        XCTAssertTrue(PollingWait.until(timeout: 5) { !pair.callerMessages.received.withLockedValue { $0 }.isEmpty })
-        XCTAssertEqual(pair.callerMessages.received.withLockedValue { $0 }, [toAlice])
-        XCTAssertTrue(pair.callerMessages.failed.withLockedValue { $0 }.isEmpty)
-        XCTAssertTrue(pair.calleeMessages.failed.withLockedValue { $0 }.isEmpty)
+        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.calleeMessages.sent.withLock { $0 } == [toAlice.voiceEventSid] })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !pair.callerMessages.received.withLock { $0 }.isEmpty })
+        XCTAssertEqual(pair.callerMessages.received.withLock { $0 }, [toAlice])
+        XCTAssertTrue(pair.callerMessages.failed.withLock { $0 }.isEmpty)
+        XCTAssertTrue(pair.calleeMessages.failed.withLock { $0 }.isEmpty)
     }
 
     func testMessagesOverTenKilobytesOrTenAMinuteFail() throws {
@@ -42,9 +41,9 @@ final class CallMessageExchangeTests: VirtualTimeTestCase {
 
         let big = CallMessage(content: "\"" + String(repeating: "a", count: 10 * 1024) + "\"")
         _ = caller.sendMessage(big)
-        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.callerMessages.failed.withLockedValue { $0.count } == 1 })
-        XCTAssertEqual(pair.callerMessages.failed.withLockedValue { $0.first?.0.voiceEventSid }, big.voiceEventSid)
-        XCTAssertEqual(pair.callerMessages.failed.withLockedValue { $0.first?.1.code }, .malformedRequest)
+        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.callerMessages.failed.withLock { $0.count } == 1 })
+        XCTAssertEqual(pair.callerMessages.failed.withLock { $0.first?.0.voiceEventSid }, big.voiceEventSid)
+        XCTAssertEqual(pair.callerMessages.failed.withLock { $0.first?.1.code }, .malformedRequest)
         let fits = CallMessage(content: "\"" + String(repeating: "a", count: 10 * 1024 - 2) + "\"")
         _ = caller.sendMessage(fits)
 
@@ -52,13 +51,13 @@ final class CallMessageExchangeTests: VirtualTimeTestCase {
         for message in more { _ = caller.sendMessage(message) }
         let eleventh = CallMessage(content: #"{"n":11}"#)
         _ = caller.sendMessage(eleventh)
-        XCTAssertTrue(PollingWait.until(timeout: 10) { pair.callerMessages.sent.withLockedValue { $0.count } == 10 },
-                      "\(pair.callerMessages.sent.withLockedValue { $0.count }) sent")
-        XCTAssertEqual(Set(pair.callerMessages.sent.withLockedValue { $0 }), Set(([fits] + more).map(\.voiceEventSid)))
-        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.callerMessages.failed.withLockedValue { $0.count } == 2 })
-        XCTAssertEqual(pair.callerMessages.failed.withLockedValue { $0.last?.0.voiceEventSid }, eleventh.voiceEventSid)
-        XCTAssertEqual(pair.callerMessages.failed.withLockedValue { $0.last?.1.code }, .tooManyRequests)
-        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.calleeMessages.received.withLockedValue { $0.count } == 10 })
-        XCTAssertEqual(pair.calleeMessages.received.withLockedValue { $0.first?.content.utf8.count }, 10 * 1024)
+        XCTAssertTrue(PollingWait.until(timeout: 10) { pair.callerMessages.sent.withLock { $0.count } == 10 },
+                      "\(pair.callerMessages.sent.withLock { $0.count }) sent")
+        XCTAssertEqual(Set(pair.callerMessages.sent.withLock { $0 }), Set(([fits] + more).map(\.voiceEventSid)))
+        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.callerMessages.failed.withLock { $0.count } == 2 })
+        XCTAssertEqual(pair.callerMessages.failed.withLock { $0.last?.0.voiceEventSid }, eleventh.voiceEventSid)
+        XCTAssertEqual(pair.callerMessages.failed.withLock { $0.last?.1.code }, .tooManyRequests)
+        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.calleeMessages.received.withLock { $0.count } == 10 })
+        XCTAssertEqual(pair.calleeMessages.received.withLock { $0.first?.content.utf8.count }, 10 * 1024)
     }
 }

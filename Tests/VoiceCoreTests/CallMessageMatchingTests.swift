@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceSIP
 import VoiceTestKit
 import VoiceSupport
@@ -68,9 +67,9 @@ final class CallMessageMatchingTests: VirtualTimeTestCase {
         let message = CallMessage(content: #"{"after":"digits"}"#)
         call.call.sendDigits("5")
         XCTAssertEqual(call.call.sendMessage(message), message.voiceEventSid)
-        XCTAssertTrue(PollingWait.until(timeout: 5) { call.messages.sent.withLockedValue { $0 } == [message.voiceEventSid] })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { call.messages.sent.withLock { $0 } == [message.voiceEventSid] })
         XCTAssertEqual(call.infoKinds, ["dtmf", "json"], "the refused digits were answered first")
-        XCTAssertTrue(call.messages.failed.withLockedValue { $0 }.isEmpty, "the digits' 400 is not the message's")
+        XCTAssertTrue(call.messages.failed.withLock { $0 }.isEmpty, "the digits' 400 is not the message's")
         XCTAssertEqual(call.call.state, .connected)
     }
 
@@ -81,20 +80,20 @@ final class CallMessageMatchingTests: VirtualTimeTestCase {
         let refused = CallMessage(content: #"{"refused":true}"#)
         call.call.sendDigits("7")
         _ = call.call.sendMessage(refused)
-        XCTAssertTrue(PollingWait.until(timeout: 5) { !call.messages.failed.withLockedValue { $0 }.isEmpty })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !call.messages.failed.withLock { $0 }.isEmpty })
         XCTAssertEqual(call.infoKinds, ["dtmf", "json"])
-        let failures = call.messages.failed.withLockedValue { $0 }
+        let failures = call.messages.failed.withLock { $0 }
         XCTAssertEqual(failures.map(\.0), [refused])
         XCTAssertEqual(failures.first?.1.sipStatus, 488)
-        XCTAssertTrue(call.messages.sent.withLockedValue { $0 }.isEmpty, "the digits' 200 is not the message's")
+        XCTAssertTrue(call.messages.sent.withLock { $0 }.isEmpty, "the digits' 200 is not the message's")
 
         // Digits between two messages change nothing either.
         call.peer.setAnswer { _ in .session }
         let accepted = CallMessage(content: #"{"accepted":true}"#)
         _ = call.call.sendMessage(accepted)
         call.call.sendDigits("8")
-        XCTAssertTrue(PollingWait.until(timeout: 5) { call.messages.sent.withLockedValue { $0 } == [accepted.voiceEventSid] })
-        XCTAssertEqual(call.messages.failed.withLockedValue { $0.count }, 1)
+        XCTAssertTrue(PollingWait.until(timeout: 5) { call.messages.sent.withLock { $0 } == [accepted.voiceEventSid] })
+        XCTAssertEqual(call.messages.failed.withLock { $0.count }, 1)
     }
 
     func testMessagesWithoutIdentityHeadersGetAFreshOne() throws {
@@ -105,8 +104,8 @@ final class CallMessageMatchingTests: VirtualTimeTestCase {
             (CallMessage.voiceEventSidHeader, "KX00112233445566778899aabbccddeeff"), (CallMessage.messageTypeHeader, "custom-type"),
         ])
         try call.peer.sendInfo(contentType: "application/json", body: Array("{}".utf8), headers: identified)
-        XCTAssertTrue(PollingWait.until(timeout: 5) { call.messages.received.withLockedValue { $0.count } == 2 })
-        let received = call.messages.received.withLockedValue { $0 }
+        XCTAssertTrue(PollingWait.until(timeout: 5) { call.messages.received.withLock { $0.count } == 2 })
+        let received = call.messages.received.withLock { $0 }
         XCTAssertEqual(received.first?.content, #"{"from":"another UA"}"#)
         XCTAssertEqual(received.first?.messageType, CallMessage.defaultMessageType)
         XCTAssertEqual(received.first?.voiceEventSid.count, 34)

@@ -124,6 +124,6 @@ final class CallNetworkMoveTests: XCTestCase {
         client.onLoop { client.networkChanged([moved]) }
         XCTAssertEqual(delegate.wait(for: 2), [.ringing, .failed(.signalingConnectionDisconnected)])
         XCTAssertEqual(call.state, .disconnected)
-        XCTAssertTrue(PollingWait.until(timeout: 5) { notifications.cancelled.withLockedValue { $0.count } == 1 }, "bob saw the CANCEL")
+        XCTAssertTrue(PollingWait.until(timeout: 5) { notifications.cancelled.withLock { $0.count } == 1 }, "bob saw the CANCEL")
     }
 }

@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import NIOSSL
 import VoiceSignals
 import VoiceSupport
@@ -93,11 +92,11 @@ final class CallOverWebSocketTests: XCTestCase {
         clients += [alice, bob]
         XCTAssertEqual(alice.client.localEndpoint.transport, .ws)
         XCTAssertEqual(bob.client.localEndpoint.transport, .wss)
-        let registered = NIOLockedValueBox<VoiceError?>(VoiceError(.registrationError))
+        let registered = Locked<VoiceError?>(VoiceError(.registrationError))
         let notifications = bob.listen(result: registered)
-        XCTAssertNil(registered.withLockedValue { $0 }, "bob registered over wss; log:\n\(kamailio.process.logTail())")
+        XCTAssertNil(registered.withLock { $0 }, "bob registered over wss; log:\n\(kamailio.process.logTail())")
         let calleeDelegate = RecordingCallDelegate()
-        notifications.onInvite.withLockedValue {
+        notifications.onInvite.withLock {
             $0 = { invite in
                 _ = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue }, delegate: calleeDelegate)
             }
@@ -175,9 +174,9 @@ final class CallOverWebSocketTests: XCTestCase {
         }
         clients.append(client)
         let started = Date()
-        let registered = NIOLockedValueBox<VoiceError?>(nil)
+        let registered = Locked<VoiceError?>(nil)
         client.listen(result: registered)
-        let error = try XCTUnwrap(registered.withLockedValue { $0 }, "registration fails")
+        let error = try XCTUnwrap(registered.withLock { $0 }, "registration fails")
         print("dead wss server: registration \(error.code.rawValue) \(error.failureReason ?? "")")
         XCTAssertEqual(error.code, .connectionError)
         let delegate = RecordingCallDelegate()

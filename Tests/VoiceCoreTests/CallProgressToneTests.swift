@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceSignals
 import VoiceSupport
@@ -42,8 +41,8 @@ final class CallProgressToneTests: VirtualTimeTestCase {
         XCTAssertGreaterThan(min(ringing[0], ringing[1]), 1_500, "440 + 480 Hz while it rings: \(ringing)")
         XCTAssertLessThan(ringing[2], 200, "not the busy tone: \(ringing)")
 
-        _ = PollingWait.until(timeout: 5) { notifications.invites.withLockedValue { !$0.isEmpty } }
-        let invite = try XCTUnwrap(notifications.invites.withLockedValue { $0.first })
+        _ = PollingWait.until(timeout: 5) { notifications.invites.withLock { !$0.isEmpty } }
+        let invite = try XCTUnwrap(notifications.invites.withLock { $0.first })
         let bobDelegate = RecordingCallDelegate()
         _ = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = bobDelegate.queue }, delegate: bobDelegate)
         XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected])
@@ -63,7 +62,7 @@ final class CallProgressToneTests: VirtualTimeTestCase {
             bob.client.shutdown()
         }
         let notifications = bob.listen()
-        notifications.onInvite.withLockedValue { $0 = { $0.reject() } }
+        notifications.onInvite.withLock { $0 = { $0.reject() } }
         let delegate = RecordingCallDelegate()
         let call = alice.connect(to: bob.address, delegate: delegate)
         XCTAssertEqual(delegate.waitForEnd().last, .failed(.busyEverywhere))

@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceSignals
 import VoiceSupport
@@ -26,15 +25,15 @@ final class CallQualityEventCallTests: VirtualTimeTestCase {
         let aliceEvents = CallQualityEventRecorder(), bobEvents = CallQualityEventRecorder()
         let notifications = bob.listen()
         let calleeDelegate = RecordingCallDelegate()
-        calleeDelegate.onQualityEvent.withLockedValue { $0 = { bobEvents.append($0) } }
+        calleeDelegate.onQualityEvent.withLock { $0 = { bobEvents.append($0) } }
         _ = notifications.acceptEach(with: calleeDelegate)
         let delegate = RecordingCallDelegate()
-        delegate.onQualityEvent.withLockedValue { $0 = { aliceEvents.append($0) } }
+        delegate.onQualityEvent.withLock { $0 = { aliceEvents.append($0) } }
         let call = alice.connect(to: bob.address, delegate: delegate)
-        let streamed = NIOLockedValueBox<[CallQualityWarningEvent]>([])
+        let streamed = Locked<[CallQualityWarningEvent]>([])
         let reader = Task {
             for await event in call.events {
-                if case .callQualityEvent(let e) = event { streamed.withLockedValue { $0.append(e) } }
+                if case .callQualityEvent(let e) = event { streamed.withLock { $0.append(e) } }
             }
         }
         XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected])
@@ -53,8 +52,8 @@ final class CallQualityEventCallTests: VirtualTimeTestCase {
         XCTAssertTrue(PollingWait.until(timeout: 5) { aliceEvents.all.contains(.zeroAudioLevel(.recover, source: .outbound)) }, "\(aliceEvents.all)")
         call.disconnect()
         XCTAssertEqual(delegate.waitForEnd().last, .disconnected(nil))
-        _ = PollingWait.until(timeout: 5) { streamed.withLockedValue { $0 } == aliceEvents.all }
-        XCTAssertEqual(streamed.withLockedValue { $0 }, aliceEvents.all, "the event stream carries the same events in the same order")
+        _ = PollingWait.until(timeout: 5) { streamed.withLock { $0 } == aliceEvents.all }
+        XCTAssertEqual(streamed.withLock { $0 }, aliceEvents.all, "the event stream carries the same events in the same order")
         reader.cancel()
     }
 }

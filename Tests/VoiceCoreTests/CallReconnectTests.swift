@@ -110,9 +110,9 @@ final class ReconnectTestCall {
             $0.mediaSecurity = security
         }
         let notifications = bob.listen()
-        let acceptedBox = NIOLockedBox<Call?>(nil)
+        let acceptedBox = LockedBox<Call?>(nil)
         let calleeDelegate = self.calleeDelegate
-        notifications.onInvite.withLockedValue {
+        notifications.onInvite.withLock {
             $0 = { invite in
                 acceptedBox.value = invite.accept(
                     options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue }, delegate: calleeDelegate)

@@ -2,7 +2,6 @@ import VoiceEmbedded
 import Dispatch
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceService
 import VoiceTestKit
@@ -41,73 +40,73 @@ final class RecordingCallDelegate: CallDelegate, @unchecked Sendable {
     let queue = DispatchQueue(label: "test.call.delegate")
 
     init() { VirtualCallWorld.current?.watch(queue) }
-    private let seen = NIOLockedValueBox<[SeenCallback]>([])
-    private let states = NIOLockedValueBox<[CallState]>([])
-    private let times = NIOLockedValueBox<[Date]>([])
+    private let seen = Locked<[SeenCallback]>([])
+    private let states = Locked<[CallState]>([])
+    private let times = Locked<[Date]>([])
     /// The last interruption announced, and whether ``Call/isAudioInterrupted`` agreed at each announcement.
-    let lastInterruption = NIOLockedValueBox<CallAudioInterruption?>(nil)
-    let interruptionStateAgreed = NIOLockedValueBox<[Bool]>([])
-    let onConnect = NIOLockedValueBox<(@Sendable (Call) -> Void)?>(nil)
+    let lastInterruption = Locked<CallAudioInterruption?>(nil)
+    let interruptionStateAgreed = Locked<[Bool]>([])
+    let onConnect = Locked<(@Sendable (Call) -> Void)?>(nil)
     /// The error the call failed or ended with.
-    let endError = NIOLockedValueBox<VoiceError?>(nil)
+    let endError = Locked<VoiceError?>(nil)
     /// Runs at the start of `callDidStartRinging`, before the state is read.
-    let onRinging = NIOLockedValueBox<(@Sendable (Call) -> Void)?>(nil)
+    let onRinging = Locked<(@Sendable (Call) -> Void)?>(nil)
 
-    var callbacks: [SeenCallback] { seen.withLockedValue { $0 }.filter { if case .warnings = $0 { false } else { true } } }
-    var allCallbacks: [SeenCallback] { seen.withLockedValue { $0 } }
-    var statesAtCallbacks: [CallState] { states.withLockedValue { $0 } }
+    var callbacks: [SeenCallback] { seen.withLock { $0 }.filter { if case .warnings = $0 { false } else { true } } }
+    var allCallbacks: [SeenCallback] { seen.withLock { $0 } }
+    var statesAtCallbacks: [CallState] { states.withLock { $0 } }
 
     private func record(_ callback: SeenCallback, _ call: Call) {
         dispatchPrecondition(condition: .onQueue(queue))
-        seen.withLockedValue { $0.append(callback) }
-        states.withLockedValue { $0.append(call.state) }
-        times.withLockedValue { $0.append(Date()) }
+        seen.withLock { $0.append(callback) }
+        states.withLock { $0.append(call.state) }
+        times.withLock { $0.append(Date()) }
     }
 
     /// When the first callback equal to `callback` arrived.
     func time(of callback: SeenCallback, after start: Date = .distantPast) -> Date? {
-        let all = seen.withLockedValue { $0 }
-        let stamps = times.withLockedValue { $0 }
+        let all = seen.withLock { $0 }
+        let stamps = times.withLock { $0 }
         return zip(all, stamps).first { $0.0 == callback && $0.1 >= start }?.1
     }
 
     func call(_ call: Call, audioInterruptionDidBegin interruption: CallAudioInterruption) {
-        lastInterruption.withLockedValue { $0 = interruption }
-        interruptionStateAgreed.withLockedValue { $0.append(call.audioInterruption == interruption) }
+        lastInterruption.withLock { $0 = interruption }
+        interruptionStateAgreed.withLock { $0.append(call.audioInterruption == interruption) }
         record(.audioInterrupted, call)
     }
     /// When `callDidEstablishMedia` arrived, and the state and details then.
-    let mediaEstablished = NIOLockedValueBox<(at: Date, state: CallState, details: CallDetails)?>(nil)
+    let mediaEstablished = Locked<(at: Date, state: CallState, details: CallDetails)?>(nil)
     func callDidEstablishMedia(_ call: Call) {
-        mediaEstablished.withLockedValue { $0 = (Date(), call.state, call.details) }
+        mediaEstablished.withLock { $0 = (Date(), call.state, call.details) }
     }
     /// Called with each Sinch call-quality event, on the delegate queue.
-    let onQualityEvent = NIOLockedValueBox<(@Sendable (CallQualityWarningEvent) -> Void)?>(nil)
+    let onQualityEvent = Locked<(@Sendable (CallQualityWarningEvent) -> Void)?>(nil)
     func callDidEmitCallQualityEvent(_ call: Call, event: CallQualityWarningEvent) {
-        onQualityEvent.withLockedValue { $0 }?(event)
+        onQualityEvent.withLock { $0 }?(event)
     }
     func callAudioInterruptionDidEnd(_ call: Call) {
-        interruptionStateAgreed.withLockedValue { $0.append(!call.isAudioInterrupted) }
+        interruptionStateAgreed.withLock { $0.append(!call.isAudioInterrupted) }
         record(.audioResumed, call)
     }
 
     func callDidStartRinging(_ call: Call) {
-        onRinging.withLockedValue { $0 }?(call)
+        onRinging.withLock { $0 }?(call)
         record(.ringing, call)
     }
     /// The call `callDidConnect` announced.
-    let connectedCall = NIOLockedValueBox<Call?>(nil)
+    let connectedCall = Locked<Call?>(nil)
     func callDidConnect(_ call: Call) {
-        connectedCall.withLockedValue { $0 = call }
+        connectedCall.withLock { $0 = call }
         record(.connected, call)
-        onConnect.withLockedValue { $0 }?(call)
+        onConnect.withLock { $0 }?(call)
     }
     func call(_ call: Call, didFailToConnectWithError error: VoiceError) {
-        endError.withLockedValue { $0 = error }
+        endError.withLock { $0 = error }
         record(.failed(error.code), call)
     }
     func call(_ call: Call, didDisconnectWithError error: VoiceError?) {
-        endError.withLockedValue { $0 = error }
+        endError.withLock { $0 = error }
         record(.disconnected(error?.code), call)
     }
     func call(_ call: Call, isReconnectingWithError error: VoiceError) { record(.reconnecting(error.code), call) }
@@ -138,17 +137,17 @@ final class ScriptedNotificationDelegate: NotificationDelegate, @unchecked Senda
     let queue = DispatchQueue(label: "test.notification.delegate")
 
     init() { VirtualCallWorld.current?.watch(queue) }
-    let invites = NIOLockedValueBox<[CallInvite]>([])
-    let cancelled = NIOLockedValueBox<[(CancelledCallInvite, VoiceError)]>([])
-    let onInvite = NIOLockedValueBox<(@Sendable (CallInvite) -> Void)?>(nil)
+    let invites = Locked<[CallInvite]>([])
+    let cancelled = Locked<[(CancelledCallInvite, VoiceError)]>([])
+    let onInvite = Locked<(@Sendable (CallInvite) -> Void)?>(nil)
 
     func callInviteReceived(_ callInvite: CallInvite) {
-        invites.withLockedValue { $0.append(callInvite) }
-        onInvite.withLockedValue { $0 }?(callInvite)
+        invites.withLock { $0.append(callInvite) }
+        onInvite.withLock { $0 }?(callInvite)
     }
 
     func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: VoiceError) {
-        cancelled.withLockedValue { $0.append((cancelledCallInvite, error)) }
+        cancelled.withLock { $0.append((cancelledCallInvite, error)) }
     }
 
     /// Accepts every invite with `delegate` (on its queue) and whatever else `configure` sets;
@@ -156,9 +155,9 @@ final class ScriptedNotificationDelegate: NotificationDelegate, @unchecked Senda
     @discardableResult
     func acceptEach(
         with delegate: RecordingCallDelegate, configure: @escaping @Sendable (AcceptOptionsBuilder) -> Void = { _ in }
-    ) -> NIOLockedBox<Call?> {
-        let accepted = NIOLockedBox<Call?>(nil)
-        onInvite.withLockedValue {
+    ) -> LockedBox<Call?> {
+        let accepted = LockedBox<Call?>(nil)
+        onInvite.withLock {
             $0 = { invite in
                 accepted.value = invite.accept(
                     options: AcceptOptions(callInvite: invite) { builder in
@@ -172,8 +171,8 @@ final class ScriptedNotificationDelegate: NotificationDelegate, @unchecked Senda
     }
 
     func waitForInvite(timeout: TimeInterval = 10) -> CallInvite? {
-        _ = PollingWait.until(timeout: timeout) { !self.invites.withLockedValue { $0 }.isEmpty }
-        return invites.withLockedValue { $0.first }
+        _ = PollingWait.until(timeout: timeout) { !self.invites.withLock { $0 }.isEmpty }
+        return invites.withLock { $0.first }
     }
 }
 
@@ -231,25 +230,25 @@ struct TestVoiceClient {
     @discardableResult
     func listen(
         with delegate: ScriptedNotificationDelegate = ScriptedNotificationDelegate(),
-        callMessageDelegate: CallMessageDelegate? = nil, result: NIOLockedValueBox<VoiceError?>? = nil
+        callMessageDelegate: CallMessageDelegate? = nil, result: Locked<VoiceError?>? = nil
     ) -> ScriptedNotificationDelegate {
-        let done = NIOLockedValueBox(false)
+        let done = Locked(false)
         client.register(accessToken: CallTestTokens.token(client.configuration.identity), notificationDelegate: delegate,
                         delegateQueue: delegate.queue, callMessageDelegate: callMessageDelegate) { error in
-            result?.withLockedValue { $0 = error }
-            done.withLockedValue { $0 = true }
+            result?.withLock { $0 = error }
+            done.withLock { $0 = true }
         }
-        _ = PollingWait.until(timeout: 10) { done.withLockedValue { $0 } }
+        _ = PollingWait.until(timeout: 10) { done.withLock { $0 } }
         return delegate
     }
 
     /// Calls `callee`, who accepts at once; returns our call, its delegate, and the callee's
     /// call once it is accepted.
-    func call(acceptedBy callee: TestVoiceClient) -> (caller: Call, callerDelegate: RecordingCallDelegate, callee: NIOLockedBox<Call?>) {
+    func call(acceptedBy callee: TestVoiceClient) -> (caller: Call, callerDelegate: RecordingCallDelegate, callee: LockedBox<Call?>) {
         let calleeDelegate = RecordingCallDelegate()
-        let accepted = NIOLockedBox<Call?>(nil)
+        let accepted = LockedBox<Call?>(nil)
         let notifications = callee.listen()
-        notifications.onInvite.withLockedValue {
+        notifications.onInvite.withLock {
             $0 = { invite in
                 accepted.value = invite.accept(
                     options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue }, delegate: calleeDelegate)
@@ -271,7 +270,7 @@ struct TestVoiceClient {
 
 /// Collects call-quality events from any thread.
 final class CallQualityEventRecorder: Sendable {
-    private let events = NIOLockedValueBox<[CallQualityWarningEvent]>([])
-    func append(_ event: CallQualityWarningEvent) { events.withLockedValue { $0.append(event) } }
-    var all: [CallQualityWarningEvent] { events.withLockedValue { $0 } }
+    private let events = Locked<[CallQualityWarningEvent]>([])
+    func append(_ event: CallQualityWarningEvent) { events.withLock { $0.append(event) } }
+    var all: [CallQualityWarningEvent] { events.withLock { $0 } }
 }

@@ -1,7 +1,6 @@
 import VoiceEmbedded
 import Dispatch
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
 import VoiceRTP
@@ -50,11 +49,11 @@ final class CallScenarioTests: VirtualTimeTestCase {
         // Stats of an ended call: nil, still on the delegate queue.
         let key = DispatchSpecificKey<Int>()
         delegate.queue.setSpecific(key: key, value: 7)
-        let seen = NIOLockedValueBox<(onQueue: Bool, report: CallStatsReport?)?>(nil)
-        call.getStats { report in seen.withLockedValue { $0 = (DispatchQueue.getSpecific(key: key) == 7, report) } }
-        XCTAssertTrue(PollingWait.until(timeout: 5) { seen.withLockedValue { $0 } != nil })
-        XCTAssertEqual(seen.withLockedValue { $0?.onQueue }, true)
-        XCTAssertNil(seen.withLockedValue { $0?.report })
+        let seen = Locked<(onQueue: Bool, report: CallStatsReport?)?>(nil)
+        call.getStats { report in seen.withLock { $0 = (DispatchQueue.getSpecific(key: key) == 7, report) } }
+        XCTAssertTrue(PollingWait.until(timeout: 5) { seen.withLock { $0 } != nil })
+        XCTAssertEqual(seen.withLock { $0?.onQueue }, true)
+        XCTAssertNil(seen.withLock { $0?.report })
     }
 
     func testCallerDisconnectsWhileRinging() throws {
@@ -68,8 +67,8 @@ final class CallScenarioTests: VirtualTimeTestCase {
         XCTAssertEqual(notifications.waitForInvite()?.callSid, call.sid, "both ends agree on the SID")
         call.disconnect()
         XCTAssertEqual(delegate.waitForEnd(), [.ringing, .disconnected(nil)])
-        XCTAssertTrue(PollingWait.until(timeout: 5) { !notifications.cancelled.withLockedValue { $0 }.isEmpty })
-        let (cancelled, error) = try XCTUnwrap(notifications.cancelled.withLockedValue { $0.first })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !notifications.cancelled.withLock { $0 }.isEmpty })
+        let (cancelled, error) = try XCTUnwrap(notifications.cancelled.withLock { $0.first })
         XCTAssertEqual(cancelled.callSid, call.sid)
         XCTAssertEqual(error.code, .requestTerminated)
     }
@@ -95,7 +94,7 @@ final class CallScenarioTests: VirtualTimeTestCase {
     func testCallerFailsAfterRingingWhenTheInviteIsRejected() throws {
         let alice = try client("alice"), bob = try client("bob")
         let notifications = bob.listen()
-        notifications.onInvite.withLockedValue { $0 = { invite in invite.reject() } }
+        notifications.onInvite.withLock { $0 = { invite in invite.reject() } }
         let delegate = RecordingCallDelegate()
         _ = alice.connect(to: bob.address, delegate: delegate)
         XCTAssertEqual(delegate.waitForEnd(), [.ringing, .failed(.busyEverywhere)])
@@ -112,7 +111,7 @@ final class CallScenarioTests: VirtualTimeTestCase {
             XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected])
             XCTAssertEqual(calleeDelegate.wait(for: 1), [.connected], "no ringing for an accepted invite")
             let media = try XCTUnwrap(try onCallLoop(call) { core in core.media?.stream?.localAddress })
-            XCTAssertEqual(notifications.invites.withLockedValue { $0.first?.customParameters }, ["customer": "42 & co"])
+            XCTAssertEqual(notifications.invites.withLock { $0.first?.customParameters }, ["customer": "42 & co"])
             if callerEnds { call.disconnect() } else { accepted.value?.disconnect() }
             XCTAssertEqual(delegate.waitForEnd(), [.ringing, .connected, .disconnected(nil)])
             XCTAssertEqual(calleeDelegate.waitForEnd(), [.connected, .disconnected(nil)])
@@ -132,7 +131,7 @@ final class CallScenarioTests: VirtualTimeTestCase {
         let alice = try client("alice"), bob = try client("bob")
         let notifications = bob.listen()
         let calleeDelegate = RecordingCallDelegate()
-        notifications.onInvite.withLockedValue {
+        notifications.onInvite.withLock {
             $0 = { invite in
                 let call = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue },
                                          delegate: calleeDelegate)
@@ -150,7 +149,7 @@ final class CallScenarioTests: VirtualTimeTestCase {
         let alice = try client("alice"), bob = try client("bob")
         let notifications = bob.listen()
         let calleeDelegate = RecordingCallDelegate()
-        notifications.onInvite.withLockedValue {
+        notifications.onInvite.withLock {
             $0 = { invite in
                 _ = invite.accept(options: AcceptOptions(callInvite: invite) { builder in
                     builder.delegateQueue = calleeDelegate.queue
@@ -208,8 +207,8 @@ final class CallScenarioRealTimeTests: XCTestCase {
         _ = notifications.acceptEach(with: calleeDelegate)
         let delegate = RecordingCallDelegate()
         // The ringing callback holds the delegate queue until the call has connected underneath it.
-        let connectedUnderneath = NIOLockedBox(false)
-        delegate.onRinging.withLockedValue {
+        let connectedUnderneath = LockedBox(false)
+        delegate.onRinging.withLock {
             $0 = { _ in connectedUnderneath.value = calleeDelegate.wait(for: 1) == [.connected] }
         }
         let call = alice.connect(to: bob.address, delegate: delegate)
@@ -223,14 +222,13 @@ final class CallScenarioRealTimeTests: XCTestCase {
     }
 }
 
-/// A locked optional box for tests.
-final class NIOLockedBox<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: T
-    init(_ value: T) { stored = value }
+/// A value behind the package's lock, read and written whole (for tests' callbacks).
+final class LockedBox<T: Sendable>: Sendable {
+    private let locked: Locked<T>
+    init(_ value: T) { locked = Locked(value) }
     var value: T {
-        get { lock.lock(); defer { lock.unlock() }; return stored }
-        set { lock.lock(); stored = newValue; lock.unlock() }
+        get { locked.withLock { $0 } }
+        set { locked.withLock { $0 = newValue } }
     }
 }
 
@@ -297,7 +295,7 @@ final class CallDestinationScenarioTests: VirtualTimeTestCase {
         XCTAssertFalse(bob.client.handleNotification(["aps": "x"], delegate: pushed, delegateQueue: pushed.queue))
         let cancel = ["twi_message_type": "twilio.voice.cancel", "twi_call_sid": call.sid, "twi_to": "client:bob"]
         XCTAssertTrue(bob.client.handleNotification(cancel, delegate: pushed, delegateQueue: pushed.queue))
-        XCTAssertTrue(PollingWait.until(timeout: 5) { !pushed.cancelled.withLockedValue { $0 }.isEmpty })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { !pushed.cancelled.withLock { $0 }.isEmpty })
         call.disconnect()
     }
 }

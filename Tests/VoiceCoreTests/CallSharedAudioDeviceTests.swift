@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
 import VoiceSupport
@@ -93,8 +92,8 @@ final class CallSharedAudioDeviceTests: VirtualTimeTestCase {
     ) throws -> (caller: Call, callee: Call, delegate: RecordingCallDelegate) {
         let notifications = callee.listen()
         let calleeDelegate = RecordingCallDelegate()
-        let accepted = NIOLockedBox<Call?>(nil)
-        notifications.onInvite.withLockedValue {
+        let accepted = LockedBox<Call?>(nil)
+        notifications.onInvite.withLock {
             $0 = { invite in
                 accepted.value = invite.accept(
                     options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue }, delegate: calleeDelegate)

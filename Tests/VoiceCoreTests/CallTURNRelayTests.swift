@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceDTLS
 import VoiceMedia
 import VoiceRTP
@@ -102,7 +101,7 @@ final class CallTURNRelayTests: XCTestCase {
         let bob = try client("bob", tone: 660)
         let (call, delegate, _) = alice.call(acceptedBy: bob)
         XCTAssertEqual(delegate.wait(for: 1, timeout: 15), [.failed(.mediaConnectionError)])
-        let reason = delegate.endError.withLockedValue { $0 }?.failureReason ?? ""
+        let reason = delegate.endError.withLock { $0 }?.failureReason ?? ""
         XCTAssertTrue(reason.contains("certificate"), reason)
         XCTAssertEqual(call.state, .disconnected)
         XCTAssertEqual(turn.allocations, 0)

@@ -1,7 +1,6 @@
 import VoiceEmbedded
 import Dispatch
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
 import VoiceSupport
@@ -15,7 +14,7 @@ final class CallThreadingTests: XCTestCase {
     func testDisconnectInsideCallDidConnectDoesNotDeadlock() throws {
         let pair = try ConnectedCallPair()
         defer { pair.close() }
-        pair.callerDelegate.onConnect.withLockedValue {
+        pair.callerDelegate.onConnect.withLock {
             $0 = { call in
                 XCTAssertEqual(call.state, .connected)
                 call.disconnect()
@@ -31,9 +30,9 @@ final class CallThreadingTests: XCTestCase {
     func testStatsAndActionsInsideACallbackDoNotDeadlock() throws {
         let pair = try ConnectedCallPair()
         defer { pair.close() }
-        let fromCallback = NIOLockedValueBox<[String]>([])
+        let fromCallback = Locked<[String]>([])
         let queue = pair.callerDelegate.queue
-        pair.callerDelegate.onConnect.withLockedValue {
+        pair.callerDelegate.onConnect.withLock {
             $0 = { call in
                 // Every synchronous read and action returns at once on the delegate queue.
                 _ = (call.sid, call.state, call.details, call.callQualityWarnings, call.isOnHold)
@@ -42,23 +41,23 @@ final class CallThreadingTests: XCTestCase {
                 _ = call.sendMessage(CallMessage(content: "{}"))
                 call.getStats { report in
                     dispatchPrecondition(condition: .onQueue(queue))
-                    fromCallback.withLockedValue { $0.append("getStats:\(report != nil)") }
+                    fromCallback.withLock { $0.append("getStats:\(report != nil)") }
                     call.getStats { _ in  // and again from inside the completion
-                        fromCallback.withLockedValue { $0.append("nested") }
+                        fromCallback.withLock { $0.append("nested") }
                     }
                 }
                 Task {
                     let report = await call.stats()
-                    fromCallback.withLockedValue { $0.append("stats:\(report != nil)") }
+                    fromCallback.withLock { $0.append("stats:\(report != nil)") }
                 }
             }
         }
         try pair.connect()
-        XCTAssertTrue(PollingWait.until(timeout: 5) { fromCallback.withLockedValue { $0.count } == 3 },
-                      "\(fromCallback.withLockedValue { $0 })")
-        XCTAssertEqual(Set(fromCallback.withLockedValue { $0 }), ["getStats:true", "nested", "stats:true"])
+        XCTAssertTrue(PollingWait.until(timeout: 5) { fromCallback.withLock { $0.count } == 3 },
+                      "\(fromCallback.withLock { $0 })")
+        XCTAssertEqual(Set(fromCallback.withLock { $0 }), ["getStats:true", "nested", "stats:true"])
         XCTAssertTrue(PollingWait.until(timeout: 5) { pair.caller.isMuted })
-        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.callerMessages.sent.withLockedValue { $0.count } == 1 })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { pair.callerMessages.sent.withLock { $0.count } == 1 })
     }
 
     func testDelegateCallsAndEventsArriveInTheSameOrderOnTheDelegateQueue() async throws {
@@ -86,9 +85,9 @@ final class CallThreadingTests: XCTestCase {
             bob.client.shutdown()
         }
         let notifications = bob.listen()
-        let calleeDelegates = NIOLockedValueBox<[RecordingCallDelegate]>([])
-        let callees = NIOLockedValueBox<[Call]>([])
-        notifications.onInvite.withLockedValue {
+        let calleeDelegates = Locked<[RecordingCallDelegate]>([])
+        let callees = Locked<[Call]>([])
+        notifications.onInvite.withLock {
             $0 = { invite in
                 let delegate = RecordingCallDelegate()
                 let call = invite.accept(
@@ -97,12 +96,12 @@ final class CallThreadingTests: XCTestCase {
                         builder.audioDevice = BufferAudioDevice(captureSamples: ConnectedCallPair.tone(660), loop: true)
                     },
                     delegate: delegate)
-                calleeDelegates.withLockedValue { $0.append(delegate) }
-                callees.withLockedValue { $0.append(call) }
+                calleeDelegates.withLock { $0.append(delegate) }
+                callees.withLock { $0.append(call) }
             }
         }
         let callerDelegates = (0..<10).map { _ in RecordingCallDelegate() }
-        let callers = NIOLockedValueBox<[Int: Call]>([:])
+        let callers = Locked<[Int: Call]>([:])
         // Placed from ten threads at once.
         DispatchQueue.concurrentPerform(iterations: 10) { i in
             // Each call brings its own device (calls sharing one: CallSharedAudioDeviceTests).
@@ -113,18 +112,18 @@ final class CallThreadingTests: XCTestCase {
                     builder.audioDevice = BufferAudioDevice(captureSamples: ConnectedCallPair.tone(440), loop: true)
                 },
                 delegate: callerDelegates[i])
-            callers.withLockedValue { $0[i] = call }
+            callers.withLock { $0[i] = call }
         }
         for delegate in callerDelegates { XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected]) }
         XCTAssertTrue(PollingWait.until(timeout: 10) {
-            calleeDelegates.withLockedValue { $0 }.count == 10 && calleeDelegates.withLockedValue { $0 }.allSatisfy { $0.callbacks == [.connected] }
+            calleeDelegates.withLock { $0 }.count == 10 && calleeDelegates.withLock { $0 }.allSatisfy { $0.callbacks == [.connected] }
         })
-        let sids = Set(callers.withLockedValue { $0.values.map(\.sid) })
+        let sids = Set(callers.withLock { $0.values.map(\.sid) })
         XCTAssertEqual(sids.count, 10, "ten distinct calls")
-        XCTAssertEqual(Set(callees.withLockedValue { $0.map(\.sid) }), sids, "each accepted call is one of them")
+        XCTAssertEqual(Set(callees.withLock { $0.map(\.sid) }), sids, "each accepted call is one of them")
 
         // Hammer each call from several threads, then end half from each side.
-        let calls = callers.withLockedValue { $0 }
+        let calls = callers.withLock { $0 }
         DispatchQueue.concurrentPerform(iterations: 40) { i in
             let call = calls[i % 10]!
             call.isMuted = i % 2 == 0
@@ -132,11 +131,11 @@ final class CallThreadingTests: XCTestCase {
             call.getStats { _ in }
         }
         for i in 0..<5 { calls[i]?.disconnect() }
-        for call in callees.withLockedValue({ $0 }) where !Set((0..<5).compactMap { calls[$0]?.sid }).contains(call.sid) {
+        for call in callees.withLock({ $0 }) where !Set((0..<5).compactMap { calls[$0]?.sid }).contains(call.sid) {
             call.disconnect()
         }
         for delegate in callerDelegates { XCTAssertEqual(delegate.waitForEnd(), [.ringing, .connected, .disconnected(nil)]) }
-        for delegate in calleeDelegates.withLockedValue({ $0 }) { XCTAssertEqual(delegate.waitForEnd(), [.connected, .disconnected(nil)]) }
+        for delegate in calleeDelegates.withLock({ $0 }) { XCTAssertEqual(delegate.waitForEnd(), [.connected, .disconnected(nil)]) }
         XCTAssertTrue(PollingWait.until(timeout: 5) {
             (try? alice.client.agent.eventLoop.submit { alice.client.calls.isEmpty }.wait()) == true
                 && (try? bob.client.agent.eventLoop.submit { bob.client.calls.isEmpty && bob.client.invites.isEmpty }.wait()) == true

@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceTestKit
 import XCTest
 
@@ -48,11 +47,11 @@ final class CallThroughKamailioTests: XCTestCase {
         let kamailio = try startKamailio()
         let alice = try client("alice", password: "alicepass", kamailio: kamailio)
         let bob = try client("bob", password: "bobpass", kamailio: kamailio)
-        let registration = NIOLockedValueBox<VoiceError?>(VoiceError(.registrationError))
+        let registration = Locked<VoiceError?>(VoiceError(.registrationError))
         let notifications = bob.listen(result: registration)
-        XCTAssertNil(registration.withLockedValue { $0 }, "bob registered; log:\n\(kamailio.process.logTail())")
+        XCTAssertNil(registration.withLock { $0 }, "bob registered; log:\n\(kamailio.process.logTail())")
         let calleeDelegate = RecordingCallDelegate()
-        notifications.onInvite.withLockedValue {
+        notifications.onInvite.withLock {
             $0 = { invite in
                 _ = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = calleeDelegate.queue },
                                   delegate: calleeDelegate)
@@ -62,7 +61,7 @@ final class CallThroughKamailioTests: XCTestCase {
         let call = alice.connect(to: "bob", delegate: delegate, params: ["customer": "42", "note": "a b&c"])
         XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected], "log:\n\(kamailio.process.logTail())")
         XCTAssertEqual(calleeDelegate.wait(for: 1), [.connected])
-        let invite = try XCTUnwrap(notifications.invites.withLockedValue { $0.first })
+        let invite = try XCTUnwrap(notifications.invites.withLock { $0.first })
         XCTAssertEqual(invite.customParameters, ["customer": "42", "note": "a b&c"])
         XCTAssertEqual(invite.from, "alice")
         XCTAssertEqual(invite.callSid, call.sid, "both ends derive the same SID through the proxy")
@@ -82,9 +81,9 @@ final class CallThroughKamailioTests: XCTestCase {
     func testWrongPasswordFailsRegistrationWithAuthFailure() throws {
         let kamailio = try startKamailio()
         let mallory = try client("bob", password: "wrong", kamailio: kamailio)
-        let registration = NIOLockedValueBox<VoiceError?>(nil)
+        let registration = Locked<VoiceError?>(nil)
         _ = mallory.listen(result: registration)
-        XCTAssertEqual(registration.withLockedValue { $0 }?.code, .authFailure)
+        XCTAssertEqual(registration.withLock { $0 }?.code, .authFailure)
     }
 
     /// A conference call through the proxy, in two of the forms a server may want: a bridge
@@ -97,16 +96,16 @@ final class CallThroughKamailioTests: XCTestCase {
             (ConferenceAddressing.userPrefix("conf-"), "conf-standup", [:]),
         ] {
             let bridge = try client(endpoint, password: kamailio.configuration.users[endpoint] ?? "", kamailio: kamailio)
-            let registration = NIOLockedValueBox<VoiceError?>(VoiceError(.registrationError))
+            let registration = Locked<VoiceError?>(VoiceError(.registrationError))
             let notifications = bridge.listen(result: registration)
-            XCTAssertNil(registration.withLockedValue { $0 }, "\(endpoint) registered")
+            XCTAssertNil(registration.withLock { $0 }, "\(endpoint) registered")
             let bridgeDelegate = RecordingCallDelegate()
             _ = notifications.acceptEach(with: bridgeDelegate)
             let alice = try client("alice", password: "alicepass", kamailio: kamailio) { $0.conferenceAddressing = form }
             let delegate = RecordingCallDelegate()
             let call = alice.connect(to: "conference:standup", delegate: delegate)
             XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected], "\(form); log:\n\(kamailio.process.logTail())")
-            let invite = try XCTUnwrap(notifications.invites.withLockedValue { $0.first })
+            let invite = try XCTUnwrap(notifications.invites.withLock { $0.first })
             XCTAssertEqual(invite.to, endpoint, "\(form)")
             XCTAssertEqual(invite.customParameters, expectedParameters, "\(form)")
             call.disconnect()

@@ -1,8 +1,8 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 import VoiceSIP
+import VoiceSupport
 import VoiceTestKit
 import XCTest
 
@@ -161,17 +161,17 @@ final class CallVirtualTimeTests: XCTestCase {
             $0.registrar = registrar
         }
         let notifications = ScriptedNotificationDelegate()
-        let result = NIOLockedValueBox<VoiceError??>(nil)
+        let result = Locked<VoiceError??>(nil)
         bob.register(accessToken: CallTestTokens.token("bob"), notificationDelegate: notifications, delegateQueue: notifications.queue) { error in
-            result.withLockedValue { $0 = .some(error) }
+            result.withLock { $0 = .some(error) }
         }
         net.settle(notifications.queue)
         // §17.1.2.2: T1 doubling up to T2 = 4 s, for 64·T1.
         net.advance(31_999, settling: notifications.queue)
         XCTAssertEqual(net.sendTimes(of: .register), [0, 500, 1_500, 3_500, 7_500, 11_500, 15_500, 19_500, 23_500, 27_500, 31_500])
-        XCTAssertTrue(result.withLockedValue { $0 } == nil, "still waiting")
+        XCTAssertTrue(result.withLock { $0 } == nil, "still waiting")
         net.advance(1, settling: notifications.queue)
-        let error = try XCTUnwrap(result.withLockedValue { $0 } ?? nil, "registration failed")
+        let error = try XCTUnwrap(result.withLock { $0 } ?? nil, "registration failed")
         XCTAssertEqual(error.code, .requestTimeout)
     }
 
@@ -220,6 +220,6 @@ final class CallVirtualTimeTests: XCTestCase {
         net.settle(delegate.queue, pushed.queue)
         XCTAssertEqual(net.sendTimes(ofStatus: 480), [32_000])
         XCTAssertEqual(delegate.callbacks, [.failed(.temporarilyUnavailable)])
-        XCTAssertTrue(pushed.invites.withLockedValue { $0.isEmpty })
+        XCTAssertTrue(pushed.invites.withLock { $0.isEmpty })
     }
 }

@@ -6,7 +6,6 @@ import VoiceMedia
 import VoiceNetwork
 import VoiceSignals
 import VoiceSupport
-import NIOConcurrencyHelpers
 import VoiceTestKit
 import XCTest
 
@@ -205,12 +204,12 @@ final class ConferenceRoomPeersTests: XCTestCase {
             PollingWait.until(timeout: 30) { server.participants(in: "standup").contains { $0.from == "carol" } }, "page:\n\(phone.logTail())")
         let browser = try XCTUnwrap(server.participants(in: "standup").first { $0.from == "carol" })
         let browserCall = try XCTUnwrap(server.call(of: browser))
-        let levels = NIOLockedValueBox<ReceivedAudioLevel?>(nil)
-        browserCall.receivedAudioLevel { source in levels.withLockedValue { $0 = source } }
-        XCTAssertTrue(PollingWait.until(timeout: 5) { levels.withLockedValue { $0 } != nil })
+        let levels = Locked<ReceivedAudioLevel?>(nil)
+        browserCall.receivedAudioLevel { source in levels.withLock { $0 = source } }
+        XCTAssertTrue(PollingWait.until(timeout: 5) { levels.withLock { $0 } != nil })
         XCTAssertTrue(
-            PollingWait.until(timeout: 10) { (levels.withLockedValue { $0 }?.read().count ?? 0) > 50 },
-            "Chromium's packets carry RFC 6464 levels: \(String(describing: levels.withLockedValue { $0 }?.read()))")
+            PollingWait.until(timeout: 10) { (levels.withLock { $0 }?.read().count ?? 0) > 50 },
+            "Chromium's packets carry RFC 6464 levels: \(String(describing: levels.withLock { $0 }?.read()))")
         XCTAssertTrue(PollingWait.until(timeout: 10) { recorder.events.contains(.talking(browser, true)) }, "\(recorder.events)")
         XCTAssertTrue(PollingWait.until(timeout: 20) { FileManager.default.fileExists(atPath: phone.recording) }, "page:\n\(phone.logTail())")
         let stats = try XCTUnwrap(phone.waitForStats(timeout: 30), "page:\n\(phone.logTail())")

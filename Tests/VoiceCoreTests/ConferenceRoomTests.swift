@@ -1,7 +1,6 @@
 import VoiceEmbedded
 import Dispatch
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceConference
 import VoiceMedia
 import VoiceSignals
@@ -13,10 +12,10 @@ import XCTest
 /// Records a conference server's events.
 final class ConferenceEventRecorder: ConferenceServerDelegate {
     let queue = DispatchQueue(label: "test.conference.events")
-    private let seen = NIOLockedValueBox<[ConferenceEvent]>([])
-    var events: [ConferenceEvent] { seen.withLockedValue { $0 } }
+    private let seen = Locked<[ConferenceEvent]>([])
+    var events: [ConferenceEvent] { seen.withLock { $0 } }
     func conferenceServer(_ server: ConferenceServer, didReport event: ConferenceEvent) {
-        seen.withLockedValue { $0.append(event) }
+        seen.withLock { $0.append(event) }
     }
     var joined: [ConferenceParticipant] {
         events.compactMap { if case .participantJoined(let p) = $0 { p } else { nil } }
@@ -46,9 +45,9 @@ final class ConferenceRoomTests: VirtualTimeTestCase {
         world.watch(recorder.queue)
         let server = ConferenceServer(client: host.client, options: options, delegate: recorder, delegateQueue: recorder.queue)
         servers.append(server)
-        let started = NIOLockedValueBox<VoiceError??>(nil)
-        server.start { error in started.withLockedValue { $0 = .some(error) } }
-        XCTAssertTrue(PollingWait.until(timeout: 2) { started.withLockedValue { $0 } != nil })
+        let started = Locked<VoiceError??>(nil)
+        server.start { error in started.withLock { $0 = .some(error) } }
+        XCTAssertTrue(PollingWait.until(timeout: 2) { started.withLock { $0 } != nil })
         return (server, recorder, host.client.localEndpoint.host)
     }
 
@@ -150,16 +149,16 @@ final class ConferenceRoomTests: VirtualTimeTestCase {
         checkEachHearsTheOthers(legs, silent: [700, 1_500])
 
         // The same events come in `events`, as an AsyncSequence, from the server's start.
-        let streamed = NIOLockedValueBox<[ConferenceEvent]>([])
+        let streamed = Locked<[ConferenceEvent]>([])
         let reader = Task {
             for await event in server.events {
-                streamed.withLockedValue { $0.append(event) }
-                if streamed.withLockedValue({ $0.count }) == 3 { break }
+                streamed.withLock { $0.append(event) }
+                if streamed.withLock({ $0.count }) == 3 { break }
             }
         }
-        XCTAssertTrue(PollingWait.until(timeout: 2) { streamed.withLockedValue { $0.count } == 3 })
+        XCTAssertTrue(PollingWait.until(timeout: 2) { streamed.withLock { $0.count } == 3 })
         reader.cancel()
-        XCTAssertEqual(streamed.withLockedValue { $0 }, Array(recorder.events.prefix(3)))
+        XCTAssertEqual(streamed.withLock { $0 }, Array(recorder.events.prefix(3)))
 
         // Events, in order per participant.
         let events = recorder.events
@@ -189,7 +188,7 @@ final class ConferenceRoomTests: VirtualTimeTestCase {
         // …and the server answers a SIP URI naming one with 414 Request-URI Too Long.
         let long = join(client, frequency: 500, room: String(repeating: "a", count: 65), host: host)
         XCTAssertEqual(long.delegate.waitForEnd(), [.ringing, .failed(.badRequest)])
-        XCTAssertEqual(long.delegate.endError.withLockedValue { $0 }?.sipStatus, 414)
+        XCTAssertEqual(long.delegate.endError.withLock { $0 }?.sipStatus, 414)
         // An unknown room on a known-rooms-only server: 404.
         let unknown = join(client, frequency: 500, room: "lobby", host: host)
         XCTAssertEqual(unknown.delegate.waitForEnd(), [.ringing, .failed(.notFound)])

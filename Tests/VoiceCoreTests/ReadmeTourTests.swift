@@ -2,7 +2,6 @@ import VoiceEmbedded
 import Dispatch
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import ServiceLifecycle
 import VoiceMedia
 import VoiceTestKit
@@ -23,21 +22,21 @@ final class ReadmeTourTests: XCTestCase {
     final class TourApp: CallDelegate, NotificationDelegate, @unchecked Sendable {
         // @unchecked: every property is touched on `myQueue` only, or behind a lock.
         let myQueue = DispatchQueue(label: "tour.app")
-        let log = NIOLockedValueBox<[String]>([])
+        let log = Locked<[String]>([])
         var call: Call?
 
-        func callDidStartRinging(_ call: Call) { log.withLockedValue { $0.append("ringing") } }
+        func callDidStartRinging(_ call: Call) { log.withLock { $0.append("ringing") } }
         func callDidConnect(_ call: Call) {
-            log.withLockedValue { $0.append("connected") }
+            log.withLock { $0.append("connected") }
             call.sendDigits("1234#")
         }
         func call(_ call: Call, didFailToConnectWithError error: VoiceError) {
-            log.withLockedValue { $0.append("failed \(error.code.rawValue)") }
+            log.withLock { $0.append("failed \(error.code.rawValue)") }
         }
-        func call(_ call: Call, didDisconnectWithError error: VoiceError?) { log.withLockedValue { $0.append("disconnected") } }
+        func call(_ call: Call, didDisconnectWithError error: VoiceError?) { log.withLock { $0.append("disconnected") } }
 
         func callInviteReceived(_ callInvite: CallInvite) {
-            log.withLockedValue { $0.append("invite from \(callInvite.from ?? "?") \(callInvite.customParameters)") }
+            log.withLock { $0.append("invite from \(callInvite.from ?? "?") \(callInvite.customParameters)") }
             self.call = callInvite.accept(options: AcceptOptions(callInvite: callInvite) { $0.delegateQueue = self.myQueue },
                                           delegate: self)
         }
@@ -69,20 +68,20 @@ final class ReadmeTourTests: XCTestCase {
             alice.shutdown()
             bob.shutdown()
         }
-        let registered = NIOLockedValueBox<VoiceError??>(nil)
+        let registered = Locked<VoiceError??>(nil)
         bob.register(notificationDelegate: bobApp, delegateQueue: bobApp.myQueue) { error in
-            registered.withLockedValue { $0 = .some(error) }
+            registered.withLock { $0 = .some(error) }
         }
-        XCTAssertTrue(PollingWait.until(timeout: 5) { registered.withLockedValue { $0 } != nil })
-        XCTAssertNil(registered.withLockedValue { $0 } ?? nil, "listening without a token")
+        XCTAssertTrue(PollingWait.until(timeout: 5) { registered.withLock { $0 } != nil })
+        XCTAssertNil(registered.withLock { $0 } ?? nil, "listening without a token")
 
         let options = ConnectOptions { builder in
             builder.params = ["To": "sip:bob@127.0.0.1:\(bob.localEndpoint.port)", "customer": "42"]
             builder.delegateQueue = aliceApp.myQueue
         }
         let call = alice.connect(options: options, delegate: aliceApp)
-        XCTAssertTrue(PollingWait.until(timeout: 10) { aliceApp.log.withLockedValue { $0 }.contains("connected") })
-        XCTAssertEqual(bobApp.log.withLockedValue { $0.first }, "invite from alice [\"customer\": \"42\"]")
+        XCTAssertTrue(PollingWait.until(timeout: 10) { aliceApp.log.withLock { $0 }.contains("connected") })
+        XCTAssertEqual(bobApp.log.withLock { $0.first }, "invite from alice [\"customer\": \"42\"]")
 
         let sid = call.sendMessage(CallMessage(content: #"{"order":42}"#))
         XCTAssertTrue(sid.hasPrefix("KX"), sid)
@@ -96,7 +95,7 @@ final class ReadmeTourTests: XCTestCase {
         for await event in call.events { events.append(event) }
         XCTAssertEqual(events.first, .ringing)
         XCTAssertEqual(events.last, .disconnected(nil))
-        XCTAssertEqual(aliceApp.log.withLockedValue { $0 }, ["ringing", "connected", "disconnected"])
+        XCTAssertEqual(aliceApp.log.withLock { $0 }, ["ringing", "connected", "disconnected"])
     }
 
     // MARK: - "In a Linux service"
@@ -123,7 +122,7 @@ final class ReadmeTourTests: XCTestCase {
     /// environment is given, and the shutdown is triggered by the test rather than SIGTERM.
     func testTheServiceRegistersWithoutATokenAnswersAndShutsDownGracefully() async throws {
         let registrar = try SIPStubServer()
-        let registeredBox = NIOLockedValueBox<VoiceError??>(nil)
+        let registeredBox = Locked<VoiceError??>(nil)
 
         let environment = ["SIP_PASSWORD": "ivrpass"]  // no VOICE_ACCESS_TOKEN
         let logger = Logger(label: "ivr")
@@ -139,7 +138,7 @@ final class ReadmeTourTests: XCTestCase {
             delegateQueue: DispatchQueue(label: "ivr")
         ) { error in
             if let error { logger.error("registration failed: \(error)") }
-            registeredBox.withLockedValue { $0 = .some(error) }
+            registeredBox.withLock { $0 = .some(error) }
         }
         let group = ServiceGroup(
             services: [VoiceClientService(client: client)], gracefulShutdownSignals: [], logger: logger)
@@ -152,8 +151,8 @@ final class ReadmeTourTests: XCTestCase {
         let authorization = try XCTUnwrap(second.headers.first("Authorization"))
         XCTAssertTrue(authorization.hasPrefix("Digest ") && authorization.contains(#"username="ivr""#), authorization)
         try registrar.acceptRegistration(second)
-        XCTAssertTrue(PollingWait.until(timeout: 10) { registeredBox.withLockedValue { $0 } != nil })
-        XCTAssertNil(registeredBox.withLockedValue { $0 } ?? nil, "registered without a token")
+        XCTAssertTrue(PollingWait.until(timeout: 10) { registeredBox.withLock { $0 } != nil })
+        XCTAssertNil(registeredBox.withLock { $0 } ?? nil, "registered without a token")
 
         // A caller reaches the service directly; the Answerer picks up.
         let caller = try VoiceClient(configuration: VoiceClientConfiguration(identity: "caller", domain: "127.0.0.1", registers: false))

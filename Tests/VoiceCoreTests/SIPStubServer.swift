@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceRTP
 import VoiceSIP
 import VoiceSIPAgent
@@ -16,7 +15,7 @@ final class SIPStubServer {
     private let channel: SIPPeerUDPChannel?
     private let memory: (transport: any SIPTransport, endpoint: SIPTransportEndpoint)?
     /// What reached the in-memory server, oldest first, not yet taken.
-    private let inbox = NIOLockedValueBox<[String]>([])
+    private let inbox = Locked<[String]>([])
     private let parser = SIPMessageParser()
 
     /// A server on a loopback UDP socket.
@@ -30,7 +29,7 @@ final class SIPStubServer {
         channel = nil
         let inbox = self.inbox
         let transport = try world.sipNetwork.transportFactory { event in
-            if case .received(let message, _) = event { inbox.withLockedValue { $0.append(String(decoding: message.serialized(), as: UTF8.self)) } }
+            if case .received(let message, _) = event { inbox.withLock { $0.append(String(decoding: message.serialized(), as: UTF8.self)) } }
         }
         let listening = transport.listen(.udp, host: world.makeHost(), port: 5060)
         world.settle()
@@ -49,7 +48,7 @@ final class SIPStubServer {
         if let channel { return channel.receive(timeout: timeout, where: accept) }
         var found: String?
         _ = PollingWait.until(timeout: MediaTime(timeout).seconds) {
-            self.inbox.withLockedValue { list in
+            self.inbox.withLock { list in
                 while !list.isEmpty {
                     let next = list.removeFirst()
                     if accept(next) {

@@ -1,7 +1,6 @@
 import VoiceEmbedded
 import Dispatch
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import VoiceMedia
@@ -29,7 +28,7 @@ final class VirtualCallWorld: @unchecked Sendable {
     let mediaNetwork = InMemoryMediaNetwork()
     let engine: MediaEngine
     private let start: NIODeadline
-    private let queues = NIOLockedValueBox<[DispatchQueue]>([])
+    private let queues = Locked<[DispatchQueue]>([])
     private var nextHost = 1
     private var nextMediaPort = 30_000
     private var closed = false
@@ -65,7 +64,7 @@ final class VirtualCallWorld: @unchecked Sendable {
 
     /// Drains `queue` after every step from now on (a delegate's queue).
     func watch(_ queue: DispatchQueue) {
-        queues.withLockedValue { list in if !list.contains(where: { $0 === queue }) { list.append(queue) } }
+        queues.withLock { list in if !list.contains(where: { $0 === queue }) { list.append(queue) } }
     }
 
     /// A host of its own for the next client (127.0.0.1, .2, …).
@@ -76,9 +75,9 @@ final class VirtualCallWorld: @unchecked Sendable {
 
     /// Media ports for a client, two apart, from 30000.
     func mediaPorts() -> SIPMediaPortSource {
-        let counter = NIOLockedValueBox(nextMediaPort)
+        let counter = Locked(nextMediaPort)
         nextMediaPort += 2_000
-        return { loop in loop.makeSucceededFuture(UInt16(counter.withLockedValue { $0 += 2; return $0 })) }
+        return { loop in loop.makeSucceededFuture(UInt16(counter.withLock { $0 += 2; return $0 })) }
     }
 
     /// The pacing for devices in this world: the engine's audio clock.
@@ -90,7 +89,7 @@ final class VirtualCallWorld: @unchecked Sendable {
     func settle() {
         for _ in 0..<3 {
             loop.run()
-            for queue in queues.withLockedValue({ $0 }) { queue.sync {} }
+            for queue in queues.withLock({ $0 }) { queue.sync {} }
         }
     }
 

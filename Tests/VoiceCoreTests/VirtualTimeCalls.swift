@@ -1,11 +1,11 @@
 import VoiceRTP
 import Dispatch
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import VoiceMedia
 import VoiceSIP
+import VoiceSupport
 import VoiceTestKit
 import XCTest
 
@@ -101,16 +101,16 @@ final class VirtualTimeCalls {
         let publisher = RecordingInsightsPublisher()
         configuration.insightsPublisher = publisher
         insights[identity] = publisher
-        let ports = NIOLockedValueBox(30_000)
-        let recorded = NIOLockedValueBox<[ScriptedCallMedia]>([])
+        let ports = Locked(30_000)
+        let recorded = Locked<[ScriptedCallMedia]>([])
         let client = try VoiceClient(
             configuration: configuration, transport: network.transportFactory,
-            mediaPorts: { loop in loop.makeSucceededFuture(UInt16(ports.withLockedValue { $0 += 2; return $0 })) },
+            mediaPorts: { loop in loop.makeSucceededFuture(UInt16(ports.withLock { $0 += 2; return $0 })) },
             media: CallMediaFactory { [loop, start] request, onEvent in
                 let media = ScriptedCallMedia(localHost: request.localHost, localPort: request.localPort, onEvent: onEvent) {
                     (loop.now - start).nanoseconds / 1_000_000
                 }
-                recorded.withLockedValue { $0.append(media) }
+                recorded.withLock { $0.append(media) }
                 return media
             },
             runsMediaJobsInline: true)
@@ -118,12 +118,12 @@ final class VirtualTimeCalls {
         return client
     }
 
-    private var mediaBoxes: [String: NIOLockedValueBox<[ScriptedCallMedia]>] = [:]
+    private var mediaBoxes: [String: Locked<[ScriptedCallMedia]>] = [:]
     /// Each client's Insights events.
     private(set) var insights: [String: RecordingInsightsPublisher] = [:]
 
     /// The media of `identity`'s latest call.
-    func latestMedia(of identity: String) -> ScriptedCallMedia? { mediaBoxes[identity]?.withLockedValue { $0.last } }
+    func latestMedia(of identity: String) -> ScriptedCallMedia? { mediaBoxes[identity]?.withLock { $0.last } }
 
     /// Runs what is due now, then lets the delegate queues catch up.
     func settle(_ queues: DispatchQueue...) { settle(queues) }
@@ -175,7 +175,7 @@ final class VirtualTimeCalls {
         let aliceDelegate = RecordingCallDelegate()
         let call = place(from: alice, to: "sip:bob@127.0.0.2:5060", delegate: aliceDelegate)
         settle(notifications.queue)
-        let invite = try XCTUnwrap(notifications.invites.withLockedValue { $0.first }, "bob was invited")
+        let invite = try XCTUnwrap(notifications.invites.withLock { $0.first }, "bob was invited")
         let bobDelegate = RecordingCallDelegate()
         _ = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = bobDelegate.queue }, delegate: bobDelegate)
         settle(aliceDelegate.queue, bobDelegate.queue)

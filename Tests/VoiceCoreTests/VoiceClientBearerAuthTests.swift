@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
 import VoiceRTP
@@ -35,10 +34,10 @@ final class VoiceClientBearerAuthTests: VirtualTimeTestCase {
         let client = try makeClient(server: server)
         defer { client.shutdown() }
         let token = CallTestTokens.token("alice")
-        let done = NIOLockedValueBox<[VoiceError?]>([])
+        let done = Locked<[VoiceError?]>([])
         let delegate = ScriptedNotificationDelegate()
         client.register(accessToken: token, notificationDelegate: delegate, delegateQueue: delegate.queue) { error in
-            done.withLockedValue { $0.append(error) }
+            done.withLock { $0.append(error) }
         }
         let first = try server.nextRequest(.register)
         XCTAssertNil(first.headers.first("Authorization"), "no credentials before the challenge")
@@ -46,9 +45,9 @@ final class VoiceClientBearerAuthTests: VirtualTimeTestCase {
         let second = try server.nextRequest(.register, after: try first.headers.cseq().sequence)
         XCTAssertEqual(second.headers.first("Authorization"), "Bearer \(token)")
         try server.acceptRegistration(second)
-        XCTAssertTrue(PollingWait.until(timeout: 10) { !done.withLockedValue { $0 }.isEmpty })
-        XCTAssertEqual(done.withLockedValue { $0.count }, 1)
-        XCTAssertNil(done.withLockedValue { $0.first } ?? nil, "registered")
+        XCTAssertTrue(PollingWait.until(timeout: 10) { !done.withLock { $0 }.isEmpty })
+        XCTAssertEqual(done.withLock { $0.count }, 1)
+        XCTAssertNil(done.withLock { $0.first } ?? nil, "registered")
     }
 
     func testInviteAnswersABearerChallengeWithTheAccessTokenAndARejectedTokenFailsWith20151() throws {

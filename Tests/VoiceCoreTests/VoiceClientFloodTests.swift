@@ -3,7 +3,6 @@
 #endif
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
 import VoiceRTP
@@ -46,17 +45,17 @@ final class VoiceClientFloodTests: XCTestCase {
 
     /// Bob listens and answers calls from alice only (others ring until they give up).
     private func makeBob(transport: SIPTransportProtocol = .udp, acceptAll: Bool = false, configure: (inout VoiceClientConfiguration) -> Void = { _ in })
-        throws -> (TestVoiceClient, RecordingCallDelegate, NIOLockedValueBox<[Call]>)
+        throws -> (TestVoiceClient, RecordingCallDelegate, Locked<[Call]>)
     {
         let bob = try TestVoiceClient("bob", signal: bobTone, transport: transport, configure: configure)
         let delegate = RecordingCallDelegate()
-        let accepted = NIOLockedValueBox<[Call]>([])
+        let accepted = Locked<[Call]>([])
         let notifications = bob.listen()
-        notifications.onInvite.withLockedValue {
+        notifications.onInvite.withLock {
             $0 = { invite in
                 guard acceptAll || (invite.from ?? "").contains("alice") else { return }
                 let call = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = delegate.queue }, delegate: delegate)
-                accepted.withLockedValue { $0.append(call) }
+                accepted.withLock { $0.append(call) }
             }
         }
         return (bob, delegate, accepted)
@@ -285,7 +284,7 @@ final class VoiceClientFloodTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(refused, 200 - limit, "refused with 503 (the server is full, the user not busy)")
         XCTAssertLessThanOrEqual(MediaEngine.shared.stats.tasks - tasksBefore, limit, "no more media streams than calls")
         // The flood hangs up; bob's streams stop.
-        for call in accepted.withLockedValue({ $0 }) { call.disconnect() }
+        for call in accepted.withLock({ $0 }) { call.disconnect() }
         XCTAssertTrue(PollingWait.until(timeout: 10) { MediaEngine.shared.stats.tasks <= tasksBefore }, "every stream stopped")
         try assertRecovered(bob: bob, baseline: baseline, unencrypted: true, label: "200 ACKed calls beyond the limit")
     }

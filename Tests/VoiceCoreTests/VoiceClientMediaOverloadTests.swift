@@ -1,4 +1,5 @@
 import Foundation
+import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
@@ -26,12 +27,12 @@ final class VoiceClientMediaOverloadTests: XCTestCase {
     func testAnOverloadedCalleeRefusesWith503AndTheAppNeverHearsOfTheCall() throws {
         let (delegate, notifications) = try call(toBobWith: 0)
         XCTAssertEqual(delegate.callbacks, [.failed(.serviceUnavailable)])
-        XCTAssertEqual(notifications.invites.withLockedValue { $0.count }, 0)
+        XCTAssertEqual(notifications.invites.withLock { $0.count }, 0)
     }
 
     func testWithTheCheckOffTheSameCallRings() throws {
         let (delegate, notifications) = try call(toBobWith: nil)
         XCTAssertEqual(delegate.callbacks, [.ringing])
-        XCTAssertEqual(notifications.invites.withLockedValue { $0.count }, 1)
+        XCTAssertEqual(notifications.invites.withLock { $0.count }, 1)
     }
 }

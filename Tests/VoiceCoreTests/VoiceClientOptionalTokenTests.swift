@@ -1,9 +1,9 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 import VoiceSIP
 import VoiceSIPAgent
+import VoiceSupport
 import VoiceTestKit
 import XCTest
 
@@ -45,7 +45,7 @@ final class MemoryRegistrar: @unchecked Sendable {
 /// while a token that is given is still checked and refused before anything is sent. In
 /// virtual time, on the in-memory network.
 final class VoiceClientOptionalTokenTests: XCTestCase {
-    private func result(_ box: NIOLockedValueBox<VoiceError??>) -> VoiceError?? { box.withLockedValue { $0 } }
+    private func result(_ box: Locked<VoiceError??>) -> VoiceError?? { box.withLock { $0 } }
 
     func testACallWithoutAnyTokenConnectsAndCarriesNoCredentials() throws {
         let net = VirtualTimeCalls()
@@ -54,9 +54,9 @@ final class VoiceClientOptionalTokenTests: XCTestCase {
         let notifications = ScriptedNotificationDelegate()
         let bobDelegate = RecordingCallDelegate()
         notifications.acceptEach(with: bobDelegate)
-        let listening = NIOLockedValueBox<VoiceError??>(nil)
+        let listening = Locked<VoiceError??>(nil)
         bob.register(notificationDelegate: notifications, delegateQueue: notifications.queue) { error in
-            listening.withLockedValue { $0 = .some(error) }
+            listening.withLock { $0 = .some(error) }
         }
         net.settle(notifications.queue)
         XCTAssertTrue(result(listening).map { $0 == nil } ?? false, "bob listens without a token: \(String(describing: result(listening)))")
@@ -73,7 +73,7 @@ final class VoiceClientOptionalTokenTests: XCTestCase {
         XCTAssertEqual(aliceDelegate.callbacks, [.ringing, .connected])
         XCTAssertEqual(bobDelegate.callbacks, [.connected])
         XCTAssertEqual(call.from, "alice", "the identity is the configuration's")
-        let invite = try XCTUnwrap(notifications.invites.withLockedValue { $0.first })
+        let invite = try XCTUnwrap(notifications.invites.withLock { $0.first })
         XCTAssertEqual(invite.from, "alice")
         XCTAssertEqual(invite.customParameters, ["order": "7"])
         let requests = net.network.sent.compactMap { datagram -> SIPRequest? in
@@ -100,9 +100,9 @@ final class VoiceClientOptionalTokenTests: XCTestCase {
             $0.password = "bobpass"
         }
         let notifications = ScriptedNotificationDelegate()
-        let registered = NIOLockedValueBox<VoiceError??>(nil)
+        let registered = Locked<VoiceError??>(nil)
         bob.register(notificationDelegate: notifications, delegateQueue: notifications.queue) { error in
-            registered.withLockedValue { $0 = .some(error) }
+            registered.withLock { $0 = .some(error) }
         }
         net.settle(notifications.queue)
         net.settle(notifications.queue)
@@ -126,9 +126,9 @@ final class VoiceClientOptionalTokenTests: XCTestCase {
             $0.registrar = address
         }
         let notifications = ScriptedNotificationDelegate()
-        let registered = NIOLockedValueBox<VoiceError??>(nil)
+        let registered = Locked<VoiceError??>(nil)
         bob.register(notificationDelegate: notifications, delegateQueue: notifications.queue) { error in
-            registered.withLockedValue { $0 = .some(error) }
+            registered.withLock { $0 = .some(error) }
         }
         net.settle(notifications.queue)
         let outcome = try XCTUnwrap(result(registered), "the registration completed")
@@ -146,9 +146,9 @@ final class VoiceClientOptionalTokenTests: XCTestCase {
             $0.registrar = address
         }
         let notifications = ScriptedNotificationDelegate()
-        let registered = NIOLockedValueBox<VoiceError??>(nil)
+        let registered = Locked<VoiceError??>(nil)
         bob.register(accessToken: "not-a-jwt", notificationDelegate: notifications, delegateQueue: notifications.queue) { error in
-            registered.withLockedValue { $0 = .some(error) }
+            registered.withLock { $0 = .some(error) }
         }
         net.settle(notifications.queue)
         XCTAssertEqual(try XCTUnwrap(result(registered) ?? nil, "refused").code, .accessTokenInvalid)
@@ -176,9 +176,9 @@ final class VoiceClientOptionalTokenTests: XCTestCase {
         let net = VirtualTimeCalls()
         let alice = try net.client("alice", host: "127.0.0.1")
         let queue = DispatchQueue(label: "test.contact")
-        let contact = NIOLockedValueBox<String?>(nil)
-        alice.getContactAddress(queue: queue) { text in contact.withLockedValue { $0 = text } }
+        let contact = Locked<String?>(nil)
+        alice.getContactAddress(queue: queue) { text in contact.withLock { $0 = text } }
         net.settle(queue)
-        XCTAssertEqual(contact.withLockedValue { $0 }, "sip:alice@127.0.0.1:5060")
+        XCTAssertEqual(contact.withLock { $0 }, "sip:alice@127.0.0.1:5060")
     }
 }

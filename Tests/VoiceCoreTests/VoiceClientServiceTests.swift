@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import ServiceLifecycle
 import VoiceService
 import VoiceSupport
@@ -30,11 +29,11 @@ final class VoiceClientServiceTests: XCTestCase {
         let alice = try client("alice", "alicepass")
         let bob = try client("bob", "bobpass")
         defer { alice.client.shutdown() }
-        let registration = NIOLockedValueBox<VoiceError?>(VoiceError(.registrationError))
+        let registration = Locked<VoiceError?>(VoiceError(.registrationError))
         let notifications = bob.listen(result: registration)
-        XCTAssertNil(registration.withLockedValue { $0 }, "bob registered")
+        XCTAssertNil(registration.withLock { $0 }, "bob registered")
         let bobDelegate = RecordingCallDelegate()
-        notifications.onInvite.withLockedValue {
+        notifications.onInvite.withLock {
             $0 = { invite in
                 _ = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = bobDelegate.queue }, delegate: bobDelegate)
             }

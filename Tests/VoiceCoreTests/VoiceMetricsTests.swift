@@ -1,7 +1,6 @@
 import VoiceEmbedded
 import Foundation
 import MetricsTestKit
-import NIOConcurrencyHelpers
 import VoiceSupport
 import VoiceTestKit
 import XCTest
@@ -23,7 +22,7 @@ final class VoiceMetricsTests: VirtualTimeTestCase {
         }
         let notifications = bob.listen()
         let bobDelegate = RecordingCallDelegate()
-        notifications.onInvite.withLockedValue {
+        notifications.onInvite.withLock {
             $0 = { invite in
                 _ = invite.accept(options: AcceptOptions(callInvite: invite) { $0.delegateQueue = bobDelegate.queue }, delegate: bobDelegate)
             }
@@ -61,7 +60,7 @@ final class VoiceMetricsTests: VirtualTimeTestCase {
         XCTAssertTrue(aliceMetrics.counters(label: "voice_call_failures_total").isEmpty, "a normal hang-up is no failure")
 
         // Bob now refuses: alice counts a failure with its code.
-        notifications.onInvite.withLockedValue { $0 = { invite in invite.reject() } }
+        notifications.onInvite.withLock { $0 = { invite in invite.reject() } }
         let refused = RecordingCallDelegate()
         _ = alice.connect(to: bob.address, delegate: refused)
         XCTAssertEqual(refused.waitForEnd(), [.ringing, .failed(.busyEverywhere)])

@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceRTP
 import VoiceSignals
@@ -69,23 +68,23 @@ final class WebRTCGatewayTests: XCTestCase {
         let alice = try CallOverWebSocketTests.webSocketClient(
             "alice", url: try XCTUnwrap(kamailio.secureWebSocketURL), kamailio: kamailio, signal: webRTCSignal)
         cleanup.append { alice.client.shutdown() }
-        let registered = NIOLockedValueBox<VoiceError?>(VoiceError(.registrationError))
+        let registered = Locked<VoiceError?>(VoiceError(.registrationError))
         alice.listen(result: registered)
-        XCTAssertNil(registered.withLockedValue { $0 }, "alice registered; log:\n\(kamailio.process.logTail())")
+        XCTAssertNil(registered.withLock { $0 }, "alice registered; log:\n\(kamailio.process.logTail())")
         let delegate = RecordingCallDelegate()
         let call = alice.connect(to: "bob", delegate: delegate)
         XCTAssertEqual(delegate.wait(for: 2, timeout: 15), [.ringing, .connected], "kamailio:\n\(kamailio.process.logTail())\nrtpengine:\n\(rtpengine.process.logTail())")
         // Our side of the call is ICE + DTLS-SRTP, with rtpengine.
         var stats: AudioStreamStats?
         XCTAssertTrue(PollingWait.until(timeout: 10) {
-            let box = NIOLockedValueBox<AudioStreamStats?>(nil)
+            let box = Locked<AudioStreamStats?>(nil)
             let read = DispatchSemaphore(value: 0)
             call.streamStats { s in
-                box.withLockedValue { $0 = s }
+                box.withLock { $0 = s }
                 read.signal()
             }
             _ = read.wait(timeout: .now() + 1)
-            stats = box.withLockedValue { $0 }
+            stats = box.withLock { $0 }
             return stats?.dtlsState == .connected
         }, "\(stats as Any)\nrtpengine:\n\(rtpengine.process.logTail())")
         XCTAssertNotNil(stats?.dtlsSRTPSuite)

@@ -57,7 +57,7 @@ final class AudioDevicePacingTests: XCTestCase {
     // MARK: SoftwareAudioClock (real time, kept short)
 
     final class CountingClient: SoftwareAudioClockClient {
-        let ticks = Mutex<[MediaTime]>([])
+        let ticks = Locked<[MediaTime]>([])
         let afterStop = Atomic<Int>(0)
         let stopped = Atomic<Bool>(false)
         func clockDidTick(at time: MediaTime) {
@@ -108,7 +108,7 @@ final class AudioDevicePacingTests: XCTestCase {
     func testClientMayUnregisterFromInsideItsTick() throws {
         final class SelfRemoving: SoftwareAudioClockClient {
             let clock: SoftwareAudioClock
-            let registration = Mutex<SoftwareAudioClock.Registration?>(nil)
+            let registration = Locked<SoftwareAudioClock.Registration?>(nil)
             let ticks = Atomic<Int>(0)
             init(clock: SoftwareAudioClock) { self.clock = clock }
             func clockDidTick(at time: MediaTime) {

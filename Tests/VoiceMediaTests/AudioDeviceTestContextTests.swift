@@ -1,4 +1,3 @@
-import Synchronization
 import XCTest
 @testable import VoiceMedia
 import VoiceSupport
@@ -17,7 +16,7 @@ final class CollectingAudioContext: AudioDeviceContext {
         var closed = false
         var callbacksAfterClose = 0
     }
-    let state = Mutex(State())
+    let state = Locked(State())
 
     init(renderSource: [Int16] = []) {
         state.withLock { $0.renderSource = renderSource }
@@ -96,7 +95,7 @@ final class SelfStoppingAudioContext: AudioDeviceContext {
         var callsAfterStop = 0
         var stopped = false
     }
-    let state = Mutex(State())
+    let state = Locked(State())
 
     func deliverCapturedAudio(_ samples: UnsafeBufferPointer<Int16>) {
         let device: (any AudioDevice)? = state.withLock { s in

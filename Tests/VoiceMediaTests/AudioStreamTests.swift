@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import Synchronization
 import XCTest
 @testable import VoiceMedia
 import VoiceTestKit
@@ -322,7 +321,7 @@ final class AudioStreamDTMFTests: XCTestCase {
     func testDigitsArriveInOrderAsTelephoneEvents() throws {
         let tones = TestSignals.multiTone([(440, 4_000)], seconds: 3)
         let call = try LoopbackCall.virtual(signalA: tones, signalB: tones)
-        let received = Mutex<[AudioStreamEvent]>([])
+        let received = Locked<[AudioStreamEvent]>([])
         try call.a.start(remote: call.b.localAddress, audioDevice: call.deviceA)
         try call.b.start(remote: call.a.localAddress, audioDevice: call.deviceB) { event in
             received.withLock { $0.append(event) }

@@ -1,4 +1,3 @@
-import Synchronization
 @testable import VoiceMedia
 import VoiceMediaTypes
 import VoiceSupport
@@ -21,7 +20,7 @@ final class ManualAudioDevice: AudioDevice, Sendable {
         var renderDead = false
     }
     let format: AudioFormat
-    let state = Mutex(State())
+    let state = Locked(State())
 
     init(format: AudioFormat = AudioFormat(sampleRate: 48_000, channels: 1, framesPerBuffer: 4)) {
         self.format = format

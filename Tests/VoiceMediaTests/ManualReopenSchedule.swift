@@ -1,10 +1,10 @@
-import Synchronization
 @testable import VoiceMedia
+import VoiceSupport
 
 /// A reopen schedule the test runs by hand: it records each attempt's delay and runs the
 /// attempts only when told to.
 final class ManualReopenSchedule: Sendable {
-    private let jobs = Mutex<[(delay: Duration, job: @Sendable () -> Void)]>([])
+    private let jobs = Locked<[(delay: Duration, job: @Sendable () -> Void)]>([])
 
     /// The schedule to give a hub.
     var schedule: AudioDeviceReopenSchedule {

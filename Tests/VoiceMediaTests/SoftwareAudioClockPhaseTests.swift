@@ -1,5 +1,4 @@
 import VoiceEmbedded
-import Synchronization
 import XCTest
 @testable import VoiceMedia
 import VoiceSupport
@@ -31,7 +30,7 @@ final class SoftwareAudioClockPhaseTests: XCTestCase {
     }
 
     final class FirstTickClient: SoftwareAudioClockClient {
-        let ticks = Mutex<[MediaTime]>([])
+        let ticks = Locked<[MediaTime]>([])
         func clockDidTick(at time: MediaTime) { ticks.withLock { $0.append(time) } }
         var all: [MediaTime] { ticks.withLock { $0 } }
     }
@@ -103,7 +102,7 @@ final class SoftwareAudioClockPhaseTests: XCTestCase {
 
 /// Records when capture and render were first called.
 final class FirstCallContext: AudioDeviceContext, Sendable {
-    private let first = Mutex<(capture: MediaTime?, render: MediaTime?)>((nil, nil))
+    private let first = Locked<(capture: MediaTime?, render: MediaTime?)>((nil, nil))
     private let clock = MonotonicMediaClock()
 
     var started: Bool { first.withLock { $0.capture != nil && $0.render != nil } }

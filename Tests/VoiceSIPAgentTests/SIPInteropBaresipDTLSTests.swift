@@ -1,6 +1,5 @@
 import VoiceAddress
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceDTLS
 import VoiceICE
 import VoiceNetwork

@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
 import XCTest
@@ -27,7 +26,7 @@ final class SIPInteropBaresipTests: XCTestCase {
         let agent: SIPTestAgent
         let media: SIPCallMedia
         let device: BufferAudioDevice
-        let digits: NIOLockedValueBox<[UInt8]>
+        let digits: Locked<[UInt8]>
     }
 
     private let ourSignal = TestSignals.multiTone([(440, 6_000), (1_250, 4_000)], seconds: 4)
@@ -61,10 +60,10 @@ final class SIPInteropBaresipTests: XCTestCase {
 
     private func startMedia(_ agent: SIPTestAgent, _ handle: SIPCallHandle, _ negotiated: SDPNegotiatedMedia) throws -> OurSide {
         let device = BufferAudioDevice(captureSamples: ourSignal)
-        let digits = NIOLockedValueBox<[UInt8]>([])
+        let digits = Locked<[UInt8]>([])
         let reserved = try XCTUnwrap(agent.agent.reservedMedia(of: handle).wait())
         let media = SIPCallMedia(localHost: "127.0.0.1", localPort: reserved.port, reserved: reserved, audioDevice: device) { event in
-            if case .telephoneEvent(let code, _) = event { digits.withLockedValue { $0.append(code) } }
+            if case .telephoneEvent(let code, _) = event { digits.withLock { $0.append(code) } }
         }
         cleanup.append { media.stop() }
         try media.apply(negotiated)
@@ -112,8 +111,8 @@ final class SIPInteropBaresipTests: XCTestCase {
                 "\(ours.media.stream?.stats as Any)\n\(baresip.process.logTail())")
         }
         try baresip.control.sendDTMF("47")
-        XCTAssertTrue(alice.wait(timeout: 5) { _ in ours.digits.withLockedValue { $0 == [4, 7] } ? true : nil } ?? false,
-            "digits from baresip: \(ours.digits.withLockedValue { $0 })")
+        XCTAssertTrue(alice.wait(timeout: 5) { _ in ours.digits.withLock { $0 == [4, 7] } ? true : nil } ?? false,
+            "digits from baresip: \(ours.digits.withLock { $0 })")
 
         // We hold and resume.
         alice.agent.hold(outgoing)

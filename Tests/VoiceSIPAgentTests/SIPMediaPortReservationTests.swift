@@ -1,6 +1,5 @@
 import Dispatch
 import Glibc
-import NIOConcurrencyHelpers
 import XCTest
 
 @testable import VoiceSIP
@@ -12,11 +11,11 @@ final class SIPMediaPortReservationTests: XCTestCase {
     /// Calls set up at once are never handed the same RTP port or each other's RTCP port: each
     /// reservation holds both sockets bound, so the kernel cannot hand them out again.
     func testPortsReservedAtOnceAreDistinctPairsHeldBound() throws {
-        let reservations = NIOLockedValueBox<[ReservedMediaPort]>([])
+        let reservations = Locked<[ReservedMediaPort]>([])
         DispatchQueue.concurrentPerform(iterations: 1_000) { _ in
-            if let reserved = try? SIPMediaPortReservation.reserve(host: "127.0.0.1") { reservations.withLockedValue { $0.append(reserved) } }
+            if let reserved = try? SIPMediaPortReservation.reserve(host: "127.0.0.1") { reservations.withLock { $0.append(reserved) } }
         }
-        let held = reservations.withLockedValue { $0 }
+        let held = reservations.withLock { $0 }
         let ports = held.map(\.port).sorted()
         XCTAssertEqual(ports.count, 1_000)
         let close = zip(ports, ports.dropFirst()).filter { $1 &- $0 <= 1 }
@@ -51,31 +50,31 @@ final class SIPMediaPortReservationTests: XCTestCase {
     func testAQueryFromThePortHoldsNoLockAgainstTakeOrRelease() throws {
         let reserved = try SIPMediaPortReservation.reserve(host: "127.0.0.1")
         let inQuery = DispatchSemaphore(value: 0), finish = DispatchSemaphore(value: 0)
-        let portSeen = NIOLockedValueBox<UInt16?>(nil)
+        let portSeen = Locked<UInt16?>(nil)
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             _ = reserved.withRTPDescriptor { descriptor in
                 inQuery.signal()
                 finish.wait()  // the query, waiting on its server
-                portSeen.withLockedValue { $0 = Self.port(of: descriptor) }
+                portSeen.withLock { $0 = Self.port(of: descriptor) }
             }
             done.signal()
         }
         inQuery.wait()
         // Before, take() waited on the lock the query held: until the query ended.
         let took = DispatchSemaphore(value: 0)
-        let takenBox = NIOLockedValueBox<(rtp: Int32, rtcp: Int32)?>(nil)
+        let takenBox = Locked<(rtp: Int32, rtcp: Int32)?>(nil)
         DispatchQueue.global().async {
             XCTAssertTrue(reserved.isHeld)
-            takenBox.withLockedValue { $0 = reserved.take() }
+            takenBox.withLock { $0 = reserved.take() }
             reserved.release()
             took.signal()
         }
         XCTAssertEqual(took.wait(timeout: .now() + 10), .success, "take and release ran while the query was still waiting")
-        let taken = try XCTUnwrap(takenBox.withLockedValue { $0 }, "taken while the query runs")
+        let taken = try XCTUnwrap(takenBox.withLock { $0 }, "taken while the query runs")
         finish.signal()
         done.wait()
-        XCTAssertEqual(portSeen.withLockedValue { $0 }, reserved.port, "the query's socket stayed open on the port")
+        XCTAssertEqual(portSeen.withLock { $0 }, reserved.port, "the query's socket stayed open on the port")
         XCTAssertEqual(Self.port(of: taken.rtp), reserved.port, "the taker's socket is open too")
         close(taken.rtp)
         close(taken.rtcp)

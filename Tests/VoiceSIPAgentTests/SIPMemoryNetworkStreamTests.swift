@@ -1,6 +1,6 @@
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
+import VoiceSupport
 import VoiceTestKit
 import XCTest
 
@@ -24,7 +24,7 @@ final class SIPMemoryNetworkStreamTests: XCTestCase {
     }
 
     private final class Recorder: Sendable {
-        let events = NIOLockedValueBox<[String]>([])
+        let events = Locked<[String]>([])
         func record(_ event: SIPTransportEvent) {
             let text: String
             switch event {
@@ -36,9 +36,9 @@ final class SIPMemoryNetworkStreamTests: XCTestCase {
             case .keepAliveAnswered(let source): text = "pong from \(source.port)"
             case .stun, .unreachable: text = "other"
             }
-            events.withLockedValue { $0.append(text) }
+            events.withLock { $0.append(text) }
         }
-        var all: [String] { events.withLockedValue { $0 } }
+        var all: [String] { events.withLock { $0 } }
     }
 
     private func transport(_ host: String, _ kind: SIPTransportProtocol = .tcp) throws -> (any SIPTransport, Recorder, SIPTransportEndpoint) {

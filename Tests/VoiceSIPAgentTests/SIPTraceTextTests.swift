@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import XCTest
 
 @testable import VoiceSIP
@@ -43,7 +42,7 @@ final class SIPTraceTextTests: XCTestCase {
 
     /// A whole call logged at trace level: the SDP goes by in both directions, its keys never do.
     func testAUserAgentsTraceLogHoldsNoSRTPKey() throws {
-        let lines = NIOLockedValueBox<[String]>([])
+        let lines = Locked<[String]>([])
         var logger = Logger(label: "trace-test") { _ in CapturingLogHandler(lines: lines) }
         logger.logLevel = .trace
         let alice = try SIPTestAgent(user: "alice", logger: logger)
@@ -58,7 +57,7 @@ final class SIPTraceTextTests: XCTestCase {
         let media = try XCTUnwrap(alice.waitForEstablished(outgoing))
         alice.agent.hangUp(outgoing)
         _ = alice.waitForTermination(outgoing)
-        let log = lines.withLockedValue { $0.joined(separator: "\n") }
+        let log = lines.withLock { $0.joined(separator: "\n") }
         XCTAssertTrue(log.contains("a=crypto:"), "the SDP was traced")
         XCTAssertTrue(log.contains("inline:<redacted>"))
         for key in [media.localKey, media.remoteKey].compactMap({ $0 }) {
@@ -70,7 +69,7 @@ final class SIPTraceTextTests: XCTestCase {
 }
 
 private struct CapturingLogHandler: LogHandler {
-    let lines: NIOLockedValueBox<[String]>
+    let lines: Locked<[String]>
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .trace
 
@@ -80,6 +79,6 @@ private struct CapturingLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        lines.withLockedValue { $0.append(event.message.description) }
+        lines.withLock { $0.append(event.message.description) }
     }
 }

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -85,7 +84,7 @@ final class SIPTransportLayerTests: SIPTransportTestCase {
         try client.writeAndFlush(client.allocator.buffer(bytes: Array(all[0..<10]))).wait()
         try client.writeAndFlush(client.allocator.buffer(bytes: Array(all[10...]))).wait()
         XCTAssertEqual(b.waitForMessages(2).count, 2)
-        XCTAssertTrue(b.waitUntil { pong.received.withLockedValue { $0 } == Array("\r\n".utf8) })
+        XCTAssertTrue(b.waitUntil { pong.received.withLock { $0 } == Array("\r\n".utf8) })
     }
 
     func testUnframeableStreamIsReportedAndClosed() throws {
@@ -192,9 +191,9 @@ final class SIPTransportLayerTests: SIPTransportTestCase {
 /// Records what a raw client connection receives.
 private final class PongCatcher: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
-    let received = NIOLockedValueBox<[UInt8]>([])
+    let received = Locked<[UInt8]>([])
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let bytes = Array(unwrapInboundIn(data).readableBytesView)
-        received.withLockedValue { $0 += bytes }
+        received.withLock { $0 += bytes }
     }
 }

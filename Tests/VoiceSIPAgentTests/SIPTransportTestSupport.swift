@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -14,11 +13,11 @@ import VoiceMediaTypes
 
 /// Collects a transport layer's events for assertions, waiting with a deadline.
 final class SIPTransportEventRecorder: Sendable {
-    private let events = NIOLockedValueBox<[SIPTransportEvent]>([])
+    private let events = Locked<[SIPTransportEvent]>([])
 
-    var handler: @Sendable (SIPTransportEvent) -> Void { { event in self.events.withLockedValue { $0.append(event) } } }
+    var handler: @Sendable (SIPTransportEvent) -> Void { { event in self.events.withLock { $0.append(event) } } }
 
-    var all: [SIPTransportEvent] { events.withLockedValue { $0 } }
+    var all: [SIPTransportEvent] { events.withLock { $0 } }
 
     var messages: [(SIPMessage, SIPTransportEndpoint)] {
         all.compactMap { if case .received(let m, let s) = $0 { return (m, s) } else { return nil } }

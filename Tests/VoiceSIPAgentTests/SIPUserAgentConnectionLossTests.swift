@@ -1,6 +1,5 @@
 import VoiceEmbedded
 import Foundation
-import NIOConcurrencyHelpers
 import VoiceMedia
 import VoiceTestKit
 import VoiceSupport
@@ -67,13 +66,13 @@ final class SIPUserAgentConnectionLossTests: XCTestCase {
 
         other.setAnswer { _ in .silence }
         let waiting = alice.agent.sendInfo(second, contentType: "application/json", body: Array("{}".utf8))
-        let completed = NIOLockedValueBox(false)
-        waiting.whenComplete { _ in completed.withLockedValue { $0 = true } }
+        let completed = Locked(false)
+        waiting.whenComplete { _ in completed.withLock { $0 = true } }
         XCTAssertTrue(PollingWait.until(timeout: 10) { other.requests.contains { $0.method == .info } })
         peer.closeConnections()
         // Requests on the lost connection fail before the loss is reported, so by now any would have.
         XCTAssertNotNil(alice.wait { if case .connectionLost = $0 { true } else { nil } })
-        XCTAssertFalse(completed.withLockedValue { $0 }, "the INFO on the other connection still waits for its answer")
+        XCTAssertFalse(completed.withLock { $0 }, "the INFO on the other connection still waits for its answer")
 
         // The first call is still up: its next request opens a new connection.
         XCTAssertEqual(try alice.agent.sendInfo(first, contentType: "application/json", body: Array("{}".utf8)).wait(), 200)

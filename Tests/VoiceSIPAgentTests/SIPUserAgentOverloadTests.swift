@@ -1,4 +1,3 @@
-import Synchronization
 import Foundation
 import VoiceMedia
 import XCTest
@@ -124,7 +123,7 @@ final class SIPUserAgentMediaOverloadTests: XCTestCase {
     }
 
     func testARetransmittedInviteOfACallAdmittedBeforeTheLoadRoseIsNotRefused() throws {
-        let load = Mutex(0.2)
+        let load = Locked(0.2)
         let target = try SIPTestAgent(user: "target", encryption: .unencrypted) {
             $0.mediaLoad = { load.withLock { $0 } }
         }
@@ -155,7 +154,7 @@ final class SIPUserAgentMediaOverloadTests: XCTestCase {
     }
 
     func testNewCallsAndProbesGet503WhileTheMediaIsOverloadedAndCallsUpAreKept() throws {
-        let load = Mutex(0.2)
+        let load = Locked(0.2)
         let target = try SIPTestAgent(user: "target", encryption: .unencrypted) {
             $0.mediaLoad = { load.withLock { $0 } }
         }

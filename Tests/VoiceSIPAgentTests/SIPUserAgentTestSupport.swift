@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import VoiceMedia
@@ -16,7 +15,7 @@ import VoiceSupport
 final class SIPTestAgent: Sendable {
     let agent: SIPUserAgent
     let endpoint: SIPTransportEndpoint
-    private let recorded: NIOLockedValueBox<[SIPUserAgentEvent]>
+    private let recorded: Locked<[SIPUserAgentEvent]>
 
     init(
         user: String, transport: SIPTransportProtocol = .udp, host: String = "127.0.0.1",
@@ -24,7 +23,7 @@ final class SIPTestAgent: Sendable {
         encryption: SDPEncryptionPolicy = .required, logger customLogger: Logger? = nil,
         configure: (inout SIPUserAgentConfiguration) throws -> Void = { _ in }
     ) throws {
-        let box = NIOLockedValueBox<[SIPUserAgentEvent]>([])
+        let box = Locked<[SIPUserAgentEvent]>([])
         recorded = box
         var configuration = SIPUserAgentConfiguration(
             identity: SIPNameAddress(uri: SIPURI(user: user, host: domain ?? host)), credentials: credentials,
@@ -41,7 +40,7 @@ final class SIPTestAgent: Sendable {
         var logger = Logger(label: "test.sip.\(user)")
         // SIP_TRACE=1 prints every message sent and received.
         logger.logLevel = ProcessInfo.processInfo.environment["SIP_TRACE"] == nil ? .warning : .trace
-        agent = try SIPUserAgent(configuration: configuration, logger: customLogger ?? logger) { event in box.withLockedValue { $0.append(event) } }
+        agent = try SIPUserAgent(configuration: configuration, logger: customLogger ?? logger) { event in box.withLock { $0.append(event) } }
         endpoint = try agent.start().wait()
     }
 
@@ -54,10 +53,10 @@ final class SIPTestAgent: Sendable {
         return uri
     }
 
-    var events: [SIPUserAgentEvent] { recorded.withLockedValue { $0 } }
+    var events: [SIPUserAgentEvent] { recorded.withLock { $0 } }
 
     /// Forgets the events so far (before a second call's waits).
-    func clearEvents() { recorded.withLockedValue { $0 = [] } }
+    func clearEvents() { recorded.withLock { $0 = [] } }
 
     func callEvents(_ handle: SIPCallHandle) -> [SIPInviteSessionEvent] {
         events.compactMap { if case .call(let h, let e) = $0, h == handle { return e } else { return nil } }

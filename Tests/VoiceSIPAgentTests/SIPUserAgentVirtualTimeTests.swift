@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import VoiceMedia
@@ -29,32 +28,32 @@ final class SIPUserAgentVirtualTimeTests: XCTestCase {
     /// An agent listening at `host`:5060 on the memory network, its events recorded with the time.
     private func agent(
         _ user: String, host: String, configure: (inout SIPUserAgentConfiguration) -> Void = { _ in }
-    ) throws -> (SIPUserAgent, NIOLockedValueBox<[(MediaTime, SIPUserAgentEvent)]>) {
-        let events = NIOLockedValueBox<[(MediaTime, SIPUserAgentEvent)]>([])
+    ) throws -> (SIPUserAgent, Locked<[(MediaTime, SIPUserAgentEvent)]>) {
+        let events = Locked<[(MediaTime, SIPUserAgentEvent)]>([])
         var configuration = SIPUserAgentConfiguration(
             identity: SIPNameAddress(uri: SIPURI(user: user, host: host)), listenHost: host, listenPort: 5060,
             media: SDPLocalCapabilities(address: host, port: 0, encryption: .required))
         configure(&configuration)
         let clock = EventLoopMediaClock(loop: loop)
-        let ports = NIOLockedValueBox(30_000)
+        let ports = Locked(30_000)
         let agent = try SIPUserAgent(
             configuration: configuration, transport: network.transportFactory,
-            mediaPorts: { loop in loop.makeSucceededFuture(UInt16(ports.withLockedValue { $0 += 2; return $0 })) }
-        ) { event in events.withLockedValue { $0.append((clock.now(), event)) } }
+            mediaPorts: { loop in loop.makeSucceededFuture(UInt16(ports.withLock { $0 += 2; return $0 })) }
+        ) { event in events.withLock { $0.append((clock.now(), event)) } }
         XCTAssertEqual(try value(agent.start()).port, 5060)
         return (agent, events)
     }
 
     /// Runs the loop until `future` completes (without advancing time) and returns its value.
     private func value<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
-        let result = NIOLockedValueBox<Result<T, Error>?>(nil)
-        future.whenComplete { outcome in result.withLockedValue { $0 = outcome } }
+        let result = Locked<Result<T, Error>?>(nil)
+        future.whenComplete { outcome in result.withLock { $0 = outcome } }
         loop.run()
-        return try XCTUnwrap(result.withLockedValue { $0 }, "the future did not complete").get()
+        return try XCTUnwrap(result.withLock { $0 }, "the future did not complete").get()
     }
 
-    private func termination(_ events: NIOLockedValueBox<[(MediaTime, SIPUserAgentEvent)]>) -> (MediaTime, SIPSessionEndReason)? {
-        for (time, event) in events.withLockedValue({ $0 }) {
+    private func termination(_ events: Locked<[(MediaTime, SIPUserAgentEvent)]>) -> (MediaTime, SIPSessionEndReason)? {
+        for (time, event) in events.withLock({ $0 }) {
             if case .call(_, .terminated(let reason)) = event { return (time, reason) }
         }
         return nil
@@ -80,7 +79,7 @@ final class SIPUserAgentVirtualTimeTests: XCTestCase {
         let (bob, bobEvents) = try agent("bob", host: "127.0.0.2")
         let outgoing = try value(alice.call(SIPURI(user: "bob", host: "127.0.0.2")))
         loop.run()
-        let incoming = try XCTUnwrap(bobEvents.withLockedValue { $0 }.lazy.compactMap { event -> SIPCallHandle? in
+        let incoming = try XCTUnwrap(bobEvents.withLock { $0 }.lazy.compactMap { event -> SIPCallHandle? in
             if case .incomingCall(let handle, _, let port) = event.1 {
                 XCTAssertEqual(port, 30_002)
                 return handle
@@ -91,8 +90,8 @@ final class SIPUserAgentVirtualTimeTests: XCTestCase {
         loop.advanceTime(by: .milliseconds(10))
         bob.accept(incoming)
         loop.advanceTime(by: .milliseconds(10))
-        func established(_ events: NIOLockedValueBox<[(MediaTime, SIPUserAgentEvent)]>) -> SDPNegotiatedMedia? {
-            for (_, event) in events.withLockedValue({ $0 }) {
+        func established(_ events: Locked<[(MediaTime, SIPUserAgentEvent)]>) -> SDPNegotiatedMedia? {
+            for (_, event) in events.withLock({ $0 }) {
                 if case .call(_, .established(let media)) = event { return media }
             }
             return nil

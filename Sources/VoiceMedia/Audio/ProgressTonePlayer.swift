@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import VoiceSupport
 
 /// A call-progress tone: one or more frequencies summed, switched on and off in a cadence
@@ -29,7 +28,7 @@ package struct ProgressTone: Sendable, Hashable {
 package final class ProgressTonePlayer: Sendable {
     private let device: any AudioDevice
     private let context: ToneContext
-    private let started = Mutex(false)
+    private let started = Locked(false)
 
     /// A player of `tone` on `device`; nothing plays until ``start()``.
     package init(tone: ProgressTone, device: any AudioDevice) {

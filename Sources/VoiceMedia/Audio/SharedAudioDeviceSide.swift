@@ -49,7 +49,7 @@ final class SharedAudioDeviceSide: AudioDeviceContext, @unchecked Sendable {
         /// Cleared by a stop; inactive subscribers are skipped.
         let active = Atomic<Bool>(true)
         /// Held while the context is called, so a stop can wait out a call in progress.
-        private let calling = Mutex<Void>(())
+        private let calling = Locked<Int>(0)
 
         init(port: ObjectIdentifier, context: any AudioDeviceContext) {
             self.port = port
