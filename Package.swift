@@ -14,14 +14,14 @@ let package = Package(
         .library(name: "VoiceConference", targets: ["VoiceConference"]),
         // For apps that test their own code against the SDK: test signals, audio comparison,
         // user-space network impairment, and real peers (baresip, Kamailio) run on loopback.
-        .library(name: "VoiceTestKit", targets: ["VoiceTestKit", "VoiceSignals"]),
+        .library(name: "VoiceTestKit", targets: ["VoiceTestKit", "VoiceTestAudio"]),
         // Test doubles for virtual-time tests, as swift-nio's NIOEmbedded: the embedded media
         // engine (no threads, virtual time) and its in-memory network, waits that advance virtual
         // time, ALSA fault injection, and replaying bytes through a listening WebSocket.
         .library(name: "VoiceEmbedded", targets: ["VoiceEmbedded"]),
         .executable(name: "voicecall", targets: ["VoiceCall"]),
         .executable(name: "voice-bench", targets: ["VoiceBench"]),
-        .executable(name: "voice-fuzz", targets: ["VoiceFuzz"]),
+        .executable(name: "voice-fuzz", targets: ["VoiceFuzzTool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
@@ -190,7 +190,7 @@ let package = Package(
         .executableTarget(
             name: "VoiceCall",
             dependencies: [
-                "VoiceEmbedded", "VoiceCore", "VoiceSignals", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
+                "VoiceEmbedded", "VoiceCore", "VoiceTestAudio", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
                 "CVoiceSys", "VoiceService", "VoiceConference",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -205,7 +205,7 @@ let package = Package(
         .target(name: "CMallocCounter"),
         // Test signals (speech-like noise, tones) and audio comparison (alignment, correlation, SNR):
         // plain Swift, used by the demo command as well as by tests.
-        .target(name: "VoiceSignals"),
+        .target(name: "VoiceTestAudio"),
         // Tools for tests, bots and benchmarks: user-space network impairment, real peers, a scripted
         // SIP peer, an in-memory SIP network, an Insights publisher that records.
         .target(
@@ -213,7 +213,7 @@ let package = Package(
             dependencies: [
                 // VoiceCore for RecordingInsightsPublisher, a test double of its InsightsPublisher.
                 "VoiceEmbedded", "VoiceCore",
-                "VoiceSignals", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "CVoiceSys",
+                "VoiceTestAudio", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "CVoiceSys",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -223,7 +223,7 @@ let package = Package(
         .executableTarget(
             name: "VoiceBench",
             dependencies: [
-                "VoiceEmbedded", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "VoiceCore", "VoiceTestKit", "VoiceSignals", "COpus", "CLibSRTP", "CVoiceShims", "CMallocCounter",
+                "VoiceEmbedded", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "VoiceCore", "VoiceTestKit", "VoiceTestAudio", "COpus", "CLibSRTP", "CVoiceShims", "CMallocCounter",
                 "VoiceSIPTestVectors", "VoiceService", "VoiceDTLS", "VoiceConference",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -239,32 +239,32 @@ let package = Package(
                 "VoiceEmbedded", "VoiceAddress", "VoiceSTUN", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceSIP", "VoiceSIPAgent", "VoiceMedia", "VoiceCore", "VoiceNetwork", "VoiceICE",
                 "VoiceDTLS",
             ]),
-        .executableTarget(name: "VoiceFuzz", dependencies: ["VoiceFuzzing"]),
+        .executableTarget(name: "VoiceFuzzTool", dependencies: ["VoiceFuzzing"]),
         // The pure RTP layer's tests: they build and run without libopus, libsrtp or ALSA.
-        .testTarget(name: "VoiceRTPTests", dependencies: ["VoiceRTP", "VoiceSupport", "VoiceMediaTypes", "VoiceSignals", "CMallocCounter"]),
+        .testTarget(name: "VoiceRTPTests", dependencies: ["VoiceRTP", "VoiceSupport", "VoiceMediaTypes", "VoiceTestAudio", "CMallocCounter"]),
         .testTarget(
             name: "VoiceConferenceTests",
             dependencies: [
-                "VoiceConference", "VoiceSignals", "VoiceMedia", "VoiceSupport", "VoiceSIP", "VoiceCore", "CMallocCounter",
+                "VoiceConference", "VoiceTestAudio", "VoiceMedia", "VoiceSupport", "VoiceSIP", "VoiceCore", "CMallocCounter",
             ]),
-        .testTarget(name: "VoiceICETests", dependencies: ["VoiceAddress", "VoiceSTUN", "VoiceICE", "VoiceNetwork", "VoiceSignals"]),
+        .testTarget(name: "VoiceICETests", dependencies: ["VoiceAddress", "VoiceSTUN", "VoiceICE", "VoiceNetwork", "VoiceTestAudio"]),
         .testTarget(
             name: "VoiceMediaPathTests",
-            dependencies: ["VoiceAddress", "VoiceICE", "VoiceDTLS", "VoiceMediaPath", "VoiceMediaTypes", "VoiceRTP", "VoiceSupport", "VoiceSignals"]),
+            dependencies: ["VoiceAddress", "VoiceICE", "VoiceDTLS", "VoiceMediaPath", "VoiceMediaTypes", "VoiceRTP", "VoiceSupport", "VoiceTestAudio"]),
         .testTarget(name: "VoiceDTLSTests", dependencies: ["VoiceDTLS", "VoiceSupport", "VoiceMediaTypes"]),
-        .testTarget(name: "VoiceNetworkTests", dependencies: ["VoiceEmbedded", "VoiceAddress", "VoiceSTUN", "VoiceNetwork", "VoiceSupport", "VoiceTestKit", "VoiceSignals"]),
+        .testTarget(name: "VoiceNetworkTests", dependencies: ["VoiceEmbedded", "VoiceAddress", "VoiceSTUN", "VoiceNetwork", "VoiceSupport", "VoiceTestKit", "VoiceTestAudio"]),
         .testTarget(name: "VoiceFuzzingTests", dependencies: ["VoiceFuzzing"], resources: [.copy("Corpus")]),
         .testTarget(
             name: "VoiceMediaTests",
             dependencies: [
-                "VoiceEmbedded", "VoiceSTUN", "VoiceSupport", "VoiceMediaTypes", "VoiceMediaPath", "VoiceRTP", "VoiceMedia", "VoiceTestKit", "VoiceSignals", "CMallocCounter", "CLibSRTP", "COpus",
+                "VoiceEmbedded", "VoiceSTUN", "VoiceSupport", "VoiceMediaTypes", "VoiceMediaPath", "VoiceRTP", "VoiceMedia", "VoiceTestKit", "VoiceTestAudio", "CMallocCounter", "CLibSRTP", "COpus",
                 "CVoiceShims", "VoiceICE", "VoiceDTLS", "VoiceNetwork",
             ]),
         .testTarget(
             name: "VoiceCoreTests",
             dependencies: [
                 "VoiceEmbedded", "VoiceAddress", "VoiceCore", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
-                "VoiceNetwork", "VoiceTestKit", "VoiceSignals", "VoiceService", "VoiceConference",
+                "VoiceNetwork", "VoiceTestKit", "VoiceTestAudio", "VoiceService", "VoiceConference",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -275,7 +275,7 @@ let package = Package(
         ),
         // The pure SIP layers' tests: they build and run without libopus, libsrtp or ALSA.
         .testTarget(
-            name: "VoiceSIPTests", dependencies: ["VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "VoiceSignals", "VoiceSIPTestVectors"]),
+            name: "VoiceSIPTests", dependencies: ["VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "VoiceTestAudio", "VoiceSIPTestVectors"]),
         // RFC 4475's torture messages, shared by the parser tests and the user agent's flood test.
         .target(name: "VoiceSIPTestVectors", dependencies: ["VoiceSIP"], path: "Tests/VoiceSIPTestVectors"),
         // Transports, the user agent, and interop with real peers. Fixtures: peer configuration
@@ -284,7 +284,7 @@ let package = Package(
             name: "VoiceSIPAgentTests",
             dependencies: [
                 "VoiceEmbedded", "VoiceAddress", "VoiceSTUN", "VoiceSIPAgent", "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceTestKit",
-                "VoiceSignals", "VoiceSIPTestVectors",
+                "VoiceTestAudio", "VoiceSIPTestVectors",
                 // SIPCallMedia, for the calls that carry real audio to and from baresip.
                 "VoiceCore",
                 .product(name: "Logging", package: "swift-log"),

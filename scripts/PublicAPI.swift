@@ -5,7 +5,7 @@
 import Foundation
 
 /// Library targets: what an app can import (a product's modules and the lower modules it re-exports declarations from).
-let modules = ["VoiceCore", "VoiceService", "VoiceConference", "VoiceMedia", "VoiceMediaTypes", "VoiceNetwork", "VoiceSIP", "VoiceSIPAgent", "VoiceSupport", "VoiceSignals", "VoiceTestKit"]
+let modules = ["VoiceCore", "VoiceService", "VoiceConference", "VoiceMedia", "VoiceMediaTypes", "VoiceNetwork", "VoiceSIP", "VoiceSIPAgent", "VoiceSupport", "VoiceTestAudio", "VoiceTestKit"]
 
 guard CommandLine.arguments.count == 2 else {
     FileHandle.standardError.write(Data("usage: PublicAPI.swift SYMBOLGRAPH-DIRECTORY\n".utf8))

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import VoiceMedia
 import VoiceMediaTypes
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import VoiceTestKit
 

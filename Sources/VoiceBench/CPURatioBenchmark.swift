@@ -7,7 +7,7 @@ import VoiceTestKit
 #if canImport(Glibc)
     import Glibc
 #endif
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 
 /// `media_cpu_ratio`: CPU per 20 ms frame of the full media path (capture → encode → RTP → SRTP →

@@ -6,7 +6,7 @@ import NIOPosix
 import VoiceCore
 import VoiceMedia
 import VoiceSIPAgent
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import VoiceTestKit
 

@@ -7,7 +7,7 @@ import VoiceCore
 import VoiceMedia
 import VoiceRTP
 import VoiceService
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSIPAgent
 import VoiceSupport
 

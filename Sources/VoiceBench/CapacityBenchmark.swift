@@ -2,7 +2,7 @@ import Foundation
 import VoiceSupport
 import VoiceMedia
 import VoiceTestKit
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 
 /// Late frames across a set of running calls: engine ticks that overran, audio the device found

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import VoiceConference
-import VoiceSignals
+import VoiceTestAudio
 
 /// `voice-bench conference`: what mixing a room costs per participant and 10 ms period, on the
 /// speech-like test signal (so levels vary as speech does), in three rooms: everybody talking

@@ -6,7 +6,7 @@ import ArgumentParser
 import VoiceConference
 import VoiceCore
 import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 
 /// `conference_participants_realtime`: the most participants one room carries in real time with

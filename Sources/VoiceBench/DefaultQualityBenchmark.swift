@@ -2,7 +2,7 @@ import VoiceRTP
 import Foundation
 import VoiceMedia
 import VoiceTestKit
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 
 /// `pesq_wb_default_*` and `pesq_wb_baresip_*`: PESQ-WB of speech sent at the SDK's default call

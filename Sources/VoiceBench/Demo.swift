@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import VoiceMedia
 import VoiceTestKit
-import VoiceSignals
+import VoiceTestAudio
 
 /// Two streams on loopback exchange SRTP-encrypted Opus audio through in-memory devices; prints
 /// live figures and how closely each side's recording matches what the other side sent.

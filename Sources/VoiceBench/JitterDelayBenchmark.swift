@@ -3,7 +3,7 @@ import VoiceMedia
 import VoiceMediaTypes
 import VoiceRTP
 import VoiceSupport
-import VoiceSignals
+import VoiceTestAudio
 import VoiceTestKit
 
 /// `jb_added_delay_ms_p50` on a clean link and under 30 ms of uniform jitter, and

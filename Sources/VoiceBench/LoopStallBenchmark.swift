@@ -9,7 +9,7 @@ import VoiceMedia
 import VoiceSIP
 import VoiceSIPAgent
 import VoiceTestKit
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 
 /// How long the caller's signaling event loop is held up while many calls start and end: a

@@ -1,7 +1,7 @@
 import Foundation
 import VoiceMedia
 import VoiceTestKit
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 
 /// `pesq_wb_lossN`: PESQ-WB (P.862.2 at 16 kHz) of a spoken sample sent through two streams on

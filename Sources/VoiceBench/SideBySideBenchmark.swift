@@ -5,7 +5,7 @@ import Logging
 import VoiceCore
 import VoiceMedia
 import VoiceMediaTypes
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import VoiceTestKit
 

@@ -2,7 +2,7 @@ import VoiceRTP
 import Foundation
 import VoiceMedia
 import VoiceMediaTypes
-import VoiceSignals
+import VoiceTestAudio
 import VoiceTestKit
 
 /// The PESQ speech sample through a real-time loopback call at the benchmark's Opus settings:

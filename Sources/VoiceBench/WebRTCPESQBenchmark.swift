@@ -6,7 +6,7 @@ import VoiceMedia
 import VoiceMediaTypes
 import VoiceSIP
 import VoiceSIPAgent
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import VoiceTestKit
 

@@ -7,7 +7,7 @@ import Logging
 import NIOSSL
 import VoiceCore
 import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSIP
 import VoiceSIPAgent
 import VoiceSupport

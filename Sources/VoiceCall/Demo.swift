@@ -6,7 +6,7 @@ import VoiceCore
 import VoiceMedia
 import VoiceSIP
 import VoiceSIPAgent
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 
 /// Two clients on loopback place a real SIP + SRTP + Opus call: alice plays a speech-like

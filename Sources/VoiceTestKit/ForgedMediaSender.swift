@@ -4,7 +4,7 @@
 import CVoiceSys
 import Foundation
 import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 import VoiceRTP
 import VoiceSupport
 

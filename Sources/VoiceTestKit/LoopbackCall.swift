@@ -93,7 +93,7 @@ package final class LoopbackCall: Sendable {
         a = try AudioStream(configuration: ca, engine: engine)
         b = try AudioStream(configuration: cb, engine: engine)
         let capacity = max(signalA.count, signalB.count) + 48_000 * 10
-        let pacing = (audioClock ?? engine.audioClock).map { SoftwareAudioPacing.realTime(clock: $0) } ?? .realTime
+        let pacing = (audioClock ?? engine.audioClock).map { SoftwareAudioPacing.ticked(by: $0) } ?? .realTime
         deviceA = BufferAudioDevice(captureSamples: signalA, loop: loop, recordingCapacity: capacity, recording: record, pacing: pacing)
         deviceB = BufferAudioDevice(captureSamples: signalB, loop: loop, recordingCapacity: capacity, recording: record, pacing: pacing)
         if let network {

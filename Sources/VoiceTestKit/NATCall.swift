@@ -1,7 +1,7 @@
 import VoiceEmbedded
 import Foundation
 import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 
 /// A call through a real NAT: our client (`voicecall` at 10.0.0.2) sits in a namespace behind a

@@ -1,6 +1,6 @@
 import Foundation
 import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 
 /// What the namespace scenarios (``NetworkChangeCall``, ``NATCall``) share: Kamailio on
 /// 10.9.0.1:5060 in the provider's namespace, and the two tones the parties play.

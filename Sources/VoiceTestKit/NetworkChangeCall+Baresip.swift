@@ -1,7 +1,7 @@
 import VoiceEmbedded
 import Foundation
 import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 
 // Case 1 with baresip as the far party: a SIP phone we did not write must follow our move.

@@ -1,5 +1,5 @@
 import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 
 /// User-space network impairment: random or bursty loss, extra delay (jitter) and reordering.

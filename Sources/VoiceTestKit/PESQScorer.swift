@@ -1,6 +1,6 @@
 import Foundation
 import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 
 /// PESQ-WB (ITU-T P.862.2) through `scripts/pesq_tool.py` (PyPI `pesq`, numpy, scipy) and spoken
 /// samples from espeak-ng: for tests and benchmarks that score speech a call carried.

@@ -1,5 +1,5 @@
 import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 
 /// A loudspeaker and a microphone in a simulated room (``EchoRoom``'s sparse taps), for calls

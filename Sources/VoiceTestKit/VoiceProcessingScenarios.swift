@@ -1,5 +1,5 @@
 import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 
 /// The simulated-room cases voice processing is judged on (issue: single talk, double talk, an
 /// echo path change, noise, gain), each run through a ``VoiceProcessor`` frame by frame as a

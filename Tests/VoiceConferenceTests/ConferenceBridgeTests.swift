@@ -1,6 +1,6 @@
 import CMallocCounter
 import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import XCTest
 

@@ -1,5 +1,5 @@
 import CMallocCounter
-import VoiceSignals
+import VoiceTestAudio
 import XCTest
 
 @testable import VoiceConference

@@ -1,6 +1,6 @@
 import VoiceEmbedded
 import Foundation
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import VoiceTestKit
 import XCTest

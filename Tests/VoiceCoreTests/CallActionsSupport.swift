@@ -8,7 +8,7 @@ import XCTest
 
 @testable import VoiceCore
 @testable import VoiceSIP
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 
 /// Records call messages on its own serial queue.

@@ -2,7 +2,7 @@ import VoiceEmbedded
 import Dispatch
 import Foundation
 import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import VoiceTestKit
 import XCTest

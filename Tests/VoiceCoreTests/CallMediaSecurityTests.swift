@@ -2,7 +2,7 @@ import VoiceEmbedded
 import Foundation
 import VoiceMedia
 import VoiceRTP
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import VoiceTestKit
 import XCTest

@@ -1,5 +1,5 @@
 import Foundation
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import VoiceTestKit
 import XCTest

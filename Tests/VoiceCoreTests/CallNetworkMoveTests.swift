@@ -2,7 +2,7 @@ import VoiceEmbedded
 import VoiceAddress
 import Foundation
 import VoiceNetwork
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import VoiceTestKit
 import XCTest

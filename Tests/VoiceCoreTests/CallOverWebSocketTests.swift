@@ -1,7 +1,7 @@
 import VoiceEmbedded
 import Foundation
 import NIOSSL
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import VoiceTestKit
 import XCTest

@@ -5,7 +5,7 @@ import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 
 /// The peer-connection, ICE and signaling-state Insights events of a call, mapped onto SIP

@@ -10,7 +10,7 @@ import XCTest
 @testable import VoiceMedia
 @testable import VoiceSIP
 @testable import VoiceSIPAgent
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 
 /// Seed 000's sequence, in virtual time over TCP on the in-memory network: a signaling and a

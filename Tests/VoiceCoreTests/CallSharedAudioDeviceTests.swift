@@ -6,7 +6,7 @@ import VoiceSupport
 import XCTest
 
 @testable import VoiceCore
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 
 /// One client's single audio device serving two calls at once: both peers hear its capture, it

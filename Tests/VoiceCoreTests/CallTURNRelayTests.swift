@@ -3,7 +3,7 @@ import Foundation
 import VoiceDTLS
 import VoiceMedia
 import VoiceRTP
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import VoiceTestKit
 import XCTest

@@ -4,7 +4,7 @@ import Foundation
 import VoiceConference
 import VoiceMedia
 import VoiceNetwork
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import VoiceTestKit
 import XCTest

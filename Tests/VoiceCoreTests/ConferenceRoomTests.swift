@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import VoiceConference
 import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import XCTest
 

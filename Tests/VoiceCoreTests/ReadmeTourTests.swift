@@ -10,7 +10,7 @@ import XCTest
 
 import VoiceCore
 import VoiceService
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 
 /// The README's examples, line for line where they can run here (loopback instead of a server,

@@ -3,7 +3,7 @@ import Foundation
 import VoiceMedia
 import VoiceMediaTypes
 import VoiceSIP
-import VoiceSignals
+import VoiceTestAudio
 import VoiceRTP
 import VoiceSupport
 import XCTest
@@ -35,7 +35,7 @@ final class SIPCallMediaRenegotiationTests: XCTestCase {
         super.tearDown()
     }
 
-    private var pacing: SoftwareAudioPacing { engine.audioClock.map { .realTime(clock: $0) } ?? .realTime }
+    private var pacing: SoftwareAudioPacing { engine.audioClock.map { .ticked(by: $0) } ?? .realTime }
 
     private static func negotiated(
         codec: MediaCodec, remotePort: UInt16, local: SRTPKeyMaterial, remote: SRTPKeyMaterial, direction: SDPDirection = .sendrecv

@@ -82,7 +82,7 @@ final class VirtualCallWorld: @unchecked Sendable {
 
     /// The pacing for devices in this world: the engine's audio clock.
     var pacing: SoftwareAudioPacing {
-        engine.audioClock.map { .realTime(clock: $0) } ?? .realTime
+        engine.audioClock.map { .ticked(by: $0) } ?? .realTime
     }
 
     /// Runs what is due now on the loop and lets the watched queues catch up.

@@ -1,7 +1,7 @@
 import VoiceEmbedded
 import Foundation
 import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import XCTest
 

@@ -9,7 +9,7 @@ import VoiceTestKit
 import VoiceRTP
 import VoiceSupport
 import XCTest
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 
 /// The `voicecall` command line, run as a user runs it: `listen` on one side, `call` with a WAV

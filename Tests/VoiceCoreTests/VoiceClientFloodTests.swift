@@ -12,7 +12,7 @@ import XCTest
 @testable import VoiceCore
 @testable import VoiceSIP
 @testable import VoiceSIPAgent
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 
 /// Floods at a listening client, each bounded in count and time: afterwards the process's

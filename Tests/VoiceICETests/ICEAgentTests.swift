@@ -2,7 +2,7 @@ import VoiceAddress
 import VoiceSTUN
 import VoiceNetwork
 import VoiceSupport
-import VoiceSignals
+import VoiceTestAudio
 import XCTest
 
 @testable import VoiceICE

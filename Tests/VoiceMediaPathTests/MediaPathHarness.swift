@@ -3,7 +3,7 @@ import VoiceDTLS
 import VoiceICE
 import VoiceMediaPath
 import VoiceRTP
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import XCTest
 

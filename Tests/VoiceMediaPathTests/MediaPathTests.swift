@@ -4,7 +4,7 @@ import VoiceICE
 import VoiceMediaPath
 import VoiceMediaTypes
 import VoiceRTP
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import XCTest
 

@@ -1,6 +1,6 @@
 import VoiceTestKit
 import XCTest
-import VoiceSignals
+import VoiceTestAudio
 
 /// The test kit's alignment, which the audio assertions of the stream and interop tests rest on.
 final class AudioComparisonTests: XCTestCase {

@@ -6,7 +6,7 @@ import XCTest
 import VoiceTestKit
 
 @testable import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 
 /// Calls under attack from an off-path sender who knows the RTP port (from the SDP) but not the

@@ -7,7 +7,7 @@ import XCTest
 import VoiceTestKit
 
 @testable import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 
 /// A call under a flood of junk at its RTP port, on real sockets: the engine must drain the

@@ -7,7 +7,7 @@ import XCTest
 import VoiceTestKit
 
 @testable import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 
 /// A running stream takes a renegotiation (a re-INVITE's new codec, payload types and keys)

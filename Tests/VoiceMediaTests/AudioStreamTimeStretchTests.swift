@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 @testable import VoiceMedia
 import VoiceTestKit
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 import VoiceSupport
 

@@ -59,7 +59,7 @@ final class BufferAudioDeviceTests: XCTestCase {
 
     func testDisabledCapturesAndRecordsSilenceButKeepsPacing() throws {
         // A clock of its own, started by this test: every tick it gives is due after `start`.
-        let pacing = SoftwareAudioPacing.realTime(clock: SoftwareAudioClock(period: .milliseconds(10), name: "test-buf-clk"))
+        let pacing = SoftwareAudioPacing.ticked(by: SoftwareAudioClock(period: .milliseconds(10), name: "test-buf-clk"))
         let device = BufferAudioDevice(captureSamples: testTone(count: 48_000), loop: true, pacing: pacing)
         device.isEnabled = false
         XCTAssertFalse(device.isEnabled)

@@ -1,7 +1,7 @@
 import CMallocCounter
 import XCTest
 @testable import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 import VoiceTestKit
 
 /// Voice processing in the shared-device hub, driven by hand period by period (virtual time):

@@ -39,7 +39,7 @@ final class FileAudioDeviceTests: XCTestCase {
     func testRealTimeCaptureIsPacedAndLoops() throws {
         let tone = testTone(count: 4_800, rate: 16_000)
         // A clock of its own, started by this test: every tick it gives is due after `start`.
-        let pacing = SoftwareAudioPacing.realTime(clock: SoftwareAudioClock(period: .milliseconds(10), name: "test-file-clk"))
+        let pacing = SoftwareAudioPacing.ticked(by: SoftwareAudioClock(period: .milliseconds(10), name: "test-file-clk"))
         let device = try FileAudioDevice(
             input: .wav(path: try writeWAV("in16.wav", rate: 16_000, samples: tone)), endOfInput: .loop, pacing: pacing)
         XCTAssertEqual(device.captureFormat, AudioFormat(sampleRate: 16_000, channels: 1, framesPerBuffer: 160))
@@ -114,7 +114,7 @@ final class FileAudioDeviceTests: XCTestCase {
 
     func testRealTimeRenderDisabledWritesSilenceAndNoCallbackAfterStop() throws {
         let out = directory + "/quiet.wav"
-        let pacing = SoftwareAudioPacing.realTime(clock: SoftwareAudioClock(period: .milliseconds(10), name: "test-file-clk"))
+        let pacing = SoftwareAudioPacing.ticked(by: SoftwareAudioClock(period: .milliseconds(10), name: "test-file-clk"))
         let device = try FileAudioDevice(input: nil, outputPath: out, pacing: pacing)
         device.isEnabled = false
         let context = CollectingAudioContext(renderSource: testTone(count: 48_000))

@@ -3,7 +3,7 @@ import Foundation
 import VoiceMediaTypes
 import VoiceRTP
 import VoiceSupport
-import VoiceSignals
+import VoiceTestAudio
 import VoiceTestKit
 import XCTest
 

@@ -5,7 +5,7 @@ import VoiceSupport
 import XCTest
 @testable import VoiceMedia
 import VoiceTestKit
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 
 /// The real-time media path allocates nothing per packet in steady state: every heap allocation

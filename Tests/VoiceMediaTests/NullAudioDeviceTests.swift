@@ -8,7 +8,7 @@ import VoiceMediaTypes
 final class NullAudioDeviceTests: XCTestCase {
     func testCapturesSilencePacedAndDiscardsRender() throws {
         // A clock of its own, started by this test: every tick it gives is due after `start`.
-        let device = NullAudioDevice(pacing: .realTime(clock: SoftwareAudioClock(period: .milliseconds(10), name: "test-null-clk")))
+        let device = NullAudioDevice(pacing: .ticked(by: SoftwareAudioClock(period: .milliseconds(10), name: "test-null-clk")))
         let context = CollectingAudioContext(renderSource: testTone(count: 48_000))
         let clock = MonotonicMediaClock()
         let start = clock.now()
@@ -47,7 +47,7 @@ final class NullAudioDeviceTests: XCTestCase {
 
     func testHundredsOfDevicesShareOneClock() throws {
         let clock = SoftwareAudioClock(period: .milliseconds(10), name: "test-null-clk")
-        let devices = (0..<300).map { _ in NullAudioDevice(pacing: .realTime(clock: clock)) }
+        let devices = (0..<300).map { _ in NullAudioDevice(pacing: .ticked(by: clock)) }
         let contexts = devices.map { _ in CollectingAudioContext() }
         let start = MonotonicMediaClock().now()
         for (device, context) in zip(devices, contexts) { try device.startCapturing(context: context) }

@@ -1,7 +1,7 @@
 import VoiceTestKit
 import XCTest
 @testable import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 import VoiceSupport
 

@@ -1,5 +1,5 @@
 @testable import VoiceRTP
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 import XCTest
 

@@ -3,7 +3,7 @@ import VoiceTestKit
 import XCTest
 @testable import VoiceMedia
 import VoiceRTP
-import VoiceSignals
+import VoiceTestAudio
 import VoiceMediaTypes
 import VoiceSupport
 

@@ -73,8 +73,8 @@ final class SoftwareAudioClockPhaseTests: XCTestCase {
     func testADevicesCaptureAndRenderShareAPhaseAndTheNextDeviceTakesAnother() throws {
         // 10 ms ticks and four phases: devices 0 and 1 take phases 0 and 2 (20 ms apart), while
         // one device's two directions are ticked back to back in the same tick.
-        let pacing = SoftwareAudioPacing.realTime(
-            clock: SoftwareAudioClock(period: .milliseconds(10), phases: 4, name: "test-phase-clk"))
+        let pacing = SoftwareAudioPacing.ticked(
+            by: SoftwareAudioClock(period: .milliseconds(10), phases: 4, name: "test-phase-clk"))
         let devices = [BufferAudioDevice(pacing: pacing), BufferAudioDevice(pacing: pacing)]
         let contexts = [FirstCallContext(), FirstCallContext()]
         for (device, context) in zip(devices, contexts) {

@@ -1,4 +1,4 @@
-import VoiceSignals
+import VoiceTestAudio
 import XCTest
 
 /// The spectral match the audio assertions rest on: it passes over what a working receiver does to

@@ -1,6 +1,6 @@
 import XCTest
 @testable import VoiceMedia
-import VoiceSignals
+import VoiceTestAudio
 import VoiceTestKit
 
 /// WebRTC's audio processing through the C shim, on the simulated room with spoken voices

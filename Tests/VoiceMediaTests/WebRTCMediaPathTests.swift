@@ -6,7 +6,7 @@ import VoiceMediaPath
 import VoiceMediaTypes
 import VoiceNetwork
 import VoiceRTP
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import VoiceTestKit
 import XCTest
@@ -68,7 +68,7 @@ final class WebRTCMediaPathTests: XCTestCase {
             let stream = try AudioStream(configuration: configuration, engine: engine, transport: transport, path: path)
             let device = BufferAudioDevice(
                 captureSamples: signal, loop: true, recordingCapacity: 48_000 * 30,
-                pacing: engine.audioClock.map { SoftwareAudioPacing.realTime(clock: $0) } ?? .realTime)
+                pacing: engine.audioClock.map { SoftwareAudioPacing.ticked(by: $0) } ?? .realTime)
             return Side(stream: stream, device: device, events: Locked([]), address: transport.localAddress)
         }
         let a = try side(transportA, pathA, signal: speech, ssrc: 0xA1)

@@ -1,5 +1,5 @@
 import VoiceAddress
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import XCTest
 

@@ -4,7 +4,7 @@
 import VoiceAddress
 import VoiceSTUN
 import Foundation
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import XCTest
 

@@ -1,6 +1,6 @@
 import XCTest
 @testable import VoiceRTP
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 import VoiceMediaTypes
 

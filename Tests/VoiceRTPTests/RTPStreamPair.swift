@@ -1,5 +1,5 @@
 import VoiceMediaTypes
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 
 @testable import VoiceRTP

@@ -8,7 +8,7 @@ import XCTest
 @testable import VoiceSIPAgent
 import VoiceCore
 import VoiceMediaTypes
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSupport
 
 /// G.722 against baresip 1.0.0's `g722` module (spandsp, like ours), configured as a desk phone

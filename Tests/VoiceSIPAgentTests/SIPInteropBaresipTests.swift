@@ -5,7 +5,7 @@ import XCTest
 
 @testable import VoiceSIP
 @testable import VoiceSIPAgent
-import VoiceSignals
+import VoiceTestAudio
 import VoiceCore
 import VoiceMediaTypes
 import VoiceSupport

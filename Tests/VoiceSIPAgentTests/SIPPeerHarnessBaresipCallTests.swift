@@ -1,7 +1,7 @@
 import Foundation
 import VoiceTestKit
 import XCTest
-import VoiceSignals
+import VoiceTestAudio
 
 /// Two baresip instances calling each other on loopback, driven and observed over `ctrl_tcp`.
 final class SIPPeerHarnessBaresipCallTests: XCTestCase {

@@ -4,7 +4,7 @@
 import Foundation
 import VoiceTestKit
 import XCTest
-import VoiceSignals
+import VoiceTestAudio
 
 /// The `ctrl_tcp` client's pieces without baresip: netstring framing, message decoding,
 /// `listcalls` lines, WAV files, and a scripted fake server.

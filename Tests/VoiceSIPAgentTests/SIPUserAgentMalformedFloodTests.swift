@@ -8,7 +8,7 @@ import XCTest
 @testable import VoiceSIPAgent
 import VoiceMediaTypes
 import VoiceSupport
-import VoiceSignals
+import VoiceTestAudio
 
 /// Every malformed message of the parser tests, plus the RFC 4475 valid torture messages and
 /// seeded random corruptions, thrown at a running user agent over UDP and TCP: it must not

@@ -1,4 +1,4 @@
-import VoiceSignals
+import VoiceTestAudio
 import XCTest
 @testable import VoiceSIP
 import VoiceMediaTypes

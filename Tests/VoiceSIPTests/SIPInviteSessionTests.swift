@@ -1,6 +1,6 @@
 import VoiceMediaTypes
 import VoiceSupport
-import VoiceSignals
+import VoiceTestAudio
 import XCTest
 
 @testable import VoiceSIP

@@ -1,4 +1,4 @@
-import VoiceSignals
+import VoiceTestAudio
 import VoiceSIPTestVectors
 import XCTest
 @testable import VoiceSIP

@@ -10,7 +10,7 @@ public struct SoftwareAudioPacing: Sendable {
     public static let realTime = SoftwareAudioPacing(mode: .clock(.shared))
 
     /// One buffer per buffer duration, ticked by `clock`.
-    package static func realTime(clock: SoftwareAudioClock) -> SoftwareAudioPacing {
+    package static func ticked(by clock: SoftwareAudioClock) -> SoftwareAudioPacing {
         SoftwareAudioPacing(mode: .clock(clock))
     }
 

@@ -77,7 +77,7 @@ package final class MediaEngine: Sendable {
         }
     }
 
-    /// The clock software devices on a scheduled engine are paced by (`SoftwareAudioPacing.realTime(clock:)`),
+    /// The clock software devices on a scheduled engine are paced by (`SoftwareAudioPacing.ticked(by:)`),
     /// ticked by ``advance(to:)``; nil on a threaded engine, whose devices use their own.
     package var audioClock: SoftwareAudioClock? { scheduler?.audioClock }
 
