@@ -100,7 +100,7 @@ let package = Package(
         // RTP as plain values, with no C library: packets, RTCP and statistics, the source gate,
         // the jitter buffer and time-scale modification, and one stream's logic (``RTPStream``)
         // fed events and emitting actions, with its codec and packet protection behind protocols.
-        .target(name: "VoiceRTP", dependencies: ["VoiceSupport", "VoiceMediaTypes", "VoiceICE"]),
+        .target(name: "VoiceRTP", dependencies: ["VoiceAddress", "VoiceSupport", "VoiceMediaTypes", "VoiceICE"]),
         // DTLS-SRTP (RFC 5763, RFC 5764): a client's certificate and one association per stream,
         // fed datagrams and ticks, returning datagrams to send and the SRTP keys.
         .target(name: "VoiceDTLS", dependencies: ["VoiceSTUN", "CVoiceDTLS", "VoiceSupport", "VoiceMediaTypes", "VoiceICE", "VoiceDTLSTypes"]),
@@ -241,7 +241,7 @@ let package = Package(
             ]),
         .executableTarget(name: "VoiceFuzzTool", dependencies: ["VoiceFuzzing"]),
         // The pure RTP layer's tests: they build and run without libopus, libsrtp or ALSA.
-        .testTarget(name: "VoiceRTPTests", dependencies: ["VoiceRTP", "VoiceSupport", "VoiceMediaTypes", "VoiceTestAudio", "CMallocCounter"]),
+        .testTarget(name: "VoiceRTPTests", dependencies: ["VoiceAddress", "VoiceRTP", "VoiceSupport", "VoiceMediaTypes", "VoiceTestAudio", "CMallocCounter"]),
         .testTarget(
             name: "VoiceConferenceTests",
             dependencies: [

@@ -92,7 +92,7 @@ package final class TURNStreamConnection: @unchecked Sendable {
         clock: any MediaClock = MonotonicMediaClock()
     ) throws(TURNStreamError) -> TURNStreamConnection {
         let start = clock.now()
-        guard let descriptor = tcpConnect(to: STUNMappedAddress(address: server.ip, port: server.port), within: timeout) else {
+        guard let descriptor = tcpConnect(to: TransportAddress(ip: server.ip, port: server.port), within: timeout) else {
             throw .connectFailed
         }
         guard let tlsServerName else { return TURNStreamConnection(descriptor: descriptor, tls: nil) }
@@ -299,11 +299,11 @@ package final class TURNStreamConnection: @unchecked Sendable {
     }
 
     /// A non-blocking TCP connection to `server`, made within `limit`; nil when it could not be.
-    private static func tcpConnect(to server: STUNMappedAddress, within limit: MediaTime) -> Int32? {
-        let family = server.address.isIPv6 ? AF_INET6 : AF_INET
+    private static func tcpConnect(to server: TransportAddress, within limit: MediaTime) -> Int32? {
+        let family = server.ip.isIPv6 ? AF_INET6 : AF_INET
         let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return nil }
-        var (storage, length) = server.socketAddress
+        var (storage, length) = server.sockaddr
         let started = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, length) }
         }

@@ -12,7 +12,7 @@ extension FuzzHarness {
             guard let key = try? STUNIntegrityKey.shortTerm(password: "VOkJxbRl1RmTxUk/WvJxBt") else { return }
             _ = STUNMessage.checkIntegrity(of: bytes, key: key)
             guard var message = try? STUNMessage(parsing: bytes) else { return }
-            _ = try? STUNMappedAddress(response: message)
+            _ = try? TransportAddress(stunResponse: message)
             // Room for the two attributes within the 16-bit length.
             guard bytes.count < 65_000 else { return }
             // What we sign ourselves must check, whatever the attributes were.

@@ -126,9 +126,8 @@ package enum ICEConnectivityCheck {
     /// Our success response to a check from `source`: XOR-MAPPED-ADDRESS, MESSAGE-INTEGRITY with
     /// our password, FINGERPRINT (RFC 8445 §7.3.1.4).
     package static func successResponse(to check: ICEReceivedCheck, from source: TransportAddress, local: ICECredentials) -> [UInt8] {
-        let mapped = STUNMappedAddress(address: source.ip, port: source.port)
         let attribute = STUNMessage.Attribute(
-            type: STUNMessage.Attribute.xorMappedAddress, value: mapped.xorAttributeValue(transactionID: check.transactionID))
+            type: STUNMessage.Attribute.xorMappedAddress, value: source.xorAttributeValue(transactionID: check.transactionID))
         return STUNMessage(type: .bindingSuccess, transactionID: check.transactionID, attributes: [attribute])
             .serialized(integrity: local.key, fingerprint: true)
     }
@@ -152,8 +151,8 @@ package enum ICEConnectivityCheck {
         guard STUNMessage.checkFingerprint(of: bytes) == true else { return .failure(.badFingerprint) }
         guard STUNMessage.checkIntegrity(of: bytes, key: remote.key) == .valid else { return .failure(.badIntegrity) }
         do throws(STUNError) {
-            let mapped = try STUNMappedAddress(response: message)
-            return .success(.success(mapped: TransportAddress(ip: mapped.address, port: mapped.port)))
+            let mapped = try TransportAddress(stunResponse: message)
+            return .success(.success(mapped: mapped))
         } catch .errorResponse(let code) {
             return .success(code == 487 ? .roleConflict : .error(code))
         } catch {

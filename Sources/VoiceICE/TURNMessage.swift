@@ -31,15 +31,15 @@ package enum TURN {
 
     /// An XOR-…-ADDRESS value for `address` in a message with `transactionID`.
     package static func xorAddress(_ address: TransportAddress, transactionID: [UInt8]) -> [UInt8] {
-        STUNMappedAddress(address: address.ip, port: address.port).xorAttributeValue(transactionID: transactionID)
+        TransportAddress(ip: address.ip, port: address.port).xorAttributeValue(transactionID: transactionID)
     }
 
     /// Reads an XOR-…-ADDRESS attribute of `message`.
     package static func address(_ type: UInt16, of message: STUNMessage) -> TransportAddress? {
         guard let value = message.attribute(type)?.value,
-            let decoded = try? STUNMappedAddress(xorValue: value, transactionID: message.transactionID)
+            let decoded = try? TransportAddress(stunXORValue: value, transactionID: message.transactionID)
         else { return nil }
-        return TransportAddress(ip: decoded.address, port: decoded.port)
+        return decoded
     }
 
     /// The ERROR-CODE of an error response (class × 100 + number), nil if it has none.

@@ -1,5 +1,5 @@
 import VoiceDTLSTypes
-import VoiceRTP
+import VoiceAddress
 import VoiceSupport
 
 extension MediaPath {
@@ -54,8 +54,8 @@ extension MediaPath {
     /// A DTLS datagram for the peer: along the route, through the relay when it is relayed.
     mutating func outgoing(_ bytes: [UInt8]) -> [Effect] {
         guard let route else { return [] }
-        guard route.viaRelay, let server = relay?.serverSocket else { return [.send(bytes, to: route.destination, from: route.source)] }
+        guard route.viaRelay, relay != nil else { return [.send(bytes, to: route.destination, from: route.source)] }
         guard let wrapped = wrapForRelay(bytes, to: route.destination) else { return [] }
-        return [.send(wrapped, to: server)]
+        return [.sendToRelay(wrapped)]
     }
 }

@@ -1,7 +1,6 @@
 import VoiceAddress
 import VoiceDTLSTypes
 import VoiceICE
-import VoiceRTP
 import VoiceSupport
 
 extension MediaPath {
@@ -41,36 +40,37 @@ extension MediaPath {
     /// A STUN message at the stream's port: a check or its answer, or the TURN server's.
     /// - Parameter local: the local address it was sent to, when the socket is bound to the
     ///   wildcard: the base it arrived on, if one of our candidates has it.
-    package mutating func receiveSTUN(_ bytes: [UInt8], from source: SocketAddress, to local: SocketAddress? = nil, now: MediaTime) -> [Effect] {
+    package mutating func receiveSTUN(_ bytes: [UInt8], from source: TransportAddress, to local: TransportAddress? = nil, now: MediaTime) -> [Effect] {
         var effects = start(now: now)
         if hasEnded { return effects }
-        if let server = relay?.serverSocket, source == server { return effects + receiveFromRelayServer(bytes, now: now) }
+        if let server = relay?.server, source == server { return effects + receiveFromRelayServer(bytes, now: now) }
         guard answersDirectChecks else {
             figures.refusedChecks += 1
             return effects
         }
-        guard var base, let from = TransportAddress(source), let agent = ice.agent else { return effects }
+        var base = self.base
+        guard let agent = ice.agent else { return effects }
         if let local {
-            if !localAddressesSeen.contains(where: { $0.hasSameHost(as: local) }), localAddressesSeen.count < 16 { localAddressesSeen.append(local) }
+            if !localAddressesSeen.contains(local.ip), localAddressesSeen.count < 16 { localAddressesSeen.append(local.ip) }
             if let arrivedOn = Self.base(for: local, among: agent.localCandidates, port: base.port) { base = arrivedOn }
         }
-        let actions = withAgent { $0.receive(bytes, from: from, on: base, now: now) }
+        let actions = withAgent { $0.receive(bytes, from: source, on: base, now: now) }
         effects += perform(actions, now: now)
         return effects + followValidatedPair()
     }
 
     /// A STUN message the relay carried from `peer`: a check on the relayed base.
-    package mutating func receiveRelayedSTUN(_ bytes: [UInt8], from peer: SocketAddress, now: MediaTime) -> [Effect] {
+    package mutating func receiveRelayedSTUN(_ bytes: [UInt8], from peer: TransportAddress, now: MediaTime) -> [Effect] {
         var effects = start(now: now)
-        guard !hasEnded, let relayed = relay?.relayed, let from = TransportAddress(peer) else { return effects }
-        let actions = withAgent { $0.receive(bytes, from: from, on: relayed, now: now) }
+        guard !hasEnded, let relayed = relay?.relayed else { return effects }
+        let actions = withAgent { $0.receive(bytes, from: peer, on: relayed, now: now) }
         effects += perform(actions, now: now)
         return effects + followValidatedPair()
     }
 
     /// A DTLS datagram at the stream's port (or relayed from `source`, `viaRelay`). Taken only
     /// from the peer's proven path; the association gets it through ``Effect/dtls(_:)``.
-    package mutating func receiveDTLS(_ bytes: [UInt8], from source: SocketAddress, viaRelay: Bool = false, now: MediaTime) -> [Effect] {
+    package mutating func receiveDTLS(_ bytes: [UInt8], from source: TransportAddress, viaRelay: Bool = false, now: MediaTime) -> [Effect] {
         var effects = start(now: now)
         guard isFromPeer(source) else {
             figures.offPathDTLS += 1
@@ -125,7 +125,7 @@ extension MediaPath {
             figures.dtlsState = .closed
         }
         if var allocation = relay.take() {
-            for case .send(let bytes) in allocation.client.close(now: .zero) { effects.append(.send(bytes, to: allocation.serverSocket)) }
+            for case .send(let bytes) in allocation.client.close(now: .zero) { effects.append(.sendToRelay(bytes)) }
             relay = allocation
         }
         if !hasEnded { phase = .closed }

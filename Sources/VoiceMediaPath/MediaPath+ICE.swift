@@ -1,6 +1,5 @@
 import VoiceAddress
 import VoiceICE
-import VoiceRTP
 import VoiceSupport
 
 extension MediaPath.ICERun {
@@ -58,8 +57,8 @@ extension MediaPath {
             case .send(let bytes, let from, let to):
                 if let relayed = relay?.relayed, from == relayed {
                     effects += sendThroughRelay(bytes, to: to, now: now)
-                } else if let address = SocketAddress(to) {
-                    effects.append(.send(bytes, to: address, from: source(for: from)))
+                } else {
+                    effects.append(.send(bytes, to: to, from: source(for: from)))
                 }
             case .selected(let pair):
                 effects += select(pair, now: now)
@@ -80,7 +79,7 @@ extension MediaPath {
 
     /// The agent selected `pair`: media goes over it, and the handshake starts if it had not.
     mutating func select(_ pair: ICECandidatePair, now: MediaTime) -> [Effect] {
-        guard let remote = SocketAddress(pair.remote.address) else { return [] }
+        let remote = pair.remote.address
         if let agent = ice.agent { ice = .selected(agent) }
         let route = route(over: pair, to: remote)
         figures.selectedPair = ICESelectedPair(pair)
@@ -101,16 +100,16 @@ extension MediaPath {
     mutating func followValidatedPair() -> [Effect] {
         guard case .restarting(let agent) = ice, agent.selectedPair == nil, let current = route,
             let valid = agent.checkList.pairs.first(where: { $0.state == .succeeded }),
-            let remote = SocketAddress(valid.remote.address), remote != current.destination
+            valid.remote.address != current.destination
         else { return [] }
-        let route = route(over: valid, to: remote)
+        let route = route(over: valid, to: valid.remote.address)
         reroute(route)
         return [.route(route)]
     }
 
     /// The route over `pair`: through the relay when its local side is the relayed candidate,
     /// else from its base (once that is known to be the host's).
-    func route(over pair: ICECandidatePair, to remote: SocketAddress) -> MediaRoute {
+    func route(over pair: ICECandidatePair, to remote: TransportAddress) -> MediaRoute {
         let viaRelay = relay.map { pair.local.base == $0.relayed } ?? false
         return MediaRoute(destination: remote, source: viaRelay ? nil : source(for: pair.local.base), viaRelay: viaRelay)
     }
@@ -128,28 +127,26 @@ extension MediaPath {
     /// Whether a datagram from `source` comes from the peer: over the route, or before there is
     /// one from a pair that answered our check or a peer-reflexive address learned from the
     /// peer's authenticated check.
-    func isFromPeer(_ source: SocketAddress) -> Bool {
+    func isFromPeer(_ source: TransportAddress) -> Bool {
         if let route { return route.destination == source }
-        guard let agent = ice.agent, let from = TransportAddress(source) else { return false }
-        return agent.checkList.pairs.contains { $0.remote.address == from && ($0.state == .succeeded || $0.remote.kind == .peerReflexive) }
+        guard let agent = ice.agent else { return false }
+        return agent.checkList.pairs.contains { $0.remote.address == source && ($0.state == .succeeded || $0.remote.kind == .peerReflexive) }
     }
 
     /// The ICE base: the host candidate on the stream's port (the socket may be bound to the
     /// wildcard), else the socket's own address.
-    static func base(of candidates: [ICECandidate], on localAddress: SocketAddress) -> TransportAddress? {
-        candidates.first { $0.kind == .host && Int($0.address.port) == localAddress.port }?.address ?? TransportAddress(localAddress)
+    static func base(of candidates: [ICECandidate], on localAddress: TransportAddress) -> TransportAddress {
+        candidates.first { $0.kind == .host && $0.address.port == localAddress.port }?.address ?? localAddress
     }
 
     /// Our host candidate's base on `port` at the address `local` names, if we have one.
-    static func base(for local: SocketAddress, among candidates: [ICECandidate], port: UInt16) -> TransportAddress? {
-        guard let ip = TransportAddress(local)?.ip else { return nil }
-        return candidates.first { $0.kind == .host && $0.base.ip == ip && $0.base.port == port }?.base
+    static func base(for local: TransportAddress, among candidates: [ICECandidate], port: UInt16) -> TransportAddress? {
+        candidates.first { $0.kind == .host && $0.base.ip == local.ip && $0.base.port == port }?.base
     }
 
     /// The source address for datagrams from `base`: itself once datagrams came to it (so it is
     /// the host's), else nil (the kernel picks).
-    func source(for base: TransportAddress) -> SocketAddress? {
-        guard let address = SocketAddress(base), localAddressesSeen.contains(where: { $0.hasSameHost(as: address) }) else { return nil }
-        return address
+    func source(for base: TransportAddress) -> TransportAddress? {
+        localAddressesSeen.contains(base.ip) ? base : nil
     }
 }

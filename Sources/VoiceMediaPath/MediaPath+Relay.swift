@@ -8,9 +8,8 @@ struct RelayAllocation: Sendable {
     var client: TURNClient
     /// The relayed transport address: our relayed candidate, and its own base.
     var relayed: TransportAddress
-    /// The TURN server, as candidates name it and as the socket sends to it.
+    /// The TURN server.
     let server: TransportAddress
-    let serverSocket: SocketAddress
     /// Whether the server is reached over TCP or TLS: that connection dies when the host moves,
     /// so no new allocation is made from the port.
     let overStream: Bool
@@ -45,10 +44,10 @@ extension MediaPath {
 
     /// `datagram` for `peer` through the relay, as a Send indication (before its channel is
     /// bound: rare, and it allocates); nil without a relay or a permission for the peer.
-    package mutating func wrapForRelay(_ datagram: [UInt8], to peer: SocketAddress) -> [UInt8]? {
-        guard let to = TransportAddress(peer), var allocation = relay.take() else { return nil }
+    package mutating func wrapForRelay(_ datagram: [UInt8], to peer: TransportAddress) -> [UInt8]? {
+        guard var allocation = relay.take() else { return nil }
         defer { relay = allocation }
-        return allocation.client.wrap(datagram, to: to)
+        return allocation.client.wrap(datagram, to: peer)
     }
 
     /// Runs `body` on the new allocation's client, if one is under way or made.
@@ -73,7 +72,7 @@ extension MediaPath {
         for action in actions {
             switch action {
             case .send(let bytes):
-                if let server = relay?.serverSocket { effects.append(.send(bytes, to: server)) }
+                effects.append(.sendToRelay(bytes))
             case .allocated(let relayed, let mapped):
                 guard case .allocating(let client, let request) = reallocation else { continue }
                 reallocation = .allocated(client, relayed: relayed)
@@ -132,7 +131,7 @@ extension MediaPath {
         let wrapped = allocation.client.wrap(bytes, to: peer)
         relay = allocation
         var effects = perform(permit, now: now)
-        if let wrapped { effects.append(.send(wrapped, to: allocation.serverSocket)) }
+        if let wrapped { effects.append(.sendToRelay(wrapped)) }
         return effects
     }
 
@@ -143,14 +142,13 @@ extension MediaPath {
         for action in actions {
             switch action {
             case .send(let bytes):
-                if let server = relay?.serverSocket { effects.append(.send(bytes, to: server)) }
+                effects.append(.sendToRelay(bytes))
             case .channelBound(let peer, let number):
-                if let address = SocketAddress(peer) { effects.append(.channelBound(number, peer: address)) }
+                effects.append(.channelBound(number, peer: peer))
             case .received(let data, let peer):
-                guard let source = SocketAddress(peer) else { continue }
                 switch data.withUnsafeBytes({ MediaDatagramKind($0) }) {
-                case .stun: effects += receiveRelayedSTUN(data, from: source, now: now)
-                case .dtls: effects += receiveDTLS(data, from: source, viaRelay: true, now: now)
+                case .stun: effects += receiveRelayedSTUN(data, from: peer, now: now)
+                case .dtls: effects += receiveDTLS(data, from: peer, viaRelay: true, now: now)
                 default: break  // RTP in a Data indication, before its channel is bound: not played
                 }
             case .failed, .allocated, .permitted:

@@ -2,7 +2,6 @@ import VoiceAddress
 import VoiceDTLSTypes
 import VoiceICE
 import VoiceMediaTypes
-import VoiceRTP
 import VoiceSupport
 
 /// A stream's WebRTC media path as a value: the ICE agent that finds and keeps the path
@@ -49,7 +48,7 @@ package struct MediaPath: Sendable {
     /// The ICE agent's part.
     enum ICERun: Sendable {
         /// The peer does no ICE: media and DTLS go to the address its SDP gave.
-        case direct(SocketAddress)
+        case direct(TransportAddress)
         /// The first checks: nothing selected yet.
         case checking(ICEAgent)
         /// An ICE restart's new agent: media goes on over the route in force, and moves to the
@@ -72,14 +71,14 @@ package struct MediaPath: Sendable {
     var answersDirectChecks = true
     /// The ICE base checks arrive on: the host candidate on the stream's port (the socket may
     /// be bound to the wildcard), else the socket's own address.
-    var base: TransportAddress?
-    let localAddress: SocketAddress
+    var base: TransportAddress
+    let localAddress: TransportAddress
     let iceConfiguration: ICEAgentConfiguration
     /// The host's addresses datagrams came to (a wildcard socket's `IP_PKTINFO`): a base is
     /// named as the source only once it is one of them. A candidate can carry an address the
     /// host does not have (a NAT's, learned for signaling), and a datagram sent "from" it
     /// would leave with a forged source.
-    var localAddressesSeen: [SocketAddress] = []
+    var localAddressesSeen: [IPAddress] = []
     /// The path's figures for the stream's stats.
     package internal(set) var figures = MediaPathFigures()
 
@@ -89,15 +88,13 @@ package struct MediaPath: Sendable {
     /// `signaledRemote`.
     package init(
         localCredentials: ICECredentials, localCandidates: [ICECandidate], isControlling: Bool, remoteICE: RemoteICE?,
-        configuration: ICEAgentConfiguration, relay: TURNRelay?, localAddress: SocketAddress, signaledRemote: SocketAddress
+        configuration: ICEAgentConfiguration, relay: TURNRelay?, localAddress: TransportAddress, signaledRemote: TransportAddress
     ) {
         self.localAddress = localAddress
         iceConfiguration = configuration
         base = Self.base(of: localCandidates, on: localAddress)
-        if let relay, let server = SocketAddress(relay.server) {
-            self.relay = RelayAllocation(
-                client: relay.client, relayed: relay.relayed, server: relay.server, serverSocket: server,
-                overStream: relay.connection != nil)
+        if let relay {
+            self.relay = RelayAllocation(client: relay.client, relayed: relay.relayed, server: relay.server, overStream: relay.connection != nil)
             answersDirectChecks = localCandidates.contains { $0.kind != .relayed }
         }
         if let remote = remoteICE {
@@ -148,7 +145,7 @@ package struct MediaPath: Sendable {
     }
 
     /// The TURN server's address, where relayed traffic goes; nil without a relay.
-    package var relayServer: SocketAddress? { relay?.serverSocket }
+    package var relayServer: TransportAddress? { relay?.server }
 
     /// The route media takes, once there is one.
     package var route: MediaRoute? {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import VoiceAddress
 import VoiceSTUN
 import CVoiceSys
 import VoiceSupport
@@ -17,8 +18,8 @@ package enum STUNBindingClient {
     /// Asks `server` (an IPv4 or IPv6 address and port) for the mapped address of the bound UDP
     /// socket `descriptor`. Datagrams that are not the answer are read and dropped.
     /// - Throws: ``STUNError/timedOut``, ``STUNError/errorResponse(_:)``, ``STUNError/socket(_:)``.
-    package static func query(descriptor: Int32, server: STUNMappedAddress, clock: any MediaClock = MonotonicMediaClock())
-        throws(STUNError) -> STUNMappedAddress
+    package static func query(descriptor: Int32, server: TransportAddress, clock: any MediaClock = MonotonicMediaClock())
+        throws(STUNError) -> TransportAddress
     {
         var generator = SecureRandomNumberGenerator()
         let request = STUNMessage.bindingRequest(using: &generator)
@@ -41,13 +42,13 @@ package enum STUNBindingClient {
             guard n > 0, let response = try? STUNMessage(parsing: buffer[0..<n]),
                 response.transactionID == request.transactionID, response.type != .bindingRequest
             else { continue }
-            return try STUNMappedAddress(response: response)
+            return try TransportAddress(stunResponse: response)
         }
     }
 
     /// Sends `bytes` from the UDP socket `descriptor` to `server`; false when the kernel refused it.
-    package static func send(_ bytes: [UInt8], from descriptor: Int32, to server: STUNMappedAddress) -> Bool {
-        var (storage, length) = server.socketAddress
+    package static func send(_ bytes: [UInt8], from descriptor: Int32, to server: TransportAddress) -> Bool {
+        var (storage, length) = server.sockaddr
         let sent = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, bytes, bytes.count, Int32(MSG_DONTWAIT), $0, length) }
         }

@@ -15,17 +15,17 @@ final class MediaPathHarness {
     final class Side {
         var path: MediaPath
         let dtls: DTLSAssociation
-        let address: SocketAddress
+        let address: TransportAddress
         var events: [MediaPathEvent] = []
         var routes: [MediaRoute] = []
         var keys: DTLSSRTPKeys?
-        var inbox: [(bytes: [UInt8], from: SocketAddress)] = []
+        var inbox: [(bytes: [UInt8], from: TransportAddress)] = []
         /// What the SRTP library says to the keys: nil takes them.
         var refuseKeys: String?
         /// Whether what this side sends reaches the other (false: the link is cut one way).
         var delivers = true
 
-        init(path: MediaPath, dtls: DTLSAssociation, address: SocketAddress) {
+        init(path: MediaPath, dtls: DTLSAssociation, address: TransportAddress) {
             self.path = path
             self.dtls = dtls
             self.address = address
@@ -38,19 +38,19 @@ final class MediaPathHarness {
     let a: Side
     let b: Side
     private(set) var now = MediaTime.zero
-    /// Datagrams sent to an address that is neither side's.
-    private(set) var strays: [(bytes: [UInt8], to: SocketAddress)] = []
+    /// Datagrams sent to an address that is neither side's (nil: to a TURN server).
+    private(set) var strays: [(bytes: [UInt8], to: TransportAddress?)] = []
 
     /// A (controlling, DTLS server) at 10.0.0.1:4000 and B (controlled, DTLS client) at
     /// 10.0.0.2:5000, each with one host candidate; `bCandidates` replaces what B offers.
     init(bCandidates: [ICECandidate]? = nil, configuration: ICEAgentConfiguration = ICEAgentConfiguration()) throws {
-        let addressA = try SocketAddress(host: "10.0.0.1", port: 4_000)
-        let addressB = try SocketAddress(host: "10.0.0.2", port: 5_000)
+        let addressA = try Self.address("10.0.0.1", 4_000)
+        let addressB = try Self.address("10.0.0.2", 5_000)
         var random = SplitMix64(seed: 11)
         let credentialsA = ICECredentials.random(using: &random)
         let credentialsB = ICECredentials.random(using: &random)
-        let candidateA = try Self.host(addressA)
-        let candidatesB = try bCandidates ?? [Self.host(addressB)]
+        let candidateA = Self.host(addressA)
+        let candidatesB = bCandidates ?? [Self.host(addressB)]
         let pathA = MediaPath(
             localCredentials: credentialsA, localCandidates: [candidateA], isControlling: true,
             remoteICE: .init(credentials: credentialsB, candidates: candidatesB, isLite: false),
@@ -69,9 +69,12 @@ final class MediaPathHarness {
             address: addressB)
     }
 
-    static func host(_ address: SocketAddress) throws -> ICECandidate {
-        let transport = try XCTUnwrap(TransportAddress(address))
-        return .local(.host, address: transport, base: transport)
+    static func address(_ ip: String, _ port: UInt16) throws -> TransportAddress {
+        TransportAddress(ip: try XCTUnwrap(IPAddress(ip)), port: port)
+    }
+
+    static func host(_ address: TransportAddress) -> ICECandidate {
+        .local(.host, address: address, base: address)
     }
 
     func other(_ side: Side) -> Side { side === a ? b : a }
@@ -93,6 +96,8 @@ final class MediaPathHarness {
                 } else {
                     strays.append((bytes, to))
                 }
+            case .sendToRelay(let bytes):
+                strays.append((bytes, nil))
             case .route(let route):
                 side.routes.append(route)
             case .dtls(.start):

@@ -34,7 +34,7 @@ final class MediaPathTests: XCTestCase {
             XCTAssertEqual(figures.srtpSuite, keysA.suite)
             let pair = try XCTUnwrap(figures.selectedPair)
             XCTAssertEqual(pair.localKind, .host)
-            XCTAssertEqual(pair.remote, TransportAddress(h.other(side).address))
+            XCTAssertEqual(pair.remote, h.other(side).address)
             let routedAt = try XCTUnwrap(figures.routedAt)
             let keyedAt = try XCTUnwrap(figures.keyedAt)
             XCTAssertLessThanOrEqual(routedAt, keyedAt)
@@ -51,7 +51,7 @@ final class MediaPathTests: XCTestCase {
     }
 
     func testCandidatesThatCannotPairFailThePathAtStart() throws {
-        let v6 = try MediaPathHarness.host(SocketAddress(host: "2001:db8::2", port: 5_000))
+        let v6 = MediaPathHarness.host(try MediaPathHarness.address("2001:db8::2", 5_000))
         let h = try MediaPathHarness(bCandidates: [v6])
         XCTAssertNil(h.a.path.failure, "made, not started: the failure is reported at the start")
         h.start()
@@ -78,7 +78,7 @@ final class MediaPathTests: XCTestCase {
     func testDTLSFromAnAddressThePeerNeverProvedIsDropped() throws {
         let h = try MediaPathHarness()
         h.start()
-        let stranger = try SocketAddress(host: "10.0.0.9", port: 6_000)
+        let stranger = try MediaPathHarness.address("10.0.0.9", 6_000)
         let hello: [UInt8] = [22, 0xFE, 0xFD] + [UInt8](repeating: 0, count: 20)
         var effects: [MediaPath.Effect] = []
         h.drive(h.a) { path in
@@ -112,8 +112,8 @@ final class MediaPathTests: XCTestCase {
         var random = SplitMix64(seed: 99)
         let newA = ICECredentials.random(using: &random)
         let newB = ICECredentials.random(using: &random)
-        let candidateA = try MediaPathHarness.host(h.a.address)
-        let candidateB = try MediaPathHarness.host(h.b.address)
+        let candidateA = MediaPathHarness.host(h.a.address)
+        let candidateB = MediaPathHarness.host(h.b.address)
         h.drive(h.a) {
             $0.restartICE(
                 .init(localCredentials: newA, localCandidates: [candidateA], isControlling: true,
@@ -156,11 +156,11 @@ final class MediaPathTests: XCTestCase {
     func testAReallocationIsAnsweredOnceAndASupersededOneHearsNil() throws {
         let server = TransportAddress(ip: try XCTUnwrap(IPAddress("192.0.2.7")), port: 3_478)
         let relayed = TransportAddress(ip: try XCTUnwrap(IPAddress("192.0.2.7")), port: 50_000)
-        let local = try SocketAddress(host: "10.0.0.1", port: 4_000)
+        let local = try MediaPathHarness.address("10.0.0.1", 4_000)
         let relay = TURNRelay(
             server: server, client: TURNClient(username: "u", password: "p", random: SplitMix64(seed: 1)), relayed: relayed,
             mapped: relayed)
-        let peer = try MediaPathHarness.host(SocketAddress(host: "10.0.0.2", port: 5_000))
+        let peer = MediaPathHarness.host(try MediaPathHarness.address("10.0.0.2", 5_000))
         var random = SplitMix64(seed: 3)
         var path = MediaPath(
             localCredentials: .random(using: &random), localCandidates: [TURNRelay.candidate(relayed: relayed, mapped: relayed, server: server)],
@@ -168,11 +168,11 @@ final class MediaPathTests: XCTestCase {
             configuration: ICEAgentConfiguration(), relay: relay, localAddress: local, signaledRemote: local)
         _ = path.start(now: .zero)
         let first = path.reallocateRelay(request: 1, now: .milliseconds(10))
-        XCTAssertTrue(first.contains { if case .send(_, let to, _) = $0 { to == path.relayServer } else { false } }, "an Allocate to the server")
+        XCTAssertTrue(first.contains { if case .sendToRelay = $0 { true } else { false } }, "an Allocate to the server")
         let second = path.reallocateRelay(request: 2, now: .milliseconds(20))
         let answers = second.compactMap { effect -> MediaPathEvent? in if case .event(let e) = effect { e } else { nil } }
         XCTAssertEqual(answers, [.relayReallocated(request: 1, candidate: nil)])
-        let answered = path.receiveSTUN([0, 1, 0, 0], from: try SocketAddress(host: "10.0.0.2", port: 5_000), now: .milliseconds(30))
+        let answered = path.receiveSTUN([0, 1, 0, 0], from: try MediaPathHarness.address("10.0.0.2", 5_000), now: .milliseconds(30))
         XCTAssertTrue(answered.isEmpty)
         XCTAssertEqual(path.figures.refusedChecks, 1, "relay-only: a check straight to the port is refused, never answered")
     }

@@ -37,7 +37,7 @@ final class STUNMessageTests: XCTestCase {
         XCTAssertEqual(message.transactionID, [0xb7, 0xe7, 0xa7, 0x01, 0xbc, 0x34, 0xd6, 0x86, 0xfa, 0x87, 0xdf, 0xae])
         XCTAssertEqual(message.attributes.map(\.type), [0x8022, 0x0020, 0x0008, 0x8028])
         XCTAssertEqual(String(decoding: try XCTUnwrap(message.attribute(STUNMessage.Attribute.software)).value, as: UTF8.self), "test vector")
-        let mapped = try STUNMappedAddress(response: message)
+        let mapped = try TransportAddress(stunResponse: message)
         XCTAssertEqual(mapped.description, "192.0.2.1:32853")
         // Serializing gives the RFC's bytes back, but for SOFTWARE's padding byte: the RFC's
         // sender padded with a space, we pad with zero (RFC 5389 §15: any value, ignored).
@@ -47,8 +47,8 @@ final class STUNMessageTests: XCTestCase {
     }
 
     func testRFC5769IPv6ResponseGivesItsMappedAddress() throws {
-        let mapped = try STUNMappedAddress(response: STUNMessage(parsing: Self.ipv6Response))
-        XCTAssertEqual(mapped.address, IPAddress("2001:db8:1234:5678:11:2233:4455:6677"))
+        let mapped = try TransportAddress(stunResponse: STUNMessage(parsing: Self.ipv6Response))
+        XCTAssertEqual(mapped.ip, IPAddress("2001:db8:1234:5678:11:2233:4455:6677"))
         XCTAssertEqual(mapped.port, 32853)
     }
 
@@ -63,11 +63,11 @@ final class STUNMessageTests: XCTestCase {
         XCTAssertFalse(STUNMessage.looksLikeSTUN([0x80, 111] + [UInt8](repeating: 0, count: 30)), "RTP")
         XCTAssertFalse(STUNMessage.looksLikeSTUN([0x0D, 0x0A, 0x0D, 0x0A]), "a keep-alive")
         // A server's answer, as the loopback server below writes it.
-        let mapped = STUNMappedAddress(address: try XCTUnwrap(IPAddress("203.0.113.7")), port: 40_001)
+        let mapped = TransportAddress(ip: try XCTUnwrap(IPAddress("203.0.113.7")), port: 40_001)
         let response = STUNMessage(
             type: .bindingSuccess, transactionID: request.transactionID,
             attributes: [.init(type: STUNMessage.Attribute.xorMappedAddress, value: mapped.xorAttributeValue(transactionID: request.transactionID))])
-        XCTAssertEqual(try STUNMappedAddress(response: STUNMessage(parsing: response.serialized)), mapped)
+        XCTAssertEqual(try TransportAddress(stunResponse: STUNMessage(parsing: response.serialized)), mapped)
     }
 
     func testMalformedMessagesAreTypedErrors() {
@@ -95,12 +95,12 @@ final class STUNMessageTests: XCTestCase {
         // A mapped address of an unknown family, and an error response.
         let badFamily = STUNMessage(type: .bindingSuccess, transactionID: [UInt8](repeating: 1, count: 12),
             attributes: [.init(type: STUNMessage.Attribute.xorMappedAddress, value: [0, 3, 0, 0, 1, 2, 3, 4])])
-        XCTAssertThrowsError(try STUNMappedAddress(response: badFamily)) { XCTAssertEqual($0 as? STUNError, .badAddress) }
+        XCTAssertThrowsError(try TransportAddress(stunResponse: badFamily)) { XCTAssertEqual($0 as? STUNError, .badAddress) }
         let refused = STUNMessage(type: .bindingError, transactionID: [UInt8](repeating: 1, count: 12),
             attributes: [.init(type: STUNMessage.Attribute.errorCode, value: [0, 0, 4, 20])])
-        XCTAssertThrowsError(try STUNMappedAddress(response: refused)) { XCTAssertEqual($0 as? STUNError, .errorResponse(420)) }
+        XCTAssertThrowsError(try TransportAddress(stunResponse: refused)) { XCTAssertEqual($0 as? STUNError, .errorResponse(420)) }
         let empty = STUNMessage(type: .bindingSuccess, transactionID: [UInt8](repeating: 1, count: 12))
-        XCTAssertThrowsError(try STUNMappedAddress(response: empty)) { XCTAssertEqual($0 as? STUNError, .noMappedAddress) }
+        XCTAssertThrowsError(try TransportAddress(stunResponse: empty)) { XCTAssertEqual($0 as? STUNError, .noMappedAddress) }
     }
 
     func testRandomAndCorruptedBytesNeverCrash() {
@@ -111,7 +111,7 @@ final class STUNMessageTests: XCTestCase {
                 bytes[Int.random(in: 0..<bytes.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
             }
             bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &rng)))
-            if let message = try? STUNMessage(parsing: bytes) { _ = try? STUNMappedAddress(response: message) }
+            if let message = try? STUNMessage(parsing: bytes) { _ = try? TransportAddress(stunResponse: message) }
         }
     }
 
@@ -145,7 +145,7 @@ final class STUNMessageTests: XCTestCase {
 /// dropping the first `dropFirst`.
 private final class LoopbackSTUNServer: @unchecked Sendable {
     // @unchecked: `count` is behind `lock`; the rest is set in init.
-    let address: STUNMappedAddress
+    let address: TransportAddress
     private let descriptor: Int32
     private let lock = NSLock()
     private var count = 0
@@ -168,7 +168,7 @@ private final class LoopbackSTUNServer: @unchecked Sendable {
     init(dropFirst: Int) throws {
         let (fd, port) = try Self.boundSocket()
         descriptor = fd
-        address = STUNMappedAddress(address: IPAddress("127.0.0.1")!, port: port)
+        address = TransportAddress(ip: IPAddress("127.0.0.1")!, port: port)
         Thread {
             var buffer = [UInt8](repeating: 0, count: 1_500)
             while self.lock.withLock({ self.running }) {
@@ -182,8 +182,7 @@ private final class LoopbackSTUNServer: @unchecked Sendable {
                 guard n > 0, let request = try? STUNMessage(parsing: buffer[0..<n]), request.type == .bindingRequest else { continue }
                 let seen = self.lock.withLock { self.count += 1; return self.count }
                 guard seen > dropFirst else { continue }
-                let sender = STUNMappedAddress(
-                    address: IPAddress(bytes: withUnsafeBytes(of: from.sin_addr) { Array($0) })!, port: UInt16(bigEndian: from.sin_port))
+                let sender = TransportAddress(ip: IPAddress(bytes: withUnsafeBytes(of: from.sin_addr) { Array($0) })!, port: UInt16(bigEndian: from.sin_port))
                 let response = STUNMessage(
                     type: .bindingSuccess, transactionID: request.transactionID,
                     attributes: [.init(type: STUNMessage.Attribute.xorMappedAddress, value: sender.xorAttributeValue(transactionID: request.transactionID))])

@@ -33,7 +33,7 @@ final class SIPUserAgentICECandidateTests: XCTestCase {
             client: TURNClient(username: "u", password: "p", random: SecureRandomNumberGenerator()),
             relayed: TransportAddress(ip: IPAddress("203.0.113.1")!, port: 50_000),
             mapped: TransportAddress(ip: IPAddress("198.51.100.9")!, port: 61_000))
-        let mapped = STUNMappedAddress(address: IPAddress("198.51.100.9")!, port: 61_000)
+        let mapped = TransportAddress(ip: IPAddress("198.51.100.9")!, port: 61_000)
         let all = candidates(
             SIPUserAgent.iceParameters(
                 host: "192.0.2.10", port: 40_000, mapped: mapped, stunServer: nil, relay: relay.candidate, otherHosts: ["198.51.100.7"]))

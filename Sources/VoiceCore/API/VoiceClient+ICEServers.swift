@@ -28,7 +28,7 @@ extension VoiceClient {
             let transport: TURNServer.Transport =
                 server.parsed.usesTLS ? .tls(serverName: server.parsed.host) : server.parsed.transport == .tcp ? .tcp : .udp
             var made = TURNServer(
-                address: TransportAddress(ip: address.address, port: address.port), transport: transport, username: username,
+                address: address, transport: transport, username: username,
                 password: password)
             made.trustedCertificatesFile = trustedCertificatesFile
             configuration.turnServers.append(made)
@@ -39,7 +39,7 @@ extension VoiceClient {
     }
 
     /// The server's address, its host name resolved now.
-    private static func resolve(_ server: ICEServer) throws(VoiceError) -> STUNMappedAddress {
+    private static func resolve(_ server: ICEServer) throws(VoiceError) -> TransportAddress {
         let host = server.parsed.host.contains(":") ? "[\(server.parsed.host)]" : server.parsed.host
         return try resolveSTUNServer(try STUNServerAddress("\(host):\(server.parsed.port)"))
     }

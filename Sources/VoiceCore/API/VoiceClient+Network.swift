@@ -111,7 +111,7 @@ extension VoiceClient {
             switch result {
             case .success(let mapped):
                 self.logger.notice("STUN: advertising \(mapped) after the network change")
-                moved = self.agent.moveLocalAddress(to: mapped.address.description, port: Int(mapped.port), relays: relays)
+                moved = self.agent.moveLocalAddress(to: mapped.ip.description, port: Int(mapped.port), relays: relays)
             case .failure(let error):
                 self.logger.warning("STUN: no mapped address after the network change (\(error)); advertising \(host)")
                 moved = self.agent.moveLocalAddress(to: host, relays: relays)

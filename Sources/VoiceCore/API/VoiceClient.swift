@@ -193,7 +193,7 @@ public final class VoiceClient: @unchecked Sendable {
             if configuration.transport == .udp, agentConfiguration.stunServer != nil, !agent.eventLoop.inEventLoop {
                 do {
                     let mapped = try agent.discoverSignalingAddress().wait()
-                    try agent.advertise(host: mapped.address.description, port: Int(mapped.port)).wait()
+                    try agent.advertise(host: mapped.ip.description, port: Int(mapped.port)).wait()
                     logger.notice("STUN: advertising \(mapped) for \(localEndpoint)")
                 } catch {
                     logger.warning("STUN: no mapped address for the SIP socket (\(error)); advertising the local address")
@@ -299,16 +299,16 @@ public final class VoiceClient: @unchecked Sendable {
     }
 
     /// The STUN server's address, resolved now (blocking, as init may).
-    static func resolveSTUNServer(_ server: STUNServerAddress) throws(VoiceError) -> STUNMappedAddress {
+    static func resolveSTUNServer(_ server: STUNServerAddress) throws(VoiceError) -> TransportAddress {
         // The port was checked to be 1–65535 when the address was made.
         let port = UInt16(truncatingIfNeeded: server.port)
-        if let address = IPAddress(server.host) { return STUNMappedAddress(address: address, port: port) }
+        if let address = IPAddress(server.host) { return TransportAddress(ip: address, port: port) }
         guard let resolved = try? NIOCore.SocketAddress.makeAddressResolvingHost(server.host, port: server.port),
             let ip = resolved.ipAddress, let address = IPAddress(ip)
         else {
             throw VoiceError(.transportError, failureReason: "STUN server \(server.host) cannot be resolved")
         }
-        return STUNMappedAddress(address: address, port: port)
+        return TransportAddress(ip: address, port: port)
     }
 
     var now: MediaTime { agent.clock.now() }

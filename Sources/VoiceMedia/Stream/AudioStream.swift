@@ -71,11 +71,7 @@ package final class AudioStream: Sendable {
         let mediaTransports = transports.count
         // A TURN relay over TCP or TLS: its connection is one more transport of the stream.
         if let relay = path?.relay, let connection = relay.connection?.take(as: TURNStreamConnection.self) {
-            if let server = SocketAddress(relay.server) {
-                transports.append(TURNStreamTransport(connection, server: server))
-            } else {
-                connection.close()
-            }
+            transports.append(TURNStreamTransport(connection, server: SocketAddress(relay.server)))
         }
         control.transports.withLock { $0 = transports }
         let stream: RTPStream
@@ -165,11 +161,14 @@ package final class AudioStream: Sendable {
         }
         let c = box.driver
         if let pathSetup {
+            guard let path = MediaPath(setup: pathSetup, localAddress: localAddress, signaledRemote: remote) else {
+                throw .invalidConfiguration("the media path needs IP addresses: \(localAddress), \(remote)")
+            }
             do throws(DTLSError) {
                 let dtls = try DTLSAssociation(
                     certificate: pathSetup.certificate, role: pathSetup.dtlsRole, remoteFingerprints: pathSetup.remoteFingerprints,
                     configuration: pathSetup.dtls)
-                c.adopt(path: MediaPath(setup: pathSetup, localAddress: localAddress, signaledRemote: remote), dtls: dtls)
+                c.adopt(path: path, dtls: dtls)
             } catch {
                 throw .invalidConfiguration("DTLS: \(error)")
             }

@@ -44,11 +44,12 @@ package struct MediaPathSetup: Sendable {
 }
 
 extension MediaPath {
-    /// The path `setup` describes, for a stream on `localAddress` whose peer's SDP gave `signaledRemote`.
-    init(setup: MediaPathSetup, localAddress: SocketAddress, signaledRemote: SocketAddress) {
+    /// The path `setup` describes, for a stream on `localAddress` whose peer's SDP gave
+    /// `signaledRemote`; nil when either is not an IP address.
+    init?(setup: MediaPathSetup, localAddress: SocketAddress, signaledRemote: SocketAddress) {
+        guard let local = TransportAddress(localAddress), let remote = TransportAddress(signaledRemote) else { return nil }
         self.init(
             localCredentials: setup.localCredentials, localCandidates: setup.localCandidates, isControlling: setup.isControlling,
-            remoteICE: setup.remoteICE, configuration: setup.ice, relay: setup.relay, localAddress: localAddress,
-            signaledRemote: signaledRemote)
+            remoteICE: setup.remoteICE, configuration: setup.ice, relay: setup.relay, localAddress: local, signaledRemote: remote)
     }
 }

@@ -11,7 +11,7 @@ extension StreamDriver {
     func adopt(path: MediaPath, dtls: DTLSAssociation) {
         self.path = path
         self.dtls = dtls
-        relayServer = path.relayServer
+        relayServer = path.relayServer.map(SocketAddress.init)
         mediaGate = path.gate
     }
 
@@ -57,11 +57,15 @@ extension StreamDriver {
         for effect in effects {
             switch effect {
             case .send(let bytes, let destination, let source):
-                let index = destination == relayServer ? relayTransportIndex : 0
-                _ = bytes.withUnsafeBytes { transports[index].send($0, to: destination, from: source) }
+                let to = SocketAddress(destination)
+                _ = bytes.withUnsafeBytes { transports[0].send($0, to: to, from: source.map(SocketAddress.init)) }
+            case .sendToRelay(let bytes):
+                guard let relayServer else { continue }
+                _ = bytes.withUnsafeBytes { transports[relayTransportIndex].send($0, to: relayServer) }
             case .route(let route):
-                mediaSource = route.source
-                stream.setRemote(RemoteEndpoints(rtp: route.destination, rtcp: route.destination))
+                mediaSource = route.source.map(SocketAddress.init)
+                let destination = SocketAddress(route.destination)
+                stream.setRemote(RemoteEndpoints(rtp: destination, rtcp: destination))
             case .dtls(.start):
                 guard let said = dtls?.start(now: now) else { continue }
                 drivePath(now: now) { $0.dtlsSaid(said, now: now) }
@@ -76,7 +80,7 @@ extension StreamDriver {
                     drivePath(now: now) { $0.keysRefused("\(error)") }
                 }
             case .channelBound(let number, let peer):
-                relayChannels.append((number, peer))
+                relayChannels.append((number, SocketAddress(peer)))
             case .channelsCleared:
                 relayChannels.removeAll()
             case .event(let event):

@@ -1,4 +1,5 @@
 import Synchronization
+import VoiceAddress
 import VoiceDTLS
 import VoiceMediaPath
 import VoiceRTP
@@ -187,16 +188,23 @@ final class StreamDriver: MediaTask {
             stream.receive(receiveBuffer, length: length, from: packetSource, at: arrival, output: &output)
             if let level = stream.takeReceivedAudioLevel() { control.receivedAudioLevel.publish(level) }
         case .stun where path != nil:
-            let source = packetSource
+            guard let source = TransportAddress(packetSource) else {
+                unhandledDatagrams += 1
+                return true
+            }
             if viaRelay {
                 drivePath(now: now) { $0.receiveRelayedSTUN(Array(bytes), from: source, now: arrival) }
             } else {
-                drivePath(now: now) { $0.receiveSTUN(Array(bytes), from: source, to: datagram.destination, now: arrival) }
+                let local = datagram.destination.flatMap(TransportAddress.init)
+                drivePath(now: now) { $0.receiveSTUN(Array(bytes), from: source, to: local, now: arrival) }
             }
             // What the answer makes due (a nomination, the first DTLS flight) goes now, not at the next tick.
             drivePath(now: now) { $0.tick(now: now) }
         case .dtls where path != nil:
-            let source = packetSource
+            guard let source = TransportAddress(packetSource) else {
+                unhandledDatagrams += 1
+                return true
+            }
             drivePath(now: now) { $0.receiveDTLS(Array(bytes), from: source, viaRelay: viaRelay, now: arrival) }
         default:
             unhandledDatagrams += 1
@@ -223,7 +231,7 @@ final class StreamDriver: MediaTask {
     func sendRelayed(_ datagram: UnsafeRawBufferPointer, to peer: SocketAddress) -> Bool {
         guard let server = relayServer else { return false }
         guard let channel = relayChannel(for: peer) else {
-            guard let wrapped = path?.wrapForRelay(Array(datagram), to: peer) else { return false }
+            guard let to = TransportAddress(peer), let wrapped = path?.wrapForRelay(Array(datagram), to: to) else { return false }
             return wrapped.withUnsafeBytes { transports[relayTransportIndex].send($0, to: server) }
         }
         guard datagram.count <= relayBuffer.count - 8, let base = relayBuffer.baseAddress else { return false }

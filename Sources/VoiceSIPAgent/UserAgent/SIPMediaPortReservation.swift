@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import VoiceAddress
 import VoiceSTUN
 import CVoiceSys
 import NIOCore
@@ -21,7 +22,7 @@ package enum SIPMediaPortReservation {
     /// when one was asked and answered; and the TURN relay allocated from it, or why none was.
     struct Reserved: Sendable {
         var sockets: ReservedMediaPort
-        var mapped: STUNMappedAddress?
+        var mapped: TransportAddress?
         var relay: TURNRelay?
         /// Each TURN server that gave no relay, and why.
         var relayFailures: [String] = []
@@ -33,7 +34,7 @@ package enum SIPMediaPortReservation {
     /// one (over UDP from the same socket, or over a TCP connection of its own). A STUN or TURN
     /// failure only leaves `mapped` or `relay` nil. Blocking.
     static func reserve(
-        host: String, stunServer: STUNMappedAddress?, turnServers: [TURNServer] = [], logger: Logger? = nil
+        host: String, stunServer: TransportAddress?, turnServers: [TURNServer] = [], logger: Logger? = nil
     ) throws(SIPUserAgentError) -> Reserved {
         var reserved = Reserved(sockets: try reserve(host: host))
         let port = reserved.port
@@ -57,7 +58,7 @@ package enum SIPMediaPortReservation {
                 }
                 // Over UDP the TURN server saw the port too: its mapping stands in for a STUN server's.
                 if reserved.mapped == nil, server.transport == .udp, let relay = reserved.relay {
-                    reserved.mapped = STUNMappedAddress(address: relay.mapped.ip, port: relay.mapped.port)
+                    reserved.mapped = TransportAddress(ip: relay.mapped.ip, port: relay.mapped.port)
                 }
             } catch {
                 reserved.relayFailures.append("\(server): \(error)")

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import VoiceAddress
 import VoiceSTUN
 import CVoiceSys
 import VoiceDTLS
@@ -30,7 +31,7 @@ enum SIPMediaRelayAllocation {
         // client over keeps its refresh times as they are.
         var actions = client.start(now: start)
         var buffer = [UInt8](repeating: 0, count: 1_500)
-        let destination = STUNMappedAddress(address: server.address.ip, port: server.address.port)
+        let destination = TransportAddress(ip: server.address.ip, port: server.address.port)
         while true {
             for action in actions {
                 switch action {
@@ -119,7 +120,7 @@ enum SIPMediaRelayAllocation {
             }
             return
         }
-        let destination = STUNMappedAddress(address: relay.server.ip, port: relay.server.port)
+        let destination = TransportAddress(ip: relay.server.ip, port: relay.server.port)
         for case .send(let bytes) in client.close(now: .zero) {
             _ = STUNBindingClient.send(bytes, from: descriptor, to: destination)
         }

@@ -166,7 +166,7 @@ extension SIPUserAgent {
         let relay = mediaRelays[mediaPort]
         if let mapped {
             // Behind a NAT: the SDP names where the STUN server saw this port's packets come from.
-            capabilities.address = mapped.address.description
+            capabilities.address = mapped.ip.description
             capabilities.port = mapped.port
         }
         if capabilities.encryption.usesDTLS {

@@ -13,7 +13,7 @@ extension SIPUserAgent {
     /// wildcard also has a host candidate on each of `otherHosts` (the host's other addresses
     /// of the same family, in order of preference, after `host`).
     package static func iceParameters(
-        host: String, port: UInt16, mapped: STUNMappedAddress?, stunServer: STUNMappedAddress?, relay: ICECandidate? = nil,
+        host: String, port: UInt16, mapped: TransportAddress?, stunServer: TransportAddress?, relay: ICECandidate? = nil,
         policy: ICECandidatePolicy = .all, otherHosts: [String] = []
     ) -> SDPICEParameters {
         var random = SecureRandomNumberGenerator()
@@ -22,10 +22,10 @@ extension SIPUserAgent {
         if policy == .all, let ip = IPAddress(host), !ip.isUnspecified {
             let base = TransportAddress(ip: ip, port: port)
             candidates.append(.local(.host, address: base, base: base))
-            if let mapped, mapped.address != ip || mapped.port != port {
-                let server = stunServer.map { TransportAddress(ip: $0.address, port: $0.port) }
+            if let mapped, mapped.ip != ip || mapped.port != port {
+                let server = stunServer
                 candidates.append(
-                    .local(.serverReflexive, address: TransportAddress(ip: mapped.address, port: mapped.port), base: base, server: server))
+                    .local(.serverReflexive, address: mapped, base: base, server: server))
             }
         }
         if policy == .all, let main = IPAddress(host), !main.isUnspecified {

@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceSTUN
 import NIOCore
 import VoiceNetwork
@@ -10,15 +11,15 @@ extension SIPUserAgent {
     /// from: the NAT's address and port, which Contact and Via should carry. Retransmits at
     /// 0, 250 and 750 ms and fails with ``STUNError/timedOut`` at 1.5 s (as
     /// ``STUNBindingClient`` does for media ports).
-    package func discoverSignalingAddress() -> EventLoopFuture<STUNMappedAddress> {
+    package func discoverSignalingAddress() -> EventLoopFuture<TransportAddress> {
         jobs.flatSubmit {
             guard let server = self.configuration.stunServer,
-                let address = try? NIOCore.SocketAddress(ipAddress: server.address.description, port: Int(server.port))
+                let address = try? NIOCore.SocketAddress(ipAddress: server.ip.description, port: Int(server.port))
             else { return self.eventLoop.makeFailedFuture(STUNError.noMappedAddress) }
             let destination = SIPTransportEndpoint(transport: .udp, address: address)
             var generator = SecureRandomNumberGenerator()
             let request = STUNMessage.bindingRequest(using: &generator)
-            let promise = self.eventLoop.makePromise(of: STUNMappedAddress.self)
+            let promise = self.eventLoop.makePromise(of: TransportAddress.self)
             self.stunWaiters[request.transactionID] = promise
             for delay in STUNBindingClient.retransmissions {
                 self.eventLoop.scheduleTask(in: .milliseconds(delay)) {
@@ -39,7 +40,7 @@ extension SIPUserAgent {
         guard let message = try? STUNMessage(parsing: bytes), message.type != .bindingRequest,
             let waiter = stunWaiters.removeValue(forKey: message.transactionID)
         else { return }
-        waiter.completeWith(Result { () throws(STUNError) in try STUNMappedAddress(response: message) })
+        waiter.completeWith(Result { () throws(STUNError) in try TransportAddress(stunResponse: message) })
     }
 
     /// From now on Contact and Via carry `host` and `port` (a NAT's, learned with STUN) instead

@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceSTUN
 import VoiceICE
 import Dispatch
@@ -55,14 +56,14 @@ package final class SIPUserAgent: @unchecked Sendable {
         return SIPIdentifierGenerator.token(length: 12, using: &generator) + ".invalid"
     }()
     /// What STUN said each reserved media port maps to, until its call's SDP takes it.
-    var mappedMediaAddresses: [UInt16: STUNMappedAddress] = [:]
+    var mappedMediaAddresses: [UInt16: TransportAddress] = [:]
     /// The host's other addresses (beside the advertised one) that DTLS-SRTP calls offer host
     /// candidates on, when media binds the wildcard; see ``setOtherMediaHosts(_:)``.
     var otherMediaHosts: [String] = []
     /// The TURN relay allocated from each reserved media port, until its call takes it.
     var mediaRelays: [UInt16: TURNRelay] = [:]
     /// STUN Binding requests sent on the SIP socket, by transaction ID.
-    var stunWaiters: [[UInt8]: EventLoopPromise<STUNMappedAddress>] = [:]
+    var stunWaiters: [[UInt8]: EventLoopPromise<TransportAddress>] = [:]
     /// Why a send just failed, by transaction, while the table reports it (see `perform`).
     var sendFailures: [SIPTransactionKey: SIPFailure] = [:]
     /// How work from other threads reaches the loop in bounded turns (see ``LoopJobQueue``).

@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceSTUN
 import VoiceICE
 import NIOCore
@@ -48,7 +49,7 @@ package struct SIPUserAgentConfiguration: Sendable {
     package var flowLiveness: SIPFlowLiveness.Configuration?
     /// A STUN server (RFC 5389) that tells the UDP SIP socket's and each media port's
     /// server-reflexive address, advertised instead of the local one (behind a NAT); nil: none.
-    package var stunServer: STUNMappedAddress?
+    package var stunServer: TransportAddress?
     /// TURN servers (RFC 8656) each DTLS-SRTP call's media port allocates a relayed ICE
     /// candidate on: the first that grants one, tried in order; empty: none.
     package var turnServers: [TURNServer] = []

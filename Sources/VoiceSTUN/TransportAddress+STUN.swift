@@ -1,21 +1,14 @@
 import VoiceAddress
-/// The transport address a STUN server saw a request come from: the server-reflexive address
-/// (RFC 5389 §15.1, §15.2). For a client behind a NAT, the NAT's public address and port.
-package struct STUNMappedAddress: Hashable, Sendable, CustomStringConvertible {
-    package var address: IPAddress
-    package var port: UInt16
 
-    package init(address: IPAddress, port: UInt16) {
-        self.address = address
-        self.port = port
-    }
-
-    package var description: String { address.isIPv6 ? "[\(address)]:\(port)" : "\(address):\(port)" }
-
+/// STUN's address attributes (RFC 8489 §14.1, §14.2): MAPPED-ADDRESS and XOR-MAPPED-ADDRESS, the
+/// transport address a STUN server saw a request come from (the server-reflexive address: for a
+/// client behind a NAT, the NAT's public address and port), and TURN's XOR-RELAYED-ADDRESS and
+/// XOR-PEER-ADDRESS, which share the XOR form.
+extension TransportAddress {
     /// The mapped address of a Binding success response: XOR-MAPPED-ADDRESS, else MAPPED-ADDRESS.
     /// - Throws: ``STUNError/errorResponse(_:)`` for an error response (with its code),
     ///   ``STUNError/noMappedAddress`` when neither attribute is there, ``STUNError/badAddress``.
-    package init(response: STUNMessage) throws(STUNError) {
+    package init(stunResponse response: STUNMessage) throws(STUNError) {
         if response.type == .bindingError {
             let code = response.attribute(STUNMessage.Attribute.errorCode).map { value -> Int in
                 let v = value.value
@@ -35,7 +28,7 @@ package struct STUNMappedAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// The attribute's value: reserved byte, family (1 IPv4, 2 IPv6), port, address; XORed with
     /// the cookie (port, IPv4) and transaction ID (IPv6) for XOR-MAPPED-ADDRESS.
-    private static func decode(_ value: [UInt8], xorWith mask: [UInt8]?) throws(STUNError) -> STUNMappedAddress {
+    private static func decode(_ value: [UInt8], xorWith mask: [UInt8]?) throws(STUNError) -> TransportAddress {
         guard value.count >= 4 else { throw .badAddress }
         let family = value[1]
         let size: Int
@@ -52,12 +45,12 @@ package struct STUNMappedAddress: Hashable, Sendable, CustomStringConvertible {
             for i in 0..<size { bytes[i] ^= mask[i] }
         }
         guard let address = IPAddress(bytes: bytes) else { throw .badAddress }
-        return STUNMappedAddress(address: address, port: port)
+        return TransportAddress(ip: address, port: port)
     }
 
     /// Decodes an XOR-MAPPED-ADDRESS-style value (TURN's XOR-RELAYED-ADDRESS and
     /// XOR-PEER-ADDRESS too) of a message with `transactionID`.
-    package init(xorValue value: [UInt8], transactionID: [UInt8]) throws(STUNError) {
+    package init(stunXORValue value: [UInt8], transactionID: [UInt8]) throws(STUNError) {
         self = try Self.decode(value, xorWith: [0x21, 0x12, 0xA4, 0x42] + transactionID)
     }
 
@@ -66,8 +59,8 @@ package struct STUNMappedAddress: Hashable, Sendable, CustomStringConvertible {
     package func xorAttributeValue(transactionID: [UInt8]) -> [UInt8] {
         let mask: [UInt8] = [0x21, 0x12, 0xA4, 0x42] + transactionID
         let xoredPort = port ^ 0x2112
-        var bytes = address.bytes
+        var bytes = ip.bytes
         for i in bytes.indices { bytes[i] ^= mask[i] }
-        return [0, address.isIPv6 ? 0x02 : 0x01, UInt8(xoredPort >> 8), UInt8(xoredPort & 0xFF)] + bytes
+        return [0, ip.isIPv6 ? 0x02 : 0x01, UInt8(xoredPort >> 8), UInt8(xoredPort & 0xFF)] + bytes
     }
 }
