@@ -4,7 +4,7 @@
 #   scripts/sanitize.sh address [FILTER]   AddressSanitizer (use after free, overflows, leaks in C)
 #   scripts/sanitize.sh thread [FILTER]    ThreadSanitizer (data races)
 #
-# Without FILTER each runs its named subset below. Builds go to .build-sanitize-KIND (debug; a
+# Each runs its named subset below, narrowed to FILTER when one is given. Builds go to .build-sanitize-KIND (debug; a
 # first build takes several minutes). Exits non-zero on a failed test or a sanitizer report.
 #
 # The subsets leave out what real time makes impractical under a sanitizer's slowdown (about 2x
@@ -33,12 +33,9 @@ thread)
     ;;
 esac
 scratch=".build-sanitize-$kind"
-args=(--disable-swift-testing --scratch-path "$scratch" --sanitize="$kind")
-if [[ -n "${2:-}" ]]; then
-    args+=(--filter "$2")
-else
-    args+=(--skip "$skip")
-fi
+args=(--disable-swift-testing --scratch-path "$scratch" --sanitize="$kind" --skip "$skip")
+# FILTER narrows the subset; what the subset leaves out stays out.
+if [[ -n "${2:-}" ]]; then args+=(--filter "$2"); fi
 log="$scratch.log"
 mkdir -p "$scratch"
 # halt_on_error: the first report fails the run rather than scrolling past.
