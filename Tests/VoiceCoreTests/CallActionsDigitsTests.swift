@@ -63,7 +63,7 @@ final class CallActionsDigitsTests: VirtualTimeTestCase {
             let waiting = self.waiting, arrivals = self.arrivals
             let engine = world.engine
             let created = try SIPUserAgent(
-                configuration: configuration, transport: world.sipNetwork.transportFactory, mediaPorts: world.mediaPorts(),
+                configuration: configuration, transport: world.sipNetwork.transportFactory, clock: world.clock, mediaPorts: world.mediaPorts(),
                 logger: logger
             ) { event in
                 guard let agent = box.withLock({ $0 }) else { return }

@@ -218,7 +218,7 @@ struct TestVoiceClient {
         configuration.mediaEngine = world.engine
         configure(&configuration)
         client = try VoiceClient(
-            configuration: configuration, audioDevice: device, transport: world.sipNetwork.transportFactory,
+            configuration: configuration, audioDevice: device, transport: world.sipNetwork.transportFactory, clock: world.clock,
             mediaPorts: world.mediaPorts(), runsMediaJobsInline: true)
     }
 

@@ -27,6 +27,8 @@ final class VirtualCallWorld: @unchecked Sendable {
     let sipNetwork: SIPMemoryNetwork
     let mediaNetwork = InMemoryMediaNetwork()
     let engine: MediaEngine
+    /// The loop's time as a clock any thread may read (``WorldClock``).
+    let clock: WorldClock
     private let start: NIODeadline
     private let queues = Locked<[DispatchQueue]>([])
     private var nextHost = 1
@@ -43,7 +45,8 @@ final class VirtualCallWorld: @unchecked Sendable {
         sipNetwork.latency = .nanoseconds(latency.nanoseconds)
         mediaNetwork.setConditions { _, _, _ in latency }
         start = loop.now
-        engine = .embedded(network: mediaNetwork, start: MediaTime(nanoseconds: Int64(loop.now.uptimeNanoseconds)))
+        clock = WorldClock(loop: loop)
+        engine = .embedded(network: mediaNetwork, start: clock.now())
         Self.current = self
         driver = PollingWait.installDriver { [weak self] seconds in self?.advance(seconds: seconds) }
     }
@@ -99,8 +102,10 @@ final class VirtualCallWorld: @unchecked Sendable {
         var left = Int64(seconds * 1_000_000_000)
         repeat {
             let step = min(left, 5_000_000)
+            let now = MediaTime(nanoseconds: Int64((loop.now + .nanoseconds(step)).uptimeNanoseconds))
+            clock.stepping(to: now)
             loop.advanceTime(by: .nanoseconds(step))
-            engine.advance(to: MediaTime(nanoseconds: Int64(loop.now.uptimeNanoseconds)))
+            engine.advance(to: now)
             settle()
             left -= step
         } while left > 0
@@ -129,4 +134,29 @@ class VirtualTimeTestCase: XCTestCase {
         world = nil
         super.tearDown()
     }
+}
+
+/// A world's time as a ``MediaClock`` any thread may read. On the test's thread, which runs the
+/// loop, it is the loop's own `now` (a timer reads the instant it fires at). Elsewhere (the
+/// clients' delegate queues: a call made from a delegate callback reads the clock) it is the
+/// end of the step the world is taking, because the loop's `now` is written by the test's
+/// thread without a lock and may not be read from another.
+final class WorldClock: MediaClock, @unchecked Sendable {
+    // @unchecked: `loop` is touched only on `thread`; the rest is behind a lock.
+    private let loop: EmbeddedEventLoop
+    private let thread = pthread_self()
+    private let stepEnd: Locked<MediaTime>
+
+    init(loop: EmbeddedEventLoop) {
+        self.loop = loop
+        stepEnd = Locked(MediaTime(nanoseconds: Int64(loop.now.uptimeNanoseconds)))
+    }
+
+    func now() -> MediaTime {
+        if pthread_equal(pthread_self(), thread) != 0 { return MediaTime(nanoseconds: Int64(loop.now.uptimeNanoseconds)) }
+        return stepEnd.withLock { $0 }
+    }
+
+    /// The world is about to move the loop to `end`.
+    func stepping(to end: MediaTime) { stepEnd.withLock { $0 = end } }
 }

@@ -294,15 +294,25 @@ final class AudioStreamDeviceFormatTests: XCTestCase {
         let stereo48k = at48k.flatMap { [$0, $0] }
         let keyA = SRTPKeyMaterial.random(for: .aesCM128HmacSHA1_80)
         let keyB = SRTPKeyMaterial.random(for: .aesCM128HmacSHA1_80)
-        let local = try SocketAddress(host: "127.0.0.1", port: 0)
-        let a = try AudioStream(configuration: AudioStreamConfiguration(localAddress: local, encryption: .srtp(local: keyA, remote: keyB)))
-        let b = try AudioStream(configuration: AudioStreamConfiguration(localAddress: local, encryption: .srtp(local: keyB, remote: keyA)))
-        let narrow = BufferAudioDevice(format: AudioFormat(sampleRate: 16_000, channels: 1, framesPerBuffer: 160), captureSamples: at16k)
+        // On the embedded engine's in-memory network, the devices ticked by its audio clock:
+        // the subject is the conversion, not the sockets or the timing.
+        let engine = MediaEngine.embedded(network: InMemoryMediaNetwork())
+        let pacing = try SoftwareAudioPacing.ticked(by: XCTUnwrap(engine.audioClock))
+        func stream(_ host: String, _ local: SRTPKeyMaterial, _ remote: SRTPKeyMaterial) throws -> AudioStream {
+            let transport = try engine.transports.bind(SocketAddress(host: host, port: 0))
+            return try AudioStream(
+                configuration: AudioStreamConfiguration(localAddress: transport.localAddress, encryption: .srtp(local: local, remote: remote)),
+                engine: engine, transport: transport)
+        }
+        let a = try stream("10.0.0.1", keyA, keyB)
+        let b = try stream("10.0.0.2", keyB, keyA)
+        let narrow = BufferAudioDevice(
+            format: AudioFormat(sampleRate: 16_000, channels: 1, framesPerBuffer: 160), captureSamples: at16k, pacing: pacing)
         let wideStereo = BufferAudioDevice(
-            format: AudioFormat(sampleRate: 48_000, channels: 2, framesPerBuffer: 480), captureSamples: stereo48k)
+            format: AudioFormat(sampleRate: 48_000, channels: 2, framesPerBuffer: 480), captureSamples: stereo48k, pacing: pacing)
         try a.start(remote: b.localAddress, audioDevice: narrow)
         try b.start(remote: a.localAddress, audioDevice: wideStereo)
-        PollingWait.sleep(3)
+        engine.advance(by: .seconds(3))
         a.stop()
         b.stop()
         let recordedStereo = wideStereo.recordedSamples

@@ -36,25 +36,22 @@ final class FileAudioDeviceTests: XCTestCase {
         XCTAssert(captured.dropFirst(tone.count).allSatisfy { $0 == 0 })
     }
 
-    func testRealTimeCaptureIsPacedAndLoops() throws {
+    func testTickedCaptureIsPacedAndLoops() throws {
         let tone = testTone(count: 4_800, rate: 16_000)
-        // A clock of its own, started by this test: every tick it gives is due after `start`.
-        let pacing = SoftwareAudioPacing.ticked(by: SoftwareAudioClock(period: .milliseconds(10), name: "test-file-clk"))
+        // A manual clock, ticked here: one 10 ms buffer per tick, no more, no less.
+        let clock = SoftwareAudioClock(manualPeriod: .milliseconds(10), name: "test-file-clk")
         let device = try FileAudioDevice(
-            input: .wav(path: try writeWAV("in16.wav", rate: 16_000, samples: tone)), endOfInput: .loop, pacing: pacing)
+            input: .wav(path: try writeWAV("in16.wav", rate: 16_000, samples: tone)), endOfInput: .loop, pacing: .ticked(by: clock))
         XCTAssertEqual(device.captureFormat, AudioFormat(sampleRate: 16_000, channels: 1, framesPerBuffer: 160))
         let context = CollectingAudioContext()
-        let clock = MonotonicMediaClock()
-        let start = clock.now()
         try device.startCapturing(context: context)
-        XCTAssertTrue(context.wait(timeout: 10) { $0.captureCalls >= 40 })
-        let elapsed = clock.now() - start
+        for k in 0..<40 { clock.tick(at: .milliseconds(Int64(10 * k))) }
         device.stopCapturing()
-        XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(39 * 10), "40 buffers of 10 ms took \(elapsed)")
+        XCTAssertEqual(context.captureCalls, 40, "one buffer per tick")
         let captured = context.captured
-        XCTAssertGreaterThanOrEqual(captured.count, 6_400)
+        XCTAssertEqual(captured.count, 6_400)
         XCTAssertEqual(Array(captured.prefix(4_800)), tone)
-        XCTAssertEqual(Array(captured.prefix(6_400).dropFirst(4_800)), Array(tone.prefix(1_600)), "the input loops")
+        XCTAssertEqual(Array(captured.dropFirst(4_800)), Array(tone.prefix(1_600)), "the input loops")
     }
 
     func testRawInputAndStereo() throws {
@@ -112,24 +109,21 @@ final class FileAudioDeviceTests: XCTestCase {
         XCTAssertEqual(wav.samples, tone)
     }
 
-    func testRealTimeRenderDisabledWritesSilenceAndNoCallbackAfterStop() throws {
+    func testTickedRenderDisabledWritesSilenceAndNoCallbackAfterStop() throws {
         let out = directory + "/quiet.wav"
-        let pacing = SoftwareAudioPacing.ticked(by: SoftwareAudioClock(period: .milliseconds(10), name: "test-file-clk"))
-        let device = try FileAudioDevice(input: nil, outputPath: out, pacing: pacing)
+        let clock = SoftwareAudioClock(manualPeriod: .milliseconds(10), name: "test-file-clk")
+        let device = try FileAudioDevice(input: nil, outputPath: out, pacing: .ticked(by: clock))
         device.isEnabled = false
         let context = CollectingAudioContext(renderSource: testTone(count: 48_000))
-        let clock = MonotonicMediaClock()
-        let start = clock.now()
         try device.startRendering(context: context)
-        XCTAssertTrue(context.wait(timeout: 10) { $0.renderCalls >= 20 })
-        let elapsed = clock.now() - start
+        for k in 0..<20 { clock.tick(at: .milliseconds(Int64(10 * k))) }
         device.stopRendering()
         context.close()
-        usleep(30_000)
+        for k in 20..<25 { clock.tick(at: .milliseconds(Int64(10 * k))) }
         XCTAssertEqual(context.callbacksAfterClose, 0)
-        XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(19 * 10), "paced render: 20 pulls of 10 ms took \(elapsed)")
+        XCTAssertEqual(context.renderCalls, 20, "one pull per tick")
         let wav = try WAVFile(contentsOfFile: out)
-        XCTAssertEqual(wav.samples.count, context.renderCalls * 480)
+        XCTAssertEqual(wav.samples.count, 20 * 480)
         XCTAssert(wav.samples.allSatisfy { $0 == 0 })
     }
 

@@ -36,8 +36,9 @@ final class SoftwareAudioClockPhaseTests: XCTestCase {
     }
 
     func testClientsOfOnePhaseStartOnOneTickAndOtherPhasesOnOthers() throws {
+        // A manual clock, ticked here: tick k falls at k × 2 ms and is of phase k mod 4.
         let period = MediaTime.milliseconds(2)
-        let clock = SoftwareAudioClock(period: period, phases: 4, name: "test-phase-clk")
+        let clock = SoftwareAudioClock(manualPeriod: period, phases: 4, name: "test-phase-clk")
         let capture = FirstTickClient()
         let render = FirstTickClient()
         let other = FirstTickClient()
@@ -46,64 +47,49 @@ final class SoftwareAudioClockPhaseTests: XCTestCase {
             try clock.register(other, phase: 3),
         ]
         defer { registrations.forEach(clock.unregister) }
-        XCTAssertTrue(PollingWait.until(timeout: 10) { [capture, render, other].allSatisfy { $0.all.count >= 5 } })
-        // Registering is not atomic with the clock's ticks (a tick of phase 1 may come between
-        // two registrations), so "same phase" is: first ticks a whole number of cycles apart.
-        let first = [capture, render, other].map { $0.all[0] }
-        XCTAssertEqual(Self.phaseOffset(first[1], from: first[0], period: period, phases: 4), 0, "same phase, same tick of the cycle")
-        XCTAssertEqual(Self.phaseOffset(first[2], from: first[0], period: period, phases: 4), 2, "two phases apart, two ticks apart")
+        for k in 0..<20 { clock.tick(at: MediaTime(nanoseconds: Int64(k) * period.nanoseconds)) }
+        XCTAssertEqual(capture.all.first, .milliseconds(2), "phase 1: the second tick")
+        XCTAssertEqual(render.all.first, .milliseconds(2), "the same phase, the same tick")
+        XCTAssertEqual(other.all.first, .milliseconds(6), "phase 3: two ticks later")
         // Once started, a client gets every tick: consecutive ticks of the clock's timeline.
         for client in [capture, render, other] {
             let ticks = client.all
-            for (a, b) in zip(ticks, ticks.dropFirst()) {
-                XCTAssert(b - a == period || (b - a).nanoseconds > period.nanoseconds * 10, "ticks \(a) and \(b): a tick was skipped")
-            }
+            XCTAssertEqual(ticks.count, 20 - Int(ticks[0].nanoseconds / period.nanoseconds))
+            for (a, b) in zip(ticks, ticks.dropFirst()) { XCTAssertEqual(b - a, period, "ticks \(a) and \(b)") }
         }
     }
 
-    /// Ticks from `a` to `b` modulo the cycle of `phases` ticks; nil if they are not on one grid
-    /// (a stall restarted the clock's timeline in between).
-    static func phaseOffset(_ b: MediaTime, from a: MediaTime, period: MediaTime, phases: Int64) -> Int64? {
-        let apart = (b - a).nanoseconds
-        guard apart % period.nanoseconds == 0 else { return nil }
-        let ticks = apart / period.nanoseconds
-        return ((ticks % phases) + phases) % phases
-    }
-
     func testADevicesCaptureAndRenderShareAPhaseAndTheNextDeviceTakesAnother() throws {
-        // 10 ms ticks and four phases: devices 0 and 1 take phases 0 and 2 (20 ms apart), while
-        // one device's two directions are ticked back to back in the same tick.
-        let pacing = SoftwareAudioPacing.ticked(
-            by: SoftwareAudioClock(period: .milliseconds(10), phases: 4, name: "test-phase-clk"))
+        // 10 ms ticks and four phases, ticked here: devices 0 and 1 take phases 0 and 2 (20 ms
+        // apart), and one device's two directions start on the same tick.
+        let clock = SoftwareAudioClock(manualPeriod: .milliseconds(10), phases: 4, name: "test-phase-clk")
+        let time = ManualMediaClock()
+        let pacing = SoftwareAudioPacing.ticked(by: clock)
         let devices = [BufferAudioDevice(pacing: pacing), BufferAudioDevice(pacing: pacing)]
-        let contexts = [FirstCallContext(), FirstCallContext()]
+        let contexts = [FirstCallContext(clock: time), FirstCallContext(clock: time)]
         for (device, context) in zip(devices, contexts) {
             try device.startCapturing(context: context)
             try device.startRendering(context: context)
         }
         defer { devices.forEach { $0.stopCapturing(); $0.stopRendering() } }
-        XCTAssertTrue(PollingWait.until(timeout: 10) { contexts.allSatisfy { $0.started } })
-        // Measured on the test's clock, not the tick's: within 4 ms of a whole 40 ms cycle apart
-        // is the same phase (a phase tick may fall between the two directions' registrations).
-        func offset(_ b: MediaTime, _ a: MediaTime) -> Int64 {
-            let cycle = MediaTime.milliseconds(40).nanoseconds
-            return (((b - a).nanoseconds % cycle) + cycle) % cycle
+        for k in 0..<8 {
+            time.set(to: .milliseconds(Int64(10 * k)))
+            clock.tick(at: time.now())
         }
-        let near = MediaTime.milliseconds(4).nanoseconds
-        let times = contexts.map { $0.firstCalls }
-        for (capture, render) in times {
-            let apart = offset(render, capture)
-            XCTAssert(apart < near || apart > MediaTime.milliseconds(40).nanoseconds - near, "one device, one phase: \(apart) ns")
-        }
-        let apart = offset(times[1].capture, times[0].capture)
-        XCTAssert(abs(apart - MediaTime.milliseconds(20).nanoseconds) < near, "devices 0 and 1: phases 0 and 2, 20 ms apart: \(apart) ns")
+        XCTAssertTrue(contexts.allSatisfy(\.started))
+        let times = contexts.map(\.firstCalls)
+        for (capture, render) in times { XCTAssertEqual(capture, render, "one device, one phase, one tick") }
+        XCTAssertEqual(times[0].capture, .zero, "device 0: phase 0")
+        XCTAssertEqual(times[1].capture, .milliseconds(20), "device 1: phase 2, 20 ms later")
     }
 }
 
 /// Records when capture and render were first called.
 final class FirstCallContext: AudioDeviceContext, Sendable {
     private let first = Locked<(capture: MediaTime?, render: MediaTime?)>((nil, nil))
-    private let clock = MonotonicMediaClock()
+    private let clock: any MediaClock
+
+    init(clock: any MediaClock = MonotonicMediaClock()) { self.clock = clock }
 
     var started: Bool { first.withLock { $0.capture != nil && $0.render != nil } }
     var firstCalls: (capture: MediaTime, render: MediaTime) { first.withLock { ($0.capture ?? .zero, $0.render ?? .zero) } }

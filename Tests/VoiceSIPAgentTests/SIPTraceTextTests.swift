@@ -1,5 +1,8 @@
 import Foundation
 import Logging
+import NIOCore
+import NIOEmbedded
+import VoiceTestKit
 import XCTest
 
 @testable import VoiceSIP
@@ -41,26 +44,52 @@ final class SIPTraceTextTests: XCTestCase {
     }
 
     /// A whole call logged at trace level: the SDP goes by in both directions, its keys never do.
+    /// Two agents on the in-memory network and an `EmbeddedEventLoop`: the subject is the log.
     func testAUserAgentsTraceLogHoldsNoSRTPKey() throws {
+        let loop = EmbeddedEventLoop()
+        defer { try? loop.syncShutdownGracefully() }
+        let network = SIPMemoryNetwork(loop: loop)
         let lines = Locked<[String]>([])
-        var logger = Logger(label: "trace-test") { _ in CapturingLogHandler(lines: lines) }
-        logger.logLevel = .trace
-        let alice = try SIPTestAgent(user: "alice", logger: logger)
-        let bob = try SIPTestAgent(user: "bob")
-        defer {
-            alice.shutdown()
-            bob.shutdown()
+        var traced = Logger(label: "trace-test") { _ in CapturingLogHandler(lines: lines) }
+        traced.logLevel = .trace
+        func agent(_ user: String, _ host: String, logger: Logger) throws -> (SIPUserAgent, Locked<[SIPUserAgentEvent]>) {
+            let events = Locked<[SIPUserAgentEvent]>([])
+            let configuration = SIPUserAgentConfiguration(
+                identity: SIPNameAddress(uri: SIPURI(user: user, host: host)), listenHost: host, listenPort: 5060,
+                media: SDPLocalCapabilities(address: host, port: 0, encryption: .required))
+            let agent = try SIPUserAgent(
+                configuration: configuration, transport: network.transportFactory,
+                mediaPorts: { loop in loop.makeSucceededFuture(UInt16(30_000)) }, logger: logger
+            ) { event in events.withLock { $0.append(event) } }
+            _ = agent.start()
+            loop.run()
+            return (agent, events)
         }
-        let outgoing = try alice.agent.call(bob.uri).wait()
-        let (incoming, _) = try XCTUnwrap(bob.waitForIncomingCall())
-        bob.agent.accept(incoming)
-        let media = try XCTUnwrap(alice.waitForEstablished(outgoing))
-        alice.agent.hangUp(outgoing)
-        _ = alice.waitForTermination(outgoing)
+        let (alice, aliceEvents) = try agent("alice", "127.0.0.1", logger: traced)
+        let (bob, bobEvents) = try agent("bob", "127.0.0.2", logger: Logger(label: "quiet"))
+        let outgoing = Locked<SIPCallHandle?>(nil)
+        alice.call(SIPURI(user: "bob", host: "127.0.0.2")).whenSuccess { handle in outgoing.withLock { $0 = handle } }
+        loop.run()
+        let incoming = try XCTUnwrap(
+            bobEvents.withLock { events in
+                events.lazy.compactMap { if case .incomingCall(let handle, _, _) = $0 { handle } else { nil } }.first
+            })
+        bob.accept(incoming)
+        loop.advanceTime(by: .milliseconds(10))
+        let media = try XCTUnwrap(
+            aliceEvents.withLock { events in
+                events.lazy.compactMap { if case .call(_, .established(let media)) = $0 { media } else { nil } }.first
+            }, "the call was established")
+        alice.hangUp(try XCTUnwrap(outgoing.withLock { $0 }))
+        loop.advanceTime(by: .milliseconds(10))
+        XCTAssertTrue(
+            aliceEvents.withLock { $0.contains { if case .call(_, .terminated) = $0 { true } else { false } } }, "the call ended")
         let log = lines.withLock { $0.joined(separator: "\n") }
         XCTAssertTrue(log.contains("a=crypto:"), "the SDP was traced")
         XCTAssertTrue(log.contains("inline:<redacted>"))
-        for key in [media.localKey, media.remoteKey].compactMap({ $0 }) {
+        let keys = [media.localKey, media.remoteKey].compactMap { $0 }
+        XCTAssertEqual(keys.count, 2, "SDES keys both ways")
+        for key in keys {
             let encoded = Data(key.masterKey + key.masterSalt).base64EncodedString()
             XCTAssertFalse(log.contains(encoded), "a master key reached the log")
         }

@@ -1,95 +1,115 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-import Foundation
+import NIOCore
+import NIOEmbedded
+import VoiceSupport
+import VoiceTestKit
 import XCTest
 
 @testable import VoiceSIP
 @testable import VoiceSIPAgent
 import VoiceMediaTypes
-import VoiceSupport
 
 /// RFC 4568 §8.3: SDES keys travel only over protected signaling. Over UDP to another machine
-/// a call neither sends nor accepts them unless the app opts in.
+/// a call neither sends nor accepts them unless the app opts in. Agents at 10.0.0.1 and
+/// 10.0.0.2 (not loopback) on the in-memory network and an `EmbeddedEventLoop`: the subject is
+/// the policy, and "nothing was sent" is read off the network, not waited for.
 final class SIPUserAgentKeyExchangeTests: XCTestCase {
-    /// A local IPv4 address that is not loopback: signaling to it leaves the loopback interface.
-    private func externalAddress() throws -> String {
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0, let first = list else { throw XCTSkip("no interface list") }
-        defer { freeifaddrs(list) }
-        var cursor: UnsafeMutablePointer<ifaddrs>? = first
-        while let entry = cursor {
-            defer { cursor = entry.pointee.ifa_next }
-            guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else { continue }
-            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-            address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin in
-                var addr = sin.pointee.sin_addr
-                _ = inet_ntop(AF_INET, &addr, &text, socklen_t(INET_ADDRSTRLEN))
-            }
-            let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if !host.hasPrefix("127.") { return host }
-        }
-        throw XCTSkip("this machine has no non-loopback IPv4 address")
+    private var loop: EmbeddedEventLoop!
+    private var network: SIPMemoryNetwork!
+
+    override func setUp() {
+        loop = EmbeddedEventLoop()
+        network = SIPMemoryNetwork(loop: loop)
+    }
+
+    override func tearDown() {
+        try? loop.syncShutdownGracefully()
+    }
+
+    private func agent(
+        _ user: String, host: String, encryption: SDPEncryptionPolicy = .required,
+        configure: (inout SIPUserAgentConfiguration) -> Void = { _ in }
+    ) throws -> (SIPUserAgent, Locked<[SIPUserAgentEvent]>) {
+        let events = Locked<[SIPUserAgentEvent]>([])
+        var configuration = SIPUserAgentConfiguration(
+            identity: SIPNameAddress(uri: SIPURI(user: user, host: host)), listenHost: host, listenPort: 5060,
+            media: SDPLocalCapabilities(address: host, port: 0, encryption: encryption))
+        configure(&configuration)
+        let agent = try SIPUserAgent(
+            configuration: configuration, transport: network.transportFactory,
+            mediaPorts: { loop in loop.makeSucceededFuture(UInt16(30_000)) }
+        ) { event in events.withLock { $0.append(event) } }
+        _ = try value(agent.start())
+        return (agent, events)
+    }
+
+    /// Runs the loop until `future` completes (without advancing time) and returns its value.
+    private func value<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
+        let result = Locked<Result<T, Error>?>(nil)
+        future.whenComplete { outcome in result.withLock { $0 = outcome } }
+        loop.run()
+        return try XCTUnwrap(result.withLock { $0 }, "the future did not complete").get()
+    }
+
+    private func incomingCall(_ events: Locked<[SIPUserAgentEvent]>) -> SIPCallHandle? {
+        events.withLock { $0.lazy.compactMap { if case .incomingCall(let handle, _, _) = $0 { handle } else { nil } }.first }
+    }
+
+    private func termination(_ events: Locked<[SIPUserAgentEvent]>) -> SIPSessionEndReason? {
+        events.withLock { $0.lazy.compactMap { if case .call(_, .terminated(let reason)) = $0 { reason } else { nil } }.first }
+    }
+
+    private var invitesSent: Int {
+        network.sent.filter { if case .request(let request)? = $0.message { request.method == .invite } else { false } }.count
     }
 
     func testACallOverUDPToAnotherMachineSendsNoKeysUnlessOptedIn() throws {
-        let host = try externalAddress()
-        let alice = try SIPTestAgent(user: "alice", host: host)
-        let bob = try SIPTestAgent(user: "bob", host: host)
-        defer {
-            alice.shutdown()
-            bob.shutdown()
-        }
-        XCTAssertThrowsError(try alice.agent.call(bob.uri).wait()) { error in
+        let (alice, _) = try agent("alice", host: "10.0.0.1")
+        let (bob, bobEvents) = try agent("bob", host: "10.0.0.2")
+        defer { withExtendedLifetime(bob) {} }
+        XCTAssertThrowsError(try value(alice.call(SIPURI(user: "bob", host: "10.0.0.2")))) { error in
             XCTAssertEqual(error as? SIPUserAgentError, .keysNeedProtectedSignaling)
         }
-        XCTAssertNil(bob.waitForIncomingCall(timeout: 0.5), "nothing was sent")
+        loop.advanceTime(by: .seconds(1))
+        XCTAssertEqual(invitesSent, 0, "nothing was sent")
+        XCTAssertNil(incomingCall(bobEvents))
     }
 
     func testAnINVITEWithKeysOverUDPFromAnotherMachineIsRefused() throws {
-        let host = try externalAddress()
-        let alice = try SIPTestAgent(user: "alice", host: host) { $0.allowsKeysOverUnencryptedSignaling = true }
-        let bob = try SIPTestAgent(user: "bob", host: host)
-        defer {
-            alice.shutdown()
-            bob.shutdown()
-        }
-        let call = try alice.agent.call(bob.uri).wait()
-        XCTAssertEqual(alice.waitForTermination(call), .rejected(statusCode: 488), "our key would go back in clear text")
-        XCTAssertNil(bob.waitForIncomingCall(timeout: 0.2), "the app never heard of it")
+        let (alice, aliceEvents) = try agent("alice", host: "10.0.0.1") { $0.allowsKeysOverUnencryptedSignaling = true }
+        let (bob, bobEvents) = try agent("bob", host: "10.0.0.2")
+        defer { withExtendedLifetime(bob) {} }
+        _ = try value(alice.call(SIPURI(user: "bob", host: "10.0.0.2")))
+        loop.advanceTime(by: .milliseconds(100))
+        XCTAssertEqual(invitesSent, 1, "alice opted in and sent her key")
+        XCTAssertEqual(termination(aliceEvents), .rejected(statusCode: 488), "our key would go back in clear text")
+        XCTAssertNil(incomingCall(bobEvents), "the app never heard of it")
     }
 
     func testBothSidesOptedInConnect() throws {
-        let host = try externalAddress()
-        let alice = try SIPTestAgent(user: "alice", host: host) { $0.allowsKeysOverUnencryptedSignaling = true }
-        let bob = try SIPTestAgent(user: "bob", host: host) { $0.allowsKeysOverUnencryptedSignaling = true }
-        defer {
-            alice.shutdown()
-            bob.shutdown()
-        }
-        let call = try alice.agent.call(bob.uri).wait()
-        let (incoming, _) = try XCTUnwrap(bob.waitForIncomingCall())
-        bob.agent.accept(incoming)
-        let media = try XCTUnwrap(alice.waitForEstablished(call))
+        let (alice, aliceEvents) = try agent("alice", host: "10.0.0.1") { $0.allowsKeysOverUnencryptedSignaling = true }
+        let (bob, bobEvents) = try agent("bob", host: "10.0.0.2") { $0.allowsKeysOverUnencryptedSignaling = true }
+        let call = try value(alice.call(SIPURI(user: "bob", host: "10.0.0.2")))
+        loop.run()
+        bob.accept(try XCTUnwrap(incomingCall(bobEvents)))
+        loop.advanceTime(by: .milliseconds(10))
+        let media = try XCTUnwrap(
+            aliceEvents.withLock { $0.lazy.compactMap { if case .call(_, .established(let media)) = $0 { media } else { nil } }.first })
         XCTAssertNotNil(media.localKey, "SRTP, keys exchanged")
-        alice.agent.hangUp(call)
-        _ = alice.waitForTermination(call)
+        alice.hangUp(call)
+        loop.advanceTime(by: .milliseconds(10))
+        XCTAssertEqual(termination(aliceEvents), .localHangUp)
     }
 
     func testTLSAndLoopbackAreProtectedPlainRTPNeedsNoKeys() throws {
-        let agent = try SIPTestAgent(user: "carol")
-        defer { agent.shutdown() }
-        try agent.agent.eventLoop.submit {
-            XCTAssertTrue(agent.agent.mayExchangeKeys(transport: .tls, host: "203.0.113.9"))
-            XCTAssertTrue(agent.agent.mayExchangeKeys(transport: .udp, host: "127.0.0.5"))
-            XCTAssertTrue(agent.agent.mayExchangeKeys(transport: .tcp, host: "[::1]"))
-            XCTAssertFalse(agent.agent.mayExchangeKeys(transport: .udp, host: "203.0.113.9"))
-            XCTAssertFalse(agent.agent.mayExchangeKeys(transport: .tcp, host: "pbx.example.com"))
-            XCTAssertTrue(agent.agent.mayExchangeKeys(callingTo: try SIPURI(parsing: "sips:bob@pbx.example.com")))
-            XCTAssertFalse(agent.agent.mayExchangeKeys(callingTo: try SIPURI(parsing: "sip:bob@pbx.example.com")))
-        }.wait()
-        let plain = try SIPTestAgent(user: "dave", encryption: .unencrypted)
-        defer { plain.shutdown() }
-        XCTAssertTrue(try plain.agent.eventLoop.submit { plain.agent.mayExchangeKeys(transport: .udp, host: "203.0.113.9") }.wait())
+        let (agent, _) = try agent("carol", host: "10.0.0.3")
+        XCTAssertTrue(agent.mayExchangeKeys(transport: .tls, host: "203.0.113.9"))
+        XCTAssertTrue(agent.mayExchangeKeys(transport: .udp, host: "127.0.0.5"))
+        XCTAssertTrue(agent.mayExchangeKeys(transport: .tcp, host: "[::1]"))
+        XCTAssertFalse(agent.mayExchangeKeys(transport: .udp, host: "203.0.113.9"))
+        XCTAssertFalse(agent.mayExchangeKeys(transport: .tcp, host: "pbx.example.com"))
+        XCTAssertTrue(agent.mayExchangeKeys(callingTo: try SIPURI(parsing: "sips:bob@pbx.example.com")))
+        XCTAssertFalse(agent.mayExchangeKeys(callingTo: try SIPURI(parsing: "sip:bob@pbx.example.com")))
+        let (plain, _) = try self.agent("dave", host: "10.0.0.4", encryption: .unencrypted)
+        XCTAssertTrue(plain.mayExchangeKeys(transport: .udp, host: "203.0.113.9"))
     }
 }
