@@ -4,23 +4,37 @@ import XCTest
 import VoiceSupport
 import VoiceMediaTypes
 
+/// The buffer device, paced by a manual clock the test ticks (one 10 ms buffer each way per
+/// tick, counted exactly), except where its own free-running thread is the subject.
 final class BufferAudioDeviceTests: XCTestCase {
+    private let clock = SoftwareAudioClock(manualPeriod: .milliseconds(10), name: "test-buf-clk")
+    private var ticks = 0
+    private var pacing: SoftwareAudioPacing { .ticked(by: clock) }
+
+    /// `count` more ticks of the manual clock.
+    private func tick(_ count: Int) {
+        for _ in 0..<count {
+            clock.tick(at: .milliseconds(Int64(10 * ticks)))
+            ticks += 1
+        }
+    }
+
     func testRecordsWhatTheContextRenders() throws {
         let tone = testTone(count: 4_800)
-        let device = BufferAudioDevice()
+        let device = BufferAudioDevice(pacing: pacing)
         let context = CollectingAudioContext(renderSource: tone)
         try device.startRendering(context: context)
-        XCTAssertTrue(context.wait { $0.renderedSamples >= 4_800 })
+        tick(10)
         device.stopRendering()
         let recorded = device.recordedSamples
-        XCTAssertGreaterThanOrEqual(recorded.count, 4_800)
-        XCTAssertEqual(recorded.count, context.renderedSamples, "every pulled buffer is recorded")
-        XCTAssertEqual(Array(recorded.prefix(4_800)), tone)
+        XCTAssertEqual(context.renderedSamples, 4_800, "ten pulls of 480")
+        XCTAssertEqual(recorded, tone, "every pulled buffer is recorded")
         device.clearRecording()
         XCTAssertEqual(device.recordedSamples, [])
     }
 
-    func testCapturesSamplesOnceThenSilenceOrLoops() throws {
+    /// Free-running: the device's own thread delivers as fast as it can and stops at the end.
+    func testFreeRunningCaptureEndsWithTheSamples() throws {
         let tone = testTone(count: 1_000)
         let once = BufferAudioDevice(captureSamples: tone, pacing: .freeRunning())
         let context = CollectingAudioContext()
@@ -31,67 +45,71 @@ final class BufferAudioDeviceTests: XCTestCase {
         XCTAssertEqual(Array(context.captured.prefix(1_000)), tone)
         XCTAssertEqual(context.captured.count, 1_440)
         XCTAssert(context.captured.suffix(440).allSatisfy { $0 == 0 })
+    }
 
-        let looping = BufferAudioDevice(captureSamples: tone, loop: true)
-        let loopContext = CollectingAudioContext()
-        try looping.startCapturing(context: loopContext)
-        XCTAssertTrue(loopContext.wait { $0.captured.count >= 2_500 })
+    func testLoopingCaptureRepeatsTheSamples() throws {
+        let tone = testTone(count: 1_000)
+        let looping = BufferAudioDevice(captureSamples: tone, loop: true, pacing: pacing)
+        let context = CollectingAudioContext()
+        try looping.startCapturing(context: context)
+        tick(6)
         looping.stopCapturing()
-        let captured = loopContext.captured
+        let captured = context.captured
+        XCTAssertEqual(captured.count, 2_880)
         XCTAssertEqual(Array(captured[0..<1_000]), tone)
         XCTAssertEqual(Array(captured[1_000..<2_000]), tone)
+        XCTAssertEqual(Array(captured[2_000..<2_880]), Array(tone.prefix(880)))
     }
 
     func testGeneratorFillsEachBuffer() throws {
         let counter = Atomic<Int16>(0)
-        let device = BufferAudioDevice(format: AudioFormat(sampleRate: 16_000, channels: 1, framesPerBuffer: 160)) { buffer in
+        let device = BufferAudioDevice(format: AudioFormat(sampleRate: 16_000, channels: 1, framesPerBuffer: 160), pacing: pacing) { buffer in
             let n = counter.add(1, ordering: .relaxed).newValue
             buffer.update(repeating: n)
         }
         let context = CollectingAudioContext()
         try device.startCapturing(context: context)
-        XCTAssertTrue(context.wait { $0.captureCalls >= 3 })
+        tick(3)
         device.stopCapturing()
+        XCTAssertEqual(context.captureCalls, 3)
         let captured = context.captured
         XCTAssertEqual(Array(captured[0..<160]), [Int16](repeating: 1, count: 160))
         XCTAssertEqual(Array(captured[160..<320]), [Int16](repeating: 2, count: 160))
+        XCTAssertEqual(Array(captured[320..<480]), [Int16](repeating: 3, count: 160))
     }
 
     func testDisabledCapturesAndRecordsSilenceButKeepsPacing() throws {
-        // A clock of its own, started by this test: every tick it gives is due after `start`.
-        let pacing = SoftwareAudioPacing.ticked(by: SoftwareAudioClock(period: .milliseconds(10), name: "test-buf-clk"))
         let device = BufferAudioDevice(captureSamples: testTone(count: 48_000), loop: true, pacing: pacing)
         device.isEnabled = false
         XCTAssertFalse(device.isEnabled)
         let context = CollectingAudioContext(renderSource: testTone(count: 48_000))
-        let clock = MonotonicMediaClock()
-        let start = clock.now()
         try device.startCapturing(context: context)
         try device.startRendering(context: context)
-        XCTAssertTrue(context.wait(timeout: 10) { $0.captureCalls >= 20 && $0.renderCalls > 0 })
-        let elapsed = clock.now() - start
+        tick(20)
         device.stopCapturing()
         device.stopRendering()
-        XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(19 * 10), "paced while disabled: 20 buffers of 10 ms took \(elapsed)")
+        XCTAssertEqual(context.captureCalls, 20, "paced while disabled: one buffer per tick")
+        XCTAssertEqual(context.renderCalls, 20, "render audio is still pulled")
         XCTAssert(context.captured.allSatisfy { $0 == 0 })
-        XCTAssertGreaterThan(context.renderCalls, 0, "render audio is still pulled")
-        XCTAssertFalse(device.recordedSamples.isEmpty)
+        XCTAssertEqual(device.recordedSamples.count, 20 * 480)
         XCTAssert(device.recordedSamples.allSatisfy { $0 == 0 })
     }
 
     func testNoCallbackAfterStopAndStopIsIdempotent() throws {
-        let device = BufferAudioDevice(captureSamples: testTone(count: 480), loop: true)
+        let device = BufferAudioDevice(captureSamples: testTone(count: 480), loop: true, pacing: pacing)
         let context = CollectingAudioContext()
         try device.startCapturing(context: context)
         try device.startRendering(context: context)
-        XCTAssertTrue(context.wait { $0.captureCalls >= 2 && $0.renderCalls >= 2 })
+        tick(2)
+        XCTAssertEqual(context.captureCalls, 2)
+        XCTAssertEqual(context.renderCalls, 2)
         device.stopCapturing()
         device.stopRendering()
         context.close()
         device.stopCapturing()
         device.stopRendering()
         let recorded = device.recordedSamples.count
-        usleep(50_000)
+        tick(5)
         XCTAssertEqual(context.callbacksAfterClose, 0)
         XCTAssertEqual(device.recordedSamples.count, recorded)
     }

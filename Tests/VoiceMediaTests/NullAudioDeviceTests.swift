@@ -5,28 +5,32 @@ import VoiceTestKit
 import VoiceSupport
 import VoiceMediaTypes
 
+/// The null device, paced by a manual clock the test ticks (counted exactly), except where the
+/// shared clock's thread or a free-running thread is the subject.
 final class NullAudioDeviceTests: XCTestCase {
+    /// `count` ticks of `clock`, 10 ms apart from `first`.
+    private func tick(_ clock: SoftwareAudioClock, _ count: Int, first: Int = 0) {
+        for k in first..<(first + count) { clock.tick(at: .milliseconds(Int64(10 * k))) }
+    }
+
     func testCapturesSilencePacedAndDiscardsRender() throws {
-        // A clock of its own, started by this test: every tick it gives is due after `start`.
-        let device = NullAudioDevice(pacing: .ticked(by: SoftwareAudioClock(period: .milliseconds(10), name: "test-null-clk")))
+        let clock = SoftwareAudioClock(manualPeriod: .milliseconds(10), name: "test-null-clk")
+        let device = NullAudioDevice(pacing: .ticked(by: clock))
         let context = CollectingAudioContext(renderSource: testTone(count: 48_000))
-        let clock = MonotonicMediaClock()
-        let start = clock.now()
         try device.startCapturing(context: context)
         try device.startRendering(context: context)
-        XCTAssertTrue(context.wait(timeout: 10) { $0.captureCalls >= 30 && $0.renderCalls >= 30 })
-        let elapsed = clock.now() - start
+        tick(clock, 30)
         device.stopCapturing()
         device.stopRendering()
-        // Paced: buffer n is never delivered before (n - 1) periods have passed. Only this lower
-        // bound holds on a loaded machine; a stalled clock delivers later, or drops buffers.
-        XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(29 * 10), "30 buffers and 30 pulls of 10 ms took \(elapsed)")
-        XCTAssertEqual(context.captured.count, context.captureCalls * 480)
+        XCTAssertEqual(context.captureCalls, 30, "one buffer per tick")
+        XCTAssertEqual(context.renderCalls, 30, "one pull per tick")
+        XCTAssertEqual(context.captured.count, 30 * 480)
         XCTAssert(context.captured.allSatisfy { $0 == 0 })
     }
 
     func testStartTwiceThrowsAlreadyStartedAndStopIsIdempotent() throws {
-        let device = NullAudioDevice()
+        let clock = SoftwareAudioClock(manualPeriod: .milliseconds(10), name: "test-null-clk")
+        let device = NullAudioDevice(pacing: .ticked(by: clock))
         let context = CollectingAudioContext()
         try device.startCapturing(context: context)
         XCTAssertThrowsError(try device.startCapturing(context: context)) { error in
@@ -36,30 +40,31 @@ final class NullAudioDeviceTests: XCTestCase {
         context.close()
         device.stopCapturing()
         device.stopRendering()  // Never started: a no-op.
-        usleep(30_000)
+        tick(clock, 3)
         XCTAssertEqual(context.callbacksAfterClose, 0)
         // A stopped device can start again.
         let second = CollectingAudioContext()
         try device.startCapturing(context: second)
-        XCTAssertTrue(second.wait { $0.captureCalls > 0 })
+        tick(clock, 1, first: 3)
+        XCTAssertEqual(second.captureCalls, 1)
         device.stopCapturing()
     }
 
     func testHundredsOfDevicesShareOneClock() throws {
-        let clock = SoftwareAudioClock(period: .milliseconds(10), name: "test-null-clk")
+        let clock = SoftwareAudioClock(manualPeriod: .milliseconds(10), name: "test-null-clk")
         let devices = (0..<300).map { _ in NullAudioDevice(pacing: .ticked(by: clock)) }
         let contexts = devices.map { _ in CollectingAudioContext() }
-        let start = MonotonicMediaClock().now()
         for (device, context) in zip(devices, contexts) { try device.startCapturing(context: context) }
         XCTAssertEqual(clock.clientCount, 300)
-        XCTAssertTrue(PollingWait.until(timeout: 10) { contexts.allSatisfy { $0.captureCalls >= 20 } })
-        let elapsed = MonotonicMediaClock().now() - start
+        tick(clock, 20)
         for device in devices { device.stopCapturing() }
         XCTAssertEqual(clock.clientCount, 0)
-        // Each device is paced on the shared clock, not ticked more often: 20 buffers take 19 periods.
-        XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(19 * 10), "20 buffers of 10 ms on every device took \(elapsed)")
+        // Each device is paced on the shared clock, not ticked more often: one buffer per tick.
+        XCTAssertEqual(Set(contexts.map(\.captureCalls)), [20])
     }
 
+    /// On the shared clock's thread and a free-running one: stopping from inside the callback
+    /// must not wait for that very thread.
     func testStoppingFromInsideACallbackEndsCapture() throws {
         for pacing in [SoftwareAudioPacing.realTime, .freeRunning()] {
             let state = try SelfStoppingAudioContext().runUntilStopped(NullAudioDevice(pacing: pacing))
