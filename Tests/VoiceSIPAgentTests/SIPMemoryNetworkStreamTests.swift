@@ -10,19 +10,7 @@ import XCTest
 /// The in-memory network's TCP: what the virtual-time reconnection tests rely on behaves as a
 /// socket transport's TCP does (connections opened by a send, refused without a listener,
 /// framed like a stream, lost at both ends when either closes).
-final class SIPMemoryNetworkStreamTests: XCTestCase {
-    private var loop: EmbeddedEventLoop!
-    private var network: SIPMemoryNetwork!
-
-    override func setUp() {
-        loop = EmbeddedEventLoop()
-        network = SIPMemoryNetwork(loop: loop)
-    }
-
-    override func tearDown() {
-        try? loop.syncShutdownGracefully()
-    }
-
+final class SIPMemoryNetworkStreamTests: EmbeddedSIPTestCase {
     private final class Recorder: Sendable {
         let events = Locked<[String]>([])
         func record(_ event: SIPTransportEvent) {

@@ -12,19 +12,7 @@ import VoiceMediaTypes
 /// a call neither sends nor accepts them unless the app opts in. Agents at 10.0.0.1 and
 /// 10.0.0.2 (not loopback) on the in-memory network and an `EmbeddedEventLoop`: the subject is
 /// the policy, and "nothing was sent" is read off the network, not waited for.
-final class SIPUserAgentKeyExchangeTests: XCTestCase {
-    private var loop: EmbeddedEventLoop!
-    private var network: SIPMemoryNetwork!
-
-    override func setUp() {
-        loop = EmbeddedEventLoop()
-        network = SIPMemoryNetwork(loop: loop)
-    }
-
-    override func tearDown() {
-        try? loop.syncShutdownGracefully()
-    }
-
+final class SIPUserAgentKeyExchangeTests: EmbeddedSIPTestCase {
     private func agent(
         _ user: String, host: String, encryption: SDPEncryptionPolicy = .required,
         configure: (inout SIPUserAgentConfiguration) -> Void = { _ in }
@@ -40,14 +28,6 @@ final class SIPUserAgentKeyExchangeTests: XCTestCase {
         ) { event in events.withLock { $0.append(event) } }
         _ = try value(agent.start())
         return (agent, events)
-    }
-
-    /// Runs the loop until `future` completes (without advancing time) and returns its value.
-    private func value<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
-        let result = Locked<Result<T, Error>?>(nil)
-        future.whenComplete { outcome in result.withLock { $0 = outcome } }
-        loop.run()
-        return try XCTUnwrap(result.withLock { $0 }, "the future did not complete").get()
     }
 
     private func incomingCall(_ events: Locked<[SIPUserAgentEvent]>) -> SIPCallHandle? {

@@ -12,19 +12,7 @@ import VoiceMediaTypes
 /// that connection has closed, over a new one to the received address and the sent-by port.
 /// On the in-memory network and an `EmbeddedEventLoop`: the subject is the agent's routing,
 /// not a kernel's TCP. (Plain RTP: SDES keys go only over TLS, and TLS is not the subject.)
-final class SIPUserAgentResponseRoutingTests: XCTestCase {
-    private var loop: EmbeddedEventLoop!
-    private var network: SIPMemoryNetwork!
-
-    override func setUp() {
-        loop = EmbeddedEventLoop()
-        network = SIPMemoryNetwork(loop: loop)
-    }
-
-    override func tearDown() {
-        try? loop.syncShutdownGracefully()
-    }
-
+final class SIPUserAgentResponseRoutingTests: EmbeddedSIPTestCase {
     private func invite(branch: String, sentBy: SIPTransportEndpoint, to target: SIPTransportEndpoint) -> [UInt8] {
         let sdp = [
             "v=0", "o=- 10 10 IN IP4 10.0.0.1", "s=-", "c=IN IP4 10.0.0.1", "t=0 0",
@@ -96,13 +84,5 @@ final class SIPUserAgentResponseRoutingTests: XCTestCase {
         _ = target.shutdown()
         _ = caller.shutdown()
         loop.run()
-    }
-
-    /// Runs the loop until `future` completes (without advancing time) and returns its value.
-    private func value<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
-        let result = Locked<Result<T, Error>?>(nil)
-        future.whenComplete { outcome in result.withLock { $0 = outcome } }
-        loop.run()
-        return try XCTUnwrap(result.withLock { $0 }, "the future did not complete").get()
     }
 }

@@ -12,19 +12,7 @@ import VoiceMediaTypes
 /// User agents on an in-memory network and an `EmbeddedEventLoop`: no sockets and no real time.
 /// The RFC 3261 timers run at their real values (T1 = 500 ms) and the tests assert exact times,
 /// in milliseconds of wall-clock time.
-final class SIPUserAgentVirtualTimeTests: XCTestCase {
-    private var loop: EmbeddedEventLoop!
-    private var network: SIPMemoryNetwork!
-
-    override func setUp() {
-        loop = EmbeddedEventLoop()
-        network = SIPMemoryNetwork(loop: loop)
-    }
-
-    override func tearDown() {
-        try? loop.syncShutdownGracefully()
-    }
-
+final class SIPUserAgentVirtualTimeTests: EmbeddedSIPTestCase {
     /// An agent listening at `host`:5060 on the memory network, its events recorded with the time.
     private func agent(
         _ user: String, host: String, configure: (inout SIPUserAgentConfiguration) -> Void = { _ in }
@@ -42,14 +30,6 @@ final class SIPUserAgentVirtualTimeTests: XCTestCase {
         ) { event in events.withLock { $0.append((clock.now(), event)) } }
         XCTAssertEqual(try value(agent.start()).port, 5060)
         return (agent, events)
-    }
-
-    /// Runs the loop until `future` completes (without advancing time) and returns its value.
-    private func value<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
-        let result = Locked<Result<T, Error>?>(nil)
-        future.whenComplete { outcome in result.withLock { $0 = outcome } }
-        loop.run()
-        return try XCTUnwrap(result.withLock { $0 }, "the future did not complete").get()
     }
 
     private func termination(_ events: Locked<[(MediaTime, SIPUserAgentEvent)]>) -> (MediaTime, SIPSessionEndReason)? {
