@@ -1,4 +1,3 @@
-import VoiceEmbedded
 import XCTest
 @testable import VoiceMedia
 import VoiceTestKit

@@ -1,4 +1,3 @@
-import VoiceEmbedded
 import XCTest
 @testable import VoiceMedia
 import VoiceSupport
@@ -89,7 +88,7 @@ final class FirstCallContext: AudioDeviceContext, Sendable {
     private let first = Locked<(capture: MediaTime?, render: MediaTime?)>((nil, nil))
     private let clock: any MediaClock
 
-    init(clock: any MediaClock = MonotonicMediaClock()) { self.clock = clock }
+    init(clock: any MediaClock) { self.clock = clock }
 
     var started: Bool { first.withLock { $0.capture != nil && $0.render != nil } }
     var firstCalls: (capture: MediaTime, render: MediaTime) { first.withLock { ($0.capture ?? .zero, $0.render ?? .zero) } }
