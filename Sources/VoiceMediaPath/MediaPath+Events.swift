@@ -4,7 +4,8 @@ import VoiceICE
 import VoiceSupport
 
 extension MediaPath {
-    /// Starts the checks (ICE) or, without ICE, the handshake toward the signaled address.
+    /// Starts the checks (ICE: the first one leaves now) or, without ICE, the handshake toward
+    /// the signaled address.
     package mutating func start(now: MediaTime) -> [Effect] {
         guard case .ready(let agentSaid) = phase else { return [] }
         figures.startedAt = now
@@ -14,7 +15,10 @@ extension MediaPath {
         case .checking, .restarting, .selected, .consentLost:
             phase = .checking
             let effects = performRemoteSet(agentSaid, now: now)
-            return hasEnded ? effects : effects + permitRemoteCandidates(now: now)
+            if hasEnded { return effects }
+            // The permissions go first, then the first check at once rather than at the next tick.
+            let permits = permitRemoteCandidates(now: now)
+            return effects + permits + tick(now: now)
         }
     }
 

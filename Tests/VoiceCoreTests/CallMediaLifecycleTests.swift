@@ -37,6 +37,26 @@ final class CallMediaLifecycleTests: XCTestCase {
         XCTAssertEqual(m.started(), [.watch, .connect])
     }
 
+    func testTheCalleesMediaStartsWithItsAnswerAndConnectsOnTheACK() {
+        var m = CallMediaLifecycle()
+        XCTAssertEqual(m.answerSent(), [.start(muted: false)], "the user accepted: not muted")
+        XCTAssertTrue(m.isEarly, "not up before the ACK")
+        XCTAssertEqual(m.answerSent(), [], "a retransmitted 2xx starts nothing")
+        XCTAssertEqual(m.started(), [.watch], "running, not connected: no ACK yet")
+        XCTAssertEqual(m.answered(), [.answerEarlyMedia, .connect])
+        XCTAssertEqual(m.state, .running(early: false))
+
+        var slow = CallMediaLifecycle()
+        _ = slow.answerSent()
+        XCTAssertEqual(slow.answered(), [.answerEarlyMedia], "the ACK came first: it connects when the media runs")
+        XCTAssertEqual(slow.started(), [.watch, .connect])
+
+        var unacknowledged = CallMediaLifecycle()
+        _ = unacknowledged.answerSent()
+        XCTAssertEqual(unacknowledged.sessionEnded(), [], "no ACK ever came: it did not connect")
+        XCTAssertEqual(unacknowledged.release(), [.stop], "and its media is stopped")
+    }
+
     func testMediaThatFailsToStartFailsTheCallAndIsStillStopped() {
         var m = CallMediaLifecycle()
         _ = m.answered()

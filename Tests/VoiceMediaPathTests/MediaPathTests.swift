@@ -14,6 +14,10 @@ final class MediaPathTests: XCTestCase {
     func testTwoPathsSelectAPairAndKeyEachOthersDirections() throws {
         let h = try MediaPathHarness()
         h.start()
+        for side in [h.a, h.b] {
+            let check = try XCTUnwrap(h.other(side).inbox.first, "each side's first check leaves with the start, not at a tick")
+            XCTAssertEqual(check.bytes.withUnsafeBytes { MediaDatagramKind($0) }, .stun)
+        }
         XCTAssertTrue(h.a.path.isSettingUp)
         XCTAssertEqual(h.a.path.gate, .shut, "nothing passes before the keys")
         XCTAssertTrue(h.run(until: { h.bothKeyed }), "a: \(h.a.path.phase), b: \(h.b.path.phase)")

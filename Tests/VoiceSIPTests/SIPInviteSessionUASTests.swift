@@ -44,6 +44,10 @@ final class SIPInviteSessionUASTests: XCTestCase {
         XCTAssertEqual(bob.state, .connecting)
         XCTAssertEqual(bob.dialogID?.remoteTag, try invite.headers.from().tag)
         XCTAssertNotNil(bob.negotiatedMedia)
+        // The media may start with the 2xx; the call is up only with the ACK.
+        guard case .answered(let media)? = F.events(actions).last else { return XCTFail("\(F.events(actions))") }
+        XCTAssertEqual(media, bob.negotiatedMedia)
+        XCTAssertFalse(F.events(actions).contains { if case .established = $0 { true } else { false } })
     }
 
     func testDialogCreatingResponsesCopyRecordRouteInOrder() throws {
@@ -178,8 +182,10 @@ final class SIPInviteSessionUASTests: XCTestCase {
         bare.headers.remove("content-type")
         bare.headers.set("Content-Length", "0")
         var bob = F.callee(bare)
-        let ok = try F.single(F.responses(bob.accept(now: .zero)))
+        let accepted = bob.accept(now: .zero)
+        let ok = try F.single(F.responses(accepted))
         XCTAssertEqual(try F.direction(ok.body), .sendrecv, "the 2xx carries Bob's offer")
+        XCTAssertEqual(F.events(accepted), [], "nothing is negotiated before the ACK's answer: no media yet")
         // Answer Bob's offer as a caller that sent no offer would.
         var answerer = SDPOfferAnswer(capabilities: F.alice.capabilities)
         let answer = try answerer.receiveOffer(try F.sdp(ok.body)).answer

@@ -47,6 +47,14 @@ extension CallCore {
         runMedia(mediaLifecycle.earlyMediaArrived())
     }
 
+    /// Our 200 OK answered the caller's offer: the media starts now, before the ACK (see
+    /// ``CallMediaLifecycle/answerSent()``); the call connects on the ACK, in ``answered(_:)``.
+    func answerSent(_ negotiated: SDPNegotiatedMedia) {
+        guard !machine.isDisconnected, mediaLifecycle.state == .idle else { return }
+        self.negotiated = negotiated
+        runMedia(mediaLifecycle.answerSent())
+    }
+
     /// The call was answered with `negotiated`: the media starts, or the stream started on
     /// early media goes on with the final answer (the one the 183 carried, RFC 3261 §13.2.1),
     /// now sending the user's audio. The call connects once the media runs.

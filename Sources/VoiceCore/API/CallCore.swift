@@ -260,6 +260,8 @@ final class CallCore: @unchecked Sendable {
             earlyMediaArrived(negotiated)
         case .progress:
             break
+        case .answered(let negotiated):
+            answerSent(negotiated)
         case .established(let negotiated):
             stopRingback()
             signalingState(.stable)

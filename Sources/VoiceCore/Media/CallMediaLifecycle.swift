@@ -7,7 +7,7 @@
 /// Policy:
 /// - Media starts on the first negotiation. Started on early media (183 with SDP), it plays
 ///   what the peer sends and sends silence until the answer, which then applies to the same
-///   stream and unmutes it.
+///   stream and unmutes it. The callee's starts when its 2xx answers the offer, before the ACK.
 /// - An answered call connects once its media runs (the media thread is sending and playing),
 ///   not when the 2xx arrives; a call that ends while its media is still starting did connect.
 /// - The call's callbacks wait while the media stops, so the app hears of the end once the
@@ -16,7 +16,8 @@ struct CallMediaLifecycle: Equatable, Sendable {
     enum State: Equatable, Sendable {
         /// No media: nothing negotiated yet, or none could be made for the call.
         case idle
-        /// The media is starting. `early`: on the peer's early media, not answered yet;
+        /// The media is starting. `early`: not answered yet (the peer's early media, or our 2xx
+        /// awaiting its ACK);
         /// `connectsWhenRunning`: the call was answered and connects once the media runs.
         case starting(early: Bool, connectsWhenRunning: Bool)
         /// The media runs. `early`: the call is not answered yet.
@@ -70,6 +71,15 @@ struct CallMediaLifecycle: Equatable, Sendable {
         guard state == .idle else { return [] }
         state = .starting(early: true, connectsWhenRunning: false)
         return [.start(muted: true)]
+    }
+
+    /// Our 2xx answered the caller's offer (we are the callee): the media starts, not muted (the
+    /// user accepted), so that the caller's first packets and ICE checks meet a running stream.
+    /// It counts as early until the ACK: the call connects then, through ``answered()``.
+    mutating func answerSent() -> [Action] {
+        guard state == .idle else { return [] }
+        state = .starting(early: true, connectsWhenRunning: false)
+        return [.start(muted: false)]
     }
 
     /// The call was answered (our 2xx was acknowledged, or the peer's arrived) with its final

@@ -69,7 +69,9 @@ extension SIPInviteSession {
             offerInOK = true
         }
         dialog?.confirm()
-        return sendOK(to: invite, body: body, offerInOK: offerInOK, initial: true)
+        let ok = sendOK(to: invite, body: body, offerInOK: offerInOK, initial: true)
+        guard !offerInOK, let media = offerAnswer.negotiated else { return ok }
+        return ok + [.event(.answered(media))]
     }
 
     /// 415 with Accept for an INVITE whose body is not SDP (RFC 3261 §21.4.13).

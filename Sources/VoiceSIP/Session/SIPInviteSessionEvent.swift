@@ -6,6 +6,10 @@ package enum SIPInviteSessionEvent: Sendable, Equatable {
     case ringing
     /// A provisional response answered our offer: early media may flow.
     case earlyMedia(SDPNegotiatedMedia)
+    /// Our 2xx answered the peer's offer with this media (we are the callee): the media may
+    /// start now, so that the peer's first packets and ICE checks meet it; the call is up once
+    /// the ACK comes (``established(_:)``).
+    case answered(SDPNegotiatedMedia)
     /// The call is up with this media.
     case established(SDPNegotiatedMedia)
     /// A re-INVITE (ours or the peer's) changed the media: hold, resume, new address.
