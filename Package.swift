@@ -73,34 +73,38 @@ let package = Package(
         // Linux APIs that Glibc's Swift module does not export (epoll, eventfd, timerfd), and socket
         // calls that need the CMSG macros (receive timestamps, the UDP error queue).
         .target(name: "CVoiceSys"),
-        // Monotonic media time and the clocks that read it, a lock, a random source and byte
-        // readers: what every layer above shares. No dependencies.
+        // Monotonic media time and the clocks that read it, a lock, a random source, control
+        // characters escaped for logs, and the sockets a call reserves before its media takes
+        // them: what every layer above shares. No dependencies.
         .target(name: "VoiceSupport"),
+        // The cursor every parser reads bytes with (and the writer that builds them): network-
+        // and little-endian integers, truncation as a typed error. No dependencies.
+        .target(name: "VoiceBytes"),
         // What signaling and media agree on, as plain values: codecs and their settings, SRTP suites
         // and SDES keys (RFC 4568), a stream's encryption. Links no C library.
-        .target(name: "VoiceMediaTypes", dependencies: ["VoiceSupport"]),
+        .target(name: "VoiceMediaTypes", dependencies: ["VoiceBytes", "VoiceSupport"]),
         // An IP address as a value (IPv4 or IPv6, parsed and printed as RFC 5952 says). No dependencies.
         .target(name: "VoiceAddress"),
         // STUN (RFC 8489) as plain values: the message codec, MESSAGE-INTEGRITY (short- and
         // long-term keys, SASLprep) and FINGERPRINT, mapped addresses. No socket, no thread.
         .target(
             name: "VoiceSTUN",
-            dependencies: ["VoiceAddress", "VoiceSupport", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["VoiceAddress", "VoiceBytes", "VoiceSupport", .product(name: "Crypto", package: "swift-crypto")]),
         // The host's networks as rtnetlink reports them (links, addresses, default routes), each
         // interface's type (ethernet, Wi-Fi, VPN, cellular, loopback) and the address calls prefer;
         // and the blocking STUN Binding query a port's server-reflexive address is found with.
         .target(
             name: "VoiceNetwork",
             dependencies: [
-                "VoiceSupport", "VoiceAddress", "VoiceSTUN", "CVoiceSys", .product(name: "Logging", package: "swift-log"),
+                "VoiceSupport", "VoiceBytes", "VoiceAddress", "VoiceSTUN", "CVoiceSys", .product(name: "Logging", package: "swift-log"),
             ]),
         // ICE (RFC 8445) as plain values: candidates, pairs and check lists, connectivity checks
         // as STUN Binding transactions with MESSAGE-INTEGRITY and FINGERPRINT.
-        .target(name: "VoiceICE", dependencies: ["VoiceSTUN", "VoiceAddress", "VoiceSupport"]),
+        .target(name: "VoiceICE", dependencies: ["VoiceSTUN", "VoiceAddress", "VoiceBytes", "VoiceSupport"]),
         // RTP as plain values, with no C library: packets, RTCP and statistics, the source gate,
         // the jitter buffer and time-scale modification, and one stream's logic (``RTPStream``)
         // fed events and emitting actions, with its codec and packet protection behind protocols.
-        .target(name: "VoiceRTP", dependencies: ["VoiceAddress", "VoiceSupport", "VoiceMediaTypes", "VoiceICE"]),
+        .target(name: "VoiceRTP", dependencies: ["VoiceAddress", "VoiceBytes", "VoiceSupport", "VoiceMediaTypes", "VoiceICE"]),
         // DTLS-SRTP (RFC 5763, RFC 5764): a client's certificate and one association per stream,
         // fed datagrams and ticks, returning datagrams to send and the SRTP keys.
         .target(name: "VoiceDTLS", dependencies: ["VoiceSTUN", "CVoiceDTLS", "VoiceSupport", "VoiceMediaTypes", "VoiceICE", "VoiceDTLSTypes"]),
@@ -116,7 +120,7 @@ let package = Package(
         .target(
             name: "VoiceMedia",
             dependencies: [
-                "VoiceAddress", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CSpanDSP", "CVoiceShims", "CVoiceAPM",
+                "VoiceAddress", "VoiceBytes", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CSpanDSP", "CVoiceShims", "CVoiceAPM",
                 "VoiceICE", "VoiceDTLS", "VoiceMediaPath", "VoiceNetwork",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -241,7 +245,7 @@ let package = Package(
             ]),
         .executableTarget(name: "VoiceFuzzTool", dependencies: ["VoiceFuzzing"]),
         // The pure RTP layer's tests: they build and run without libopus, libsrtp or ALSA.
-        .testTarget(name: "VoiceRTPTests", dependencies: ["VoiceAddress", "VoiceRTP", "VoiceSupport", "VoiceMediaTypes", "VoiceTestAudio", "CMallocCounter"]),
+        .testTarget(name: "VoiceRTPTests", dependencies: ["VoiceAddress", "VoiceBytes", "VoiceRTP", "VoiceSupport", "VoiceMediaTypes", "VoiceTestAudio", "CMallocCounter"]),
         .testTarget(
             name: "VoiceConferenceTests",
             dependencies: [
@@ -252,12 +256,12 @@ let package = Package(
             name: "VoiceMediaPathTests",
             dependencies: ["VoiceAddress", "VoiceICE", "VoiceDTLS", "VoiceMediaPath", "VoiceMediaTypes", "VoiceRTP", "VoiceSupport", "VoiceTestAudio"]),
         .testTarget(name: "VoiceDTLSTests", dependencies: ["VoiceDTLS", "VoiceSupport", "VoiceMediaTypes"]),
-        .testTarget(name: "VoiceNetworkTests", dependencies: ["VoiceEmbedded", "VoiceAddress", "VoiceSTUN", "VoiceNetwork", "VoiceSupport", "VoiceTestKit", "VoiceTestAudio"]),
+        .testTarget(name: "VoiceNetworkTests", dependencies: ["VoiceEmbedded", "VoiceAddress", "VoiceBytes", "VoiceSTUN", "VoiceNetwork", "VoiceSupport", "VoiceTestKit", "VoiceTestAudio"]),
         .testTarget(name: "VoiceFuzzingTests", dependencies: ["VoiceFuzzing"], resources: [.copy("Corpus")]),
         .testTarget(
             name: "VoiceMediaTests",
             dependencies: [
-                "VoiceEmbedded", "VoiceSTUN", "VoiceSupport", "VoiceMediaTypes", "VoiceMediaPath", "VoiceRTP", "VoiceMedia", "VoiceTestKit", "VoiceTestAudio", "CMallocCounter", "CLibSRTP", "COpus",
+                "VoiceEmbedded", "VoiceBytes", "VoiceSTUN", "VoiceSupport", "VoiceMediaTypes", "VoiceMediaPath", "VoiceRTP", "VoiceMedia", "VoiceTestKit", "VoiceTestAudio", "CMallocCounter", "CLibSRTP", "COpus",
                 "CVoiceShims", "VoiceICE", "VoiceDTLS", "VoiceNetwork",
             ]),
         .testTarget(

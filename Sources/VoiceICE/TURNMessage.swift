@@ -1,4 +1,5 @@
 import VoiceAddress
+import VoiceBytes
 import VoiceSTUN
 import VoiceSupport
 

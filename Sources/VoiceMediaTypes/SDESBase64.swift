@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 /// Strict base64 (RFC 4648 §4 alphabet) for SDES key-salt fields.
 ///

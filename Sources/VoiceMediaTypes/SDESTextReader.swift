@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 /// A cursor over the UTF-8 bytes of an SDES attribute, built on ``ByteReader``: reads
 /// delimiter-separated fields and decimal numbers without indexing the text.

@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 
 /// A request for the kernel's whole table of links, addresses or routes (`NLM_F_DUMP`), answered

@@ -1,4 +1,5 @@
 import VoiceAddress
+import VoiceBytes
 import VoiceSupport
 
 /// Decodes the messages of one netlink datagram (RFC 3549 §2.2: a 16-byte header, then the

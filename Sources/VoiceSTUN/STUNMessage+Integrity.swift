@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 
 extension STUNMessage.Attribute {

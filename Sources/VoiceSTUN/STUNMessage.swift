@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 
 /// A STUN message (RFC 8489 §5): a 20-byte header (type, length, magic cookie, transaction ID)

@@ -1,4 +1,5 @@
 import CLibSRTP
+import VoiceBytes
 import VoiceTestKit
 import XCTest
 @testable import VoiceMedia

@@ -1,3 +1,4 @@
+import VoiceBytes
 import XCTest
 @testable import VoiceMedia
 import VoiceSupport

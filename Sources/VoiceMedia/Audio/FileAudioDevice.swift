@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 
 /// A device that captures from a WAV or raw PCM file and renders into a WAV file.

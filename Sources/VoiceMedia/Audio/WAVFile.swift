@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 /// A 16-bit PCM RIFF/WAVE file held in memory: its format and interleaved samples.
 ///

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import VoiceBytes
 import VoiceSupport
 
 /// Streams 16-bit PCM to a WAV file on disk, patching the RIFF and data sizes on ``close()``.

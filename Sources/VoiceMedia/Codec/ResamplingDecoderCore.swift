@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceMediaTypes
 import VoiceRTP
 import VoiceSupport

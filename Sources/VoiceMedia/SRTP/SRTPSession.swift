@@ -1,4 +1,5 @@
 import CLibSRTP
+import VoiceBytes
 import VoiceSupport
 import VoiceMediaTypes
 

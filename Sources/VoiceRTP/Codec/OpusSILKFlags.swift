@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 /// The SILK header flags of an Opus packet (RFC 6716 §4.2.3): whether its frame carries speech
 /// (a voice-activity flag) and whether it carries in-band FEC (the LBRR flag), read without

@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 /// A compound RTCP packet (RFC 3550 §6.1): RTCP packets stacked back to back in one datagram.
 ///

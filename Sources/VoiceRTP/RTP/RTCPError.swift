@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 /// Why an RTCP packet could not be parsed or written.
 ///

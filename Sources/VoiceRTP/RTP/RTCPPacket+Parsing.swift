@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 extension RTCPPacket {
     /// Parses one packet's body (after the 4-byte header, padding removed).

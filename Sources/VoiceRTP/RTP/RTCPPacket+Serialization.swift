@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 extension RTCPPacket {
     /// Bytes ``write(into:)`` produces, header included.

@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 /// One reception report block of an SR or RR (RFC 3550 §6.4.1), 24 bytes on the wire.
 package struct RTCPReportBlock: Hashable, Sendable {

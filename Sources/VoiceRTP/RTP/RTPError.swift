@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 /// Why an RTP packet could not be parsed or written.
 ///

@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 /// The fields of an RTP header (RFC 3550 §5.1), as an owning value for building packets.
 ///

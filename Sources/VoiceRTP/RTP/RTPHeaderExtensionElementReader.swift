@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 /// Walks the RFC 8285 elements of a header extension without allocating.
 ///

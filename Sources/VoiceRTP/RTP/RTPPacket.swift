@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 /// An owning RTP packet: header plus payload bytes. For tests and non-real-time paths;
 /// the media path uses ``RTPPacketView`` and ``RTPHeader/writeMinimal(marker:payloadType:sequenceNumber:timestamp:ssrc:into:)``.

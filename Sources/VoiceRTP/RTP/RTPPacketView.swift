@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 /// A zero-copy, allocation-free view of one RTP packet (RFC 3550 §5.1) in borrowed bytes.
 ///

@@ -1,3 +1,4 @@
+import VoiceBytes
 import VoiceSupport
 /// One RFC 4733 telephone-event payload block (§2.3): event, end bit, volume, duration.
 ///

@@ -1,4 +1,3 @@
-import VoiceSupport
 extension ByteReader {
     /// Reads a little-endian 16-bit integer (RIFF/WAV byte order) and advances.
     package mutating func readUInt16LE() throws(Error) -> UInt16 {

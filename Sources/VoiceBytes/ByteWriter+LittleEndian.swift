@@ -1,4 +1,3 @@
-import VoiceSupport
 extension ByteWriter {
     /// Writes a little-endian 16-bit integer (RIFF/WAV byte order).
     package mutating func writeLE(_ v: UInt16) throws(Error) {
