@@ -7,7 +7,8 @@
 # tools) behind ALSA's pulse PCM (libasound2-plugins). OpenSSL 3 (libssl-dev) for DTLS-SRTP, and
 # G.722 from spandsp (libspandsp-dev);
 # aiortc (PyPI), the second WebRTC stack the DTLS-SRTP interop tests run against; espeak-ng and
-# pesq (PyPI) to score speech carried between the SDK and a browser.
+# pesq (PyPI) to score speech carried between the SDK and a browser; pjsua2-python (PyPI), pjsip
+# as a SIP peer.
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
@@ -23,6 +24,10 @@ fi
 if ! python3 -c "import aiortc" >/dev/null 2>&1; then
     # Debian marks its Python as externally managed; aiortc is not packaged there.
     $SUDO python3 -m pip install --quiet --break-system-packages aiortc
+fi
+# pjsip as a SIP peer (digits, and the call control it is compared with): its Python binding.
+if ! python3 -c "import pjsua2" >/dev/null 2>&1; then
+    $SUDO python3 -m pip install --quiet --break-system-packages pjsua2-python
 fi
 # PESQ-WB (ITU-T P.862.2) for the browser-softphone tests, which score speech spoken by espeak-ng.
 if ! python3 -c "import pesq, numpy, scipy" >/dev/null 2>&1; then

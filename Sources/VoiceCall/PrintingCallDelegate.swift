@@ -73,6 +73,8 @@ final class PrintingCallDelegate: CallDelegate, Sendable {
 
     func callDidReconnect(_ call: Call) { say("reconnected") }
 
+    func call(_ call: Call, didReceiveDigit digit: CallDigit) { say("digit \(digit)") }
+
     func call(_ call: Call, didReceiveQualityWarnings currentWarnings: Set<CallQualityWarning>,
               previousWarnings: Set<CallQualityWarning>) {
         say("quality warnings: \(currentWarnings.map { "\($0)" }.sorted()) (were \(previousWarnings.map { "\($0)" }.sorted()))")

@@ -35,6 +35,10 @@ public struct KamailioConfiguration: Hashable, Sendable {
     public var dispatcherDestinations: [String] = []
     /// With the dispatcher template: seconds between OPTIONS health checks.
     public var dispatcherPingInterval: Int = 1
+    /// Redirects (the default template): an INVITE for one of these users gets 302 Moved
+    /// Temporarily with the user's SIP URI here as its Contact (`sl_send_reply` with an
+    /// appended Contact, as a redirect server answers).
+    public var redirects: [String: String] = [:]
 
     /// The defaults: users alice/alicepass and bob/bobpass, realm `sippeer.test`, free ports.
     public init() {}
@@ -112,6 +116,11 @@ public final class KamailioPeer: Sendable {
             try SIPPeerTemplate.validate(user, as: "user")
             try SIPPeerTemplate.validate(password, as: "password")
             users.append("    $sht(users=>\(user)) = \"\(password)\";")
+        }
+        for (user, target) in config.redirects.sorted(by: { $0.key < $1.key }) {
+            try SIPPeerTemplate.validate(user, as: "user")
+            try SIPPeerTemplate.validate(target, as: "redirect target")
+            users.append("    $sht(redirects=>\(user)) = \"\(target)\";")
         }
         let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "kamailio")
         let runtime = directory + "/run"

@@ -43,8 +43,19 @@ package final class SIPScriptedPeer: @unchecked Sendable {
         var responses: [SIPResponse] = []
     }
 
+    /// A redirect server's answer to every INVITE: a 3xx with these Contact field values.
+    package struct Redirect: Sendable {
+        package var statusCode: Int
+        package var contacts: [String]
+        package init(statusCode: Int, contacts: [String]) {
+            self.statusCode = statusCode
+            self.contacts = contacts
+        }
+    }
+
     /// Where the peer listens.
     package let endpoint: SIPTransportEndpoint
+    private let redirect: Redirect?
     private let transport: any SIPTransport
     private let media: (any MediaTransport)?
     private let mediaEngine: MediaEngine
@@ -77,10 +88,11 @@ package final class SIPScriptedPeer: @unchecked Sendable {
     package init(
         transport: SIPTransportProtocol = .udp, user: String = "peer", telephoneEvents: Bool = false,
         host: String = "127.0.0.1", port: Int = 0, network: SIPTransportFactory? = nil, mediaEngine: MediaEngine? = nil,
-        earlyMedia: Bool = false, audioDevice: (any AudioDevice)? = nil,
+        earlyMedia: Bool = false, audioDevice: (any AudioDevice)? = nil, redirect: Redirect? = nil,
         answer: @escaping @Sendable (SIPRequest) -> Answer = { _ in .session }
     ) throws {
         self.earlyMedia = earlyMedia
+        self.redirect = redirect
         let ownsMedia = network == nil || mediaEngine != nil
         self.audioDevice = ownsMedia ? audioDevice : nil
         self.mediaEngine = mediaEngine ?? .shared
@@ -243,6 +255,14 @@ package final class SIPScriptedPeer: @unchecked Sendable {
         let answer = shared.withLock { shared -> Answer in
             shared.requests.append(request)
             return request.method == .ack || request.method == .invite && session == nil ? .session : shared.answer(request)
+        }
+        if let redirect {
+            // A redirect server: every INVITE gets the 3xx; its ACK needs no answer.
+            guard request.method == .invite else { return }
+            var response = SIPResponse(replyingTo: request, statusCode: redirect.statusCode, toTag: "redirect")
+            for contact in redirect.contacts { response.headers.add("Contact", contact) }
+            send(.response(response), to: source)
+            return
         }
         guard var session else {
             guard request.method == .invite else {

@@ -80,6 +80,14 @@ final class RecordingCallDelegate: CallDelegate, @unchecked Sendable {
     func callDidEstablishMedia(_ call: Call) {
         mediaEstablished.withLock { $0 = (Date(), call.state, call.details) }
     }
+    /// The digits the far end pressed, as delivered.
+    let digits = Locked<[CallDigit]>([])
+    func call(_ call: Call, didReceiveDigit digit: CallDigit) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        digits.withLock { $0.append(digit) }
+    }
+    /// The delivered digits as one string.
+    var digitString: String { String(digits.withLock { $0 }.map(\.digit)) }
     /// Called with each Sinch call-quality event, on the delegate queue.
     let onQualityEvent = Locked<(@Sendable (CallQualityWarningEvent) -> Void)?>(nil)
     func callDidEmitCallQualityEvent(_ call: Call, event: CallQualityWarningEvent) {

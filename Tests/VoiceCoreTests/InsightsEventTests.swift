@@ -15,6 +15,8 @@ final class InsightsEventTests: XCTestCase {
                 "muted", "unmuted", "accepted-by-remote", "ringing", "connected", "disconnect-called",
                 "disconnected-by-local", "disconnected-by-remote", "hold", "unhold", "error", "reconnecting",
                 "reconnected", "accepted-by-local", "rejected-by-local",
+                // Not in the seed's table: a 3xx the call followed (RFC 3261 §8.1.3.4).
+                "redirected",
             ],
             "pc-connection-state": ["new", "connecting", "connected", "disconnected", "failed", "closed"],
             "ice-candidate": ["ice-candidate", "selected-ice-candidate-pair"],

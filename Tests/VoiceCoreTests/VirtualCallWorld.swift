@@ -70,6 +70,11 @@ final class VirtualCallWorld: @unchecked Sendable {
         queues.withLock { list in if !list.contains(where: { $0 === queue }) { list.append(queue) } }
     }
 
+    /// Stops draining `queue` (a test that holds it on purpose).
+    func unwatch(_ queue: DispatchQueue) {
+        queues.withLock { list in list.removeAll { $0 === queue } }
+    }
+
     /// A host of its own for the next client (127.0.0.1, .2, …).
     func makeHost() -> String {
         defer { nextHost += 1 }

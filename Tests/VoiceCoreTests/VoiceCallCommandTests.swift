@@ -228,6 +228,9 @@ final class VoiceCallCommandTests: XCTestCase {
         let listenLog = listen.log
         XCTAssertTrue(listenLog.contains("incoming call from alice"), listenLog)
         XCTAssertTrue(listenLog.contains("\"order\": \"7\""), "custom parameter arrived:\n\(listenLog)")
+        let printedDigits = listenLog.split(separator: "\n").filter { $0.contains(": digit ") }
+        XCTAssertEqual(printedDigits.count, 3, "listen prints each digit the caller pressed, once:\n\(listenLog)")
+        for (line, digit) in zip(printedDigits, ["1", "2", "#"]) { XCTAssertTrue(line.contains(": digit \(digit) ("), "\(line)") }
         XCTAssertTrue(PollingWait.until(timeout: 10) { !listen.isRunning }, "listen --once exits after the call")
         XCTAssertEqual(listen.exitStatus, 0, listen.logTail())
         let recorded = try WAVFile(contentsOfFile: directory + "/recorded.wav")

@@ -37,6 +37,8 @@ struct RTPStreamPair {
     var random = SplitMix64(seed: 1)
     /// Datagrams injected on the wire by the test (forgeries, replays), delivered as if sent.
     var lostOnWire = 0
+    /// Datagrams the wire loses on purpose (true: lost), besides ``lossRate``.
+    var dropsOnWire: ([UInt8]) -> Bool = { _ in false }
 
     static let addressA = try! SocketAddress(host: "10.0.0.1", port: 4000)
     static let addressB = try! SocketAddress(host: "10.0.0.2", port: 5000)
@@ -106,7 +108,7 @@ struct RTPStreamPair {
     /// Puts what a side sent on the wire (or loses it).
     private mutating func carry(_ sent: [RecordingOutput.Sent], toB: Bool) {
         for datagram in sent {
-            if lossRate > 0, random.nextUnit() < lossRate {
+            if dropsOnWire(datagram.bytes) || (lossRate > 0 && random.nextUnit() < lossRate) {
                 lostOnWire += 1
                 continue
             }

@@ -145,6 +145,26 @@ final class RTPStreamTests: XCTestCase {
         XCTAssertEqual(pair.b.output.reported, [.telephoneEvent(code: 1, duration: 800), .telephoneEvent(code: 11, duration: 800)])
     }
 
+    func testAnEventWhoseEndPacketsAreAllLostIsReportedOnceWhenTheNextEventOrAudioShowsItOver() {
+        var pair = RTPStreamPair(protectionKeys: nil)
+        // Every end packet (payload type 101, E bit set) is lost.
+        pair.dropsOnWire = { bytes in bytes.count >= 16 && bytes[1] & 0x7F == 101 && bytes[13] & 0x80 != 0 }
+        pair.run(.seconds(1))
+        pair.a.stream.sendDigits(["1", "#"])
+        pair.run(.seconds(1))
+        let reported = pair.b.output.reported
+        XCTAssertEqual(reported.count, 2, "\(reported)")
+        guard reported.count == 2, case .telephoneEvent(let first, let firstDuration) = reported[0],
+            case .telephoneEvent(let second, let secondDuration) = reported[1]
+        else { return XCTFail("\(reported)") }
+        XCTAssertEqual([first, second], [1, 11], "in order: the # showed the 1 over, the audio after it the #")
+        for duration in [firstDuration, secondDuration] {
+            XCTAssertTrue((400...800).contains(duration), "the last duration seen before the lost end: \(duration)")
+        }
+        pair.run(.seconds(1))
+        XCTAssertEqual(pair.b.output.reported.count, 2, "and never again")
+    }
+
     func testByeEndsTheSessionAtThePeerAndNothingIsSentAfter() {
         var pair = RTPStreamPair()
         pair.run(.seconds(1))

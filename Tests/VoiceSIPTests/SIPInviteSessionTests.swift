@@ -226,7 +226,7 @@ final class SIPInviteSessionTests: XCTestCase {
     }
 
     func testFinalRejectionEndsTheCall() throws {
-        for code in [302, 404, 486, 503, 603] {
+        for code in [404, 486, 503, 603] {
             var alice = F.caller()
             let invite = try F.single(F.requests(alice.start(now: .zero)))
             let actions = alice.receiveResponse(F.reply(invite, code), now: .zero)

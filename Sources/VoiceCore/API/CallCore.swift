@@ -82,6 +82,8 @@ final class CallCore: @unchecked Sendable {
     var reportedInterruption: CallAudioInterruption?
     /// `callDidConnect` has been delivered: interruptions may be announced.
     var hasConnected = false
+    /// The digits the far end pressed, once per press (``ReceivedDigits``).
+    var receivedDigits = ReceivedDigits()
     /// When the call was placed or accepted, for the setup-time metric.
     let startedAt: MediaTime
     /// The media figures already added to the client's metrics.
@@ -260,6 +262,11 @@ final class CallCore: @unchecked Sendable {
             earlyMediaArrived(negotiated)
         case .progress:
             break
+        case .redirected(let status, let target):
+            client.logger.info("call \(sid): redirected\(status.map { " by a \($0)" } ?? " after a failed target") to \(target)")
+            var payload: [String: InsightsValue] = ["target": .string(target.description)]
+            if let status { payload["status"] = .int(status) }
+            publish(.connection(.redirected, callSid: sid.isEmpty ? nil : sid, at: Date(), payload: payload))
         case .answered(let negotiated):
             answerSent(negotiated)
         case .established(let negotiated):
@@ -281,7 +288,9 @@ final class CallCore: @unchecked Sendable {
             }
         case .infoReceived(let contentType, let body, let headers):
             receiveMessage(contentType: contentType, body: body, headers: headers)
-        case .infoResult, .dtmfReceived:
+        case .dtmfReceived(let digit, let duration):
+            digitArrived(digit, duration: Double(duration) / 1_000, via: .sipInfo)
+        case .infoResult:
             // INFO results come back through the future of each `sendInfo`.
             break
         case .terminated(let reason):

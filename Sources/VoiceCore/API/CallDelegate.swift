@@ -31,6 +31,9 @@ public protocol CallDelegate: AnyObject {
     func callDidEstablishMedia(_ call: Call)
     /// A Sinch call-quality event: a problem began or ended (``CallQualityWarningEvent``).
     func callDidEmitCallQualityEvent(_ call: Call, event: CallQualityWarningEvent)
+    /// The far end pressed a key (DTMF): once per press, in order, however it was sent
+    /// (``CallDigit``). An IVR or a voice bot reads its caller's choices here.
+    func call(_ call: Call, didReceiveDigit digit: CallDigit)
 }
 
 extension CallDelegate {
@@ -43,6 +46,7 @@ extension CallDelegate {
     public func callAudioInterruptionDidEnd(_ call: Call) {}
     public func callDidEmitCallQualityEvent(_ call: Call, event: CallQualityWarningEvent) {}
     public func callDidEstablishMedia(_ call: Call) {}
+    public func call(_ call: Call, didReceiveDigit digit: CallDigit) {}
 }
 
 /// Receives incoming call invites and their cancellations, on the queue given at registration.

@@ -25,4 +25,6 @@ public enum CallEvent: Sendable, Equatable {
     case mediaEstablished
     /// `callDidEmitCallQualityEvent(_:event:)`.
     case callQualityEvent(CallQualityWarningEvent)
+    /// `call(_:didReceiveDigit:)`.
+    case digitReceived(CallDigit)
 }

@@ -259,7 +259,7 @@ public final class VoiceClient: @unchecked Sendable {
             listenPort: c.listenPort,
             outboundProxy: c.outboundProxy?.uri, registrar: c.registrar?.uri,
             media: SDPLocalCapabilities(
-                address: c.listenHost, port: 0, encryption: Self.encryptionPolicy(c),
+                address: c.listenHost, port: 0, telephoneEvents: c.telephoneEvents, encryption: Self.encryptionPolicy(c),
                 dtlsFingerprint: SDPFingerprint(hashFunction: "sha-256", digest: dtlsIdentity.certificate.fingerprint.bytes)),
             userAgent: c.userAgent, transportConfiguration: transportConfiguration)
         configuration.acceptsWebSocketConnections = c.acceptsWebSocketConnections

@@ -112,6 +112,9 @@ public struct VoiceClientConfiguration: Sendable {
     /// The SRTP suites offered and accepted, in order; nil: every suite libsrtp supports,
     /// AEAD first (for benchmarks that must match a peer's suite).
     package var srtpSuites: [SRTPSuite]?
+    /// Whether calls offer and accept RFC 4733 `telephone-event`; without it digits go both
+    /// ways as SIP INFO `application/dtmf-relay` (what the INFO tests against real peers use).
+    package var telephoneEvents = true
 
     /// Creates a configuration. The server addresses are checked as they are made
     /// (`try SIPServerAddress("sip:proxy.example.com;transport=tls")`); the rest is checked

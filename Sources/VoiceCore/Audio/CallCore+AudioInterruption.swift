@@ -7,7 +7,7 @@ extension AudioStreamEvent {
     var concernsTheCall: Bool {
         switch self {
         case .audioDevice(.interrupted), .audioDevice(.resumed), .audioDevice(.failed), .mediaPathFailed, .mediaPathConnected,
-            .consentLost, .consentRestored:
+            .consentLost, .consentRestored, .telephoneEvent, .eventsLost:
             return true
         default: return false
         }
@@ -24,6 +24,12 @@ extension CallCore {
         if case .mediaPathConnected(let path, let security) = event { return mediaPathConnected(path: path, security: security) }
         if case .consentLost = event { return mediaPathConsent(lost: true) }
         if case .consentRestored = event { return mediaPathConsent(lost: false) }
+        if case .telephoneEvent(let code, let duration) = event { return telephoneEventReceived(code: code, duration: duration) }
+        if case .eventsLost(let count) = event {
+            // The stream's event queue overflowed (a handler stalled for thousands of events):
+            // what was lost may have been digits or a BYE, so it is said loudly.
+            return client.logger.error("call \(sid): \(count) media events were lost (the event queue was full)")
+        }
         guard !machine.isDisconnected, case .audioDevice(let deviceEvent) = event else { return }
         switch deviceEvent {
         case .interrupted(let capture, let error):

@@ -78,6 +78,8 @@ extension VoiceError {
     ///   for our own INVITE that we did not cancel is 31487 `requestTerminated`.
     /// - `failed(failure)` → ``init(sipFailure:detail:)``.
     /// - `ackTimeout` → 31408 `requestTimeout` (no ACK for our 2xx within 64·T1).
+    /// - `redirectFailed` → what the 3xx's status maps to, with why it could not be followed
+    ///   (a loop, too many redirects, no Contact that can be called) as the reason.
     /// - `mediaNegotiationFailed` → ``init(negotiationError:)``.
     package init?(sessionEndReason reason: SIPSessionEndReason) {
         switch reason {
@@ -100,6 +102,16 @@ extension VoiceError {
             self.init(sipFailure: failure)
         case .ackTimeout:
             self.init(.requestTimeout, failureReason: "No ACK arrived for the 2xx response")
+        case .redirectFailed(let failure):
+            let status: Int
+            let why: String
+            switch failure {
+            case .loop(let s): (status, why) = (s, "a redirect loop: every Contact was a target already tried")
+            case .tooManyRedirects(let s): (status, why) = (s, "more than \(SIPRedirects.maximumRedirects) redirects")
+            case .noUsableContact(let s): (status, why) = (s, "a redirect with no Contact that can be called")
+            }
+            self = VoiceError(sipStatus: status).map { VoiceError($0.code, failureReason: "SIP/2.0 \(status): \(why)", sipStatus: status) }
+                ?? VoiceError(.badRequest, failureReason: "SIP/2.0 \(status): \(why)", sipStatus: status)
         case .mediaNegotiationFailed(let error):
             self.init(negotiationError: error)
         }

@@ -6,6 +6,10 @@ public enum InsightsConnectionEvent: String, Hashable, Sendable, CaseIterable {
     case unmuted
     /// The remote side answered our offer (a 2xx with SDP to our INVITE).
     case acceptedByRemote = "accepted-by-remote"
+    /// The call was redirected (a 3xx): its INVITE went on to another target; the payload
+    /// carries the `status` (absent when an earlier redirect's next target was tried after one
+    /// failed) and the new `target`.
+    case redirected
     /// The call entered the ringing state.
     case ringing
     /// The call entered the connected state.

@@ -78,6 +78,7 @@ extension RTPStream {
             receiveTelephoneEvent(view, output: &output)
             return
         }
+        endTelephoneEvent(before: view.timestamp, output: &output)
         let duration: Int
         do throws(MediaCodecError) {
             duration = try decoder.duration(of: view.payload)
@@ -116,15 +117,38 @@ extension RTPStream {
         }
     }
 
-    /// Reports an RFC 4733 event once, when its first end packet arrives.
+    /// Reports an RFC 4733 event once: when its first end packet arrives or, when every end
+    /// packet was lost (RFC 4733 §2.5.1.4), when the next event or later audio shows it over.
     mutating func receiveTelephoneEvent<Output: RTPStreamOutput>(_ view: RTPPacketView, output: inout Output) {
         guard let event = try? TelephoneEvent(parsing: view.payload) else {
             malformedPackets += 1
             return
         }
-        guard event.isEnd, lastTelephoneEventTimestamp != view.timestamp else { return }
-        lastTelephoneEventTimestamp = view.timestamp
-        _ = output.perform(.report(.telephoneEvent(code: event.event, duration: Int(event.duration))))
+        switch receivedTelephoneEvent {
+        case .reported(let timestamp) where timestamp == view.timestamp:
+            return  // a repeated end packet, or a late one of the event reported
+        case .playing(let timestamp, let code, let duration) where timestamp != view.timestamp:
+            // Another event began: the one before ended with all its end packets lost.
+            _ = output.perform(.report(.telephoneEvent(code: code, duration: Int(duration))))
+        default:
+            break
+        }
+        if event.isEnd {
+            receivedTelephoneEvent = .reported(timestamp: view.timestamp)
+            _ = output.perform(.report(.telephoneEvent(code: event.event, duration: Int(event.duration))))
+        } else {
+            receivedTelephoneEvent = .playing(timestamp: view.timestamp, code: event.event, duration: event.duration)
+        }
+    }
+
+    /// Audio stamped `timestamp` arrived: an event still playing whose span it follows ended
+    /// with all its end packets lost, and is reported now.
+    mutating func endTelephoneEvent<Output: RTPStreamOutput>(before timestamp: UInt32, output: inout Output) {
+        guard case .playing(let start, let code, let duration) = receivedTelephoneEvent,
+            Int32(bitPattern: timestamp &- (start &+ UInt32(duration))) > 0
+        else { return }
+        receivedTelephoneEvent = .reported(timestamp: start)
+        _ = output.perform(.report(.telephoneEvent(code: code, duration: Int(duration))))
     }
 }
 
@@ -148,4 +172,13 @@ extension RTPStream {
         defer { receivedAudioLevel = nil }
         return receivedAudioLevel
     }
+}
+
+/// The RFC 4733 event a stream is receiving: none yet, one under way whose end packet has not
+/// arrived (its start timestamp, event code and duration so far), or the last one reported,
+/// whose repeated end packets are ignored.
+enum ReceivedTelephoneEvent: Equatable {
+    case none
+    case playing(timestamp: UInt32, code: UInt8, duration: UInt16)
+    case reported(timestamp: UInt32)
 }

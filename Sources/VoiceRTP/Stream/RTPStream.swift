@@ -73,7 +73,8 @@ package struct RTPStream {
     var renegotiations: UInt64 = 0
     var inputLevel = 0
     var outputLevel = 0
-    var lastTelephoneEventTimestamp: UInt32?
+    /// The RFC 4733 event being received (see ``ReceivedTelephoneEvent``).
+    var receivedTelephoneEvent = ReceivedTelephoneEvent.none
     var dtmf = DTMFState()
 
     // RTCP and adaptation

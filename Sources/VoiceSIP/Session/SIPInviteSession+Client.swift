@@ -86,7 +86,9 @@ extension SIPInviteSession {
         case .invite:
             if cancelSent { return terminate(.cancelledByLocal) }
             // Hung up before any provisional: the call ends as the user asked.
-            return terminate(cancelWanted ? .localHangUp : .failed(failure))
+            if cancelWanted { return terminate(.localHangUp) }
+            // A redirect target that never answered: the next one (§8.1.3.4).
+            return tryNextRedirectTarget() ?? terminate(.failed(failure))
         case .reinvite(let modification):
             offerAnswer.rollbackOffer()
             if failure != .transactionTimeout {
@@ -231,7 +233,8 @@ extension SIPInviteSession {
             if cancelSent || cancelWanted {
                 return terminate(code == 487 ? .cancelledByLocal : .rejected(statusCode: code))
             }
-            return terminate(.rejected(statusCode: code))
+            if (300..<400).contains(code) { return followRedirect(response) }
+            return tryNextRedirectTarget() ?? terminate(.rejected(statusCode: code))
         }
     }
 

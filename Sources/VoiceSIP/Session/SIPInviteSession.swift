@@ -95,7 +95,8 @@ package struct SIPInviteSession: Sendable {
 
     // UAC
     let remote: SIPNameAddress
-    let requestURI: SIPURI
+    /// The INVITE's target: the one asked for, then each redirect's (``redirects``).
+    var requestURI: SIPURI
     let extraHeaders: [(String, String)]
     /// The INVITE in progress (the latest, after authentication retries).
     var invite: SIPRequest?
@@ -103,6 +104,8 @@ package struct SIPInviteSession: Sendable {
     var provisionalReceived = false
     var cancelWanted = false
     var cancelSent = false
+    /// The 3xx responses followed and the Contacts still to try; nil until the first 3xx.
+    var redirects: SIPRedirects?
     /// ACKs sent to 2xx responses of other forks, by their To tag.
     var forkACKs: [String: SIPRequest] = [:]
 

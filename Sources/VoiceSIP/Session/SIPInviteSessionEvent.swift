@@ -4,6 +4,9 @@ package enum SIPInviteSessionEvent: Sendable, Equatable {
     case progress(statusCode: Int)
     /// 180 Ringing.
     case ringing
+    /// Our INVITE went on to `to`: the Contact of a 3xx with `statusCode`, or (nil) the next
+    /// Contact of an earlier one after a target failed.
+    case redirected(statusCode: Int?, to: SIPURI)
     /// A provisional response answered our offer: early media may flow.
     case earlyMedia(SDPNegotiatedMedia)
     /// Our 2xx answered the peer's offer with this media (we are the callee): the media may

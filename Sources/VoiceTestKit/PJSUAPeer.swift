@@ -1,0 +1,122 @@
+import Foundation
+
+/// pjsip as a SIP peer (PyPI `pjsua2-python`, the template's `pjsua2/peer.py`): one account on
+/// 127.0.0.1 over UDP with a null sound device, SDES-SRTP (RTP/SAVP) as the SDK offers it. It answers every call, or
+/// places one to ``Options/call``, and once the call is confirmed runs ``Options/script`` (see
+/// ``Step``). What happens is read from the lines it prints (``lines``, ``digits``).
+public final class PJSUAPeer: Sendable {
+    /// One thing the peer does once its call is confirmed.
+    public enum Step: Sendable, Hashable, CustomStringConvertible {
+        /// Presses the digits as RFC 4733 telephone-events (`Call.dialDtmf`).
+        case rfc4733(String)
+        /// Presses the digits as SIP INFO `application/dtmf-relay`, one request each.
+        case info(String)
+        /// Waits.
+        case sleep(Double)
+        /// Hangs up.
+        case hangUp
+
+        public var description: String {
+            switch self {
+            case .rfc4733(let digits): "rtp=\(digits)"
+            case .info(let digits): "info=\(digits)"
+            case .sleep(let seconds): "sleep=\(seconds)"
+            case .hangUp: "hangup"
+            }
+        }
+    }
+
+    public struct Options: Sendable {
+        /// The SIP UDP port on 127.0.0.1 (RTP uses the ports from two above it).
+        public var port: Int
+        /// A SIP URI to call; nil: wait for a call and answer it.
+        public var call: String?
+        public var script: [Step] = []
+        /// How long the peer runs at most.
+        public var exitAfter: Double = 30
+
+        public init(port: Int, call: String? = nil, script: [Step] = [], exitAfter: Double = 30) {
+            self.port = port
+            self.call = call
+            self.script = script
+            self.exitAfter = exitAfter
+        }
+    }
+
+    /// A digit the peer received: its key and how it came (`rfc2833` or `info`).
+    public struct ReceivedDigit: Sendable, Hashable {
+        public var digit: Character
+        public var method: String
+        public init(digit: Character, method: String) {
+            self.digit = digit
+            self.method = method
+        }
+    }
+
+    private let process: SIPPeerProcess
+    public let options: Options
+
+    /// Whether `python3` can import pjsua2.
+    public static var isInstalled: Bool {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        probe.arguments = ["python3", "-c", "import pjsua2"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        do { try probe.run() } catch { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
+    }
+
+    /// Starts the peer and waits until it is listening.
+    public init(_ options: Options, templateDirectory: String? = PeerTemplates.directory) throws(SIPPeerError) {
+        guard let templateDirectory else { throw SIPPeerError(.fileSystem, "the peer templates are missing") }
+        let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "pjsua2")
+        var arguments = [templateDirectory + "/pjsua2/peer.py", "--port", "\(options.port)", "--exit-after", "\(options.exitAfter)"]
+        if let call = options.call { arguments += ["--call", call] }
+        if !options.script.isEmpty { arguments += ["--script", options.script.map(\.description).joined(separator: ",")] }
+        process = try SIPPeerProcess(
+            name: "pjsua2", executable: "python3", arguments: arguments, workingDirectory: directory,
+            logPath: directory + "/pjsua2.log")
+        self.options = options
+        guard waitForLine("READY", timeout: 10) else {
+            process.stop()
+            throw SIPPeerError(.notReady, "pjsua2 did not start; log:\n\(process.logTail())")
+        }
+    }
+
+    deinit { process.stop() }
+
+    /// The event lines it printed so far (`CONFIRMED`, `DIGIT 5 info 160`, …).
+    public var lines: [String] {
+        let events = ["READY", "INCOMING", "CONFIRMED", "SENT", "DIGIT", "DISCONNECTED", "EXIT"]
+        return process.log.split(separator: "\n").map(String.init).filter { line in
+            events.contains { line == $0 || line.hasPrefix($0 + " ") }
+        }
+    }
+
+    /// The digits it received, in order.
+    public var digits: [ReceivedDigit] {
+        lines.compactMap { line in
+            let parts = line.split(separator: " ")
+            guard parts.count >= 3, parts[0] == "DIGIT", let digit = parts[1].first else { return nil }
+            return ReceivedDigit(digit: digit, method: String(parts[2]))
+        }
+    }
+
+    /// Waits until a line equal to `line` or starting with it has been printed.
+    public func waitForLine(_ line: String, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if lines.contains(where: { $0 == line || $0.hasPrefix(line + " ") }) { return true }
+            if !process.isRunning { return lines.contains { $0 == line || $0.hasPrefix(line + " ") } }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return false
+    }
+
+    /// The last lines of its log, for failure messages.
+    public var logTail: String { process.logTail(lines: 40) }
+
+    public func stop() { process.stop() }
+}

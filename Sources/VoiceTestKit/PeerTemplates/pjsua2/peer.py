@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""pjsip as a SIP peer for interop tests (PyPI pjsua2-python).
+
+One account on 127.0.0.1 with a UDP transport, no registration, a null sound device. It answers
+every call (or places one with --call) and, once the call is confirmed, runs --script: comma-
+separated steps, each one of
+    rtp=DIGITS     send DIGITS as RFC 4733 telephone-events
+    info=DIGITS    send DIGITS as SIP INFO application/dtmf-relay, one request each
+    sleep=SECONDS  wait
+    hangup         end the call
+It prints one line per event, flushed, for the test to read:
+    READY <port>, INCOMING, CONFIRMED, SENT <step>, DIGIT <digit> <rfc2833|info> <ms>,
+    DISCONNECTED <status>, and EXIT when it is done (--exit-after seconds, or after hangup).
+"""
+import argparse
+import os
+import sys
+import time
+
+import pjsua2 as pj
+
+
+def say(line):
+    print(line, flush=True)
+
+
+class Call(pj.Call):
+    def __init__(self, peer, account, call_id=pj.PJSUA_INVALID_ID):
+        super().__init__(account, call_id)
+        self.peer = peer
+
+    def onCallState(self, prm):
+        info = self.getInfo()
+        if info.state == pj.PJSIP_INV_STATE_CONFIRMED:
+            say("CONFIRMED")
+            self.peer.confirmed_at = time.monotonic()
+        elif info.state == pj.PJSIP_INV_STATE_DISCONNECTED:
+            say(f"DISCONNECTED {info.lastStatusCode}")
+            self.peer.ended = True
+
+    def onDtmfDigit(self, prm):
+        method = "info" if prm.method == pj.PJSUA_DTMF_METHOD_SIP_INFO else "rfc2833"
+        say(f"DIGIT {prm.digit} {method} {prm.duration}")
+
+
+class Account(pj.Account):
+    def __init__(self, peer):
+        super().__init__()
+        self.peer = peer
+
+    def onIncomingCall(self, prm):
+        call = Call(self.peer, self, prm.callId)
+        self.peer.call = call
+        say("INCOMING")
+        answer = pj.CallOpParam()
+        answer.statusCode = 200
+        call.answer(answer)
+
+
+class Peer:
+    def __init__(self):
+        self.call = None
+        self.confirmed_at = None
+        self.ended = False
+
+
+def run_step(peer, step):
+    name, _, value = step.partition("=")
+    if name == "rtp":
+        peer.call.dialDtmf(value)
+    elif name == "info":
+        for digit in value:
+            prm = pj.CallSendDtmfParam()
+            prm.method = pj.PJSUA_DTMF_METHOD_SIP_INFO
+            prm.digits = digit
+            prm.duration = 160
+            peer.call.sendDtmf(prm)
+            pump(peer, 0.3)
+    elif name == "sleep":
+        pump(peer, float(value))
+    elif name == "hangup":
+        peer.call.hangup(pj.CallOpParam())
+    else:
+        raise SystemExit(f"unknown step {step}")
+    say(f"SENT {step}")
+
+
+ENDPOINT = None
+
+
+def pump(peer, seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        ENDPOINT.libHandleEvents(10)
+
+
+def main():
+    global ENDPOINT
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--call")
+    parser.add_argument("--script", default="")
+    parser.add_argument("--exit-after", type=float, default=30)
+    args = parser.parse_args()
+
+    ep = pj.Endpoint()
+    ENDPOINT = ep
+    ep.libCreate()
+    config = pj.EpConfig()
+    config.uaConfig.threadCnt = 0
+    config.uaConfig.mainThreadOnly = True
+    config.logConfig.level = 3
+    config.logConfig.consoleLevel = 3
+    ep.libInit(config)
+    transport = pj.TransportConfig()
+    transport.port = args.port
+    transport.boundAddress = "127.0.0.1"
+    ep.transportCreate(pj.PJSIP_TRANSPORT_UDP, transport)
+    ep.libStart()
+    ep.audDevManager().setNullDev()
+
+    account_config = pj.AccountConfig()
+    account_config.idUri = f"sip:pj@127.0.0.1:{args.port}"
+    # SDES-SRTP as the SDK offers it (RTP/SAVP): optional SRTP in pjsua means RTP/AVP with crypto.
+    account_config.mediaConfig.srtpUse = pj.PJMEDIA_SRTP_MANDATORY
+    account_config.mediaConfig.srtpSecureSignaling = 0
+    # RTP on a port of its own beside the SIP one (pjsua's 4000 would clash between peers).
+    account_config.mediaConfig.transportConfig.port = args.port + 2
+    account_config.mediaConfig.transportConfig.portRange = 20
+    peer = Peer()
+    account = Account(peer)
+    account.create(account_config)
+    say(f"READY {args.port}")
+
+    if args.call:
+        call = Call(peer, account)
+        peer.call = call
+        call.makeCall(args.call, pj.CallOpParam(True))
+
+    started = time.monotonic()
+    steps = [s for s in args.script.split(",") if s]
+    while time.monotonic() - started < args.exit_after and not (peer.ended and not steps):
+        ep.libHandleEvents(10)
+        if steps and peer.confirmed_at is not None and not peer.ended:
+            pump(peer, 0.5)  # the media settles before the first key
+            while steps and not peer.ended:
+                run_step(peer, steps.pop(0))
+    pump(peer, 0.5)
+    say("EXIT")
+    # Not libDestroy(): the Python wrappers of the calls outlive it and abort on their way out.
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except pj.Error as error:
+        print(f"pjsua2 error: {error.info()}", file=sys.stderr, flush=True)
+        sys.exit(1)
