@@ -55,6 +55,10 @@ extension FuzzHarness {
             _ = try? SIPVia(parsing: text)
             _ = try? SIPCSeq(parsing: text)
             _ = try? SIPContentType(parsing: text)
+            if let value = try? SIPSessionExpires(parsing: text) {
+                precondition((try? SIPSessionExpires(parsing: value.description)) == value, "a written Session-Expires reads back the same")
+            }
+            _ = try? SIPSessionExpires.minimumSE(parsing: text)
         },
         FuzzHarness(name: "sdp", summary: "an SDP body: parse, then answer it as an offer and take it as an answer") { bytes in
             guard let description = try? SDPSessionDescription(parsing: bytes) else { return }
@@ -82,6 +86,20 @@ extension FuzzHarness {
         FuzzHarness(name: "info-body", summary: "INFO bodies: application/dtmf-relay") { bytes in
             _ = try? SIPDTMFRelay(parsing: bytes)
         },
+        FuzzHarness(
+            name: "sip-redirect",
+            summary: "Contact field values of 3xx responses (one per line), followed as a call follows them"
+        ) { bytes in
+            var redirects = SIPRedirects(original: SIPURI(user: "bob", host: "192.0.2.1"))
+            var headers = SIPHeaders()
+            for line in bytes.split(separator: 0x0A).prefix(64) { headers.add("Contact", String(decoding: line, as: UTF8.self)) }
+            var followed = 0
+            while case .success = redirects.redirect(status: 302, contacts: try? headers.contact()) {
+                followed += 1
+                while redirects.next() != nil {}
+            }
+            precondition(followed <= SIPRedirects.maximumRedirects, "no more than the limit is followed")
+        },
     ]
 
     private static let verifier = SIPDigestVerifier(realm: "fuzz", credentials: [SIPAuthCredentials(username: "alice", password: "secret")])
@@ -101,6 +119,13 @@ extension FuzzHarness {
         _ = try? headers.maxForwards()
         _ = try? headers.contentLength()
         _ = try? headers.contentType()
+        _ = try? headers.sessionExpires()
+        _ = try? headers.minimumSE()
+        if case .request(let request) = message {
+            // What a callee answers (422, or the 2xx's session-timer fields) to whatever arrived.
+            var timer = SIPSessionTimer(settings: SIPSessionTimer.Settings())
+            if timer.refusal(of: request) == nil { _ = timer.answering(request) }
+        }
         _ = SIPTraceText.render(message.serialized())
     }
 }

@@ -34,12 +34,19 @@ public final class PJSUAPeer: Sendable {
         public var script: [Step] = []
         /// How long the peer runs at most.
         public var exitAfter: Double = 30
+        /// pjsua's RFC 4028 session-timer mode (`inactive`, `optional`, `required`, `always`);
+        /// nil: pjsua's default (optional at 1800 s).
+        public var sessionTimer: String?
+        /// The session interval pjsua asks for, with ``sessionTimer`` (at least 90).
+        public var sessionExpires = 1_800
 
-        public init(port: Int, call: String? = nil, script: [Step] = [], exitAfter: Double = 30) {
+        public init(port: Int, call: String? = nil, script: [Step] = [], exitAfter: Double = 30, sessionTimer: String? = nil, sessionExpires: Int = 1_800) {
             self.port = port
             self.call = call
             self.script = script
             self.exitAfter = exitAfter
+            self.sessionTimer = sessionTimer
+            self.sessionExpires = sessionExpires
         }
     }
 
@@ -75,6 +82,9 @@ public final class PJSUAPeer: Sendable {
         var arguments = [templateDirectory + "/pjsua2/peer.py", "--port", "\(options.port)", "--exit-after", "\(options.exitAfter)"]
         if let call = options.call { arguments += ["--call", call] }
         if !options.script.isEmpty { arguments += ["--script", options.script.map(\.description).joined(separator: ",")] }
+        if let mode = options.sessionTimer {
+            arguments += ["--timer", mode, "--session-expires", "\(options.sessionExpires)"]
+        }
         process = try SIPPeerProcess(
             name: "pjsua2", executable: "python3", arguments: arguments, workingDirectory: directory,
             logPath: directory + "/pjsua2.log")
@@ -89,7 +99,7 @@ public final class PJSUAPeer: Sendable {
 
     /// The event lines it printed so far (`CONFIRMED`, `DIGIT 5 info 160`, …).
     public var lines: [String] {
-        let events = ["READY", "INCOMING", "CONFIRMED", "SENT", "DIGIT", "DISCONNECTED", "EXIT"]
+        let events = ["READY", "INCOMING", "CONFIRMED", "SENT", "DIGIT", "TSX", "DISCONNECTED", "EXIT"]
         return process.log.split(separator: "\n").map(String.init).filter { line in
             events.contains { line == $0 || line.hasPrefix($0 + " ") }
         }

@@ -40,7 +40,9 @@ final class SIPInviteSessionUASTests: XCTestCase {
         XCTAssertEqual(try ok.headers.contentLength(), ok.body.count)
         XCTAssertEqual(try F.sdp(ok.body).media.first?.port, 6000)
         XCTAssertEqual(try F.direction(ok.body), .sendrecv)
-        XCTAssertEqual(F.started(actions), [.okRetransmission: .milliseconds(500), .ackTimeout: .milliseconds(32_000)])
+        XCTAssertEqual(
+            F.started(actions), [.okRetransmission: .milliseconds(500), .ackTimeout: .milliseconds(32_000), .sessionExpiry: .seconds(1_768)],
+            "the caller refreshes the session; it expires here without a refresh")
         XCTAssertEqual(bob.state, .connecting)
         XCTAssertEqual(bob.dialogID?.remoteTag, try invite.headers.from().tag)
         XCTAssertNotNil(bob.negotiatedMedia)

@@ -115,6 +115,9 @@ public struct VoiceClientConfiguration: Sendable {
     /// Whether calls offer and accept RFC 4733 `telephone-event`; without it digits go both
     /// ways as SIP INFO `application/dtmf-relay` (what the INFO tests against real peers use).
     package var telephoneEvents = true
+    /// The RFC 4028 session interval calls ask for, in seconds (pjsip's and linphone's 1800;
+    /// at least 90); nil: no session timers.
+    package var sessionExpires: Int? = 1_800
 
     /// Creates a configuration. The server addresses are checked as they are made
     /// (`try SIPServerAddress("sip:proxy.example.com;transport=tls")`); the rest is checked

@@ -78,6 +78,8 @@ extension VoiceError {
     ///   for our own INVITE that we did not cancel is 31487 `requestTerminated`.
     /// - `failed(failure)` → ``init(sipFailure:detail:)``.
     /// - `ackTimeout` → 31408 `requestTimeout` (no ACK for our 2xx within 64·T1).
+    /// - `sessionExpired` → 31005 `connectionError`: no session refresh came (RFC 4028), the
+    ///   far end or the path to it is gone.
     /// - `redirectFailed` → what the 3xx's status maps to, with why it could not be followed
     ///   (a loop, too many redirects, no Contact that can be called) as the reason.
     /// - `mediaNegotiationFailed` → ``init(negotiationError:)``.
@@ -102,6 +104,8 @@ extension VoiceError {
             self.init(sipFailure: failure)
         case .ackTimeout:
             self.init(.requestTimeout, failureReason: "No ACK arrived for the 2xx response")
+        case .sessionExpired:
+            self.init(.connectionError, failureReason: "The session expired: no session refresh came in time (RFC 4028)")
         case .redirectFailed(let failure):
             let status: Int
             let why: String

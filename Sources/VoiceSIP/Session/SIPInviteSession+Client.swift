@@ -56,6 +56,8 @@ extension SIPInviteSession {
             // re-INVITE after the answer carries the new one anyway.
             dialog?.receiveResponse(response, method: .update)
             return []
+        case .sessionRefresh:
+            return sessionRefreshResponse(response, to: pending.request)
         case .cancel, .forkBye:
             return []
         }
@@ -108,6 +110,9 @@ extension SIPInviteSession {
             return state == .confirmed ? [result] + byeAndTerminate(.failed(failure)) : [result]
         case .cancel, .forkBye, .update:
             return []
+        case .sessionRefresh:
+            // No answer to a refresh: the dialog is gone (§12.2.1.2).
+            return failure == .transactionTimeout ? byeAndTerminate(.failed(failure)) : refresh(now: now)
         }
     }
 
@@ -173,7 +178,7 @@ extension SIPInviteSession {
             switch purpose {
             case .invite: return terminate(.failed(SIPFailure(error)))
             case .bye: return terminate(.localHangUp)
-            case .info, .cancel, .reinvite, .forkBye, .update: return nil
+            case .info, .cancel, .reinvite, .forkBye, .update, .sessionRefresh: return nil
             }
         }
         let retry: SIPRequest?
@@ -230,6 +235,7 @@ extension SIPInviteSession {
             }
             if let retry = authenticate(response, request: request, purpose: .invite) { return retry }
             if let retry = retryWithSDESOffer(after: response) { return retry }
+            if code == 422, let retry = retryWithLongerSession(after: response) { return retry }
             if cancelSent || cancelWanted {
                 return terminate(code == 487 ? .cancelledByLocal : .rejected(statusCode: code))
             }
@@ -278,6 +284,7 @@ extension SIPInviteSession {
         }
         state = .confirmed
         actions.append(.event(.established(media)))
+        actions += sessionTimerAnswered(by: response)
         // Our address moved while the call was being set up: tell the peer now.
         return actions + sendQueuedModification()
     }

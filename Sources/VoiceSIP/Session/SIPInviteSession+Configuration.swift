@@ -21,6 +21,9 @@ extension SIPInviteSession {
         package var t2: MediaTime
         /// Makes client nonces for digest answers; tests pass a fixed value.
         package var cnonce: @Sendable () -> String
+        /// RFC 4028 session timers (``SIPSessionTimer``): on by default at 1800 s, Min-SE 90,
+        /// as pjsip and linphone; nil turns them off (no `Supported: timer`).
+        package var sessionTimer: SIPSessionTimer.Settings? = SIPSessionTimer.Settings()
 
         /// Creates a configuration; defaults as documented on each property.
         package init(

@@ -35,6 +35,7 @@ extension SIPInviteSession {
         headers.add("CSeq", SIPCSeq(sequence: sequence, method: .invite).description)
         headers.add("Contact", contactValue)
         for (name, value) in commonHeaders { headers.add(name, value) }
+        for (name, value) in sessionTimerRequestHeaders(initial: true) { headers.add(name, value) }
         for header in authorization { headers.add(header.name, header.value) }
         for (name, value) in extraHeaders { headers.add(name, value) }
         if !body.isEmpty { headers.add("Content-Type", Self.sdpContentType) }
@@ -70,7 +71,11 @@ extension SIPInviteSession {
         guard var dialog else { return nil }
         var headers: [(String, String)] = []
         // Target refresh requests carry our Contact (§12.2.1.1, RFC 3311 §5.1).
-        if method == .invite || method == .update { headers.append(("Contact", contactValue)) }
+        if method == .invite || method == .update {
+            headers.append(("Contact", contactValue))
+            // Every re-INVITE and UPDATE in a confirmed dialog is a session refresh (RFC 4028 §7.4).
+            headers += sessionTimerRequestHeaders(initial: false)
+        }
         headers += commonHeaders
         for field in extraHeaders { headers.append((field.name, field.value)) }
         let auth =

@@ -156,7 +156,7 @@ extension SIPInviteSession {
                 return actions + [failed(modification, code)]
             }
             if state == .terminating { return actions }
-            return actions + [.event(.mediaUpdated(media))]
+            return actions + [.event(.mediaUpdated(media))] + sessionTimerAnswered(by: response)
         }
         if isTerminated { return [] }
         if code == 401 || code == 407 {

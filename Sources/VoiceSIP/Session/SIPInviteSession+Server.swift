@@ -69,7 +69,7 @@ extension SIPInviteSession {
             offerInOK = true
         }
         dialog?.confirm()
-        let ok = sendOK(to: invite, body: body, offerInOK: offerInOK, initial: true)
+        let ok = sendOK(to: invite, body: body, offerInOK: offerInOK, initial: true) + restartSessionTimers()
         guard !offerInOK, let media = offerAnswer.negotiated else { return ok }
         return ok + [.event(.answered(media))]
     }
@@ -103,7 +103,8 @@ extension SIPInviteSession {
     }
 
     private mutating func sendOK(to request: SIPRequest, body: [UInt8], offerInOK: Bool, initial: Bool) -> [SIPInviteSessionAction] {
-        let response = makeResponse(to: request, statusCode: 200, body: body, contentType: Self.sdpContentType)
+        var response = makeResponse(to: request, statusCode: 200, body: body, contentType: Self.sdpContentType)
+        for (name, value) in sessionTimerAnswer(to: request) { response.headers.add(name, value) }
         let sequence = (try? request.headers.cseq().sequence) ?? 0
         pendingOK = PendingOK(
             response: response, sequence: sequence, interval: configuration.t1, offerInOK: offerInOK, initial: initial)
@@ -161,12 +162,13 @@ extension SIPInviteSession {
             response.headers.add("Retry-After", String(Int.random(in: 0...10, using: &random)))
             return [.sendResponse(response)]
         }
+        if let tooShort = sessionIntervalRefusal(of: request) { return [.sendResponse(tooShort)] }
         switch Self.sdpBody(request.headers, request.body) {
         case .success(let offer)?:
             do throws(SDPNegotiationError) {
                 let (answer, media) = try offerAnswer.receiveOffer(offer, direction: wantedDirection)
                 return sendOK(to: request, body: Array(answer.text.utf8), offerInOK: false, initial: false)
-                    + [.event(.mediaUpdated(media))]
+                    + restartSessionTimers() + [.event(.mediaUpdated(media))]
             } catch {
                 return [.sendResponse(makeResponse(to: request, statusCode: error.sipStatusCode))]
             }
@@ -179,7 +181,7 @@ extension SIPInviteSession {
         case nil:
             do throws(SDPNegotiationError) {
                 let offer = try offerAnswer.makeOffer(direction: wantedDirection)
-                return sendOK(to: request, body: Array(offer.text.utf8), offerInOK: true, initial: false)
+                return sendOK(to: request, body: Array(offer.text.utf8), offerInOK: true, initial: false) + restartSessionTimers()
             } catch {
                 return [.sendResponse(makeResponse(to: request, statusCode: error.sipStatusCode))]
             }
@@ -190,17 +192,24 @@ extension SIPInviteSession {
     /// confirmed); an offer in it is answered in the 2xx once the call is confirmed and no other
     /// offer is outstanding (491 otherwise, §5.2).
     private mutating func receiveUpdate(_ request: SIPRequest) -> [SIPInviteSessionAction] {
+        // In a confirmed dialog an UPDATE refreshes the session timer (RFC 4028 §7.4).
+        let refreshes = state == .confirmed
+        if refreshes, let tooShort = sessionIntervalRefusal(of: request) { return [.sendResponse(tooShort)] }
         switch Self.sdpBody(request.headers, request.body) {
         case nil where request.body.isEmpty:
-            return [.sendResponse(makeResponse(to: request, statusCode: 200))]
+            var response = makeResponse(to: request, statusCode: 200)
+            guard refreshes else { return [.sendResponse(response)] }
+            for (name, value) in sessionTimerAnswer(to: request) { response.headers.add(name, value) }
+            return [.sendResponse(response)] + restartSessionTimers()
         case .success(let offer)?:
             guard state == .confirmed, !reinvitePending, pendingOK == nil else {
                 return [.sendResponse(makeResponse(to: request, statusCode: 491))]
             }
             do throws(SDPNegotiationError) {
                 let (answer, media) = try offerAnswer.receiveOffer(offer, direction: wantedDirection)
-                let response = makeResponse(to: request, statusCode: 200, body: Array(answer.text.utf8), contentType: Self.sdpContentType)
-                return [.sendResponse(response), .event(.mediaUpdated(media))]
+                var response = makeResponse(to: request, statusCode: 200, body: Array(answer.text.utf8), contentType: Self.sdpContentType)
+                for (name, value) in sessionTimerAnswer(to: request) { response.headers.add(name, value) }
+                return [.sendResponse(response)] + restartSessionTimers() + [.event(.mediaUpdated(media))]
             } catch {
                 return [.sendResponse(makeResponse(to: request, statusCode: error.sipStatusCode))]
             }
@@ -300,6 +309,11 @@ extension SIPInviteSession {
             guard cancelSent, !isTerminated else { return [] }
             outstanding = outstanding.filter { if case .invite = $0.value.purpose { false } else { true } }
             return terminate(.cancelledByLocal)
+        case .sessionRefresh:
+            return sendSessionRefresh()
+        case .sessionExpiry:
+            guard state == .confirmed else { return [] }
+            return byeAndTerminate(.sessionExpired)
         }
     }
 }

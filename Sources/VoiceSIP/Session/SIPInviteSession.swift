@@ -26,6 +26,8 @@ package struct SIPInviteSession: Sendable {
         /// UPDATE (RFC 3311) without an offer, refreshing the early dialog's remote target with
         /// our new Contact; its 2xx carries the peer's.
         case update
+        /// UPDATE without an offer refreshing the session timer (RFC 4028 §7.4).
+        case sessionRefresh
     }
     /// A request we sent and wait a final response for, by CSeq number and method.
     struct RequestKey: Hashable, Sendable {
@@ -104,6 +106,10 @@ package struct SIPInviteSession: Sendable {
     var provisionalReceived = false
     var cancelWanted = false
     var cancelSent = false
+    /// RFC 4028 session timers (``SIPSessionTimer``); nil when the configuration turns them off.
+    var sessionTimer: SIPSessionTimer?
+    /// Whether the peer's Allow lists UPDATE: session refreshes go as UPDATE then.
+    var peerAllowsUpdate = false
     /// The 3xx responses followed and the Contacts still to try; nil until the first 3xx.
     var redirects: SIPRedirects?
     /// ACKs sent to 2xx responses of other forks, by their To tag.
@@ -139,6 +145,7 @@ package struct SIPInviteSession: Sendable {
         self.localTag = SIPIdentifierGenerator.tag(using: &rng)
         self.offerAnswer = SDPOfferAnswer(capabilities: configuration.capabilities, using: &rng)
         self.authenticator = SIPAuthenticator(credentials: configuration.credentials, cnonce: configuration.cnonce)
+        self.sessionTimer = configuration.sessionTimer.map(SIPSessionTimer.init)
         self.random = Random(state: rng.next())
     }
 
@@ -156,6 +163,7 @@ package struct SIPInviteSession: Sendable {
         self.localTag = SIPIdentifierGenerator.tag(using: &rng)
         self.offerAnswer = SDPOfferAnswer(capabilities: configuration.capabilities, using: &rng)
         self.authenticator = SIPAuthenticator(credentials: configuration.credentials, cnonce: configuration.cnonce)
+        self.sessionTimer = configuration.sessionTimer.map(SIPSessionTimer.init)
         self.random = Random(state: rng.next())
         self.incomingInvite = invite
         do throws(SIPDialogError) {
@@ -197,7 +205,7 @@ package struct SIPInviteSession: Sendable {
         pendingOK = nil
         glareRetry = nil
         var actions: [SIPInviteSessionAction] = []
-        for timer in [SIPInviteSessionTimer.okRetransmission, .ackTimeout, .glareRetry, .cancelTimeout]
+        for timer in [SIPInviteSessionTimer.okRetransmission, .ackTimeout, .glareRetry, .cancelTimeout, .sessionRefresh, .sessionExpiry]
         where runningTimers.contains(timer) {
             actions.append(cancelTimer(timer))
         }

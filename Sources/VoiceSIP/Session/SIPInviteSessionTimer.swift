@@ -8,4 +8,8 @@ package enum SIPInviteSessionTimer: Hashable, Sendable {
     case glareRetry
     /// Give up on the INVITE 64·T1 after our CANCEL when no final response came (§9.1).
     case cancelTimeout
+    /// Refresh the session (RFC 4028 §7.4): we are the refresher and half the interval passed.
+    case sessionRefresh
+    /// The session expired without a refresh (RFC 4028 §10): BYE.
+    case sessionExpiry
 }

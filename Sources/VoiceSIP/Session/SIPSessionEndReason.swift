@@ -16,6 +16,8 @@ package enum SIPSessionEndReason: Hashable, Sendable {
     case failed(SIPFailure)
     /// No ACK arrived for our 2xx within 64·T1 (RFC 3261 §13.3.1.4).
     case ackTimeout
+    /// No session refresh came in time (RFC 4028 §10): we sent BYE.
+    case sessionExpired
     /// A 3xx could not be followed (a loop, too many redirects, no Contact we can call).
     case redirectFailed(SIPRedirects.Failure)
     /// The offer or answer could not be negotiated.

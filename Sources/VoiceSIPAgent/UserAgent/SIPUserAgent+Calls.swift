@@ -182,10 +182,12 @@ extension SIPUserAgent {
         }
         var identity = configuration.identity
         identity.parameters.set("tag", nil)
-        return SIPInviteSession.Configuration(
+        var session = SIPInviteSession.Configuration(
             localIdentity: identity, contact: contactURI, via: viaTemplate, capabilities: capabilities,
             credentials: configuration.credentials, userAgent: configuration.userAgent,
             t1: configuration.transactionConfiguration.t1)
+        session.sessionTimer = configuration.sessionTimer
+        return session
     }
 
     private func register(_ session: SIPInviteSession, media: ReservedMediaPort) -> SIPCallHandle {
@@ -238,6 +240,13 @@ extension SIPUserAgent {
             var configuration = self.sessionConfiguration(mediaPort: media.port)
             configuration.capabilities.encryption = self.encryptionPolicy(transport: source.transport, host: source.host)
             let session = SIPInviteSession(incoming: invite, configuration: configuration, using: &rng)
+            if let tooShort = session.sessionIntervalRefusal() {
+                // A session interval under our Min-SE (RFC 4028 §9): 422 with ours, at once.
+                self.releaseUnusedMedia(media)
+                self.ringingCallsBySource.decrementCount(source.host)
+                self.sendResponse(tooShort)
+                return
+            }
             if let refusal = session.offerRefusal(), refusal.sipStatusCode == 488 {
                 // An offer we could never answer (a key exchange or codec we lack): 488 at once.
                 self.releaseUnusedMedia(media)

@@ -80,7 +80,8 @@ package final class SIPUserAgent: @unchecked Sendable {
     /// ``webSocketConnectionLost(_:)``): the attempts so far and the next one's timer.
     var webSocketRecovery: (attempts: Int, timer: Scheduled<Void>?)?
     let coreResponder = SIPCoreResponder(
-        configuration: .init(allowedMethods: [.invite, .ack, .cancel, .bye, .options, .info, .update], serverName: nil))
+        configuration: .init(
+            allowedMethods: [.invite, .ack, .cancel, .bye, .options, .info, .update], supportedExtensions: ["timer"], serverName: nil))
     var isShutDown = false
     /// Requests refused statelessly because a limit was reached (503 or 486).
     var overloadRejections = 0

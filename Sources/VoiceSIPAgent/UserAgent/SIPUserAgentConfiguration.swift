@@ -50,6 +50,9 @@ package struct SIPUserAgentConfiguration: Sendable {
     /// A STUN server (RFC 5389) that tells the UDP SIP socket's and each media port's
     /// server-reflexive address, advertised instead of the local one (behind a NAT); nil: none.
     package var stunServer: TransportAddress?
+    /// RFC 4028 session timers for every call (``SIPSessionTimer``): 1800 s, Min-SE 90 by
+    /// default; nil turns them off.
+    package var sessionTimer: SIPSessionTimer.Settings? = SIPSessionTimer.Settings()
     /// TURN servers (RFC 8656) each DTLS-SRTP call's media port allocates a relayed ICE
     /// candidate on: the first that grants one, tried in order; empty: none.
     package var turnServers: [TURNServer] = []

@@ -10,7 +10,9 @@ separated steps, each one of
     hangup         end the call
 It prints one line per event, flushed, for the test to read:
     READY <port>, INCOMING, CONFIRMED, SENT <step>, DIGIT <digit> <rfc2833|info> <ms>,
-    DISCONNECTED <status>, and EXIT when it is done (--exit-after seconds, or after hangup).
+    TSX <UPDATE|INVITE> <sent|received> <status> (each completed one, a session refresh among
+    them), DISCONNECTED <status>, and EXIT when it is done (--exit-after seconds, or after hangup).
+--timer sets pjsua's RFC 4028 session-timer mode, with --session-expires seconds.
 """
 import argparse
 import os
@@ -38,6 +40,17 @@ class Call(pj.Call):
             say(f"DISCONNECTED {info.lastStatusCode}")
             self.peer.ended = True
 
+    def onCallTsxState(self, prm):
+        # Each completed UPDATE or INVITE in the dialog (a session refresh among them), either way.
+        tsx = prm.e.body.tsxState.tsx
+        if tsx.state == pj.PJSIP_TSX_STATE_COMPLETED or tsx.state == pj.PJSIP_TSX_STATE_TERMINATED:
+            if tsx.method in ("UPDATE", "INVITE") and tsx.statusCode >= 200:
+                key = (tsx.method, tsx.role, tsx.statusCode, id(tsx.pjTransaction))
+                if key not in self.peer.seen:
+                    self.peer.seen.add(key)
+                    side = "sent" if tsx.role == pj.PJSIP_ROLE_UAC else "received"
+                    say(f"TSX {tsx.method} {side} {tsx.statusCode}")
+
     def onDtmfDigit(self, prm):
         method = "info" if prm.method == pj.PJSUA_DTMF_METHOD_SIP_INFO else "rfc2833"
         say(f"DIGIT {prm.digit} {method} {prm.duration}")
@@ -59,6 +72,7 @@ class Account(pj.Account):
 
 class Peer:
     def __init__(self):
+        self.seen = set()
         self.call = None
         self.confirmed_at = None
         self.ended = False
@@ -101,6 +115,8 @@ def main():
     parser.add_argument("--call")
     parser.add_argument("--script", default="")
     parser.add_argument("--exit-after", type=float, default=30)
+    parser.add_argument("--timer", choices=["inactive", "optional", "required", "always"])
+    parser.add_argument("--session-expires", type=int, default=1800)
     args = parser.parse_args()
 
     ep = pj.Endpoint()
@@ -111,6 +127,8 @@ def main():
     config.uaConfig.mainThreadOnly = True
     config.logConfig.level = 3
     config.logConfig.consoleLevel = 3
+    # Silence is sent as audio, not suppressed: the far end sees a live stream from the null device.
+    config.medConfig.noVad = True
     ep.libInit(config)
     transport = pj.TransportConfig()
     transport.port = args.port
@@ -127,6 +145,13 @@ def main():
     # RTP on a port of its own beside the SIP one (pjsua's 4000 would clash between peers).
     account_config.mediaConfig.transportConfig.port = args.port + 2
     account_config.mediaConfig.transportConfig.portRange = 20
+    if args.timer:
+        # RFC 4028 session timers: pjsua's own modes, its interval and a Min-SE of 90.
+        modes = {"inactive": pj.PJSUA_SIP_TIMER_INACTIVE, "optional": pj.PJSUA_SIP_TIMER_OPTIONAL,
+                 "required": pj.PJSUA_SIP_TIMER_REQUIRED, "always": pj.PJSUA_SIP_TIMER_ALWAYS}
+        account_config.callConfig.timerUse = modes[args.timer]
+        account_config.callConfig.timerSessExpiresSec = args.session_expires
+        account_config.callConfig.timerMinSESec = 90
     peer = Peer()
     account = Account(peer)
     account.create(account_config)
