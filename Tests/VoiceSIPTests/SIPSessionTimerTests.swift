@@ -102,6 +102,22 @@ final class SIPSessionTimerTests: XCTestCase {
         XCTAssertEqual(F.events(expired), [.terminated(.sessionExpired)])
     }
 
+    func testAFailedReInviteRefreshIsNoHoldOrResumeFailure() throws {
+        var alice = F.caller()
+        let invite = try F.single(F.requests(alice.start(now: .zero)))
+        var bob = F.callee(invite)
+        var ok = try F.single(F.responses(bob.accept(now: .zero)))
+        ok.headers.set("Allow", "INVITE, ACK, BYE, CANCEL, OPTIONS")
+        _ = alice.receiveResponse(ok, now: .zero)
+        let reinvite = try F.single(F.requests(alice.timerFired(.sessionRefresh, now: .seconds(900))))
+        let refused = alice.receiveResponse(F.reply(reinvite, 500), now: .seconds(900))
+        XCTAssertEqual(F.events(refused), [.sessionRefreshFailed(statusCode: 500)], "the app asked for nothing: no hold or resume failed")
+        XCTAssertEqual(alice.state, .confirmed)
+        // The next hold still offers sendonly, the next refresh sendrecv again: nothing moved.
+        let next = try F.single(F.requests(alice.timerFired(.sessionRefresh, now: .seconds(900)) + alice.refresh(now: .seconds(901))))
+        XCTAssertEqual(try F.direction(next.body), .sendrecv)
+    }
+
     func testAPeerWithoutTimersLeavesTheCallerRefreshingAtItsOwnInterval() throws {
         var alice = F.caller()
         let invite = try F.single(F.requests(alice.start(now: .zero)))

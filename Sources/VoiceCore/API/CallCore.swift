@@ -286,6 +286,8 @@ final class CallCore: @unchecked Sendable {
                 // wish and the reconnection's re-INVITE asks again): back to what is in force.
                 if case .holdFailed = event { holdRefused(statusCode) } else { resumeRefused(statusCode) }
             }
+        case .sessionRefreshFailed(let statusCode):
+            client.logger.warning("call \(sid): a session refresh failed (\(statusCode.map(String.init) ?? "not sent")); the call ends if none succeeds in time")
         case .infoReceived(let contentType, let body, let headers):
             receiveMessage(contentType: contentType, body: body, headers: headers)
         case .dtmfReceived(let digit, let duration):

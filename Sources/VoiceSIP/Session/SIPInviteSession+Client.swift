@@ -112,7 +112,7 @@ extension SIPInviteSession {
             return []
         case .sessionRefresh:
             // No answer to a refresh: the dialog is gone (§12.2.1.2).
-            return failure == .transactionTimeout ? byeAndTerminate(.failed(failure)) : refresh(now: now)
+            return failure == .transactionTimeout ? byeAndTerminate(.failed(failure)) : modify(.sessionRefresh)
         }
     }
 

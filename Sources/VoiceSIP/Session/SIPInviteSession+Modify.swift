@@ -87,7 +87,11 @@ extension SIPInviteSession {
     }
 
     func failed(_ modification: Modification, _ statusCode: Int?) -> SIPInviteSessionAction {
-        .event(modification == .hold ? .holdFailed(statusCode: statusCode) : .resumeFailed(statusCode: statusCode))
+        switch modification {
+        case .hold: .event(.holdFailed(statusCode: statusCode))
+        case .resume: .event(.resumeFailed(statusCode: statusCode))
+        case .sessionRefresh: .event(.sessionRefreshFailed(statusCode: statusCode))
+        }
     }
 
     var reinvitePending: Bool {
@@ -97,22 +101,24 @@ extension SIPInviteSession {
     mutating func modify(_ modification: Modification) -> [SIPInviteSessionAction] {
         guard state == .confirmed else { return [failed(modification, nil)] }
         if glareRetry != nil {
-            // A retry is scheduled: it will carry the latest wish.
-            glareRetry = modification
+            // A retry is scheduled: it will carry the latest wish (and refreshes the session too).
+            if modification != .sessionRefresh { glareRetry = modification }
             return []
         }
         if reinvitePending || pendingOK != nil {
-            // §14.1: not while another INVITE transaction is in progress; the latest wish goes out after it.
-            queuedModification = modification
+            // §14.1: not while another INVITE transaction is in progress; the latest wish goes
+            // out after it. One in progress refreshes the session already.
+            if modification != .sessionRefresh { queuedModification = modification }
             return []
         }
         let offer: SDPSessionDescription
+        let holds = modification == .hold || (modification == .sessionRefresh && wantedDirection != .sendrecv)
         do throws(SDPNegotiationError) {
-            offer = modification == .hold ? try offerAnswer.makeHoldOffer() : try offerAnswer.makeResumeOffer()
+            offer = holds ? try offerAnswer.makeHoldOffer() : try offerAnswer.makeResumeOffer()
         } catch {
             return [failed(modification, nil)]
         }
-        wantedDirection = modification == .hold ? .sendonly : .sendrecv
+        if modification != .sessionRefresh { wantedDirection = modification == .hold ? .sendonly : .sendrecv }
         guard let request = makeDialogRequest(.invite, body: Array(offer.text.utf8), contentType: Self.sdpContentType) else {
             offerAnswer.rollbackOffer()
             return [failed(modification, nil)]
@@ -183,7 +189,11 @@ extension SIPInviteSession {
 
     /// After a failed change, we want what was in force before it.
     private mutating func restoreDirection(after modification: Modification) {
-        wantedDirection = modification == .hold ? .sendrecv : .sendonly
+        switch modification {
+        case .hold: wantedDirection = .sendrecv
+        case .resume: wantedDirection = .sendonly
+        case .sessionRefresh: break  // it changed nothing
+        }
     }
 
     mutating func retryAfterGlare() -> [SIPInviteSessionAction] {

@@ -63,7 +63,7 @@ extension SIPInviteSession {
     mutating func sendSessionRefresh() -> [SIPInviteSessionAction] {
         guard state == .confirmed else { return [] }
         if peerAllowsUpdate, let update = makeDialogRequest(.update) { return [send(update, as: .sessionRefresh)] }
-        return refresh(now: .zero)
+        return modify(.sessionRefresh)
     }
 
     /// The answer to our refreshing UPDATE.
@@ -85,7 +85,7 @@ extension SIPInviteSession {
         default:
             // A peer that took UPDATE after all does not: the re-INVITE refreshes.
             peerAllowsUpdate = false
-            return refresh(now: .zero)
+            return modify(.sessionRefresh)
         }
     }
 }

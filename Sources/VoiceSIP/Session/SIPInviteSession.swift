@@ -11,7 +11,9 @@ package struct SIPInviteSession: Sendable {
     /// Which side of the call we are.
     enum Role: Sendable { case uac, uas }
     /// A change to the media we asked for with a re-INVITE.
-    enum Modification: Sendable { case hold, resume }
+    /// What a re-INVITE of ours is for: hold, resume, or a session refresh (RFC 4028) that
+    /// offers the media as it is and whose failure changes nothing the app asked for.
+    enum Modification: Sendable { case hold, resume, sessionRefresh }
     /// Why we sent a request.
     enum Purpose: Sendable {
         case invite

@@ -32,6 +32,9 @@ package enum SIPInviteSessionEvent: Sendable, Equatable {
     case holdFailed(statusCode: Int?)
     /// Our resume re-INVITE failed with this status; nil when it could not be sent.
     case resumeFailed(statusCode: Int?)
+    /// Our session-refresh re-INVITE (RFC 4028) failed with this status; nil when it could not
+    /// be sent. The call goes on: it ends if no refresh succeeds before the session expires.
+    case sessionRefreshFailed(statusCode: Int?)
     /// The session is over.
     case terminated(SIPSessionEndReason)
 }
