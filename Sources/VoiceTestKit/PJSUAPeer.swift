@@ -64,16 +64,7 @@ public final class PJSUAPeer: Sendable {
     public let options: Options
 
     /// Whether `python3` can import pjsua2.
-    public static var isInstalled: Bool {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import pjsua2"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        do { try probe.run() } catch { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
-    }
+    public static var isInstalled: Bool { PythonModule.isImportable("pjsua2") }
 
     /// Starts the peer and waits until it is listening.
     public init(_ options: Options, templateDirectory: String? = PeerTemplates.directory) throws(SIPPeerError) {

@@ -35,14 +35,7 @@ public final class WebRTCPeer: @unchecked Sendable {
     /// Whether the stack is installed: `python3` can import aiortc, or `chromium` is on PATH.
     public static func isInstalled(_ stack: Stack) -> Bool {
         if stack == .chromium { return SIPPeerProcess.isInstalled("chromium") }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import aiortc"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        do { try probe.run() } catch { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
+        return PythonModule.isImportable("aiortc")
     }
 
     /// Starts `stack` as `role`, playing the WAV file `play` and recording for `seconds` once connected.

@@ -10,16 +10,6 @@ import XCTest
 /// that reach our delegate once each, and hear the keys our app presses, over RFC 4733 and
 /// over SIP INFO `application/dtmf-relay`.
 final class CallDigitsInteropTests: XCTestCase {
-    private func requirePJSUA() throws {
-        switch SIPPeerRequirement.check("pjsua2 (PyPI pjsua2-python)", isInstalled: { _ in PJSUAPeer.isInstalled }) {
-        case .available: return
-        case .skip(let message): throw XCTSkip(message)
-        case .fail(let message):
-            XCTFail(message)
-            throw XCTSkip(message)
-        }
-    }
-
     /// Our client calls a pjsua2 that answers and runs `script`; returns both once connected.
     private func callPJSUA(
         script: [PJSUAPeer.Step], telephoneEvents: Bool = true
@@ -38,7 +28,7 @@ final class CallDigitsInteropTests: XCTestCase {
     }
 
     func testPJSUAPressesKeysOverRFC4733AndINFOAndHearsOurs() throws {
-        try requirePJSUA()
+        try TestPrerequisites.pjsua2()
         let (peer, client, call, delegate) = try callPJSUA(script: [.rfc4733("123#"), .sleep(1.2), .info("*4"), .sleep(3)])
         defer {
             call.disconnect()
@@ -57,7 +47,7 @@ final class CallDigitsInteropTests: XCTestCase {
     }
 
     func testWithoutTelephoneEventKeysGoAsINFOBothWaysWithPJSUA() throws {
-        try requirePJSUA()
+        try TestPrerequisites.pjsua2()
         let (peer, client, call, delegate) = try callPJSUA(script: [.info("70"), .sleep(3)], telephoneEvents: false)
         defer {
             call.disconnect()

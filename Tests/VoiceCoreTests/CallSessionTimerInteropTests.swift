@@ -11,16 +11,6 @@ import XCTest
 /// stays up. The rest (422, expiry, re-INVITE refreshes, either refresher) is on the session's
 /// virtual clock in `SIPSessionTimerTests`.
 final class CallSessionTimerInteropTests: XCTestCase {
-    private func requirePJSUA() throws {
-        switch SIPPeerRequirement.check("pjsua2 (PyPI pjsua2-python)", isInstalled: { _ in PJSUAPeer.isInstalled }) {
-        case .available: return
-        case .skip(let message): throw XCTSkip(message)
-        case .fail(let message):
-            XCTFail(message)
-            throw XCTSkip(message)
-        }
-    }
-
     private func client(_ name: String, sessionExpires: Int = 1_800) throws -> TestVoiceClient {
         try TestVoiceClient(name) { configuration in
             configuration.mediaSecurity = .sdes  // pjsua2 as installed keys with SDES
@@ -31,7 +21,7 @@ final class CallSessionTimerInteropTests: XCTestCase {
     /// We call a pjsua2 that requires timers at 90 s: its 2xx makes us the refresher, and our
     /// UPDATE at half the interval (45 s) gets its 200 while the call stays up.
     func testWeRefreshAPJSUAThatRequiresTimers() throws {
-        try requirePJSUA()
+        try TestPrerequisites.pjsua2()
         let port = try SIPPeerProcess.freePort()
         let peer = try PJSUAPeer(PJSUAPeer.Options(port: port, exitAfter: 80, sessionTimer: "required", sessionExpires: 90))
         defer { peer.stop() }
@@ -49,7 +39,7 @@ final class CallSessionTimerInteropTests: XCTestCase {
 
     /// A pjsua2 that requires timers calls us: no 420; our 2xx agrees, and pjsua2 keeps the call.
     func testAPJSUAThatRequiresTimersReachesUs() throws {
-        try requirePJSUA()
+        try TestPrerequisites.pjsua2()
         let bob = try client("bob")
         defer { bob.client.shutdown() }
         let delegate = RecordingCallDelegate()

@@ -17,6 +17,17 @@ enum TestPrerequisites {
         throw XCTSkip(message)
     }
 
+    /// Returns when pjsip's Python binding (PyPI `pjsua2-python`) is installed.
+    static func pjsua2() throws {
+        switch SIPPeerRequirement.check("pjsua2 (PyPI pjsua2-python)", isInstalled: { _ in PJSUAPeer.isInstalled }) {
+        case .available: return
+        case .skip(let message): throw XCTSkip(message)
+        case .fail(let message):
+            XCTFail(message)
+            throw XCTSkip(message)
+        }
+    }
+
     /// Returns when Kamailio is installed.
     static func kamailio() throws { try installed("kamailio") }
 
