@@ -112,6 +112,7 @@ final class SIPSessionTimerTests: XCTestCase {
         let reinvite = try F.single(F.requests(alice.timerFired(.sessionRefresh, now: .seconds(900))))
         let refused = alice.receiveResponse(F.reply(reinvite, 500), now: .seconds(900))
         XCTAssertEqual(F.events(refused), [.sessionRefreshFailed(statusCode: 500)], "the app asked for nothing: no hold or resume failed")
+        XCTAssertEqual(timers(refused)[.sessionRefresh], .seconds(225), "tried again after an eighth of the interval, before the expiry")
         XCTAssertEqual(alice.state, .confirmed)
         // The next hold still offers sendonly, the next refresh sendrecv again: nothing moved.
         let next = try F.single(F.requests(alice.timerFired(.sessionRefresh, now: .seconds(900)) + alice.refresh(now: .seconds(901))))

@@ -183,7 +183,7 @@ extension SIPInviteSession {
             return byeAndTerminate(.failed(.finalResponse(statusCode: code)))
         default:
             restoreDirection(after: modification)
-            return [failed(modification, code)]
+            return [failed(modification, code)] + retrySessionRefreshLater(after: modification)
         }
     }
 

@@ -66,6 +66,13 @@ extension SIPInviteSession {
         return modify(.sessionRefresh)
     }
 
+    /// A refresh of ours failed without ending the dialog: we try again after an eighth of the
+    /// interval, which still comes before the expiry (at most the half interval less 32 s).
+    mutating func retrySessionRefreshLater(after modification: Modification) -> [SIPInviteSessionAction] {
+        guard modification == .sessionRefresh, case .running(let interval, true)? = sessionTimer?.phase, !isTerminated else { return [] }
+        return [startTimer(.sessionRefresh, after: .seconds(Double(max(1, interval / 8))))]
+    }
+
     /// The answer to our refreshing UPDATE.
     mutating func sessionRefreshResponse(_ response: SIPResponse, to request: SIPRequest) -> [SIPInviteSessionAction] {
         let code = response.statusCode
