@@ -45,7 +45,7 @@ extension FuzzHarness {
             // A refused peer is closed; nothing it sent after the refusal is delivered.
             precondition(outcome.refusals.isEmpty || outcome.closed, "a refused WebSocket peer is disconnected")
         },
-        FuzzHarness(name: "sip-uri", summary: "a SIP/SIPS/tel URI and a name-address") { bytes in
+        FuzzHarness(name: "sip-uri", summary: "a SIP/SIPS/tel URI, a name-address, and the other one-line header values") { bytes in
             let text = String(decoding: bytes, as: UTF8.self)
             if let uri = try? SIPURI(parsing: text) {
                 let again = try? SIPURI(parsing: uri.description)
@@ -59,6 +59,10 @@ extension FuzzHarness {
                 precondition((try? SIPSessionExpires(parsing: value.description)) == value, "a written Session-Expires reads back the same")
             }
             _ = try? SIPSessionExpires.minimumSE(parsing: text)
+            if let rack = try? SIPRAck(parsing: text) {
+                precondition((try? SIPRAck(parsing: rack.description)) == rack, "a written RAck reads back the same")
+            }
+            _ = try? SIPRAck.responseNumber(parsing: text)
         },
         FuzzHarness(name: "sdp", summary: "an SDP body: parse, then answer it as an offer and take it as an answer") { bytes in
             guard let description = try? SDPSessionDescription(parsing: bytes) else { return }
@@ -121,6 +125,8 @@ extension FuzzHarness {
         _ = try? headers.contentType()
         _ = try? headers.sessionExpires()
         _ = try? headers.minimumSE()
+        _ = try? headers.rseq()
+        _ = try? headers.rack()
         if case .request(let request) = message {
             // What a callee answers (422, or the 2xx's session-timer fields) to whatever arrived.
             var timer = SIPSessionTimer(settings: SIPSessionTimer.Settings())

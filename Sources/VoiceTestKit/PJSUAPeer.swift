@@ -39,8 +39,20 @@ public final class PJSUAPeer: Sendable {
         public var sessionTimer: String?
         /// The session interval pjsua asks for, with ``sessionTimer`` (at least 90).
         public var sessionExpires = 1_800
+        /// pjsua's RFC 3262 100rel mode (`optional`, `required`); nil: pjsua's default (not used).
+        public var prack: String?
+        /// Answer a call with 180 first and 200 this many seconds later; 0: 200 at once.
+        public var ring: Double = 0
+        /// The provisional status of that answer: 180, or 183 (with SDP: early media).
+        public var ringStatus = 180
 
-        public init(port: Int, call: String? = nil, script: [Step] = [], exitAfter: Double = 30, sessionTimer: String? = nil, sessionExpires: Int = 1_800) {
+        public init(
+            port: Int, call: String? = nil, script: [Step] = [], exitAfter: Double = 30, sessionTimer: String? = nil,
+            sessionExpires: Int = 1_800, prack: String? = nil, ring: Double = 0, ringStatus: Int = 180
+        ) {
+            self.prack = prack
+            self.ringStatus = ringStatus
+            self.ring = ring
             self.port = port
             self.call = call
             self.script = script
@@ -76,6 +88,8 @@ public final class PJSUAPeer: Sendable {
         if let mode = options.sessionTimer {
             arguments += ["--timer", mode, "--session-expires", "\(options.sessionExpires)"]
         }
+        if let mode = options.prack { arguments += ["--prack", mode] }
+        if options.ring > 0 { arguments += ["--ring", "\(options.ring)", "--ring-status", "\(options.ringStatus)"] }
         process = try SIPPeerProcess(
             name: "pjsua2", executable: "python3", arguments: arguments, workingDirectory: directory,
             logPath: directory + "/pjsua2.log")
@@ -90,7 +104,7 @@ public final class PJSUAPeer: Sendable {
 
     /// The event lines it printed so far (`CONFIRMED`, `DIGIT 5 info 160`, …).
     public var lines: [String] {
-        let events = ["READY", "INCOMING", "CONFIRMED", "SENT", "DIGIT", "TSX", "DISCONNECTED", "EXIT"]
+        let events = ["READY", "INCOMING", "ANSWERED", "CONFIRMED", "SENT", "DIGIT", "TSX", "DISCONNECTED", "EXIT"]
         return process.log.split(separator: "\n").map(String.init).filter { line in
             events.contains { line == $0 || line.hasPrefix($0 + " ") }
         }

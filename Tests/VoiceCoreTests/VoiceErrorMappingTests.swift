@@ -97,7 +97,7 @@ final class VoiceErrorMappingTests: XCTestCase {
             (.rejected(statusCode: 199), .badRequest, 199),
             (.failed(.transactionTimeout), .requestTimeout, nil), (.failed(.authenticationFailed), .authFailure, nil),
             (.failed(.connectionError), .connectionError, nil),
-            (.ackTimeout, .requestTimeout, nil),
+            (.ackTimeout, .requestTimeout, nil), (.provisionalNotAcknowledged, .requestTimeout, nil), (.sessionExpired, .connectionError, nil),
             (.mediaNegotiationFailed(.noCommonCodec), .mediaNoSupportedCodec, nil),
         ]
         for (reason, code, status) in rows {

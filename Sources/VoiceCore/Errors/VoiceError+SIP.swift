@@ -78,6 +78,8 @@ extension VoiceError {
     ///   for our own INVITE that we did not cancel is 31487 `requestTerminated`.
     /// - `failed(failure)` → ``init(sipFailure:detail:)``.
     /// - `ackTimeout` → 31408 `requestTimeout` (no ACK for our 2xx within 64·T1).
+    /// - `provisionalNotAcknowledged` → 31408 `requestTimeout` (no PRACK for our reliable
+    ///   provisional response within 64·T1, RFC 3262).
     /// - `sessionExpired` → 31005 `connectionError`: no session refresh came (RFC 4028), the
     ///   far end or the path to it is gone.
     /// - `redirectFailed` → what the 3xx's status maps to, with why it could not be followed
@@ -104,6 +106,8 @@ extension VoiceError {
             self.init(sipFailure: failure)
         case .ackTimeout:
             self.init(.requestTimeout, failureReason: "No ACK arrived for the 2xx response")
+        case .provisionalNotAcknowledged:
+            self.init(.requestTimeout, failureReason: "No PRACK arrived for the reliable provisional response (RFC 3262)")
         case .sessionExpired:
             self.init(.connectionError, failureReason: "The session expired: no session refresh came in time (RFC 4028)")
         case .redirectFailed(let failure):

@@ -58,6 +58,10 @@ extension SIPInviteSession {
             return []
         case .sessionRefresh:
             return sessionRefreshResponse(response, to: pending.request)
+        case .prack:
+            // A refused PRACK changes nothing here: the callee ends the INVITE if it needs one.
+            guard response.statusCode >= 200 else { return [] }
+            return authenticate(response, request: pending.request, purpose: .prack) ?? []
         case .cancel, .forkBye:
             return []
         }
@@ -108,7 +112,7 @@ extension SIPInviteSession {
             let result = SIPInviteSessionAction.event(.infoResult(cseq: firstSequence, statusCode: 408))
             // §12.2.1.2: no answer to a request inside the dialog ends it.
             return state == .confirmed ? [result] + byeAndTerminate(.failed(failure)) : [result]
-        case .cancel, .forkBye, .update:
+        case .cancel, .forkBye, .update, .prack:
             return []
         case .sessionRefresh:
             // No answer to a refresh: the dialog is gone (§12.2.1.2).
@@ -178,7 +182,7 @@ extension SIPInviteSession {
             switch purpose {
             case .invite: return terminate(.failed(SIPFailure(error)))
             case .bye: return terminate(.localHangUp)
-            case .info, .cancel, .reinvite, .forkBye, .update, .sessionRefresh: return nil
+            case .info, .cancel, .reinvite, .forkBye, .update, .sessionRefresh, .prack: return nil
             }
         }
         let retry: SIPRequest?
@@ -216,6 +220,12 @@ extension SIPInviteSession {
                 if dialog == nil { dialog = try? SIPDialog(request: request, response: response) }
                 state = .early
             }
+            // A reliable provisional (RFC 3262 §4) is acknowledged once, and reported once.
+            let (isReliable, prack) = prackForProvisional(response, to: request)
+            if isReliable {
+                guard let prack else { return [] }
+                actions.append(prack)
+            }
             // The first SDP in a provisional response is the answer (§13.2.1): early media,
             // announced before the progress so the app plays it instead of a ringback tone.
             // Later ones, and the 2xx's, are ignored.
@@ -250,11 +260,17 @@ extension SIPInviteSession {
         if let dialog, dialog.id.remoteTag == remoteTag {
             self.dialog?.receiveResponse(response, method: .invite)
         } else if dialog == nil || dialog?.state == .early {
-            // First 2xx, possibly from another fork than the early dialog's: it wins.
-            guard let confirmed = try? SIPDialog(request: request, response: response) else {
-                return terminate(.failed(.finalResponse(statusCode: response.statusCode)))
+            // First 2xx, possibly from another fork than the early dialog's: it wins. A fork we
+            // sent a PRACK in keeps its CSeq count.
+            if let remoteTag, var fork = reliable.forkDialogs.removeValue(forKey: remoteTag) {
+                fork.receiveResponse(response, method: .invite)
+                dialog = fork
+            } else {
+                guard let confirmed = try? SIPDialog(request: request, response: response) else {
+                    return terminate(.failed(.finalResponse(statusCode: response.statusCode)))
+                }
+                dialog = confirmed
             }
-            dialog = confirmed
         } else {
             return []
         }

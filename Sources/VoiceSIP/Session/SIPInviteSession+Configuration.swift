@@ -24,6 +24,11 @@ extension SIPInviteSession {
         /// RFC 4028 session timers (``SIPSessionTimer``): on by default at 1800 s, Min-SE 90,
         /// as pjsip and linphone; nil turns them off (no `Supported: timer`).
         package var sessionTimer: SIPSessionTimer.Settings? = SIPSessionTimer.Settings()
+        /// RFC 3262 (``SIPReliableProvisionals``): `Supported: 100rel` on our INVITEs, PRACK for
+        /// the callee's reliable provisionals, and reliable ones of ours for a caller that
+        /// requires them or supports them (for SDP). On by default; off, a `Require: 100rel`
+        /// gets 420 from the agent.
+        package var reliableProvisionals = true
 
         /// Creates a configuration; defaults as documented on each property.
         package init(

@@ -35,7 +35,12 @@ extension SIPInviteSession {
         headers.add("CSeq", SIPCSeq(sequence: sequence, method: .invite).description)
         headers.add("Contact", contactValue)
         for (name, value) in commonHeaders { headers.add(name, value) }
-        for (name, value) in sessionTimerRequestHeaders(initial: true) { headers.add(name, value) }
+        // One Supported for every option tag: 100rel (RFC 3262) and timer (RFC 4028).
+        var supported = configuration.reliableProvisionals ? ["100rel"] : []
+        for (name, value) in sessionTimerRequestHeaders(initial: true) {
+            if name == "Supported" { supported.append(value) } else { headers.add(name, value) }
+        }
+        if !supported.isEmpty { headers.add("Supported", supported.joined(separator: ", ")) }
         for header in authorization { headers.add(header.name, header.value) }
         for (name, value) in extraHeaders { headers.add(name, value) }
         if !body.isEmpty { headers.add("Content-Type", Self.sdpContentType) }

@@ -7,7 +7,7 @@ extension SIPInviteSession {
         guard role == .uas, state == .incoming || state == .early, let invite = incomingInvite else { return [] }
         if let incomingError { return reject(statusCode: incomingError.statusCode, now: now) }
         state = .early
-        return [.sendResponse(makeResponse(to: invite, statusCode: 180))]
+        return sendProvisional(makeResponse(to: invite, statusCode: 180))
     }
 
     /// Sends 183 Session Progress carrying the SDP answer (early media, RFC 3960's gateway
@@ -34,7 +34,7 @@ extension SIPInviteSession {
             }
         }
         state = .early
-        return [.sendResponse(makeResponse(to: invite, statusCode: 183, body: earlyAnswer ?? [], contentType: Self.sdpContentType))]
+        return sendProvisional(makeResponse(to: invite, statusCode: 183, body: earlyAnswer ?? [], contentType: Self.sdpContentType))
     }
 
     /// Answers the call: 200 with the SDP answer (or with our offer when the INVITE had none),
@@ -43,6 +43,9 @@ extension SIPInviteSession {
     package mutating func accept(now: MediaTime) -> [SIPInviteSessionAction] {
         guard role == .uas, state == .incoming || state == .early, let invite = incomingInvite else { return [] }
         if let incomingError { return reject(statusCode: incomingError.statusCode, now: now) }
+        // A 183 with SDP not acknowledged yet holds the 2xx back (RFC 3262 §3).
+        let (deferred, stopped) = deferAcceptUntilPRACK()
+        if deferred { return [] }
         let body: [UInt8]
         let offerInOK: Bool
         switch Self.sdpBody(invite.headers, invite.body) {
@@ -69,7 +72,7 @@ extension SIPInviteSession {
             offerInOK = true
         }
         dialog?.confirm()
-        let ok = sendOK(to: invite, body: body, offerInOK: offerInOK, initial: true) + restartSessionTimers()
+        let ok = stopped + sendOK(to: invite, body: body, offerInOK: offerInOK, initial: true) + restartSessionTimers()
         guard !offerInOK, let media = offerAnswer.negotiated else { return ok }
         return ok + [.event(.answered(media))]
     }
@@ -144,6 +147,8 @@ extension SIPInviteSession {
             return receiveInfo(request)
         case .update:
             return receiveUpdate(request)
+        case .prack:
+            return receivePRACK(request, now: now)
         case .options:
             var response = makeResponse(to: request, statusCode: 200)
             response.headers.add("Accept", Self.sdpContentType)
@@ -314,6 +319,10 @@ extension SIPInviteSession {
         case .sessionExpiry:
             guard state == .confirmed else { return [] }
             return byeAndTerminate(.sessionExpired)
+        case .provisionalRetransmission:
+            return retransmitProvisional()
+        case .prackTimeout:
+            return provisionalNotAcknowledged(now: now)
         }
     }
 }

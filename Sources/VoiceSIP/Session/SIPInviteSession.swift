@@ -30,6 +30,8 @@ package struct SIPInviteSession: Sendable {
         case update
         /// UPDATE without an offer refreshing the session timer (RFC 4028 §7.4).
         case sessionRefresh
+        /// PRACK acknowledging a reliable provisional response (RFC 3262 §4).
+        case prack
     }
     /// A request we sent and wait a final response for, by CSeq number and method.
     struct RequestKey: Hashable, Sendable {
@@ -64,10 +66,10 @@ package struct SIPInviteSession: Sendable {
     }
 
     /// The methods we accept in a dialog, for Allow.
-    package static let allowedMethods: [SIPMethod] = [.invite, .ack, .bye, .cancel, .options, .info, .update]
+    package static let allowedMethods: [SIPMethod] = [.invite, .ack, .bye, .cancel, .options, .info, .update, .prack]
     /// Methods we know but do not support in a session: answered 405 with Allow; others get 501.
     package static let knownMethods: Set<SIPMethod> = [
-        .register, .update, .prack, .subscribe, .notify, .refer, .message, .publish,
+        .register, .update, .subscribe, .notify, .refer, .message, .publish,
     ]
     /// The largest application/json INFO body sent or accepted (RFC 6086 leaves it to the package).
     package static let maximumJSONInfoSize = 10_240
@@ -96,6 +98,8 @@ package struct SIPInviteSession: Sendable {
     var queuedModification: Modification?
     /// The timers started and not yet fired or cancelled.
     var runningTimers: Set<SIPInviteSessionTimer> = []
+    /// RFC 3262 reliable provisional responses, either role (``SIPReliableProvisionals``).
+    var reliable: SIPReliableProvisionals
 
     // UAC
     let remote: SIPNameAddress
@@ -148,6 +152,8 @@ package struct SIPInviteSession: Sendable {
         self.offerAnswer = SDPOfferAnswer(capabilities: configuration.capabilities, using: &rng)
         self.authenticator = SIPAuthenticator(credentials: configuration.credentials, cnonce: configuration.cnonce)
         self.sessionTimer = configuration.sessionTimer.map(SIPSessionTimer.init)
+        self.reliable = SIPReliableProvisionals(
+            enabled: configuration.reliableProvisionals, firstRSeq: UInt32.random(in: 1...(1 << 30), using: &rng))
         self.random = Random(state: rng.next())
     }
 
@@ -166,6 +172,8 @@ package struct SIPInviteSession: Sendable {
         self.offerAnswer = SDPOfferAnswer(capabilities: configuration.capabilities, using: &rng)
         self.authenticator = SIPAuthenticator(credentials: configuration.credentials, cnonce: configuration.cnonce)
         self.sessionTimer = configuration.sessionTimer.map(SIPSessionTimer.init)
+        self.reliable = SIPReliableProvisionals(
+            enabled: configuration.reliableProvisionals, firstRSeq: UInt32.random(in: 1...(1 << 30), using: &rng))
         self.random = Random(state: rng.next())
         self.incomingInvite = invite
         do throws(SIPDialogError) {
@@ -207,7 +215,10 @@ package struct SIPInviteSession: Sendable {
         pendingOK = nil
         glareRetry = nil
         var actions: [SIPInviteSessionAction] = []
-        for timer in [SIPInviteSessionTimer.okRetransmission, .ackTimeout, .glareRetry, .cancelTimeout, .sessionRefresh, .sessionExpiry]
+        for timer in [
+            SIPInviteSessionTimer.okRetransmission, .ackTimeout, .glareRetry, .cancelTimeout, .sessionRefresh, .sessionExpiry,
+            .provisionalRetransmission, .prackTimeout,
+        ]
         where runningTimers.contains(timer) {
             actions.append(cancelTimer(timer))
         }

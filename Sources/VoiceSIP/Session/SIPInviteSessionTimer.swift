@@ -12,4 +12,8 @@ package enum SIPInviteSessionTimer: Hashable, Sendable {
     case sessionRefresh
     /// The session expired without a refresh (RFC 4028 §10): BYE.
     case sessionExpiry
+    /// Resend our reliable provisional response (RFC 3262 §3: T1, 2·T1, …) until its PRACK.
+    case provisionalRetransmission
+    /// Give up on the PRACK 64·T1 after the reliable provisional (§3): the INVITE gets 500.
+    case prackTimeout
 }

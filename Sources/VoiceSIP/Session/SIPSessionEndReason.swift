@@ -16,6 +16,9 @@ package enum SIPSessionEndReason: Hashable, Sendable {
     case failed(SIPFailure)
     /// No ACK arrived for our 2xx within 64·T1 (RFC 3261 §13.3.1.4).
     case ackTimeout
+    /// No PRACK came for our reliable provisional response within 64·T1 (RFC 3262 §3): we
+    /// refused the INVITE with 500.
+    case provisionalNotAcknowledged
     /// No session refresh came in time (RFC 4028 §10): we sent BYE.
     case sessionExpired
     /// A 3xx could not be followed (a loop, too many redirects, no Contact we can call).

@@ -187,6 +187,7 @@ extension SIPUserAgent {
             credentials: configuration.credentials, userAgent: configuration.userAgent,
             t1: configuration.transactionConfiguration.t1)
         session.sessionTimer = configuration.sessionTimer
+        session.reliableProvisionals = configuration.reliableProvisionals
         return session
     }
 

@@ -79,9 +79,8 @@ package final class SIPUserAgent: @unchecked Sendable {
     /// A WebSocket client re-registering after its connection dropped (see
     /// ``webSocketConnectionLost(_:)``): the attempts so far and the next one's timer.
     var webSocketRecovery: (attempts: Int, timer: Scheduled<Void>?)?
-    let coreResponder = SIPCoreResponder(
-        configuration: .init(
-            allowedMethods: [.invite, .ack, .cancel, .bye, .options, .info, .update], supportedExtensions: ["timer"], serverName: nil))
+    /// Answers what no call takes: unknown methods, `Require` tags we lack (420), bad URIs.
+    let coreResponder: SIPCoreResponder
     var isShutDown = false
     /// Requests refused statelessly because a limit was reached (503 or 486).
     var overloadRejections = 0
@@ -132,6 +131,12 @@ package final class SIPUserAgent: @unchecked Sendable {
         self.mediaPortSource = mediaPorts
         self.resolver = SIPTargetResolver(defaultTransport: configuration.transport)
         self.onEvent = onEvent
+        // The option tags we take: 100rel (RFC 3262) and timer (RFC 4028), each unless turned off.
+        let supported = (configuration.reliableProvisionals ? ["100rel"] : []) + (configuration.sessionTimer == nil ? [] : ["timer"])
+        self.coreResponder = SIPCoreResponder(
+            configuration: .init(
+                allowedMethods: [.invite, .ack, .cancel, .bye, .options, .info, .update, .prack], supportedExtensions: supported,
+                serverName: nil))
         let policy = configuration.incomingCallPolicy
         self.callerVerifier =
             policy.requiredCredentials.isEmpty

@@ -53,6 +53,9 @@ package struct SIPUserAgentConfiguration: Sendable {
     /// RFC 4028 session timers for every call (``SIPSessionTimer``): 1800 s, Min-SE 90 by
     /// default; nil turns them off.
     package var sessionTimer: SIPSessionTimer.Settings? = SIPSessionTimer.Settings()
+    /// RFC 3262 reliable provisional responses and PRACK, both roles
+    /// (``SIPInviteSession/Configuration/reliableProvisionals``); on by default.
+    package var reliableProvisionals = true
     /// TURN servers (RFC 8656) each DTLS-SRTP call's media port allocates a relayed ICE
     /// candidate on: the first that grants one, tried in order; empty: none.
     package var turnServers: [TURNServer] = []

@@ -12,7 +12,9 @@ It prints one line per event, flushed, for the test to read:
     READY <port>, INCOMING, CONFIRMED, SENT <step>, DIGIT <digit> <rfc2833|info> <ms>,
     TSX <UPDATE|INVITE> <sent|received> <status> (each completed one, a session refresh among
     them), DISCONNECTED <status>, and EXIT when it is done (--exit-after seconds, or after hangup).
---timer sets pjsua's RFC 4028 session-timer mode, with --session-expires seconds.
+--timer sets pjsua's RFC 4028 session-timer mode, with --session-expires seconds; --prack its
+RFC 3262 100rel mode (PRACK transactions are printed as TSX lines too). --ring SECONDS answers
+a call with 180 (or --ring-status, 183 with SDP: early media) first and 200 that much later.
 """
 import argparse
 import os
@@ -44,7 +46,7 @@ class Call(pj.Call):
         # Each completed UPDATE or INVITE in the dialog (a session refresh among them), either way.
         tsx = prm.e.body.tsxState.tsx
         if tsx.state == pj.PJSIP_TSX_STATE_COMPLETED or tsx.state == pj.PJSIP_TSX_STATE_TERMINATED:
-            if tsx.method in ("UPDATE", "INVITE") and tsx.statusCode >= 200:
+            if tsx.method in ("UPDATE", "INVITE", "PRACK") and tsx.statusCode >= 200:
                 key = (tsx.method, tsx.role, tsx.statusCode, id(tsx.pjTransaction))
                 if key not in self.peer.seen:
                     self.peer.seen.add(key)
@@ -65,6 +67,12 @@ class Account(pj.Account):
         call = Call(self.peer, self, prm.callId)
         self.peer.call = call
         say("INCOMING")
+        if self.peer.ring > 0:
+            ringing = pj.CallOpParam()
+            ringing.statusCode = self.peer.ring_status
+            call.answer(ringing)
+            self.peer.answer_at = time.monotonic() + self.peer.ring
+            return
         answer = pj.CallOpParam()
         answer.statusCode = 200
         call.answer(answer)
@@ -76,6 +84,9 @@ class Peer:
         self.call = None
         self.confirmed_at = None
         self.ended = False
+        self.ring = 0
+        self.ring_status = 180
+        self.answer_at = None
 
 
 def run_step(peer, step):
@@ -117,6 +128,9 @@ def main():
     parser.add_argument("--exit-after", type=float, default=30)
     parser.add_argument("--timer", choices=["inactive", "optional", "required", "always"])
     parser.add_argument("--session-expires", type=int, default=1800)
+    parser.add_argument("--prack", choices=["optional", "required"])
+    parser.add_argument("--ring", type=float, default=0)
+    parser.add_argument("--ring-status", type=int, choices=[180, 183], default=180)
     args = parser.parse_args()
 
     ep = pj.Endpoint()
@@ -152,7 +166,13 @@ def main():
         account_config.callConfig.timerUse = modes[args.timer]
         account_config.callConfig.timerSessExpiresSec = args.session_expires
         account_config.callConfig.timerMinSESec = 90
+    if args.prack:
+        # RFC 3262: pjsua's 100rel modes (optional: Supported: 100rel; required: Require: 100rel).
+        modes = {"optional": pj.PJSUA_100REL_OPTIONAL, "required": pj.PJSUA_100REL_MANDATORY}
+        account_config.callConfig.prackUse = modes[args.prack]
     peer = Peer()
+    peer.ring = args.ring
+    peer.ring_status = args.ring_status
     account = Account(peer)
     account.create(account_config)
     say(f"READY {args.port}")
@@ -166,6 +186,12 @@ def main():
     steps = [s for s in args.script.split(",") if s]
     while time.monotonic() - started < args.exit_after and not (peer.ended and not steps):
         ep.libHandleEvents(10)
+        if peer.answer_at is not None and time.monotonic() >= peer.answer_at and not peer.ended:
+            peer.answer_at = None
+            answer = pj.CallOpParam()
+            answer.statusCode = 200
+            peer.call.answer(answer)
+            say("ANSWERED")
         if steps and peer.confirmed_at is not None and not peer.ended:
             pump(peer, 0.5)  # the media settles before the first key
             while steps and not peer.ended:
