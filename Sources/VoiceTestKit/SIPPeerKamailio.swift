@@ -39,6 +39,11 @@ public struct KamailioConfiguration: Hashable, Sendable {
     /// Temporarily with the user's SIP URI here as its Contact (`sl_send_reply` with an
     /// appended Contact, as a redirect server answers).
     public var redirects: [String: String] = [:]
+    /// RFC 4028 in the proxy (Kamailio's sst and dialog modules): the smallest Session-Expires
+    /// it lets through (422 below), each dialog timed by its Session-Expires and ended with a
+    /// BYE to both sides when no refresh passed in time; each refresh that passes is logged as
+    /// `SST refresh <method>`. nil: no session timers in the proxy.
+    public var sessionTimerMinimumSE: Int?
 
     /// The defaults: users alice/alicepass and bob/bobpass, realm `sippeer.test`, free ports.
     public init() {}
@@ -186,6 +191,8 @@ public final class KamailioPeer: Sendable {
             "REALM": config.realm,
             "MODULE_PATH": config.modulePath,
             "USERS": users.joined(separator: "\n"),
+            "SST_DEFINE": config.sessionTimerMinimumSE == nil ? "# no session timers" : "#!define WITH_SST",
+            "SST_MIN_SE": String(config.sessionTimerMinimumSE ?? 90),
         ]
         let cfg = directory + "/kamailio.cfg"
         try SIPPeerTemplate.renderFile(templatePath, to: cfg, values: values)

@@ -5,6 +5,7 @@ import XCTest
 @testable import VoiceCore
 import VoiceMediaTypes
 import VoiceSupport
+import VoiceEmbedded
 
 /// Two clients registered with Kamailio (registrar + record-routing proxy with digest auth):
 /// destinations by user name and number, custom parameters through the proxy, a wrong password.
@@ -18,10 +19,13 @@ final class CallThroughKamailioTests: XCTestCase {
         kamailio?.stop()
     }
 
-    private func startKamailio(users: [String: String]? = nil) throws -> KamailioPeer {
+    private func startKamailio(
+        users: [String: String]? = nil, configure: (inout KamailioConfiguration) -> Void = { _ in }
+    ) throws -> KamailioPeer {
         try TestPrerequisites.kamailio()
         var configuration = KamailioConfiguration()
         if let users { configuration.users = users }
+        configure(&configuration)
         let peer = try KamailioPeer(configuration: configuration)
         kamailio = peer
         return peer
@@ -67,6 +71,39 @@ final class CallThroughKamailioTests: XCTestCase {
         XCTAssertEqual(invite.callSid, call.sid, "both ends derive the same SID through the proxy")
         call.disconnect()
         XCTAssertEqual(calleeDelegate.waitForEnd(), [.connected, .disconnected(nil)])
+    }
+
+    /// RFC 4028 through a proxy that times dialogs (Kamailio's sst and dialog modules, which end
+    /// a dialog nobody refreshed with a BYE to both sides). Both clients ask for 20 s with a
+    /// Min-SE of 10 (below the RFC's 90 so that the refresh comes within seconds); alice, the
+    /// refresher, sends UPDATE at 10 s through the proxy, and past the first interval neither
+    /// the proxy nor either side has ended the call.
+    func testASessionRefreshThroughASessionTimingProxyKeepsTheCall() throws {
+        let kamailio = try startKamailio { $0.sessionTimerMinimumSE = 10 }
+        let timers: (inout VoiceClientConfiguration) -> Void = {
+            $0.sessionExpires = 20
+            $0.sessionMinimumSE = 10
+        }
+        let alice = try client("alice", password: "alicepass", kamailio: kamailio, configure: timers)
+        let bob = try client("bob", password: "bobpass", kamailio: kamailio, configure: timers)
+        let registration = Locked<VoiceError?>(VoiceError(.registrationError))
+        let notifications = bob.listen(result: registration)
+        XCTAssertNil(registration.withLock { $0 }, "bob registered; log:\n\(kamailio.process.logTail())")
+        let calleeDelegate = RecordingCallDelegate()
+        _ = notifications.acceptEach(with: calleeDelegate)
+        let delegate = RecordingCallDelegate()
+        let call = alice.connect(to: "bob", delegate: delegate)
+        defer { call.disconnect() }
+        XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected], "log:\n\(kamailio.process.logTail())")
+        let connected = Date()
+        XCTAssertTrue(
+            PollingWait.until(timeout: 15) { kamailio.process.log.contains("SST refresh UPDATE") },
+            "no refresh passed the proxy; log:\n\(kamailio.process.logTail())")
+        // Past the 20 s the INVITE agreed: without the refresh the proxy would have ended the dialog.
+        Thread.sleep(until: connected.addingTimeInterval(24))
+        XCTAssertEqual(call.state, .connected)
+        XCTAssertEqual(delegate.callbacks, [.ringing, .connected])
+        XCTAssertEqual(calleeDelegate.callbacks, [.connected], "log:\n\(kamailio.process.logTail())")
     }
 
     func testUnknownNumberIsNotFound() throws {

@@ -269,7 +269,7 @@ public final class VoiceClient: @unchecked Sendable {
         configuration.limits = c.limits
         configuration.allowsKeysOverUnencryptedSignaling = c.allowKeysOverUnencryptedSignaling
         configuration.incomingCallPolicy = c.incomingCallPolicy
-        configuration.sessionTimer = c.sessionExpires.map { SIPSessionTimer.Settings(sessionExpires: $0) }
+        configuration.sessionTimer = c.sessionExpires.map { SIPSessionTimer.Settings(sessionExpires: $0, minimumSE: c.sessionMinimumSE) }
         let engine = c.mediaEngine
         configuration.mediaLoad = { engine.load }
         return configuration

@@ -118,6 +118,9 @@ public struct VoiceClientConfiguration: Sendable {
     /// The RFC 4028 session interval calls ask for, in seconds (pjsip's and linphone's 1800;
     /// at least 90); nil: no session timers.
     package var sessionExpires: Int? = 1_800
+    /// The smallest session interval calls accept (RFC 4028 Min-SE, pjsip's `timerMinSESec`):
+    /// 90, the RFC's floor; tests lower it to see a refresh within seconds.
+    package var sessionMinimumSE = 90
 
     /// Creates a configuration. The server addresses are checked as they are made
     /// (`try SIPServerAddress("sip:proxy.example.com;transport=tls")`); the rest is checked
