@@ -68,9 +68,9 @@ final class CallActionsDigitsTests: VirtualTimeTestCase {
             ) { event in
                 guard let agent = box.withLock({ $0 }) else { return }
                 switch event {
-                case .incomingCall(let handle, _, _) where answerAtOnce:
+                case .incomingCall(let handle, _, _, _) where answerAtOnce:
                     agent.accept(handle)
-                case .incomingCall(let handle, _, _):
+                case .incomingCall(let handle, _, _, _):
                     agent.ring(handle)
                     waiting.withLock { $0.append(handle) }
                 case .call(let handle, .established(let negotiated)):

@@ -43,7 +43,7 @@ final class CallDigitsReceivedTests: VirtualTimeTestCase {
             ) { event in
                 guard let agent = box.withLock({ $0 }) else { return }
                 switch event {
-                case .incomingCall(let handle, _, _):
+                case .incomingCall(let handle, _, _, _):
                     handleBox.withLock { $0 = handle }
                     agent.accept(handle)
                 case .call(let handle, .established(let negotiated)):

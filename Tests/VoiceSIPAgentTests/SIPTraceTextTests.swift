@@ -72,7 +72,7 @@ final class SIPTraceTextTests: XCTestCase {
         loop.run()
         let incoming = try XCTUnwrap(
             bobEvents.withLock { events in
-                events.lazy.compactMap { if case .incomingCall(let handle, _, _) = $0 { handle } else { nil } }.first
+                events.lazy.compactMap { if case .incomingCall(let handle, _, _, _) = $0 { handle } else { nil } }.first
             })
         bob.accept(incoming)
         loop.advanceTime(by: .milliseconds(10))

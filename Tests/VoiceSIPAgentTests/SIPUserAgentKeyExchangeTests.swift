@@ -31,7 +31,7 @@ final class SIPUserAgentKeyExchangeTests: EmbeddedSIPTestCase {
     }
 
     private func incomingCall(_ events: Locked<[SIPUserAgentEvent]>) -> SIPCallHandle? {
-        events.withLock { $0.lazy.compactMap { if case .incomingCall(let handle, _, _) = $0 { handle } else { nil } }.first }
+        events.withLock { $0.lazy.compactMap { if case .incomingCall(let handle, _, _, _) = $0 { handle } else { nil } }.first }
     }
 
     private func termination(_ events: Locked<[SIPUserAgentEvent]>) -> SIPSessionEndReason? {

@@ -69,7 +69,7 @@ final class SIPUserAgentOverloadTests: XCTestCase {
         let call = try alice.agent.call(target.uri).wait()
         let incoming = try XCTUnwrap(
             target.wait { event -> SIPCallHandle? in
-                guard case .incomingCall(let handle, let invite, _) = event, (try? invite.headers.from().uri.user) == "alice" else { return nil }
+                guard case .incomingCall(let handle, let invite, _, _) = event, (try? invite.headers.from().uri.user) == "alice" else { return nil }
                 return handle
             }, "the INVITE from 127.0.0.3 reached the app")
         target.agent.accept(incoming)
@@ -150,7 +150,7 @@ final class SIPUserAgentMediaOverloadTests: XCTestCase {
     }
 
     private func incomingCalls(_ agent: SIPTestAgent) -> [SIPCallHandle] {
-        agent.events.compactMap { if case .incomingCall(let handle, _, _) = $0 { return handle } else { return nil } }
+        agent.events.compactMap { if case .incomingCall(let handle, _, _, _) = $0 { return handle } else { return nil } }
     }
 
     func testNewCallsAndProbesGet503WhileTheMediaIsOverloadedAndCallsUpAreKept() throws {
@@ -184,7 +184,7 @@ final class SIPUserAgentMediaOverloadTests: XCTestCase {
         XCTAssertTrue(try probe(target, branch: "z9hG4bKok2")?.hasPrefix("SIP/2.0 200") ?? false)
         let later = try alice.agent.call(target.uri).wait()
         XCTAssertNotNil(target.wait { event -> SIPCallHandle? in
-            if case .incomingCall(let handle, _, _) = event, handle != incoming { return handle }
+            if case .incomingCall(let handle, _, _, _) = event, handle != incoming { return handle }
             return nil
         }, "a new call rings again")
         alice.agent.hangUp(later)

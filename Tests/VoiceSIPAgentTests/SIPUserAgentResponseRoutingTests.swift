@@ -61,7 +61,7 @@ final class SIPUserAgentResponseRoutingTests: EmbeddedSIPTestCase {
         XCTAssertEqual(answers(100).count, 1, "100 Trying on the request's connection")
         let handle = try XCTUnwrap(
             targetEvents.withLock { events in
-                events.lazy.compactMap { if case .incomingCall(let handle, _, _) = $0 { handle } else { nil } }.first
+                events.lazy.compactMap { if case .incomingCall(let handle, _, _, _) = $0 { handle } else { nil } }.first
             }, "the target took the call")
 
         try value(caller.closeConnection(to: targetEndpoint))

@@ -73,7 +73,7 @@ final class SIPTestAgent: Sendable {
     }
 
     func waitForIncomingCall(timeout: TimeInterval = 10) -> (SIPCallHandle, SIPRequest)? {
-        wait(timeout: timeout) { if case .incomingCall(let h, let invite, _) = $0 { return (h, invite) } else { return nil } }
+        wait(timeout: timeout) { if case .incomingCall(let h, let invite, _, _) = $0 { return (h, invite) } else { return nil } }
     }
 
     func waitForCallEvent<T>(_ handle: SIPCallHandle, timeout: TimeInterval = 10, _ match: @escaping (SIPInviteSessionEvent) -> T?) -> T? {

@@ -60,7 +60,7 @@ final class SIPUserAgentVirtualTimeTests: EmbeddedSIPTestCase {
         let outgoing = try value(alice.call(SIPURI(user: "bob", host: "127.0.0.2")))
         loop.run()
         let incoming = try XCTUnwrap(bobEvents.withLock { $0 }.lazy.compactMap { event -> SIPCallHandle? in
-            if case .incomingCall(let handle, _, let port) = event.1 {
+            if case .incomingCall(let handle, _, let port, _) = event.1 {
                 XCTAssertEqual(port, 30_002)
                 return handle
             }

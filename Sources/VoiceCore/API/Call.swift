@@ -109,6 +109,20 @@ public final class Call: Sendable, CustomStringConvertible {
     /// ignored. No effect unless connected.
     public func sendDigits(_ digits: String) { perform { $0.sendDigits(digits) } }
 
+    /// A blind transfer: asks the far end to call `destination` (a user name, number or SIP
+    /// address, as ``VoiceClient/connect(options:delegate:)`` takes them; SIP REFER). How it
+    /// goes arrives as ``CallDelegate/call(_:transferDidProgress:)``; once the target answers
+    /// this call ends with ``CallEndCause/transferred``. Only while connected.
+    public func transfer(to destination: String) { perform { $0.transfer(to: destination) } }
+
+    /// An attended transfer: asks this call's far end to call `other`'s far end, replacing
+    /// `other` there (REFER with Replaces), so that the two talk to each other. Both of our
+    /// calls end once the transfer succeeded (`other` replaced by the target, ``CallEndCause/replaced``).
+    public func transfer(replacing other: Call) {
+        guard let otherCore = other.core.withLock({ $0 }) else { return }
+        perform { $0.transfer(replacing: otherCore) }
+    }
+
     /// Moves the call's audio to another device mid-call, e.g. away from an unplugged USB
     /// headset: the old device is released and the call, its media and the peer see no change.
     /// `completion` runs on the delegate queue with nil, or the new device's error (the call
@@ -167,4 +181,9 @@ public final class Call: Sendable, CustomStringConvertible {
     }
 
     func update(_ body: (inout Snapshot) -> Void) { snapshot.withLock { body(&$0) } }
+}
+
+extension Call: Equatable {
+    /// Calls are equal when they are the same object.
+    public static func == (lhs: Call, rhs: Call) -> Bool { lhs === rhs }
 }

@@ -54,6 +54,10 @@ final class CallCore: @unchecked Sendable {
     var liveness = CallMediaLiveness()
     var messageLimiter = CallMessageRateLimiter()
     var held = false
+    /// The last transfer progress reported (each is reported once).
+    var lastTransferProgress: CallTransferProgress?
+    /// For a call placed for a transfer we accepted: the call whose transferor hears how it goes.
+    var transferReferrer: CallCore?
     /// The last machine state sent to the delegate queue for ``Call/state``.
     private var publishedState = CallState.connecting
     var mediaTracker = InsightsMediaConnectionTracker()
@@ -171,6 +175,7 @@ final class CallCore: @unchecked Sendable {
     }
 
     func deliver(_ callback: CallStateCallback) {
+        reportToTransferor(callback)
         let call = self.call
         // The state a delegate reads during its callback is the one the callback announces, even
         // when the machine has already moved on (a fast reconnect, ringing and connected in one
@@ -295,6 +300,10 @@ final class CallCore: @unchecked Sendable {
         case .infoResult:
             // INFO results come back through the future of each `sendInfo`.
             break
+        case .referReceived(let referral):
+            referReceived(referral)
+        case .referProgress(let progress):
+            referProgress(progress)
         case .terminated(let reason):
             sessionEnded(reason)
         }

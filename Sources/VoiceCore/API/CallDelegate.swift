@@ -34,6 +34,16 @@ public protocol CallDelegate: AnyObject {
     /// The far end pressed a key (DTMF): once per press, in order, however it was sent
     /// (``CallDigit``). An IVR or a voice bot reads its caller's choices here.
     func call(_ call: Call, didReceiveDigit digit: CallDigit)
+    /// The far end asks us to call someone else (a SIP REFER). Accept it with
+    /// ``CallTransferRequest/accept(options:delegate:)`` or refuse it; the default refuses,
+    /// which is what a server should do with a transfer it did not expect.
+    func call(_ call: Call, didReceiveTransferRequest request: CallTransferRequest)
+    /// How a transfer of ours goes (``Call/transfer(to:)``, ``Call/transfer(replacing:)``).
+    func call(_ call: Call, transferDidProgress progress: CallTransferProgress)
+    /// The far end's transfer replaced this call with `newCall` (an attended transfer ended
+    /// here): `newCall` is connected and reports to this delegate, and this call ends with
+    /// ``CallEndCause/replaced``.
+    func call(_ call: Call, wasReplacedBy newCall: Call)
 }
 
 extension CallDelegate {
@@ -47,6 +57,9 @@ extension CallDelegate {
     public func callDidEmitCallQualityEvent(_ call: Call, event: CallQualityWarningEvent) {}
     public func callDidEstablishMedia(_ call: Call) {}
     public func call(_ call: Call, didReceiveDigit digit: CallDigit) {}
+    public func call(_ call: Call, didReceiveTransferRequest request: CallTransferRequest) { request.reject() }
+    public func call(_ call: Call, transferDidProgress progress: CallTransferProgress) {}
+    public func call(_ call: Call, wasReplacedBy newCall: Call) {}
 }
 
 /// Receives incoming call invites and their cancellations, on the queue given at registration.

@@ -39,6 +39,10 @@ public enum CallEndCause: Sendable, Equatable {
     /// Something did not answer in time: the INVITE got no response (408 before any ringing),
     /// no ACK came for our answer, or a reconnection (53405, 53001) ran out of time.
     case timeout
+    /// We transferred the call and the transfer succeeded (``Call/transfer(to:)``).
+    case transferred
+    /// The far end's attended transfer replaced the call with another (``CallDelegate/call(_:wasReplacedBy:)``).
+    case replaced
     /// Any other failure (Sinch's `Failure`).
     case error(VoiceError)
 

@@ -27,4 +27,11 @@ public enum CallEvent: Sendable, Equatable {
     case callQualityEvent(CallQualityWarningEvent)
     /// `call(_:didReceiveDigit:)`.
     case digitReceived(CallDigit)
+    /// `call(_:didReceiveTransferRequest:)`: the default delegate refuses it; an app reading
+    /// only the events answers it here.
+    case transferRequested(CallTransferRequest)
+    /// `call(_:transferDidProgress:)`.
+    case transferProgress(CallTransferProgress)
+    /// `call(_:wasReplacedBy:)`.
+    case replaced(by: Call)
 }

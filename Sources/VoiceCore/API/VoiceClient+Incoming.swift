@@ -69,7 +69,11 @@ extension VoiceClient {
 
     // MARK: - Incoming INVITEs (on the event loop)
 
-    func incomingCall(_ handle: SIPCallHandle, invite request: SIPRequest) {
+    func incomingCall(_ handle: SIPCallHandle, invite request: SIPRequest, replacing replaced: CallCore? = nil) {
+        if let replaced {
+            takeOver(replaced, with: handle, invite: request)
+            return
+        }
         let callID = (try? request.headers.callID()) ?? ""
         let callSid = ((try? CallSid(headers: request.headers)) ?? CallSid(callID: callID)).rawValue
         let pending = pendingNotifications.removeValue(forKey: callSid)
@@ -154,6 +158,35 @@ extension VoiceClient {
             registrationCompletions = []
             unregistrationCompletions = []
             for completion in completions { completion(error) }
+        }
+    }
+}
+
+extension VoiceClient {
+    /// An INVITE with Replaces (RFC 3891) took over `replaced`: the new call is answered at
+    /// once, without ringing, with the old call's delegate, queue and device; the old one ends.
+    func takeOver(_ replaced: CallCore, with handle: SIPCallHandle, invite request: SIPRequest) {
+        let callID = (try? request.headers.callID()) ?? ""
+        let from = try? request.headers.from()
+        let invite = CallInvite(
+            handle: handle, client: self, from: from?.uri.user ?? from?.uri.host, to: configuration.identity,
+            callSid: CallSid(callID: callID).rawValue, customParameters: CallCustomHeaders.customParameters(from: request.headers),
+            callerInfo: CallerInfo(headers: request.headers), messaging: CallInviteMessaging(delegate: nil, queue: replaced.delegateQueue),
+            requestURI: request.uri, requestHeaders: request.headers)
+        invites[handle] = invite
+        // The delegate is read on its own queue (where it is released once its call is over).
+        replaced.delegateQueue.async {
+            guard let delegate = replaced.delegate.value else {
+                invite.reject(statusCode: 481)
+                return
+            }
+            let options = AcceptOptions(callInvite: invite) { builder in
+                builder.delegateQueue = replaced.delegateQueue
+                builder.audioDevice = replaced.audioDevice
+                builder.preferredAudioCodecs = replaced.preferredCodecs
+            }
+            let newCall = invite.accept(options: options, delegate: delegate)
+            self.onLoop { replaced.replaced(by: newCall) }
         }
     }
 }

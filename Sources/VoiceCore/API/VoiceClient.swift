@@ -333,13 +333,20 @@ public final class VoiceClient: @unchecked Sendable {
     /// fails the call before any packet is sent. Without a token the call needs none: the
     /// configuration's identity and digest credentials are all the server sees.
     public func connect(options: ConnectOptions, delegate: CallDelegate) -> Call {
-        let destinationText = options.params[CallCustomHeaders.destinationParameter] ?? ""
+        connect(options: options, delegate: delegate, transfer: nil)
+    }
+
+    /// Places a call; for a transfer we accepted, to its target with its header fields, and
+    /// reporting to the transferor how it goes.
+    func connect(options: ConnectOptions, delegate: CallDelegate, transfer: CallTransferLeg?) -> Call {
+        let destinationText = transfer?.destination ?? options.params[CallCustomHeaders.destinationParameter] ?? ""
         let call = Call(uuid: options.uuid, from: configuration.identity, to: destinationText, sid: nil, delegateQueue: options.delegateQueue)
         let core = CallCore(
             client: self, call: call, role: .caller, delegate: delegate, delegateQueue: options.delegateQueue,
             messageDelegate: options.callMessageDelegate, preferredCodecs: options.preferredAudioCodecs,
             enableDSCP: options.enableDscp, audioDevice: options.audioDevice, audioProcessing: options.audioProcessing)
         call.core.withLock { $0 = core }
+        if let transfer { onLoop { core.transferReferrer = transfer.referrer } }
         // Validate before any traffic.
         let prepared: (token: AccessToken?, uri: SIPURI, headers: [(String, String)])
         do throws(VoiceError) {
@@ -353,7 +360,7 @@ public final class VoiceClient: @unchecked Sendable {
             try CallCustomHeaders(parameters: options.params, headers: options.sipHeaders).apply(to: &sipHeaders)
             if case .conference = destination { try configuration.conferenceAddressing.validate() }
             let request = destination.request(domain: configuration.domain, conference: configuration.conferenceAddressing)
-            prepared = (token, request.uri, sipHeaders.map { ($0.name, $0.value) } + request.headers)
+            prepared = (token, request.uri, sipHeaders.map { ($0.name, $0.value) } + request.headers + (transfer?.headers ?? []))
         } catch {
             onLoop { core.run(core.machine.signalingFailed(core.stateError(error), now: self.now)) }
             return call
@@ -413,8 +420,8 @@ public final class VoiceClient: @unchecked Sendable {
             } else if let invite = invites[handle] {
                 inviteEvent(invite, sessionEvent)
             }
-        case .incomingCall(let handle, let invite, _):
-            incomingCall(handle, invite: invite)
+        case .incomingCall(let handle, let invite, _, let replacing):
+            incomingCall(handle, invite: invite, replacing: replacing.flatMap { calls[$0] })
         case .registration(let registrationEvent):
             registrationChanged(registrationEvent)
         case .connectionLost(let remote, _):

@@ -58,6 +58,12 @@ extension SIPInviteSession {
             return []
         case .sessionRefresh:
             return sessionRefreshResponse(response, to: pending.request)
+        case .refer:
+            return referResponse(response, to: pending.request)
+        case .notify:
+            // The transferor no longer knows the subscription: stop reporting.
+            if response.statusCode == 481, case .reporting = referPhase { referPhase = .idle }
+            return []
         case .prack:
             // A refused PRACK changes nothing here: the callee ends the INVITE if it needs one.
             guard response.statusCode >= 200 else { return [] }
@@ -112,8 +118,10 @@ extension SIPInviteSession {
             let result = SIPInviteSessionAction.event(.infoResult(cseq: firstSequence, statusCode: 408))
             // §12.2.1.2: no answer to a request inside the dialog ends it.
             return state == .confirmed ? [result] + byeAndTerminate(.failed(failure)) : [result]
-        case .cancel, .forkBye, .update, .prack:
+        case .cancel, .forkBye, .update, .prack, .notify:
             return []
+        case .refer:
+            return referFailed(failure)
         case .sessionRefresh:
             // No answer to a refresh: the dialog is gone (§12.2.1.2).
             return failure == .transactionTimeout ? byeAndTerminate(.failed(failure)) : modify(.sessionRefresh)
@@ -182,7 +190,7 @@ extension SIPInviteSession {
             switch purpose {
             case .invite: return terminate(.failed(SIPFailure(error)))
             case .bye: return terminate(.localHangUp)
-            case .info, .cancel, .reinvite, .forkBye, .update, .sessionRefresh, .prack: return nil
+            case .info, .cancel, .reinvite, .forkBye, .update, .sessionRefresh, .prack, .refer, .notify: return nil
             }
         }
         let retry: SIPRequest?

@@ -35,8 +35,8 @@ extension SIPInviteSession {
         headers.add("CSeq", SIPCSeq(sequence: sequence, method: .invite).description)
         headers.add("Contact", contactValue)
         for (name, value) in commonHeaders { headers.add(name, value) }
-        // One Supported for every option tag: 100rel (RFC 3262) and timer (RFC 4028).
-        var supported = configuration.reliableProvisionals ? ["100rel"] : []
+        // One Supported for every option tag: 100rel (RFC 3262), replaces (RFC 3891), timer (RFC 4028).
+        var supported = (configuration.reliableProvisionals ? ["100rel"] : []) + ["replaces"]
         for (name, value) in sessionTimerRequestHeaders(initial: true) {
             if name == "Supported" { supported.append(value) } else { headers.add(name, value) }
         }
@@ -76,6 +76,8 @@ extension SIPInviteSession {
         guard var dialog else { return nil }
         var headers: [(String, String)] = []
         // Target refresh requests carry our Contact (§12.2.1.1, RFC 3311 §5.1).
+        // REFER and NOTIFY carry one too (RFC 6665 §4.1.2.1 and §4.2.2; RFC 3515 §2.4.4).
+        if method == .refer || method == .notify { headers.append(("Contact", contactValue)) }
         if method == .invite || method == .update {
             headers.append(("Contact", contactValue))
             // Every re-INVITE and UPDATE in a confirmed dialog is a session refresh (RFC 4028 §7.4).

@@ -149,6 +149,10 @@ extension SIPInviteSession {
             return receiveUpdate(request)
         case .prack:
             return receivePRACK(request, now: now)
+        case .refer:
+            return receiveRefer(request)
+        case .notify:
+            return receiveNotify(request)
         case .options:
             var response = makeResponse(to: request, statusCode: 200)
             response.headers.add("Accept", Self.sdpContentType)
@@ -319,6 +323,8 @@ extension SIPInviteSession {
         case .sessionExpiry:
             guard state == .confirmed else { return [] }
             return byeAndTerminate(.sessionExpired)
+        case .referSubscription:
+            return referSubscriptionExpired()
         case .provisionalRetransmission:
             return retransmitProvisional()
         case .prackTimeout:

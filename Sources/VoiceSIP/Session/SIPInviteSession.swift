@@ -32,6 +32,10 @@ package struct SIPInviteSession: Sendable {
         case sessionRefresh
         /// PRACK acknowledging a reliable provisional response (RFC 3262 §4).
         case prack
+        /// REFER asking the peer to call a transfer target (RFC 3515).
+        case refer
+        /// NOTIFY reporting a REFER's progress to the transferor (RFC 3515 §2.4.4).
+        case notify
     }
     /// A request we sent and wait a final response for, by CSeq number and method.
     struct RequestKey: Hashable, Sendable {
@@ -66,10 +70,12 @@ package struct SIPInviteSession: Sendable {
     }
 
     /// The methods we accept in a dialog, for Allow.
-    package static let allowedMethods: [SIPMethod] = [.invite, .ack, .bye, .cancel, .options, .info, .update, .prack]
+    package static let allowedMethods: [SIPMethod] = [
+        .invite, .ack, .bye, .cancel, .options, .info, .update, .prack, .refer, .notify,
+    ]
     /// Methods we know but do not support in a session: answered 405 with Allow; others get 501.
     package static let knownMethods: Set<SIPMethod> = [
-        .register, .update, .subscribe, .notify, .refer, .message, .publish,
+        .register, .update, .subscribe, .message, .publish,
     ]
     /// The largest application/json INFO body sent or accepted (RFC 6086 leaves it to the package).
     package static let maximumJSONInfoSize = 10_240
@@ -100,6 +106,8 @@ package struct SIPInviteSession: Sendable {
     var runningTimers: Set<SIPInviteSessionTimer> = []
     /// RFC 3262 reliable provisional responses, either role (``SIPReliableProvisionals``).
     var reliable: SIPReliableProvisionals
+    /// A transfer (REFER) in this dialog, either role.
+    var referPhase = SIPReferPhase.idle
 
     // UAC
     let remote: SIPNameAddress
@@ -211,13 +219,15 @@ package struct SIPInviteSession: Sendable {
     /// Ends the session: cancels every timer and reports `reason`.
     mutating func terminate(_ reason: SIPSessionEndReason) -> [SIPInviteSessionAction] {
         guard !isTerminated else { return [] }
+        // A REFER put to the app gets its answer; a transfer of ours is over with the call.
+        var actions = abandonRefer()
+        referPhase = .idle
         state = .terminated(reason)
         pendingOK = nil
         glareRetry = nil
-        var actions: [SIPInviteSessionAction] = []
         for timer in [
             SIPInviteSessionTimer.okRetransmission, .ackTimeout, .glareRetry, .cancelTimeout, .sessionRefresh, .sessionExpiry,
-            .provisionalRetransmission, .prackTimeout,
+            .provisionalRetransmission, .prackTimeout, .referSubscription,
         ]
         where runningTimers.contains(timer) {
             actions.append(cancelTimer(timer))

@@ -6,6 +6,7 @@ package struct SIPInviteSessionError: Error, Hashable, Sendable, CustomStringCon
         case unsupportedContentType
         case malformedBody
         case invalidHeader
+        case transferInProgress
     }
 
     private let kind: Kind
@@ -29,6 +30,8 @@ package struct SIPInviteSessionError: Error, Hashable, Sendable, CustomStringCon
     /// An extra header field has a name that is not a token or that the session sets itself,
     /// or a value with control characters.
     package static let invalidHeader = SIPInviteSessionError(.invalidHeader)
+    /// A transfer (REFER) is already in progress in this call, either way.
+    package static let transferInProgress = SIPInviteSessionError(.transferInProgress)
 
     /// The same error with `detail` attached.
     package func with(_ detail: String) -> SIPInviteSessionError { SIPInviteSessionError(kind, detail) }
@@ -44,6 +47,7 @@ package struct SIPInviteSessionError: Error, Hashable, Sendable, CustomStringCon
         case .unsupportedContentType: name = "unsupported content type"
         case .malformedBody: name = "malformed body"
         case .invalidHeader: name = "invalid header field"
+        case .transferInProgress: name = "a transfer is already in progress"
         }
         return detail.isEmpty ? "INVITE session: \(name)" : "INVITE session: \(name): \(detail)"
     }

@@ -35,6 +35,11 @@ package enum SIPInviteSessionEvent: Sendable, Equatable {
     /// Our session-refresh re-INVITE (RFC 4028) failed with this status; nil when it could not
     /// be sent. The call goes on: it ends if no refresh succeeds before the session expires.
     case sessionRefreshFailed(statusCode: Int?)
+    /// The peer asks us to call a transfer target (REFER): answer with
+    /// ``SIPInviteSession/answerRefer(accept:statusCode:now:)``.
+    case referReceived(SIPReferRequest)
+    /// How our REFER goes: its answer, then the transferee's NOTIFYs.
+    case referProgress(SIPReferProgress)
     /// The session is over.
     case terminated(SIPSessionEndReason)
 }

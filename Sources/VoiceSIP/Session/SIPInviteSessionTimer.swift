@@ -16,4 +16,6 @@ package enum SIPInviteSessionTimer: Hashable, Sendable {
     case provisionalRetransmission
     /// Give up on the PRACK 64·T1 after the reliable provisional (§3): the INVITE gets 500.
     case prackTimeout
+    /// The transferor gives up waiting for the final NOTIFY of its REFER.
+    case referSubscription
 }

@@ -146,7 +146,7 @@ extension SIPUserAgent {
         performCall(actions, handle: handle)
     }
 
-    private func mutateCall(_ handle: SIPCallHandle, _ body: @escaping @Sendable (inout SIPInviteSession, MediaTime) -> [SIPInviteSessionAction]) {
+    func mutateCall(_ handle: SIPCallHandle, _ body: @escaping @Sendable (inout SIPInviteSession, MediaTime) -> [SIPInviteSessionAction]) {
         jobs.execute {
             guard var call = self.calls[handle] else { return }
             let actions = body(&call.session, self.now)
@@ -201,6 +201,17 @@ extension SIPUserAgent {
     }
 
     func acceptIncomingInvite(_ invite: SIPRequest, key: SIPTransactionKey, source: SIPTransportEndpoint) {
+        // An INVITE with Replaces (RFC 3891) takes over one of our confirmed calls, or is refused.
+        let replacing: SIPCallHandle?
+        switch replacedCall(by: invite) {
+        case .refused(let refusal):
+            sendResponse(refusal)
+            return
+        case .takesOver(let handle):
+            replacing = handle
+        case .none:
+            replacing = nil
+        }
         let ringingFromSource = ringingCallsBySource[source.host, default: 0]
         guard activeCallCount + invitesAwaitingMediaPort.count < configuration.limits.maximumCalls,
             ringingFromSource < configuration.limits.maximumRingingCallsPerSource || isTrustedSource(source)
@@ -261,7 +272,7 @@ extension SIPUserAgent {
             self.calls[handle]?.invitePeer = source
             self.calls[handle]?.ringingSource = source.host
             self.callsByServerInvite[key] = handle
-            self.onEvent(.incomingCall(handle, invite: invite, mediaPort: media.port))
+            self.onEvent(.incomingCall(handle, invite: invite, mediaPort: media.port, replacing: replacing))
         }
     }
 

@@ -131,11 +131,13 @@ package final class SIPUserAgent: @unchecked Sendable {
         self.mediaPortSource = mediaPorts
         self.resolver = SIPTargetResolver(defaultTransport: configuration.transport)
         self.onEvent = onEvent
-        // The option tags we take: 100rel (RFC 3262) and timer (RFC 4028), each unless turned off.
-        let supported = (configuration.reliableProvisionals ? ["100rel"] : []) + (configuration.sessionTimer == nil ? [] : ["timer"])
+        // The option tags we take: 100rel (RFC 3262) and timer (RFC 4028), each unless turned
+        // off, and replaces (RFC 3891).
+        let supported =
+            (configuration.reliableProvisionals ? ["100rel"] : []) + ["replaces"] + (configuration.sessionTimer == nil ? [] : ["timer"])
         self.coreResponder = SIPCoreResponder(
             configuration: .init(
-                allowedMethods: [.invite, .ack, .cancel, .bye, .options, .info, .update, .prack], supportedExtensions: supported,
+                allowedMethods: [.invite, .ack, .cancel, .bye, .options, .info, .update, .prack, .refer, .notify], supportedExtensions: supported,
                 serverName: nil))
         let policy = configuration.incomingCallPolicy
         self.callerVerifier =

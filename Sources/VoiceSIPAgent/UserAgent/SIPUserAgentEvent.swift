@@ -13,7 +13,7 @@ package enum SIPUserAgentEvent: Sendable {
     case registration(SIPRegistrationEvent)
     /// A new INVITE arrived; answer with ``SIPUserAgent/ring(_:)``, ``SIPUserAgent/accept(_:)`` or
     /// ``SIPUserAgent/reject(_:statusCode:)``. The call's local media port is in `mediaPort`.
-    case incomingCall(SIPCallHandle, invite: SIPRequest, mediaPort: UInt16)
+    case incomingCall(SIPCallHandle, invite: SIPRequest, mediaPort: UInt16, replacing: SIPCallHandle? = nil)
     /// A TCP or TLS connection to `remote` closed (the next request to it opens a new one).
     case connectionLost(remote: SIPTransportEndpoint, error: SIPTransportError?)
     /// Keep-alives to the first hop (outbound proxy or registrar) have gone unanswered: the
