@@ -19,7 +19,7 @@ final class SIPInviteSessionInDialogTests: XCTestCase {
         XCTAssertEqual(try bye.headers.from().tag, alice.localTag)
         XCTAssertEqual(try bye.headers.to().tag, bob.localTag)
         XCTAssertEqual(try bye.headers.maxForwards(), 70)
-        XCTAssertEqual(bye.headers.first("allow"), "INVITE, ACK, BYE, CANCEL, OPTIONS, INFO, UPDATE, PRACK")
+        XCTAssertEqual(bye.headers.first("allow"), "INVITE, ACK, BYE, CANCEL, OPTIONS, INFO, UPDATE, PRACK, REFER, NOTIFY")
         XCTAssertEqual(bye.headers.first("user-agent"), "VoiceSDK-test/1.0")
         XCTAssertEqual(bye.headers.first("content-length"), "0")
         XCTAssertNil(bye.headers.first("contact"))
@@ -279,12 +279,12 @@ final class SIPInviteSessionInDialogTests: XCTestCase {
         let options = dialog.makeRequest(method: .options, via: via)
         let ok = try F.single(F.responses(bob.receiveRequest(options, now: .zero)))
         XCTAssertEqual(ok.statusCode, 200)
-        XCTAssertEqual(ok.headers.first("allow"), "INVITE, ACK, BYE, CANCEL, OPTIONS, INFO, UPDATE, PRACK")
+        XCTAssertEqual(ok.headers.first("allow"), "INVITE, ACK, BYE, CANCEL, OPTIONS, INFO, UPDATE, PRACK, REFER, NOTIFY")
         XCTAssertEqual(ok.headers.first("accept"), "application/sdp")
-        for method in [SIPMethod.refer, .subscribe] {
+        for method in [SIPMethod.subscribe, .message] {
             let reply = try F.single(F.responses(bob.receiveRequest(dialog.makeRequest(method: method, via: via), now: .zero)))
             XCTAssertEqual(reply.statusCode, 405, "\(method)")
-            XCTAssertEqual(reply.headers.first("allow"), "INVITE, ACK, BYE, CANCEL, OPTIONS, INFO, UPDATE, PRACK")
+            XCTAssertEqual(reply.headers.first("allow"), "INVITE, ACK, BYE, CANCEL, OPTIONS, INFO, UPDATE, PRACK, REFER, NOTIFY")
         }
         let foo = try XCTUnwrap(SIPMethod("FOO"))
         let unknown = try F.single(F.responses(bob.receiveRequest(dialog.makeRequest(method: foo, via: via), now: .zero)))

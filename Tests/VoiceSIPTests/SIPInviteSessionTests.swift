@@ -130,7 +130,7 @@ final class SIPInviteSessionTests: XCTestCase {
         XCTAssertEqual(try invite.headers.callID(), alice.callID)
         XCTAssertEqual(try invite.headers.cseq(), SIPCSeq(sequence: 1, method: .invite))
         XCTAssertEqual(invite.headers.first("contact"), "<sip:alice@192.0.2.10:5060>")
-        XCTAssertEqual(invite.headers.first("allow"), "INVITE, ACK, BYE, CANCEL, OPTIONS, INFO, UPDATE, PRACK")
+        XCTAssertEqual(invite.headers.first("allow"), "INVITE, ACK, BYE, CANCEL, OPTIONS, INFO, UPDATE, PRACK, REFER, NOTIFY")
         XCTAssertEqual(invite.headers.first("user-agent"), "VoiceSDK-test/1.0")
         XCTAssertEqual(invite.headers.first("x-call-tag"), "42")
         XCTAssertEqual(invite.headers.first("content-type"), "application/sdp")

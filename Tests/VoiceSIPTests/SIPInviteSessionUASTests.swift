@@ -35,7 +35,7 @@ final class SIPInviteSessionUASTests: XCTestCase {
         XCTAssertEqual(ok.statusCode, 200)
         XCTAssertEqual(try ok.headers.to().tag, bob.localTag)
         XCTAssertEqual(ok.headers.first("contact"), "<sip:bob@192.0.2.20:5060>")
-        XCTAssertEqual(ok.headers.first("allow"), "INVITE, ACK, BYE, CANCEL, OPTIONS, INFO, UPDATE, PRACK")
+        XCTAssertEqual(ok.headers.first("allow"), "INVITE, ACK, BYE, CANCEL, OPTIONS, INFO, UPDATE, PRACK, REFER, NOTIFY")
         XCTAssertEqual(ok.headers.first("content-type"), "application/sdp")
         XCTAssertEqual(try ok.headers.contentLength(), ok.body.count)
         XCTAssertEqual(try F.sdp(ok.body).media.first?.port, 6000)

@@ -16,15 +16,15 @@ final class SIPReliableProvisionalTests: XCTestCase {
         return (alice, invite)
     }
 
-    func testTheInviteSupports100relAndTimerInOneField() throws {
+    func testTheInviteSupports100relBesideTheOtherTagsInOneField() throws {
         var alice = F.caller()
         let invite = try F.single(F.requests(alice.start(now: .zero)))
-        XCTAssertEqual(invite.headers["supported"], ["100rel, timer"])
+        XCTAssertEqual(invite.headers["supported"], ["100rel, replaces, timer"])
         var off = F.alice
         off.reliableProvisionals = false
         var plain = F.caller(off)
         let without = try F.single(F.requests(plain.start(now: .zero)))
-        XCTAssertEqual(without.headers["supported"], ["timer"])
+        XCTAssertEqual(without.headers["supported"], ["replaces, timer"])
     }
 
     func testAnEarlyMedia183IsResentUntilItsPRACKAndThe200WaitsBehindIt() throws {

@@ -155,7 +155,8 @@ extension SIPInviteSession {
 
     mutating func sendBye() -> [SIPInviteSessionAction] {
         state = .terminating
-        var actions: [SIPInviteSessionAction] = []
+        // A REFER put to the app gets its answer now: no transfer from a call being hung up.
+        var actions = abandonRefer()
         for timer in [SIPInviteSessionTimer.glareRetry, .okRetransmission, .ackTimeout] where runningTimers.contains(timer) {
             actions.append(cancelTimer(timer))
         }
