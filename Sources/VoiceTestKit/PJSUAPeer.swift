@@ -15,6 +15,8 @@ public final class PJSUAPeer: Sendable {
         case sleep(Double)
         /// Hangs up.
         case hangUp
+        /// Transfers the call to a SIP URI (REFER, `Call.xfer`); the URI must not contain a comma.
+        case transfer(String)
 
         public var description: String {
             switch self {
@@ -22,6 +24,7 @@ public final class PJSUAPeer: Sendable {
             case .info(let digits): "info=\(digits)"
             case .sleep(let seconds): "sleep=\(seconds)"
             case .hangUp: "hangup"
+            case .transfer(let uri): "xfer=\(uri)"
             }
         }
     }
@@ -45,11 +48,14 @@ public final class PJSUAPeer: Sendable {
         public var ring: Double = 0
         /// The provisional status of that answer: 180, or 183 (with SDP: early media).
         public var ringStatus = 180
+        /// A steady tone (Hz) pjsua plays into every call once its media is up; 0: silence.
+        public var tone = 0
 
         public init(
             port: Int, call: String? = nil, script: [Step] = [], exitAfter: Double = 30, sessionTimer: String? = nil,
-            sessionExpires: Int = 1_800, prack: String? = nil, ring: Double = 0, ringStatus: Int = 180
+            sessionExpires: Int = 1_800, prack: String? = nil, ring: Double = 0, ringStatus: Int = 180, tone: Int = 0
         ) {
+            self.tone = tone
             self.prack = prack
             self.ringStatus = ringStatus
             self.ring = ring
@@ -89,6 +95,7 @@ public final class PJSUAPeer: Sendable {
             arguments += ["--timer", mode, "--session-expires", "\(options.sessionExpires)"]
         }
         if let mode = options.prack { arguments += ["--prack", mode] }
+        if options.tone > 0 { arguments += ["--tone", "\(options.tone)"] }
         if options.ring > 0 { arguments += ["--ring", "\(options.ring)", "--ring-status", "\(options.ringStatus)"] }
         process = try SIPPeerProcess(
             name: "pjsua2", executable: "python3", arguments: arguments, workingDirectory: directory,
@@ -104,7 +111,7 @@ public final class PJSUAPeer: Sendable {
 
     /// The event lines it printed so far (`CONFIRMED`, `DIGIT 5 info 160`, …).
     public var lines: [String] {
-        let events = ["READY", "INCOMING", "ANSWERED", "CONFIRMED", "SENT", "DIGIT", "TSX", "DISCONNECTED", "EXIT"]
+        let events = ["READY", "INCOMING", "ANSWERED", "CONFIRMED", "XFER", "REPLACED", "SENT", "DIGIT", "TSX", "DISCONNECTED", "EXIT"]
         return process.log.split(separator: "\n").map(String.init).filter { line in
             events.contains { line == $0 || line.hasPrefix($0 + " ") }
         }

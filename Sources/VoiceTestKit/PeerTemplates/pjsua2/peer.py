@@ -8,6 +8,7 @@ separated steps, each one of
     info=DIGITS    send DIGITS as SIP INFO application/dtmf-relay, one request each
     sleep=SECONDS  wait
     hangup         end the call
+    xfer=URI       transfer the call to URI (REFER; pjsua's Call.xfer)
 It prints one line per event, flushed, for the test to read:
     READY <port>, INCOMING, CONFIRMED, SENT <step>, DIGIT <digit> <rfc2833|info> <ms>,
     TSX <UPDATE|INVITE> <sent|received> <status> (each completed one, a session refresh among
@@ -15,6 +16,9 @@ It prints one line per event, flushed, for the test to read:
 --timer sets pjsua's RFC 4028 session-timer mode, with --session-expires seconds; --prack its
 RFC 3262 100rel mode (PRACK transactions are printed as TSX lines too). --ring SECONDS answers
 a call with 180 (or --ring-status, 183 with SDP: early media) first and 200 that much later.
+--tone HZ plays a steady tone into every call once its media is up. Transfers print
+XFER REQUEST <uri> (a REFER it accepts, calling URI), XFER STATUS <code> <final 0|1> (the
+NOTIFYs of its own transfer) and REPLACED (an INVITE with Replaces took over its call).
 """
 import argparse
 import os
@@ -53,6 +57,41 @@ class Call(pj.Call):
                     side = "sent" if tsx.role == pj.PJSIP_ROLE_UAC else "received"
                     say(f"TSX {tsx.method} {side} {tsx.statusCode}")
 
+    def onCallMediaState(self, prm):
+        if self.peer.tone_hz <= 0:
+            return
+        info = self.getInfo()
+        for index, media in enumerate(info.media):
+            if media.type == pj.PJMEDIA_TYPE_AUDIO and media.status == pj.PJSUA_CALL_MEDIA_ACTIVE:
+                audio = self.getAudioMedia(index)
+                tone = pj.ToneGenerator()
+                tone.createToneGenerator()
+                desc = pj.ToneDesc()
+                desc.freq1 = self.peer.tone_hz
+                desc.freq2 = self.peer.tone_hz
+                desc.on_msec = 10000
+                desc.off_msec = 0
+                tones = pj.ToneDescVector()
+                tones.append(desc)
+                tone.play(tones, True)
+                tone.startTransmit(audio)
+                self.peer.keep.append(tone)
+
+    def onCallTransferRequest(self, prm):
+        say(f"XFER REQUEST {prm.dstUri}")
+        prm.statusCode = 202
+        new_call = Call(self.peer, self.peer.account)
+        self.peer.keep.append(new_call)
+        prm.newCall = new_call
+
+    def onCallTransferStatus(self, prm):
+        say(f"XFER STATUS {prm.statusCode} {1 if prm.finalNotify else 0}")
+
+    def onCallReplaced(self, prm):
+        say("REPLACED")
+        if getattr(prm, "newCall", None) is not None:
+            self.peer.keep.append(prm.newCall)
+
     def onDtmfDigit(self, prm):
         method = "info" if prm.method == pj.PJSUA_DTMF_METHOD_SIP_INFO else "rfc2833"
         say(f"DIGIT {prm.digit} {method} {prm.duration}")
@@ -86,6 +125,9 @@ class Peer:
         self.ended = False
         self.ring = 0
         self.ring_status = 180
+        self.tone_hz = 0
+        self.account = None
+        self.keep = []
         self.answer_at = None
 
 
@@ -105,6 +147,8 @@ def run_step(peer, step):
         pump(peer, float(value))
     elif name == "hangup":
         peer.call.hangup(pj.CallOpParam())
+    elif name == "xfer":
+        peer.call.xfer(value, pj.CallOpParam(True))
     else:
         raise SystemExit(f"unknown step {step}")
     say(f"SENT {step}")
@@ -131,6 +175,7 @@ def main():
     parser.add_argument("--prack", choices=["optional", "required"])
     parser.add_argument("--ring", type=float, default=0)
     parser.add_argument("--ring-status", type=int, choices=[180, 183], default=180)
+    parser.add_argument("--tone", type=int, default=0)
     args = parser.parse_args()
 
     ep = pj.Endpoint()
@@ -173,7 +218,9 @@ def main():
     peer = Peer()
     peer.ring = args.ring
     peer.ring_status = args.ring_status
+    peer.tone_hz = args.tone
     account = Account(peer)
+    peer.account = account
     account.create(account_config)
     say(f"READY {args.port}")
 

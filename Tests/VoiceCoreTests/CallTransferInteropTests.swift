@@ -1,0 +1,132 @@
+import Foundation
+import VoiceEmbedded
+import VoiceSupport
+import VoiceTestKit
+import XCTest
+
+@testable import VoiceCore
+
+/// Call transfer with pjsip (pjsua2) in each role: as the transferor (`Call.xfer`), as the
+/// transferee of our blind and attended transfers, and as the target of an attended one (an
+/// INVITE with Replaces). Each proves the audio path of the new call with tones: pjsua2 plays
+/// 800 Hz, our clients each their own.
+final class CallTransferInteropTests: XCTestCase {
+    private var clients: [TestVoiceClient] = []
+
+    override func tearDown() {
+        for client in clients { client.client.shutdown() }
+        clients = []
+    }
+
+    private func client(_ name: String, tone: Double) throws -> TestVoiceClient {
+        let client = try TestVoiceClient(name, signal: ConnectedCallPair.tone(tone)) { configuration in
+            configuration.mediaSecurity = .sdes  // pjsua2 as installed keys with SDES
+        }
+        clients.append(client)
+        return client
+    }
+
+    private func pjsua(call: String? = nil, script: [PJSUAPeer.Step] = []) throws -> PJSUAPeer {
+        let port = try SIPPeerProcess.freePort()
+        return try PJSUAPeer(PJSUAPeer.Options(port: port, call: call, script: script, exitAfter: 30, tone: 800))
+    }
+
+    /// pjsua2 calls bob and transfers him to carol (blind): bob is asked, accepts, calls carol
+    /// with Referred-By; pjsua2 hears 180 and 200 in NOTIFYs; bob and carol hear each other.
+    func testAPJSUATransfersUsToAnotherClient() throws {
+        try TestPrerequisites.pjsua2()
+        let bob = try client("bob", tone: 660)
+        let carol = try client("carol", tone: 440)
+        let carolDelegate = TransferRecordingDelegate()
+        _ = carol.listen().acceptEach(withTransferDelegate: carolDelegate)
+        let newCall = TransferRecordingDelegate()
+        let bobDelegate = TransferRecordingDelegate(acceptingWith: newCall)
+        _ = bob.listen().acceptEach(withTransferDelegate: bobDelegate)
+        let peer = try pjsua(call: bob.address, script: [.sleep(1), .transfer(carol.address)])
+        defer { peer.stop() }
+
+        XCTAssertTrue(newCall.wait { $0.contains("connected") }, "\(newCall.callbacks); pjsua2:\n\(peer.logTail)")
+        let request = try XCTUnwrap(bobDelegate.requests.withLock { $0.first })
+        XCTAssertEqual(request.target, carol.address)
+        XCTAssertFalse(request.isAttended)
+        XCTAssertNotNil(request.referredBy, "pjsua2 names itself in Referred-By")
+        XCTAssertTrue(carolDelegate.wait { $0.contains("connected") })
+        XCTAssertTrue(peer.waitForLine("XFER STATUS 200 1", timeout: 10), "pjsua2 heard the transfer succeed:\n\(peer.logTail)")
+        XCTAssertGreaterThan(carol.hears(660), 2_000, "carol hears bob")
+        XCTAssertGreaterThan(bob.hears(440), 2_000, "bob hears carol")
+    }
+
+    /// alice transfers pjsua2 to carol (blind): pjsua2 calls carol, alice hears the transfer
+    /// succeed and her call ends as transferred; carol hears pjsua2's tone.
+    func testWeTransferAPJSUAToAnotherClient() throws {
+        try TestPrerequisites.pjsua2()
+        let alice = try client("alice", tone: 1_000)
+        let carol = try client("carol", tone: 440)
+        let carolDelegate = TransferRecordingDelegate()
+        _ = carol.listen().acceptEach(withTransferDelegate: carolDelegate)
+        let peer = try pjsua()
+        defer { peer.stop() }
+        let aliceDelegate = TransferRecordingDelegate()
+        let call = alice.connect(to: "sip:pj@127.0.0.1:\(peer.options.port)", transferDelegate: aliceDelegate)
+        XCTAssertTrue(aliceDelegate.wait { $0.contains("connected") }, "\(aliceDelegate.callbacks); pjsua2:\n\(peer.logTail)")
+
+        call.transfer(to: carol.address)
+        XCTAssertTrue(aliceDelegate.waitForProgress(.succeeded), "\(aliceDelegate.progress); pjsua2:\n\(peer.logTail)")
+        XCTAssertEqual(aliceDelegate.progress.first, .trying)
+        XCTAssertTrue(aliceDelegate.wait { $0.contains("disconnected(nil)") }, "\(aliceDelegate.callbacks)")
+        XCTAssertEqual(call.details.endCause, .transferred)
+        XCTAssertTrue(peer.lines.contains { $0.hasPrefix("XFER REQUEST") }, peer.logTail)
+        XCTAssertTrue(carolDelegate.wait { $0.contains("connected") })
+        XCTAssertGreaterThan(carol.hears(800), 2_000, "carol hears pjsua2")
+    }
+
+    /// alice talks to pjsua2 and to carol, and joins them (attended): pjsua2 calls carol with
+    /// Replaces, carol's call with alice is replaced by it, and carol hears pjsua2.
+    func testWeJoinAPJSUAToAClientWithAnAttendedTransfer() throws {
+        try TestPrerequisites.pjsua2()
+        let alice = try client("alice", tone: 1_000)
+        let carol = try client("carol", tone: 440)
+        let carolDelegate = TransferRecordingDelegate()
+        _ = carol.listen().acceptEach(withTransferDelegate: carolDelegate)
+        let peer = try pjsua()
+        defer { peer.stop() }
+        let toPeer = TransferRecordingDelegate(), toCarol = TransferRecordingDelegate()
+        let first = alice.connect(to: "sip:pj@127.0.0.1:\(peer.options.port)", transferDelegate: toPeer)
+        let second = alice.connect(to: carol.address, transferDelegate: toCarol)
+        XCTAssertTrue(toPeer.wait { $0.contains("connected") } && toCarol.wait { $0.contains("connected") })
+
+        first.transfer(replacing: second)
+        XCTAssertTrue(toPeer.waitForProgress(.succeeded), "\(toPeer.progress); pjsua2:\n\(peer.logTail)")
+        XCTAssertTrue(carolDelegate.wait { $0.contains("replaced") }, "\(carolDelegate.callbacks)")
+        XCTAssertTrue(toPeer.wait { $0.contains("disconnected(nil)") })
+        XCTAssertTrue(toCarol.wait { $0.contains("disconnected(nil)") }, "carol ended the replaced call")
+        XCTAssertEqual(first.details.endCause, .transferred)
+        let replacement = try XCTUnwrap(carolDelegate.replacement.withLock { $0 })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { replacement.state == .connected })
+        XCTAssertGreaterThan(carol.hears(800), 2_000, "carol hears pjsua2 on the call that replaced alice's")
+    }
+
+    /// alice talks to bob and to pjsua2, and joins them: bob calls pjsua2 with Replaces, and
+    /// pjsua2 swaps alice's call for bob's.
+    func testAnAttendedTransferReplacesACallAtAPJSUATarget() throws {
+        try TestPrerequisites.pjsua2()
+        let alice = try client("alice", tone: 1_000)
+        let bob = try client("bob", tone: 660)
+        let newCall = TransferRecordingDelegate()
+        let bobDelegate = TransferRecordingDelegate(acceptingWith: newCall)
+        _ = bob.listen().acceptEach(withTransferDelegate: bobDelegate)
+        let peer = try pjsua()
+        defer { peer.stop() }
+        let toBob = TransferRecordingDelegate(), toPeer = TransferRecordingDelegate()
+        let first = alice.connect(to: bob.address, transferDelegate: toBob)
+        let second = alice.connect(to: "sip:pj@127.0.0.1:\(peer.options.port)", transferDelegate: toPeer)
+        XCTAssertTrue(toBob.wait { $0.contains("connected") } && toPeer.wait { $0.contains("connected") })
+
+        first.transfer(replacing: second)
+        XCTAssertTrue(newCall.wait { $0.contains("connected") }, "\(newCall.callbacks); pjsua2:\n\(peer.logTail)")
+        XCTAssertEqual(bobDelegate.requests.withLock { $0.first?.isAttended }, true)
+        XCTAssertTrue(toBob.waitForProgress(.succeeded), "\(toBob.progress)")
+        XCTAssertTrue(toPeer.wait { $0.contains("disconnected(nil)") }, "pjsua2 ended the replaced call: \(toPeer.callbacks)")
+        XCTAssertGreaterThan(bob.hears(800), 2_000, "bob hears pjsua2")
+    }
+}
