@@ -104,6 +104,25 @@ extension FuzzHarness {
             }
             precondition(followed <= SIPRedirects.maximumRedirects, "no more than the limit is followed")
         },
+        FuzzHarness(
+            name: "sip-transfer",
+            summary: "Refer-To, Referred-By and Replaces values (first, second and third line) and a sipfrag body (the rest)"
+        ) { bytes in
+            let parts = bytes.split(separator: 0x0A, maxSplits: 3, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+            let field = { (index: Int) in index < parts.count ? parts[index] : "" }
+            if let replaces = try? SIPReplaces(parsing: field(2)) {
+                precondition((try? SIPReplaces(parsing: replaces.description)) == replaces, "a written Replaces reads back the same")
+            }
+            let body = Array((parts.count > 3 ? parts[3] : "").utf8)
+            if let status = try? SIPFragmentStatus(parsing: body) {
+                precondition((100...699).contains(status.statusCode), "a sipfrag status is a status")
+                precondition((try? SIPFragmentStatus(parsing: status.body)) == status, "a written sipfrag reads back the same")
+            }
+            var headers = SIPHeaders()
+            headers.add("Refer-To", field(0))
+            headers.add("Referred-By", field(1))
+            FuzzTransfer.refer(headers: headers, notifyBody: body)
+        },
     ]
 
     private static let verifier = SIPDigestVerifier(realm: "fuzz", credentials: [SIPAuthCredentials(username: "alice", password: "secret")])
