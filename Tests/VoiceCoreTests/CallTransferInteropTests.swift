@@ -129,4 +129,31 @@ final class CallTransferInteropTests: XCTestCase {
         XCTAssertTrue(toPeer.wait { $0.contains("disconnected(nil)") }, "pjsua2 ended the replaced call: \(toPeer.callbacks)")
         XCTAssertGreaterThan(bob.hears(800), 2_000, "bob hears pjsua2")
     }
+
+    /// We call baresip, which transfers us to carol (its `transfer` command: a blind REFER):
+    /// alice accepts, calls carol with Referred-By, and alice and carol hear each other.
+    func testBaresipTransfersUsToAnotherClient() throws {
+        try TestPrerequisites.installed("baresip")
+        var configuration = BaresipConfiguration()
+        configuration.mediaEncryption = "srtp-mand"
+        configuration.sipPort = try SIPPeerProcess.freePort()
+        let phone = try BaresipPeer(configuration: configuration)
+        defer { phone.stop() }
+        let alice = try client("alice", tone: 1_000)
+        let carol = try client("carol", tone: 440)
+        let carolDelegate = TransferRecordingDelegate()
+        _ = carol.listen().acceptEach(withTransferDelegate: carolDelegate)
+        let newCall = TransferRecordingDelegate()
+        let aliceDelegate = TransferRecordingDelegate(acceptingWith: newCall)
+        _ = alice.connect(to: "sip:bob@127.0.0.1:\(configuration.sipPort)", transferDelegate: aliceDelegate)
+        XCTAssertTrue(aliceDelegate.wait { $0.contains("connected") }, "\(aliceDelegate.callbacks); baresip:\n\(phone.process.logTail())")
+        try phone.control.waitForEvent(.callEstablished)
+
+        _ = try phone.control.command("transfer", carol.address)
+        XCTAssertTrue(newCall.wait { $0.contains("connected") }, "\(newCall.callbacks); baresip:\n\(phone.process.logTail())")
+        XCTAssertEqual(aliceDelegate.requests.withLock { $0.first?.target }, carol.address)
+        XCTAssertTrue(carolDelegate.wait { $0.contains("connected") })
+        XCTAssertGreaterThan(carol.hears(1_000), 2_000, "carol hears alice")
+        XCTAssertGreaterThan(alice.hears(440), 2_000, "alice hears carol")
+    }
 }
