@@ -17,6 +17,10 @@ public final class PJSUAPeer: Sendable {
         case hangUp
         /// Transfers the call to a SIP URI (REFER, `Call.xfer`); the URI must not contain a comma.
         case transfer(String)
+        /// Places a second call to a SIP URI and waits until it is confirmed.
+        case consult(String)
+        /// Transfers the first call to the second call's peer (attended, `Call.xferReplaces`).
+        case transferReplacing
 
         public var description: String {
             switch self {
@@ -25,6 +29,8 @@ public final class PJSUAPeer: Sendable {
             case .sleep(let seconds): "sleep=\(seconds)"
             case .hangUp: "hangup"
             case .transfer(let uri): "xfer=\(uri)"
+            case .consult(let uri): "consult=\(uri)"
+            case .transferReplacing: "xferreplaces"
             }
         }
     }

@@ -56,6 +56,28 @@ final class CallTransferInteropTests: XCTestCase {
         XCTAssertGreaterThan(bob.hears(440), 2_000, "bob hears carol")
     }
 
+    /// pjsua2 talks to bob and to carol, and joins them (attended, `xferReplaces`): bob calls
+    /// carol with Replaces, carol's call with pjsua2 is replaced by bob's, and they hear each other.
+    func testAPJSUAJoinsTwoOfOurClientsWithAnAttendedTransfer() throws {
+        try TestPrerequisites.pjsua2()
+        let bob = try client("bob", tone: 660)
+        let carol = try client("carol", tone: 440)
+        let carolDelegate = TransferRecordingDelegate()
+        _ = carol.listen().acceptEach(withTransferDelegate: carolDelegate)
+        let newCall = TransferRecordingDelegate()
+        let bobDelegate = TransferRecordingDelegate(acceptingWith: newCall)
+        _ = bob.listen().acceptEach(withTransferDelegate: bobDelegate)
+        let peer = try pjsua(call: bob.address, script: [.sleep(0.5), .consult(carol.address), .transferReplacing])
+        defer { peer.stop() }
+
+        XCTAssertTrue(newCall.wait { $0.contains("connected") }, "\(newCall.callbacks); pjsua2:\n\(peer.logTail)")
+        XCTAssertEqual(bobDelegate.requests.withLock { $0.first?.isAttended }, true)
+        XCTAssertTrue(carolDelegate.wait { $0.contains("replaced") }, "\(carolDelegate.callbacks)")
+        XCTAssertTrue(peer.waitForLine("XFER STATUS 200 1", timeout: 10), peer.logTail)
+        XCTAssertGreaterThan(carol.hears(660), 2_000, "carol hears bob")
+        XCTAssertGreaterThan(bob.hears(440), 2_000, "bob hears carol")
+    }
+
     /// alice transfers pjsua2 to carol (blind): pjsua2 calls carol, alice hears the transfer
     /// succeed and her call ends as transferred; carol hears pjsua2's tone.
     func testWeTransferAPJSUAToAnotherClient() throws {

@@ -9,6 +9,8 @@ separated steps, each one of
     sleep=SECONDS  wait
     hangup         end the call
     xfer=URI       transfer the call to URI (REFER; pjsua's Call.xfer)
+    consult=URI    place a second call to URI and wait until it is confirmed
+    xferreplaces   transfer the first call to the second one's peer (attended: Call.xferReplaces)
 It prints one line per event, flushed, for the test to read:
     READY <port>, INCOMING, CONFIRMED, SENT <step>, DIGIT <digit> <rfc2833|info> <ms>,
     TSX <UPDATE|INVITE> <sent|received> <status> (each completed one, a session refresh among
@@ -126,6 +128,7 @@ class Peer:
         self.ring = 0
         self.ring_status = 180
         self.tone_hz = 0
+        self.consult = None
         self.account = None
         self.keep = []
         self.answer_at = None
@@ -149,6 +152,17 @@ def run_step(peer, step):
         peer.call.hangup(pj.CallOpParam())
     elif name == "xfer":
         peer.call.xfer(value, pj.CallOpParam(True))
+    elif name == "consult":
+        consult = Call(peer, peer.account)
+        peer.keep.append(consult)
+        peer.consult = consult
+        consult.makeCall(value, pj.CallOpParam(True))
+        end = time.monotonic() + 10
+        while time.monotonic() < end and consult.getInfo().state != pj.PJSIP_INV_STATE_CONFIRMED:
+            ENDPOINT.libHandleEvents(10)
+        pump(peer, 0.5)
+    elif name == "xferreplaces":
+        peer.call.xferReplaces(peer.consult, pj.CallOpParam(True))
     else:
         raise SystemExit(f"unknown step {step}")
     say(f"SENT {step}")
