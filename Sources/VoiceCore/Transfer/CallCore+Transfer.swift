@@ -26,6 +26,7 @@ extension CallCore {
     /// An attended transfer: asks the far end to call `other`'s peer, replacing `other` there.
     func transfer(replacing other: CallCore) {
         guard let handle, machine.isConnected else { return transferFailed("the call is not connected") }
+        guard other.client === client else { return transferFailed("the call to replace belongs to another client") }
         guard let otherHandle = other.handle, other.machine.isConnected, other !== self else {
             return transferFailed("the call to replace is not connected")
         }
