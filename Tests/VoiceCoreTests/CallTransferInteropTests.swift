@@ -26,6 +26,15 @@ final class CallTransferInteropTests: XCTestCase {
         return client
     }
 
+    /// `client` answers every call with a delegate it returns. With `acceptingTransfers`, that
+    /// delegate accepts transfer requests, and the calls they place report to `placed`.
+    private func answering(_ client: TestVoiceClient, acceptingTransfers: Bool = false) -> (calls: TransferRecordingDelegate, placed: TransferRecordingDelegate) {
+        let placed = TransferRecordingDelegate()
+        let calls = TransferRecordingDelegate(acceptingWith: acceptingTransfers ? placed : nil)
+        _ = client.listen().acceptEach(withTransferDelegate: calls)
+        return (calls, placed)
+    }
+
     private func pjsua(call: String? = nil, script: [PJSUAPeer.Step] = []) throws -> PJSUAPeer {
         let port = try SIPPeerProcess.freePort()
         return try PJSUAPeer(PJSUAPeer.Options(port: port, call: call, script: script, exitAfter: 30, tone: 800))
@@ -37,11 +46,8 @@ final class CallTransferInteropTests: XCTestCase {
         try TestPrerequisites.pjsua2()
         let bob = try client("bob", tone: 660)
         let carol = try client("carol", tone: 440)
-        let carolDelegate = TransferRecordingDelegate()
-        _ = carol.listen().acceptEach(withTransferDelegate: carolDelegate)
-        let newCall = TransferRecordingDelegate()
-        let bobDelegate = TransferRecordingDelegate(acceptingWith: newCall)
-        _ = bob.listen().acceptEach(withTransferDelegate: bobDelegate)
+        let carolDelegate = answering(carol).calls
+        let (bobDelegate, newCall) = answering(bob, acceptingTransfers: true)
         let peer = try pjsua(call: bob.address, script: [.sleep(1), .transfer(carol.address)])
         defer { peer.stop() }
 
@@ -62,11 +68,8 @@ final class CallTransferInteropTests: XCTestCase {
         try TestPrerequisites.pjsua2()
         let bob = try client("bob", tone: 660)
         let carol = try client("carol", tone: 440)
-        let carolDelegate = TransferRecordingDelegate()
-        _ = carol.listen().acceptEach(withTransferDelegate: carolDelegate)
-        let newCall = TransferRecordingDelegate()
-        let bobDelegate = TransferRecordingDelegate(acceptingWith: newCall)
-        _ = bob.listen().acceptEach(withTransferDelegate: bobDelegate)
+        let carolDelegate = answering(carol).calls
+        let (bobDelegate, newCall) = answering(bob, acceptingTransfers: true)
         let peer = try pjsua(call: bob.address, script: [.sleep(0.5), .consult(carol.address), .transferReplacing])
         defer { peer.stop() }
 
@@ -84,8 +87,7 @@ final class CallTransferInteropTests: XCTestCase {
         try TestPrerequisites.pjsua2()
         let alice = try client("alice", tone: 1_000)
         let carol = try client("carol", tone: 440)
-        let carolDelegate = TransferRecordingDelegate()
-        _ = carol.listen().acceptEach(withTransferDelegate: carolDelegate)
+        let carolDelegate = answering(carol).calls
         let peer = try pjsua()
         defer { peer.stop() }
         let aliceDelegate = TransferRecordingDelegate()
@@ -108,8 +110,7 @@ final class CallTransferInteropTests: XCTestCase {
         try TestPrerequisites.pjsua2()
         let alice = try client("alice", tone: 1_000)
         let carol = try client("carol", tone: 440)
-        let carolDelegate = TransferRecordingDelegate()
-        _ = carol.listen().acceptEach(withTransferDelegate: carolDelegate)
+        let carolDelegate = answering(carol).calls
         let peer = try pjsua()
         defer { peer.stop() }
         let toPeer = TransferRecordingDelegate(), toCarol = TransferRecordingDelegate()
@@ -134,9 +135,7 @@ final class CallTransferInteropTests: XCTestCase {
         try TestPrerequisites.pjsua2()
         let alice = try client("alice", tone: 1_000)
         let bob = try client("bob", tone: 660)
-        let newCall = TransferRecordingDelegate()
-        let bobDelegate = TransferRecordingDelegate(acceptingWith: newCall)
-        _ = bob.listen().acceptEach(withTransferDelegate: bobDelegate)
+        let (bobDelegate, newCall) = answering(bob, acceptingTransfers: true)
         let peer = try pjsua()
         defer { peer.stop() }
         let toBob = TransferRecordingDelegate(), toPeer = TransferRecordingDelegate()
@@ -163,8 +162,7 @@ final class CallTransferInteropTests: XCTestCase {
         defer { phone.stop() }
         let alice = try client("alice", tone: 1_000)
         let carol = try client("carol", tone: 440)
-        let carolDelegate = TransferRecordingDelegate()
-        _ = carol.listen().acceptEach(withTransferDelegate: carolDelegate)
+        let carolDelegate = answering(carol).calls
         let newCall = TransferRecordingDelegate()
         let aliceDelegate = TransferRecordingDelegate(acceptingWith: newCall)
         _ = alice.connect(to: "sip:bob@127.0.0.1:\(configuration.sipPort)", transferDelegate: aliceDelegate)
