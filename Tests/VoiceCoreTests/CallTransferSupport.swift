@@ -1,4 +1,5 @@
 import Foundation
+import VoiceEmbedded
 import VoiceSupport
 import VoiceTestAudio
 import XCTest
@@ -20,6 +21,7 @@ final class TransferRecordingDelegate: CallDelegate, @unchecked Sendable {
 
     init(acceptingWith newCallDelegate: TransferRecordingDelegate? = nil) {
         self.newCallDelegate = newCallDelegate
+        VirtualCallWorld.current?.watch(queue)
     }
 
     var callbacks: [String] { seen.withLock { $0 } }
@@ -44,24 +46,14 @@ final class TransferRecordingDelegate: CallDelegate, @unchecked Sendable {
         transferredCall.withLock { $0 = placed }
     }
 
-    /// Waits until `condition` holds for the callbacks.
+    /// Waits (in the test's world's time) until `condition` holds for the callbacks.
     @discardableResult
-    func wait(timeout: TimeInterval = 10, until condition: @escaping ([String]) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition(callbacks) { return true }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return condition(callbacks)
+    func wait(timeout: TimeInterval = 10, until condition: @escaping @Sendable ([String]) -> Bool) -> Bool {
+        PollingWait.until(timeout: timeout) { condition(self.callbacks) }
     }
 
     func waitForProgress(_ progress: CallTransferProgress, timeout: TimeInterval = 10) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if self.progress.contains(progress) { return true }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return self.progress.contains(progress)
+        PollingWait.until(timeout: timeout) { self.progress.contains(progress) }
     }
 }
 
@@ -79,8 +71,8 @@ extension TestVoiceClient {
     /// The amplitude of `frequency` in the next half second the client's device plays.
     func hears(_ frequency: Double, timeout: TimeInterval = 5) -> Double {
         device.clearRecording()
-        let deadline = Date().addingTimeInterval(timeout)
-        while device.recordedSamples.count < 24_000, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        let device = self.device
+        _ = PollingWait.until(timeout: timeout) { device.recordedSamples.count >= 24_000 }
         return ToneAmplitude.of(frequency, in: device.recordedSamples.prefix(24_000))
     }
 }
