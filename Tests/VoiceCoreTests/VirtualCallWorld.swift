@@ -96,9 +96,19 @@ final class VirtualCallWorld: @unchecked Sendable {
     /// Runs what is due now on the loop and lets the watched queues catch up.
     func settle() {
         for _ in 0..<3 {
-            loop.run()
+            whileQueuesWait { loop.run() }
             for queue in queues.withLock({ $0 }) { queue.sync {} }
         }
+    }
+
+    /// Runs `body` (the loop's work) with the watched queues suspended: a delegate callback the
+    /// loop queues then runs in the drain that follows, not beside the loop's own thread (where
+    /// one that calls back into the loop would touch it from two threads at once).
+    private func whileQueuesWait(_ body: () -> Void) {
+        let watched = queues.withLock { $0 }
+        for queue in watched { queue.suspend() }
+        body()
+        for queue in watched { queue.resume() }
     }
 
     /// Moves virtual time on by `seconds`, 5 ms at a time: the loop's timers and the media
@@ -109,8 +119,10 @@ final class VirtualCallWorld: @unchecked Sendable {
             let step = min(left, 5_000_000)
             let now = MediaTime(nanoseconds: Int64((loop.now + .nanoseconds(step)).uptimeNanoseconds))
             clock.stepping(to: now)
-            loop.advanceTime(by: .nanoseconds(step))
-            engine.advance(to: now)
+            whileQueuesWait {
+                loop.advanceTime(by: .nanoseconds(step))
+                engine.advance(to: now)
+            }
             settle()
             left -= step
         } while left > 0

@@ -409,7 +409,9 @@ final class CallCore: @unchecked Sendable {
 
 /// Holds a delegate for hops onto its queue; `release()` drops it once the call is over.
 final class DelegateBox<Delegate>: @unchecked Sendable {
-    // @unchecked: `value` is read and released on the delegate queue only (set once before).
+    // @unchecked: `value` is set once before, released on the delegate queue once the call is
+    // over, and read there, or on the loop while the call is still up (an attended transfer's
+    // replacement takes it over: `VoiceClient.takeOver`), which is before the release.
     private(set) var value: Delegate?
     /// The delegate object's identity, readable from any thread.
     let id: ObjectIdentifier

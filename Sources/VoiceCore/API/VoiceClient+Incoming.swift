@@ -174,19 +174,18 @@ extension VoiceClient {
             callerInfo: CallerInfo(headers: request.headers), messaging: CallInviteMessaging(delegate: nil, queue: replaced.delegateQueue),
             requestURI: request.uri, requestHeaders: request.headers)
         invites[handle] = invite
-        // The delegate is read on its own queue (where it is released once its call is over).
-        replaced.delegateQueue.async {
-            guard let delegate = replaced.delegate.value else {
-                invite.reject(statusCode: 481)
-                return
-            }
-            let options = AcceptOptions(callInvite: invite) { builder in
-                builder.delegateQueue = replaced.delegateQueue
-                builder.audioDevice = replaced.audioDevice
-                builder.preferredAudioCodecs = replaced.preferredCodecs
-            }
-            let newCall = invite.accept(options: options, delegate: delegate)
-            self.onLoop { replaced.replaced(by: newCall) }
+        // Read on the loop while the replaced call is not over: its delegate is released on the
+        // delegate queue only after the call's end, which this loop has not sent there yet.
+        guard !replaced.machine.isDisconnected, let delegate = replaced.delegate.value else {
+            invite.reject(statusCode: 481)
+            return
         }
+        let options = AcceptOptions(callInvite: invite) { builder in
+            builder.delegateQueue = replaced.delegateQueue
+            builder.audioDevice = replaced.audioDevice
+            builder.preferredAudioCodecs = replaced.preferredCodecs
+        }
+        let newCall = invite.accept(options: options, delegate: delegate)
+        onLoop { replaced.replaced(by: newCall) }
     }
 }

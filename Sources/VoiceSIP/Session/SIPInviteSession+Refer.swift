@@ -118,7 +118,7 @@ extension SIPInviteSession {
     // MARK: The transferee
 
     /// A REFER from the peer: checked, then put to the app (``SIPInviteSessionEvent/referReceived(_:)``)
-    /// until ``answerRefer(accept:now:)``. 400 without one Refer-To that parses (or with a bad
+    /// until ``answerRefer(accept:statusCode:now:)``. 400 without one Refer-To that parses (or with a bad
     /// Referred-By or embedded Replaces), 416 for a scheme we cannot call (a `sips:` target over
     /// a transport that is not TLS), 403 outside a confirmed call, 491 while a transfer is in
     /// progress either way.
