@@ -74,15 +74,15 @@ final class CallThroughKamailioTests: XCTestCase {
     }
 
     /// RFC 4028 through a proxy that times dialogs (Kamailio's sst and dialog modules, which end
-    /// a dialog nobody refreshed with a BYE to both sides). Both clients ask for 20 s with a
-    /// Min-SE of 10 (below the RFC's 90 so that the refresh comes within seconds); alice, the
-    /// refresher, sends UPDATE at 10 s through the proxy, and past the first interval neither
+    /// a dialog nobody refreshed with a BYE to both sides). Both clients ask for 10 s with a
+    /// Min-SE of 5 (below the RFC's 90 so that the refresh comes within seconds); alice, the
+    /// refresher, sends UPDATE at 5 s through the proxy, and past the first interval neither
     /// the proxy nor either side has ended the call.
     func testASessionRefreshThroughASessionTimingProxyKeepsTheCall() throws {
-        let kamailio = try startKamailio { $0.sessionTimerMinimumSE = 10 }
+        let kamailio = try startKamailio { $0.sessionTimerMinimumSE = 5 }
         let timers: (inout VoiceClientConfiguration) -> Void = {
-            $0.sessionExpires = 20
-            $0.sessionMinimumSE = 10
+            $0.sessionExpires = 10
+            $0.sessionMinimumSE = 5
         }
         let alice = try client("alice", password: "alicepass", kamailio: kamailio, configure: timers)
         let bob = try client("bob", password: "bobpass", kamailio: kamailio, configure: timers)
@@ -97,10 +97,11 @@ final class CallThroughKamailioTests: XCTestCase {
         XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected], "log:\n\(kamailio.process.logTail())")
         let connected = Date()
         XCTAssertTrue(
-            PollingWait.until(timeout: 15) { kamailio.process.log.contains("SST refresh UPDATE") },
+            PollingWait.until(timeout: 8) { kamailio.process.log.contains("SST refresh UPDATE") },
             "no refresh passed the proxy; log:\n\(kamailio.process.logTail())")
-        // Past the 20 s the INVITE agreed: without the refresh the proxy would have ended the dialog.
-        Thread.sleep(until: connected.addingTimeInterval(24))
+        // Past the 10 s the INVITE agreed: without the refresh the proxy would have ended the
+        // dialog, and bob's session would have expired (at 7 s).
+        Thread.sleep(until: connected.addingTimeInterval(13))
         XCTAssertEqual(call.state, .connected)
         XCTAssertEqual(delegate.callbacks, [.ringing, .connected])
         XCTAssertEqual(calleeDelegate.callbacks, [.connected], "log:\n\(kamailio.process.logTail())")
