@@ -90,6 +90,13 @@ let package = Package(
         .target(
             name: "VoiceSTUN",
             dependencies: ["VoiceAddress", "VoiceBytes", "VoiceSupport", .product(name: "Crypto", package: "swift-crypto")]),
+        // DNS answers as plain values (RFC 1035, 2782, 3403): the message read with a cursor,
+        // CNAME chains, negative TTLs, and a cache on an injected clock. No socket, no C library.
+        .target(name: "VoiceDNS", dependencies: ["VoiceAddress", "VoiceBytes", "VoiceSupport"]),
+        // c-ares (Debian's libc-ares-dev), the asynchronous DNS client queries go through.
+        .systemLibrary(name: "CAres", pkgConfig: "libcares", providers: [.apt(["libc-ares-dev"])]),
+        // A c-ares channel driven by one thread: queries, waiting on its sockets and timeouts.
+        .target(name: "CVoiceDNS", dependencies: ["CAres"], linkerSettings: [.linkedLibrary("cares")]),
         // The host's networks as rtnetlink reports them (links, addresses, default routes), each
         // interface's type (ethernet, Wi-Fi, VPN, cellular, loopback) and the address calls prefer;
         // and the blocking STUN Binding query a port's server-reflexive address is found with.
@@ -148,6 +155,7 @@ let package = Package(
             name: "VoiceSIPAgent",
             dependencies: [
                 "VoiceAddress", "VoiceSTUN", "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "CVoiceSys", "VoiceNetwork", "VoiceICE", "VoiceDTLS",
+                "VoiceDNS", "CVoiceDNS", "CAres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -255,6 +263,7 @@ let package = Package(
         .testTarget(
             name: "VoiceMediaPathTests",
             dependencies: ["VoiceAddress", "VoiceICE", "VoiceDTLS", "VoiceMediaPath", "VoiceMediaTypes", "VoiceRTP", "VoiceSupport", "VoiceTestAudio"]),
+        .testTarget(name: "VoiceDNSTests", dependencies: ["VoiceDNS", "VoiceAddress", "VoiceSupport"]),
         .testTarget(name: "VoiceDTLSTests", dependencies: ["VoiceDTLS", "VoiceSupport", "VoiceMediaTypes"]),
         .testTarget(name: "VoiceNetworkTests", dependencies: ["VoiceEmbedded", "VoiceAddress", "VoiceBytes", "VoiceSTUN", "VoiceNetwork", "VoiceSupport", "VoiceTestKit", "VoiceTestAudio"]),
         .testTarget(name: "VoiceFuzzingTests", dependencies: ["VoiceFuzzing"], resources: [.copy("Corpus")]),

@@ -1,20 +1,31 @@
 import NIOCore
 import VoiceSupport
-import NIOPosix
 import VoiceSIP
 
-/// Picks the transport, address and port a request goes to from a SIP URI, a reduced RFC 3263:
-/// `transport=` or the scheme (`sips` → TLS) picks the transport, else the user agent's own;
-/// an explicit port or the transport's default; a numeric host is used as is and a name is
-/// resolved with the system resolver (A/AAAA; NAPTR and SRV lookups are not done).
+/// What a SIP URI says of where its requests go, before server location (RFC 3263, see
+/// ``SIPServerLocation``) finds the addresses: `transport=` or the scheme (`sips` → TLS) picks
+/// the transport, else the user agent's own; an explicit port or the transport's default.
 struct SIPTargetResolver: Sendable {
     /// Where a URI leads before its host is resolved.
-    struct Target: Sendable, Equatable {
+    struct Target: Sendable, Hashable {
         var transport: SIPTransportProtocol
         var host: String
         var port: Int
         /// The name to verify a TLS certificate against; nil for numeric hosts.
         var serverName: String?
+        /// Whether the URI named the transport (`transport=`, `sips:`) or the agent speaks
+        /// only one (WebSocket): NAPTR does not choose it then.
+        var transportIsExplicit = false
+        /// Whether the URI gave the port: no SRV lookup then.
+        var portIsExplicit = false
+        /// `sips:`: TLS only.
+        var secure = false
+
+        /// What server location is asked.
+        var locationRequest: SIPServerLocation.Request {
+            SIPServerLocation.Request(
+                host: host, port: portIsExplicit ? port : nil, transport: transportIsExplicit ? transport : nil, secure: secure)
+        }
     }
 
     let defaultTransport: SIPTransportProtocol
@@ -42,21 +53,9 @@ struct SIPTargetResolver: Sendable {
         let host = uri.host.hasPrefix("[") ? String(uri.host.dropFirst().dropLast()) : uri.host
         guard !host.isEmpty else { throw SIPTransportError(.invalidAddress, "empty host") }
         let isNumeric = (try? NIOCore.SocketAddress(ipAddress: host, port: 0)) != nil
-        return Target(transport: transport, host: host, port: uri.port ?? transport.defaultPort, serverName: isNumeric ? nil : host)
-    }
-
-    /// Resolves `target` to an endpoint; names go to the system resolver on NIO's thread pool.
-    func resolve(_ target: Target, on eventLoop: EventLoop) -> EventLoopFuture<SIPTransportEndpoint> {
-        if let address = try? NIOCore.SocketAddress(ipAddress: target.host, port: target.port) {
-            return eventLoop.makeSucceededFuture(SIPTransportEndpoint(transport: target.transport, address: address))
-        }
-        return NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) {
-            do {
-                let address = try NIOCore.SocketAddress.makeAddressResolvingHost(target.host, port: target.port)
-                return SIPTransportEndpoint(transport: target.transport, address: address)
-            } catch {
-                throw SIPTransportError(.dnsResolution, "\(target.host): \(error)")
-            }
-        }
+        return Target(
+            transport: transport, host: host, port: uri.port ?? transport.defaultPort, serverName: isNumeric ? nil : host,
+            transportIsExplicit: uri.transport != nil || uri.scheme == .sips || defaultTransport.isWebSocket,
+            portIsExplicit: uri.port != nil, secure: uri.scheme == .sips)
     }
 }

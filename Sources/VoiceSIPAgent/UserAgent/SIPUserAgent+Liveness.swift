@@ -22,9 +22,9 @@ extension SIPUserAgent {
             let target = try? resolver.target(for: hop)
         else { return }
         flowResolving = true
-        resolver.resolve(target, on: eventLoop).whenComplete { result in
+        firstEndpoint(of: target).whenComplete { result in
             self.flowResolving = false
-            guard case .success(let endpoint) = result, self.flow == nil, !self.isShutDown else { return }
+            guard case .success((let endpoint, _)) = result, self.flow == nil, !self.isShutDown else { return }
             self.flow = SIPUserAgentFlow(hop: endpoint, liveness: SIPFlowLiveness(configuration: configuration, now: self.now))
             self.scheduleFlowTimer()
         }

@@ -6,21 +6,27 @@ extension SIPUserAgent {
     // MARK: - Sending requests
 
     /// Starts a client transaction for `request` (not ACK): picks the destination (the first
-    /// Route, else the outbound proxy, else the Request-URI), sets the top Via's transport to
-    /// the one used, and sends.
+    /// Route, else the outbound proxy and the fallback proxies, else the Request-URI), locates
+    /// its targets (RFC 3263), sets the top Via's transport to the one used, and sends; a
+    /// target that fails (transport error, timeout, 503) hands the request to the next.
     func sendRequest(_ request: SIPRequest, owner: SIPTransactionOwner) {
+        let request = rebranchedCancel(request)
         let nextHop: SIPURI
+        var fallbacks: [SIPURI] = []
         if let route = try? request.headers.route().first {
             nextHop = route.uri
+        } else if let proxy = configuration.outboundProxy {
+            nextHop = proxy
+            fallbacks = configuration.fallbackProxies
         } else {
-            nextHop = configuration.outboundProxy ?? request.uri
+            nextHop = request.uri
         }
         // A WebSocket client's address (RFC 7118 §5: a `.invalid` host) is reachable only over
         // the connection its requests came on: the one the call's INVITE arrived over.
         if nextHop.host.lowercased().hasSuffix(".invalid"), case .call(let handle) = owner,
             let peer = calls[handle]?.invitePeer, peer.transport.isReliable
         {
-            startClientTransaction(request, to: peer, serverName: nil, owner: owner)
+            startClientTransaction(request, to: peer, serverName: nil, owner: owner, failover: nil)
             return
         }
         let target: SIPTargetResolver.Target
@@ -30,19 +36,21 @@ extension SIPUserAgent {
             failRequest(request, owner: owner, failure: error.failure)
             return
         }
-        resolver.resolve(target, on: eventLoop).whenComplete { result in
+        let hops = [target] + fallbacks.compactMap { try? resolver.target(for: $0) }
+        locate(hops).whenComplete { result in
             switch result {
-            case .success(let endpoint):
-                self.startClientTransaction(request, to: endpoint, serverName: target.serverName, owner: owner)
+            case .success(let targets):
+                self.attempt(request, owner: owner, targets: targets[...], pin: target, originalBranch: nil, failure: .transportError)
             case .failure(let error):
+                self.logger.info("\(request.method) to \(nextHop): \(error)")
                 let failure = (error as? SIPTransportError)?.failure ?? .dnsResolutionFailure
                 self.failRequest(request, owner: owner, failure: failure)
             }
         }
     }
 
-    private func startClientTransaction(
-        _ request: SIPRequest, to endpoint: SIPTransportEndpoint, serverName: String?, owner: SIPTransactionOwner
+    func startClientTransaction(
+        _ request: SIPRequest, to endpoint: SIPTransportEndpoint, serverName: String?, owner: SIPTransactionOwner, failover: SIPFailover?
     ) {
         var request = request
         if var via = try? request.headers.topVia(), via.transport != endpoint.transport.rawValue {
@@ -60,6 +68,10 @@ extension SIPUserAgent {
                 payload, method: request.method.rawValue, branch: branch,
                 reliableTransport: endpoint.transport.isReliable, now: now)
             clientOwners[key] = (owner, request)
+            if let failover {
+                failovers[key] = failover
+                armFailoverTimer(key)
+            }
             perform(outputs)
         } catch {
             logger.warning("cannot start a transaction for \(request.method): \(error)")
@@ -76,17 +88,18 @@ extension SIPUserAgent {
         }
     }
 
-    /// Sends the ACK to a 2xx: to the first Route or the remote target, like any in-dialog request.
+    /// Sends the ACK to a 2xx: to the first Route or the remote target, like any in-dialog
+    /// request (to the target that answered, when the hop is a located name).
     func sendACK(_ ack: SIPRequest) {
         let nextHop = (try? ack.headers.route().first?.uri) ?? nil
         guard let target = try? resolver.target(for: nextHop ?? configuration.outboundProxy ?? ack.uri) else { return }
-        resolver.resolve(target, on: eventLoop).whenSuccess { endpoint in
+        firstEndpoint(of: target).whenSuccess { endpoint, found in
             var ack = ack
             if var via = try? ack.headers.topVia(), via.transport != endpoint.transport.rawValue {
                 via.transport = endpoint.transport.rawValue
                 ack.headers.replaceFirst("via", with: via.description)
             }
-            self.sendStateless(.request(ack), to: endpoint, serverName: target.serverName)
+            self.sendStateless(.request(ack), to: endpoint, serverName: found.serverName)
         }
     }
 
@@ -158,7 +171,7 @@ extension SIPUserAgent {
                 guard let payload = table[output.key].map(Self.payload(of:)), case .request(let request) = payload.message else { continue }
                 sendResponse(SIPResponse(replyingTo: request, statusCode: 100))
             case .deliverResponse(let payload, _):
-                guard case .response(let response) = payload.message else { continue }
+                guard case .response(let response) = payload.message, !failoverReceived(response, on: output.key) else { continue }
                 deliverResponse(response, owner: clientOwners[output.key]?.owner ?? .none)
             case .deliverRequest(let payload):
                 guard case .request(let request) = payload.message else { continue }
@@ -169,6 +182,10 @@ extension SIPUserAgent {
             case .transportFailed:
                 clientFailed(output.key, failure: sendFailures[output.key] ?? .transportError)
             case .terminated:
+                if let failover = failovers.removeValue(forKey: output.key) {
+                    failover.timer?.cancel()
+                    rebranchedInvites[failover.originalBranch] = nil
+                }
                 clientOwners[output.key] = nil
                 callsByServerInvite[output.key] = nil
             case .startTimer, .cancelTimer:
@@ -179,6 +196,7 @@ extension SIPUserAgent {
     }
 
     private func clientFailed(_ key: SIPTransactionKey, failure: SIPFailure) {
+        if failOver(key, failure: failure) { return }
         guard let (owner, request) = clientOwners[key] else { return }
         failRequest(request, owner: owner, failure: failure)
     }

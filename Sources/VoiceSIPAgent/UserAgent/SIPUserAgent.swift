@@ -7,6 +7,7 @@ import NIOCore
 import NIOPosix
 import VoiceNetwork
 import VoiceSupport
+import VoiceDNS
 import VoiceSIP
 
 /// A SIP user agent: binds the transport layer, the transaction table, registration and INVITE
@@ -33,6 +34,17 @@ package final class SIPUserAgent: @unchecked Sendable {
     var tableTimerDeadline: MediaTime?
     var localEndpoint: SIPTransportEndpoint?
     var clientOwners: [SIPTransactionKey: (owner: SIPTransactionOwner, request: SIPRequest)] = [:]
+    /// Where each client transaction may fail over to (``SIPFailover``).
+    var failovers: [SIPTransactionKey: SIPFailover] = [:]
+    /// The branch an INVITE that failed over now has, by the branch it was first sent with.
+    var rebranchedInvites: [String: String] = [:]
+    /// The target that last answered, by what it was located for: later requests (a
+    /// registration's refreshes, a call's next requests) go there first.
+    var serverPins: [SIPTargetResolver.Target: SIPServerTarget] = [:]
+    /// DNS answers and failures, kept for their TTL.
+    var dnsCache = DNSCache()
+    /// The lookups server location makes; made on first use (``dns``).
+    var dnsLookupStorage: (any DNSLookup)?
     var calls: [SIPCallHandle: SIPUserAgentCall] = [:]
     var callsByDialog: [String: SIPCallHandle] = [:]
     var callsByServerInvite: [SIPTransactionKey: SIPCallHandle] = [:]
@@ -130,6 +142,10 @@ package final class SIPUserAgent: @unchecked Sendable {
         self.logger = logger
         self.mediaPortSource = mediaPorts
         self.resolver = SIPTargetResolver(defaultTransport: configuration.transport)
+        for server in configuration.dns.nameServers where !DNSResolver.isServerAddress(server) {
+            throw SIPTransportError(.invalidAddress, "name server \(server): not an IP address with an optional port")
+        }
+        self.dnsLookupStorage = configuration.dnsLookup
         self.onEvent = onEvent
         // The option tags we take: 100rel (RFC 3262) and timer (RFC 4028), each unless turned
         // off, and replaces (RFC 3891).
@@ -197,6 +213,8 @@ package final class SIPUserAgent: @unchecked Sendable {
         jobs.flatSubmit {
             for handle in Array(self.calls.keys) { self.performHangUp(handle) }
             self.isShutDown = true
+            if self.configuration.dnsLookup == nil, let resolver = self.dnsLookupStorage as? DNSResolver { resolver.shutdown() }
+            for failover in self.failovers.values { failover.timer?.cancel() }
             self.flow?.timer?.cancel()
             self.flow = nil
             self.webSocketRecovery?.timer?.cancel()

@@ -32,6 +32,18 @@ package struct SIPUserAgentConfiguration: Sendable {
     package var acceptsWebSocketConnections = false
     /// Where every request goes first when set (RFC 3261 §8.1.2 outbound proxy), e.g. `sip:proxy;transport=tcp`.
     package var outboundProxy: SIPURI?
+    /// Proxies tried in order when every target of ``outboundProxy`` fails (the SIP form of
+    /// an edge fallback list); each is located as RFC 3263 says.
+    package var fallbackProxies: [SIPURI] = []
+    /// The name servers server location asks, and how long it waits; default the system's.
+    package var dns = DNSResolver.Settings()
+    /// Answers server location's lookups instead of name servers (tests); nil: a
+    /// ``DNSResolver`` with ``dns``.
+    package var dnsLookup: (any DNSLookup)?
+    /// How long a request waits for any answer from a target before it moves to the next one,
+    /// when there is a next one (a transport error or a 503 moves it at once); nil: only the
+    /// transaction's own timeout (32 s) does. Default 4 s: over UDP, four sends of the request.
+    package var failoverTimeout: Duration? = .seconds(4)
     /// Where REGISTER goes; default the identity's domain.
     package var registrar: SIPURI?
     /// Requested registration lifetime in seconds.
