@@ -267,6 +267,12 @@ public final class VoiceClient: @unchecked Sendable {
         configuration.stunServer = try c.stunServer.map(Self.resolveSTUNServer)
         try applyICEOptions(c.iceOptions, to: &configuration, trustedCertificatesFile: c.turnTrustedCertificatesFile)
         configuration.limits = c.limits
+        configuration.fallbackProxies = c.fallbackProxies.map(\.uri)
+        for server in c.nameServers where !DNSResolver.isServerAddress(server) {
+            throw VoiceError(.malformedRequest, failureReason: "name server \(server) is not an IP address with an optional port")
+        }
+        configuration.dns.nameServers = c.nameServers
+        configuration.failoverTimeout = c.failoverTimeout
         configuration.allowsKeysOverUnencryptedSignaling = c.allowKeysOverUnencryptedSignaling
         configuration.incomingCallPolicy = c.incomingCallPolicy
         configuration.sessionTimer = c.sessionExpires.map { SIPSessionTimer.Settings(sessionExpires: $0, minimumSE: c.sessionMinimumSE) }

@@ -38,7 +38,21 @@ public struct VoiceClientConfiguration: Sendable {
     /// The local SIP port; 0 picks a free one.
     public var listenPort: Int
     /// Every request goes here first when set (`sip:proxy.example.com;transport=tls`).
+    ///
+    /// A host name is located as RFC 3263 says (NAPTR, then SRV by priority and weight, then
+    /// A/AAAA; a URI naming its transport or port skips the steps it settles), and a request
+    /// moves on to the next server on a transport error, a 503 or 4 s without any answer.
+    /// Registration and a call's later requests follow the server that answered.
     public var outboundProxy: SIPServerAddress?
+    /// Proxies tried in order once every server of ``outboundProxy`` has failed: the SIP form
+    /// of Twilio's edge fallback (`["sip:edge-a.example.com", "sip:edge-b.example.com"]`).
+    /// Only used with an ``outboundProxy``. Default none.
+    public var fallbackProxies: [SIPServerAddress] = []
+    /// The DNS servers host names are looked up with (`"192.0.2.53"`, `"[2001:db8::53]:5353"`),
+    /// as pjsip's `nameserver`; empty (the default): the system's, from `/etc/resolv.conf`.
+    /// Names in `/etc/hosts` are used as it gives them either way. An entry that is not an IP
+    /// address with an optional port stops the client being created (``VoiceError``).
+    public var nameServers: [String] = []
     /// The registrar; nil registers with the domain when ``VoiceClient/register(accessToken:notificationDelegate:delegateQueue:callMessageDelegate:completion:)``
     /// is called with ``registers`` true.
     public var registrar: SIPServerAddress?
@@ -121,6 +135,9 @@ public struct VoiceClientConfiguration: Sendable {
     /// The smallest session interval calls accept (RFC 4028 Min-SE, pjsip's `timerMinSESec`):
     /// 90, the RFC's floor; tests lower it to see a refresh within seconds.
     package var sessionMinimumSE = 90
+    /// How long a request waits for any answer from one server before it moves to the next,
+    /// when there is a next (``SIPUserAgentConfiguration/failoverTimeout``): 4 s.
+    package var failoverTimeout: Duration? = .seconds(4)
 
     /// Creates a configuration. The server addresses are checked as they are made
     /// (`try SIPServerAddress("sip:proxy.example.com;transport=tls")`); the rest is checked

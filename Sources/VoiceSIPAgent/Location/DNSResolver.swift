@@ -191,7 +191,7 @@ package final class DNSResolver: DNSLookup {
 
     /// The answer c-ares's `status` and bytes amount to: the bytes when there are any (so a
     /// negative answer keeps its SOA's TTL), else the status.
-    static func outcome(status: Int32, answer: [UInt8]?, question: DNSQuestion) -> Result<DNSAnswer, DNSError> {
+    package static func outcome(status: Int32, answer: [UInt8]?, question: DNSQuestion) -> Result<DNSAnswer, DNSError> {
         if let answer, !answer.isEmpty {
             do {
                 return .success(try DNSAnswer(DNSMessage(parsing: answer), for: question))
@@ -211,7 +211,7 @@ package final class DNSResolver: DNSLookup {
     }
 
     /// Whether `server` is `ip`, `ip:port` or `[ipv6]:port`.
-    static func isServerAddress(_ server: String) -> Bool {
+    package static func isServerAddress(_ server: String) -> Bool {
         if IPAddress(server) != nil { return true }
         if server.hasPrefix("["), let close = server.firstIndex(of: "]") {
             let host = String(server[server.index(after: server.startIndex)..<close])
