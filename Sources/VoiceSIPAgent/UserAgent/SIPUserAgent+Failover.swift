@@ -52,7 +52,9 @@ extension SIPUserAgent {
         failovers[key]?.timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)) {
             guard let failover = self.failovers[key], !failover.answered else { return }
             self.logger.info("\(failover.current) did not answer in \(timeout): failing over")
-            _ = self.failOver(key, failure: .transactionTimeout)
+            guard self.failOver(key, failure: .transactionTimeout) else { return }
+            // The old transaction stops resending to the server that did not answer.
+            self.perform(self.table.transportError(on: key, now: self.now))
         }
     }
 
