@@ -249,7 +249,7 @@ let package = Package(
             name: "VoiceFuzzing",
             dependencies: [
                 "VoiceEmbedded", "VoiceAddress", "VoiceSTUN", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceSIP", "VoiceSIPAgent", "VoiceMedia", "VoiceCore", "VoiceNetwork", "VoiceICE",
-                "VoiceDTLS",
+                "VoiceDTLS", "VoiceDNS",
             ]),
         .executableTarget(name: "VoiceFuzzTool", dependencies: ["VoiceFuzzing"]),
         // The pure RTP layer's tests: they build and run without libopus, libsrtp or ALSA.

@@ -1,4 +1,6 @@
 import VoiceAddress
+import VoiceDNS
+import VoiceSIPAgent
 import VoiceSTUN
 import VoiceDTLS
 import VoiceICE
@@ -7,6 +9,23 @@ import VoiceSupport
 
 extension FuzzHarness {
     static let network: [FuzzHarness] = [
+        FuzzHarness(name: "dns", summary: "a DNS answer: parse, read it for its question, order its SRV records, write it and read it back") { bytes in
+            guard let message = try? DNSMessage(parsing: bytes) else { return }
+            if let answer = try? DNSAnswer(message, for: message.question) {
+                precondition(answer.records.allSatisfy { $0.type == message.question.type }, "only records of the asked type")
+                let services = answer.records.compactMap { if case .srv(let srv) = $0 { srv } else { nil } }
+                var random = SystemRandomNumberGenerator()
+                let ordered = SIPServerLocation.ordered(services, using: &random)
+                precondition(ordered.count == services.count && Set(ordered) == Set(services), "SRV order is a permutation")
+                precondition(zip(ordered, ordered.dropFirst()).allSatisfy { $0.priority <= $1.priority }, "by priority")
+            }
+            // What was read writes back to the same message, unless a record of a known type
+            // was kept by type only (another class), which has no data to write.
+            let known: Set<DNSRecordType> = [.a, .aaaa, .cname, .srv, .naptr, .soa]
+            let records = message.answers + message.authorities + message.additionals
+            guard !records.contains(where: { if case .other(let type) = $0.data { known.contains(type) } else { false } }) else { return }
+            precondition((try? DNSMessage(parsing: message.serialized())) == message, "a parsed message writes back to itself")
+        },
         FuzzHarness(name: "stun", summary: "a STUN datagram: parse, check MESSAGE-INTEGRITY and FINGERPRINT, sign again") { bytes in
             _ = STUNMessage.checkFingerprint(of: bytes)
             guard let key = try? STUNIntegrityKey.shortTerm(password: "VOkJxbRl1RmTxUk/WvJxBt") else { return }

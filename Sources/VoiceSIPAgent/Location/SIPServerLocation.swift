@@ -214,7 +214,7 @@ package struct SIPServerLocation: Sendable {
 
     /// RFC 2782's order: by priority; within a priority, repeatedly a record drawn with a
     /// chance proportional to its weight (weight 0 only when nothing else is left).
-    static func ordered(_ records: [DNSServiceRecord], using random: inout some RandomNumberGenerator) -> [DNSServiceRecord] {
+    package static func ordered(_ records: [DNSServiceRecord], using random: inout some RandomNumberGenerator) -> [DNSServiceRecord] {
         var result: [DNSServiceRecord] = []
         let priorities = Set(records.map(\.priority)).sorted()
         for priority in priorities {
