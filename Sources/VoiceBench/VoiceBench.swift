@@ -12,7 +12,7 @@ struct VoiceBench: ParsableCommand {
         commandName: "voice-bench",
         abstract: "Measures the media engine, or runs a loopback call demo.",
         subcommands: [
-            Measure.self, Quality.self, Jitter.self, TimeStretchOffline.self, Loop.self, Setup.self, DTLSHandshake.self, Rate.self,
+            Measure.self, Quality.self, Jitter.self, TimeStretchOffline.self, Loop.self, Setup.self, Failover.self, DTLSHandshake.self, Rate.self,
             SideBySide.self, Soak.self, NetChange.self, NATTURN.self, WebRTCPESQ.self, WebSocketBench.self, AudioProcessingBench.self, ConferenceBench.self, Demo.self,
         ],
         defaultSubcommand: Measure.self)
@@ -256,6 +256,31 @@ struct Loop: ParsableCommand {
             ("loop_stall_max_ms", String(format: "%.2f", result.maxStallMilliseconds)),
             ("loop_stall_p99_ms", String(format: "%.2f", result.p99StallMilliseconds)),
         ]
+    }
+}
+
+struct Failover: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract:
+            "Prints failover_call_setup_ms_p50 over UDP (a hung primary: the 4 s failover timeout) and TCP (a refused primary), each beside call_setup_ms_p50 with the primary alive: connect() to callDidConnect, a fresh client per call, names from dnsmasq on loopback."
+    )
+
+    @Option(help: "Calls measured for each case.") var calls = 5
+
+    func run() throws {
+        var figures: [(String, String)] = []
+        for transport in [SIPTransportProtocol.udp, .tcp] {
+            let name = transport == .udp ? "udp" : "tcp"
+            let result = try FailoverBenchmark(calls: calls).run(transport: transport)
+            print(
+                String(
+                    format: "failover %@: %d calls each, connect() to callDidConnect p50 %.2f ms with the primary alive, %.2f ms with it dead; %d failed",
+                    name, calls, result.aliveMilliseconds, result.deadMilliseconds, result.failures))
+            flushOutput()
+            figures.append(("failover_call_setup_ms_p50_\(name)", String(format: "%.2f", result.deadMilliseconds)))
+            figures.append(("failover_primary_alive_call_setup_ms_p50_\(name)", String(format: "%.2f", result.aliveMilliseconds)))
+        }
+        printFigures(figures)
     }
 }
 
