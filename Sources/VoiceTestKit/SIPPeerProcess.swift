@@ -147,7 +147,7 @@ package final class SIPPeerProcess: Sendable {
         // The whole group when the process leads one: a wrapper shell's child goes with it.
         if getpgid(pid) == pid { _ = Glibc.kill(-pid, SIGKILL) } else if process.isRunning { _ = Glibc.kill(pid, SIGKILL) }
         let reapDeadline = ContinuousClock.now + .seconds(2)
-        while process.isRunning && ContinuousClock.now < reapDeadline { usleep(10_000) }
+        while process.isRunning && !Self.hasExited(pid) && ContinuousClock.now < reapDeadline { usleep(10_000) }
     }
 
     /// baresip with a call up does not exit on SIGTERM until its BYE transaction ends (up to 32 s),
@@ -164,14 +164,24 @@ package final class SIPPeerProcess: Sendable {
         if process.isRunning {
             if leadsGroup { kill(-pid, SIGTERM) } else { process.terminate() }
             let deadline = ContinuousClock.now + grace
-            while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+            while process.isRunning && !Self.hasExited(pid) && ContinuousClock.now < deadline { usleep(10_000) }
         }
         // Kamailio forks workers into the same group; a group kill leaves none behind.
         if leadsGroup { kill(-pid, SIGKILL) } else if process.isRunning { kill(pid, SIGKILL) }
         // Bounded: Foundation has been seen to miss a peer's exit, and an unbounded
         // waitUntilExit() would hang the whole test run.
         let reapDeadline = ContinuousClock.now + .seconds(2)
-        while process.isRunning && ContinuousClock.now < reapDeadline { usleep(10_000) }
+        while process.isRunning && !Self.hasExited(pid) && ContinuousClock.now < reapDeadline { usleep(10_000) }
+    }
+
+    /// Whether `pid` has exited: gone, or a zombie its parent has not reaped yet. Foundation
+    /// can keep reporting a wrapper shell running after its exit (a Kamailio stop waited out
+    /// both deadlines, 4 s, for a shell that was a zombie all along).
+    static func hasExited(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+        // `pid (comm) state …`: the state follows the last ')' (comm may hold spaces or parentheses).
+        guard let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
     }
 
     /// True when `name` (a bare name searched on `PATH`, or a path) is an executable file.
