@@ -54,6 +54,34 @@ final class CallServerLocationTests: XCTestCase {
         XCTAssertEqual(calleeDelegate.waitForEnd(), [.connected, .disconnected(nil)])
     }
 
+    /// The README's configuration: an outbound proxy by name whose only server is down (nobody
+    /// on its port: refused at once), then a fallback proxy, which here is the callee itself.
+    func testTheREADMEsFallbackProxyTakesTheCallWhenTheProxysServersFail() throws {
+        let bob = try client("bob") { $0.incomingCallPolicy = .anyone }
+        let dns = try startDNS([
+            .service("_sip._udp.edge.example.test", target: "edge1.example.test", port: try SIPPeerProcess.freePort(), priority: 10, weight: 0),
+            .service("_sip._udp.backup.example.test", target: "backup1.example.test", port: bob.client.localEndpoint.port, priority: 10, weight: 0),
+            .host("edge1.example.test", address: "127.0.0.1"), .host("backup1.example.test", address: "127.0.0.1"),
+        ])
+        let alice = try client("alice") { configuration in
+            configuration.domain = "example.test"
+            configuration.allowKeysOverUnencryptedSignaling = true
+            // As the README sets them:
+            configuration.outboundProxy = try? SIPServerAddress("sip:edge.example.test")
+            configuration.fallbackProxies = [try! SIPServerAddress("sip:backup.example.test")]
+            configuration.nameServers = [dns.nameServer]
+        }
+        let calleeDelegate = RecordingCallDelegate()
+        _ = bob.listen().acceptEach(with: calleeDelegate)
+        let delegate = RecordingCallDelegate()
+        let call = alice.connect(to: "bob", delegate: delegate)
+        XCTAssertEqual(delegate.wait(for: 2), [.ringing, .connected], "DNS log:\n\(dns.log.suffix(1_500))")
+        XCTAssertTrue(dns.log.contains("query[SRV] _sip._udp.edge.example.test"))
+        XCTAssertTrue(dns.log.contains("query[SRV] _sip._udp.backup.example.test"))
+        call.disconnect()
+        XCTAssertEqual(calleeDelegate.waitForEnd(), [.connected, .disconnected(nil)])
+    }
+
     func testANameWithNoRecordsFailsFastWith31530() throws {
         let dns = try startDNS([])
         let alice = try client("alice") { $0.nameServers = [dns.nameServer] }

@@ -187,6 +187,7 @@ final class SIPServerFailoverVirtualTests: EmbeddedSIPTestCase {
         bob.accept(call)
         loop.advanceTime(by: .milliseconds(10))
         XCTAssertTrue(established(aliceEvents))
+        XCTAssertTrue(established(bobEvents), "the ACK followed the fallback proxy that answered, not the outbound proxy")
     }
 
     func testANameWithNoRecordsFailsAtOnceWithADNSError() throws {

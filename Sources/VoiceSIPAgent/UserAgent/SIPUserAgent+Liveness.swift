@@ -22,7 +22,9 @@ extension SIPUserAgent {
             let target = try? resolver.target(for: hop)
         else { return }
         flowResolving = true
-        firstEndpoint(of: target).whenComplete { result in
+        // The proxy's servers and the fallback proxies: the keep-alives go where requests go.
+        let hops = self.configuration.outboundProxy == nil ? [target] : ((try? self.hops(toward: hop)) ?? [target])
+        firstEndpoint(of: hops).whenComplete { result in
             self.flowResolving = false
             guard case .success((let endpoint, _)) = result, self.flow == nil, !self.isShutDown else { return }
             self.flow = SIPUserAgentFlow(hop: endpoint, liveness: SIPFlowLiveness(configuration: configuration, now: self.now))

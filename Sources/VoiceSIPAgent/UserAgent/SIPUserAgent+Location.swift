@@ -121,8 +121,16 @@ extension SIPUserAgent {
                 }
             }
             if targets.isEmpty { throw firstError ?? SIPTransportError(.dnsResolution, "no target") }
-            return targets
+            // A fallback proxy's server that answered is pinned under the first hop too.
+            return hops.first.map { self.pinnedFirst(targets, for: $0) } ?? targets
         }
+    }
+
+    /// Where a request without a Route goes: the outbound proxy and the fallback proxies, else
+    /// the Request-URI (`uri`). The first is what the target that answers is pinned under.
+    func hops(toward uri: SIPURI) throws(SIPTransportError) -> [SIPTargetResolver.Target] {
+        guard let proxy = configuration.outboundProxy else { return [try resolver.target(for: uri)] }
+        return [try resolver.target(for: proxy)] + configuration.fallbackProxies.compactMap { try? resolver.target(for: $0) }
     }
 
     /// `targets` with the one that last answered for `target` first.
@@ -135,14 +143,14 @@ extension SIPUserAgent {
 
     /// The first target of `target` as an endpoint (for the ACK and keep-alives, which follow
     /// the target requests last reached).
-    func firstEndpoint(of target: SIPTargetResolver.Target) -> EventLoopFuture<(SIPTransportEndpoint, SIPServerTarget)> {
-        locate(target).flatMapThrowing { targets in
+    func firstEndpoint(of hops: [SIPTargetResolver.Target]) -> EventLoopFuture<(SIPTransportEndpoint, SIPServerTarget)> {
+        locate(hops).flatMapThrowing { targets in
             for found in targets {
                 if let endpoint = try? SIPTransportEndpoint(transport: found.transport, ip: found.address, port: found.port) {
                     return (endpoint, found)
                 }
             }
-            throw SIPTransportError(.dnsResolution, "\(target.host): no usable address")
+            throw SIPTransportError(.dnsResolution, "\(hops.first?.host ?? ""): no usable address")
         }
     }
 }

@@ -11,16 +11,8 @@ extension SIPUserAgent {
     /// target that fails (transport error, timeout, 503) hands the request to the next.
     func sendRequest(_ request: SIPRequest, owner: SIPTransactionOwner) {
         let request = rebranchedCancel(request)
-        let nextHop: SIPURI
-        var fallbacks: [SIPURI] = []
-        if let route = try? request.headers.route().first {
-            nextHop = route.uri
-        } else if let proxy = configuration.outboundProxy {
-            nextHop = proxy
-            fallbacks = configuration.fallbackProxies
-        } else {
-            nextHop = request.uri
-        }
+        let route = try? request.headers.route().first?.uri
+        let nextHop = route ?? configuration.outboundProxy ?? request.uri
         // A WebSocket client's address (RFC 7118 §5: a `.invalid` host) is reachable only over
         // the connection its requests came on: the one the call's INVITE arrived over.
         if nextHop.host.lowercased().hasSuffix(".invalid"), case .call(let handle) = owner,
@@ -29,18 +21,17 @@ extension SIPUserAgent {
             startClientTransaction(request, to: peer, serverName: nil, owner: owner, failover: nil)
             return
         }
-        let target: SIPTargetResolver.Target
+        let hops: [SIPTargetResolver.Target]
         do {
-            target = try resolver.target(for: nextHop)
+            if let route { hops = [try resolver.target(for: route)] } else { hops = try self.hops(toward: request.uri) }
         } catch {
             failRequest(request, owner: owner, failure: error.failure)
             return
         }
-        let hops = [target] + fallbacks.compactMap { try? resolver.target(for: $0) }
         locate(hops).whenComplete { result in
             switch result {
             case .success(let targets):
-                self.attempt(request, owner: owner, targets: targets[...], pin: target, originalBranch: nil, failure: .transportError)
+                self.attempt(request, owner: owner, targets: targets[...], pin: hops[0], originalBranch: nil, failure: .transportError)
             case .failure(let error):
                 self.logger.info("\(request.method) to \(nextHop): \(error)")
                 let failure = (error as? SIPTransportError)?.failure ?? .dnsResolutionFailure
@@ -91,9 +82,14 @@ extension SIPUserAgent {
     /// Sends the ACK to a 2xx: to the first Route or the remote target, like any in-dialog
     /// request (to the target that answered, when the hop is a located name).
     func sendACK(_ ack: SIPRequest) {
-        let nextHop = (try? ack.headers.route().first?.uri) ?? nil
-        guard let target = try? resolver.target(for: nextHop ?? configuration.outboundProxy ?? ack.uri) else { return }
-        firstEndpoint(of: target).whenSuccess { endpoint, found in
+        let route = (try? ack.headers.route().first?.uri) ?? nil
+        let hops: [SIPTargetResolver.Target]
+        do {
+            if let route { hops = [try resolver.target(for: route)] } else { hops = try self.hops(toward: ack.uri) }
+        } catch {
+            return
+        }
+        firstEndpoint(of: hops).whenSuccess { endpoint, found in
             var ack = ack
             if var via = try? ack.headers.topVia(), via.transport != endpoint.transport.rawValue {
                 via.transport = endpoint.transport.rawValue
