@@ -17,6 +17,9 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "With --listen auto: an interface's type, name=ethernet|wifi|vpn|cellular|loopback (repeatable).") var interfaceType: [String] = []
     @Option(help: "The local SIP port (0 picks one).") var port = 0
     @Option(help: "Outbound proxy: host[:port] or a SIP URI, e.g. sip:proxy.example.com;transport=tcp.") var proxy: String?
+    @Option(help: "A proxy tried once every server of --proxy failed (repeatable, in order).") var fallbackProxy: [String] = []
+    @Option(help: "A DNS server for locating SIP servers (NAPTR, SRV, A): ip or ip:port, [v6]:port (repeatable; default: /etc/resolv.conf's).")
+    var nameServer: [String] = []
     @Option(help: "Registrar: host[:port] or a SIP URI (default: the domain).") var registrar: String?
     @Option(help: "Digest user name for 401/407 challenges.") var username: String?
     @Option(help: "Digest password.") var password: String?
@@ -66,6 +69,12 @@ struct ClientOptions: ParsableArguments {
             password: password, allowUnencryptedMedia: unencrypted,
             insightsPublisher: LoggingInsightsPublisher(logger: logger), logger: logger)
         configuration.allowKeysOverUnencryptedSignaling = allowClearTextKeys
+        if !fallbackProxy.isEmpty, proxy == nil { throw ValidationError("--fallback-proxy follows --proxy: give that first") }
+        configuration.fallbackProxies = try fallbackProxy.compactMap { try address($0, "fallback-proxy", SIPServerAddress.init) }
+        for server in nameServer where !DNSResolver.isServerAddress(server) {
+            throw ValidationError("--name-server: \(server) is not an IP address with an optional port".escapingControlCharacters)
+        }
+        configuration.nameServers = nameServer
         // A WebSocket transport with no server to connect to listens: browsers call us directly.
         configuration.acceptsWebSocketConnections = transport.isWebSocket && url == nil && proxy == nil && registrar == nil
         guard let security = MediaSecurity(rawValue: mediaSecurity) else {

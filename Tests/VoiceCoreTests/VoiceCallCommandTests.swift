@@ -201,7 +201,10 @@ final class VoiceCallCommandTests: XCTestCase {
     /// A server address that cannot work is refused when the options are read, naming the option.
     func testABadServerAddressIsRefusedBeforeAnythingIsSent() throws {
         let (binary, directory) = try workspace()
-        for (option, value) in [("--proxy", "127.0.0.1:0"), ("--registrar", "sip:bob@127.0.0.1"), ("--stun", "stun.example.com:70000")] {
+        for (option, value) in [
+            ("--proxy", "127.0.0.1:0"), ("--registrar", "sip:bob@127.0.0.1"), ("--stun", "stun.example.com:70000"),
+            ("--name-server", "dns.example.com"),
+        ] {
             let listen = try SIPPeerProcess(
                 name: "voicecall listen", executable: binary, arguments: ["listen", "--no-register", option, value],
                 workingDirectory: directory, logPath: directory + "/listen-\(option.dropFirst(2)).log")

@@ -45,6 +45,24 @@ final class SIPServerFailoverInteropTests: XCTestCase {
         return server
     }
 
+    /// `_sip._udp.example.test` at two proxies, `pbx1` and `pbx2` (both 127.0.0.1), with these
+    /// priorities and weights.
+    private func startDNS(
+        for first: KamailioPeer, _ firstRank: (priority: Int, weight: Int), and second: KamailioPeer, _ secondRank: (priority: Int, weight: Int)
+    ) throws -> DNSServerPeer {
+        try startDNS(
+            domain: "example.test",
+            [
+                .service(
+                    "_sip._udp.example.test", target: "pbx1.example.test", port: first.configuration.udpPort, priority: firstRank.priority,
+                    weight: firstRank.weight),
+                .service(
+                    "_sip._udp.example.test", target: "pbx2.example.test", port: second.configuration.udpPort, priority: secondRank.priority,
+                    weight: secondRank.weight),
+                .host("pbx1.example.test", address: "127.0.0.1"), .host("pbx2.example.test", address: "127.0.0.1"),
+            ])
+    }
+
     /// An agent of `domain` that registers with the domain itself (no proxy, no port, no
     /// transport): where it goes is DNS's to say.
     private func agent(_ user: String, domain: String, dns: DNSServerPeer) throws -> SIPTestAgent {
@@ -76,13 +94,7 @@ final class SIPServerFailoverInteropTests: XCTestCase {
         let users = Dictionary(uniqueKeysWithValues: (0..<16).map { ("u\($0)", "u\($0)pass") })
         let first = try startProxy(realm: "example.test", users: users)
         let second = try startProxy(realm: "example.test", users: users)
-        let dns = try startDNS(
-            domain: "example.test",
-            [
-                .service("_sip._udp.example.test", target: "pbx1.example.test", port: first.configuration.udpPort, priority: 10, weight: 50),
-                .service("_sip._udp.example.test", target: "pbx2.example.test", port: second.configuration.udpPort, priority: 10, weight: 50),
-                .host("pbx1.example.test", address: "127.0.0.1"), .host("pbx2.example.test", address: "127.0.0.1"),
-            ])
+        let dns = try startDNS(for: first, (10, 50), and: second, (10, 50))
         let clients = try users.keys.sorted().map { try agent($0, domain: "example.test", dns: dns) }
         for client in clients { client.agent.register() }
         for client in clients {
@@ -124,13 +136,7 @@ final class SIPServerFailoverInteropTests: XCTestCase {
         let users = ["alice": "alicepass", "bob": "bobpass"]
         let primary = try startProxy(realm: "example.test", users: users)
         let secondary = try startProxy(realm: "example.test", users: users)
-        let dns = try startDNS(
-            domain: "example.test",
-            [
-                .service("_sip._udp.example.test", target: "pbx1.example.test", port: primary.configuration.udpPort, priority: 10, weight: 0),
-                .service("_sip._udp.example.test", target: "pbx2.example.test", port: secondary.configuration.udpPort, priority: 20, weight: 0),
-                .host("pbx1.example.test", address: "127.0.0.1"), .host("pbx2.example.test", address: "127.0.0.1"),
-            ])
+        let dns = try startDNS(for: primary, (10, 0), and: secondary, (20, 0))
         let alice = try agent("alice", domain: "example.test", dns: dns)
         alice.agent.register()
         XCTAssertNotNil(alice.waitForRegistration(timeout: 10, registered))
