@@ -28,10 +28,11 @@ package final class SIPPeerProcess: Sendable {
     ///   - arguments: The arguments.
     ///   - workingDirectory: The directory the process starts in.
     ///   - logPath: The file that receives stdout and stderr (created or truncated).
+    ///   - input: A pipe the process reads commands from; nil: `/dev/null`.
     /// - Throws: ``SIPPeerError/Kind/notInstalled`` or ``SIPPeerError/Kind/launchFailed``.
     package init(
         name: String, executable: String, arguments: [String], workingDirectory: String,
-        logPath: String, environment: [String: String] = [:]
+        logPath: String, environment: [String: String] = [:], input: Pipe? = nil
     ) throws(SIPPeerError) {
         guard let path = Self.executablePath(executable) else {
             throw SIPPeerError(.notInstalled, "\(executable) not found on PATH")
@@ -48,7 +49,7 @@ package final class SIPPeerProcess: Sendable {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }
         process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input ?? FileHandle.nullDevice
         process.standardOutput = log
         process.standardError = log
         do {

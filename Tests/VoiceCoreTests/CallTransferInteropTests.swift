@@ -176,4 +176,66 @@ final class CallTransferInteropTests: XCTestCase {
         XCTAssertGreaterThan(carol.hears(1_000), 2_000, "carol hears alice")
         XCTAssertGreaterThan(alice.hears(440), 2_000, "alice hears carol")
     }
+
+    // MARK: - linphone (linphonec: no sound card, so it sends no audio)
+
+    private func linphone() throws -> LinphonePeer {
+        switch SIPPeerRequirement.check("linphonec (Debian's linphone-cli)", isInstalled: { _ in LinphonePeer.isInstalled }) {
+        case .available: break
+        case .skip(let message): throw XCTSkip(message)
+        case .fail(let message):
+            XCTFail(message)
+            throw XCTSkip(message)
+        }
+        return try LinphonePeer()
+    }
+
+    /// We call linphone, which transfers us to carol (linphonec's `transfer`: a blind REFER
+    /// whose Refer-To has no angle brackets): alice accepts, calls carol, and alice and carol
+    /// hear each other; linphone hears the 200 in a NOTIFY and hangs up its call with alice.
+    func testLinphoneTransfersUsToAnotherClient() throws {
+        let phone = try linphone()
+        defer { phone.stop() }
+        let alice = try client("alice", tone: 1_000)
+        let carol = try client("carol", tone: 440)
+        let carolDelegate = answering(carol).calls
+        let newCall = TransferRecordingDelegate()
+        let aliceDelegate = TransferRecordingDelegate(acceptingWith: newCall)
+        _ = alice.connect(to: phone.uri, transferDelegate: aliceDelegate)
+        XCTAssertTrue(aliceDelegate.wait { $0.contains("connected") }, "\(aliceDelegate.callbacks); linphonec:\n\(phone.logTail)")
+        XCTAssertTrue(phone.waitFor("connected."), phone.logTail)
+
+        try phone.command("transfer \(carol.address)")
+        XCTAssertTrue(newCall.wait { $0.contains("connected") }, "\(newCall.callbacks); linphonec:\n\(phone.logTail)")
+        XCTAssertEqual(aliceDelegate.requests.withLock { $0.first?.target }, carol.address)
+        XCTAssertTrue(carolDelegate.wait { $0.contains("connected") })
+        XCTAssertTrue(phone.waitFor("has been transfered"), "linphone heard the transfer succeed:\n\(phone.logTail)")
+        XCTAssertTrue(aliceDelegate.wait { $0.contains("disconnected(nil)") }, "linphone hung up: \(aliceDelegate.callbacks)")
+        XCTAssertGreaterThan(carol.hears(1_000), 2_000, "carol hears alice")
+        XCTAssertGreaterThan(alice.hears(440), 2_000, "alice hears carol")
+    }
+
+    /// alice transfers linphone to carol (blind): linphone accepts (202), holds alice, calls
+    /// carol with Referred-By, and reports the steps in NOTIFYs. Its final NOTIFY carries
+    /// `Subscription-State: terminated;reason=reason=noresource` (linphone 5.1's own mistake,
+    /// which pjsip refuses as a syntax error); alice still reads the 200 in its sipfrag. Without
+    /// a sound card linphonec sends no audio, so no tone proves this path.
+    func testWeTransferLinphoneToAnotherClient() throws {
+        let phone = try linphone()
+        defer { phone.stop() }
+        let alice = try client("alice", tone: 1_000)
+        let carol = try client("carol", tone: 440)
+        let carolDelegate = answering(carol).calls
+        let aliceDelegate = TransferRecordingDelegate()
+        let call = alice.connect(to: phone.uri, transferDelegate: aliceDelegate)
+        XCTAssertTrue(aliceDelegate.wait { $0.contains("connected") }, "\(aliceDelegate.callbacks); linphonec:\n\(phone.logTail)")
+
+        call.transfer(to: carol.address)
+        XCTAssertTrue(carolDelegate.wait { $0.contains("connected") }, "\(carolDelegate.callbacks); linphonec:\n\(phone.logTail)")
+        XCTAssertTrue(phone.log.contains("Referred-By") || phone.sipTrace.contains("Referred-By: sip:alice"), "linphone names alice")
+        XCTAssertTrue(aliceDelegate.waitForProgress(.succeeded), "\(aliceDelegate.progress); linphonec:\n\(phone.sipTrace.suffix(3_000))")
+        XCTAssertEqual(aliceDelegate.progress.first, .trying)
+        XCTAssertTrue(aliceDelegate.wait { $0.contains("disconnected(nil)") }, "\(aliceDelegate.callbacks)")
+        XCTAssertEqual(call.details.endCause, .transferred)
+    }
 }

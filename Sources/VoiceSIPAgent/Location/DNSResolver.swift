@@ -65,35 +65,59 @@ package final class DNSResolver: DNSLookup {
 
     private let shared: Shared
 
-    /// Creates the c-ares channel (reading `/etc/resolv.conf` when no server is given) and
-    /// starts the thread.
-    /// - Throws: ``DNSError`` `.resolverFailure` when a name server is not an address or
-    ///   c-ares cannot start.
+    /// Starts the thread, which creates the c-ares channel (reading `/etc/resolv.conf` when no
+    /// server is given: file reads that stay off the caller's event loop). When c-ares cannot
+    /// start, every lookup fails with `.resolverFailure` saying why.
+    /// - Throws: ``DNSError`` `.resolverFailure` when a name server is not an address, or no
+    ///   eventfd can be made.
     package init(_ settings: Settings = Settings()) throws(DNSError) {
         for server in settings.nameServers {
             guard Self.isServerAddress(server) else { throw DNSError(.resolverFailure, "\(server) is not a name server address") }
         }
-        let servers = settings.nameServers.isEmpty ? nil : settings.nameServers.joined(separator: ",")
-        var status: Int32 = 0
-        let timeout = Int32(clamping: max(1, settings.timeout.components.seconds * 1_000 + settings.timeout.components.attoseconds / 1_000_000_000_000_000))
-        let channel: OpaquePointer? =
-            if let servers { voice_dns_create(servers, timeout, Int32(max(1, settings.tries)), &status) } else {
-                voice_dns_create(nil, timeout, Int32(max(1, settings.tries)), &status)
-            }
-        guard let channel else {
-            throw DNSError(.resolverFailure, "c-ares: \(String(cString: voice_dns_status_text(status)))")
-        }
         let wake = CVoiceSys.eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        guard wake >= 0 else {
-            voice_dns_destroy(channel)
-            throw DNSError(.resolverFailure, "eventfd failed")
-        }
+        guard wake >= 0 else { throw DNSError(.resolverFailure, "eventfd failed") }
         shared = Shared(wake: wake)
-        let box = ChannelBox(channel)
         let shared = self.shared
-        let thread = Thread { Self.run(box, shared) }
+        let thread = Thread {
+            switch Self.makeChannel(settings) {
+            case .success(let box): Self.run(box, shared)
+            case .failure(let error): Self.refuse(shared, error)
+            }
+        }
         thread.name = "voice-dns"
         thread.start()
+    }
+
+    private static func makeChannel(_ settings: Settings) -> Result<ChannelBox, DNSError> {
+        let servers = settings.nameServers.isEmpty ? nil : settings.nameServers.joined(separator: ",")
+        var status: Int32 = 0
+        let components = settings.timeout.components
+        let timeout = Int32(clamping: max(1, components.seconds * 1_000 + components.attoseconds / 1_000_000_000_000_000))
+        let tries = Int32(max(1, settings.tries))
+        let channel: OpaquePointer? =
+            if let servers { voice_dns_create(servers, timeout, tries, &status) } else { voice_dns_create(nil, timeout, tries, &status) }
+        guard let channel else { return .failure(DNSError(.resolverFailure, "c-ares: \(String(cString: voice_dns_status_text(status)))")) }
+        return .success(ChannelBox(channel))
+    }
+
+    /// With no channel: every lookup, queued or to come, fails with `error` until shutdown.
+    private static func refuse(_ shared: Shared, _ error: DNSError) {
+        while true {
+            let (jobs, stopped) = shared.jobs.withLock { jobs in
+                defer { jobs.queued.removeAll() }
+                return (jobs.queued, jobs.stopped)
+            }
+            for case .query(_, let promise) in jobs { promise.fail(error) }
+            for case .hostsFile(_, let promise) in jobs { promise.succeed([]) }
+            if stopped {
+                close(shared.wake)
+                return
+            }
+            var pollfd = Glibc.pollfd(fd: shared.wake, events: Int16(POLLIN), revents: 0)
+            _ = poll(&pollfd, 1, 1_000)
+            var count: UInt64 = 0
+            _ = read(shared.wake, &count, MemoryLayout<UInt64>.size)
+        }
     }
 
     deinit { shutdown() }

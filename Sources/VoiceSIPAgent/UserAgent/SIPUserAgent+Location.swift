@@ -18,7 +18,8 @@ final class SIPLocationRun: @unchecked Sendable {
 
 extension SIPUserAgent {
     /// The lookups server location makes: the configuration's, else a ``DNSResolver`` (its
-    /// thread started on first use), else, when c-ares cannot start, one that fails each lookup.
+    /// thread started on first use; c-ares reads its files there, not on this loop), else, when
+    /// not even that thread can start, one that fails each lookup.
     var dns: any DNSLookup {
         if let dnsLookupStorage { return dnsLookupStorage }
         let made: any DNSLookup
