@@ -39,3 +39,30 @@ for module in modules {
 for line in lines.sorted() { print(line) }
 FileHandle.standardError.write(
     Data(modules.map { "\($0): \(counts[$0] ?? 0) public declarations\n" }.joined().utf8))
+
+// What `import VoiceCore` brings into an app's scope: VoiceCore's own declarations, and those of
+// the types it re-exports one by one (`@_exported import struct VoiceMedia.AudioFormat` in
+// Sources/VoiceCore/VoiceCore.swift), with their members.
+let scriptDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+let umbrella = scriptDirectory.appendingPathComponent("../Sources/VoiceCore/VoiceCore.swift")
+var exported: Set<String> = []
+if let text = try? String(contentsOf: umbrella, encoding: .utf8) {
+    for line in text.split(separator: "\n") where line.hasPrefix("@_exported import ") {
+        // `@_exported import <kind> <Module>.<Type>`, or `@_exported import <Module>` (everything).
+        let words = line.split(separator: " ")
+        guard let last = words.last else { continue }
+        exported.insert(words.count >= 4 ? String(last) : String(last) + ".*")
+    }
+}
+var reexported = 0
+for line in lines {
+    let words = line.split(separator: " ", maxSplits: 3)
+    guard words.count >= 3, words[0] != "VoiceCore" else { continue }
+    let module = String(words[0])
+    let path = words[2].split(separator: ":").first.map(String.init) ?? ""
+    let type = path.split(separator: ".").first.map(String.init) ?? ""
+    if exported.contains("\(module).\(type)") || exported.contains("\(module).*") { reexported += 1 }
+}
+let own = counts["VoiceCore"] ?? 0
+FileHandle.standardError.write(
+    Data("import VoiceCore shows \(own + reexported) declarations: VoiceCore's \(own), re-exported \(reexported)\n".utf8))
