@@ -447,8 +447,3 @@ final class SIPClientBox: @unchecked Sendable {
     weak var client: VoiceClient?
 }
 
-/// A header for hopping onto the event loop.
-struct SIPHeaderPair: Sendable {
-    var name: String
-    var value: String
-}

@@ -420,8 +420,14 @@ extension SIPUserAgent {
     }
 }
 
-/// A header name and value, Sendable for hopping onto the event loop.
-struct SIPHeaderPair: Sendable {
-    var name: String
-    var value: String
+/// A header name and value, Sendable for hopping onto the event loop (the agent's and the
+/// client's).
+package struct SIPHeaderPair: Sendable {
+    package var name: String
+    package var value: String
+
+    package init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
 }
