@@ -178,7 +178,7 @@ let package = Package(
         .target(
             name: "VoiceCore",
             dependencies: [
-                "VoiceAddress", "VoiceSTUN", "VoiceNetwork", "VoiceICE", "VoiceDTLS", "VoiceMediaPath",
+                "VoiceAddress", "VoiceSTUN", "VoiceNetwork", "VoiceICE", "VoiceDTLS", "VoiceMediaPath", "VoiceBytes",
                 "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

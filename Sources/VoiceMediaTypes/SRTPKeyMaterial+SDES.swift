@@ -1,3 +1,5 @@
+import VoiceBytes
+
 extension SRTPKeyMaterial {
     /// Largest key lifetime accepted: 2^48 packets, the SRTP limit (RFC 3711 §9.2).
     package static let maxLifetime: UInt64 = 1 << 48
@@ -30,7 +32,9 @@ extension SRTPKeyMaterial {
         guard reader.consume(prefix: "inline:") else { throw .unsupportedKeyMethod }
         let isEndOfParameter: (UInt8) -> Bool = { SDESTextReader.isWhitespace($0) || $0 == UInt8(ascii: ";") }
         let keyField = reader.readField(until: { $0 == UInt8(ascii: "|") || isEndOfParameter($0) })
-        guard var decoded = SDESBase64.decode(keyField) else { throw .invalidBase64 }
+        guard var decoded = try? Base64.decode(keyField, alphabet: .standard, allowsPadding: true, requiresCanonical: true) else {
+            throw .invalidBase64
+        }
         defer { for i in decoded.indices { decoded[i] = 0 } }
         var material = try SRTPKeyMaterial(suite: suite, keyAndSalt: decoded)
 
@@ -78,7 +82,7 @@ extension SRTPKeyMaterial {
     /// The RFC 4568 key parameter: `inline:<base64>` plus `|2^n` (or `|decimal`) and `|value:length`
     /// when set. Contains the key: never log it.
     package var sdesKeyParameter: String {
-        var text = "inline:" + SDESBase64.encode(keyAndSalt)
+        var text = "inline:" + Base64.encode(keyAndSalt)
         if let lifetime {
             if lifetime.nonzeroBitCount == 1 {
                 text += "|2^\(lifetime.trailingZeroBitCount)"

@@ -1,3 +1,4 @@
+import VoiceBytes
 import Foundation
 
 /// A Twilio-style access token: a JWT (RFC 7519) whose payload carries the caller's identity
@@ -93,7 +94,7 @@ public struct AccessToken: Sendable, Equatable, CustomStringConvertible {
             throw Self.error(.accessTokenSignatureInvalid, "The signature segment is empty")
         }
         do {
-            _ = try AccessTokenBase64URL.decode(segments.signature)
+            _ = try Self.decodeBase64URL(segments.signature)
         } catch {
             throw Self.error(.accessTokenSignatureInvalid, "The signature segment is not base64url")
         }
@@ -156,8 +157,13 @@ public struct AccessToken: Sendable, Equatable, CustomStringConvertible {
         s.allSatisfy { $0.isWhitespace }
     }
 
+    /// A JWT segment: base64url without padding (RFC 7515 §2).
+    private static func decodeBase64URL(_ segment: ArraySlice<UInt8>) throws(Base64.Failure) -> [UInt8] {
+        try Base64.decode(segment, alphabet: .url, allowsPadding: false, requiresCanonical: false)
+    }
+
     private static func decodeJSON<T: Decodable>(_ type: T.Type, _ segment: ArraySlice<UInt8>) throws -> T {
-        let bytes = try AccessTokenBase64URL.decode(segment)
+        let bytes = try decodeBase64URL(segment)
         return try JSONDecoder().decode(type, from: Data(bytes))
     }
 }
