@@ -190,27 +190,45 @@ final class CallTransferInteropTests: XCTestCase {
         return try LinphonePeer()
     }
 
+    /// A linphone call: linphone, alice (1 kHz) in a connected call with it, and carol (440 Hz)
+    /// answering every call. With `placed`, alice accepts transfer requests and the calls they
+    /// place report there.
+    private struct LinphoneCall {
+        var phone: LinphonePeer
+        var alice: TestVoiceClient
+        var carol: TestVoiceClient
+        var carolCalls: TransferRecordingDelegate
+        var aliceCalls: TransferRecordingDelegate
+        var call: Call
+    }
+
+    private func aliceCallsLinphone(acceptingTransfersWith placed: TransferRecordingDelegate? = nil) throws -> LinphoneCall {
+        let phone = try linphone()
+        let alice = try client("alice", tone: 1_000)
+        let carol = try client("carol", tone: 440)
+        let carolCalls = answering(carol).calls
+        let aliceCalls = TransferRecordingDelegate(acceptingWith: placed)
+        let call = alice.connect(to: phone.uri, transferDelegate: aliceCalls)
+        XCTAssertTrue(aliceCalls.wait { $0.contains("connected") }, "\(aliceCalls.callbacks); linphonec:\n\(phone.logTail)")
+        XCTAssertTrue(phone.waitFor("connected."), phone.logTail)
+        return LinphoneCall(phone: phone, alice: alice, carol: carol, carolCalls: carolCalls, aliceCalls: aliceCalls, call: call)
+    }
+
     /// We call linphone, which transfers us to carol (linphonec's `transfer`: a blind REFER
     /// whose Refer-To has no angle brackets): alice accepts, calls carol, and alice and carol
     /// hear each other; linphone hears the 200 in a NOTIFY and hangs up its call with alice.
     func testLinphoneTransfersUsToAnotherClient() throws {
-        let phone = try linphone()
-        defer { phone.stop() }
-        let alice = try client("alice", tone: 1_000)
-        let carol = try client("carol", tone: 440)
-        let carolDelegate = answering(carol).calls
         let newCall = TransferRecordingDelegate()
-        let aliceDelegate = TransferRecordingDelegate(acceptingWith: newCall)
-        _ = alice.connect(to: phone.uri, transferDelegate: aliceDelegate)
-        XCTAssertTrue(aliceDelegate.wait { $0.contains("connected") }, "\(aliceDelegate.callbacks); linphonec:\n\(phone.logTail)")
-        XCTAssertTrue(phone.waitFor("connected."), phone.logTail)
+        let setup = try aliceCallsLinphone(acceptingTransfersWith: newCall)
+        let (phone, alice, carol) = (setup.phone, setup.alice, setup.carol)
+        defer { phone.stop() }
 
         try phone.command("transfer \(carol.address)")
         XCTAssertTrue(newCall.wait { $0.contains("connected") }, "\(newCall.callbacks); linphonec:\n\(phone.logTail)")
-        XCTAssertEqual(aliceDelegate.requests.withLock { $0.first?.target }, carol.address)
-        XCTAssertTrue(carolDelegate.wait { $0.contains("connected") })
+        XCTAssertEqual(setup.aliceCalls.requests.withLock { $0.first?.target }, carol.address)
+        XCTAssertTrue(setup.carolCalls.wait { $0.contains("connected") })
         XCTAssertTrue(phone.waitFor("has been transfered"), "linphone heard the transfer succeed:\n\(phone.logTail)")
-        XCTAssertTrue(aliceDelegate.wait { $0.contains("disconnected(nil)") }, "linphone hung up: \(aliceDelegate.callbacks)")
+        XCTAssertTrue(setup.aliceCalls.wait { $0.contains("disconnected(nil)") }, "linphone hung up: \(setup.aliceCalls.callbacks)")
         XCTAssertGreaterThan(carol.hears(1_000), 2_000, "carol hears alice")
         XCTAssertGreaterThan(alice.hears(440), 2_000, "alice hears carol")
     }
@@ -221,21 +239,19 @@ final class CallTransferInteropTests: XCTestCase {
     /// which pjsip refuses as a syntax error); alice still reads the 200 in its sipfrag. Without
     /// a sound card linphonec sends no audio, so no tone proves this path.
     func testWeTransferLinphoneToAnotherClient() throws {
-        let phone = try linphone()
+        let setup = try aliceCallsLinphone()
+        let (phone, carol, call) = (setup.phone, setup.carol, setup.call)
         defer { phone.stop() }
-        let alice = try client("alice", tone: 1_000)
-        let carol = try client("carol", tone: 440)
-        let carolDelegate = answering(carol).calls
-        let aliceDelegate = TransferRecordingDelegate()
-        let call = alice.connect(to: phone.uri, transferDelegate: aliceDelegate)
-        XCTAssertTrue(aliceDelegate.wait { $0.contains("connected") }, "\(aliceDelegate.callbacks); linphonec:\n\(phone.logTail)")
 
         call.transfer(to: carol.address)
-        XCTAssertTrue(carolDelegate.wait { $0.contains("connected") }, "\(carolDelegate.callbacks); linphonec:\n\(phone.logTail)")
-        XCTAssertTrue(phone.log.contains("Referred-By") || phone.sipTrace.contains("Referred-By: sip:alice"), "linphone names alice")
-        XCTAssertTrue(aliceDelegate.waitForProgress(.succeeded), "\(aliceDelegate.progress); linphonec:\n\(phone.sipTrace.suffix(3_000))")
-        XCTAssertEqual(aliceDelegate.progress.first, .trying)
-        XCTAssertTrue(aliceDelegate.wait { $0.contains("disconnected(nil)") }, "\(aliceDelegate.callbacks)")
+        XCTAssertTrue(setup.carolCalls.wait { $0.contains("connected") }, "\(setup.carolCalls.callbacks); linphonec:\n\(phone.logTail)")
+        // The trace prefixes each message's first line with linphone's log header; the header
+        // fields follow on lines of their own.
+        let referredBy = phone.sipTrace.split(whereSeparator: \.isNewline).contains { $0.contains("Referred-By:") && $0.contains("alice") }
+        XCTAssertTrue(referredBy, "linphone's INVITE to carol names alice in Referred-By")
+        XCTAssertTrue(setup.aliceCalls.waitForProgress(.succeeded), "\(setup.aliceCalls.progress); linphonec:\n\(phone.sipTrace.suffix(3_000))")
+        XCTAssertEqual(setup.aliceCalls.progress.first, .trying)
+        XCTAssertTrue(setup.aliceCalls.wait { $0.contains("disconnected(nil)") }, "\(setup.aliceCalls.callbacks)")
         XCTAssertEqual(call.details.endCause, .transferred)
     }
 }
