@@ -179,17 +179,6 @@ final class CallTransferInteropTests: XCTestCase {
 
     // MARK: - linphone (linphonec: no sound card, so it sends no audio)
 
-    private func linphone() throws -> LinphonePeer {
-        switch SIPPeerRequirement.check("linphonec (Debian's linphone-cli)", isInstalled: { _ in LinphonePeer.isInstalled }) {
-        case .available: break
-        case .skip(let message): throw XCTSkip(message)
-        case .fail(let message):
-            XCTFail(message)
-            throw XCTSkip(message)
-        }
-        return try LinphonePeer()
-    }
-
     /// A linphone call: linphone, alice (1 kHz) in a connected call with it, and carol (440 Hz)
     /// answering every call. With `placed`, alice accepts transfer requests and the calls they
     /// place report there.
@@ -203,7 +192,8 @@ final class CallTransferInteropTests: XCTestCase {
     }
 
     private func aliceCallsLinphone(acceptingTransfersWith placed: TransferRecordingDelegate? = nil) throws -> LinphoneCall {
-        let phone = try linphone()
+        try TestPrerequisites.linphone()
+        let phone = try LinphonePeer()
         let alice = try client("alice", tone: 1_000)
         let carol = try client("carol", tone: 440)
         let carolCalls = answering(carol).calls

@@ -19,13 +19,12 @@ enum TestPrerequisites {
 
     /// Returns when pjsip's Python binding (PyPI `pjsua2-python`) is installed.
     static func pjsua2() throws {
-        switch SIPPeerRequirement.check("pjsua2 (PyPI pjsua2-python)", isInstalled: { _ in PJSUAPeer.isInstalled }) {
-        case .available: return
-        case .skip(let message): throw XCTSkip(message)
-        case .fail(let message):
-            XCTFail(message)
-            throw XCTSkip(message)
-        }
+        try require(SIPPeerRequirement.check("pjsua2 (PyPI pjsua2-python)", isInstalled: { _ in PJSUAPeer.isInstalled }))
+    }
+
+    /// Returns when linphone's command-line client (Debian's `linphone-cli`) is installed.
+    static func linphone() throws {
+        try require(SIPPeerRequirement.check("linphonec (Debian's linphone-cli)", isInstalled: { _ in LinphonePeer.isInstalled }))
     }
 
     /// Returns when Kamailio is installed.
@@ -33,18 +32,15 @@ enum TestPrerequisites {
 
     /// Returns when Kamailio's WebSocket modules are installed.
     static func kamailioWebSocket() throws {
-        switch SIPPeerRequirement.check("kamailio-websocket-modules", isInstalled: { _ in KamailioPeer.hasWebSocketModules() }) {
-        case .available: return
-        case .skip(let message): throw XCTSkip(message)
-        case .fail(let message):
-            XCTFail(message)
-            throw XCTSkip(message)
-        }
+        try require(SIPPeerRequirement.check("kamailio-websocket-modules", isInstalled: { _ in KamailioPeer.hasWebSocketModules() }))
     }
 
     /// Returns when the executable `name` (a peer: `kamailio`, `turnserver`) is installed.
-    static func installed(_ name: String) throws {
-        switch SIPPeerRequirement.check(name) {
+    static func installed(_ name: String) throws { try require(SIPPeerRequirement.check(name)) }
+
+    /// Runs on when the peer is there; skips locally and fails under CI when it is not.
+    private static func require(_ requirement: SIPPeerRequirement) throws {
+        switch requirement {
         case .available: return
         case .skip(let message): throw XCTSkip(message)
         case .fail(let message):

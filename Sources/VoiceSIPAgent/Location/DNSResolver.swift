@@ -51,6 +51,14 @@ package final class DNSResolver: DNSLookup {
             var one: UInt64 = 1
             _ = write(wake, &one, MemoryLayout<UInt64>.size)
         }
+
+        /// The jobs queued since the last take, and whether the resolver is stopping.
+        func take() -> (jobs: [Job], stopped: Bool) {
+            jobs.withLock { jobs in
+                defer { jobs.queued.removeAll() }
+                return (jobs.queued, jobs.stopped)
+            }
+        }
     }
 
     /// One query in flight, handed to c-ares as its callback's context.
@@ -91,8 +99,7 @@ package final class DNSResolver: DNSLookup {
     private static func makeChannel(_ settings: Settings) -> Result<ChannelBox, DNSError> {
         let servers = settings.nameServers.isEmpty ? nil : settings.nameServers.joined(separator: ",")
         var status: Int32 = 0
-        let components = settings.timeout.components
-        let timeout = Int32(clamping: max(1, components.seconds * 1_000 + components.attoseconds / 1_000_000_000_000_000))
+        let timeout = Int32(clamping: max(1, MediaTime(settings.timeout).nanoseconds / 1_000_000))
         let tries = Int32(max(1, settings.tries))
         let channel: OpaquePointer? =
             if let servers { voice_dns_create(servers, timeout, tries, &status) } else { voice_dns_create(nil, timeout, tries, &status) }
@@ -103,10 +110,7 @@ package final class DNSResolver: DNSLookup {
     /// With no channel: every lookup, queued or to come, fails with `error` until shutdown.
     private static func refuse(_ shared: Shared, _ error: DNSError) {
         while true {
-            let (jobs, stopped) = shared.jobs.withLock { jobs in
-                defer { jobs.queued.removeAll() }
-                return (jobs.queued, jobs.stopped)
-            }
+            let (jobs, stopped) = shared.take()
             for case .query(_, let promise) in jobs { promise.fail(error) }
             for case .hostsFile(_, let promise) in jobs { promise.succeed([]) }
             if stopped {
@@ -163,10 +167,7 @@ package final class DNSResolver: DNSLookup {
     private static func run(_ box: ChannelBox, _ shared: Shared) {
         let channel = box.channel
         while true {
-            let (jobs, stopped) = shared.jobs.withLock { jobs in
-                defer { jobs.queued.removeAll() }
-                return (jobs.queued, jobs.stopped)
-            }
+            let (jobs, stopped) = shared.take()
             if stopped {
                 // Destroying the channel runs every pending callback (ARES_EDESTRUCTION).
                 voice_dns_destroy(channel)

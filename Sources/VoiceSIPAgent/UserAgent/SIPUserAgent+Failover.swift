@@ -49,7 +49,7 @@ extension SIPUserAgent {
     /// Arms the failover timer of the transaction `key` when it has somewhere else to go.
     func armFailoverTimer(_ key: SIPTransactionKey) {
         guard let failover = failovers[key], !failover.remaining.isEmpty, let timeout = configuration.failoverTimeout else { return }
-        failovers[key]?.timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)) {
+        failovers[key]?.timer = eventLoop.scheduleTask(in: .nanoseconds(MediaTime(timeout).nanoseconds)) {
             guard let failover = self.failovers[key], !failover.answered else { return }
             self.logger.info("\(failover.current) did not answer in \(timeout): failing over")
             guard self.failOver(key, failure: .transactionTimeout) else { return }

@@ -19,11 +19,10 @@ extension SIPUserAgent {
     func startFlowLivenessIfNeeded() {
         guard flow == nil, !flowResolving, !isShutDown, let configuration = configuration.flowLiveness else { return }
         guard let hop = self.configuration.outboundProxy ?? (registration != nil ? registrationConfiguration.registrar : nil),
-            let target = try? resolver.target(for: hop)
+            // The proxy's servers and the fallback proxies: the keep-alives go where requests go.
+            let hops = try? self.hops(toward: hop)
         else { return }
         flowResolving = true
-        // The proxy's servers and the fallback proxies: the keep-alives go where requests go.
-        let hops = self.configuration.outboundProxy == nil ? [target] : ((try? self.hops(toward: hop)) ?? [target])
         firstEndpoint(of: hops).whenComplete { result in
             self.flowResolving = false
             guard case .success((let endpoint, _)) = result, self.flow == nil, !self.isShutDown else { return }

@@ -35,35 +35,34 @@ extension SIPUserAgent {
 
     /// Every target `target` leads to, in the order to try them (RFC 3263): a name in the hosts
     /// file is used as its addresses; any other through NAPTR, SRV and A/AAAA lookups, answered
-    /// from the cache when it can. The target that last answered (``serverPins``) comes first.
-    /// On the loop; a failure is a ``SIPTransportError`` `.dnsResolution`.
+    /// from the cache when it can. On the loop; a failure is a ``SIPTransportError`` `.dnsResolution`.
     func locate(_ target: SIPTargetResolver.Target) -> EventLoopFuture<[SIPServerTarget]> {
         let promise = eventLoop.makePromise(of: [SIPServerTarget].self)
         let types = addressRecordTypes
-        if IPAddress(target.host) != nil {
+        let isName = IPAddress(target.host) == nil
+        if !isName {
             run(SIPLocationRun(SIPServerLocation(target.locationRequest, preferredTransport: configuration.transport), promise))
         } else {
             dns.hostsFileAddresses(target.host, on: eventLoop).whenComplete { result in
-                let listed = ((try? result.get()) ?? []).filter { types.contains($0.type) }
+                let listed = (try? result.get()) ?? []
                 var request = target.locationRequest
-                if case .address(let ip)? = listed.sorted(by: { types.firstIndex(of: $0.type) ?? 0 < types.firstIndex(of: $1.type) ?? 0 }).first {
+                // The first address of the first family asked for (A before AAAA for IPv4).
+                if case .address(let ip)? = types.lazy.compactMap({ type in listed.first { $0.type == type } }).first {
                     request.host = ip.description
                 }
                 self.run(
                     SIPLocationRun(SIPServerLocation(request, preferredTransport: self.configuration.transport, addressTypes: types), promise))
             }
         }
+        guard isName else { return promise.futureResult }
         return promise.futureResult.map { targets in
             // A hosts-file address keeps the name it was found for (TLS checks the name).
-            let named = targets.map { found -> SIPServerTarget in
+            targets.map { found -> SIPServerTarget in
                 var found = found
-                if IPAddress(target.host) == nil {
-                    if found.serverName == nil { found.serverName = target.serverName }
-                    if IPAddress(found.host) != nil { found.host = target.host }
-                }
+                if found.serverName == nil { found.serverName = target.serverName }
+                if IPAddress(found.host) != nil { found.host = target.host }
                 return found
             }
-            return self.pinnedFirst(named, for: target)
         }
     }
 
@@ -108,8 +107,9 @@ extension SIPUserAgent {
         perform(run.location.receive(outcome, for: question, using: &random), for: run)
     }
 
-    /// Every target of `hops`, in order, each hop's located in parallel; fails only when none
-    /// has a target (with the first hop's error).
+    /// Every target of `hops`, in order, each hop's located in parallel, the one that last
+    /// answered (``serverPins``, under the first hop) first; fails only when none has a target
+    /// (with the first hop's error).
     func locate(_ hops: [SIPTargetResolver.Target]) -> EventLoopFuture<[SIPServerTarget]> {
         let futures = hops.map { locate($0) }
         return EventLoopFuture.whenAllComplete(futures, on: eventLoop).flatMapThrowing { results in
@@ -122,14 +122,15 @@ extension SIPUserAgent {
                 }
             }
             if targets.isEmpty { throw firstError ?? SIPTransportError(.dnsResolution, "no target") }
-            // A fallback proxy's server that answered is pinned under the first hop too.
             return hops.first.map { self.pinnedFirst(targets, for: $0) } ?? targets
         }
     }
 
-    /// Where a request without a Route goes: the outbound proxy and the fallback proxies, else
-    /// the Request-URI (`uri`). The first is what the target that answers is pinned under.
-    func hops(toward uri: SIPURI) throws(SIPTransportError) -> [SIPTargetResolver.Target] {
+    /// Where a request goes: its first Route (`route`); without one, the outbound proxy and the
+    /// fallback proxies, else the Request-URI (`uri`). The first is what the target that
+    /// answers is pinned under.
+    func hops(toward uri: SIPURI, route: SIPURI? = nil) throws(SIPTransportError) -> [SIPTargetResolver.Target] {
+        if let route { return [try resolver.target(for: route)] }
         guard let proxy = configuration.outboundProxy else { return [try resolver.target(for: uri)] }
         return [try resolver.target(for: proxy)] + configuration.fallbackProxies.compactMap { try? resolver.target(for: $0) }
     }

@@ -23,7 +23,7 @@ extension SIPUserAgent {
         }
         let hops: [SIPTargetResolver.Target]
         do {
-            if let route { hops = [try resolver.target(for: route)] } else { hops = try self.hops(toward: request.uri) }
+            hops = try self.hops(toward: request.uri, route: route)
         } catch {
             failRequest(request, owner: owner, failure: error.failure)
             return
@@ -83,12 +83,7 @@ extension SIPUserAgent {
     /// request (to the target that answered, when the hop is a located name).
     func sendACK(_ ack: SIPRequest) {
         let route = (try? ack.headers.route().first?.uri) ?? nil
-        let hops: [SIPTargetResolver.Target]
-        do {
-            if let route { hops = [try resolver.target(for: route)] } else { hops = try self.hops(toward: ack.uri) }
-        } catch {
-            return
-        }
+        guard let hops = try? self.hops(toward: ack.uri, route: route) else { return }
         firstEndpoint(of: hops).whenSuccess { endpoint, found in
             var ack = ack
             if var via = try? ack.headers.topVia(), via.transport != endpoint.transport.rawValue {
