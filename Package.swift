@@ -140,7 +140,7 @@ let package = Package(
         // VoiceClient's incoming calls.
         .target(
             name: "VoiceConference",
-            dependencies: ["VoiceSupport", "VoiceMedia", "VoiceSIP", "VoiceCore"]
+            dependencies: ["VoiceSupport", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "VoiceCore"]
         ),
         .target(
             name: "VoiceSIP",
@@ -155,7 +155,8 @@ let package = Package(
             name: "VoiceSIPAgent",
             dependencies: [
                 "VoiceAddress", "VoiceSTUN", "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "CVoiceSys", "VoiceNetwork", "VoiceICE", "VoiceDTLS",
-                "VoiceDNS", "CVoiceDNS", "CAres",
+                "VoiceDNS", "CVoiceDNS", "CAres", "VoiceBytes",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

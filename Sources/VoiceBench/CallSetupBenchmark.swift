@@ -1,3 +1,4 @@
+import VoiceTestKit
 import VoiceEmbedded
 import Dispatch
 import Foundation

@@ -63,8 +63,7 @@ struct FailoverBenchmark {
         func setup(_ domain: String) throws -> Double? {
             var configuration = VoiceClientConfiguration(
                 identity: "caller", domain: "example.test", transport: transport, registers: false, insightsPublisher: insights, logger: quiet)
-            configuration.mediaSecurity = .sdes
-            configuration.allowKeysOverUnencryptedSignaling = true
+            configuration.mediaSecurity = .sdesOverUnencryptedSignaling
             configuration.nameServers = [dns.nameServer]
             let caller = try VoiceClient(configuration: configuration)
             defer { caller.shutdown() }

@@ -18,7 +18,8 @@ struct KamailioCallBench {
         quiet.logLevel = logLevel
         let insights = LoggingInsightsPublisher(logger: quiet)
         var calleeConfiguration = VoiceClientConfiguration(
-            identity: "service", domain: "127.0.0.1", registers: false, insightsPublisher: insights, logger: quiet, limits: limits)
+            identity: "service", domain: "127.0.0.1", registers: false, insightsPublisher: insights, logger: quiet)
+        calleeConfiguration.limits = limits
         calleeConfiguration.incomingCallPolicy = SIPIncomingCallPolicy(trustedSources: ["127.0.0.1"])
         calleeConfiguration.mediaSecurity = security
         callee = try VoiceClient(configuration: calleeConfiguration)
@@ -28,7 +29,8 @@ struct KamailioCallBench {
             kamailio = try KamailioPeer(templatePath: PeerTemplates.kamailioDispatcher, configuration: kamailioConfiguration)
             var callerConfiguration = VoiceClientConfiguration(
                 identity: "caller", domain: kamailio.configuration.realm, outboundProxy: try SIPServerAddress(kamailio.uri),
-                registers: false, insightsPublisher: insights, logger: quiet, limits: limits)
+                registers: false, insightsPublisher: insights, logger: quiet)
+            callerConfiguration.limits = limits
             callerConfiguration.mediaSecurity = security
             caller = try VoiceClient(configuration: callerConfiguration)
         } catch {

@@ -47,15 +47,14 @@ struct LoopStallBenchmark {
         var limits = SIPUserAgentLimits()
         limits.maximumCalls = max(limits.maximumCalls, calls)
         limits.maximumRingingCallsPerSource = max(limits.maximumRingingCallsPerSource, calls)
-        let callee = try VoiceClient(
-            configuration: VoiceClientConfiguration(
-                identity: "callee", domain: "127.0.0.1", registers: false, insightsPublisher: insights, logger: quiet,
-                limits: limits))
-        let caller = try VoiceClient(
-            configuration: VoiceClientConfiguration(
-                identity: "caller", domain: "127.0.0.1", registers: false, insightsPublisher: insights, logger: quiet,
-                limits: limits),
-            eventLoopGroup: callerGroup)
+        var calleeConfiguration = VoiceClientConfiguration(
+            identity: "callee", domain: "127.0.0.1", registers: false, insightsPublisher: insights, logger: quiet)
+        calleeConfiguration.limits = limits
+        var callerConfiguration = VoiceClientConfiguration(
+            identity: "caller", domain: "127.0.0.1", registers: false, insightsPublisher: insights, logger: quiet)
+        callerConfiguration.limits = limits
+        let callee = try VoiceClient(configuration: calleeConfiguration)
+        let caller = try VoiceClient(configuration: callerConfiguration, audioDevice: nil, eventLoopGroup: callerGroup)
         defer {
             caller.shutdown()
             callee.shutdown()

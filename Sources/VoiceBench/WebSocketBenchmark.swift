@@ -94,7 +94,7 @@ struct WebSocketBench: ParsableCommand {
             var configuration = VoiceClientConfiguration(
                 identity: user, domain: kamailio.configuration.realm, outboundProxy: try SIPServerAddress(proxy), registers: true,
                 username: user, password: user + "pass", insightsPublisher: insights, logger: quiet)
-            configuration.tls.tlsClient = tls.trustingClient
+            configuration.transportSettings.tlsClient = tls.trustingClient
             // The callee takes calls from the proxy only.
             configuration.incomingCallPolicy = SIPIncomingCallPolicy(trustedSources: ["127.0.0.1"])
             return try VoiceClient(configuration: configuration)

@@ -33,6 +33,8 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "With --transport tls: our certificate chain (PEM), for accepting TLS connections.") var tlsCertificate: String?
     @Option(help: "With --tls-certificate: its private key (PEM).") var tlsKey: String?
     @Option(help: "With --transport tls: a CA certificate (PEM) to trust besides the system's.") var tlsCA: String?
+    @Option(help: "A public key the TLS server must prove: sha256//BASE64 of its SubjectPublicKeyInfo (repeatable).")
+    var tlsPin: [String] = []
     @Option(help: "A STUN server, host[:port], for a client behind a NAT: SDP, Contact and Via carry the NAT's address.") var stun: String?
     @Option(help: "A TURN server for DTLS-SRTP calls' relayed candidate, as a URL: turn:host[:port].") var turn: String?
     @Option(help: "With --turn: the TURN username.") var turnUsername: String?
@@ -66,9 +68,8 @@ struct ClientOptions: ParsableArguments {
             outboundProxy: try address(url ?? proxy, url == nil ? "proxy" : "url", SIPServerAddress.init),
             registrar: try address(registrar, "registrar", SIPServerAddress.init),
             username: username ?? (password == nil ? nil : identity),
-            password: password, allowUnencryptedMedia: unencrypted,
+            password: password,
             insightsPublisher: LoggingInsightsPublisher(logger: logger), logger: logger)
-        configuration.allowKeysOverUnencryptedSignaling = allowClearTextKeys
         if !fallbackProxy.isEmpty, proxy == nil { throw ValidationError("--fallback-proxy follows --proxy: give that first") }
         configuration.fallbackProxies = try fallbackProxy.compactMap { try address($0, "fallback-proxy", SIPServerAddress.init) }
         for server in nameServer where !DNSResolver.isServerAddress(server) {
@@ -77,12 +78,19 @@ struct ClientOptions: ParsableArguments {
         configuration.nameServers = nameServer
         // A WebSocket transport with no server to connect to listens: browsers call us directly.
         configuration.acceptsWebSocketConnections = transport.isWebSocket && url == nil && proxy == nil && registrar == nil
-        guard let security = MediaSecurity(rawValue: mediaSecurity) else {
-            throw ValidationError("--media-security \(mediaSecurity): automatic, dtls or sdes")
+        guard var security = MediaSecurity(name: mediaSecurity) else {
+            throw ValidationError("--media-security \(mediaSecurity): automatic, dtls, sdes, sdes-unencrypted-signaling or unencrypted")
+        }
+        if unencrypted { security = .unencrypted }
+        if allowClearTextKeys {
+            guard security != .dtls, security != .unencrypted else {
+                throw ValidationError("--allow-clear-text-keys is for SDES keys: not with --media-security \(mediaSecurity) or --unencrypted")
+            }
+            security = .sdesOverUnencryptedSignaling
         }
         configuration.mediaSecurity = security
         configuration.stunServer = try address(stun, "stun", STUNServerAddress.init)
-        configuration.tls = try tlsConfiguration()
+        configuration.tls = try tlsSettings()
         if let turn {
             do {
                 configuration.iceOptions.servers = [try ICEServer(turn, username: turnUsername, password: turnPassword)]
@@ -120,30 +128,14 @@ struct ClientOptions: ParsableArguments {
 
     /// The TLS settings the options ask for: the system's trust plus `--tls-ca`, and our
     /// certificate for incoming connections.
-    private func tlsConfiguration() throws -> SIPTransportConfiguration {
-        var tls = SIPTransportConfiguration()
-        do {
-            if let tlsCA {
-                var client = TLSConfiguration.makeClientConfiguration()
-                client.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(tlsCA))
-                tls.tlsClient = client
-            }
-            switch (tlsCertificate, tlsKey) {
-            case (let certificate?, let key?):
-                tls.tlsServer = TLSConfiguration.makeServerConfiguration(
-                    certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
-                    privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
-            case (nil, nil):
-                break
-            default:
-                throw ValidationError("--tls-certificate and --tls-key go together")
-            }
-        } catch let error as ValidationError {
-            throw error
-        } catch {
-            throw ValidationError("TLS files: \(error)")
+    private func tlsSettings() throws -> TLSSettings {
+        switch (tlsCertificate, tlsKey) {
+        case (nil, nil), (.some, .some): break
+        default: throw ValidationError("--tls-certificate and --tls-key go together")
         }
-        return tls
+        return TLSSettings(
+            trustedCertificateFiles: tlsCA.map { [$0] } ?? [], certificateFile: tlsCertificate, privateKeyFile: tlsKey,
+            pinnedPublicKeys: tlsPin)
     }
 
     func makeClient() throws -> VoiceClient {

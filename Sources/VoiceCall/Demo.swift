@@ -24,8 +24,12 @@ struct Demo: ParsableCommand {
         let speech = TestSignals.speechLike(seconds: Double(seconds + 2), seed: 3)
         // Another voice, not tones: a periodic signal would make the measured delay ambiguous.
         let answer = TestSignals.speechLike(seconds: Double(seconds + 2), amplitude: 9_000, seed: 11)
-        let aliceDevice = BufferAudioDevice(captureSamples: speech)
-        let bobDevice = BufferAudioDevice(captureSamples: answer)
+        // What a bot does: queue PCM to send, take what it hears from `onAudio`.
+        let heardByAlice = PCMRecording(seconds: seconds + 4), heardByBob = PCMRecording(seconds: seconds + 4)
+        let aliceDevice = PCMAudioDevice(onAudio: heardByAlice.append)
+        let bobDevice = PCMAudioDevice(onAudio: heardByBob.append)
+        aliceDevice.play(speech)
+        bobDevice.play(answer)
         let silentInsights = LoggingInsightsPublisher(logger: quiet)
         guard let transport = SIPTransportProtocol(token: transport), !transport.isSecure else {
             throw ValidationError("--transport must be udp, tcp or ws (TLS and wss need a certificate)")
@@ -77,8 +81,8 @@ struct Demo: ParsableCommand {
         _ = aliceDelegate.waitForEnd(timeout: 5)
         _ = bobDelegate.waitForEnd(timeout: 5)
 
-        let atBob = SpectralSimilarity(played: speech, in: bobDevice.recordedSamples)
-        let atAlice = SpectralSimilarity(played: answer, in: aliceDevice.recordedSamples)
+        let atBob = SpectralSimilarity(played: speech, in: heardByBob.samples)
+        let atAlice = SpectralSimilarity(played: answer, in: heardByAlice.samples)
         print("")
         print(String(format: "summary: call %@ set up in %.0f ms; custom parameters at bob: %@", call.sid, setup * 1000,
                      answerer.invite?.customParameters.description ?? "-"))

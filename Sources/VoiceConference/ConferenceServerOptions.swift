@@ -1,4 +1,5 @@
 import VoiceCore
+@_exported import enum VoiceSIPAgent.ConferenceAddressing
 
 /// How a ``ConferenceServer`` admits callers.
 public struct ConferenceServerOptions: Sendable, Equatable {
@@ -9,7 +10,7 @@ public struct ConferenceServerOptions: Sendable, Equatable {
     /// When true, a call to a room not in ``knownRooms`` gets 404 Not Found instead of
     /// creating it.
     public var knownRoomsOnly: Bool
-    /// The forms an INVITE may name its room in, the ones ``VoiceClientConfiguration/conferenceAddressing``
+    /// The forms an INVITE may name its room in, the ones a client's `VoiceServerSettings.conferenceAddressing`
     /// sends: `sip:room@host;conference` (``ConferenceAddressing/uriParameter``), a user prefix,
     /// a host of the server's own, or a focus user with the room in a header. A call that
     /// matches none gets 404 Not Found.

@@ -1,3 +1,4 @@
+import VoiceSIPAgent
 import VoiceSIP
 import XCTest
 

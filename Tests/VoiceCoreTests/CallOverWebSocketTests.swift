@@ -53,7 +53,7 @@ final class CallOverWebSocketTests: XCTestCase {
             configuration.registers = true
             configuration.username = user
             configuration.password = kamailio.configuration.users[user]
-            configuration.tls.tlsClient = trust
+            configuration.transportSettings.tlsClient = trust
             configure(&configuration)
         }
     }

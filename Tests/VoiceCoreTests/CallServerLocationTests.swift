@@ -42,7 +42,7 @@ final class CallServerLocationTests: XCTestCase {
             configuration.domain = "example.test"
             configuration.nameServers = [dns.nameServer]
             // The callee is on loopback, but the client only knows it by name.
-            configuration.allowKeysOverUnencryptedSignaling = true
+            configuration.mediaSecurity = .sdesOverUnencryptedSignaling
         }
         let calleeDelegate = RecordingCallDelegate()
         _ = bob.listen().acceptEach(with: calleeDelegate)
@@ -65,7 +65,7 @@ final class CallServerLocationTests: XCTestCase {
         ])
         let alice = try client("alice") { configuration in
             configuration.domain = "example.test"
-            configuration.allowKeysOverUnencryptedSignaling = true
+            configuration.mediaSecurity = .sdesOverUnencryptedSignaling
             // As the README sets them:
             configuration.outboundProxy = try? SIPServerAddress("sip:edge.example.test")
             configuration.fallbackProxies = [try! SIPServerAddress("sip:backup.example.test")]

@@ -1,3 +1,4 @@
+import VoiceSIPAgent
 import Foundation
 import VoiceTestKit
 import XCTest

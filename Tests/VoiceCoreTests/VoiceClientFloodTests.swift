@@ -81,7 +81,7 @@ final class VoiceClientFloodTests: XCTestCase {
         XCTAssertTrue(settled, "\(label): descriptors and threads back near baseline: \(baseline) → \(after), \(held) calls holding media ports", file: file, line: line)
         XCTAssertLessThanOrEqual(held, bob.client.configuration.limits.maximumRingingCallsPerSource, "bounded by the flood's ringing share", file: file, line: line)
         XCTAssertLessThan(after.rssKiB - baseline.rssKiB, 96 * 1024, "\(label): memory back near baseline", file: file, line: line)
-        let alice = try TestVoiceClient("alice", signal: aliceTone, transport: transport) { $0.allowUnencryptedMedia = unencrypted }
+        let alice = try TestVoiceClient("alice", signal: aliceTone, transport: transport) { if unencrypted { $0.mediaSecurity = .unencrypted } }
         defer { alice.client.shutdown() }
         let delegate = RecordingCallDelegate()
         let call = alice.connect(to: bob.address, delegate: delegate)
@@ -101,7 +101,7 @@ final class VoiceClientFloodTests: XCTestCase {
     /// An INVITE whose offer bob can answer: SDES-SRTP (loopback may carry keys), or plain RTP
     /// for a bob that allows it. (One he never could answer is refused with 488 at once.)
     private func invite(_ i: Int, from port: Int, to bob: TestVoiceClient, sdpPort: Int = 4_000) -> [UInt8] {
-        let plain = bob.client.configuration.allowUnencryptedMedia
+        let plain = bob.client.configuration.mediaSecurity == .unencrypted
         let sdp =
             "v=0\r\no=- \(i) 1 IN IP4 127.0.0.2\r\ns=-\r\nc=IN IP4 127.0.0.2\r\nt=0 0\r\n"
             + "m=audio \(sdpPort) RTP/\(plain ? "AVP" : "SAVP") 0\r\na=rtpmap:0 PCMU/8000\r\na=sendrecv\r\n"
@@ -186,7 +186,7 @@ final class VoiceClientFloodTests: XCTestCase {
     }
 
     func testFiveHundredTricklingTCPConnections() throws {
-        let (bob, _, _) = try makeBob(transport: .tcp) { $0.tls.messageCompletionTimeout = .seconds(2) }
+        let (bob, _, _) = try makeBob(transport: .tcp) { $0.transportSettings.messageCompletionTimeout = .seconds(2) }
         defer { bob.client.shutdown() }
         let baseline = Footprint.now()
         let port = Int(bob.client.localEndpoint.port)
@@ -236,7 +236,7 @@ final class VoiceClientFloodTests: XCTestCase {
 
     func testTwoHundredACKedCallsBeyondTheCallLimit() throws {
         let (bob, _, accepted) = try makeBob(acceptAll: true) {
-            $0.allowUnencryptedMedia = true
+            $0.mediaSecurity = .unencrypted
             $0.limits.maximumCalls = 32
             $0.limits.maximumRingingCallsPerSource = 200
         }

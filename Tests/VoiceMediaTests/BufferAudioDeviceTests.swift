@@ -1,3 +1,4 @@
+import VoiceTestKit
 import Synchronization
 import XCTest
 @testable import VoiceMedia

@@ -1,3 +1,4 @@
+import VoiceTestKit
 import XCTest
 @testable import VoiceMedia
 import VoiceSupport

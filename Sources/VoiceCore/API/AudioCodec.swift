@@ -4,10 +4,10 @@ import VoiceMediaTypes
 /// An audio codec a call may use, in the caller's order of preference.
 public enum AudioCodec: Hashable, Sendable, CustomStringConvertible {
     /// Opus at 48 kHz with in-band FEC; `maxAverageBitrate` in bits per second (6 000–510 000) is
-    /// the most the call sends and asks the peer to send. On a clean link a call sends
-    /// `OpusSettings.voice`'s bitrate (64 kbps) or this maximum if it is lower; while the peer
-    /// reports loss it rises towards the maximum to make room for FEC.
-    case opus(maxAverageBitrate: Int = OpusSettings.voice.maxAverageBitrate)
+    /// the most the call sends and asks the peer to send (default 80 000). On a clean link a
+    /// call sends 64 kbps, or this maximum if it is lower; while the peer reports loss it rises
+    /// towards the maximum to make room for FEC.
+    case opus(maxAverageBitrate: Int = 80_000)
     /// G.722 at 64 kbit/s: 16 kHz wideband audio, what desk phones, DECT bases and many PBXs
     /// offer when they have no Opus.
     case g722

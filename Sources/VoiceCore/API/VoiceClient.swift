@@ -92,7 +92,7 @@ public final class VoiceClient: @unchecked Sendable {
     /// The event loops clients run on unless given a group: the SDK's own, one thread per core,
     /// started on first use and never shut down. Its threads are scheduled as
     /// ``makeEventLoopGroup(numberOfThreads:)`` describes.
-    public static let defaultEventLoopGroup: any EventLoopGroup = {
+    package static let defaultEventLoopGroup: any EventLoopGroup = {
         let group = MultiThreadedEventLoopGroup._makePerpetualGroup(threadNamePrefix: "voice-sip-", numberOfThreads: System.coreCount)
         _ = SignalingThreadProfile.apply(to: group)
         return group
@@ -107,7 +107,7 @@ public final class VoiceClient: @unchecked Sendable {
     ///
     /// A group passed to ``init(configuration:audioDevice:eventLoopGroup:)`` that was made
     /// otherwise is used as it is: the SDK never changes the scheduling of the app's threads.
-    public static func makeEventLoopGroup(numberOfThreads: Int = 1) -> MultiThreadedEventLoopGroup {
+    package static func makeEventLoopGroup(numberOfThreads: Int = 1) -> MultiThreadedEventLoopGroup {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, numberOfThreads))
         _ = try? SignalingThreadProfile.apply(to: group).wait()
         return group
@@ -119,13 +119,16 @@ public final class VoiceClient: @unchecked Sendable {
     /// - Parameters:
     ///   - configuration: Who the client is, where it listens and how it signals.
     ///   - audioDevice: The device calls capture from and play to; nil: none (silent calls).
-    ///   - eventLoopGroup: Where the client's signaling runs (it uses one loop of the group);
-    ///     default ``defaultEventLoopGroup``. The group must outlive the client.
     /// - Throws: ``VoiceError`` 31009 (transportError) when the address cannot be bound, TLS
     ///   cannot be set up, or the STUN server's name does not resolve.
-    public convenience init(
-        configuration: VoiceClientConfiguration, audioDevice: (any AudioDevice)? = nil,
-        eventLoopGroup: any EventLoopGroup = VoiceClient.defaultEventLoopGroup
+    public convenience init(configuration: VoiceClientConfiguration, audioDevice: (any AudioDevice)? = nil) throws(VoiceError) {
+        try self.init(configuration: configuration, audioDevice: audioDevice, eventLoopGroup: VoiceClient.defaultEventLoopGroup, transport: nil)
+    }
+
+    /// Creates a client whose signaling runs on one loop of `eventLoopGroup`, which must outlive
+    /// it (a service that shares its SwiftNIO group: `VoiceService`'s initializer).
+    package convenience init(
+        configuration: VoiceClientConfiguration, audioDevice: (any AudioDevice)?, eventLoopGroup: any EventLoopGroup
     ) throws(VoiceError) {
         try self.init(configuration: configuration, audioDevice: audioDevice, eventLoopGroup: eventLoopGroup, transport: nil)
     }
@@ -252,7 +255,8 @@ public final class VoiceClient: @unchecked Sendable {
             credentials.append(SIPAuthCredentials(username: username, password: password))
         }
         let transport = try Self.signalingTransport(c)
-        var transportConfiguration = c.tls
+        var transportConfiguration = c.transportSettings
+        try c.tls.apply(to: &transportConfiguration)
         if let path = (c.outboundProxy ?? c.registrar)?.webSocketPath { transportConfiguration.webSocketPath = path }
         var configuration = SIPUserAgentConfiguration(
             identity: identity, credentials: credentials, transport: transport, listenHost: c.listenHost,
@@ -273,7 +277,7 @@ public final class VoiceClient: @unchecked Sendable {
         }
         configuration.dns.nameServers = c.nameServers
         configuration.failoverTimeout = c.failoverTimeout
-        configuration.allowsKeysOverUnencryptedSignaling = c.allowKeysOverUnencryptedSignaling
+        configuration.allowsKeysOverUnencryptedSignaling = c.mediaSecurity.allowsKeysOverUnencryptedSignaling
         configuration.incomingCallPolicy = c.incomingCallPolicy
         configuration.sessionTimer = c.sessionExpires.map { SIPSessionTimer.Settings(sessionExpires: $0, minimumSE: c.sessionMinimumSE) }
         let engine = c.mediaEngine
@@ -296,12 +300,12 @@ public final class VoiceClient: @unchecked Sendable {
 
     /// What the configuration's ``MediaSecurity`` means for offers and answers.
     static func encryptionPolicy(_ c: VoiceClientConfiguration) -> SDPEncryptionPolicy {
-        if c.allowUnencryptedMedia { return .unencrypted }
         let suites = c.srtpSuites ?? SRTPSuite.available
         switch c.mediaSecurity {
         case .automatic: return .automatic(suites: suites)
         case .dtls: return .dtlsSRTP
-        case .sdes: return .srtp(suites: suites)
+        case .sdes, .sdesOverUnencryptedSignaling: return .srtp(suites: suites)
+        case .unencrypted: return .unencrypted
         }
     }
 
@@ -397,7 +401,7 @@ public final class VoiceClient: @unchecked Sendable {
                 case .failure(SIPUserAgentError.keysNeedProtectedSignaling):
                     let voiceError = VoiceError(
                         .mediaClientLocalDescFailed,
-                        failureReason: "SRTP keys are only sent over TLS signaling (or loopback); use TLS, or allowKeysOverUnencryptedSignaling")
+                        failureReason: "SRTP keys are only sent over TLS signaling (or loopback); use TLS, or mediaSecurity .sdesOverUnencryptedSignaling")
                     core.run(core.machine.signalingFailed(core.stateError(voiceError), now: self.now))
                 case .failure(SIPUserAgentError.noRelay(let why)):
                     // Relay only, and no relay: the call could only have revealed our addresses.

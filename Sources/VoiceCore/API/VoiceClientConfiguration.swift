@@ -1,7 +1,6 @@
 import VoiceMediaTypes
 import CoreMetrics
 import Logging
-import NIOSSL
 import VoiceMedia
 import VoiceSIP
 import VoiceSIPAgent
@@ -21,7 +20,7 @@ public struct VoiceClientConfiguration: Sendable {
     /// connections on ``listenHost``:``listenPort`` (browsers and gateways calling it directly;
     /// `.wss` needs a server certificate in ``tls``), its Contact then that address. Default
     /// false: a WebSocket client only.
-    public var acceptsWebSocketConnections = false
+    package var acceptsWebSocketConnections = false
     /// The local address to listen on and put in Contact and SDP. Default `127.0.0.1`. Not
     /// used with ``addressSelection`` `.automatic`.
     public var listenHost: String
@@ -63,10 +62,11 @@ public struct VoiceClientConfiguration: Sendable {
     public var username: String?
     /// The digest password.
     public var password: String?
-    /// Plain RTP instead of SRTP; only for peers that cannot encrypt. Default false.
-    public var allowUnencryptedMedia: Bool
-    /// TLS trust and certificates (certificate verification is on by default).
-    public var tls: SIPTransportConfiguration
+    /// TLS trust, our certificate and pinned server keys (certificates are verified by default).
+    public var tls = TLSSettings()
+    /// The transport's limits and timeouts (connections, idle and message timeouts,
+    /// WebSocket keep-alives), and TLS configurations that ``tls`` adds to.
+    package var transportSettings = SIPTransportConfiguration()
     /// Where Insights events go. Default: logged through swift-log.
     public var insightsPublisher: any InsightsPublisher
     /// The SDK's logger.
@@ -78,18 +78,12 @@ public struct VoiceClientConfiguration: Sendable {
     public var reconnection: CallReconnectionPolicy
     /// How many calls and transactions the client takes on at once (32 calls, 16 ringing per
     /// caller address by default); beyond them requests are refused without keeping state.
-    public var limits: SIPUserAgentLimits
-    /// Whether SRTP keys may be exchanged over UDP or TCP signaling with a peer that is not on
-    /// loopback. Off by default (RFC 4568 §8.3): keys in clear-text SIP let anyone on the path
-    /// decrypt or forge the call's media, so such a call fails with 53400 and such an incoming
-    /// call is refused (488). Use TLS (`transport: .tls`, or a `sips:`/`transport=tls` proxy);
-    /// turn this on only on a network you trust (a warning is logged once).
-    public var allowKeysOverUnencryptedSignaling = false
+    package var limits = SIPUserAgentLimits()
     /// Who may call this client: by default anybody who reaches its port. Behind a proxy, list
     /// the proxy's address in `trustedSources`, or over TLS the name its certificate proves in
     /// `trustedTLSNames`; without one, require callers' credentials
     /// (a Digest challenge). Refused callers get 403 or 401 whichever user they call.
-    public var incomingCallPolicy = SIPIncomingCallPolicy.anyone
+    package var incomingCallPolicy = SIPIncomingCallPolicy.anyone
     /// The User-Agent header of our requests; nil sends none. The default names the SDK
     /// without its version, which would only help a scanner pick an exploit. No `Server`
     /// header is sent in responses.
@@ -100,19 +94,20 @@ public struct VoiceClientConfiguration: Sendable {
     public var ringTimeout: Duration? = .seconds(60)
     /// How `conference:room` destinations are addressed on the server in use. Default
     /// ``ConferenceAddressing/uriParameter`` (`sip:room@domain;conference`).
-    public var conferenceAddressing = ConferenceAddressing.uriParameter
+    package var conferenceAddressing = ConferenceAddressing.uriParameter
     /// Ringback and busy tones played into the device of an outgoing call; nil (the default,
     /// for servers): none.
     public var progressTones: CallProgressTones?
     /// Thresholds of the Sinch call-quality events (``CallDelegate/callDidEmitCallQualityEvent(_:event:)``).
-    public var qualityEvents = CallQualityEventConfiguration()
+    package var qualityEvents = CallQualityEventConfiguration()
     /// Where the client's metrics go (calls, setups and failures by code, packets, loss,
     /// jitter, MOS, SRTP failures, jitter-buffer delay: see the README's table). Nil: the
     /// process-wide `MetricsSystem` of swift-metrics, which the app bootstraps with any backend
     /// (Prometheus, StatsD, OpenTelemetry), and which records nothing until it does.
     public var metricsFactory: (any MetricsFactory)?
-    /// How calls' media is keyed: ICE + DTLS-SRTP, SDES, or whichever the peer has (the default;
-    /// see ``MediaSecurity`` for what each costs).
+    /// How calls' media is encrypted and keyed: ICE + DTLS-SRTP, SDES, or whichever the peer has
+    /// (the default; see ``MediaSecurity`` for what each costs and when keys may travel in
+    /// clear-text signaling).
     public var mediaSecurity = MediaSecurity.automatic
     /// STUN and TURN servers for DTLS-SRTP calls' ICE, and the relay-only policy. Default none:
     /// host candidates (and the server-reflexive one of ``stunServer``).
@@ -145,11 +140,9 @@ public struct VoiceClientConfiguration: Sendable {
     public init(
         identity: String, domain: String, transport: SIPTransportProtocol = .udp, listenHost: String = "127.0.0.1",
         listenPort: Int = 0, outboundProxy: SIPServerAddress? = nil, registrar: SIPServerAddress? = nil, registers: Bool = true,
-        username: String? = nil, password: String? = nil, allowUnencryptedMedia: Bool = false,
-        tls: SIPTransportConfiguration = SIPTransportConfiguration(),
+        username: String? = nil, password: String? = nil, tls: TLSSettings = TLSSettings(),
         insightsPublisher: any InsightsPublisher = LoggingInsightsPublisher(),
-        logger: Logger = Logger(label: "voice"), reconnection: CallReconnectionPolicy = CallReconnectionPolicy(),
-        limits: SIPUserAgentLimits = SIPUserAgentLimits()
+        logger: Logger = Logger(label: "voice"), reconnection: CallReconnectionPolicy = CallReconnectionPolicy()
     ) {
         self.identity = identity
         self.domain = domain
@@ -161,11 +154,9 @@ public struct VoiceClientConfiguration: Sendable {
         self.registers = registers
         self.username = username
         self.password = password
-        self.allowUnencryptedMedia = allowUnencryptedMedia
         self.tls = tls
         self.insightsPublisher = insightsPublisher
         self.logger = logger
         self.reconnection = reconnection
-        self.limits = limits
     }
 }

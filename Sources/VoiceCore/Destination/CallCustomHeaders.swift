@@ -13,19 +13,19 @@ import VoiceSIP
 ///
 /// A parameter `customer=42` becomes `X-customer: 42`: the name gets `X-` and is otherwise
 /// kept, the value is URI-encoded. `customParameters(from:)` is the reverse on the callee.
-public struct CallCustomHeaders: Sendable, Equatable {
+package struct CallCustomHeaders: Sendable, Equatable {
     /// Limit on the sum of the names' and values' UTF-8 lengths.
-    public static let maximumTotalLength = 1024
+    package static let maximumTotalLength = 1024
     /// Names the SDK reserves for itself (e.g. `CallSid.headerName`).
     package static let reservedPrefix = "X-Twilio-"
     /// The parameter that names the destination and is not sent as a header.
-    public static let destinationParameter = "To"
+    package static let destinationParameter = "To"
 
     /// The header fields, in order.
     package private(set) var fields: [SIPHeaders.Field]
 
     /// Validates headers given as name/value pairs, kept in order.
-    public init(_ headers: [(name: String, value: String)]) throws(VoiceError) {
+    package init(_ headers: [(name: String, value: String)]) throws(VoiceError) {
         fields = []
         var names = Set<String>()
         var total = 0
@@ -43,13 +43,13 @@ public struct CallCustomHeaders: Sendable, Equatable {
     }
 
     /// Validates headers given as a dictionary; they are sent sorted by name.
-    public init(_ headers: [String: String]) throws(VoiceError) {
+    package init(_ headers: [String: String]) throws(VoiceError) {
         try self.init(headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
     }
 
     /// The headers for connect parameters (every one but `To`, sorted by name, as
     /// `X-<name>: <URI-encoded value>`) followed by `headers` for a SIP destination.
-    public init(parameters: [String: String], headers: [String: String] = [:]) throws(VoiceError) {
+    package init(parameters: [String: String], headers: [String: String] = [:]) throws(VoiceError) {
         let fromParameters = parameters.filter { $0.key != Self.destinationParameter }
             .sorted { $0.key < $1.key }
             .map { (name: "X-" + $0.key, value: CallParameterPercentEncoding.encode($0.value)) }

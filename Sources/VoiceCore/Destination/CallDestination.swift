@@ -1,3 +1,4 @@
+import VoiceSIPAgent
 import VoiceSIP
 
 /// Where an outgoing call goes: the `To` parameter of ``ConnectOptions``, parsed into one of
@@ -13,7 +14,7 @@ import VoiceSIP
 /// Parsing happens before any traffic. Every problem is a ``VoiceError`` with code 31100
 /// ``VoiceError/Code/malformedRequest`` (the request could not be formed) and a failure
 /// reason saying what is wrong.
-public enum CallDestination: Sendable, Equatable, CustomStringConvertible {
+package enum CallDestination: Sendable, Equatable, CustomStringConvertible {
     /// A user of the same service (App-to-App): 1–121 characters of ALPHA, DIGIT and `-_.~!*'()`.
     case user(String)
     /// A phone number in E.164 form: `+`, then 7–15 digits, the first not 0.
@@ -25,21 +26,21 @@ public enum CallDestination: Sendable, Equatable, CustomStringConvertible {
     case conference(String)
 
     /// Size limit on the `To` text, in bytes.
-    public static let maximumLength = 512
+    package static let maximumLength = 512
     /// The longest user identity.
-    public static let maximumUserLength = 121
+    package static let maximumUserLength = 121
     /// The longest conference id (Sinch: "may not be longer than 64 characters").
-    public static let maximumConferenceIDLength = 64
+    package static let maximumConferenceIDLength = 64
     /// The longest E.164 number, in digits.
-    public static let maximumPhoneDigits = 15
+    package static let maximumPhoneDigits = 15
     /// The shortest E.164 number, in digits: a three-digit country code and a four-digit
     /// subscriber number (Niue, Tokelau) is the shortest any numbering plan assigns.
-    public static let minimumPhoneDigits = 7
+    package static let minimumPhoneDigits = 7
     /// The URI parameter that marks a conference Request-URI.
     package static let conferenceParameter = "conference"
 
     /// Parses a `To` parameter.
-    public init(parsing text: String) throws(VoiceError) {
+    package init(parsing text: String) throws(VoiceError) {
         guard text.utf8.count <= Self.maximumLength else {
             throw Self.invalid("The destination is \(text.utf8.count) bytes; the limit is \(Self.maximumLength)")
         }
@@ -110,7 +111,7 @@ public enum CallDestination: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The destination as a `To` parameter: `bob`, `+14155550101`, `sip:alice@host`, `conference:room`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .user(let name): name
         case .phoneNumber(let number): number

@@ -1,5 +1,5 @@
 /// Event names of the `connection` group (seed 000's connection table, seed 002's accept/reject tables).
-public enum InsightsConnectionEvent: String, Hashable, Sendable, CaseIterable {
+package enum InsightsConnectionEvent: String, Hashable, Sendable, CaseIterable {
     /// The call was muted.
     case muted
     /// The call was unmuted.

@@ -3,7 +3,7 @@ import Foundation
 extension InsightsEvent {
     /// A `connection` event at level `info` (`error` for ``InsightsConnectionEvent/error``).
     /// For errors prefer ``connectionError(code:message:callSid:at:sipStatus:)``, which fills the payload.
-    public static func connection(
+    package static func connection(
         _ event: InsightsConnectionEvent, callSid: String?, at timestamp: Date,
         payload: [String: InsightsValue] = [:]
     ) -> InsightsEvent {
@@ -15,7 +15,7 @@ extension InsightsEvent {
     /// The `connection`/`error` event: payload `code` (the `VoiceError.Code` raw value), `message`
     /// and, when the error came from a SIP response, `sipStatus`. A rejected invite reports
     /// code 31600 with message `Busy Everywhere : SIP/2.0 600 Call Rejected`.
-    public static func connectionError(
+    package static func connectionError(
         code: Int, message: String, callSid: String?, at timestamp: Date, sipStatus: Int? = nil
     ) -> InsightsEvent {
         var payload: [String: InsightsValue] = ["code": .int(code), "message": .string(message)]
@@ -25,7 +25,7 @@ extension InsightsEvent {
 
     /// A `connection`/`reconnecting` event whose payload names the cause (53001 signaling,
     /// 53405 media).
-    public static func reconnecting(
+    package static func reconnecting(
         code: Int, message: String, callSid: String?, at timestamp: Date
     ) -> InsightsEvent {
         connection(
@@ -36,7 +36,7 @@ extension InsightsEvent {
     /// The `settings`/`codec` event, sent once the negotiated codec is known and the remote SDP
     /// applied: payload `selected_codec` (e.g. `opus/48000/2`) and, when given, `codec_params`
     /// (the fmtp line, e.g. `maxaveragebitrate=80000;useinbandfec=1`).
-    public static func codec(
+    package static func codec(
         _ selectedCodec: String, parameters: String? = nil, callSid: String?, at timestamp: Date
     ) -> InsightsEvent {
         var payload: [String: InsightsValue] = ["selected_codec": .string(selectedCodec)]
@@ -48,7 +48,7 @@ extension InsightsEvent {
 
     /// An `audio-interruption` event: `began` at level `warning` with payload `capture`,
     /// `render` (which directions) and `message` (the device error); `ended` at level `info`.
-    public static func audioInterruption(
+    package static func audioInterruption(
         _ event: InsightsAudioInterruptionEvent, interruption: CallAudioInterruption?, callSid: String?, at timestamp: Date
     ) -> InsightsEvent {
         var payload: [String: InsightsValue] = [:]
@@ -64,7 +64,7 @@ extension InsightsEvent {
     }
 
     /// A `signaling-state` event at level `debug`.
-    public static func signalingState(
+    package static func signalingState(
         _ state: InsightsSignalingState, callSid: String?, at timestamp: Date
     ) -> InsightsEvent {
         InsightsEvent(
@@ -72,7 +72,7 @@ extension InsightsEvent {
     }
 
     /// A `pc-connection-state` event at level `debug` (`error` for `failed`).
-    public static func peerConnectionState(
+    package static func peerConnectionState(
         _ state: InsightsPeerConnectionState, callSid: String?, at timestamp: Date
     ) -> InsightsEvent {
         InsightsEvent(
@@ -81,7 +81,7 @@ extension InsightsEvent {
     }
 
     /// An `ice-connection-state` event at level `debug` (`error` for `failed`).
-    public static func iceConnectionState(
+    package static func iceConnectionState(
         _ state: InsightsICEConnectionState, callSid: String?, at timestamp: Date
     ) -> InsightsEvent {
         InsightsEvent(
@@ -90,7 +90,7 @@ extension InsightsEvent {
     }
 
     /// An `ice-gathering-state` event at level `debug`.
-    public static func iceGatheringState(
+    package static func iceGatheringState(
         _ state: InsightsICEGatheringState, callSid: String?, at timestamp: Date
     ) -> InsightsEvent {
         InsightsEvent(
@@ -98,7 +98,7 @@ extension InsightsEvent {
     }
 
     /// The `ice-candidate`/`ice-candidate` event for our bound RTP address (a host candidate).
-    public static func iceCandidate(
+    package static func iceCandidate(
         localAddress: String, callSid: String?, at timestamp: Date
     ) -> InsightsEvent {
         InsightsEvent(
@@ -108,7 +108,7 @@ extension InsightsEvent {
     }
 
     /// The `ice-candidate`/`selected-ice-candidate-pair` event: the addresses media flows between.
-    public static func selectedCandidatePair(
+    package static func selectedCandidatePair(
         localAddress: String, remoteAddress: String, callSid: String?, at timestamp: Date
     ) -> InsightsEvent {
         InsightsEvent(
@@ -122,7 +122,7 @@ extension InsightsEvent {
 
     /// A `network-quality-warning-raised`/`-cleared` or `audio-level-warning-raised`/`-cleared`
     /// event named after `warning`: level `warning` when raised, `info` when cleared.
-    public static func qualityWarning(
+    package static func qualityWarning(
         _ warning: CallQualityWarning, raised: Bool, callSid: String?, at timestamp: Date,
         payload: [String: InsightsValue] = [:]
     ) -> InsightsEvent {

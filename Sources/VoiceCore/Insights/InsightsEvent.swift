@@ -7,22 +7,22 @@ import Foundation
 /// ``connectionError(code:message:callSid:at:sipStatus:)``, ``codec(_:parameters:callSid:at:)``,
 /// ``signalingState(_:callSid:at:)``, ``qualityWarning(_:raised:callSid:at:payload:)``,
 /// ``feedback(score:issue:callSid:at:)``, …) so group, name and level always match the tables.
-public struct InsightsEvent: Hashable, Sendable, CustomStringConvertible {
+package struct InsightsEvent: Hashable, Sendable, CustomStringConvertible {
     /// The group (`connection`, `pc-connection-state`, …).
-    public var group: InsightsEventGroup
+    package var group: InsightsEventGroup
     /// The event name within the group (`ringing`, `high-rtt`, …).
-    public var name: String
+    package var name: String
     /// Wall-clock time of the event.
-    public var timestamp: Date
+    package var timestamp: Date
     /// The call's SID; `nil` before the call has one.
-    public var callSid: String?
+    package var callSid: String?
     /// Severity.
-    public var level: InsightsEventLevel
+    package var level: InsightsEventLevel
     /// Details: error code and message, codec, warning values, feedback score and issue, ….
-    public var payload: [String: InsightsValue]
+    package var payload: [String: InsightsValue]
 
     /// Creates an event. Prefer the typed constructors, which pick the name and level.
-    public init(
+    package init(
         group: InsightsEventGroup, name: String, timestamp: Date, callSid: String?,
         level: InsightsEventLevel = .info, payload: [String: InsightsValue] = [:]
     ) {
@@ -35,10 +35,10 @@ public struct InsightsEvent: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `group:name`, the form tests and logs compare (`connection:ringing`).
-    public var qualifiedName: String { group.rawValue + ":" + name }
+    package var qualifiedName: String { group.rawValue + ":" + name }
 
     /// `group:name` followed by the call SID and the payload as JSON.
-    public var description: String {
+    package var description: String {
         var text = "\(qualifiedName) [\(level.rawValue)]"
         if let callSid { text += " sid=\(callSid)" }
         if !payload.isEmpty { text += " " + InsightsValue.object(payload).description }

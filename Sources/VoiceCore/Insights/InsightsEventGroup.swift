@@ -1,5 +1,5 @@
 /// The group of an ``InsightsEvent``: the first column of the seed's Insights tables.
-public enum InsightsEventGroup: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+package enum InsightsEventGroup: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// Call lifecycle: ``InsightsConnectionEvent``.
     case connection
     /// Media transport lifecycle in peer-connection terms: ``InsightsPeerConnectionState``.
@@ -28,7 +28,7 @@ public enum InsightsEventGroup: String, Hashable, Sendable, CaseIterable, Custom
     case audioInterruption = "audio-interruption"
 
     /// The event names the seed's tables define for this group.
-    public var eventNames: [String] {
+    package var eventNames: [String] {
         switch self {
         case .connection: return InsightsConnectionEvent.allCases.map(\.rawValue)
         case .pcConnectionState: return InsightsPeerConnectionState.allCases.map(\.rawValue)
@@ -47,5 +47,5 @@ public enum InsightsEventGroup: String, Hashable, Sendable, CaseIterable, Custom
     }
 
     /// The wire name (`pc-connection-state`, …).
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }

@@ -1,5 +1,5 @@
 /// The severity an ``InsightsEvent`` is published at.
-public enum InsightsEventLevel: String, Hashable, Sendable, CaseIterable, Comparable {
+package enum InsightsEventLevel: String, Hashable, Sendable, CaseIterable, Comparable {
     /// Transport and negotiation detail (peer-connection, ICE and signaling states).
     case debug
     /// Normal call lifecycle (connection events, codec, feedback, warnings cleared).
@@ -19,5 +19,5 @@ public enum InsightsEventLevel: String, Hashable, Sendable, CaseIterable, Compar
     }
 
     /// Orders levels by severity.
-    public static func < (lhs: InsightsEventLevel, rhs: InsightsEventLevel) -> Bool { lhs.rank < rhs.rank }
+    package static func < (lhs: InsightsEventLevel, rhs: InsightsEventLevel) -> Bool { lhs.rank < rhs.rank }
 }

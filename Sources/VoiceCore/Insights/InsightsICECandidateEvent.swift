@@ -2,7 +2,7 @@
 /// addresses: `InsightsMediaConnectionTracker` reports our bound RTP address as an
 /// `ice-candidate` when the stream starts, and the local/remote address pair as
 /// `selected-ice-candidate-pair` when media first arrives.
-public enum InsightsICECandidateEvent: String, Hashable, Sendable, CaseIterable {
+package enum InsightsICECandidateEvent: String, Hashable, Sendable, CaseIterable {
     /// A local candidate: our bound RTP address.
     case iceCandidate = "ice-candidate"
     /// The address pair media flows between.

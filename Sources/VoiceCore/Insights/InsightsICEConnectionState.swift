@@ -6,7 +6,7 @@
 /// `connecting`, `connected`, `disconnected`, `failed`, `closed` of ``InsightsPeerConnectionState``).
 /// `completed` never fires: it means ICE finished checking every candidate pair, and we have no
 /// connectivity checks.
-public enum InsightsICEConnectionState: String, Hashable, Sendable, CaseIterable {
+package enum InsightsICEConnectionState: String, Hashable, Sendable, CaseIterable {
     /// The media stream exists but has not started.
     case new
     /// The stream sends to the negotiated address and waits for the peer's media.

@@ -5,7 +5,7 @@
 /// sending to the negotiated address, `connected` when media arrives from the peer, `disconnected`
 /// when the peer's media goes silent (media reconnecting), `failed` when media never arrives or
 /// does not resume, `closed` when the stream stops.
-public enum InsightsPeerConnectionState: String, Hashable, Sendable, CaseIterable {
+package enum InsightsPeerConnectionState: String, Hashable, Sendable, CaseIterable {
     /// The media stream exists but has not started.
     case new
     /// The stream sends to the negotiated address; nothing received yet.

@@ -1,5 +1,5 @@
 /// Event names of the `settings` group.
-public enum InsightsSettingsEvent: String, Hashable, Sendable, CaseIterable {
+package enum InsightsSettingsEvent: String, Hashable, Sendable, CaseIterable {
     /// The negotiated codec is known and the remote SDP applied.
     case codec
 }

@@ -8,7 +8,7 @@
 /// - `have-local-pranswer`: we sent a provisional answer. Never fires: we answer with 180 without SDP.
 /// - `stable`: the offer was answered (2xx with SDP, or the ACK carrying our answer's acceptance).
 /// - `closed`: the session ended (BYE, CANCEL, failure).
-public enum InsightsSignalingState: String, Hashable, Sendable, CaseIterable {
+package enum InsightsSignalingState: String, Hashable, Sendable, CaseIterable {
     /// An offer was answered.
     case stable
     /// We sent an offer.

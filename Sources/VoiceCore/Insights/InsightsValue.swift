@@ -1,5 +1,5 @@
 /// A JSON-like value carried in an ``InsightsEvent`` payload.
-public enum InsightsValue: Hashable, Sendable, CustomStringConvertible {
+package enum InsightsValue: Hashable, Sendable, CustomStringConvertible {
     /// A string.
     case string(String)
     /// An integer.
@@ -16,7 +16,7 @@ public enum InsightsValue: Hashable, Sendable, CustomStringConvertible {
     case null
 
     /// A compact JSON rendering: strings quoted and escaped, object keys sorted, non-finite numbers as `null`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .string(let s): return InsightsValue.quoted(s)
         case .int(let i): return String(i)
@@ -33,13 +33,13 @@ public enum InsightsValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The string, when this is a `.string`.
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
     /// The number, when this is an `.int` or a `.double`.
-    public var doubleValue: Double? {
+    package var doubleValue: Double? {
         switch self {
         case .int(let i): return Double(i)
         case .double(let d): return d
@@ -71,32 +71,32 @@ public enum InsightsValue: Hashable, Sendable, CustomStringConvertible {
 
 extension InsightsValue: ExpressibleByStringLiteral {
     /// A `.string` from a literal.
-    public init(stringLiteral value: String) { self = .string(value) }
+    package init(stringLiteral value: String) { self = .string(value) }
 }
 
 extension InsightsValue: ExpressibleByIntegerLiteral {
     /// An `.int` from a literal.
-    public init(integerLiteral value: Int) { self = .int(value) }
+    package init(integerLiteral value: Int) { self = .int(value) }
 }
 
 extension InsightsValue: ExpressibleByFloatLiteral {
     /// A `.double` from a literal.
-    public init(floatLiteral value: Double) { self = .double(value) }
+    package init(floatLiteral value: Double) { self = .double(value) }
 }
 
 extension InsightsValue: ExpressibleByBooleanLiteral {
     /// A `.bool` from a literal.
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
 }
 
 extension InsightsValue: ExpressibleByArrayLiteral {
     /// An `.array` from a literal.
-    public init(arrayLiteral elements: InsightsValue...) { self = .array(elements) }
+    package init(arrayLiteral elements: InsightsValue...) { self = .array(elements) }
 }
 
 extension InsightsValue: ExpressibleByDictionaryLiteral {
     /// An `.object` from a literal; a repeated key keeps its last value.
-    public init(dictionaryLiteral elements: (String, InsightsValue)...) {
+    package init(dictionaryLiteral elements: (String, InsightsValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }

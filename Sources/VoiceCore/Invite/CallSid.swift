@@ -7,17 +7,17 @@ import VoiceSIP
 /// taken from the `X-Twilio-CallSid` header when a server supplied one, and otherwise derived from
 /// the Call-ID (`CA` + the first 16 bytes of SHA-256(Call-ID) in hex), which the caller can
 /// compute the same way from the INVITE it sent.
-public struct CallSid: Hashable, Sendable, CustomStringConvertible {
+package struct CallSid: Hashable, Sendable, CustomStringConvertible {
     /// The header a server (or the calling SDK) may put the SID in.
     package static let headerName = "X-Twilio-CallSid"
     /// The SID's prefix.
-    public static let prefix = "CA"
+    package static let prefix = "CA"
 
     /// The SID text, e.g. "CA0123456789abcdef0123456789abcdef".
-    public let rawValue: String
+    package let rawValue: String
 
     /// Checks `text`: `CA` + 32 hex digits (upper-case hex is accepted and lowered); nil otherwise.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let bytes = Array(text.utf8)
         guard bytes.count == 34, bytes[0] == UInt8(ascii: "C"), bytes[1] == UInt8(ascii: "A") else { return nil }
         var hex = ""
@@ -60,5 +60,5 @@ public struct CallSid: Hashable, Sendable, CustomStringConvertible {
         self.init(callID: callID)
     }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }

@@ -1,34 +1,34 @@
 /// The thresholds of the Sinch call-quality events (``CallQualityWarningEvent``); the defaults
 /// are Sinch's.
-public struct CallQualityEventConfiguration: Sendable, Hashable {
+package struct CallQualityEventConfiguration: Sendable, Hashable {
     /// Round-trip time above which ``CallQualityWarningEvent/highRemoteInboundRtt(_:mediaStream:)``
     /// triggers, and below which it recovers, in ms. Default 300.
-    public var rttThresholdMs: Double
+    package var rttThresholdMs: Double
     /// Inbound jitter above which a sample counts as bad, in ms. Default 30.
-    public var jitterThresholdMs: Double
+    package var jitterThresholdMs: Double
     /// Inbound loss fraction (0…1) above which a sample counts as bad. Default 0.01 (1 %).
-    public var packetLossThreshold: Double
+    package var packetLossThreshold: Double
     /// Bad samples among the most recent ``sampleWindow`` that trigger jitter and loss. Default 3 of 4.
-    public var badSamples: Int
+    package var badSamples: Int
     /// Samples (one a second) the jitter and loss rules look at. Default 4.
-    public var sampleWindow: Int
+    package var sampleWindow: Int
     /// How long no authenticated RTP may arrive, while the call is established and the peer is
     /// expected to send (not on hold), before ``CallQualityWarningEvent/missingMediaStream(_:)``
     /// triggers. Sinch uses ICE's state, which this SDK does not have. Default 2 s.
-    public var missingMediaWindow: Duration
+    package var missingMediaWindow: Duration
     /// How far back ``CallQualityWarningEvent/constantAudioLevel(_:source:)`` looks. Default 20 s.
-    public var constantLevelWindow: Duration
+    package var constantLevelWindow: Duration
     /// The standard deviation, as a fraction of full scale, below which the level counts as
     /// constant. Default 0.005 (0.5 %).
-    public var constantLevelDeviation: Double
+    package var constantLevelDeviation: Double
     /// How far back ``CallQualityWarningEvent/zeroAudioLevel(_:source:)`` looks. Default 2 s.
-    public var zeroLevelWindow: Duration
+    package var zeroLevelWindow: Duration
     /// Output volume (0…1) below which ``CallQualityWarningEvent/lowOSOutputVolumeLevel(_:)``
     /// triggers. Default 0.25.
-    public var lowOutputVolume: Double
+    package var lowOutputVolume: Double
 
     /// Creates a configuration; every default is Sinch's.
-    public init(
+    package init(
         rttThresholdMs: Double = 300, jitterThresholdMs: Double = 30, packetLossThreshold: Double = 0.01, badSamples: Int = 3,
         sampleWindow: Int = 4, missingMediaWindow: Duration = .seconds(2), constantLevelWindow: Duration = .seconds(20),
         constantLevelDeviation: Double = 0.005, zeroLevelWindow: Duration = .seconds(2), lowOutputVolume: Double = 0.25

@@ -25,37 +25,37 @@ import Foundation
 /// Then, against the clock (``validate(at:)``): `exp` ≤ now → 20104
 /// ``VoiceError/Code/accessTokenExpired``; `nbf` > now → 20105
 /// ``VoiceError/Code/accessTokenNotYetValid``.
-public struct AccessToken: Sendable, Equatable, CustomStringConvertible {
+package struct AccessToken: Sendable, Equatable, CustomStringConvertible {
     /// Size limit on the token text, in bytes.
-    public static let maximumLength = 8192
+    package static let maximumLength = 8192
     /// The longest lifetime (`exp` − `iat`) a token may have, in seconds.
-    public static let maximumLifetime: TimeInterval = 24 * 3600
+    package static let maximumLifetime: TimeInterval = 24 * 3600
     /// The content type (`cty`) of Twilio's tokens.
-    public static let twilioContentType = "twilio-fpa;v=1"
+    package static let twilioContentType = "twilio-fpa;v=1"
 
     /// The token as given: what goes after `Bearer ` in an `Authorization` header.
-    public let rawValue: String
+    package let rawValue: String
     /// The signing algorithm named by the header (e.g. "HS256").
-    public let algorithm: String
+    package let algorithm: String
     /// The issuer (`iss`), e.g. an API key SID.
-    public let issuer: String
+    package let issuer: String
     /// The subject (`sub`), e.g. an account SID.
-    public let subject: String?
+    package let subject: String?
     /// The token's identifier (`jti`).
-    public let tokenID: String?
+    package let tokenID: String?
     /// The identity the token grants (`grants.identity`).
-    public let identity: String
+    package let identity: String
     /// The voice grant (`grants.voice`).
-    public let voiceGrant: AccessTokenVoiceGrant
+    package let voiceGrant: AccessTokenVoiceGrant
     /// When the token expires (`exp`).
-    public let expiresAt: Date
+    package let expiresAt: Date
     /// When the token becomes valid (`nbf`), if stated.
-    public let notBefore: Date?
+    package let notBefore: Date?
     /// When the token was issued (`iat`), if stated.
-    public let issuedAt: Date?
+    package let issuedAt: Date?
 
     /// Parses and checks `text` (steps 1–8 above), without looking at the clock.
-    public init(parsing text: String) throws(VoiceError) {
+    package init(parsing text: String) throws(VoiceError) {
         let bytes = Array(text.utf8)
         guard bytes.count <= Self.maximumLength else {
             throw Self.error(.accessTokenInvalid, "The token is \(bytes.count) bytes; the limit is \(Self.maximumLength)")
@@ -127,14 +127,14 @@ public struct AccessToken: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses `text` and checks it against `now`: the check done before every connect and register.
-    public init(parsing text: String, now: Date) throws(VoiceError) {
+    package init(parsing text: String, now: Date) throws(VoiceError) {
         try self.init(parsing: text)
         try validate(at: now)
     }
 
     /// Checks the token's validity window at `now`: expired (`exp` ≤ now) → 20104, not yet
     /// valid (`nbf` > now) → 20105.
-    public func validate(at now: Date) throws(VoiceError) {
+    package func validate(at now: Date) throws(VoiceError) {
         if expiresAt <= now {
             throw Self.error(.accessTokenExpired, "The token expired at \(expiresAt)")
         }
@@ -144,10 +144,10 @@ public struct AccessToken: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The value of an `Authorization` header presenting the token (RFC 8898 / RFC 6750): "Bearer <token>".
-    public var bearerAuthorization: String { "Bearer \(rawValue)" }
+    package var bearerAuthorization: String { "Bearer \(rawValue)" }
 
     /// Identity and expiry, never the token text (it is a credential).
-    public var description: String { "AccessToken(identity: \(identity), expires: \(expiresAt))" }
+    package var description: String { "AccessToken(identity: \(identity), expires: \(expiresAt))" }
 
     private static func error(_ code: VoiceError.Code, _ reason: String) -> VoiceError {
         VoiceError(code, failureReason: reason)

@@ -1,18 +1,18 @@
 /// The `voice` grant of an access token (`grants.voice`), as Twilio's token helpers write it:
 /// `{"incoming": {"allow": true}, "outgoing": {"application_sid": "AP…", "params": {…}},
 /// "push_credential_sid": "CR…"}`. Every member is optional; unknown members are ignored.
-public struct AccessTokenVoiceGrant: Sendable, Equatable {
+package struct AccessTokenVoiceGrant: Sendable, Equatable {
     /// Whether the identity may receive calls (`incoming.allow`); nil when not stated.
-    public var incomingAllowed: Bool?
+    package var incomingAllowed: Bool?
     /// The application that handles outgoing calls (`outgoing.application_sid`).
-    public var outgoingApplicationSid: String?
+    package var outgoingApplicationSid: String?
     /// Parameters passed to the outgoing application (`outgoing.params`).
-    public var outgoingApplicationParams: [String: String]
+    package var outgoingApplicationParams: [String: String]
     /// The push credential for incoming-call notifications (`push_credential_sid`).
-    public var pushCredentialSid: String?
+    package var pushCredentialSid: String?
 
     /// Creates a grant.
-    public init(
+    package init(
         incomingAllowed: Bool? = nil, outgoingApplicationSid: String? = nil,
         outgoingApplicationParams: [String: String] = [:], pushCredentialSid: String? = nil
     ) {

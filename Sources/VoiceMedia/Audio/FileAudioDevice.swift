@@ -45,7 +45,7 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
     }
 
     private let device: SoftwareAudioDevice
-    private let source: BufferAudioDevice.Source?
+    private let source: SampleSource?
     private let sink = Locked<FileSink?>(nil)
 
     /// Creates a file device.
@@ -79,7 +79,7 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
                     message: "input is \(file.sampleRate) Hz, \(required) Hz required (no resampling)")
             }
             captureFormat = file.audioFormat()
-            source = BufferAudioDevice.Source(content: .samples(file.samples, loop: endOfInput == .loop))
+            source = SampleSource(content: .samples(file.samples, loop: endOfInput == .loop))
         } else {
             captureFormat = nil
             source = nil

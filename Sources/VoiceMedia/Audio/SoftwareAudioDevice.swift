@@ -5,8 +5,8 @@ import VoiceSupport
 /// sink. A device supplies only where its capture samples come from and where rendered ones go.
 ///
 /// Threading: thread-safe; stops both sides when released.
-final class SoftwareAudioDevice: Sendable {
-    let pacing: SoftwareAudioPacing
+package final class SoftwareAudioDevice: Sendable {
+    package let pacing: SoftwareAudioPacing
     /// The clock phase both directions start on (nil when not paced by a phased clock).
     private let phase: Int?
     private let enabled = AudioEnableFlag(true)
@@ -14,7 +14,7 @@ final class SoftwareAudioDevice: Sendable {
     private let render: SoftwareDeviceSide
 
     /// A device whose pump threads are named `label-cap` and `label-ren`.
-    init(label: String, pacing: SoftwareAudioPacing) {
+    package init(label: String, pacing: SoftwareAudioPacing) {
         self.pacing = pacing
         if case .clock(let clock) = pacing.mode { phase = clock.nextPhase() } else { phase = nil }
         capture = SoftwareDeviceSide(label: label + "-cap")
@@ -27,14 +27,14 @@ final class SoftwareAudioDevice: Sendable {
     }
 
     /// When false, capture delivers silence and render discards what it pulls.
-    var isEnabled: Bool {
+    package var isEnabled: Bool {
         get { enabled.isEnabled }
         set { enabled.isEnabled = newValue }
     }
 
     /// Starts delivering `source`'s samples, in `format`, to `context`. `prepare` runs first,
     /// only when capture is idle (e.g. rewinding the source).
-    func startCapturing<Source: SoftwareCaptureSource>(
+    package func startCapturing<Source: SoftwareCaptureSource>(
         from source: Source, format: AudioFormat, context: any AudioDeviceContext, prepare: () -> Void = {}
     ) throws(AudioDeviceError) {
         try capture.start(
@@ -43,7 +43,7 @@ final class SoftwareAudioDevice: Sendable {
     }
 
     /// Starts pulling render audio, in `format`, from `context` into `sink`.
-    func startRendering<Sink: SoftwareRenderSink>(
+    package func startRendering<Sink: SoftwareRenderSink>(
         into sink: Sink, format: AudioFormat, context: any AudioDeviceContext
     ) throws(AudioDeviceError) {
         try render.start(
@@ -52,13 +52,13 @@ final class SoftwareAudioDevice: Sendable {
     }
 
     /// Stops capturing; no capture callback runs after it returns. Idempotent.
-    func stopCapturing() { capture.stop() }
+    package func stopCapturing() { capture.stop() }
 
     /// Stops rendering; no render callback runs after it returns. Idempotent.
-    func stopRendering() { render.stop() }
+    package func stopRendering() { render.stop() }
 
     /// Whether capture runs (started and not stopped).
-    var isCapturing: Bool { capture.isRunning }
+    package var isCapturing: Bool { capture.isRunning }
     /// Whether rendering runs (started and not stopped).
-    var isRendering: Bool { render.isRunning }
+    package var isRendering: Bool { render.isRunning }
 }

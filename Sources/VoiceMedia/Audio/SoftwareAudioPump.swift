@@ -2,7 +2,7 @@ import Synchronization
 import VoiceSupport
 
 /// The shared on/off switch between a device and its running pumps.
-final class AudioEnableFlag: Sendable {
+package final class AudioEnableFlag: Sendable {
     private let value: Atomic<Bool>
     init(_ initial: Bool) { value = Atomic(initial) }
     var isEnabled: Bool {
@@ -14,7 +14,7 @@ final class AudioEnableFlag: Sendable {
 /// Produces captured samples for a software device.
 ///
 /// Threading: called from one pump thread at a time; must not allocate.
-protocol SoftwareCaptureSource: AnyObject {
+package protocol SoftwareCaptureSource: AnyObject {
     /// Fills all of `buffer` (silence past the end); returns false once the source is exhausted.
     func fill(_ buffer: UnsafeMutableBufferPointer<Int16>) -> Bool
 }
@@ -22,7 +22,7 @@ protocol SoftwareCaptureSource: AnyObject {
 /// Consumes rendered samples for a software device.
 ///
 /// Threading: called from one pump thread at a time; must not allocate.
-protocol SoftwareRenderSink: AnyObject {
+package protocol SoftwareRenderSink: AnyObject {
     /// Takes one buffer of rendered samples (silence while the device is disabled).
     func consume(_ buffer: UnsafeBufferPointer<Int16>)
 }
@@ -151,10 +151,11 @@ final class SoftwareDeviceSide: Sendable {
 }
 
 /// A capture source or render sink that does nothing: silence in, render discarded.
-final class SilenceAudioEndpoint: SoftwareCaptureSource, SoftwareRenderSink {
-    func fill(_ buffer: UnsafeMutableBufferPointer<Int16>) -> Bool {
+package final class SilenceAudioEndpoint: SoftwareCaptureSource, SoftwareRenderSink {
+    package init() {}
+    package func fill(_ buffer: UnsafeMutableBufferPointer<Int16>) -> Bool {
         buffer.update(repeating: 0)
         return true
     }
-    func consume(_ buffer: UnsafeBufferPointer<Int16>) {}
+    package func consume(_ buffer: UnsafeBufferPointer<Int16>) {}
 }

@@ -1,7 +1,7 @@
 /// Why a WAV file could not be read or written.
 ///
 /// A closed set: every malformed, truncated or unsupported input maps to exactly one case.
-public enum WAVFileError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum WAVFileError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The bytes end before a header, chunk header or declared chunk body is complete.
     case truncated
     /// The file does not start with `RIFF`.
@@ -34,7 +34,7 @@ public enum WAVFileError: Error, Hashable, Sendable, CustomStringConvertible {
     case io(errno: Int32, operation: String, path: String)
 
     /// A one-line explanation.
-    public var description: String {
+    package var description: String {
         switch self {
         case .truncated: return "WAV data is truncated"
         case .notRIFF: return "not a RIFF file"

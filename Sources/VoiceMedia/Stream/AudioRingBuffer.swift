@@ -27,6 +27,10 @@ package final class AudioRingBuffer: @unchecked Sendable {  // storage is shared
 
     /// Samples waiting to be read.
     package var availableToRead: Int { head.load(ordering: .acquiring) - tail.load(ordering: .acquiring) }
+    /// Samples written since the ring was made (monotonic): the position of the next write.
+    package var writePosition: Int { head.load(ordering: .acquiring) }
+    /// Samples read or discarded since the ring was made (monotonic).
+    package var readPosition: Int { tail.load(ordering: .acquiring) }
     /// Free space for the writer.
     package var availableToWrite: Int { capacity - availableToRead }
 

@@ -10,6 +10,9 @@ public struct SIPTransportConfiguration: Sendable {
     public var tlsClient: TLSConfiguration
     /// TLS settings for connections we accept: our certificate chain and key. Required to listen on TLS.
     public var tlsServer: TLSConfiguration?
+    /// SHA-256 digests of the public keys a TLS server we connect to may prove (its
+    /// certificate's SubjectPublicKeyInfo); empty: any key its verified certificate carries.
+    package var pinnedPublicKeyDigests: [[UInt8]] = []
     /// Parser limits for received messages.
     package var parserLimits: SIPMessageParser.Limits = .init()
     /// How long a TCP or TLS connect may take.

@@ -354,7 +354,7 @@ package final class SIPTransportLayer: @unchecked Sendable {
             if SIPTLSIdentity.verifiesPeer(configuration.tlsClient.certificateVerification) {
                 try channel.pipeline.syncOperations.addHandler(identityRecorder(for: channel, transport: transport))
             }
-            try channel.pipeline.syncOperations.addHandler(SIPTLSHandshakeWaiter(promise: channel.eventLoop.makePromise()))
+            try channel.pipeline.syncOperations.addHandler(SIPTLSHandshakeWaiter(promise: channel.eventLoop.makePromise(), pins: configuration.pinnedPublicKeyDigests))
         }
         try addIdleHandlers(channel)
         if transport.isWebSocket { return }

@@ -1,3 +1,4 @@
+import VoiceMedia
 import VoiceSupport
 
 /// A device that captures from memory (samples or a generator) and records what it renders
@@ -26,7 +27,7 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
     }
 
     private let device: SoftwareAudioDevice
-    private let source: Source
+    private let source: SampleSource
     private let recorder: Recorder
 
     /// Creates a device that captures `samples` (interleaved, in `format`) once, then silence, or in a loop.
@@ -37,7 +38,7 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
     ) {
         self.format = format
         self.device = SoftwareAudioDevice(label: "voice-buf", pacing: pacing)
-        self.source = Source(content: .samples(captureSamples, loop: loop))
+        self.source = SampleSource(content: .samples(captureSamples, loop: loop))
         self.recorder = Recorder(capacity: recording ? recordingCapacity : 0, enabled: recording)
     }
 
@@ -48,7 +49,7 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
     ) {
         self.format = format
         self.device = SoftwareAudioDevice(label: "voice-buf", pacing: pacing)
-        self.source = Source(content: .generator(generator))
+        self.source = SampleSource(content: .generator(generator))
         self.recorder = Recorder(capacity: recordingCapacity)
     }
 
@@ -78,56 +79,6 @@ public final class BufferAudioDevice: AudioDevice, @unchecked Sendable {
     package var isCapturing: Bool { device.isCapturing }
     /// Whether rendering runs (started and not stopped).
     package var isRendering: Bool { device.isRendering }
-
-    /// The capture content and read position. Only the capture pump touches `position` (and
-    /// `rewind` runs before the pump starts), hence `@unchecked Sendable`.
-    final class Source: SoftwareCaptureSource, @unchecked Sendable {
-        enum Content {
-            case samples([Int16], loop: Bool)
-            case generator(Generator)
-        }
-        let content: Content
-        private var position = 0
-
-        init(content: Content) { self.content = content }
-
-        func rewind() { position = 0 }
-
-        func fill(_ buffer: UnsafeMutableBufferPointer<Int16>) -> Bool {
-            switch content {
-            case let .generator(generate):
-                generate(buffer)
-                return true
-            case let .samples(samples, loop):
-                return samples.withUnsafeBufferPointer { all in
-                    Self.copy(from: all, position: &position, loop: loop, into: buffer)
-                }
-            }
-        }
-
-        /// Copies from `all` at `position` into `buffer`, wrapping if `loop`, padding with silence otherwise.
-        /// Returns false once the end (without loop) is reached.
-        static func copy(
-            from all: UnsafeBufferPointer<Int16>, position: inout Int, loop: Bool,
-            into buffer: UnsafeMutableBufferPointer<Int16>
-        ) -> Bool {
-            var filled = 0
-            while filled < buffer.count {
-                if position >= all.count {
-                    guard loop, !all.isEmpty else { break }
-                    position = 0
-                }
-                let n = min(buffer.count - filled, all.count - position)
-                for i in 0..<n { buffer[filled + i] = all[position + i] }
-                filled += n
-                position += n
-            }
-            if filled < buffer.count {
-                for i in filled..<buffer.count { buffer[i] = 0 }
-            }
-            return loop ? !all.isEmpty : position < all.count
-        }
-    }
 
     /// The recording, behind a mutex so snapshots can be taken while rendering.
     final class Recorder: SoftwareRenderSink, Sendable {

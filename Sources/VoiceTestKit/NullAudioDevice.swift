@@ -1,3 +1,4 @@
+import VoiceMedia
 /// A device that captures silence and discards what it renders, paced in real time.
 ///
 /// For calls without audio hardware (servers, bots that only signal). Threading: thread-safe;
