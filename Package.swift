@@ -194,7 +194,9 @@ let package = Package(
         .target(
             name: "VoiceService",
             dependencies: [
-                "VoiceCore",
+                "VoiceCore", "VoiceAddress", "VoiceSIP", "VoiceSIPAgent",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -204,7 +206,7 @@ let package = Package(
             name: "VoiceCall",
             dependencies: [
                 "VoiceEmbedded", "VoiceCore", "VoiceTestAudio", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent",
-                "CVoiceSys", "VoiceService", "VoiceConference",
+                "CVoiceSys", "VoiceService", "VoiceConference", "VoiceNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,3 +1,4 @@
+import VoiceNetwork
 import ArgumentParser
 import Foundation
 import Logging
@@ -119,7 +120,8 @@ struct ClientOptions: ParsableArguments {
                 else { throw ValidationError("--interface-type takes name=ethernet|wifi|vpn|cellular|loopback, not \(entry)") }
                 types[parts[0]] = type
             }
-            configuration.addressSelection = .automatic(interfaceTypes: types)
+            configuration.addressSelection = .automatic
+            configuration.interfaceTypes = types
         } else if !interfaceType.isEmpty {
             throw ValidationError("--interface-type needs --listen auto")
         }

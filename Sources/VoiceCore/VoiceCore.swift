@@ -2,7 +2,6 @@
 // `import VoiceCore` is all an app needs: audio devices (VoiceMedia) and the transport names in
 // `VoiceClientConfiguration` (VoiceSIPAgent). Server settings are `VoiceService`'s; test devices
 // are `VoiceTestKit`'s.
-@_exported import enum VoiceNetwork.NetworkInterfaceType
 @_exported import protocol VoiceMedia.AudioDevice
 @_exported import protocol VoiceMedia.AudioDeviceContext
 @_exported import struct VoiceMedia.AudioDeviceError

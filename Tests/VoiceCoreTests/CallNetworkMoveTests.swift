@@ -35,7 +35,7 @@ final class CallNetworkMoveTests: XCTestCase {
 
     func testAConnectedCallMovesToTheNewAddressAndKeepsItsAudio() throws {
         let signal = TestSignals.speechLike(seconds: 2)
-        let alice = try TestVoiceClient("alice", signal: signal) { $0.addressSelection = .automatic() }
+        let alice = try TestVoiceClient("alice", signal: signal) { $0.addressSelection = .automatic }
         XCTAssertEqual(alice.client.mediaBindHost, "0.0.0.0")
         XCTAssertEqual(try alice.client.agent.currentAdvertisedHost.wait(), "127.0.0.1", "a loopback server: loopback")
         let f = try ReconnectTestCall(reconnection: CallReconnectionPolicy(), caller: alice, security: .automatic)
@@ -71,7 +71,7 @@ final class CallNetworkMoveTests: XCTestCase {
     /// With two addresses, a call offers a host candidate on each (the preferred one first)
     /// and its media runs over the preferred one.
     func testACallOffersAHostCandidateOnEachAddress() throws {
-        let alice = try TestVoiceClient("alice", signal: TestSignals.speechLike(seconds: 2)) { $0.addressSelection = .automatic() }
+        let alice = try TestVoiceClient("alice", signal: TestSignals.speechLike(seconds: 2)) { $0.addressSelection = .automatic }
         let client = alice.client
         let both = [loopback("127.0.0.1"), loopback("127.0.0.2")]
         client.onLoop { client.networkChanged(both) }
@@ -90,7 +90,7 @@ final class CallNetworkMoveTests: XCTestCase {
     }
 
     func testWithNoNetworkTheCallWaitsAndTheSameAddressBackReconnectsIt() throws {
-        let alice = try TestVoiceClient("alice", signal: TestSignals.speechLike(seconds: 2)) { $0.addressSelection = .automatic() }
+        let alice = try TestVoiceClient("alice", signal: TestSignals.speechLike(seconds: 2)) { $0.addressSelection = .automatic }
         let f = try ReconnectTestCall(reconnection: CallReconnectionPolicy(), caller: alice, security: .automatic)
         fixture = f
         let client = alice.client
@@ -109,7 +109,7 @@ final class CallNetworkMoveTests: XCTestCase {
     /// (RFC 3261 §18.2.2), so the call is cancelled and fails with 53001 at once; the callee
     /// sees the invite cancelled.
     func testACallWePlacedThatRingsFailsWhenItsAddressGoes() throws {
-        let alice = try TestVoiceClient("alice") { $0.addressSelection = .automatic() }
+        let alice = try TestVoiceClient("alice") { $0.addressSelection = .automatic }
         let bob = try TestVoiceClient("bob")
         defer {
             alice.client.shutdown()

@@ -143,7 +143,7 @@ final class ConferenceRoomPeersTests: XCTestCase {
         var legs: [(name: String, frequency: Double, client: TestVoiceClient, delegate: RecordingCallDelegate)] = []
         for (name, frequency) in [("alice", 500.0), ("bob", 700.0), ("carol", 1_100.0)] {
             let client = try TestVoiceClient(name, signal: TestSignals.multiTone([(frequency, 6_000)], seconds: 1)) { configuration in
-                if name == "alice" { configuration.addressSelection = .automatic() }
+                if name == "alice" { configuration.addressSelection = .automatic }
             }
             cleanup.append { client.client.shutdown() }
             let delegate = RecordingCallDelegate()

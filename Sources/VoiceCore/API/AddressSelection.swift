@@ -10,7 +10,5 @@ public enum AddressSelection: Sendable, Hashable {
     /// the new address, reporting `isReconnecting` (53001) then `didReconnect` once the peer
     /// accepted it. Interfaces are preferred in seed 000's order (Ethernet, Wi-Fi, VPN,
     /// cellular; loopback only for a server on this host or with no other network).
-    /// - Parameter interfaceTypes: Overrides the type the kernel's facts give an interface, by
-    ///   name (`["usb0": .cellular]` for a phone's tethering, say).
-    case automatic(interfaceTypes: [String: NetworkInterfaceType] = [:])
+    case automatic
 }

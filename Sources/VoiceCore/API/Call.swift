@@ -62,7 +62,7 @@ public final class Call: Sendable, CustomStringConvertible {
     /// callback that announces it.
     public var audioInterruption: CallAudioInterruption? { snapshot.withLock { $0.audioInterruption } }
     /// Whether the call's audio is interrupted now.
-    public var isAudioInterrupted: Bool { audioInterruption != nil }
+    package var isAudioInterrupted: Bool { audioInterruption != nil }
     /// The current quality warnings.
     public var callQualityWarnings: Set<CallQualityWarning> { snapshot.withLock { $0.warnings } }
     /// Every state change, warning and message, in delegate order; finishes when the call disconnects.
@@ -71,7 +71,7 @@ public final class Call: Sendable, CustomStringConvertible {
     public var events: AsyncStream<CallEvent> { eventStream }
 
     /// How many unread events ``events`` keeps (the newest).
-    public static let eventBufferLimit = 64
+    package static let eventBufferLimit = 64
 
     /// Mute: the media engine sends silent frames. Only takes effect while connected.
     public var isMuted: Bool {

@@ -39,7 +39,7 @@ public struct ICEServer: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether it is a TURN server (relayed candidates) rather than STUN only.
-    public var isTURN: Bool { parsed.isTURN }
+    package var isTURN: Bool { parsed.isTURN }
 
     public var description: String { parsed.description }
 

@@ -57,7 +57,7 @@ public struct SIPServerAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The WebSocket transport a `ws://` or `wss://` address takes (`.ws`, `.wss`); nil for others.
-    public var webSocketTransport: SIPTransportProtocol? {
+    package var webSocketTransport: SIPTransportProtocol? {
         guard webSocketPath != nil || uri.transport?.lowercased() == "ws" else { return nil }
         return uri.scheme == .sips ? .wss : .ws
     }
@@ -69,7 +69,7 @@ public struct SIPServerAddress: Sendable, Equatable, CustomStringConvertible {
     public var port: Int? { uri.port }
 
     /// Whether requests to this server are encrypted: a `sips:` URI, `transport=tls`, or `wss://`.
-    public var requiresTLS: Bool { uri.scheme == .sips || uri.transport == "tls" }
+    package var requiresTLS: Bool { uri.scheme == .sips || uri.transport == "tls" }
 
     /// The address as a SIP URI, e.g. `sip:proxy.example.com:5080;transport=tcp`, or as the
     /// WebSocket URL it was given as (`wss://proxy.example.com/sip`).

@@ -12,7 +12,7 @@
 /// ```
 public struct STUNServerAddress: Sendable, Hashable, CustomStringConvertible {
     /// The port STUN servers listen on when none is given (RFC 5389 §9).
-    public static let defaultPort = 3478
+    package static let defaultPort = 3478
 
     /// The host: a name, an IPv4 address, or an IPv6 address without brackets.
     public let host: String

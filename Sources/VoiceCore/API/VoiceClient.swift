@@ -160,7 +160,8 @@ public final class VoiceClient: @unchecked Sendable {
         var agentConfiguration = try Self.agentConfiguration(configuration, dtlsIdentity: dtlsIdentity)
         var initialOtherMediaHosts: [String] = []
         let box = SIPClientBox()
-        if case .automatic(let interfaceTypes) = configuration.addressSelection {
+        if configuration.addressSelection == .automatic {
+            let interfaceTypes = configuration.interfaceTypes
             do {
                 let monitor = try NetworkMonitor(
                     classifier: NetworkInterfaceClassifier(overrides: interfaceTypes), logger: logger
@@ -350,7 +351,7 @@ public final class VoiceClient: @unchecked Sendable {
     /// reporting to the transferor how it goes.
     func connect(options: ConnectOptions, delegate: CallDelegate, transfer: CallTransferLeg?) -> Call {
         let destinationText = transfer?.destination ?? options.params[CallCustomHeaders.destinationParameter] ?? ""
-        let call = Call(uuid: options.uuid, from: configuration.identity, to: destinationText, sid: nil, delegateQueue: options.delegateQueue)
+        let call = Call(uuid: options.uuid ?? UUID(), from: configuration.identity, to: destinationText, sid: nil, delegateQueue: options.delegateQueue)
         let core = CallCore(
             client: self, call: call, role: .caller, delegate: delegate, delegateQueue: options.delegateQueue,
             messageDelegate: options.callMessageDelegate, preferredCodecs: options.preferredAudioCodecs,

@@ -1,3 +1,4 @@
+import VoiceNetwork
 import VoiceMediaTypes
 import CoreMetrics
 import Logging
@@ -27,6 +28,9 @@ public struct VoiceClientConfiguration: Sendable {
     /// Whether the advertised address is ``listenHost`` (the default) or follows the host's
     /// networks (see ``AddressSelection/automatic(interfaceTypes:)``).
     public var addressSelection: AddressSelection = .listenHost
+    /// With ``AddressSelection/automatic``: the type of an interface by name, over what the
+    /// kernel's facts say (`["usb0": .cellular]` for a phone's tethering; `voicecall --interface-type`).
+    package var interfaceTypes: [String: NetworkInterfaceType] = [:]
     /// A STUN server (RFC 5389) for a client behind a NAT: each call's media port, and over UDP
     /// the SIP socket, learn the address and port the NAT gives them, which SDP, Contact and Via
     /// then carry; learned again after every network change. Its host name is resolved when the

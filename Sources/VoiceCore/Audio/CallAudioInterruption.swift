@@ -14,7 +14,7 @@ public struct CallAudioInterruption: Sendable, Hashable {
     public var error: AudioDeviceError
 
     /// Creates an interruption record.
-    public init(capture: Bool, render: Bool, error: AudioDeviceError) {
+    package init(capture: Bool, render: Bool, error: AudioDeviceError) {
         self.capture = capture
         self.render = render
         self.error = error

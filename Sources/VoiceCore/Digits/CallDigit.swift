@@ -24,7 +24,7 @@ public struct CallDigit: Sendable, Hashable, CustomStringConvertible {
     /// How it came.
     public let transport: Transport
 
-    public init(digit: Character, duration: TimeInterval, transport: Transport) {
+    package init(digit: Character, duration: TimeInterval, transport: Transport) {
         self.digit = digit
         self.duration = duration
         self.transport = transport

@@ -24,7 +24,7 @@ extension VoiceError {
     /// - Parameters:
     ///   - status: The SIP status code of a final failure response (300–699).
     ///   - reasonPhrase: The phrase received; RFC 3261's phrase when nil.
-    public init?(sipStatus status: Int, reasonPhrase: String? = nil) {
+    package init?(sipStatus status: Int, reasonPhrase: String? = nil) {
         guard let sipCode = SIPErrorMapping.failureCode(statusCode: status) else { return nil }
         let phrase = reasonPhrase ?? SIPResponse.standardReasonPhrase(for: status)
         self.init(Self.code(for: sipCode), failureReason: "SIP/2.0 \(status) \(phrase)", sipStatus: status)

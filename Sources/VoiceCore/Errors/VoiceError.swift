@@ -25,7 +25,6 @@ public struct VoiceError: Error, Sendable, Equatable, CustomStringConvertible, L
     }
 
     /// The short text for ``code`` (e.g. "Busy Everywhere").
-    public var localizedDescription: String { code.description }
 
     /// The same as ``localizedDescription``, for `LocalizedError`.
     public var errorDescription: String? { code.description }

@@ -10,13 +10,13 @@ import Foundation
 /// SIP user agent) is received with a fresh SID and the type "user-defined-message".
 public struct CallMessage: Sendable, Equatable {
     /// Limit on the content, in bytes (10 KB).
-    public static let maximumContentLength = 10 * 1024
+    package static let maximumContentLength = 10 * 1024
     /// The default content type.
-    public static let defaultContentType = "application/json"
+    package static let defaultContentType = "application/json"
     /// The default (and only Twilio-defined) message type.
-    public static let defaultMessageType = "user-defined-message"
+    package static let defaultMessageType = "user-defined-message"
     /// The prefix of a message's ``voiceEventSid``.
-    public static let sidPrefix = "KX"
+    package static let sidPrefix = "KX"
     /// The INFO header field carrying ``voiceEventSid``.
     package static let voiceEventSidHeader = "X-Twilio-VoiceEventSid"
     /// The INFO header field carrying ``messageType``.
@@ -32,16 +32,14 @@ public struct CallMessage: Sendable, Equatable {
     /// `Call.sendMessage(_:)` returns it.
     public var voiceEventSid: String
 
-    /// Creates a message with a fresh ``voiceEventSid``.
-    public init(
-        content: String, contentType: String = CallMessage.defaultContentType,
-        messageType: String = CallMessage.defaultMessageType
-    ) {
+    /// Creates a message with a fresh ``voiceEventSid``: JSON of Twilio's `user-defined-message`
+    /// type by default, at most 10 KiB of content.
+    public init(content: String, contentType: String = "application/json", messageType: String = "user-defined-message") {
         self.init(content: content, contentType: contentType, messageType: messageType, voiceEventSid: Self.makeSid())
     }
 
     /// Creates a message with a given identifier (e.g. one received).
-    public init(content: String, contentType: String, messageType: String, voiceEventSid: String) {
+    package init(content: String, contentType: String, messageType: String, voiceEventSid: String) {
         self.content = content
         self.contentType = contentType
         self.messageType = messageType
@@ -52,7 +50,7 @@ public struct CallMessage: Sendable, Equatable {
     /// and a content type, message type and SID with no control characters and not empty. Fails
     /// with 31100 ``VoiceError/Code/malformedRequest``, reported through
     /// `didFailToSendMessage`. (Whether the content matches its type is the receiver's concern.)
-    public func validateForSending() throws(VoiceError) {
+    package func validateForSending() throws(VoiceError) {
         let size = content.utf8.count
         guard size <= Self.maximumContentLength else {
             throw VoiceError(

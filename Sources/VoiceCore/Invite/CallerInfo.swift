@@ -8,7 +8,7 @@ public struct CallerInfo: Sendable, Equatable {
     public let isVerified: Bool?
 
     /// Creates caller information.
-    public init(isVerified: Bool?) {
+    package init(isVerified: Bool?) {
         self.isVerified = isVerified
     }
 
@@ -31,7 +31,7 @@ public struct CallerInfo: Sendable, Equatable {
     }
 
     /// Interprets a `verstat` value (compared without case).
-    public init(verstat: String) {
+    package init(verstat: String) {
         switch verstat.lowercased() {
         case "tn-validation-passed": self.init(isVerified: true)
         case "tn-validation-failed": self.init(isVerified: false)

@@ -13,7 +13,7 @@ public struct CallAudioDeviceStats: Hashable, Sendable {
     public var isInterrupted: Bool
 
     /// Creates device statistics.
-    public init(
+    package init(
         captureXruns: UInt64 = 0, playbackXruns: UInt64 = 0, suspendsRecovered: UInt64 = 0, interruptions: UInt64 = 0,
         isInterrupted: Bool = false
     ) {

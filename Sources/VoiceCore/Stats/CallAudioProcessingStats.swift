@@ -23,7 +23,7 @@ public struct CallAudioProcessingStats: Hashable, Sendable {
     public var fallback: AudioProcessingFallback?
 
     /// Creates processing statistics (nothing running).
-    public init(
+    package init(
         echoCancellation: Bool = false, noiseSuppression: Bool = false, autoGainControl: Bool = false, highPassFilter: Bool = false,
         echoReturnLoss: Double? = nil, echoReturnLossEnhancement: Double? = nil, fallback: AudioProcessingFallback? = nil
     ) {

@@ -22,7 +22,7 @@ public struct CallLocalAudioTrackStats: Hashable, Sendable {
     public var audioLevel: Int
 
     /// Creates local track statistics.
-    public init(
+    package init(
         codec: String = "", payloadType: UInt8 = 0, ssrc: UInt32 = 0, packetsSent: UInt64 = 0, bytesSent: UInt64 = 0,
         packetsLost: Int64 = 0, fractionLost: Double = 0, jitterMs: Double = 0, roundTripTimeMs: Double? = nil,
         audioLevel: Int = 0

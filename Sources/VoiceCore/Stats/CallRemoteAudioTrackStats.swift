@@ -22,7 +22,7 @@ public struct CallRemoteAudioTrackStats: Hashable, Sendable {
     public var mos: Double?
 
     /// Creates remote track statistics.
-    public init(
+    package init(
         codec: String = "", ssrc: UInt32 = 0, packetsReceived: UInt64 = 0, bytesReceived: UInt64 = 0,
         packetsLost: Int64 = 0, fractionLost: Double = 0, jitterMs: Double = 0, jitterBufferDelayMs: Double = 0,
         audioLevel: Int = 0, mos: Double? = nil

@@ -18,7 +18,7 @@ public struct CallSecurityStats: Hashable, Sendable {
     public var offPathDTLSDatagrams: UInt64 = 0
 
     /// Creates security statistics.
-    public init(srtpAuthFailures: UInt64 = 0, srtpReplays: UInt64 = 0, malformedPackets: UInt64 = 0, rejectedSourcePackets: UInt64 = 0) {
+    package init(srtpAuthFailures: UInt64 = 0, srtpReplays: UInt64 = 0, malformedPackets: UInt64 = 0, rejectedSourcePackets: UInt64 = 0) {
         self.srtpAuthFailures = srtpAuthFailures
         self.srtpReplays = srtpReplays
         self.malformedPackets = malformedPackets

@@ -26,7 +26,7 @@ public struct CallStatsReport: Hashable, Sendable {
     public var transport = CallTransportStats()
 
     /// Creates a report.
-    public init(
+    package init(
         callSid: String? = nil, timestamp: Duration = .zero, roundTripTimeMs: Double? = nil,
         localAudioTrackStats: [CallLocalAudioTrackStats] = [], remoteAudioTrackStats: [CallRemoteAudioTrackStats] = [],
         security: CallSecurityStats = CallSecurityStats(), audioDevice: CallAudioDeviceStats = CallAudioDeviceStats()

@@ -11,7 +11,7 @@ public struct CallTransportStats: Hashable, Sendable {
     public var srtpCipher: String?
 
     /// Creates transport statistics.
-    public init(selectedCandidatePair: String? = nil, dtlsState: String? = nil, srtpCipher: String? = nil) {
+    package init(selectedCandidatePair: String? = nil, dtlsState: String? = nil, srtpCipher: String? = nil) {
         self.selectedCandidatePair = selectedCandidatePair
         self.dtlsState = dtlsState
         self.srtpCipher = srtpCipher

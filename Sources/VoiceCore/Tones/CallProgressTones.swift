@@ -7,15 +7,15 @@ import VoiceSupport
 /// ``VoiceClientConfiguration/progressTones``.
 public struct CallProgressTones: Sendable, Hashable {
     /// One tone: frequencies summed, on and off times.
-    public struct Tone: Sendable, Hashable {
+    package struct Tone: Sendable, Hashable {
         /// Frequencies played together, in Hz.
-        public var frequencies: [Double]
+        package var frequencies: [Double]
         /// On and off times of the cadence; `off` zero sounds continuously.
-        public var on: Duration
-        public var off: Duration
+        package var on: Duration
+        package var off: Duration
 
         /// Creates a tone.
-        public init(frequencies: [Double], on: Duration, off: Duration) {
+        package init(frequencies: [Double], on: Duration, off: Duration) {
             self.frequencies = frequencies
             self.on = on
             self.off = off
@@ -23,14 +23,14 @@ public struct CallProgressTones: Sendable, Hashable {
     }
 
     /// Played while the callee rings without early media; nil: none.
-    public var ringback: Tone?
+    package var ringback: Tone?
     /// Played after a busy or rejected outgoing call (486, 600, 603); nil: none.
-    public var busy: Tone?
+    package var busy: Tone?
     /// How long the busy tone plays.
-    public var busyDuration: Duration
+    package var busyDuration: Duration
 
     /// Creates a set of tones.
-    public init(ringback: Tone?, busy: Tone?, busyDuration: Duration = .seconds(3)) {
+    package init(ringback: Tone?, busy: Tone?, busyDuration: Duration = .seconds(3)) {
         self.ringback = ringback
         self.busy = busy
         self.busyDuration = busyDuration

@@ -9,7 +9,7 @@ import VoiceSupport
 /// within ``answerTimeout`` is refused.
 public final class CallTransferRequest: Sendable, Equatable, CustomStringConvertible {
     /// How long a request waits for an answer before it is refused.
-    public static let answerTimeout: TimeInterval = 10
+    package static let answerTimeout: TimeInterval = 10
 
     /// The SIP URI to call (`sip:carol@example.com`).
     public let target: String

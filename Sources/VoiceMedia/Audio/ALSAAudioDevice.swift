@@ -15,20 +15,20 @@ import VoiceSupport
 /// the PCM handles are owned by their threads. Context callbacks run on the device threads.
 public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
     /// PCM names, format and buffering.
-    public struct Configuration: Sendable, Hashable {
+    package struct Configuration: Sendable, Hashable {
         /// PCM to capture from, e.g. `"default"`, `"hw:0,0"`, `"null"`.
-        public var captureDevice: String
+        package var captureDevice: String
         /// PCM to play to.
-        public var playbackDevice: String
+        package var playbackDevice: String
         /// Rate, channels (1 or 2) and period (`framesPerBuffer`, 10–20 ms) of both directions.
-        public var format: AudioFormat
+        package var format: AudioFormat
         /// ALSA ring buffer size in periods (at least 2).
-        public var bufferPeriods: Int
+        package var bufferPeriods: Int
         /// Periods of silence queued before playback starts, as a cushion against jitter.
-        public var playbackPrefillPeriods: Int
+        package var playbackPrefillPeriods: Int
 
         /// Creates a configuration; defaults are the `"default"` PCM, 48 kHz mono, 10 ms periods, 4 periods of buffer.
-        public init(
+        package init(
             captureDevice: String = "default", playbackDevice: String = "default", format: AudioFormat = .voice,
             bufferPeriods: Int = 4, playbackPrefillPeriods: Int = 1
         ) {
@@ -41,7 +41,7 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
     }
 
     /// The configuration the device was created with.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// Format of captured audio.
     public var captureFormat: AudioFormat? { configuration.format }
     /// Format of rendered audio.
@@ -73,7 +73,7 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
     ///
     /// - Throws: ``AudioDeviceError/Kind/unsupportedFormat`` unless channels are 1–2, the rate
     ///   positive and the period 10–20 ms.
-    public init(configuration: Configuration = Configuration()) throws(AudioDeviceError) {
+    package init(configuration: Configuration = Configuration()) throws(AudioDeviceError) {
         let format = configuration.format
         guard (1...2).contains(format.channels), format.sampleRate > 0 else {
             throw AudioDeviceError(kind: .unsupportedFormat, message: "unsupported format \(format)")
@@ -108,6 +108,12 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
         return AudioDeviceLatency(capture: capture, playback: playback)
     }
 
+    /// Creates a device capturing from PCM `capture` and playing to PCM `playback` (a headset's
+    /// microphone and the speakers, say) with `format`.
+    public convenience init(capture: String, playback: String, format: AudioFormat = .voice) throws(AudioDeviceError) {
+        try self.init(configuration: Configuration(captureDevice: capture, playbackDevice: playback, format: format))
+    }
+
     /// Creates a device using PCM `name` for both directions with `format`.
     public convenience init(name: String = "default", format: AudioFormat = .voice) throws(AudioDeviceError) {
         try self.init(configuration: Configuration(captureDevice: name, playbackDevice: name, format: format))
@@ -121,7 +127,7 @@ public final class ALSAAudioDevice: AudioDevice, @unchecked Sendable {
     /// Forces libasound to re-read its configuration (e.g. after changing `ALSA_CONFIG_PATH`).
     ///
     /// Call only while no PCM is open in the process.
-    public static func reloadConfiguration() {
+    package static func reloadConfiguration() {
         _ = snd_config_update_free_global()
     }
 

@@ -35,9 +35,9 @@ public final class FileAudioDevice: AudioDevice, @unchecked Sendable {
     /// Format of rendered audio, or nil without an output path.
     public let renderFormat: AudioFormat?
     /// How buffers are timed.
-    public var pacing: SoftwareAudioPacing { device.pacing }
+    package var pacing: SoftwareAudioPacing { device.pacing }
     /// The output WAV path, if rendering is possible.
-    public let outputPath: String?
+    package let outputPath: String?
     /// When false, capture delivers silence and silence is written; pacing continues.
     public var isEnabled: Bool {
         get { device.isEnabled }

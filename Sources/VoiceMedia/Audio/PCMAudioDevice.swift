@@ -42,7 +42,7 @@ public final class PCMAudioDevice: AudioDevice, @unchecked Sendable {
     ///   - pacing: How buffers are timed: in real time (the default) or as fast as the call takes them.
     ///   - onAudio: Receives what the call plays, one buffer at a time, on the pacing thread.
     public init(
-        format: AudioFormat = .voice, maximumQueued: Duration = .seconds(30), pacing: SoftwareAudioPacing = .realTime,
+        format: AudioFormat = .voice, maximumQueued: Duration = .seconds(20), pacing: SoftwareAudioPacing = .realTime,
         onAudio: @escaping AudioHandler = { _ in }
     ) {
         self.format = format
