@@ -88,7 +88,7 @@ struct Demo: ParsableCommand {
                      answerer.invite?.customParameters.description ?? "-"))
         print("alice sent \(aliceStats?.localAudioTrack?.packetsSent ?? 0) packets, bob sent \(bobStats?.localAudioTrack?.packetsSent ?? 0)")
         if let transport = aliceStats?.transport, let dtls = transport.dtlsState {
-            print("media: ICE \(transport.selectedCandidatePair ?? "-"), DTLS \(dtls), SRTP \(transport.srtpCipher ?? "-")")
+            print("media: ICE \(transport.selectedCandidatePair.map { "\($0)" } ?? "-"), DTLS \(dtls), SRTP \(transport.srtpCipher.map { "\($0)" } ?? "-")")
         }
         print(Self.verdict("alice → bob", atBob, mos: bobStats?.remoteAudioTrack?.mos))
         print(Self.verdict("bob → alice", atAlice, mos: aliceStats?.remoteAudioTrack?.mos))

@@ -56,9 +56,11 @@ final class CallMediaSecurityTests: VirtualTimeTestCase {
                 XCTAssertEqual(s.srtpAuthFailures, 0, name)
             }
             let report = try XCTUnwrap(try ConnectedCallPair.onCore(call) { $0?.statsReport() })
-            XCTAssertEqual(report.transport.dtlsState, "connected")
-            XCTAssertEqual(report.transport.srtpCipher, "AEAD_AES_128_GCM")
-            XCTAssertNotNil(report.transport.selectedCandidatePair)
+            XCTAssertEqual(report.transport.dtlsState, .connected)
+            XCTAssertEqual(report.transport.srtpCipher, .aeadAES128GCM)
+            XCTAssertEqual(report.transport.selectedCandidatePair?.local.candidateType, .host)
+            XCTAssertEqual(report.transport.selectedCandidatePair?.remote.candidateType, .host)
+            XCTAssertTrue(report.transport.selectedCandidatePair?.remote.address.hasPrefix("127.") == true)
             // Each side hears the other's tone.
             let heardByAlice = ConnectedCallPair.recordedLevel(of: alice.device, over: 1)
             let heardByBob = ConnectedCallPair.recordedLevel(of: bob.device, over: 1)

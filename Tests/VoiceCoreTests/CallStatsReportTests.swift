@@ -6,12 +6,15 @@ import VoiceMediaTypes
 import VoiceRTP
 import VoiceSupport
 import VoiceMedia
+import VoiceICE
+import VoiceAddress
 
 final class CallStatsReportTests: XCTestCase {
     private func streamStats() -> AudioStreamStats {
         var s = AudioStreamStats()
         s.timestamp = .milliseconds(12_345)
         s.codec = "opus"
+        s.mediaCodec = .opus(OpusSettings.voice)
         s.payloadType = 111
         s.ssrc = 0x1234
         s.remoteSSRC = 0x5678
@@ -42,18 +45,41 @@ final class CallStatsReportTests: XCTestCase {
             report.localAudioTrackStats,
             [
                 CallLocalAudioTrackStats(
-                    codec: "opus", payloadType: 111, ssrc: 0x1234, packetsSent: 500, bytesSent: 40_000, packetsLost: 5,
+                    codec: .opus(), payloadType: 111, ssrc: 0x1234, packetsSent: 500, bytesSent: 40_000, packetsLost: 5,
                     fractionLost: 0.01, jitterMs: 3.25, roundTripTimeMs: 85, audioLevel: 9000)
             ])
         XCTAssertEqual(
             report.remoteAudioTrackStats,
             [
                 CallRemoteAudioTrackStats(
-                    codec: "opus", ssrc: 0x5678, packetsReceived: 480, bytesReceived: 38_000, packetsLost: 20,
+                    codec: .opus(), ssrc: 0x5678, packetsReceived: 480, bytesReceived: 38_000, packetsLost: 20,
                     fractionLost: 0.04, jitterMs: 12.5, jitterBufferDelayMs: 60, audioLevel: 7000, mos: 4.1)
             ])
         XCTAssertEqual(report.localAudioTrack?.packetsSent, 500)
         XCTAssertEqual(report.remoteAudioTrack?.mos, 4.1)
+    }
+
+    /// The transport's figures arrive typed: the pair's ends, WebRTC's DTLS state, the profile.
+    func testTransportFiguresAreTyped() throws {
+        var s = streamStats()
+        let local = try XCTUnwrap(IPAddress("10.0.0.2")), remote = try XCTUnwrap(IPAddress("2001:db8::9"))
+        s.selectedCandidatePair = ICESelectedPair(
+            localKind: .host, local: TransportAddress(ip: local, port: 40_000), remoteKind: .relayed,
+            remote: TransportAddress(ip: remote, port: 5_000))
+        s.dtlsState = .connected
+        s.dtlsSRTPSuite = .aeadAES256GCM
+        s.mediaCodec = .pcma
+        let report = CallStatsReport(streamStats: s, callSid: nil)
+        let pair = try XCTUnwrap(report.transport.selectedCandidatePair)
+        XCTAssertEqual(pair.local.candidateType, .host)
+        XCTAssertEqual(pair.local.address, "10.0.0.2")
+        XCTAssertEqual(pair.local.port, 40_000)
+        XCTAssertEqual(pair.remote.candidateType, .relayed)
+        XCTAssertEqual(pair.description, "host 10.0.0.2:40000 -> relay [2001:db8::9]:5000")
+        XCTAssertEqual(report.transport.dtlsState, .connected)
+        XCTAssertEqual(report.transport.srtpCipher, .aeadAES256GCM)
+        XCTAssertEqual(report.localAudioTrack?.codec, .pcma)
+        XCTAssertNil(CallStatsReport(streamStats: AudioStreamStats(), callSid: nil).localAudioTrack?.codec, "none before negotiation")
     }
 
     func testRefusedPacketsAreReportedBySecurityCounter() {

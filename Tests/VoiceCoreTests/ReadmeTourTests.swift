@@ -13,9 +13,10 @@ import VoiceService
 import VoiceTestAudio
 import VoiceMediaTypes
 
-/// The README's examples, line for line where they can run here (loopback instead of a server,
-/// in-memory audio instead of ALSA): the API tour ("Placing and receiving calls") and the
-/// service ("In a Linux service"). If this stops compiling or passing, the README is wrong.
+/// The tour of the README before the app-facing API was trimmed, line for line where it can run
+/// here (loopback instead of a server, in-memory audio instead of ALSA): the API tour and the
+/// service. It is code written against the TVOCall/TVOCallInvite shape, kept so that such code
+/// keeps compiling and behaving (the README's current examples are DocumentationExamplesTests').
 /// The examples use only the public API; the tests around them use the test kit.
 final class ReadmeTourTests: XCTestCase {
     /// The app object of the tour: call delegate and notification delegate.

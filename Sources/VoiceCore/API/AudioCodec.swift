@@ -34,6 +34,16 @@ public enum AudioCodec: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The app's name of a codec the media engine runs: Opus with its maximum average bitrate.
+    package init(_ codec: MediaCodec) {
+        switch codec {
+        case .opus(let settings): self = .opus(maxAverageBitrate: settings.maxAverageBitrate)
+        case .g722: self = .g722
+        case .pcmu: self = .pcmu
+        case .pcma: self = .pcma
+        }
+    }
+
     public var description: String {
         switch self {
         case .opus(let bitrate): return "opus/\(bitrate)"

@@ -19,10 +19,10 @@ import VoiceSupport
 /// and receives them (``register(accessToken:notificationDelegate:delegateQueue:callMessageDelegate:completion:)``). Many clients
 /// and many calls may live in one process.
 ///
-/// Thread-safe. Its signaling runs on one event loop: by default one of the SDK's own group
-/// (``defaultEventLoopGroup``, never NIO's process-wide singleton, which the app may be using),
-/// or one of the group passed to ``init(configuration:audioDevice:eventLoopGroup:)``. Nothing
-/// slow runs on that loop: each call's media starts and stops on a queue of its own.
+/// Thread-safe. Its signaling runs on one event loop: one of the SDK's own group (never NIO's
+/// process-wide singleton, which the app may be using), or, for a service, one of the group it
+/// passes to `VoiceService`'s initializer. Nothing slow runs on that loop: each call's media
+/// starts and stops on a queue of its own.
 public final class VoiceClient: @unchecked Sendable {
     // @unchecked: the vars below are touched on `agent.eventLoop` only, except `audioDeviceBox` (a `Locked`).
 

@@ -26,7 +26,7 @@ public struct VoiceClientConfiguration: Sendable {
     /// used with ``addressSelection`` `.automatic`.
     public var listenHost: String
     /// Whether the advertised address is ``listenHost`` (the default) or follows the host's
-    /// networks (see ``AddressSelection/automatic(interfaceTypes:)``).
+    /// networks (see ``AddressSelection/automatic``).
     public var addressSelection: AddressSelection = .listenHost
     /// With ``AddressSelection/automatic``: the type of an interface by name, over what the
     /// kernel's facts say (`["usb0": .cellular]` for a phone's tethering; `voicecall --interface-type`).

@@ -1,7 +1,7 @@
 /// Statistics of the audio a call sends (Twilio's `TVOLocalAudioTrackStats`).
 public struct CallLocalAudioTrackStats: Hashable, Sendable {
-    /// Codec name (`opus`, `G722`, `PCMU`, `PCMA`); empty before negotiation.
-    public var codec: String
+    /// The codec in use; nil before negotiation.
+    public var codec: AudioCodec?
     /// RTP payload type.
     public var payloadType: UInt8
     /// Our RTP SSRC.
@@ -23,7 +23,7 @@ public struct CallLocalAudioTrackStats: Hashable, Sendable {
 
     /// Creates local track statistics.
     package init(
-        codec: String = "", payloadType: UInt8 = 0, ssrc: UInt32 = 0, packetsSent: UInt64 = 0, bytesSent: UInt64 = 0,
+        codec: AudioCodec? = nil, payloadType: UInt8 = 0, ssrc: UInt32 = 0, packetsSent: UInt64 = 0, bytesSent: UInt64 = 0,
         packetsLost: Int64 = 0, fractionLost: Double = 0, jitterMs: Double = 0, roundTripTimeMs: Double? = nil,
         audioLevel: Int = 0
     ) {

@@ -1,7 +1,7 @@
 /// Statistics of the audio a call receives (Twilio's `TVORemoteAudioTrackStats`).
 public struct CallRemoteAudioTrackStats: Hashable, Sendable {
-    /// Codec name (`opus`, `G722`, `PCMU`, `PCMA`); empty before negotiation.
-    public var codec: String
+    /// The codec in use; nil before negotiation.
+    public var codec: AudioCodec?
     /// The peer's RTP SSRC; 0 before the first packet.
     public var ssrc: UInt32
     /// RTP packets received.
@@ -23,7 +23,7 @@ public struct CallRemoteAudioTrackStats: Hashable, Sendable {
 
     /// Creates remote track statistics.
     package init(
-        codec: String = "", ssrc: UInt32 = 0, packetsReceived: UInt64 = 0, bytesReceived: UInt64 = 0,
+        codec: AudioCodec? = nil, ssrc: UInt32 = 0, packetsReceived: UInt64 = 0, bytesReceived: UInt64 = 0,
         packetsLost: Int64 = 0, fractionLost: Double = 0, jitterMs: Double = 0, jitterBufferDelayMs: Double = 0,
         audioLevel: Int = 0, mos: Double? = nil
     ) {

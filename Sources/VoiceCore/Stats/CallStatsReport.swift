@@ -44,11 +44,11 @@ public struct CallStatsReport: Hashable, Sendable {
     /// The remote track's MOS is `nil` until a packet has been received.
     package init(streamStats stats: AudioStreamStats, callSid: String?) {
         let local = CallLocalAudioTrackStats(
-            codec: stats.codec, payloadType: stats.payloadType, ssrc: stats.ssrc, packetsSent: stats.packetsSent,
+            codec: stats.mediaCodec.map(AudioCodec.init), payloadType: stats.payloadType, ssrc: stats.ssrc, packetsSent: stats.packetsSent,
             bytesSent: stats.bytesSent, packetsLost: stats.remotePacketsLost, fractionLost: stats.remoteFractionLost,
             jitterMs: stats.remoteJitterMs, roundTripTimeMs: stats.rttMs, audioLevel: stats.inputLevel)
         let remote = CallRemoteAudioTrackStats(
-            codec: stats.codec, ssrc: stats.remoteSSRC, packetsReceived: stats.packetsReceived,
+            codec: stats.mediaCodec.map(AudioCodec.init), ssrc: stats.remoteSSRC, packetsReceived: stats.packetsReceived,
             bytesReceived: stats.bytesReceived, packetsLost: stats.packetsLost, fractionLost: stats.fractionLost,
             jitterMs: stats.jitterMs, jitterBufferDelayMs: stats.jitterBuffer.playoutDelay.milliseconds,
             audioLevel: stats.outputLevel, mos: stats.packetsReceived > 0 ? stats.mos : nil)
@@ -64,8 +64,7 @@ public struct CallStatsReport: Hashable, Sendable {
         security.stunIntegrityFailures = stats.stunIntegrityFailures
         security.offPathDTLSDatagrams = stats.offPathDTLSDatagrams
         transport = CallTransportStats(
-            selectedCandidatePair: stats.selectedCandidatePair?.description, dtlsState: stats.dtlsState?.rawValue,
-            srtpCipher: stats.dtlsSRTPSuite?.sdesName)
+            selectedCandidatePair: stats.selectedCandidatePair, dtlsState: stats.dtlsState, srtpSuite: stats.dtlsSRTPSuite)
     }
 
     /// The local track, when media is set up.

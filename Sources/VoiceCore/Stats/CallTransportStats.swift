@@ -1,19 +1,68 @@
-/// How a call's media travels and is keyed, in WebRTC's stats terms: the ICE candidate pair in
-/// use and the DTLS transport's state. Empty for a call keyed by SDES.
-public struct CallTransportStats: Hashable, Sendable {
-    /// The selected candidate pair, `host 10.0.0.2:40000 -> srflx 203.0.113.9:5000`; nil
-    /// without ICE or before a pair is selected.
-    public var selectedCandidatePair: String?
-    /// WebRTC's `RTCDtlsTransportState`: `new`, `connecting`, `connected`, `closed` or
-    /// `failed`; nil when the call is not keyed by DTLS.
-    public var dtlsState: String?
-    /// The SRTP protection profile the DTLS handshake chose (`AEAD_AES_128_GCM`); nil otherwise.
-    public var srtpCipher: String?
+import VoiceICE
+import VoiceMediaTypes
 
-    /// Creates transport statistics.
-    package init(selectedCandidatePair: String? = nil, dtlsState: String? = nil, srtpCipher: String? = nil) {
-        self.selectedCandidatePair = selectedCandidatePair
-        self.dtlsState = dtlsState
-        self.srtpCipher = srtpCipher
+/// How a call's media travels and is keyed, in WebRTC's stats terms: the ICE candidate pair in
+/// use, the DTLS transport's state and the SRTP profile. Empty for a call keyed by SDES.
+public struct CallTransportStats: Hashable, Sendable {
+    /// The selected candidate pair; nil without ICE or before a pair is selected.
+    public var selectedCandidatePair: CallICECandidatePair?
+    /// The DTLS transport's state (WebRTC's `RTCDtlsTransportState`); nil when the call is not
+    /// keyed by DTLS.
+    public var dtlsState: DTLSState?
+    /// The SRTP protection profile the DTLS handshake chose; nil otherwise.
+    public var srtpCipher: SRTPProfile?
+
+    /// WebRTC's `RTCDtlsTransportState`.
+    public enum DTLSState: Hashable, Sendable {
+        /// Not started.
+        case new
+        /// The handshake runs.
+        case connecting
+        /// Keys are agreed.
+        case connected
+        /// Closed (close_notify sent or received).
+        case closed
+        /// The handshake or the keys failed.
+        case failed
+    }
+
+    /// An SRTP protection profile (RFC 5764, RFC 7714).
+    public enum SRTPProfile: Hashable, Sendable {
+        /// `SRTP_AES128_CM_HMAC_SHA1_80`.
+        case aes128CMHmacSHA1_80
+        /// `SRTP_AES128_CM_HMAC_SHA1_32`.
+        case aes128CMHmacSHA1_32
+        /// `SRTP_AES256_CM_HMAC_SHA1_80`.
+        case aes256CMHmacSHA1_80
+        /// `SRTP_AES256_CM_HMAC_SHA1_32`.
+        case aes256CMHmacSHA1_32
+        /// `SRTP_AEAD_AES_128_GCM`.
+        case aeadAES128GCM
+        /// `SRTP_AEAD_AES_256_GCM`.
+        case aeadAES256GCM
+    }
+
+    /// Transport statistics from the stream's figures.
+    package init(selectedCandidatePair: ICESelectedPair? = nil, dtlsState: DTLSTransportState? = nil, srtpSuite: SRTPSuite? = nil) {
+        self.selectedCandidatePair = selectedCandidatePair.map(CallICECandidatePair.init)
+        self.dtlsState = dtlsState.map {
+            switch $0 {
+            case .new: .new
+            case .connecting: .connecting
+            case .connected: .connected
+            case .closed: .closed
+            case .failed: .failed
+            }
+        }
+        self.srtpCipher = srtpSuite.map {
+            switch $0 {
+            case .aesCM128HmacSHA1_80: .aes128CMHmacSHA1_80
+            case .aesCM128HmacSHA1_32: .aes128CMHmacSHA1_32
+            case .aes256CMHmacSHA1_80: .aes256CMHmacSHA1_80
+            case .aes256CMHmacSHA1_32: .aes256CMHmacSHA1_32
+            case .aeadAES128GCM: .aeadAES128GCM
+            case .aeadAES256GCM: .aeadAES256GCM
+            }
+        }
     }
 }

@@ -8,6 +8,8 @@ package struct AudioStreamStats: Sendable, Hashable {
     package var timestamp: MediaTime = .zero
     /// Codec name (`opus`, `PCMU`, `PCMA`).
     package var codec: String = ""
+    /// The codec in use, with its settings; nil before the stream runs.
+    package var mediaCodec: MediaCodec?
     /// RTP payload type in use.
     package var payloadType: UInt8 = 0
     /// Our SSRC and the peer's (0 until the first packet).

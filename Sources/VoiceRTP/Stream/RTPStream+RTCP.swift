@@ -139,6 +139,7 @@ extension RTPStream {
         var s = AudioStreamStats()
         s.timestamp = now
         s.codec = configuration.codec.name
+        s.mediaCodec = configuration.codec
         s.payloadType = configuration.payloadType
         s.ssrc = configuration.ssrc
         s.remoteSSRC = remoteSSRC
