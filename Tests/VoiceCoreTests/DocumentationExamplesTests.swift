@@ -164,7 +164,7 @@ final class DocumentationExamplesTests: XCTestCase {
         let articles: [(String, (inout VoiceClientConfiguration, VoiceClient, Call, Logger) throws -> Void)] = [
             ("GettingStarted", ArticleSnippets.gettingStarted), ("ServersAndProxies", ArticleSnippets.serversAndProxies),
             ("WebRTCBrowsersAndGateways", ArticleSnippets.webRTCBrowsersAndGateways), ("NATAndTURN", ArticleSnippets.nATAndTURN),
-            ("MediaSecurity", ArticleSnippets.mediaSecurity), ("OnTheOpenInternet", ArticleSnippets.onTheOpenInternet),
+            ("EncryptingMedia", ArticleSnippets.encryptingMedia), ("OnTheOpenInternet", ArticleSnippets.onTheOpenInternet),
             ("VoiceQualityAndProcessing", ArticleSnippets.voiceQualityAndProcessing), ("ConferenceRooms", ArticleSnippets.conferenceRooms),
             ("Threading", ArticleSnippets.threading), ("Migration", ArticleSnippets.migration),
         ]

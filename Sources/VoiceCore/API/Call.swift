@@ -66,7 +66,7 @@ public final class Call: Sendable, CustomStringConvertible {
     /// The current quality warnings.
     public var callQualityWarnings: Set<CallQualityWarning> { snapshot.withLock { $0.warnings } }
     /// Every state change, warning and message, in delegate order; finishes when the call disconnects.
-    /// Events wait here until read; of those not read, the newest ``eventBufferLimit`` are kept,
+    /// Events wait here until read; of those not read, the newest 64 are kept,
     /// so a call whose events nobody reads holds a bounded amount of memory.
     public var events: AsyncStream<CallEvent> { eventStream }
 

@@ -5,7 +5,7 @@
 /// Accepted forms: `stun.example.com`, `stun.example.com:3478`, `192.0.2.7:3478`,
 /// `[2001:db8::7]:3478`, `2001:db8::7` (an IPv6 address without a port), each optionally
 /// written as a `stun:` URI (RFC 7064, `stun:stun.example.com:3478`). Without a port,
-/// ``defaultPort`` applies.
+/// port 3478 applies.
 ///
 /// ```swift
 /// configuration.stunServer = try STUNServerAddress("stun.example.com:3478")

@@ -14,7 +14,7 @@
 /// | ``zeroAudioLevel(_:source:)`` | no (audio) | yes | every level of the last 2 s is 0 | no longer so |
 /// | ``lowOSOutputVolumeLevel(_:)`` | no (audio) | no | the system's output volume is in its lowest 25 % | no longer so |
 ///
-/// The thresholds are ``CallQualityEventConfiguration``'s. How each is measured here: RTT from
+/// The thresholds are Sinch's defaults. How each is measured here: RTT from
 /// RTCP; jitter (RFC 3550) and the loss of each second, one sample a second; missing media is no
 /// authenticated RTP while the peer is expected to send (not held); levels are the peak of the
 /// latest 20 ms frame, five times a second, a peak of at most 8 of 32767 (−72 dBFS) counting as
@@ -28,8 +28,7 @@ public enum CallQualityWarningEvent: Sendable, Hashable {
     case highInboundJitter(EventType, mediaStream: MediaStreamType)
     /// Much of what the peer sends is lost.
     case highInboundPacketLoss(EventType, mediaStream: MediaStreamType)
-    /// No media arrives although the call is established (we have no ICE: see
-    /// ``CallQualityEventConfiguration/missingMediaWindow``).
+    /// No media arrives for 2 s although the call is established.
     case missingMediaStream(EventType)
     /// The audio level of a direction has been constant (a stuck or dead microphone, a tone).
     case constantAudioLevel(EventType, source: SourceStreamType)

@@ -6,7 +6,7 @@ import VoiceSupport
 /// attended transfer). Delivered to ``CallDelegate/call(_:didReceiveTransferRequest:)``, whose
 /// default refuses it. Answer once: ``accept(options:delegate:)`` places the new call and keeps
 /// the far end informed of how it goes; ``reject()`` refuses (603). A request nobody answers
-/// within ``answerTimeout`` is refused.
+/// within 10 s is refused.
 public final class CallTransferRequest: Sendable, Equatable, CustomStringConvertible {
     /// How long a request waits for an answer before it is refused.
     package static let answerTimeout: TimeInterval = 10

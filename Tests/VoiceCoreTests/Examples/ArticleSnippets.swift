@@ -44,8 +44,8 @@ enum ArticleSnippets {
         }
     }
 
-    /// MediaSecurity.md
-    static func mediaSecurity(configuration: inout VoiceClientConfiguration, client: VoiceClient, call: Call, logger: Logger) throws {
+    /// EncryptingMedia.md
+    static func encryptingMedia(configuration: inout VoiceClientConfiguration, client: VoiceClient, call: Call, logger: Logger) throws {
         do {
             configuration.mediaSecurity = .dtls
         }
