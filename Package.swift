@@ -226,8 +226,8 @@ let package = Package(
         .target(
             name: "VoiceTestKit",
             dependencies: [
-                // VoiceCore for RecordingInsightsPublisher, a test double of its InsightsPublisher.
-                "VoiceEmbedded", "VoiceCore",
+                // VoiceService for RecordingInsightsPublisher, a test double of its InsightsPublisher.
+                "VoiceEmbedded", "VoiceCore", "VoiceService",
                 "VoiceTestAudio", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "CVoiceSys",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

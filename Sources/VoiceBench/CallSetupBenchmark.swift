@@ -48,19 +48,16 @@ struct CallSetupBenchmark {
         var quiet = Logger(label: "voice-bench")
         quiet.logLevel = .error
         let trace = ProcessInfo.processInfo.environment["VOICE_BENCH_TRACE"] != nil
-        let insights = LoggingInsightsPublisher(logger: quiet)
         // The callee trusts the caller's address as a server trusts the proxy its calls come
         // through (the README's advice): hundreds of calls a second from one untrusted address
         // would meet the per-source flood limits, which is what those limits are for.
         var calleeConfiguration = VoiceClientConfiguration(
-            identity: "callee", domain: "127.0.0.1", registers: false, insightsPublisher: insights,
-            logger: trace ? Logger(label: "callee") { TimedLogHandler(label: $0) } : quiet)
+            identity: "callee", domain: "127.0.0.1", registers: false, logger: trace ? Logger(label: "callee") { TimedLogHandler(label: $0) } : quiet)
         calleeConfiguration.incomingCallPolicy = SIPIncomingCallPolicy(trustedSources: ["127.0.0.1"])
         calleeConfiguration.mediaSecurity = security
         let callee = try VoiceClient(configuration: calleeConfiguration)
         var callerConfiguration = VoiceClientConfiguration(
-            identity: "caller", domain: "127.0.0.1", registers: false, insightsPublisher: insights,
-            logger: trace ? Logger(label: "caller") { TimedLogHandler(label: $0) } : quiet)
+            identity: "caller", domain: "127.0.0.1", registers: false, logger: trace ? Logger(label: "caller") { TimedLogHandler(label: $0) } : quiet)
         callerConfiguration.mediaSecurity = security
         callerConfiguration.iceOptions = callerICE
         let caller = try VoiceClient(configuration: callerConfiguration)

@@ -89,10 +89,9 @@ struct ConferenceRealtimeBenchmark {
     }
 
     func measure(participants: Int) throws -> Measurement {
-        let quiet = LoggingInsightsPublisher(logger: Self.quietLogger)
         let server = try VoiceClient(
             configuration: VoiceClientConfiguration(
-                identity: "rooms", domain: "127.0.0.1", registers: false, insightsPublisher: quiet, logger: Self.quietLogger))
+                identity: "rooms", domain: "127.0.0.1", registers: false, logger: Self.quietLogger))
         let room = ConferenceServer(
             client: server, options: ConferenceServerOptions(maximumParticipants: participants), delegateQueue: DispatchQueue(label: "bench.room"))
         let started = DispatchSemaphore(value: 0)
@@ -115,7 +114,7 @@ struct ConferenceRealtimeBenchmark {
             let device = BufferAudioDevice(captureSamples: Array(speech[offset...] + speech[..<offset]), loop: true, recording: false)
             let client = try VoiceClient(
                 configuration: VoiceClientConfiguration(
-                    identity: "p\(index)", domain: "127.0.0.1", registers: false, insightsPublisher: quiet, logger: Self.quietLogger),
+                    identity: "p\(index)", domain: "127.0.0.1", registers: false, logger: Self.quietLogger),
                 audioDevice: device)
             clients.append(client)
             calls.append(

@@ -31,9 +31,8 @@ struct FailoverBenchmark {
     func run(transport: SIPTransportProtocol) throws -> Figures {
         var quiet = Logger(label: "voice-bench")
         quiet.logLevel = .error
-        let insights = LoggingInsightsPublisher(logger: quiet)
         var calleeConfiguration = VoiceClientConfiguration(
-            identity: "callee", domain: "example.test", transport: transport, registers: false, insightsPublisher: insights, logger: quiet)
+            identity: "callee", domain: "example.test", transport: transport, registers: false, logger: quiet)
         calleeConfiguration.incomingCallPolicy = SIPIncomingCallPolicy(trustedSources: ["127.0.0.1"])
         calleeConfiguration.mediaSecurity = .sdes
         let callee = try VoiceClient(configuration: calleeConfiguration)
@@ -62,7 +61,7 @@ struct FailoverBenchmark {
         var failures = 0
         func setup(_ domain: String) throws -> Double? {
             var configuration = VoiceClientConfiguration(
-                identity: "caller", domain: "example.test", transport: transport, registers: false, insightsPublisher: insights, logger: quiet)
+                identity: "caller", domain: "example.test", transport: transport, registers: false, logger: quiet)
             configuration.mediaSecurity = .sdesOverUnencryptedSignaling
             configuration.nameServers = [dns.nameServer]
             let caller = try VoiceClient(configuration: configuration)

@@ -16,9 +16,8 @@ struct KamailioCallBench {
     init(limits: SIPUserAgentLimits, logLevel: Logger.Level, answerer: RateAnswerer, security: MediaSecurity = .automatic) throws {
         var quiet = Logger(label: "voice-bench")
         quiet.logLevel = logLevel
-        let insights = LoggingInsightsPublisher(logger: quiet)
         var calleeConfiguration = VoiceClientConfiguration(
-            identity: "service", domain: "127.0.0.1", registers: false, insightsPublisher: insights, logger: quiet)
+            identity: "service", domain: "127.0.0.1", registers: false, logger: quiet)
         calleeConfiguration.limits = limits
         calleeConfiguration.incomingCallPolicy = SIPIncomingCallPolicy(trustedSources: ["127.0.0.1"])
         calleeConfiguration.mediaSecurity = security
@@ -29,7 +28,7 @@ struct KamailioCallBench {
             kamailio = try KamailioPeer(templatePath: PeerTemplates.kamailioDispatcher, configuration: kamailioConfiguration)
             var callerConfiguration = VoiceClientConfiguration(
                 identity: "caller", domain: kamailio.configuration.realm, outboundProxy: try SIPServerAddress(kamailio.uri),
-                registers: false, insightsPublisher: insights, logger: quiet)
+                registers: false, logger: quiet)
             callerConfiguration.limits = limits
             callerConfiguration.mediaSecurity = security
             caller = try VoiceClient(configuration: callerConfiguration)

@@ -39,7 +39,6 @@ struct LoopStallBenchmark {
     func run() throws -> Result {
         var quiet = Logger(label: "voice-bench")
         quiet.logLevel = .error
-        let insights = LoggingInsightsPublisher(logger: quiet)
         // The group an app would make for its clients (the SDK's profile for signaling threads).
         let callerGroup = VoiceClient.makeEventLoopGroup(numberOfThreads: 1)
         let profile = try callerGroup.next().submit { SignalingThreadProfile.current }.wait()
@@ -48,10 +47,10 @@ struct LoopStallBenchmark {
         limits.maximumCalls = max(limits.maximumCalls, calls)
         limits.maximumRingingCallsPerSource = max(limits.maximumRingingCallsPerSource, calls)
         var calleeConfiguration = VoiceClientConfiguration(
-            identity: "callee", domain: "127.0.0.1", registers: false, insightsPublisher: insights, logger: quiet)
+            identity: "callee", domain: "127.0.0.1", registers: false, logger: quiet)
         calleeConfiguration.limits = limits
         var callerConfiguration = VoiceClientConfiguration(
-            identity: "caller", domain: "127.0.0.1", registers: false, insightsPublisher: insights, logger: quiet)
+            identity: "caller", domain: "127.0.0.1", registers: false, logger: quiet)
         callerConfiguration.limits = limits
         let callee = try VoiceClient(configuration: calleeConfiguration)
         let caller = try VoiceClient(configuration: callerConfiguration, audioDevice: nil, eventLoopGroup: callerGroup)

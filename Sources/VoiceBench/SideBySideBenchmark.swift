@@ -83,10 +83,9 @@ struct SideBySideBenchmark {
     private func ourFigures(speech: [Int16]) throws -> Figures {
         var quiet = Logger(label: "voice-bench")
         quiet.logLevel = .error
-        let insights = LoggingInsightsPublisher(logger: quiet)
         func configuration(_ identity: String) -> VoiceClientConfiguration {
             var c = VoiceClientConfiguration(
-                identity: identity, domain: "127.0.0.1", registers: false, insightsPublisher: insights, logger: quiet)
+                identity: identity, domain: "127.0.0.1", registers: false, logger: quiet)
             c.srtpSuites = [.aesCM128HmacSHA1_80]
             return c
         }

@@ -89,11 +89,10 @@ struct WebSocketBench: ParsableCommand {
     private static func setup(calls: Int, proxy: String, kamailio: KamailioPeer, tls: BenchCertificate, name: String) throws -> Double {
         var quiet = Logger(label: "voice-bench")
         quiet.logLevel = .error
-        let insights = LoggingInsightsPublisher(logger: quiet)
         func client(_ user: String) throws -> VoiceClient {
             var configuration = VoiceClientConfiguration(
                 identity: user, domain: kamailio.configuration.realm, outboundProxy: try SIPServerAddress(proxy), registers: true,
-                username: user, password: user + "pass", insightsPublisher: insights, logger: quiet)
+                username: user, password: user + "pass", logger: quiet)
             configuration.transportSettings.tlsClient = tls.trustingClient
             // The callee takes calls from the proxy only.
             configuration.incomingCallPolicy = SIPIncomingCallPolicy(trustedSources: ["127.0.0.1"])

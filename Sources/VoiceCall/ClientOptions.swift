@@ -70,7 +70,7 @@ struct ClientOptions: ParsableArguments {
             registrar: try address(registrar, "registrar", SIPServerAddress.init),
             username: username ?? (password == nil ? nil : identity),
             password: password,
-            insightsPublisher: LoggingInsightsPublisher(logger: logger), logger: logger)
+            logger: logger)
         if !fallbackProxy.isEmpty, proxy == nil { throw ValidationError("--fallback-proxy follows --proxy: give that first") }
         configuration.fallbackProxies = try fallbackProxy.compactMap { try address($0, "fallback-proxy", SIPServerAddress.init) }
         for server in nameServer where !DNSResolver.isServerAddress(server) {

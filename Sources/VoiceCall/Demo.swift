@@ -30,20 +30,19 @@ struct Demo: ParsableCommand {
         let bobDevice = PCMAudioDevice(onAudio: heardByBob.append)
         aliceDevice.play(speech)
         bobDevice.play(answer)
-        let silentInsights = LoggingInsightsPublisher(logger: quiet)
         guard let transport = SIPTransportProtocol(token: transport), !transport.isSecure else {
             throw ValidationError("--transport must be udp, tcp or ws (TLS and wss need a certificate)")
         }
 
         var bobConfiguration = VoiceClientConfiguration(
             identity: "bob", domain: "127.0.0.1", transport: transport, registers: false,
-            insightsPublisher: silentInsights, logger: quiet)
+            logger: quiet)
         bobConfiguration.acceptsWebSocketConnections = transport.isWebSocket
         let bob = try VoiceClient(configuration: bobConfiguration, audioDevice: bobDevice)
         let alice = try VoiceClient(
             configuration: VoiceClientConfiguration(
                 identity: "alice", domain: "127.0.0.1", transport: transport, registers: false,
-                insightsPublisher: silentInsights, logger: quiet),
+                logger: quiet),
             audioDevice: aliceDevice)
         defer {
             alice.shutdown()

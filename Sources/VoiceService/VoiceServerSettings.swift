@@ -36,6 +36,9 @@ public struct VoiceServerSettings: Sendable {
     /// The forms `conference:room` destinations take (and a conference server recognises):
     /// `sip:room@domain;conference` by default.
     public var conferenceAddressing = ConferenceAddressing.uriParameter
+    /// Where the client's Insights events go (Twilio's event tables: connection, ICE, DTLS,
+    /// quality warnings, feedback); nil (the default): the configuration's logger.
+    public var insightsPublisher: (any InsightsPublisher)?
 
     /// Creates settings; the defaults let anybody who reaches the port call.
     public init() {}
@@ -99,5 +102,6 @@ public struct VoiceServerSettings: Sendable {
         configuration.transportSettings.maximumConnectionsPerSource = maximumConnectionsPerSource
         configuration.transportSettings.webSocketKeepAlive = webSocketKeepAlive
         configuration.conferenceAddressing = conferenceAddressing
+        if let insightsPublisher { configuration.publishInsights(to: insightsPublisher) }
     }
 }

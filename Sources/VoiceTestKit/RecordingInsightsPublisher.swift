@@ -1,8 +1,9 @@
 import VoiceCore
+import VoiceService
 import VoiceSupport
 
 /// An `InsightsPublisher` that keeps every record in memory, for tests: set it as
-/// `VoiceClientConfiguration.insightsPublisher` and assert on what a call published.
+/// `VoiceServerSettings.insightsPublisher` and assert on what a call published.
 /// Safe to use from any thread.
 public final class RecordingInsightsPublisher: InsightsPublisher, Sendable {
     private let recorded = Locked<[InsightsRecord]>([])

@@ -1,3 +1,4 @@
+import VoiceService
 import VoiceEmbedded
 import Foundation
 import Synchronization

@@ -213,7 +213,8 @@ struct TestVoiceClient {
             device = BufferAudioDevice(captureSamples: signal, loop: true)
             var configuration = VoiceClientConfiguration(
                 identity: identity, domain: "127.0.0.1", transport: transport, registers: false,
-                insightsPublisher: insights, logger: logger)
+                logger: logger)
+            configuration.publishInsights(to: insights)
             configure(&configuration)
             client = try VoiceClient(configuration: configuration, audioDevice: device)
             return
@@ -222,7 +223,8 @@ struct TestVoiceClient {
         let host = world.makeHost()
         var configuration = VoiceClientConfiguration(
             identity: identity, domain: host, transport: transport, listenHost: host, listenPort: 5060, registers: false,
-            insightsPublisher: insights, logger: logger)
+            logger: logger)
+        configuration.publishInsights(to: insights)
         configuration.mediaEngine = world.engine
         configure(&configuration)
         client = try VoiceClient(

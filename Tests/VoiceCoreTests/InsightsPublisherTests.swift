@@ -1,3 +1,4 @@
+import VoiceService
 import Foundation
 import Logging
 import XCTest

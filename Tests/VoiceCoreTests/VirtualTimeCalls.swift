@@ -1,3 +1,4 @@
+import VoiceService
 import VoiceRTP
 import Dispatch
 import Logging
@@ -96,10 +97,10 @@ final class VirtualTimeCalls {
         quiet.logLevel = .critical
         var configuration = VoiceClientConfiguration(
             identity: identity, domain: host, listenHost: host, listenPort: 5060, registers: false,
-            insightsPublisher: RecordingInsightsPublisher(), logger: quiet)
+            logger: quiet)
         configure(&configuration)
         let publisher = RecordingInsightsPublisher()
-        configuration.insightsPublisher = publisher
+        configuration.publishInsights(to: publisher)
         insights[identity] = publisher
         let ports = Locked(30_000)
         let recorded = Locked<[ScriptedCallMedia]>([])

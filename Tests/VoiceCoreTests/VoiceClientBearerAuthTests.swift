@@ -1,3 +1,4 @@
+import VoiceService
 import VoiceEmbedded
 import Foundation
 import VoiceMedia
@@ -19,8 +20,8 @@ final class VoiceClientBearerAuthTests: VirtualTimeTestCase {
         let proxy = try SIPServerAddress("sip:" + server.hostPort)
         let host = world.makeHost()
         var configuration = VoiceClientConfiguration(
-            identity: "alice", domain: host, listenHost: host, listenPort: 5060, outboundProxy: proxy, registrar: proxy,
-            insightsPublisher: RecordingInsightsPublisher())
+            identity: "alice", domain: host, listenHost: host, listenPort: 5060, outboundProxy: proxy, registrar: proxy)
+        configuration.publishInsights(to: RecordingInsightsPublisher())
         configuration.mediaEngine = world.engine
         return try VoiceClient(
             configuration: configuration, audioDevice: nil, transport: world.sipNetwork.transportFactory,

@@ -29,7 +29,7 @@ public final class Call: Sendable, CustomStringConvertible {
     let snapshot: Locked<Snapshot>
     let core: Locked<CallCore?>
     /// Where feedback goes, kept past the end of the call: feedback is usually collected then.
-    let feedbackPublisher = Locked<(any InsightsPublisher)?>(nil)
+    let feedbackPublisher = Locked<InsightsSink?>(nil)
     private let eventStream: AsyncStream<CallEvent>
     let eventContinuation: AsyncStream<CallEvent>.Continuation
 

@@ -117,7 +117,7 @@ final class CallCore: @unchecked Sendable {
         self.startedAt = client.now
         self.qualityEvents = CallQualityEventDetector(configuration: client.configuration.qualityEvents)
         self.mediaQueue = DispatchQueue(label: "voice-media-call", target: client.mediaControlQueue)
-        call.feedbackPublisher.withLock { $0 = client.configuration.insightsPublisher }
+        call.feedbackPublisher.withLock { $0 = client.insights }
     }
 
     var now: MediaTime { client.now }
@@ -384,7 +384,7 @@ final class CallCore: @unchecked Sendable {
     // MARK: - Insights and teardown
 
     func publish(_ event: InsightsEvent) {
-        client.configuration.insightsPublisher.publish(event)
+        client.insights.publish(event)
     }
 
     func finish() {

@@ -122,11 +122,11 @@ public final class CallInvite: Sendable, CustomStringConvertible {
         client.onLoop {
             client.invites[handle] = nil
             client.agent.reject(handle, statusCode: statusCode, reasonPhrase: reasonPhrase)
-            client.configuration.insightsPublisher.publish(CallInsights.connection(.rejectedByLocal, callSid: sid))
+            client.insights.publish(CallInsights.connection(.rejectedByLocal, callSid: sid))
             let error = statusCode == 600
                 ? VoiceError(.busyEverywhere, failureReason: "Busy Everywhere : SIP/2.0 600 Call Rejected", sipStatus: 600)
                 : VoiceError(sipStatus: statusCode, reasonPhrase: reasonPhrase) ?? VoiceError(.badRequest, sipStatus: statusCode)
-            client.configuration.insightsPublisher.publish(CallInsights.error(error, callSid: sid))
+            client.insights.publish(CallInsights.error(error, callSid: sid))
         }
     }
 

@@ -43,6 +43,8 @@ public final class VoiceClient: @unchecked Sendable {
     let logger: Logger
     /// The client's swift-metrics instruments.
     let metrics: VoiceMetrics
+    /// Where the client's Insights events go: the configuration's sink, or its logger.
+    package let insights: InsightsSink
     /// The bound local SIP address.
     public let localEndpoint: SIPTransportEndpoint
     /// Makes each call's media.
@@ -151,6 +153,7 @@ public final class VoiceClient: @unchecked Sendable {
         if let level = Self.logLevel { logger.logLevel = level }
         self.logger = logger
         self.metrics = VoiceMetrics(factory: configuration.metricsFactory ?? MetricsSystem.factory)
+        self.insights = configuration.insightsSink ?? .logging(logger)
         self.audioDeviceBox = Locked(audioDevice)
         if let given = configuration.dtlsIdentity {
             dtlsIdentity = given

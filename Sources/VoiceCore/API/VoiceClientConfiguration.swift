@@ -71,8 +71,9 @@ public struct VoiceClientConfiguration: Sendable {
     /// The transport's limits and timeouts (connections, idle and message timeouts,
     /// WebSocket keep-alives), and TLS configurations that ``tls`` adds to.
     package var transportSettings = SIPTransportConfiguration()
-    /// Where Insights events go. Default: logged through swift-log.
-    public var insightsPublisher: any InsightsPublisher
+    /// Where Insights events go; nil (the default): the ``logger``, at each event's level. A
+    /// service sets its own publisher through `VoiceServerSettings`.
+    package var insightsSink: InsightsSink?
     /// The SDK's logger.
     public var logger: Logger
     /// The media engine calls run on.
@@ -145,7 +146,6 @@ public struct VoiceClientConfiguration: Sendable {
         identity: String, domain: String, transport: SIPTransportProtocol = .udp, listenHost: String = "127.0.0.1",
         listenPort: Int = 0, outboundProxy: SIPServerAddress? = nil, registrar: SIPServerAddress? = nil, registers: Bool = true,
         username: String? = nil, password: String? = nil, tls: TLSSettings = TLSSettings(),
-        insightsPublisher: any InsightsPublisher = LoggingInsightsPublisher(),
         logger: Logger = Logger(label: "voice"), reconnection: CallReconnectionPolicy = CallReconnectionPolicy()
     ) {
         self.identity = identity
@@ -159,7 +159,6 @@ public struct VoiceClientConfiguration: Sendable {
         self.username = username
         self.password = password
         self.tls = tls
-        self.insightsPublisher = insightsPublisher
         self.logger = logger
         self.reconnection = reconnection
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import VoiceCore
 
 /// One Insights event as a publisher receives it: the group and name of Twilio's Insights tables
 /// (`connection` / `ringing`, `network-quality-warning-raised` / `high-rtt`, …), its level and
@@ -36,19 +37,17 @@ public struct InsightsRecord: Sendable, Hashable, CustomStringConvertible {
     public var description: String { event.description }
 }
 
-extension InsightsEventLevel {
-    /// The swift-log level of an Insights level.
-    package var logLevel: Logger.Level {
-        switch self {
-        case .debug: return .debug
-        case .info: return .info
-        case .warning: return .warning
-        case .error: return .error
-        }
-    }
-}
-
 extension InsightsPublisher {
     /// Publishes a typed event as its record.
     package func publish(_ event: InsightsEvent) { publish(InsightsRecord(event)) }
+
+    /// The publisher as a client's sink of events.
+    package var sink: InsightsSink { InsightsSink { self.publish(InsightsRecord($0)) } }
+}
+
+extension VoiceClientConfiguration {
+    /// Sends the client's Insights events to `publisher` instead of its logger.
+    package mutating func publishInsights(to publisher: any InsightsPublisher) {
+        insightsSink = publisher.sink
+    }
 }

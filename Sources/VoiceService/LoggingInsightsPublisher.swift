@@ -1,4 +1,5 @@
 import Logging
+import VoiceCore
 
 /// The default ``InsightsPublisher``: writes each event through swift-log at its level, with the
 /// message `group:name` and metadata `group`, `event`, `callSid` and `payload` (JSON).
