@@ -80,14 +80,15 @@ struct ClientOptions: ParsableArguments {
         // A WebSocket transport with no server to connect to listens: browsers call us directly.
         configuration.acceptsWebSocketConnections = transport.isWebSocket && url == nil && proxy == nil && registrar == nil
         guard var security = MediaSecurity(name: mediaSecurity) else {
-            throw ValidationError("--media-security \(mediaSecurity): automatic, dtls, sdes, sdes-unencrypted-signaling or unencrypted")
+            throw ValidationError(
+                "--media-security \(mediaSecurity): automatic, dtls, sdes, automatic-unencrypted-signaling, sdes-unencrypted-signaling or unencrypted")
         }
         if unencrypted { security = .unencrypted }
         if allowClearTextKeys {
             guard security != .dtls, security != .unencrypted else {
                 throw ValidationError("--allow-clear-text-keys is for SDES keys: not with --media-security \(mediaSecurity) or --unencrypted")
             }
-            security = .sdesOverUnencryptedSignaling
+            security = security == .sdes ? .sdesOverUnencryptedSignaling : .automaticOverUnencryptedSignaling
         }
         configuration.mediaSecurity = security
         configuration.stunServer = try address(stun, "stun", STUNServerAddress.init)

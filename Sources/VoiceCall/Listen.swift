@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 import Prometheus
 import VoiceCore
+import VoiceService
 import VoiceMedia
 import VoiceSIP
 import VoiceSIPAgent
@@ -35,9 +36,15 @@ struct Listen: ParsableCommand {
             }
             return SIPAuthCredentials(username: String(entry[..<colon]), password: String(entry[entry.index(after: colon)...]))
         }
+        let sources: [String], names: [String]
+        do {
+            sources = try trustedSource.map { address throws(VoiceError) in try VoiceServerSettings.TrustedAddress(address).description }
+            names = try trustedTLSName.map { name throws(VoiceError) in try VoiceServerSettings.TLSName(name).description }
+        } catch {
+            throw ValidationError((error.failureReason ?? "\(error)").escapingControlCharacters)
+        }
         configuration.incomingCallPolicy = SIPIncomingCallPolicy(
-            trustedSources: trustedSource, trustedTLSNames: trustedTLSName, requiredCredentials: callers,
-            realm: configuration.domain)
+            trustedSources: sources, trustedTLSNames: names, requiredCredentials: callers, realm: configuration.domain)
         var metrics: MetricsEndpoint?
         if let metricsPort {
             guard (0...65_535).contains(metricsPort) else { throw ValidationError("--metrics-port takes 0–65535") }

@@ -25,7 +25,7 @@ public struct VoiceServerSettings: Sendable {
     /// The realm of those challenges.
     public var realm = "voice"
     /// How many calls and transactions the client takes on at once; beyond them requests are
-    /// refused without keeping state (503 with Retry-After, or 486 for a caller ringing too many).
+    /// refused without keeping state (503 with Retry-After).
     public var limits = SIPUserAgentLimits()
     /// Most TCP, TLS and WebSocket connections open at once, inbound and outbound.
     public var maximumConnections = 1024
@@ -62,10 +62,12 @@ public struct VoiceServerSettings: Sendable {
         /// The name, lower case.
         public let description: String
         /// Reads `text`; throws 31100 when it is not a DNS name (letters, digits, `-` and `.`,
-        /// labels of 1–63 characters, at most 253 in all).
+        /// labels of 1–63 characters, at most 253 in all). A wildcard certificate's name
+        /// (`*.example.com`) is written as the certificate writes it.
         public init(_ text: String) throws(VoiceError) {
             let name = text.lowercased()
-            let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+            var labels = name.split(separator: ".", omittingEmptySubsequences: false)
+            if labels.count > 2, labels.first == "*" { labels.removeFirst() }
             let valid =
                 !name.isEmpty && name.count <= 253
                 && labels.allSatisfy { label in

@@ -149,6 +149,10 @@ package final class SIPPeerProcess: Sendable {
         if getpgid(pid) == pid { _ = Glibc.kill(-pid, SIGKILL) } else if process.isRunning { _ = Glibc.kill(pid, SIGKILL) }
         let reapDeadline = ContinuousClock.now + .seconds(2)
         while process.isRunning && !Self.hasExited(pid) && ContinuousClock.now < reapDeadline { usleep(10_000) }
+        // A zombie: Foundation reaps it within moments as a rule (the pid is then gone, which
+        // callers check), but not always; give it half a second, not the whole deadline.
+        let zombieDeadline = min(reapDeadline, ContinuousClock.now + .milliseconds(500))
+        while process.isRunning && ContinuousClock.now < zombieDeadline { usleep(5_000) }
     }
 
     /// baresip with a call up does not exit on SIGTERM until its BYE transaction ends (up to 32 s),
@@ -173,6 +177,10 @@ package final class SIPPeerProcess: Sendable {
         // waitUntilExit() would hang the whole test run.
         let reapDeadline = ContinuousClock.now + .seconds(2)
         while process.isRunning && !Self.hasExited(pid) && ContinuousClock.now < reapDeadline { usleep(10_000) }
+        // A zombie: Foundation reaps it within moments as a rule (the pid is then gone, which
+        // callers check), but not always; give it half a second, not the whole deadline.
+        let zombieDeadline = min(reapDeadline, ContinuousClock.now + .milliseconds(500))
+        while process.isRunning && ContinuousClock.now < zombieDeadline { usleep(5_000) }
     }
 
     /// Whether `pid` has exited: gone, or a zombie its parent has not reaped yet. Foundation

@@ -54,9 +54,26 @@ final class PCMAudioDeviceTests: XCTestCase {
 
     func testAFullQueueTakesWhatFitsAndSaysSo() {
         let device = PCMAudioDevice(maximumQueued: .milliseconds(20), pacing: pacing)
-        // 20 ms at 48 kHz is 960 samples, rounded up to the ring's power of two (1,024).
-        XCTAssertEqual(device.play([Int16](repeating: 1, count: 2_000)), 1_024)
-        XCTAssertEqual(device.queuedSamples, 1_024)
+        // 20 ms at 48 kHz is 960 samples.
+        XCTAssertEqual(device.play([Int16](repeating: 1, count: 2_000)), 960)
+        XCTAssertEqual(device.queuedSamples, 960)
+        XCTAssertEqual(device.play([1, 2, 3]), 0, "full")
+    }
+
+    /// A barge-in frees the queue at once, also before the clock thread has dropped what was
+    /// queued, and with capture not running at all.
+    func testStopPlayingMakesRoomAtOnce() throws {
+        let device = PCMAudioDevice(maximumQueued: .milliseconds(20), pacing: pacing)
+        XCTAssertEqual(device.play([Int16](repeating: 1, count: 960)), 960)
+        device.stopPlaying()
+        XCTAssertEqual(device.queuedSamples, 0)
+        let next = testTone(count: 960)
+        XCTAssertEqual(device.play(next), 960, "the whole queue again")
+        let context = CollectingAudioContext()
+        try device.startCapturing(context: context)
+        tick(2)
+        device.stopCapturing()
+        XCTAssertEqual(context.captured, next, "only what was played after the barge-in")
     }
 
     func testTheCallsAudioReachesOnAudioBufferByBuffer() throws {

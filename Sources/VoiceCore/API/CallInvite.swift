@@ -68,7 +68,7 @@ public final class CallInvite: Sendable, CustomStringConvertible {
 
     /// Accepts with `options`.
     public func accept(options: AcceptOptions, delegate: CallDelegate) -> Call {
-        let call = Call(uuid: options.uuid ?? uuid, from: from, to: to, sid: callSid, delegateQueue: options.delegateQueue)
+        let call = Call(uuid: options.uuid, from: from, to: to, sid: callSid, delegateQueue: options.delegateQueue)
         let core = CallCore(
             client: client, call: call, role: .callee, delegate: delegate, delegateQueue: options.delegateQueue,
             messageDelegate: options.callMessageDelegate, preferredCodecs: options.preferredAudioCodecs,

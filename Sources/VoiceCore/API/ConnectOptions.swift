@@ -61,6 +61,8 @@ public final class ConnectOptions {
     /// Extra SIP headers for a SIP-address destination: names must start with `X-`/`x-`, at
     /// most 1024 bytes together with the custom parameters.
     public let sipHeaders: [String: String]
+    /// The call's UUID: the builder's, or a new one.
+    public let uuid: UUID
     let options: CallOptions
 
     /// Creates options; `block` fills a builder.
@@ -78,6 +80,7 @@ public final class ConnectOptions {
         self.params = builder.params
         self.sipHeaders = builder.sipHeaders
         self.options = builder.options.resolved(uuid: UUID())
+        self.uuid = options.uuid ?? UUID()
     }
 
     /// A property of the call's ``CallOptions``.
@@ -109,6 +112,8 @@ public final class ConnectOptionsBuilder {
 public final class AcceptOptions {
     /// The invite being accepted.
     public let callInvite: CallInvite
+    /// The call's UUID: the builder's, or the invite's.
+    public let uuid: UUID
     let options: CallOptions
 
     /// Creates options for `callInvite`; `block` sets ``CallOptions``' properties on a builder.
@@ -117,6 +122,7 @@ public final class AcceptOptions {
         block(builder)
         self.callInvite = callInvite
         self.options = builder.options.resolved(uuid: callInvite.uuid)
+        self.uuid = options.uuid ?? callInvite.uuid
     }
 
     /// A property of the call's ``CallOptions``.

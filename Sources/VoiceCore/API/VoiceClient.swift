@@ -306,7 +306,7 @@ public final class VoiceClient: @unchecked Sendable {
     static func encryptionPolicy(_ c: VoiceClientConfiguration) -> SDPEncryptionPolicy {
         let suites = c.srtpSuites ?? SRTPSuite.available
         switch c.mediaSecurity {
-        case .automatic: return .automatic(suites: suites)
+        case .automatic, .automaticOverUnencryptedSignaling: return .automatic(suites: suites)
         case .dtls: return .dtlsSRTP
         case .sdes, .sdesOverUnencryptedSignaling: return .srtp(suites: suites)
         case .unencrypted: return .unencrypted
@@ -354,7 +354,7 @@ public final class VoiceClient: @unchecked Sendable {
     /// reporting to the transferor how it goes.
     func connect(options: ConnectOptions, delegate: CallDelegate, transfer: CallTransferLeg?) -> Call {
         let destinationText = transfer?.destination ?? options.params[CallCustomHeaders.destinationParameter] ?? ""
-        let call = Call(uuid: options.uuid ?? UUID(), from: configuration.identity, to: destinationText, sid: nil, delegateQueue: options.delegateQueue)
+        let call = Call(uuid: options.uuid, from: configuration.identity, to: destinationText, sid: nil, delegateQueue: options.delegateQueue)
         let core = CallCore(
             client: self, call: call, role: .caller, delegate: delegate, delegateQueue: options.delegateQueue,
             messageDelegate: options.callMessageDelegate, preferredCodecs: options.preferredAudioCodecs,

@@ -81,8 +81,9 @@ public struct VoiceClientConfiguration: Sendable {
     /// When a call starts reconnecting and how long it may try: media silence threshold, media
     /// and signaling reconnection timeouts. Default 3 s, 30 s, 30 s.
     public var reconnection: CallReconnectionPolicy
-    /// How many calls and transactions the client takes on at once (32 calls, 16 ringing per
-    /// caller address by default); beyond them requests are refused without keeping state.
+    /// How many calls and transactions the client takes on at once (128 calls per core, half of
+    /// them ringing per caller address, by default); beyond them requests are refused without
+    /// keeping state. A service sets them through `VoiceServerSettings`.
     package var limits = SIPUserAgentLimits()
     /// Who may call this client: by default anybody who reaches its port. Behind a proxy, list
     /// the proxy's address in `trustedSources`, or over TLS the name its certificate proves in

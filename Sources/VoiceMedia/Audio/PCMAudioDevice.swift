@@ -8,9 +8,10 @@ import VoiceSupport
 /// queued the call sends silence. Paced in real time by default, like a sound card.
 ///
 /// Threading: ``play(_:)`` and ``stopPlaying()`` may be called from any thread. `onAudio` runs
-/// on the device's pacing thread, once per buffer (10 ms by default); it must return quickly and
-/// must not block. The pacing thread takes no lock that ``play(_:)`` holds: queued samples sit
-/// in a lock-free ring allocated when the device is made.
+/// on the SDK's audio clock thread, which paces every software device of the process, once per
+/// buffer (10 ms by default): it must return quickly and must not block (hand the samples to a
+/// queue of your own), or every such device runs late. The clock thread takes no lock that
+/// ``play(_:)`` holds: queued samples sit in a lock-free ring allocated when the device is made.
 public final class PCMAudioDevice: AudioDevice, @unchecked Sendable {
     // @unchecked: the ring has one writer (callers of play, serialised by `writer`) and one
     // reader (the capture pump); everything else is immutable or atomic.
@@ -34,11 +35,15 @@ public final class PCMAudioDevice: AudioDevice, @unchecked Sendable {
     private let queue: Queue
     private let sink: Sink
     private let writer = Mutex(())
+    /// The most samples ``play(_:)`` queues ahead of what was sent.
+    private let maximumQueuedSamples: Int
 
     /// Creates a device.
     /// - Parameters:
     ///   - format: The format of both directions.
-    ///   - maximumQueued: How much audio ``play(_:)`` may queue ahead of what was sent.
+    ///   - maximumQueued: How much audio ``play(_:)`` may queue ahead of what was sent (at most
+    ///     10 minutes). The queue's memory is reserved when the device is made: 20 s of 48 kHz
+    ///     mono is about 4 MB.
     ///   - pacing: How buffers are timed: in real time (the default) or as fast as the call takes them.
     ///   - onAudio: Receives what the call plays, one buffer at a time, on the pacing thread.
     public init(
@@ -46,9 +51,12 @@ public final class PCMAudioDevice: AudioDevice, @unchecked Sendable {
         onAudio: @escaping AudioHandler = { _ in }
     ) {
         self.format = format
-        let seconds = Double(maximumQueued.components.seconds) + Double(maximumQueued.components.attoseconds) / 1e18
-        let samples = Int((seconds * Double(format.sampleRate * format.channels)).rounded(.up))
-        queue = Queue(ring: AudioRingBuffer(minimumCapacity: max(format.samplesPerBuffer, samples)))
+        let seconds = min(600, max(0, maximumQueued / .seconds(1)))
+        let samples = max(format.samplesPerBuffer, Int((seconds * Double(format.sampleRate * format.channels)).rounded(.up)))
+        maximumQueuedSamples = samples
+        // Room for a full queue that was just dropped (the clock thread discards it on its next
+        // buffer) and a full queue played after it.
+        queue = Queue(ring: AudioRingBuffer(minimumCapacity: 2 * samples))
         sink = Sink(onAudio: onAudio)
         device = SoftwareAudioDevice(label: "voice-pcm", pacing: pacing)
     }
@@ -57,11 +65,18 @@ public final class PCMAudioDevice: AudioDevice, @unchecked Sendable {
     /// fewer than given when the queue is full (the rest is not sent).
     @discardableResult
     public func play(_ samples: [Int16]) -> Int {
-        writer.withLock { _ in samples.withUnsafeBufferPointer { queue.ring.write($0) } }
+        writer.withLock { _ in
+            let room = max(0, maximumQueuedSamples - queuedSamples)
+            return samples.withUnsafeBufferPointer { all in
+                queue.ring.write(UnsafeBufferPointer(rebasing: all.prefix(room)))
+            }
+        }
     }
 
     /// How many samples are queued and not yet sent.
-    public var queuedSamples: Int { queue.ring.writePosition - max(queue.ring.readPosition, queue.flushTarget) }
+    public var queuedSamples: Int {
+        max(0, queue.ring.writePosition - max(queue.ring.readPosition, queue.flushTarget))
+    }
 
     /// Drops what is queued: the call sends silence from its next buffer (barge-in).
     public func stopPlaying() {

@@ -350,11 +350,12 @@ package final class SIPTransportLayer: @unchecked Sendable {
         } else if let clientTLSHost {
             let isIP = (try? NIOCore.SocketAddress(ipAddress: clientTLSHost, port: 0)) != nil
             let name = clientTLSHost.isEmpty || isIP ? nil : clientTLSHost
-            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: clientTLS, serverHostname: name))
+            try channel.pipeline.syncOperations.addHandler(
+                SIPTLSPinning.clientHandler(context: clientTLS, serverHostname: name, pins: configuration.pinnedPublicKeyDigests))
             if SIPTLSIdentity.verifiesPeer(configuration.tlsClient.certificateVerification) {
                 try channel.pipeline.syncOperations.addHandler(identityRecorder(for: channel, transport: transport))
             }
-            try channel.pipeline.syncOperations.addHandler(SIPTLSHandshakeWaiter(promise: channel.eventLoop.makePromise(), pins: configuration.pinnedPublicKeyDigests))
+            try channel.pipeline.syncOperations.addHandler(SIPTLSHandshakeWaiter(promise: channel.eventLoop.makePromise()))
         }
         try addIdleHandlers(channel)
         if transport.isWebSocket { return }

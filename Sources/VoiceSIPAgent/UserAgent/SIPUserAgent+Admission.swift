@@ -44,6 +44,10 @@ extension SIPUserAgent {
     func isTrustedSource(_ source: SIPTransportEndpoint) -> Bool {
         let policy = configuration.incomingCallPolicy
         if policy.trustedSources.contains(source.host) { return true }
+        // A dual-stack listener sees an IPv4 peer as `::ffff:a.b.c.d`.
+        if source.host.lowercased().hasPrefix("::ffff:"), policy.trustedSources.contains(String(source.host.dropFirst(7))) {
+            return true
+        }
         guard source.transport.isSecure, !policy.trustedTLSNames.isEmpty else { return false }
         let proven = transport.verifiedTLSNames(of: source)
         return policy.trustedTLSNames.contains { proven.contains($0.lowercased()) }
