@@ -73,15 +73,20 @@ final class DocumentationExamplesTests: XCTestCase {
 
     private func calls(of phone: Softphone) -> [Call] { phone.queue.sync { phone.calls } }
 
+    /// Alice dials Bob and the call connects at both ends (the caller shuts both down after).
+    private func dialed(_ alice: Softphone, _ bob: Softphone) {
+        alice.dial("sip:bob@127.0.0.1:\(bob.client.localEndpoint.port)")
+        XCTAssertTrue(PollingWait.until(timeout: 10) { self.calls(of: alice).first?.state == .connected })
+        XCTAssertTrue(PollingWait.until(timeout: 5) { self.calls(of: bob).first?.state == .connected })
+    }
+
     func testTheSoftphoneExamplePlacesAndAnswersACallThatCarriesSpeech() throws {
         let (alice, bob, speech, heardByBob) = try softphones()
         defer {
             alice.client.shutdown()
             bob.client.shutdown()
         }
-        alice.dial("sip:bob@127.0.0.1:\(bob.client.localEndpoint.port)")
-        XCTAssertTrue(PollingWait.until(timeout: 10) { self.calls(of: alice).first?.state == .connected })
-        XCTAssertTrue(PollingWait.until(timeout: 5) { self.calls(of: bob).first?.state == .connected })
+        dialed(alice, bob)
         Thread.sleep(forTimeInterval: 2.5)
         let call = try XCTUnwrap(calls(of: alice).first)
         call.disconnect()
@@ -155,8 +160,7 @@ final class DocumentationExamplesTests: XCTestCase {
             alice.client.shutdown()
             bob.client.shutdown()
         }
-        alice.dial("sip:bob@127.0.0.1:\(bob.client.localEndpoint.port)")
-        XCTAssertTrue(PollingWait.until(timeout: 10) { self.calls(of: alice).first?.state == .connected })
+        dialed(alice, bob)
         let call = try XCTUnwrap(calls(of: alice).first)
         let client = try VoiceClient(configuration: VoiceClientConfiguration(identity: "docs", domain: "127.0.0.1", registers: false))
         defer { client.shutdown() }

@@ -8,17 +8,9 @@ import VoiceMediaTypes
 /// The buffer device, paced by a manual clock the test ticks (one 10 ms buffer each way per
 /// tick, counted exactly), except where its own free-running thread is the subject.
 final class BufferAudioDeviceTests: XCTestCase {
-    private let clock = SoftwareAudioClock(manualPeriod: .milliseconds(10), name: "test-buf-clk")
-    private var ticks = 0
-    private var pacing: SoftwareAudioPacing { .ticked(by: clock) }
-
-    /// `count` more ticks of the manual clock.
-    private func tick(_ count: Int) {
-        for _ in 0..<count {
-            clock.tick(at: .milliseconds(Int64(10 * ticks)))
-            ticks += 1
-        }
-    }
+    private let ticker = ManualAudioTicker(name: "test-buf-clk")
+    private var pacing: SoftwareAudioPacing { ticker.pacing }
+    private func tick(_ count: Int) { ticker.tick(count) }
 
     func testRecordsWhatTheContextRenders() throws {
         let tone = testTone(count: 4_800)

@@ -5,16 +5,9 @@ import VoiceSupport
 
 /// The bot's device, paced by a manual clock the test ticks (one 10 ms buffer each way per tick).
 final class PCMAudioDeviceTests: XCTestCase {
-    private let clock = SoftwareAudioClock(manualPeriod: .milliseconds(10), name: "test-pcm-clk")
-    private var ticks = 0
-    private var pacing: SoftwareAudioPacing { .ticked(by: clock) }
-
-    private func tick(_ count: Int) {
-        for _ in 0..<count {
-            clock.tick(at: .milliseconds(Int64(10 * ticks)))
-            ticks += 1
-        }
-    }
+    private let ticker = ManualAudioTicker(name: "test-pcm-clk")
+    private var pacing: SoftwareAudioPacing { ticker.pacing }
+    private func tick(_ count: Int) { ticker.tick(count) }
 
     func testWhatIsPlayedIsSentInOrderThenSilence() throws {
         let device = PCMAudioDevice(pacing: pacing)
