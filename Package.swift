@@ -140,7 +140,7 @@ let package = Package(
         // VoiceClient's incoming calls.
         .target(
             name: "VoiceConference",
-            dependencies: ["VoiceSupport", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "VoiceCore"]
+            dependencies: ["VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "VoiceCore"]
         ),
         .target(
             name: "VoiceSIP",
@@ -260,7 +260,8 @@ let package = Package(
         .testTarget(
             name: "VoiceConferenceTests",
             dependencies: [
-                "VoiceConference", "VoiceTestAudio", "VoiceMedia", "VoiceSupport", "VoiceSIP", "VoiceCore", "CMallocCounter",
+                "VoiceConference", "VoiceTestAudio", "VoiceMedia", "VoiceMediaTypes", "VoiceRTP", "VoiceSupport", "VoiceSIP", "VoiceCore",
+                "CMallocCounter",
             ]),
         .testTarget(name: "VoiceICETests", dependencies: ["VoiceAddress", "VoiceSTUN", "VoiceICE", "VoiceNetwork", "VoiceTestAudio"]),
         .testTarget(

@@ -1,5 +1,7 @@
+import Dispatch
 import Synchronization
 import VoiceMedia
+import VoiceRTP
 import VoiceSupport
 
 /// One room's audio: a ``ConferenceMixer`` whose participants are ``ConferencePort``s, mixed
@@ -8,51 +10,59 @@ import VoiceSupport
 ///
 /// Each period it pulls every port's render audio (what that participant said, already decoded
 /// by its call's stream in its own codec and at its own clock, out of its jitter buffer) into
-/// the mixer, mixes, and pushes each participant's N−1 mix into its port's capture side (which
-/// its call encodes for it). The mixer never sees codecs or clocks.
+/// the mixer, mixes, and gathers each participant's N−1 mix into a frame of its call's codec
+/// (20 ms for Opus at its default ptime). A whole frame goes to the port's capture side:
+///
+/// - **Listeners share one encode.** A participant that heard only the shared mix for the whole
+///   frame (it added nothing: silent or muted), and for ``quietFramesBeforeSharing`` frames
+///   before, gets the frame already encoded by its ``ConferenceEncodingGroup``: one encoder per
+///   encoding and frame phase, which encodes the shared mix once for all of them, as Asterisk's
+///   ConfBridge does. Its call's stream packetizes and protects the payload as its own.
+/// - **Talkers get their own.** Anyone whose frame held its own voice gets the samples of its
+///   private mix (the sum without itself), which its stream encodes. The frame is gathered
+///   before this is decided, so a talker never hears itself, not even the first 10 ms.
 ///
 /// Two half-period groups: the even slots are pulled and pushed at the mix, the odd slots half
 /// a period (5 ms) away from it: pushed the last mix and pulled for the next one 5 ms after it.
-/// Each leg's stream decodes when its port has pulled enough and encodes when it has been pushed
-/// a whole codec frame, so ports all served in the same instant would put every leg's decoding
-/// and encoding on the same media-engine ticks (two of the four in a 20 ms frame) while the
-/// others idle: with 30 participants those ticks ran 3–5 ms of CPU each, ran over, and left the
-/// legs served last short of audio. Half a period apart, the legs spread over all four ticks,
-/// as software devices do on the clock's phases. The cost is 5 ms more delay each way for the
-/// odd slots.
+/// Each leg's stream decodes when its port has pulled enough, so ports all served in the same
+/// instant would put every leg's decoding on the same media-engine ticks; half a period apart
+/// they spread over all four (and each slot's frames end on one of two mixes, slot / 2 modulo
+/// 2). The cost is 5 ms more delay each way for the odd slots.
 ///
-/// Threading: thread-safe. The clock thread holds the bridge's lock while it mixes; the control
-/// calls (attach, detach, mute) hold it for O(1) work only, so the mixing thread waits at most
-/// that long for them. Mixing allocates nothing.
+/// Threading: thread-safe, and the clock thread never waits for a control thread. Attach,
+/// detach, mute and level sources are posted to an inbox the clock thread takes at its next
+/// tick (it only tries the inbox's lock); talking is published through atomics, and the
+/// talk-changed callback runs after the period's work. Encoders for new groups are made on a
+/// queue of their own and handed over the same way. Mixing allocates nothing.
 final class ConferenceBridge: SoftwareAudioClockClient, @unchecked Sendable {
-    // @unchecked: `state` is behind its lock; the rest is immutable or atomic.
-    /// @unchecked: the mixer (not thread-safe) is only used under the bridge's lock.
-    private struct State: @unchecked Sendable {
-        let mixer: ConferenceMixer
-        var ports: [ConferencePort?]
-        /// Where each slot's RFC 6464 levels arrive, the packets counted at the last period, the
-        /// newest level, and the periods since it came.
-        var levelSources: [ReceivedAudioLevel?]
-        var levelCounts: [UInt64]
-        var levels: [Int]
-        var periodsSinceLevel: [Int]
-        /// Half periods: the mix on one, the odd slots' exchange on the other. After a stall,
-        /// up to 50 ms are caught up (five mixes), as a 10 ms device does.
-        var schedule = PacingSchedule(bufferDuration: .milliseconds(5), maxCatchUp: 10)
-        var mixesNext = true
-        /// Mixes so far.
-        var mixes = 0
-        var registration: SoftwareAudioClock.Registration?
+    // @unchecked: `control` and `inbox` are behind their locks; `loop` is the clock thread's
+    // alone (its registration runs one tick at a time); the rest is immutable or atomic.
+
+    /// Whether the bridge ticks.
+    private enum ClockState {
+        case stopped
+        /// An attach is registering with the clock (outside the lock).
+        case starting
+        case running(SoftwareAudioClock.Registration)
     }
-    private let state: Locked<State>
-    private let silence: UnsafeMutableBufferPointer<Int16>
+
+    /// What the control threads keep: which slots are taken and muted, and the clock.
+    private struct Control {
+        var occupied: [Bool]
+        var muted: [Bool]
+        var clock = ClockState.stopped
+    }
+    private let control: Locked<Control>
+    private let inbox: Locked<[ConferenceBridgeCommand]>
+    private let pendingCommands = Atomic<Int>(0)
+    private let loop: ConferenceMixLoop
     private let clock: SoftwareAudioClock
     private let measuresLateness: Bool
-    /// Called on the clock thread when a participant starts (true) or stops talking; must not block.
-    private let talkChanged: @Sendable (_ slot: Int, _ talking: Bool) -> Void
 
     /// Periods mixed.
-    let periods = Atomic<Int>(0)
+    var periods: Int { loop.figures.periods.load(ordering: .relaxed) }
+    /// Frames the participants got as the shared encode, and as samples of their own mix.
+    var figures: ConferenceBridgeFigures { loop.figures }
     /// Ticks that came more than two periods late (on a real-time clock only). One period late
     /// is absorbed: the next tick mixes both periods, and each leg's stream buffers what its
     /// port delivers (a 10 ms scheduling hiccup of a loaded machine is no late frame for anyone);
@@ -61,85 +71,102 @@ final class ConferenceBridge: SoftwareAudioClockClient, @unchecked Sendable {
     /// The latest a tick came, in microseconds (real-time clock only).
     let maximumLatenessMicroseconds = Atomic<Int>(0)
 
+    /// Frames in a row a participant hears only the shared mix before it gets the shared encode
+    /// (200 ms): a talker's pauses between words do not move it back and forth.
+    static let quietFramesBeforeSharing = 10
+
     /// A bridge for at most `capacity` participants on `clock`; `measuresLateness` compares the
-    /// clock's tick times with the monotonic clock (false for a virtual clock).
+    /// clock's tick times with the monotonic clock (false for a virtual clock). With
+    /// `sharesEncoding` false every participant's call encodes its own mix (the per-leg
+    /// baseline). `talkChanged` is called on the clock thread, after the period's work, when
+    /// a participant starts (true) or stops talking; it must not block.
     init(
-        capacity: Int, clock: SoftwareAudioClock, measuresLateness: Bool,
+        capacity: Int, clock: SoftwareAudioClock, measuresLateness: Bool, sharesEncoding: Bool = true,
         talkChanged: @escaping @Sendable (_ slot: Int, _ talking: Bool) -> Void
     ) {
-        let mixer = ConferenceMixer(capacity: capacity)
-        let n = mixer.capacity
-        state = Locked(
-            State(
-                mixer: mixer, ports: Array(repeating: nil, count: n), levelSources: Array(repeating: nil, count: n),
-                levelCounts: Array(repeating: 0, count: n), levels: Array(repeating: 127, count: n),
-                periodsSinceLevel: Array(repeating: Int.max, count: n)))
-        silence = .allocate(capacity: ConferenceMixer.frameLength)
-        silence.initialize(repeating: 0)
+        loop = ConferenceMixLoop(capacity: capacity, sharesEncoding: sharesEncoding, talkChanged: talkChanged)
+        let n = loop.mixer.capacity
+        control = Locked(Control(occupied: Array(repeating: false, count: n), muted: Array(repeating: false, count: n)))
+        var commands: [ConferenceBridgeCommand] = []
+        commands.reserveCapacity(64)
+        inbox = Locked(commands)
         self.clock = clock
         self.measuresLateness = measuresLateness
-        self.talkChanged = talkChanged
+        loop.post = { [weak self] command in self?.post(command) }
     }
-
-    deinit { silence.deallocate() }
 
     /// Seats `port`; the bridge starts ticking with its first participant.
     /// - Returns: its slot, or nil when the room is full.
     /// - Throws: ``AudioDeviceError`` when the clock's thread cannot start.
     func attach(_ port: ConferencePort) throws(AudioDeviceError) -> Int? {
-        let (slot, needsClock) = state.withLock { s -> (Int?, Bool) in
-            guard let slot = s.mixer.join() else { return (nil, false) }
-            s.ports[slot] = port
-            return (slot, s.registration == nil)
+        let (slot, needsClock) = control.withLock { c -> (Int?, Bool) in
+            guard let slot = c.occupied.firstIndex(of: false) else { return (nil, false) }
+            c.occupied[slot] = true
+            c.muted[slot] = false
+            guard case .stopped = c.clock else { return (slot, false) }
+            c.clock = .starting
+            return (slot, true)
         }
-        guard let slot, needsClock else { return slot }
+        guard let slot else { return nil }
+        post(.attach(slot: slot, port: port))
+        guard needsClock else { return slot }
         do {
             let registration = try clock.register(self)
-            state.withLock { $0.registration = registration }
+            control.withLock { $0.clock = .running(registration) }
         } catch {
+            control.withLock { $0.clock = .stopped }
             detach(slot)
             throw error
         }
         return slot
     }
 
-    /// Frees `slot`; the port is no longer pulled or pushed once this returns.
+    /// Frees `slot`: from the next tick its port is no longer pulled or pushed.
     func detach(_ slot: Int) {
-        state.withLock { s in
-            guard s.ports.indices.contains(slot) else { return }
-            s.ports[slot] = nil
-            s.levelSources[slot] = nil
-            s.periodsSinceLevel[slot] = .max
-            s.mixer.leave(slot)
+        let taken = control.withLock { c -> Bool in
+            guard c.occupied.indices.contains(slot), c.occupied[slot] else { return false }
+            c.occupied[slot] = false
+            c.muted[slot] = false
+            return true
         }
+        if taken { post(.detach(slot: slot)) }
     }
 
     /// Stops ticking (the room ended). Returns once no tick runs.
     func stop() {
-        let registration = state.withLock { s -> SoftwareAudioClock.Registration? in
-            defer { s.registration = nil }
-            return s.registration
+        let registration = control.withLock { c -> SoftwareAudioClock.Registration? in
+            guard case .running(let registration) = c.clock else { return nil }
+            c.clock = .stopped
+            return registration
         }
         if let registration { clock.unregister(registration) }
     }
 
-    func setMuted(_ slot: Int, _ muted: Bool) { state.withLock { $0.mixer.setMuted(slot, muted) } }
-    func isMuted(_ slot: Int) -> Bool { state.withLock { $0.mixer.isMuted(slot) } }
-    func isTalking(_ slot: Int) -> Bool { state.withLock { $0.mixer.isTalking(slot) } }
+    func setMuted(_ slot: Int, _ muted: Bool) {
+        let changed = control.withLock { c -> Bool in
+            guard c.occupied.indices.contains(slot), c.occupied[slot], c.muted[slot] != muted else { return false }
+            c.muted[slot] = muted
+            return true
+        }
+        if changed { post(.mute(slot: slot, muted)) }
+    }
+
+    func isMuted(_ slot: Int) -> Bool {
+        control.withLock { c in c.muted.indices.contains(slot) && c.occupied[slot] && c.muted[slot] }
+    }
+
+    /// Whether `slot`'s participant is talking, as of the last mix.
+    func isTalking(_ slot: Int) -> Bool { loop.isTalking(slot) }
+
     /// Reads `slot`'s talking from the RFC 6464 levels its peer announces, arriving at `source`,
     /// instead of from the audio's own level, while they keep coming (a level counts for 60 ms,
     /// three 20 ms packets; without one the measured level decides again).
-    func setLevelSource(_ slot: Int, _ source: ReceivedAudioLevel?) {
-        state.withLock { s in
-            guard s.ports.indices.contains(slot), s.ports[slot] != nil else { return }
-            s.levelSources[slot] = source
-            s.levelCounts[slot] = source?.read().count ?? 0
-            s.periodsSinceLevel[slot] = .max
-        }
-    }
+    func setLevelSource(_ slot: Int, _ source: ReceivedAudioLevel?) { post(.levelSource(slot: slot, source)) }
 
-    /// How long an announced level stands for the periods after it, in periods.
-    static let announcedLevelLifetime = 6
+    private func post(_ command: ConferenceBridgeCommand) {
+        inbox.withLock { $0.append(command) }
+        pendingCommands.add(1, ordering: .releasing)
+    }
 
     func clockDidTick(at time: MediaTime) {
         if measuresLateness {
@@ -149,63 +176,28 @@ final class ConferenceBridge: SoftwareAudioClockClient, @unchecked Sendable {
                 maximumLatenessMicroseconds.store(late, ordering: .relaxed)
             }
         }
-        let silence = UnsafeBufferPointer(self.silence)
-        state.withLock { s in
-            let due = s.schedule.buffersDue(at: time)
-            for _ in 0..<due {
-                if s.mixesNext {
-                    mixPeriod(&s, silence: silence)
-                } else {
-                    // The odd slots' half: what the last mix made for them, and their next input.
-                    var slot = 1
-                    while slot < s.ports.count {
-                        if let port = s.ports[slot] {
-                            port.push(s.mixer.output(slot), silence: silence, mayStart: Self.mayStart(slot, s.mixes))
-                            port.pull(into: s.mixer.input(slot))
-                        }
-                        slot += 2
-                    }
-                }
-                s.mixesNext.toggle()
-            }
+        if pendingCommands.load(ordering: .acquiring) > 0,
+            inbox.withLockIfAvailable({ swap(&$0, &loop.commands) }) != nil
+        {
+            pendingCommands.subtract(loop.commands.count, ordering: .relaxed)
+            loop.takeCommands()
         }
+        loop.tick(at: time)
     }
 
     /// Whether `slot`'s port may take its first period from mix number `mixes` (the first is 1):
     /// slots 0 and 1 on odd mixes, 2 and 3 on even ones, and so on, so with the two half-period
     /// groups the legs' 20 ms frames end on four different 5 ms ticks (slot modulo 4).
     static func mayStart(_ slot: Int, _ mixes: Int) -> Bool { !(mixes + slot / 2).isMultiple(of: 2) }
+}
 
-    /// Pulls the even slots, mixes everyone (the odd slots' inputs were pulled half a period
-    /// ago), pushes the even slots' mixes.
-    private func mixPeriod(_ s: inout State, silence: UnsafeBufferPointer<Int16>) {
-        var slot = 0
-        while slot < s.ports.count {
-            s.ports[slot]?.pull(into: s.mixer.input(slot))
-            slot += 2
-        }
-        for slot in s.ports.indices where s.ports[slot] != nil {
-            guard let source = s.levelSources[slot] else { continue }
-            let (count, level) = source.read()
-            if count != s.levelCounts[slot], let level {
-                s.levelCounts[slot] = count
-                s.levels[slot] = level
-                s.periodsSinceLevel[slot] = 0
-            } else if s.periodsSinceLevel[slot] < Int.max {
-                s.periodsSinceLevel[slot] += 1
-            }
-            if s.periodsSinceLevel[slot] < Self.announcedLevelLifetime {
-                s.mixer.reportLevel(slot, dBov: s.levels[slot])
-            }
-        }
-        s.mixer.mix()
-        s.mixes &+= 1
-        for slot in s.ports.indices where s.ports[slot] != nil {
-            if slot.isMultiple(of: 2), let port = s.ports[slot] {
-                port.push(s.mixer.output(slot), silence: silence, mayStart: Self.mayStart(slot, s.mixes))
-            }
-            if let change = s.mixer.takeTalkChange(slot) { talkChanged(slot, change) }
-        }
-        periods.add(1, ordering: .relaxed)
-    }
+/// What a bridge did, for tests and the benchmark.
+final class ConferenceBridgeFigures: Sendable {
+    /// Periods mixed.
+    let periods = Atomic<Int>(0)
+    /// Frames participants got as their group's shared encode, and as samples of their own.
+    let sharedFrames = Atomic<Int>(0)
+    let privateFrames = Atomic<Int>(0)
+    /// Frames the groups encoded.
+    let groupEncodes = Atomic<Int>(0)
 }

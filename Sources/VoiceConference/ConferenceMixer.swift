@@ -84,6 +84,16 @@ package final class ConferenceMixer {
         return slot
     }
 
+    /// Takes `slot` for a new participant (silent, unmuted, its input zeroed), where the driver
+    /// chose it; false if it is out of range or taken.
+    package func join(_ slot: Int) -> Bool {
+        guard slots.indices.contains(slot), !slots[slot].active else { return false }
+        slots[slot] = Slot()
+        slots[slot].active = true
+        input(slot).update(repeating: 0)
+        return true
+    }
+
     /// Frees `slot`; its participant is no longer mixed.
     package func leave(_ slot: Int) {
         guard slots.indices.contains(slot) else { return }
@@ -118,6 +128,9 @@ package final class ConferenceMixer {
         guard isActive(slot), slots[slot].contributing else { return UnsafeBufferPointer(shared) }
         return UnsafeBufferPointer(rebasing: outputs[(slot * Self.frameLength)..<((slot + 1) * Self.frameLength)])
     }
+
+    /// What every participant that added nothing this period hears: the whole mix, limited.
+    package var sharedOutput: UnsafeBufferPointer<Int16> { UnsafeBufferPointer(shared) }
 
     /// Whether `slot` hears the shared mix of everyone (it added nothing this period).
     package func hearsSharedMix(_ slot: Int) -> Bool { !(isActive(slot) && slots[slot].contributing) }

@@ -1,24 +1,34 @@
 import Synchronization
 import VoiceMedia
+import VoiceRTP
 import VoiceSupport
 
 /// A participant's place on a conference bridge, seen by its call as an audio device
 /// (48 kHz mono, 10 ms): what the call plays (the participant's decoded voice) goes into the
-/// mix; what the call captures (and encodes for the participant) is the mix of the others.
+/// mix; what the call captures (and encodes for the participant) is the mix of the others,
+/// handed over a whole codec frame at a time, as samples or, for a listener on the room's
+/// shared encode, as the frame already encoded (``ConferenceBridge``).
 ///
-/// The bridge's clock thread drives both directions (``ConferenceBridge``): no thread of its
-/// own. Threading: the contexts are swapped under a lock the bridge holds while it calls them,
-/// so `stop*` returns only once no call into the old context can run.
-final class ConferencePort: AudioDevice, @unchecked Sendable {
+/// The call uses it directly (``DedicatedAudioDevice``), not through the hub that shares a
+/// device among calls: no voice processing touches the mix, and encoded frames reach its stream.
+///
+/// The bridge's clock thread drives both directions: no thread of its own. Threading: the call's
+/// contexts are swapped under a lock; the clock thread only tries it and never waits (a period
+/// that finds it taken is skipped, and counted), and `stop*` returns only once no call into the
+/// old context can run.
+final class ConferencePort: DedicatedAudioDevice, @unchecked Sendable {
     // @unchecked: `contexts` is behind its lock.
-    private struct Contexts {
+    private struct Contexts: @unchecked Sendable {
+        // @unchecked: the contexts are Sendable; `sink` is the capture context itself.
         var capture: (any AudioDeviceContext)?
+        /// The capture context as a stream that takes encoded frames (a call's own stream).
+        var sink: (any SharedEncodingSink)?
         var render: (any AudioDeviceContext)?
-        /// Nothing delivered to `capture` yet.
-        var captureIsNew = false
     }
     private let contexts = Locked(Contexts())
     private let enabledFlag = Atomic<Bool>(true)
+    /// Periods the clock thread skipped because a control thread held the contexts.
+    let skippedPeriods = Atomic<Int>(0)
 
     let captureFormat: AudioFormat? = .voice
     let renderFormat: AudioFormat? = .voice
@@ -31,11 +41,16 @@ final class ConferencePort: AudioDevice, @unchecked Sendable {
     func startCapturing(context: any AudioDeviceContext) throws(AudioDeviceError) {
         contexts.withLock {
             $0.capture = context
-            $0.captureIsNew = true
+            $0.sink = context as? any SharedEncodingSink
         }
     }
 
-    func stopCapturing() { contexts.withLock { $0.capture = nil } }
+    func stopCapturing() {
+        contexts.withLock {
+            $0.capture = nil
+            $0.sink = nil
+        }
+    }
 
     func startRendering(context: any AudioDeviceContext) throws(AudioDeviceError) {
         contexts.withLock { $0.render = context }
@@ -45,25 +60,36 @@ final class ConferencePort: AudioDevice, @unchecked Sendable {
 
     /// The participant's next 10 ms into `samples` (silence while nothing renders). Bridge thread.
     func pull(into samples: UnsafeMutableBufferPointer<Int16>) {
-        let rendered = contexts.withLock { contexts -> Bool in
+        let rendered = contexts.withLockIfAvailable { contexts -> Bool in
             guard let render = contexts.render else { return false }
             render.readRenderAudio(into: samples)
             return true
         }
-        if !rendered || !isEnabled { samples.update(repeating: 0) }
+        if rendered == nil { skippedPeriods.add(1, ordering: .relaxed) }
+        if rendered != true || !isEnabled { samples.update(repeating: 0) }
     }
 
-    /// Hands the participant what it hears this period (`silence` while disabled). Bridge thread.
-    ///
-    /// A new capture context gets its first period only where `mayStart` says: its stream
-    /// encodes a 20 ms frame every second period from its first, so the bridge picks which of
-    /// the two periods its frames end on (the period before is not missed: nothing was heard yet).
-    func push(_ samples: UnsafeBufferPointer<Int16>, silence: UnsafeBufferPointer<Int16>, mayStart: Bool) {
-        let enabled = isEnabled
-        contexts.withLock { contexts in
-            guard let capture = contexts.capture, mayStart || !contexts.captureIsNew else { return }
-            contexts.captureIsNew = false
-            capture.deliverCapturedAudio(enabled ? samples : silence)
+    /// Hands the participant's call a frame of what it hears. Bridge thread.
+    func deliver(_ samples: UnsafeBufferPointer<Int16>) {
+        let delivered = contexts.withLockIfAvailable { contexts -> Bool in
+            contexts.capture?.deliverCapturedAudio(samples)
+            return true
         }
+        if delivered == nil { skippedPeriods.add(1, ordering: .relaxed) }
+    }
+
+    /// Hands the participant's call a frame encoded for it; false when its capture side takes
+    /// no encoded frames (or not this one, or not now): deliver the samples instead. Bridge thread.
+    func deliverEncoded(_ payload: UnsafeRawBufferPointer, samples: Int, peak: Int) -> Bool {
+        contexts.withLockIfAvailable { contexts -> Bool in
+            contexts.sink?.deliverEncodedFrame(payload, samples: samples, peak: peak) ?? false
+        } ?? false
+    }
+
+    /// The call's encoding and its version, when it changed since `version`. Bridge thread.
+    func sharedEncoding(ifNewerThan version: Int) -> (key: SharedEncodingKey?, version: Int)? {
+        contexts.withLockIfAvailable { contexts in
+            contexts.sink?.sharedEncoding(ifNewerThan: version)
+        } ?? nil
     }
 }

@@ -104,6 +104,20 @@ public final class ConferenceServer: Sendable {
         core.queue.async { self.core.endRoom(room) }
     }
 
+    /// Over the open rooms: frames participants got as their room's shared encode, frames they
+    /// got as samples of their own mix, and the encodes the rooms' groups made.
+    package var encodingFigures: (shared: Int, private: Int, groupEncodes: Int) {
+        core.queue.sync {
+            core.rooms.values.reduce((0, 0, 0)) { sum, room in
+                let f = room.bridge.figures
+                return (
+                    sum.0 + f.sharedFrames.load(ordering: .relaxed), sum.1 + f.privateFrames.load(ordering: .relaxed),
+                    sum.2 + f.groupEncodes.load(ordering: .relaxed)
+                )
+            }
+        }
+    }
+
     /// Mixing periods that started more than two periods (20 ms) late on the real-time clock,
     /// over all rooms so far: each is a late frame for every participant of its room.
     public var lateMixingPeriods: Int { core.queue.sync { core.lateTicks() } }

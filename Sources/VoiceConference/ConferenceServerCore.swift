@@ -76,7 +76,8 @@ final class ConferenceServerCore: @unchecked Sendable {
     func openRoom(_ id: String) -> Room {
         if let room = rooms[id] { return room }
         let bridge = ConferenceBridge(
-            capacity: options.maximumParticipants, clock: clock, measuresLateness: measuresLateness
+            capacity: options.maximumParticipants, clock: clock, measuresLateness: measuresLateness,
+            sharesEncoding: options.sharesEncoding
         ) { [weak self] slot, talking in
             guard let core = self else { return }
             core.queue.async { core.talkChanged(room: id, slot: slot, talking: talking) }

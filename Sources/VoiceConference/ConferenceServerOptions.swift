@@ -15,6 +15,10 @@ public struct ConferenceServerOptions: Sendable, Equatable {
     /// a host of the server's own, or a focus user with the room in a header. A call that
     /// matches none gets 404 Not Found.
     public var addressing: [ConferenceAddressing]
+    /// Whether listeners share one encode of the room's mix per encoding and frame phase (the
+    /// default); false makes every participant's call encode its own mix, the per-leg baseline
+    /// the benchmark compares with.
+    package var sharesEncoding = true
 
     /// Creates options; the defaults: 16 per room, rooms made on demand, `;conference` URIs.
     public init(

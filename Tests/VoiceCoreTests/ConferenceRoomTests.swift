@@ -177,6 +177,47 @@ final class ConferenceRoomTests: VirtualTimeTestCase {
         XCTAssertTrue(PollingWait.until(timeout: 1) { recorder.events.last == .roomEnded(room: "standup") })
     }
 
+    /// Silent participants hear the room through one shared Opus encode per frame phase, packetized
+    /// and protected by each of their legs; they hear every talker, and the talkers (on encodes
+    /// of their own) still never hear themselves.
+    func testListenersOnTheSharedEncodeHearEveryTalker() throws {
+        let (server, _, host) = try startServer()
+        let tones: [(String, Double)] = [("alice", 500), ("bob", 700), ("carol", 1_100)]
+        let talkers = try tones.map { name, frequency in join(try caller(name, frequency: frequency), frequency: frequency, room: "town", host: host) }
+        let listeners = try (0..<4).map { index in
+            let client = try TestVoiceClient("listener\(index)", signal: TestSignals.multiTone([], seconds: 1), world: world)
+            clients.append(client)
+            return join(client, frequency: 0, room: "town", host: host)
+        }
+        for leg in talkers + listeners { XCTAssertEqual(leg.delegate.wait(for: 2), [.ringing, .connected]) }
+        // The legs' first RTCP reports (by 2.5 s) turn their FEC off: their encoding changes.
+        PollingWait.sleep(3)
+        let before = server.encodingFigures
+        PollingWait.sleep(1)
+        let after = server.encodingFigures
+        let shared = after.shared - before.shared
+        let encodes = after.groupEncodes - before.groupEncodes
+        // Four listeners for a second: 200 frames, all shared; two frame phases: ≤ 100 encodes.
+        XCTAssertGreaterThanOrEqual(shared, 190, "listeners' frames on the shared encode")
+        XCTAssertLessThanOrEqual(encodes, 102, "one encode per 20 ms per frame phase")
+        XCTAssertGreaterThanOrEqual(after.private - before.private, 145, "the talkers' own frames")
+        checkEachHearsTheOthers(talkers)
+        for listener in listeners {
+            let amplitudes = heard(listener, tones.map(\.1))
+            for (tone, amplitude) in zip(tones, amplitudes) {
+                XCTAssertGreaterThan(amplitude, 1_000, "a listener misses \(tone.0): \(amplitudes)")
+            }
+        }
+        // Every listener's packets are its own: its SRTP, sequence and timestamps, and the far
+        // end's jitter buffer plays them without loss.
+        for listener in listeners {
+            let stats = try XCTUnwrap(try onCallLoop(listener.call) { $0.media?.stream?.stats })
+            XCTAssertEqual(stats.srtpAuthFailures, 0)
+            XCTAssertEqual(stats.packetsLost, 0)
+            XCTAssertGreaterThan(stats.packetsReceived, 100)
+        }
+    }
+
     func testRoomsRefuseLongIdsUnknownRoomsAndCallersOverTheLimit() throws {
         let (server, _, host) = try startServer(ConferenceServerOptions(maximumParticipants: 2, knownRooms: ["board"], knownRoomsOnly: true))
         XCTAssertEqual(server.rooms, ["board"])

@@ -175,7 +175,7 @@ package final class AudioStream: Sendable {
         }
         control.events.handler.withLock { $0 = onEvent }
         control.setRemote(rtp: remote, rtcp: remoteRTCP ?? (configuration.rtcpMux ? remote : nil))
-        let context = StreamDeviceContext(capture: c.captureRing, render: c.renderRing, control: control)
+        let context = StreamDeviceContext(capture: c.captureRing, render: c.renderRing, encoded: c.encodedRing, control: control)
         if let device = audioDevice {
             try c.adopt(captureFormat: device.captureFormat, renderFormat: device.renderFormat)
             context.configure(captureFormat: device.captureFormat, renderFormat: device.renderFormat)

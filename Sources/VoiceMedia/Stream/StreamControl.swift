@@ -62,6 +62,10 @@ final class StreamControl: Sendable {
         }
         if value, !wasInterrupted { deviceInterruptions.add(1, ordering: .relaxed) }
     }
+    /// The stream's encoding as the media thread last published it, for a conference bridge
+    /// that encodes once for many streams (``SharedEncodingSink``), and its version.
+    let sharedEncoding = Locked<SharedEncodingKey?>(nil)
+    let sharedEncodingVersion = Atomic<Int>(0)
     let snapshot = Locked<AudioStreamStats>(AudioStreamStats())
     let remote = Locked<RemoteEndpoints?>(nil)
     /// An ICE restart for the media thread, and a count that says one was posted.

@@ -1,28 +1,31 @@
+import VoiceRTP
 /// The stream's side of an audio device: converts the device's format to 48 kHz mono and moves
 /// samples through lock-free rings to and from the media thread.
 ///
 /// Capture and render may run on two device threads; each direction has its own scratch
 /// buffers and converter, allocated once in `configure`.
-final class StreamDeviceContext: AudioDeviceContext, @unchecked Sendable {
+final class StreamDeviceContext: AudioDeviceContext, SharedEncodingSink, @unchecked Sendable {
     // Written once in `configure` before the device starts; afterwards each direction's state is
     // touched only by that direction's device thread.
     private let captureRing: AudioRingBuffer
     private let renderRing: AudioRingBuffer
+    private let encodedRing: EncodedFrameRing
     private let control: StreamControl
     private var captureConverter: FormatConverter?
     private var renderConverter: FormatConverter?
     private var renderScratch = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 0)
     private var receivedAudio = false
 
-    init(capture: AudioRingBuffer, render: AudioRingBuffer, control: StreamControl) {
+    init(capture: AudioRingBuffer, render: AudioRingBuffer, encoded: EncodedFrameRing, control: StreamControl) {
         self.captureRing = capture
         self.renderRing = render
+        self.encodedRing = encoded
         self.control = control
     }
 
     /// A fresh context on the same rings, for another device (the old one must have stopped).
     func forAnotherDevice() -> StreamDeviceContext {
-        StreamDeviceContext(capture: captureRing, render: renderRing, control: control)
+        StreamDeviceContext(capture: captureRing, render: renderRing, encoded: encodedRing, control: control)
     }
 
     deinit { renderScratch.deallocate() }
@@ -55,6 +58,20 @@ final class StreamDeviceContext: AudioDeviceContext, @unchecked Sendable {
             written = captureRing.write(samples)
         }
         if written < offered { control.captureOverflows.add(1, ordering: .relaxed) }
+    }
+
+    func sharedEncoding(ifNewerThan version: Int) -> (key: SharedEncodingKey?, version: Int)? {
+        let current = control.sharedEncodingVersion.load(ordering: .acquiring)
+        guard current != version, let key = control.sharedEncoding.withLockIfAvailable({ $0 }) else { return nil }
+        return (key, current)
+    }
+
+    func deliverEncodedFrame(_ payload: UnsafeRawBufferPointer, samples: Int, peak: Int) -> Bool {
+        // Only a 48 kHz mono capture side has the stream's framing (a conference port's).
+        guard captureConverter == nil else { return false }
+        guard encodedRing.write(payload, samples: samples, peak: peak, pcmPosition: captureRing.writePosition) else { return false }
+        control.captureDeliveries.add(1, ordering: .relaxed)
+        return true
     }
 
     func readRenderAudio(into samples: UnsafeMutableBufferPointer<Int16>) {

@@ -10,6 +10,7 @@ extension StreamDriver {
         if capturePacing.update(interrupted: control.isInterrupted, deviceCount: control.captureDeliveries.load(ordering: .relaxed), now: now) {
             // Silence stood in for the interrupted or stalled device: what it delivered meanwhile is stale.
             captureRing.discard(captureRing.availableToRead)
+            encodedRing.removeAll()
         }
         if case .engineClock = capturePacing.pacer {
             while let due = capturePacing.due(by: now) {
@@ -26,7 +27,23 @@ extension StreamDriver {
             control.captureOverflows.add(1, ordering: .relaxed)
         }
         let frame = UnsafeMutableBufferPointer(rebasing: captureFrame[0..<frameSamples])
-        while captureRing.availableToRead >= frameSamples {
+        while true {
+            // A frame encoded for us goes once the whole frames captured before it have gone.
+            if let encoded = encodedRing.first, captureRing.readPosition + frameSamples > encoded.pcmPosition {
+                let partial = encoded.pcmPosition - captureRing.readPosition
+                if partial > 0 {
+                    // Less than a frame before it: the framing moved (a new ptime); it cannot be sent.
+                    captureRing.discard(partial)
+                    control.captureOverflows.add(1, ordering: .relaxed)
+                }
+                if !stream.send(encoded: encoded.payload, samples: encoded.samples, peak: encoded.peak, at: now, output: &output) {
+                    stream.sendSilence(at: now, output: &output)
+                    control.captureOverflows.add(1, ordering: .relaxed)
+                }
+                encodedRing.removeFirst()
+                continue
+            }
+            guard captureRing.availableToRead >= frameSamples else { break }
             captureRing.read(into: frame)
             stream.send(frame: frame, at: now, output: &output)
         }

@@ -26,6 +26,10 @@ final class StreamDriver: MediaTask {
     let relayTransportIndex: Int
     let captureRing: AudioRingBuffer
     let renderRing: AudioRingBuffer
+    /// Frames a conference bridge encoded once for many streams, in order with the capture ring.
+    let encodedRing = EncodedFrameRing()
+    /// The encoding last published in ``StreamControl/sharedEncoding``.
+    var publishedEncoding: SharedEncodingKey?
     /// The datagram being handled (filled in place by each receive), and its sender.
     let receiveBuffer: UnsafeMutableRawBufferPointer
     var packetSource = SocketAddress.unspecified
@@ -150,6 +154,7 @@ final class StreamDriver: MediaTask {
         if path != nil { tickPath(now: now) }
         var output = Output(driver: self)
         sendCaptured(now: now, output: &output)
+        publishEncoding()
         if control.byeRequested.load(ordering: .acquiring) {
             stream.sendBye(at: now, output: &output)
             if path != nil { closePath(now: now) }
@@ -287,6 +292,16 @@ final class StreamDriver: MediaTask {
         stream.isOnHold = control.onHold.load(ordering: .relaxed)
         // ICE and DTLS own the path: no latching onto whatever sends authenticated media.
         stream.followsPeerAddress = path == nil && control.symmetricRTP.load(ordering: .relaxed)
+    }
+
+    /// Publishes the stream's encoding when it changed (a renegotiation, the loss adaptation),
+    /// for a bridge that encodes once for many streams. A reader holding the lock is not waited
+    /// for: the next tick publishes.
+    private func publishEncoding() {
+        let key = stream.sharedEncodingKey
+        guard key != publishedEncoding, control.sharedEncoding.withLockIfAvailable({ $0 = key }) != nil else { return }
+        publishedEncoding = key
+        control.sharedEncodingVersion.add(1, ordering: .releasing)
     }
 
     /// Publishes the figures as the BYE left, for the controlling thread waiting in `stop()`. A

@@ -14,25 +14,65 @@ extension RTPStream {
         defer { rtpTimestamp &+= UInt32(truncatingIfNeeded: frameRTPUnits) }
         guard let destination = remote?.rtp else { return }
         if sendTelephoneEventIfDue(destination: destination, now: now, output: &output) { return }
-        let packet = buffers.send
-        let headerLength = RTPHeader.writeMinimal(
-            marker: markerNext, payloadType: configuration.payloadType, sequenceNumber: sequenceNumber,
-            timestamp: rtpTimestamp, ssrc: configuration.ssrc, into: packet)
-        let payloadArea = UnsafeMutableRawBufferPointer(rebasing: packet[headerLength..<(packet.count - trailerRoom)])
+        let headerLength = writeHeader()
+        let payloadArea = UnsafeMutableRawBufferPointer(rebasing: buffers.send[headerLength..<(buffers.send.count - trailerRoom)])
         let payloadLength: Int
         do throws(MediaCodecError) {
             payloadLength = try encoder.encode(UnsafeBufferPointer(frame), into: payloadArea)
         } catch {
             return
         }
+        sendPayload(headerLength: headerLength, payloadLength: payloadLength, to: destination, now: now, output: &output)
+    }
+
+    /// A frame encoded elsewhere is ready: a conference bridge encoded its shared mix once for
+    /// every listener whose stream has this stream's ``sharedEncodingKey``. It goes out as the
+    /// stream's own packet (its SSRC, sequence, timestamp and protection), exactly as ``send(frame:at:output:)``
+    /// would send it, telephone events and DTX included. Muted or on hold, silence is encoded
+    /// here instead. `samples` must be one frame (``samplesPerFrame``) and `peak` is the frame's
+    /// peak sample (the input level). Returns false, sending nothing and leaving the timeline
+    /// alone, when the frame does not fit this stream: the caller then sends its own.
+    package mutating func send<Output: RTPStreamOutput>(
+        encoded payload: UnsafeRawBufferPointer, samples: Int, peak: Int, at now: MediaTime, output: inout Output
+    ) -> Bool {
+        guard samples == frameSamples48k else { return false }
+        if isMuted || isOnHold {
+            sendSilence(at: now, output: &output)
+            return true
+        }
+        let headerRoom = 12
+        guard payload.count <= buffers.send.count - trailerRoom - headerRoom else { return false }
+        inputLevel = peak
+        defer { rtpTimestamp &+= UInt32(truncatingIfNeeded: frameRTPUnits) }
+        guard let destination = remote?.rtp else { return true }
+        if sendTelephoneEventIfDue(destination: destination, now: now, output: &output) { return true }
+        let headerLength = writeHeader()
+        if let source = payload.baseAddress, let target = buffers.send.baseAddress {
+            (target + headerLength).copyMemory(from: source, byteCount: payload.count)
+        }
+        sendPayload(headerLength: headerLength, payloadLength: payload.count, to: destination, now: now, output: &output)
+        return true
+    }
+
+    /// Writes the next packet's RTP header at the start of the send buffer; returns its length.
+    private mutating func writeHeader() -> Int {
+        RTPHeader.writeMinimal(
+            marker: markerNext, payloadType: configuration.payloadType, sequenceNumber: sequenceNumber,
+            timestamp: rtpTimestamp, ssrc: configuration.ssrc, into: buffers.send)
+    }
+
+    /// Sends the packet whose header and payload are in the send buffer: Opus DTX frames are
+    /// skipped (the next packet starts a talkspurt), the SILK flags feed the loss adaptation.
+    private mutating func sendPayload<Output: RTPStreamOutput>(
+        headerLength: Int, payloadLength: Int, to destination: SocketAddress, now: MediaTime, output: inout Output
+    ) {
+        let payloadArea = UnsafeMutableRawBufferPointer(rebasing: buffers.send[headerLength..<(headerLength + payloadLength)])
         if payloadLength <= 2, configuration.codec.isOpus {
             // Opus DTX: a packet of two bytes or less need not be sent; the next one starts a talkspurt.
             markerNext = true
             return
         }
-        if configuration.codec.isOpus,
-            let flags = OpusSILKFlags(packet: UnsafeRawBufferPointer(rebasing: payloadArea[0..<payloadLength]))
-        {
+        if configuration.codec.isOpus, let flags = OpusSILKFlags(packet: UnsafeRawBufferPointer(payloadArea)) {
             if flags.lbrr { fecPacketsSent += 1 }
             if let change = lossAdaptation?.packetSent(flags) { apply(change) }
         }
