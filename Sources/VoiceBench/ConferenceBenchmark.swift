@@ -3,9 +3,12 @@ import Foundation
 import VoiceConference
 import VoiceTestAudio
 
-/// `voice-bench conference`: what mixing a room costs per participant and 10 ms period, on the
-/// speech-like test signal (so levels vary as speech does), in three rooms: everybody talking
-/// (the worst case), a meeting (3 talkers of 20), and a large room mostly listening (3 of 100).
+/// `voice-bench conference`: the room server's capacity and cost, measured alone, with its
+/// participants in another process (``ConferenceRoomServerBenchmark``, ``ConferenceLoad``): the
+/// largest room with 3 talkers and no late frame, the CPU per listener and per talker, and what
+/// shared encodes save against per-leg ones. Then the older figures: rooms whose participants
+/// are full SDK clients in this process, and what mixing costs per participant and 10 ms
+/// period on the speech-like test signal.
 struct ConferenceBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conference",
@@ -16,9 +19,17 @@ struct ConferenceBench: ParsableCommand {
     @Option(help: "Largest room the real-time ramp tries.") var maxParticipants = 200
     @Option(help: "Seconds each room is watched for late frames.") var seconds = 5.0
     @Option(help: "Ramps to run; the figure is their median.") var ramps = 3
+    @Flag(help: "Skip the room server's figures (the out-of-process load).") var skipRoomServer = false
+    @Option(help: "Room server ramp: first size.") var roomStart = 100
+    @Option(help: "Room server ramp: step, then the fine step from the last good size.") var roomStep = 25
+    @Option(help: "Room server ramp: fine step.") var roomFine = 5
+    @Option(help: "Room server ramp: largest size tried.") var roomMaximum = 400
+    @Option(help: "Room server: seconds each room is watched for late frames.") var roomSeconds = 10.0
+    @Option(help: "Room server ramps; the figure is their median.") var roomRamps = 3
 
     func run() throws {
         var figures: [(String, String)] = []
+        if !skipRoomServer { figures += try roomServerFigures() }
         if !skipRealtime {
             let ramp = ConferenceRealtimeBenchmark(step: max(2, step), maximum: maxParticipants, seconds: seconds)
             var results: [(participants: Int, cpu: Double)] = []
@@ -39,6 +50,40 @@ struct ConferenceBench: ParsableCommand {
             figures.append(("conference_mix_us_per_period_\(participants)_\(talkers)_talking", String(format: "%.1f", period)))
         }
         printFigures(figures)
+    }
+
+    /// The room server's figures: its capacity with 3 talkers (ICE + DTLS-SRTP, the median of
+    /// `roomRamps` ramps; SDES, one ramp), its CPU per listener and per talker, and shared
+    /// against per-leg encodes at 100 participants.
+    func roomServerFigures() throws -> [(String, String)] {
+        var figures: [(String, String)] = []
+        let bench = ConferenceRoomServerBenchmark(seconds: roomSeconds, settle: 3, sdes: false)
+        let shared = try bench.measure(participants: 100)
+        bench.report(shared)
+        let perLeg = try bench.measure(participants: 100, sharesEncoding: false)
+        bench.report(perLeg)
+        let half = try bench.measure(participants: 50)
+        bench.report(half)
+        let sixTalking = try bench.measure(participants: 100, talkers: 6)
+        bench.report(sixTalking)
+        let perListener = (shared.cpu - half.cpu) / 50 * 1e6
+        let perTalker = perListener + (sixTalking.cpu - shared.cpu) / 3 * 1e6
+        figures.append(("conference_encode_sharing_cpu_ratio", String(format: "%.2f", shared.cpu / max(perLeg.cpu, 1e-9))))
+        figures.append(("conference_room_cpu_100_3_talking_shared", String(format: "%.3f", shared.cpu)))
+        figures.append(("conference_room_cpu_100_3_talking_per_leg", String(format: "%.3f", perLeg.cpu)))
+        figures.append(("conference_server_cpu_us_per_listener", String(format: "%.0f", perListener)))
+        figures.append(("conference_server_cpu_us_per_talker", String(format: "%.0f", perTalker)))
+        var sizes: [Int] = []
+        for index in 1...max(1, roomRamps) {
+            let size = try bench.ramp(from: roomStart, step: roomStep, fine: roomFine, maximum: roomMaximum)
+            print("conference room server ramp \(index): \(size) participants")
+            sizes.append(size)
+        }
+        figures.append(("conference_room_participants_realtime_3_talking", "\(sizes.sorted()[sizes.count / 2])"))
+        let sdes = ConferenceRoomServerBenchmark(seconds: roomSeconds, settle: 3, sdes: true)
+        let sdesSize = try sdes.ramp(from: roomStart, step: roomStep, fine: roomFine, maximum: roomMaximum)
+        figures.append(("conference_room_participants_realtime_3_talking_sdes", "\(sdesSize)"))
+        return figures
     }
 
     /// CPU microseconds per participant and per period for a room of `participants` of whom

@@ -3,7 +3,7 @@ import VoiceRTP
 /// A stream's capture side as a conference bridge sees it when it encodes its shared mix once
 /// for many listeners: it reads the stream's encoding, and hands the stream a frame encoded
 /// with it instead of the samples. Both calls never wait, and are made on the bridge's thread.
-package protocol SharedEncodingSink: AnyObject {
+package protocol SharedEncodingSink: AnyObject, Sendable {
     /// The stream's encoding (nil: nothing published yet) and its version, if the version is
     /// not `version`; nil when unchanged, or being published right now (ask again later).
     func sharedEncoding(ifNewerThan version: Int) -> (key: SharedEncodingKey?, version: Int)?
@@ -30,4 +30,13 @@ extension SharedEncodingKey {
 /// it directly instead of through the process-wide hub that shares a device among calls (and
 /// runs voice processing on it), so what the call captures and plays is exactly what the
 /// device delivers and takes, encoded frames included (``SharedEncodingSink``).
-package protocol DedicatedAudioDevice: AudioDevice {}
+package protocol DedicatedAudioDevice: AudioDevice {
+    /// False when the device wants none of the received audio decoded: the stream still takes
+    /// every packet through SRTP and its jitter buffer (so loss, lateness and concealment are
+    /// counted) but plays silence instead of decoding. A load generator's legs use it.
+    var decodesReceivedAudio: Bool { get }
+}
+
+extension DedicatedAudioDevice {
+    package var decodesReceivedAudio: Bool { true }
+}

@@ -14,6 +14,8 @@ final class StreamControl: Sendable {
     let byeRequested = Atomic<Bool>(false)
     /// Whether media follows the peer's authenticated packets to a new address.
     let symmetricRTP = Atomic<Bool>(true)
+    /// False when the device wants no decoded audio (``DedicatedAudioDevice/decodesReceivedAudio``).
+    let decodesAudio = Atomic<Bool>(true)
     let captureOverflows = Atomic<UInt64>(0)
     let renderUnderruns = Atomic<UInt64>(0)
     /// Whether the device's capture or render is interrupted (failed, being reopened).

@@ -47,6 +47,11 @@ extension RTPStream {
     }
 
     private mutating func decode(length: Int, duration: Int) -> Int {
+        guard decodesAudio else {
+            let frames = min(to48k(duration), buffers.decoded.count)
+            UnsafeMutableBufferPointer(rebasing: buffers.decoded[0..<frames]).update(repeating: 0)
+            return frames
+        }
         do throws(MediaCodecError) {
             return try decoder.decode(UnsafeRawBufferPointer(rebasing: buffers.playoutPayload[0..<length]), into: buffers.decoded)
         } catch {

@@ -94,6 +94,9 @@ package struct RTPStream {
     package var isMuted = false
     /// When true, silence is sent and nothing is played.
     package var isOnHold = false
+    /// When false, played frames are silence instead of the decoded packets (the jitter buffer
+    /// runs as ever): a load generator's legs check what arrives without decoding it.
+    package var decodesAudio = true
     /// Whether media follows the peer's authenticated packets to a new address (symmetric RTP,
     /// RFC 4961); starts as the configuration says.
     package var followsPeerAddress: Bool

@@ -1,0 +1,163 @@
+import Dispatch
+import Foundation
+import Logging
+import VoiceConference
+import VoiceCore
+import VoiceMedia
+import VoiceService
+import VoiceSupport
+
+/// The room server alone: a `ConferenceServer` in this process, called by `voice-bench
+/// conference-load` in another (light participants: pre-encoded Opus, no decoding but on a
+/// sample of legs). What this process spends is the room's cost.
+struct ConferenceRoomServerBenchmark {
+    let seconds: Double
+    let settle: Double
+    let sdes: Bool
+
+    struct Measurement {
+        var participants: Int
+        var talkers: Int
+        var sharesEncoding: Bool
+        var joined = 0
+        /// This process's CPU over the measured seconds, in CPU-seconds per second.
+        var cpu = 0.0
+        var lateMixing = 0
+        var roomSide = LateFrames()
+        var load = ConferenceLoad.Result()
+        var sharedFrames = 0
+        var privateFrames = 0
+        var groupEncodes = 0
+        var failed: Bool {
+            joined < participants || lateMixing > 0 || roomSide.total > 0 || load.lateFrames > 0 || load.authenticationFailures > 0
+                || load.decodedLegsHearingSpeech < load.decodedLegs
+        }
+    }
+
+    func measure(participants: Int, talkers: Int = 3, sharesEncoding: Bool = true) throws -> Measurement {
+        var configuration = VoiceClientConfiguration(identity: "rooms", domain: "127.0.0.1", registers: false, logger: ConferenceLoad.quietLogger)
+        if sdes { configuration.mediaSecurity = .automaticOverUnencryptedSignaling }
+        // A room server of up to 1,000 calls; the media engine's overload refusal (503) stays on:
+        // a room that refuses callers has reached its size.
+        var settings = VoiceServerSettings()
+        settings.limits.maximumCalls = 1_000
+        let server = try VoiceClient(configuration: configuration, server: settings)
+        var options = ConferenceServerOptions(maximumParticipants: participants)
+        options.sharesEncoding = sharesEncoding
+        let room = ConferenceServer(client: server, options: options, delegateQueue: DispatchQueue(label: "bench.room"))
+        let started = DispatchSemaphore(value: 0)
+        room.start { _ in started.signal() }
+        started.wait()
+        defer {
+            room.stop()
+            server.shutdown()
+        }
+        var m = Measurement(participants: participants, talkers: talkers, sharesEncoding: sharesEncoding)
+        let load = Process()
+        load.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+        load.arguments = [
+            "conference-load", "--port", "\(server.localEndpoint.port)", "--participants", "\(participants)", "--talkers", "\(talkers)",
+            "--settle", "\(settle)", "--seconds", "\(seconds)",
+        ] + (sdes ? ["--sdes"] : [])
+        let pipe = Pipe()
+        load.standardOutput = pipe
+        let lines = LineReader(pipe.fileHandleForReading)
+        try load.run()
+        defer { if load.isRunning { load.terminate() } }
+        guard let joinedLine = lines.next(timeout: 30 + Double(participants) * 0.5), joinedLine.hasPrefix("joined ") else {
+            print("conference-load did not report its calls joined")
+            return m
+        }
+        m.joined = Int(joinedLine.dropFirst(7)) ?? 0
+        Thread.sleep(forTimeInterval: settle)
+        let roomCalls = room.participants(in: "bench").compactMap { room.call(of: $0) }
+        let lateBefore = room.lateMixingPeriods
+        let roomBefore = ConferenceRealtimeBenchmark.lateFrames(roomCalls)
+        let encodingBefore = room.encodingFigures
+        let cpuBefore = ProcessFigures.cpuSeconds()
+        let wallBefore = Date()
+        guard let resultLine = lines.next(timeout: seconds + 30), resultLine.hasPrefix("result ") else {
+            print("conference-load gave no result")
+            return m
+        }
+        m.cpu = (ProcessFigures.cpuSeconds() - cpuBefore) / Date().timeIntervalSince(wallBefore)
+        m.roomSide = ConferenceRealtimeBenchmark.lateFrames(roomCalls) - roomBefore
+        m.lateMixing = room.lateMixingPeriods - lateBefore
+        let encoding = room.encodingFigures
+        m.sharedFrames = encoding.shared - encodingBefore.shared
+        m.privateFrames = encoding.private - encodingBefore.private
+        m.groupEncodes = encoding.groupEncodes - encodingBefore.groupEncodes
+        m.load = try JSONDecoder().decode(ConferenceLoad.Result.self, from: Data(resultLine.dropFirst(7).utf8))
+        load.waitUntilExit()
+        return m
+    }
+
+    func report(_ m: Measurement) {
+        print(
+            String(
+                format:
+                    "conference room server, %d participants (%d talking, %@, %@): joined %d, room process CPU %.0f%% of one core, mixing periods late %d, room legs late frames %llu, participants' legs lost %lld late %d concealed %d SRTP failures %llu, frames shared %d / own %d, group encodes %d, decoded legs hearing speech %d of %d",
+                m.participants, m.talkers, m.sharesEncoding ? "shared encodes" : "per-leg encodes", sdes ? "SDES" : "ICE + DTLS-SRTP", m.joined,
+                m.cpu * 100, m.lateMixing, m.roomSide.total, m.load.lost, m.load.late, m.load.concealed, m.load.authenticationFailures,
+                m.sharedFrames, m.privateFrames, m.groupEncodes, m.load.decodedLegsHearingSpeech, m.load.decodedLegs))
+        flushOutput()
+    }
+
+    /// The largest room (by `step`, then by `fine`) with no late frame on any leg.
+    func ramp(from start: Int, step: Int, fine: Int, maximum: Int) throws -> Int {
+        var best = 0
+        var count = start
+        var failedAt: Int?
+        while count <= maximum {
+            let m = try measure(participants: count)
+            report(m)
+            if m.failed {
+                failedAt = count
+                break
+            }
+            best = count
+            count += step
+        }
+        guard let failedAt else { return best }
+        var count2 = best + fine
+        while count2 < failedAt {
+            let m = try measure(participants: count2)
+            report(m)
+            if m.failed { break }
+            best = count2
+            count2 += fine
+        }
+        return best
+    }
+}
+
+/// Reads a child's output line by line on a thread of its own.
+final class LineReader: @unchecked Sendable {
+    // @unchecked: `lines` is behind its lock; the semaphore counts them.
+    private let lines = Locked<[String]>([])
+    private let available = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        let thread = Thread { [self] in
+            var pending = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: 0x0A) {
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    pending = Data(pending[(newline + 1)...])
+                    lines.withLock { $0.append(line) }
+                    available.signal()
+                }
+            }
+        }
+        thread.start()
+    }
+
+    /// The next line, or nil after `timeout` seconds.
+    func next(timeout: Double) -> String? {
+        guard available.wait(timeout: .now() + timeout) == .success else { return nil }
+        return lines.withLock { $0.removeFirst() }
+    }
+}
