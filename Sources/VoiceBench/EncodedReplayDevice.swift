@@ -7,16 +7,16 @@ import VoiceSupport
 /// Opus frames encoded once, replayed by many load-generator participants.
 final class PreEncodedSpeech: Sendable {
     /// 20 ms frames of speech, and one of silence; each with its peak sample.
-    let speech: [(payload: [UInt8], peak: Int)]
-    let silence: (payload: [UInt8], peak: Int)
+    let speech: [(payload: [UInt8], peak: Int, level: UInt8)]
+    let silence: (payload: [UInt8], peak: Int, level: UInt8)
 
     /// Encodes `samples` (48 kHz) with `key`'s encoder, once.
     init(_ samples: [Int16], key: SharedEncodingKey) throws {
         let encoder = try key.makeEncoder()
         var out = [UInt8](repeating: 0, count: encoder.maxPayloadSize)
-        func encode(_ frame: ArraySlice<Int16>) throws -> (payload: [UInt8], peak: Int) {
+        func encode(_ frame: ArraySlice<Int16>) throws -> (payload: [UInt8], peak: Int, level: UInt8) {
             let n = try frame.withUnsafeBufferPointer { f in try out.withUnsafeMutableBytes { try encoder.encode(f, into: $0) } }
-            return (Array(out[0..<n]), frame.map { abs(Int($0)) }.max() ?? 0)
+            return (Array(out[0..<n]), frame.map { abs(Int($0)) }.max() ?? 0, frame.withUnsafeBufferPointer { AudioFrameLevel.dBov($0) })
         }
         let frames = samples.count / 960
         speech = try (0..<frames).map { try encode(samples[($0 * 960)..<(($0 + 1) * 960)]) }
@@ -77,7 +77,7 @@ final class EncodedReplayDevice: DedicatedAudioDevice, SoftwareAudioClockClient,
             let frame = talks ? frames.speech[next % frames.speech.count] : frames.silence
             next &+= 1
             let taken = frame.payload.withUnsafeBytes { payload in
-                sink.withLockIfAvailable { $0?.deliverEncodedFrame(payload, samples: 960, peak: frame.peak) ?? false } ?? false
+                sink.withLockIfAvailable { $0?.deliverEncodedFrame(payload, samples: 960, peak: frame.peak, level: frame.level) ?? false } ?? false
             }
             if !taken { refused.add(1, ordering: .relaxed) }
         }

@@ -15,10 +15,11 @@ final class ConferenceEncodingGroup {
     let periods: Int
     private let encoder: any MediaEncoder
     private let buffer: UnsafeMutableRawBufferPointer
-    /// The frame encoded last, the mix it ends on, and its peak sample.
+    /// The frame encoded last, the mix it ends on, its peak sample and RFC 6464 level.
     private(set) var payload = UnsafeRawBufferPointer(start: nil, count: 0)
     private(set) var encodedAtMix = -1
     private(set) var peak = 0
+    private(set) var level: UInt8 = 127
     /// The last mix a listener of this group heard only the shared mix: the group encodes
     /// while that is recent (``keepsEncodingFor`` mixes), so a listener moving to it finds its
     /// encoder warm, and stops when nobody needs it.
@@ -53,6 +54,7 @@ final class ConferenceEncodingGroup {
             let length = try encoder.encode(frame, into: buffer)
             payload = UnsafeRawBufferPointer(rebasing: buffer[0..<length])
             self.peak = peak
+            level = AudioFrameLevel.dBov(frame)
             encodedAtMix = mix
         } catch {
             encodedAtMix = -1

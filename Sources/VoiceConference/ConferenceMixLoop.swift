@@ -257,7 +257,7 @@ final class ConferenceMixLoop: @unchecked Sendable {
             if let group = group(for: key, phase: phase, cached: &slot.group) {
                 group.wantedAtMix = mixes
                 if slot.quietFrames > ConferenceBridge.quietFramesBeforeSharing, group.encodedAtMix == mixes {
-                    sent = slot.port.deliverEncoded(group.payload, samples: periods * Self.period, peak: group.peak)
+                    sent = slot.port.deliverEncoded(group.payload, samples: periods * Self.period, peak: group.peak, level: group.level)
                 }
             } else {
                 request(key, phase: phase)

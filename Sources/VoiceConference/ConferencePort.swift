@@ -80,9 +80,9 @@ final class ConferencePort: DedicatedAudioDevice, @unchecked Sendable {
 
     /// Hands the participant's call a frame encoded for it; false when its capture side takes
     /// no encoded frames (or not this one, or not now): deliver the samples instead. Bridge thread.
-    func deliverEncoded(_ payload: UnsafeRawBufferPointer, samples: Int, peak: Int) -> Bool {
+    func deliverEncoded(_ payload: UnsafeRawBufferPointer, samples: Int, peak: Int, level: UInt8) -> Bool {
         contexts.withLockIfAvailable { contexts -> Bool in
-            contexts.sink?.deliverEncodedFrame(payload, samples: samples, peak: peak) ?? false
+            contexts.sink?.deliverEncodedFrame(payload, samples: samples, peak: peak, level: level) ?? false
         } ?? false
     }
 

@@ -223,7 +223,7 @@ final class ConferenceServerCore: @unchecked Sendable {
 }
 
 /// Takes the client's call invites for the server (on its queue).
-final class InviteReceiver: NotificationDelegate, @unchecked Sendable {
+final class InviteReceiver: NotificationDelegate, AnswersWithoutRinging, @unchecked Sendable {
     // @unchecked: `core` is set once and the callbacks come on the core's queue.
     private weak var core: ConferenceServerCore?
     init(core: ConferenceServerCore) { self.core = core }

@@ -46,7 +46,7 @@ final class ConferenceSharedEncodingTests: XCTestCase {
         func sharedEncoding(ifNewerThan version: Int) -> (key: SharedEncodingKey?, version: Int)? {
             version == 1 ? nil : (key, 1)
         }
-        func deliverEncodedFrame(_ payload: UnsafeRawBufferPointer, samples: Int, peak: Int) -> Bool {
+        func deliverEncodedFrame(_ payload: UnsafeRawBufferPointer, samples: Int, peak: Int, level: UInt8) -> Bool {
             guard let n = try? decoder.decode(payload, into: decoded), n == samples else { return false }
             heard.append(contentsOf: decoded[0..<n])
             frames.append(true)
@@ -218,7 +218,7 @@ extension ConferenceSharedEncodingTests {
         func deliverCapturedAudio(_ samples: UnsafeBufferPointer<Int16>) {}
         func audioDevice(didReport event: AudioDeviceEvent) {}
         func sharedEncoding(ifNewerThan version: Int) -> (key: SharedEncodingKey?, version: Int)? { version == 1 ? nil : (key, 1) }
-        func deliverEncodedFrame(_ payload: UnsafeRawBufferPointer, samples: Int, peak: Int) -> Bool {
+        func deliverEncodedFrame(_ payload: UnsafeRawBufferPointer, samples: Int, peak: Int, level: UInt8) -> Bool {
             encoded += 1
             return true
         }

@@ -85,7 +85,7 @@ final class ConferenceRoomPeersTests: XCTestCase {
         let g711Phone = try baresip("frank", frequency: 1_300, codecs: ["PCMU/8000/1"], channels: 1, sampleRate: 8_000)
         try opusPhone.control.dial(room)
         try g711Phone.control.dial(room)
-        for leg in sdk { XCTAssertEqual(leg.delegate.wait(for: 2), [.ringing, .connected], leg.name) }
+        for leg in sdk { XCTAssertEqual(leg.delegate.wait(for: 2), [.connected], leg.name) }
         for phone in [opusPhone, g711Phone] {
             do {
                 try phone.control.waitForEvent(.callEstablished)
@@ -150,14 +150,14 @@ final class ConferenceRoomPeersTests: XCTestCase {
             _ = client.connect(to: room, delegate: delegate)
             legs.append((name, frequency, client, delegate))
         }
-        for leg in legs { XCTAssertEqual(leg.delegate.wait(for: 2), [.ringing, .connected], leg.name) }
+        for leg in legs { XCTAssertEqual(leg.delegate.wait(for: 2), [.connected], leg.name) }
         XCTAssertTrue(PollingWait.until(timeout: 5) { server.participants(in: "standup").count == 3 })
         let alice = legs[0].client.client
         let moved = NetworkCandidate(
             address: IPAddress("127.0.0.2")!, prefixLength: 8, interfaceName: "lo", interfaceIndex: 1, type: .loopback, defaultRouteMetric: nil)
         alice.onLoop { alice.networkChanged([moved]) }
         XCTAssertEqual(
-            legs[0].delegate.wait(for: 4), [.ringing, .connected, .reconnecting(.signalingConnectionDisconnected), .reconnected])
+            legs[0].delegate.wait(for: 4), [.connected, .reconnecting(.signalingConnectionDisconnected), .reconnected])
         XCTAssertEqual(try alice.agent.currentAdvertisedHost.wait(), "127.0.0.2")
         // Two seconds at the new address: the last one must be the room as before.
         for leg in legs { leg.client.device.clearRecording() }
@@ -190,7 +190,7 @@ final class ConferenceRoomPeersTests: XCTestCase {
         cleanup.append { alice.client.shutdown() }
         let aliceDelegate = RecordingCallDelegate()
         _ = alice.connect(to: room, delegate: aliceDelegate)
-        XCTAssertEqual(aliceDelegate.wait(for: 2), [.ringing, .connected])
+        XCTAssertEqual(aliceDelegate.wait(for: 2), [.connected])
 
         let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "softphone-conference")
         cleanup.append { try? FileManager.default.removeItem(atPath: directory) }

@@ -1,3 +1,4 @@
+import Foundation
 import VoiceMediaTypes
 import VoiceSupport
 import XCTest
@@ -272,5 +273,26 @@ final class RTPStreamAudioLevelTests: XCTestCase {
         pair.inject(broken, from: RTPStreamPair.addressA, toB: true)
         XCTAssertNil(pair.b.stream.takeReceivedAudioLevel())
         XCTAssertEqual(pair.b.stream.statistics(at: pair.now).packetsReceived, received + 1, "the packet itself is taken")
+    }
+
+    /// With the extension negotiated, every packet carries its frame's RFC 6464 level (RMS in
+    /// −dBov, the voice bit for speech levels), and the peer takes it.
+    func testSentPacketsCarryTheirFramesLevel() throws {
+        var pair = RTPStreamPair(protectionKeys: nil) { $0.audioLevelExtensionID = 5 }
+        pair.run(.milliseconds(100))
+        pair.a.output.sent.removeAll()
+        // A 1 kHz sine of amplitude 3,277: RMS 2,317, 23 dB under full scale.
+        var tone = (0..<960).map { Int16((3_277 * sin(2 * Double.pi * 1_000 * Double($0) / 48_000)).rounded()) }
+        tone.withUnsafeMutableBufferPointer { pair.a.stream.send(frame: $0, at: pair.now, output: &pair.a.output) }
+        var silence = [Int16](repeating: 0, count: 960)
+        silence.withUnsafeMutableBufferPointer { pair.a.stream.send(frame: $0, at: pair.now, output: &pair.a.output) }
+        let packets = try pair.a.output.sent.filter { $0.component == .rtp }.map { try RTPPacket(parsing: $0.bytes) }
+        XCTAssertEqual(packets.count, 2)
+        let levels = try packets.map { try XCTUnwrap(try $0.header.extension?.elements()?.first { $0.id == 5 }?.data.first) }
+        XCTAssertEqual(levels, [0x80 | 23, 127], "23 −dBov with the voice bit, then silence")
+        let carried = pair.a.output.sent
+        pair.a.output.sent.removeAll()
+        for packet in carried where packet.component == .rtp { pair.inject(packet.bytes, from: RTPStreamPair.addressA, toB: true) }
+        XCTAssertEqual(pair.b.stream.takeReceivedAudioLevel(), 127, "the peer reads the newest")
     }
 }

@@ -105,6 +105,7 @@ final class SDPOfferAnswerDTLSTests: XCTestCase {
                 "a=fmtp:110 0-16",
                 "a=rtpmap:101 telephone-event/8000",
                 "a=fmtp:101 0-16",
+                "a=extmap:1 urn:ietf:params:rtp-hdrext:ssrc-audio-level",
                 "a=ptime:20",
                 "a=sendrecv",
                 "a=rtcp-mux",

@@ -208,3 +208,7 @@ public struct CancelledCallInvite: Sendable, CustomStringConvertible {
 
     public var description: String { "CancelledCallInvite(\(callSid))" }
 }
+
+/// A notification delegate that answers or refuses each invite at once, as a conference room
+/// does: the client sends no 180 Ringing first, so a refused caller never hears ringing.
+package protocol AnswersWithoutRinging: AnyObject {}

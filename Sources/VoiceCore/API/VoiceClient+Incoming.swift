@@ -95,7 +95,8 @@ extension VoiceClient {
             requestURI: request.uri, requestHeaders: request.headers)
         if let pending { invite.mergeParameters(pending.notification.customParameters) }
         invites[handle] = invite
-        agent.ring(handle)
+        // A delegate that answers or refuses at once (a conference room) sends no 180 first.
+        if !(target.delegate.value is any AnswersWithoutRinging) { agent.ring(handle) }
         deliver(invite, to: target)
     }
 

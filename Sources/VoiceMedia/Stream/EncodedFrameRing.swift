@@ -21,14 +21,15 @@ package final class EncodedFrameRing: @unchecked Sendable {
         package let payload: UnsafeRawBufferPointer
         /// 48 kHz samples it encodes.
         package let samples: Int
-        /// The frame's peak sample (the stream's input level).
+        /// The frame's peak sample (the stream's input level) and RFC 6464 level.
         package let peak: Int
+        package let level: UInt8
         /// The capture ring's write position when it was queued.
         package let pcmPosition: Int
     }
 
     private let storage: UnsafeMutableRawBufferPointer
-    /// Per slot: payload length, samples, peak, PCM position (raw memory: both threads touch
+    /// Per slot: payload length, samples, peak, PCM position, level (raw memory: both threads touch
     /// it, and an array's copy-on-write check is not safe across threads).
     private let fields: UnsafeMutablePointer<Int>
     private let head = Atomic<Int>(0)
@@ -36,8 +37,8 @@ package final class EncodedFrameRing: @unchecked Sendable {
 
     package init() {
         storage = .allocate(byteCount: Self.slots * Self.slotCapacity, alignment: 16)
-        fields = .allocate(capacity: 4 * Self.slots)
-        fields.initialize(repeating: 0, count: 4 * Self.slots)
+        fields = .allocate(capacity: 5 * Self.slots)
+        fields.initialize(repeating: 0, count: 5 * Self.slots)
     }
 
     deinit {
@@ -49,17 +50,18 @@ package final class EncodedFrameRing: @unchecked Sendable {
     package var count: Int { head.load(ordering: .acquiring) - tail.load(ordering: .acquiring) }
 
     /// Queues a frame; false if it is too large or the ring is full. Producer thread only.
-    package func write(_ payload: UnsafeRawBufferPointer, samples frameSamples: Int, peak: Int, pcmPosition: Int) -> Bool {
+    package func write(_ payload: UnsafeRawBufferPointer, samples frameSamples: Int, peak: Int, level: UInt8, pcmPosition: Int) -> Bool {
         let h = head.load(ordering: .relaxed)
         guard payload.count <= Self.slotCapacity, h - tail.load(ordering: .acquiring) < Self.slots else { return false }
         let slot = h % Self.slots
         if let source = payload.baseAddress, let base = storage.baseAddress {
             (base + slot * Self.slotCapacity).copyMemory(from: source, byteCount: payload.count)
         }
-        fields[4 * slot] = payload.count
-        fields[4 * slot + 1] = frameSamples
-        fields[4 * slot + 2] = peak
-        fields[4 * slot + 3] = pcmPosition
+        fields[5 * slot] = payload.count
+        fields[5 * slot + 1] = frameSamples
+        fields[5 * slot + 2] = peak
+        fields[5 * slot + 3] = pcmPosition
+        fields[5 * slot + 4] = Int(level)
         head.store(h + 1, ordering: .releasing)
         return true
     }
@@ -71,8 +73,9 @@ package final class EncodedFrameRing: @unchecked Sendable {
         let slot = t % Self.slots
         let start = slot * Self.slotCapacity
         return Frame(
-            payload: UnsafeRawBufferPointer(rebasing: storage[start..<(start + fields[4 * slot])]),
-            samples: fields[4 * slot + 1], peak: fields[4 * slot + 2], pcmPosition: fields[4 * slot + 3])
+            payload: UnsafeRawBufferPointer(rebasing: storage[start..<(start + fields[5 * slot])]),
+            samples: fields[5 * slot + 1], peak: fields[5 * slot + 2], level: UInt8(truncatingIfNeeded: fields[5 * slot + 4]),
+            pcmPosition: fields[5 * slot + 3])
     }
 
     /// Drops the oldest frame. Consumer thread only.

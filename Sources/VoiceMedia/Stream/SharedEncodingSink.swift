@@ -8,9 +8,9 @@ package protocol SharedEncodingSink: AnyObject, Sendable {
     /// not `version`; nil when unchanged, or being published right now (ask again later).
     func sharedEncoding(ifNewerThan version: Int) -> (key: SharedEncodingKey?, version: Int)?
     /// Queues a frame encoded with the stream's encoding, `samples` 48 kHz samples long with
-    /// peak sample `peak`, after the samples delivered so far. False when it cannot be queued:
-    /// deliver the samples instead.
-    func deliverEncodedFrame(_ payload: UnsafeRawBufferPointer, samples: Int, peak: Int) -> Bool
+    /// peak sample `peak` and RFC 6464 level `level`, after the samples delivered so far. False
+    /// when it cannot be queued: deliver the samples instead.
+    func deliverEncodedFrame(_ payload: UnsafeRawBufferPointer, samples: Int, peak: Int, level: UInt8) -> Bool
 }
 
 extension SharedEncodingKey {

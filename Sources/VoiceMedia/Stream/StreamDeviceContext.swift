@@ -66,10 +66,10 @@ final class StreamDeviceContext: AudioDeviceContext, SharedEncodingSink, @unchec
         return (key, current)
     }
 
-    func deliverEncodedFrame(_ payload: UnsafeRawBufferPointer, samples: Int, peak: Int) -> Bool {
+    func deliverEncodedFrame(_ payload: UnsafeRawBufferPointer, samples: Int, peak: Int, level: UInt8) -> Bool {
         // Only a 48 kHz mono capture side has the stream's framing (a conference port's).
         guard captureConverter == nil else { return false }
-        guard encodedRing.write(payload, samples: samples, peak: peak, pcmPosition: captureRing.writePosition) else { return false }
+        guard encodedRing.write(payload, samples: samples, peak: peak, level: level, pcmPosition: captureRing.writePosition) else { return false }
         control.captureDeliveries.add(1, ordering: .relaxed)
         return true
     }

@@ -36,7 +36,7 @@ extension StreamDriver {
                     captureRing.discard(partial)
                     control.captureOverflows.add(1, ordering: .relaxed)
                 }
-                if !stream.send(encoded: encoded.payload, samples: encoded.samples, peak: encoded.peak, at: now, output: &output) {
+                if !stream.send(encoded: encoded.payload, samples: encoded.samples, peak: encoded.peak, level: encoded.level, at: now, output: &output) {
                     stream.sendSilence(at: now, output: &output)
                     control.captureOverflows.add(1, ordering: .relaxed)
                 }

@@ -14,7 +14,7 @@ extension RTPStream {
         defer { rtpTimestamp &+= UInt32(truncatingIfNeeded: frameRTPUnits) }
         guard let destination = remote?.rtp else { return }
         if sendTelephoneEventIfDue(destination: destination, now: now, output: &output) { return }
-        let headerLength = writeHeader()
+        let headerLength = writeHeader(level: AudioFrameLevel.dBov(UnsafeBufferPointer(frame)))
         let payloadArea = UnsafeMutableRawBufferPointer(rebasing: buffers.send[headerLength..<(buffers.send.count - trailerRoom)])
         let payloadLength: Int
         do throws(MediaCodecError) {
@@ -29,24 +29,24 @@ extension RTPStream {
     /// every listener whose stream has this stream's ``sharedEncodingKey``. It goes out as the
     /// stream's own packet (its SSRC, sequence, timestamp and protection), exactly as ``send(frame:at:output:)``
     /// would send it, telephone events and DTX included. Muted or on hold, silence is encoded
-    /// here instead. `samples` must be one frame (``samplesPerFrame``) and `peak` is the frame's
-    /// peak sample (the input level). Returns false, sending nothing and leaving the timeline
+    /// here instead. `samples` must be one frame (``samplesPerFrame``), `peak` is the frame's
+    /// peak sample (the input level) and `level` its RFC 6464 level. Returns false, sending nothing and leaving the timeline
     /// alone, when the frame does not fit this stream: the caller then sends its own.
     package mutating func send<Output: RTPStreamOutput>(
-        encoded payload: UnsafeRawBufferPointer, samples: Int, peak: Int, at now: MediaTime, output: inout Output
+        encoded payload: UnsafeRawBufferPointer, samples: Int, peak: Int, level: UInt8, at now: MediaTime, output: inout Output
     ) -> Bool {
         guard samples == frameSamples48k else { return false }
         if isMuted || isOnHold {
             sendSilence(at: now, output: &output)
             return true
         }
-        let headerRoom = 12
+        let headerRoom = RTPHeader.minimumLength + 8
         guard payload.count <= buffers.send.count - trailerRoom - headerRoom else { return false }
         inputLevel = peak
         defer { rtpTimestamp &+= UInt32(truncatingIfNeeded: frameRTPUnits) }
         guard let destination = remote?.rtp else { return true }
         if sendTelephoneEventIfDue(destination: destination, now: now, output: &output) { return true }
-        let headerLength = writeHeader()
+        let headerLength = writeHeader(level: level)
         if let source = payload.baseAddress, let target = buffers.send.baseAddress {
             (target + headerLength).copyMemory(from: source, byteCount: payload.count)
         }
@@ -54,11 +54,25 @@ extension RTPStream {
         return true
     }
 
-    /// Writes the next packet's RTP header at the start of the send buffer; returns its length.
-    private mutating func writeHeader() -> Int {
-        RTPHeader.writeMinimal(
+    /// Writes the next packet's RTP header at the start of the send buffer, with the frame's
+    /// RFC 6464 `level` in a one-byte header extension (RFC 8285) when the extension was
+    /// negotiated; returns its length.
+    private mutating func writeHeader(level: UInt8) -> Int {
+        let length = RTPHeader.writeMinimal(
             marker: markerNext, payloadType: configuration.payloadType, sequenceNumber: sequenceNumber,
             timestamp: rtpTimestamp, ssrc: configuration.ssrc, into: buffers.send)
+        guard let id = configuration.audioLevelExtensionID, (1...14).contains(id), length == RTPHeader.minimumLength else { return length }
+        let packet = buffers.send
+        packet[0] |= 0x10
+        packet[length] = UInt8(RTPHeaderExtension.oneByteProfile >> 8)
+        packet[length + 1] = UInt8(RTPHeaderExtension.oneByteProfile & 0xFF)
+        packet[length + 2] = 0
+        packet[length + 3] = 1
+        packet[length + 4] = id << 4
+        packet[length + 5] = (level <= AudioFrameLevel.voiceActivityLevel ? 0x80 : 0) | (level & 0x7F)
+        packet[length + 6] = 0
+        packet[length + 7] = 0
+        return length + 8
     }
 
     /// Sends the packet whose header and payload are in the send buffer: Opus DTX frames are

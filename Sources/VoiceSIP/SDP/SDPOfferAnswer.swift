@@ -99,6 +99,9 @@ package struct SDPOfferAnswer: Sendable {
                 attributes.append(.fmtp(SDPFormatParameters(format: String(pt), parameters: "0-16")))
             }
         }
+        // RFC 6464 levels in our packets, as browsers offer them: who talks is visible to a
+        // conference room or an SFU without decoding.
+        attributes.append(SDPAttribute(name: "extmap", value: "\(Self.audioLevelExtensionID) \(SDPMediaDescription.audioLevelExtensionURI)"))
         let proto: String
         var transport = commonAttributes(direction: direction)
         var sessionAttributes: [SDPAttribute] = []
@@ -215,6 +218,8 @@ package struct SDPOfferAnswer: Sendable {
             remoteKey: remoteKey, direction: direction)
         media.dtls = dtls?.association
         media.ice = dtls?.ice
+        // Levels go both ways under the ID the answer kept (RFC 8285 §6), if it kept the extension.
+        if ours.audioLevelExtensionID != nil { media.audioLevelExtensionID = theirs.audioLevelExtensionID }
         if let chosenCrypto { localCryptos = [chosenCrypto] }
         state = .stable(media)
         return media
@@ -357,9 +362,9 @@ package struct SDPOfferAnswer: Sendable {
             attributes += commonAttributes(direction: ourDirection, rtcpMux: rtcpMux)
         }
         if let crypto { attributes.append(.crypto(crypto.mine)) }
-        // RFC 6464 levels in the peer's packets (a conference room reads who talks from them):
-        // accepted with the offer's ID (RFC 8285 §6). We read them and send none, which the
-        // extension allows; no direction is written, as browsers write none.
+        // RFC 6464 levels (a conference room reads who talks from them): accepted with the
+        // offer's ID (RFC 8285 §6), read in the peer's packets and sent in ours; no direction is
+        // written, as browsers write none.
         if let id = offered.audioLevelExtensionID {
             attributes.append(SDPAttribute(name: "extmap", value: "\(id) \(SDPMediaDescription.audioLevelExtensionURI)"))
             media.audioLevelExtensionID = id
@@ -380,6 +385,9 @@ package struct SDPOfferAnswer: Sendable {
         if case .opus = codec { return offered.first { $0.rate == 8_000 }?.pt }
         return nil
     }
+
+    /// The ID our offers map RFC 6464's audio level to (the one browsers use).
+    static let audioLevelExtensionID: UInt8 = 1
 
     private func negotiatedMedia(
         codec: MediaCodec, payloadType: UInt8, telephoneEvents: [(pt: UInt8, rate: Int)],
