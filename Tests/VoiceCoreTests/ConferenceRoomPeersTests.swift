@@ -85,7 +85,7 @@ final class ConferenceRoomPeersTests: XCTestCase {
         let g711Phone = try baresip("frank", frequency: 1_300, codecs: ["PCMU/8000/1"], channels: 1, sampleRate: 8_000)
         try opusPhone.control.dial(room)
         try g711Phone.control.dial(room)
-        for leg in sdk { XCTAssertEqual(leg.delegate.wait(for: 2), [.connected], leg.name) }
+        for leg in sdk { XCTAssertEqual(leg.delegate.wait(for: 2), [.ringing, .connected], leg.name) }
         for phone in [opusPhone, g711Phone] {
             do {
                 try phone.control.waitForEvent(.callEstablished)
@@ -150,14 +150,14 @@ final class ConferenceRoomPeersTests: XCTestCase {
             _ = client.connect(to: room, delegate: delegate)
             legs.append((name, frequency, client, delegate))
         }
-        for leg in legs { XCTAssertEqual(leg.delegate.wait(for: 2), [.connected], leg.name) }
+        for leg in legs { XCTAssertEqual(leg.delegate.wait(for: 2), [.ringing, .connected], leg.name) }
         XCTAssertTrue(PollingWait.until(timeout: 5) { server.participants(in: "standup").count == 3 })
         let alice = legs[0].client.client
         let moved = NetworkCandidate(
             address: IPAddress("127.0.0.2")!, prefixLength: 8, interfaceName: "lo", interfaceIndex: 1, type: .loopback, defaultRouteMetric: nil)
         alice.onLoop { alice.networkChanged([moved]) }
         XCTAssertEqual(
-            legs[0].delegate.wait(for: 4), [.connected, .reconnecting(.signalingConnectionDisconnected), .reconnected])
+            legs[0].delegate.wait(for: 4), [.ringing, .connected, .reconnecting(.signalingConnectionDisconnected), .reconnected])
         XCTAssertEqual(try alice.agent.currentAdvertisedHost.wait(), "127.0.0.2")
         // Two seconds at the new address: the last one must be the room as before.
         for leg in legs { leg.client.device.clearRecording() }
@@ -179,8 +179,8 @@ final class ConferenceRoomPeersTests: XCTestCase {
     /// A browser in the room: headless Chromium's softphone page calls the room over the
     /// server's own WebSocket listener, with WebRTC media (ICE, DTLS-SRTP, Opus), and an SDK
     /// client calls it too. Chromium maps RFC 6464 levels in its offer and sends them in every
-    /// packet: the room reads them (the browser's talking comes from them), and the two hear
-    /// each other.
+    /// packet: the room reads them (the browser's talking comes from them), and sends its own,
+    /// which the browser's getSynchronizationSources reports; and the two hear each other.
     func testABrowserInTheRoomAnnouncesItsLevelsAndTheRoomReadsThem() throws {
         try TestPrerequisites.installed("chromium")
         let (server, recorder, room, port) = try startRoom(webSocket: true)
@@ -190,7 +190,7 @@ final class ConferenceRoomPeersTests: XCTestCase {
         cleanup.append { alice.client.shutdown() }
         let aliceDelegate = RecordingCallDelegate()
         _ = alice.connect(to: room, delegate: aliceDelegate)
-        XCTAssertEqual(aliceDelegate.wait(for: 2), [.connected])
+        XCTAssertEqual(aliceDelegate.wait(for: 2), [.ringing, .connected])
 
         let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "softphone-conference")
         cleanup.append { try? FileManager.default.removeItem(atPath: directory) }
@@ -214,6 +214,11 @@ final class ConferenceRoomPeersTests: XCTestCase {
         XCTAssertTrue(PollingWait.until(timeout: 20) { FileManager.default.fileExists(atPath: phone.recording) }, "page:\n\(phone.logTail())")
         let stats = try XCTUnwrap(phone.waitForStats(timeout: 30), "page:\n\(phone.logTail())")
         XCTAssertNil(stats["error"], "\(stats)")
+        // The room's packets carry RFC 6464 levels too: the browser sees how loud its mix is
+        // (alice's tone: 6,000 of amplitude, 18 dB under full scale, 0.13 linear).
+        let sources = try XCTUnwrap(stats["synchronizationSources"] as? [[String: Any]], "\(stats)")
+        let level = try XCTUnwrap(sources.first?["audioLevel"] as? Double, "the room sent no level: \(sources)")
+        XCTAssertEqual(level, 0.13, accuracy: 0.05, "the level of what the browser hears")
         let heardByBrowser = try BaresipWAVFile.read(phone.recording).channel(0)
         XCTAssertGreaterThan(ToneAmplitude.of(700, in: heardByBrowser.suffix(48_000)), 1_000, "the browser hears alice")
         let atAlice = SpectralSimilarity(playedInALoop: speech, in: Array(alice.device.recordedSamples.suffix(96_000)))

@@ -109,7 +109,7 @@ final class ConferenceRoomTests: VirtualTimeTestCase {
         var legs = try tones.map { name, frequency in join(try caller(name, frequency: frequency), frequency: frequency, room: "standup", host: host) }
         // A G.711-only leg: its own codec and RTP clock (8 kHz) in the same mix.
         legs.append(join(try caller("erin", frequency: 900), frequency: 900, room: "standup", host: host, codecs: [.pcmu]))
-        for leg in legs { XCTAssertEqual(leg.delegate.wait(for: 2), [.connected], leg.client.client.configuration.identity) }
+        for leg in legs { XCTAssertEqual(leg.delegate.wait(for: 2), [.ringing, .connected], leg.client.client.configuration.identity) }
         PollingWait.sleep(2)
         XCTAssertEqual(server.rooms, ["standup"])
         XCTAssertEqual(Set(server.participants(in: "standup").compactMap(\.from)), ["alice", "bob", "carol", "dave", "erin"])
@@ -133,9 +133,9 @@ final class ConferenceRoomTests: VirtualTimeTestCase {
 
         // bob hangs up and frank joins with 1,300 Hz: the tones follow.
         legs[1].call.disconnect()
-        XCTAssertEqual(legs[1].delegate.waitForEnd(), [.connected, .disconnected(nil)])
+        XCTAssertEqual(legs[1].delegate.waitForEnd(), [.ringing, .connected, .disconnected(nil)])
         let frank = join(try caller("frank", frequency: 1_300), frequency: 1_300, room: "standup", host: host)
-        XCTAssertEqual(frank.delegate.wait(for: 2), [.connected])
+        XCTAssertEqual(frank.delegate.wait(for: 2), [.ringing, .connected])
         legs[1] = frank
         PollingWait.sleep(1.5)
         checkEachHearsTheOthers(legs, silent: [700])
@@ -143,7 +143,7 @@ final class ConferenceRoomTests: VirtualTimeTestCase {
         // The server removes dave: his call ends, the others stop hearing him.
         let dave = try XCTUnwrap(server.participants(in: "standup").first { $0.from == "dave" })
         server.remove(dave)
-        XCTAssertEqual(legs[3].delegate.waitForEnd(), [.connected, .disconnected(nil)])
+        XCTAssertEqual(legs[3].delegate.waitForEnd(), [.ringing, .connected, .disconnected(nil)])
         legs.remove(at: 3)
         PollingWait.sleep(1)
         checkEachHearsTheOthers(legs, silent: [700, 1_500])
@@ -189,7 +189,7 @@ final class ConferenceRoomTests: VirtualTimeTestCase {
             clients.append(client)
             return join(client, frequency: 0, room: "town", host: host)
         }
-        for leg in talkers + listeners { XCTAssertEqual(leg.delegate.wait(for: 2), [.connected]) }
+        for leg in talkers + listeners { XCTAssertEqual(leg.delegate.wait(for: 2), [.ringing, .connected]) }
         // The legs' first RTCP reports (by 2.5 s) turn their FEC off: their encoding changes.
         PollingWait.sleep(3)
         let before = server.encodingFigures
@@ -241,8 +241,8 @@ final class ConferenceRoomTests: VirtualTimeTestCase {
         // Two fit in "board"; the third is busy (486).
         let first = join(client, frequency: 500, room: "board", host: host)
         let second = join(try caller("bob", frequency: 700), frequency: 700, room: "board", host: host)
-        XCTAssertEqual(first.delegate.wait(for: 2), [.connected])
-        XCTAssertEqual(second.delegate.wait(for: 2), [.connected])
+        XCTAssertEqual(first.delegate.wait(for: 2), [.ringing, .connected])
+        XCTAssertEqual(second.delegate.wait(for: 2), [.ringing, .connected])
         let third = join(try caller("carol", frequency: 1_100), frequency: 1_100, room: "board", host: host)
         XCTAssertEqual(third.delegate.waitForEnd(), [.failed(.busyHere)])
         XCTAssertEqual(server.participants(in: "board").count, 2)

@@ -62,9 +62,13 @@ function connectedWithin(pc, started, ms) {
   return Promise.race([connected, new Promise((_, reject) => setTimeout(() => reject(new Error(`no connection in ${ms} ms`)), ms))]);
 }
 
-// Adds the connection's state, DTLS/SRTP and selected pair, and inbound audio counters to `stats`.
+// Adds the connection's state, DTLS/SRTP and selected pair, inbound audio counters, and the
+// RFC 6464 levels the peer's packets carry (getSynchronizationSources: undefined without them)
+// to `stats`.
 async function describe(pc, stats) {
   stats.connectionState = pc.connectionState;
+  stats.synchronizationSources = pc.getReceivers().filter((r) => r.track.kind === "audio")
+    .flatMap((r) => r.getSynchronizationSources()).map((s) => ({ source: s.source, audioLevel: s.audioLevel ?? null }));
   stats.iceConnectionState = pc.iceConnectionState;
   const report = await pc.getStats();
   report.forEach((entry) => {
