@@ -41,6 +41,8 @@ let package = Package(
     targets: [
         // System libraries, found through pkg-config; apt names the Debian packages that provide them.
         .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+        // Ogg Opus files for recordings (libopusenc, Xiph's encoder library).
+        .systemLibrary(name: "COpusEnc", pkgConfig: "libopusenc", providers: [.apt(["libopusenc-dev"])]),
         .systemLibrary(name: "CLibSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
@@ -126,7 +128,7 @@ let package = Package(
             dependencies: ["VoiceAddress", "VoiceICE", "VoiceDTLSTypes", "VoiceMediaTypes", "VoiceRTP", "VoiceSupport"]),
         .target(
             name: "VoiceMedia",
-            dependencies: [
+            dependencies: ["COpusEnc", 
                 "VoiceAddress", "VoiceBytes", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CSpanDSP", "CVoiceShims", "CVoiceAPM",
                 "VoiceICE", "VoiceDTLS", "VoiceMediaPath", "VoiceNetwork",
                 .product(name: "Logging", package: "swift-log"),

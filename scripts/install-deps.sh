@@ -14,7 +14,7 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 need=""
-for pkg in python3-pip chromium libopus-dev libsrtp2-dev libssl-dev libasound2-dev libspeexdsp-dev libspandsp-dev libc-ares-dev dnsmasq-base linphone-cli libwebrtc-audio-processing-dev pkg-config alsa-utils baresip-core kamailio kamailio-tls-modules kamailio-websocket-modules rtpengine-daemon iproute2 nftables coturn pulseaudio pulseaudio-utils libasound2-plugins espeak-ng; do
+for pkg in python3-pip chromium libopus-dev libopusenc-dev libsrtp2-dev libssl-dev libasound2-dev libspeexdsp-dev libspandsp-dev libc-ares-dev dnsmasq-base linphone-cli libwebrtc-audio-processing-dev pkg-config alsa-utils baresip-core kamailio kamailio-tls-modules kamailio-websocket-modules rtpengine-daemon iproute2 nftables coturn pulseaudio pulseaudio-utils libasound2-plugins espeak-ng; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
 done
 if [ -n "$need" ]; then

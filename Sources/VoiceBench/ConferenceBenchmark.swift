@@ -20,9 +20,9 @@ struct ConferenceBench: ParsableCommand {
     @Option(help: "Seconds each room is watched for late frames.") var seconds = 5.0
     @Option(help: "Ramps to run; the figure is their median.") var ramps = 3
     @Flag(help: "Skip the room server's figures (the out-of-process load).") var skipRoomServer = false
-    @Option(help: "Room server ramp: first size.") var roomStart = 100
+    @Option(help: "Room server ramp: first size.") var roomStart = 50
     @Option(help: "Room server ramp: step, then the fine step from the last good size.") var roomStep = 25
-    @Option(help: "Room server ramp: fine step.") var roomFine = 5
+    @Option(help: "Room server ramp: the resolution the last interval is halved to.") var roomFine = 5
     @Option(help: "Room server ramp: largest size tried.") var roomMaximum = 400
     @Option(help: "Room server: seconds each room is watched for late frames.") var roomSeconds = 10.0
     @Option(help: "Room server ramps; the figure is their median.") var roomRamps = 3

@@ -41,6 +41,8 @@ struct ConferenceLoad: ParsableCommand {
         var packetsReceived: UInt64 = 0
         var decodedLegs = 0
         var decodedLegsHearingSpeech = 0
+        /// This process's CPU over the measured seconds, in CPU-seconds per second.
+        var cpu = 0.0
         var lateFrames: Int { Int(lost) + late + concealed }
     }
 
@@ -86,11 +88,14 @@ struct ConferenceLoad: ParsableCommand {
         let refusedBefore = devices.reduce(0) { $0 + $1.refused.load(ordering: .relaxed) }
         // The decoding legs' output level, sampled ten times a second: a listener hears the talkers.
         var loudest = [Int](repeating: 0, count: calls.count)
+        let cpuBefore = ProcessFigures.cpuSeconds()
+        let wallBefore = Date()
         let end = Date().addingTimeInterval(seconds)
         while Date() < end {
             Thread.sleep(forTimeInterval: 0.1)
             for (index, level) in Self.outputLevels(calls, every: max(1, decodeEvery)) { loudest[index] = max(loudest[index], level) }
         }
+        result.cpu = (ProcessFigures.cpuSeconds() - cpuBefore) / Date().timeIntervalSince(wallBefore)
         let after = Self.figures(calls)
         result.lost = after.lost - before.lost
         result.late = after.late - before.late

@@ -37,10 +37,12 @@ struct ConferenceRoomServerBenchmark {
     func measure(participants: Int, talkers: Int = 3, sharesEncoding: Bool = true) throws -> Measurement {
         var configuration = VoiceClientConfiguration(identity: "rooms", domain: "127.0.0.1", registers: false, logger: ConferenceLoad.quietLogger)
         if sdes { configuration.mediaSecurity = .automaticOverUnencryptedSignaling }
-        // A room server of up to 1,000 calls; the media engine's overload refusal (503) stays on:
-        // a room that refuses callers has reached its size.
+        // A room server of up to 1,000 calls, without the media engine's overload refusal (503):
+        // the ramp finds the size by late frames, and the per-leg baseline must seat the whole
+        // room to be compared with shared encodes.
         var settings = VoiceServerSettings()
         settings.limits.maximumCalls = 1_000
+        settings.limits.maximumMediaLoad = nil
         let server = try VoiceClient(configuration: configuration, server: settings)
         var options = ConferenceServerOptions(maximumParticipants: participants)
         options.sharesEncoding = sharesEncoding
@@ -96,38 +98,38 @@ struct ConferenceRoomServerBenchmark {
         print(
             String(
                 format:
-                    "conference room server, %d participants (%d talking, %@, %@): joined %d, room process CPU %.0f%% of one core, mixing periods late %d, room legs late frames %llu, participants' legs lost %lld late %d concealed %d SRTP failures %llu, frames shared %d / own %d, group encodes %d, decoded legs hearing speech %d of %d",
+                    "conference room server, %d participants (%d talking, %@, %@): joined %d, room process CPU %.0f%% of one core (load generator %.0f%%), mixing periods late %d, room legs late frames %llu, participants' legs lost %lld late %d concealed %d SRTP failures %llu, frames shared %d / own %d, group encodes %d, decoded legs hearing speech %d of %d",
                 m.participants, m.talkers, m.sharesEncoding ? "shared encodes" : "per-leg encodes", sdes ? "SDES" : "ICE + DTLS-SRTP", m.joined,
-                m.cpu * 100, m.lateMixing, m.roomSide.total, m.load.lost, m.load.late, m.load.concealed, m.load.authenticationFailures,
+                m.cpu * 100, m.load.cpu * 100, m.lateMixing, m.roomSide.total, m.load.lost, m.load.late, m.load.concealed, m.load.authenticationFailures,
                 m.sharedFrames, m.privateFrames, m.groupEncodes, m.load.decodedLegsHearingSpeech, m.load.decodedLegs))
         flushOutput()
     }
 
-    /// The largest room (by `step`, then by `fine`) with no late frame on any leg.
+    /// The largest room with no late frame on any leg: up by `step` from `start` until a size
+    /// fails, then halving the interval between the last good size and the first bad one down
+    /// to `fine`.
     func ramp(from start: Int, step: Int, fine: Int, maximum: Int) throws -> Int {
-        var best = 0
+        var good = 0
+        var bad: Int?
         var count = start
-        var failedAt: Int?
         while count <= maximum {
             let m = try measure(participants: count)
             report(m)
             if m.failed {
-                failedAt = count
+                bad = count
                 break
             }
-            best = count
+            good = count
             count += step
         }
-        guard let failedAt else { return best }
-        var count2 = best + fine
-        while count2 < failedAt {
-            let m = try measure(participants: count2)
+        guard var bad else { return good }
+        while bad - good > fine {
+            let middle = (good + bad) / 2
+            let m = try measure(participants: middle)
             report(m)
-            if m.failed { break }
-            best = count2
-            count2 += fine
+            if m.failed { bad = middle } else { good = middle }
         }
-        return best
+        return good
     }
 }
 

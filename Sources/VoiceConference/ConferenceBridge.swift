@@ -158,6 +158,9 @@ final class ConferenceBridge: SoftwareAudioClockClient, @unchecked Sendable {
     /// Whether `slot`'s participant is talking, as of the last mix.
     func isTalking(_ slot: Int) -> Bool { loop.isTalking(slot) }
 
+    /// Records the room's mix (everyone who talks) into `tap` from the next mix; nil stops.
+    func setRecording(_ tap: RecordingTap?) { post(.recording(RecordingTapHandoff(tap: tap))) }
+
     /// Reads `slot`'s talking from the RFC 6464 levels its peer announces, arriving at `source`,
     /// instead of from the audio's own level, while they keep coming (a level counts for 60 ms,
     /// three 20 ms packets; without one the measured level decides again).

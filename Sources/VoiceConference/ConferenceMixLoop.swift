@@ -19,6 +19,8 @@ final class ConferenceMixLoop: @unchecked Sendable {
     var commands: [ConferenceBridgeCommand] = []
 
     private var slots: [ConferenceSlot?]
+    /// Where the room's mix is recorded.
+    private var recordingTap: RecordingTap?
     private let talking: [TalkingFlag]
     private let talkChanged: @Sendable (_ slot: Int, _ talking: Bool) -> Void
     private var talkChanges: [(slot: Int, talking: Bool)] = []
@@ -99,6 +101,8 @@ final class ConferenceMixLoop: @unchecked Sendable {
                 slots[slot]?.periodsSinceLevel = .max
             case .addGroup(let handoff):
                 add(handoff.group)
+            case .recording(let handoff):
+                recordingTap = handoff.tap
             case .groupFailed:
                 break  // Stays asked for: its listeners keep their own encodes.
             }
@@ -177,6 +181,7 @@ final class ConferenceMixLoop: @unchecked Sendable {
         mixer.mix()
         mixes &+= 1
         keepSharedMix()
+        recordingTap?.recordSent(mixer.sharedOutput)
         if sharesEncoding { encodeGroups() }
         for slot in slots.indices where slots[slot] != nil {
             if slot.isMultiple(of: 2) { serve(slot) }

@@ -99,6 +99,30 @@ public final class ConferenceServer: Sendable {
         core.queue.async { self.core.remove(participant) }
     }
 
+    /// Records `room`'s mix (everyone who talks in it, one channel) to `path`, WAV or Ogg Opus
+    /// (by default by the name, as a call's recording), until ``stopRecording(room:)`` or the
+    /// room's end; `completion` gets the summary then, on the delegate's queue.
+    /// - Throws: ``AudioRecordingError``: `.cannotCreateFile`, or `.unavailable` when the room
+    ///   is not open or is already being recorded.
+    public func startRecording(
+        room: String, to path: String, options: AudioRecordingOptions? = nil,
+        completion: @escaping @Sendable (AudioRecordingSummary) -> Void = { _ in }
+    ) throws(AudioRecordingError) {
+        let queue = core.delegateQueue
+        let recording = try AudioRecording(path: path, options: options ?? AudioRecordingOptions(path: path), twoDirections: false) { summary in
+            queue.async { completion(summary) }
+        }
+        guard core.queue.sync(execute: { core.startRecording(recording, room: room) }) else {
+            recording.cancel(reason: "room \(room) is not open or is already being recorded")
+            throw AudioRecordingError(.unavailable, path: path, reason: "room \(room) is not open or is already being recorded")
+        }
+    }
+
+    /// Ends `room`'s recording: what was taken is written and the file finished.
+    public func stopRecording(room: String) {
+        core.queue.async { self.core.rooms[room].map { self.core.stopRecording($0) } }
+    }
+
     /// Hangs up every call in `room` and closes it (a known room opens again with its next caller).
     public func endRoom(_ room: String) {
         core.queue.async { self.core.endRoom(room) }

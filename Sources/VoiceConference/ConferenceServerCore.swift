@@ -17,6 +17,8 @@ final class ConferenceServerCore: @unchecked Sendable {
         var seats: [UUID: Seat] = [:]
         /// Connected participants in order of joining.
         var joined: [ConferenceParticipant] = []
+        /// The room's recording, while one runs.
+        var recording: AudioRecording?
         init(id: String, bridge: ConferenceBridge, isKnown: Bool) {
             self.id = id
             self.bridge = bridge
@@ -91,6 +93,7 @@ final class ConferenceServerCore: @unchecked Sendable {
     /// Closes `room` (its bridge stops); a known room stays open, only its bridge stops ticking.
     private func closeIfEmpty(_ room: Room, force: Bool = false) {
         guard room.seats.isEmpty else { return }
+        stopRecording(room)
         room.bridge.stop()
         guard force || !room.isKnown else { return }
         closedLateTicks += room.bridge.lateTicks.load(ordering: .relaxed)
@@ -187,6 +190,22 @@ final class ConferenceServerCore: @unchecked Sendable {
             emit(.participantLeft(seat.participant, error: error))
         }
         closeIfEmpty(room)
+    }
+
+    /// Starts `recording` of `id`'s mix; false when the room is not open or already recording.
+    func startRecording(_ recording: AudioRecording, room id: String) -> Bool {
+        guard let room = rooms[id], room.recording == nil else { return false }
+        room.recording = recording
+        room.bridge.setRecording(recording.tap)
+        recording.start()
+        return true
+    }
+
+    func stopRecording(_ room: Room) {
+        guard let recording = room.recording else { return }
+        room.recording = nil
+        room.bridge.setRecording(nil)
+        recording.stop()
     }
 
     private func seat(_ participant: ConferenceParticipant) -> (Room, Seat)? {

@@ -42,6 +42,11 @@ struct ConferenceSlot {
     static let maximumFramePeriods = 6
 }
 
+/// A recording's tap for the clock thread (nil: none).
+struct RecordingTapHandoff: Sendable {
+    let tap: RecordingTap?
+}
+
 /// What the control threads hand the clock thread (``ConferenceBridge``).
 enum ConferenceBridgeCommand: Sendable {
     case attach(slot: Int, port: ConferencePort)
@@ -49,6 +54,8 @@ enum ConferenceBridgeCommand: Sendable {
     case mute(slot: Int, Bool)
     case levelSource(slot: Int, ReceivedAudioLevel?)
     case addGroup(ConferenceEncodingGroupHandoff)
+    /// Record the room's mix into this tap (nil: stop).
+    case recording(RecordingTapHandoff)
     /// A group could not be made for this key: stop asking.
     case groupFailed(SharedEncodingKey, phase: Int)
 }

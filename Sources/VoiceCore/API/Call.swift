@@ -30,6 +30,8 @@ public final class Call: Sendable, CustomStringConvertible {
     let core: Locked<CallCore?>
     /// Where feedback goes, kept past the end of the call: feedback is usually collected then.
     let feedbackPublisher = Locked<InsightsSink?>(nil)
+    /// The recording in progress (``startRecording(to:options:completion:)``).
+    let recordingSlot = Locked<AudioRecording?>(nil)
     private let eventStream: AsyncStream<CallEvent>
     let eventContinuation: AsyncStream<CallEvent>.Continuation
 

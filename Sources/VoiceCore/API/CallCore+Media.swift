@@ -146,6 +146,7 @@ extension CallCore {
     /// The call no longer needs its media: it stops on ``mediaQueue`` (after any start or
     /// update still queued there), and ``mediaStopped()`` follows on the loop.
     func releaseMedia() {
+        call.stopRecording()
         if let stats = media?.stats { metricsCursor.report(stats, to: client.metrics) }
         trackMedia(.closed)
         ticker?.cancel()

@@ -363,6 +363,12 @@ package final class AudioStream: Sendable {
     /// The latest stats snapshot (a few times a second, and a final one when the stream stops).
     package var stats: AudioStreamStats { control.snapshot.withLock { $0 } }
 
+    /// Records what the stream sends and plays into `tap` from its next tick (nil: stops).
+    package func setRecording(_ tap: RecordingTap?) {
+        control.recording.withLock { $0 = tap }
+        control.recordingVersion.add(1, ordering: .releasing)
+    }
+
     /// The RFC 6464 levels the peer announces in its packets (when negotiated): read any time.
     package var receivedAudioLevel: ReceivedAudioLevel { control.receivedAudioLevel }
 }

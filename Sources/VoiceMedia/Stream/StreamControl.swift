@@ -68,6 +68,9 @@ final class StreamControl: Sendable {
     /// that encodes once for many streams (``SharedEncodingSink``), and its version.
     let sharedEncoding = Locked<SharedEncodingKey?>(nil)
     let sharedEncodingVersion = Atomic<Int>(0)
+    /// Where what the stream sends and plays is recorded, and its version.
+    let recording = Locked<RecordingTap?>(nil)
+    let recordingVersion = Atomic<Int>(0)
     let snapshot = Locked<AudioStreamStats>(AudioStreamStats())
     let remote = Locked<RemoteEndpoints?>(nil)
     /// An ICE restart for the media thread, and a count that says one was posted.

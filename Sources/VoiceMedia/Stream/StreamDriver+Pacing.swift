@@ -15,6 +15,7 @@ extension StreamDriver {
         if case .engineClock = capturePacing.pacer {
             while let due = capturePacing.due(by: now) {
                 stream.sendSilence(at: now, output: &output)
+                recordingTap?.recordSentSilence(frameSamples)
                 capturePacing.advance(to: due + MediaTime.milliseconds(Int64(ptime)))
             }
             return
@@ -40,12 +41,14 @@ extension StreamDriver {
                     stream.sendSilence(at: now, output: &output)
                     control.captureOverflows.add(1, ordering: .relaxed)
                 }
+                recordingTap?.recordSentSilence(encoded.samples)
                 encodedRing.removeFirst()
                 continue
             }
             guard captureRing.availableToRead >= frameSamples else { break }
             captureRing.read(into: frame)
             stream.send(frame: frame, at: now, output: &output)
+            recordingTap?.recordSent(UnsafeBufferPointer(frame))
         }
     }
 

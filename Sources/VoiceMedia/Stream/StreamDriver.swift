@@ -28,6 +28,9 @@ final class StreamDriver: MediaTask {
     let renderRing: AudioRingBuffer
     /// Frames a conference bridge encoded once for many streams, in order with the capture ring.
     let encodedRing = EncodedFrameRing()
+    /// Where what is sent and played is recorded (nil: nowhere), and its version.
+    var recordingTap: RecordingTap?
+    var recordingVersion = 0
     /// The encoding last published in ``StreamControl/sharedEncoding``.
     var publishedEncoding: SharedEncodingKey?
     /// The datagram being handled (filled in place by each receive), and its sender.
@@ -288,6 +291,11 @@ final class StreamDriver: MediaTask {
             control.pendingDigits.store(0, ordering: .relaxed)
             stream.sendDigits(taken)
         }
+        let recording = control.recordingVersion.load(ordering: .acquiring)
+        if recording != recordingVersion, let tap = control.recording.withLockIfAvailable({ $0 }) {
+            recordingTap = tap
+            recordingVersion = recording
+        }
         stream.isMuted = control.muted.load(ordering: .relaxed)
         stream.isOnHold = control.onHold.load(ordering: .relaxed)
         // ICE and DTLS own the path: no latching onto whatever sends authenticated media.
@@ -362,6 +370,7 @@ final class StreamDriver: MediaTask {
                 return transport.send(datagram, to: destination, from: driver.mediaSource)
             case .play(let samples):
                 if playsToDevice { driver.renderRing.write(samples) }
+                driver.recordingTap?.recordReceived(samples)
             case .publish(let stats):
                 var s = stats
                 driver.addDeviceFigures(to: &s)
