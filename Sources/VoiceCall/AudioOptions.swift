@@ -6,6 +6,8 @@ struct AudioOptions: ParsableArguments {
     @Option(help: "ALSA PCM to capture from and play to (e.g. default, hw:0).") var device: String?
     @Option(help: "A WAV file to send (looped).") var play: String?
     @Option(help: "A WAV file to record what arrives into.") var record: String?
+    @Option(help: "Record both directions of the call to FILE (left: sent, right: received): WAV, or Ogg Opus for .opus/.ogg; works with any device.")
+    var recordBoth: String?
     @Flag(help: "Process --play's audio as a microphone's (echo cancellation, noise suppression, gain control, high-pass filter); on by default with --device.")
     var process = false
     @Flag(help: "No echo cancellation.") var noAec = false

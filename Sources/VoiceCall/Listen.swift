@@ -62,7 +62,7 @@ struct Listen: ParsableCommand {
         let device = try audio.makeDevice()
         let voice = try VoiceClient(configuration: configuration, audioDevice: device)
         defer { voice.shutdown() }
-        let delegate = PrintingCallDelegate(name: "call")
+        let delegate = PrintingCallDelegate(name: "call", recordBoth: audio.recordBoth)
         let name = "\(configuration.identity)@\(configuration.domain)"
         guard (0...600).contains(answerAfter) else { throw ValidationError("--answer-after takes 0–600 seconds") }
         let listener = Listener(
@@ -110,6 +110,7 @@ struct Listen: ParsableCommand {
             _ = unregistered.wait(timeout: .now() + 5)
         }
         _ = PollingWait.until(timeout: 5) { delegate.queue.sync { !listener.hasLiveCalls } }
+        delegate.waitForRecording()
     }
 }
 

@@ -25,7 +25,7 @@ struct PlaceCall: ParsableCommand {
             guard parts.count == 2 else { throw ValidationError("--param needs name=value, got \(pair)") }
             params[parts[0]] = parts[1]
         }
-        let delegate = PrintingCallDelegate(name: "call")
+        let delegate = PrintingCallDelegate(name: "call", recordBoth: audio.recordBoth)
         let call = voice.connect(
             options: ConnectOptions(accessToken: client.token) { builder in
                 builder.params = params
@@ -55,6 +55,7 @@ struct PlaceCall: ParsableCommand {
     private func hangUp(_ call: Call, _ delegate: PrintingCallDelegate) throws {
         if !delegate.hasEnded { call.disconnect() }
         _ = delegate.waitForEnd(timeout: 5)
+        delegate.waitForRecording()
         if delegate.endError != nil { throw ExitCode(1) }
     }
 }

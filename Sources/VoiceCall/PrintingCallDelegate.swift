@@ -12,6 +12,9 @@ final class PrintingCallDelegate: CallDelegate, Sendable {
     let queue: DispatchQueue
     private let started = Date()
     private let progress = Locked(Progress())
+    /// Where the call's two directions are recorded from its connection (`--record-both`).
+    private let recordBoth: String?
+    private let recordingDone = DispatchSemaphore(value: 0)
 
     private struct Progress {
         var connected = false
@@ -19,9 +22,16 @@ final class PrintingCallDelegate: CallDelegate, Sendable {
         var endError: VoiceError?
     }
 
-    init(name: String) {
+    init(name: String, recordBoth: String? = nil) {
         self.name = name
+        self.recordBoth = recordBoth
         self.queue = DispatchQueue(label: "voicecall.\(name)")
+    }
+
+    /// Waits (up to `timeout` seconds) for the `--record-both` file to be finished, if one was started.
+    func waitForRecording(timeout: TimeInterval = 5) {
+        guard recordBoth != nil, hasConnected else { return }
+        _ = recordingDone.wait(timeout: .now() + timeout)
     }
 
     /// Whether the call connected (it may have ended since).
@@ -40,6 +50,19 @@ final class PrintingCallDelegate: CallDelegate, Sendable {
     func callDidConnect(_ call: Call) {
         progress.withLock { $0.connected = true }
         say("connected (\(call.details.codec ?? "?"))")
+        if let recordBoth {
+            do {
+                try call.startRecording(to: recordBoth) { [self] summary in
+                    let error = summary.error.map { ": \($0)" } ?? ""
+                    say(String(format: "recorded %.1f s to %@ (%d samples dropped)%@", summary.seconds, summary.path, summary.droppedSamples, error))
+                    recordingDone.signal()
+                }
+                say("recording both directions to \(recordBoth)")
+            } catch {
+                say("cannot record: \(error)")
+                recordingDone.signal()
+            }
+        }
         // DTLS-SRTP calls: the ICE path they run on (host, server-reflexive, relayed).
         // (A second in: the stream publishes its figures every 200 ms.)
         queue.asyncAfter(deadline: .now() + 1) { [self] in

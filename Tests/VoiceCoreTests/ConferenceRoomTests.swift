@@ -190,6 +190,11 @@ final class ConferenceRoomTests: VirtualTimeTestCase {
             return join(client, frequency: 0, room: "town", host: host)
         }
         for leg in talkers + listeners { XCTAssertEqual(leg.delegate.wait(for: 2), [.ringing, .connected]) }
+        // The room's mix is recorded meanwhile: every talker in it.
+        let path = NSTemporaryDirectory() + "room-\(getpid()).wav"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let recorded = Locked<AudioRecordingSummary?>(nil)
+        try server.startRecording(room: "town", to: path) { summary in recorded.withLock { $0 = summary } }
         // The legs' first RTCP reports (by 2.5 s) turn their FEC off: their encoding changes.
         PollingWait.sleep(3)
         let before = server.encodingFigures
@@ -202,6 +207,14 @@ final class ConferenceRoomTests: VirtualTimeTestCase {
         XCTAssertLessThanOrEqual(encodes, 102, "one encode per 20 ms per frame phase")
         XCTAssertGreaterThanOrEqual(after.private - before.private, 145, "the talkers' own frames")
         checkEachHearsTheOthers(talkers)
+        server.stopRecording(room: "town")
+        XCTAssertTrue(PollingWait.until(timeout: 5) { recorded.withLock { $0 } != nil })
+        let summary = try XCTUnwrap(recorded.withLock { $0 })
+        XCTAssertNil(summary.error)
+        XCTAssertEqual(summary.droppedSamples, 0)
+        XCTAssertGreaterThan(summary.seconds, 3.5)
+        let mix = try WAVFile(contentsOfFile: path).samples.suffix(48_000)
+        for (name, tone) in tones { XCTAssertGreaterThan(ToneAmplitude.of(tone, in: mix), 4_000, "the recording holds \(name)") }
         for listener in listeners {
             let amplitudes = heard(listener, tones.map(\.1))
             for (tone, amplitude) in zip(tones, amplitudes) {

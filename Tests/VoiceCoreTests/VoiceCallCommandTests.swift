@@ -220,11 +220,15 @@ final class VoiceCallCommandTests: XCTestCase {
         let (binary, directory) = try workspace()
         let signal = TestSignals.speechLike(seconds: 2)
         try WAVFile(sampleRate: 48_000, channels: 1, samples: signal).write(toFile: directory + "/play.wav")
+        try WAVFile(sampleRate: 48_000, channels: 1, samples: TestSignals.multiTone([(900, 6_000)], seconds: 2)).write(toFile: directory + "/bob.wav")
         let (listen, port) = try startListen(
-            binary, in: directory, extra: ["--record", directory + "/recorded.wav", "--duration", "30", "--once"])
+            binary, in: directory, extra: ["--record", directory + "/recorded.wav", "--play", directory + "/bob.wav", "--duration", "30", "--once"])
         let call = try startCall(
             binary, in: directory, port: port,
-            extra: ["--play", directory + "/play.wav", "--duration", "4", "--digits", "12#", "--param", "order=7"])
+            extra: [
+                "--play", directory + "/play.wav", "--duration", "4", "--digits", "12#", "--param", "order=7",
+                "--record-both", directory + "/both.wav",
+            ])
         XCTAssertTrue(PollingWait.until(timeout: 30) { !call.isRunning }, "call did not end:\n\(call.logTail())")
         XCTAssertEqual(call.exitStatus, 0, call.logTail())
         XCTAssertTrue(call.log.contains("connected"), call.logTail())
@@ -242,6 +246,15 @@ final class VoiceCallCommandTests: XCTestCase {
         // timeline now and then, which one lag for the whole recording takes for broken audio.
         let alignment = SpectralSimilarity(playedInALoop: signal, in: recorded.channel(0))
         XCTAssertGreaterThan(alignment.score, 0.75, "recorded vs played: \(alignment)")
+        // The caller's --record-both: what it sent on the left, what it heard (bob's tone) on the right.
+        XCTAssertTrue(call.log.contains("recorded "), call.logTail())
+        let both = try WAVFile(contentsOfFile: directory + "/both.wav")
+        XCTAssertEqual(both.channels, 2)
+        XCTAssertGreaterThan(both.samples.count / 2, 48_000 * 3, "the whole call")
+        let sent = SpectralSimilarity(playedInALoop: signal, in: both.channel(0))
+        XCTAssertGreaterThan(sent.score, 0.9, "left: what the caller sent: \(sent)")
+        XCTAssertLessThan(ToneAmplitude.of(900, in: both.channel(0)), 100)
+        XCTAssertGreaterThan(ToneAmplitude.of(900, in: both.channel(1).suffix(96_000)), 3_000, "right: what it heard")
     }
 
     /// `voicecall conference` hosts a room; two `voicecall call conference:standup` (the server
@@ -251,7 +264,10 @@ final class VoiceCallCommandTests: XCTestCase {
         let port = try SIPPeerProcess.freePort()
         let host = try SIPPeerProcess.launchReady(
             name: "voicecall conference", executable: binary,
-            arguments: ["conference", "--identity", "rooms", "--port", "\(port)", "--no-register", "--duration", "60"],
+            arguments: [
+                "conference", "--identity", "rooms", "--port", "\(port)", "--no-register", "--duration", "60",
+                "--record-both", directory + "/mix.opus",
+            ],
             workingDirectory: directory, logPath: directory + "/conference.log",
             readyAt: try SocketAddress(host: "127.0.0.1", port: port), requestURI: "sip:rooms@127.0.0.1:\(port)",
             timeout: .seconds(20))
@@ -284,6 +300,13 @@ final class VoiceCallCommandTests: XCTestCase {
         for line in ["room standup open", "alice@standup joined", "bob@standup joined", "alice@standup left", "bob@standup left"] {
             XCTAssertTrue(host.log.contains(line), "\(line):\n\(host.logTail())")
         }
+        // --record-both: the room's mix, both callers, as Ogg Opus (checked by its headers and
+        // size here; AudioRecordingTests decodes one).
+        XCTAssertTrue(PollingWait.until(timeout: 5) { host.log.contains("room standup recorded") }, host.logTail())
+        let mix = try XCTUnwrap(FileManager.default.contents(atPath: directory + "/mix-standup.opus"))
+        XCTAssertEqual(Array(mix.prefix(4)), Array("OggS".utf8))
+        XCTAssertTrue(mix.range(of: Data("OpusHead".utf8)) != nil)
+        XCTAssertGreaterThan(mix.count, 10_000, "seconds of audio")
     }
 
     func testProcessingFlagsReachTheCallsDevice() throws {
