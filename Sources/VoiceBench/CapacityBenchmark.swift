@@ -34,10 +34,13 @@ struct LateFrames {
         return f
     }
 
+    /// What happened between snapshot `b` and snapshot `a`, per figure; a figure that went
+    /// down (a call whose stats were gone by the later snapshot) counts as 0, not as a trap.
     static func - (a: LateFrames, b: LateFrames) -> LateFrames {
-        LateFrames(
-            overruns: a.overruns - b.overruns, underruns: a.underruns - b.underruns,
-            overflows: a.overflows - b.overflows, concealed: a.concealed - b.concealed, late: a.late - b.late)
+        func delta<T: FixedWidthInteger>(_ x: T, _ y: T) -> T { x >= y ? x - y : 0 }
+        return LateFrames(
+            overruns: delta(a.overruns, b.overruns), underruns: delta(a.underruns, b.underruns),
+            overflows: delta(a.overflows, b.overflows), concealed: delta(a.concealed, b.concealed), late: delta(a.late, b.late))
     }
 
     static func + (a: LateFrames, b: LateFrames) -> LateFrames {

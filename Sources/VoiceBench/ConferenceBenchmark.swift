@@ -26,10 +26,14 @@ struct ConferenceBench: ParsableCommand {
     @Option(help: "Room server ramp: largest size tried.") var roomMaximum = 400
     @Option(help: "Room server: seconds each room is watched for late frames.") var roomSeconds = 10.0
     @Option(help: "Room server ramps; the figure is their median.") var roomRamps = 3
+    @Option(help: "Only measure one room of this size (for profiling the room process), then exit.") var roomOnly: Int?
 
     func run() throws {
         var figures: [(String, String)] = []
-        if !skipRoomServer { figures += try roomServerFigures() }
+        if let roomOnly {
+            let bench = ConferenceRoomServerBenchmark(seconds: roomSeconds, settle: 3, sdes: false)
+            return bench.report(try bench.measure(participants: roomOnly))
+        }
         if !skipRealtime {
             let ramp = ConferenceRealtimeBenchmark(step: max(2, step), maximum: maxParticipants, seconds: seconds)
             var results: [(participants: Int, cpu: Double)] = []
@@ -42,6 +46,7 @@ struct ConferenceBench: ParsableCommand {
             figures.append(("conference_participants_realtime", "\(median.participants)"))
             figures.append(("conference_cpu_utilization_at_capacity", String(format: "%.2f", median.cpu)))
         }
+        if !skipRoomServer { figures += try roomServerFigures() }
         let (allTalking, _) = Self.cost(participants: 6, talkers: 6)
         figures.append(("conference_mix_us_per_participant", String(format: "%.2f", allTalking)))
         for (participants, talkers) in [(20, 3), (100, 3)] {

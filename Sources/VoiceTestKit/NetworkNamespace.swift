@@ -76,7 +76,7 @@ package final class NetworkNamespace: Sendable {
         try? Self.run(["netns", "delete", name])
     }
 
-    static var ipPath: String {
+    package static var ipPath: String {
         ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) }
             ?? "/usr/sbin/ip"
     }

@@ -21,4 +21,7 @@ public enum PeerTemplates {
     /// Kamailio as a load balancer (the dispatcher module, OPTIONS health checks) in front of
     /// several SDK processes; see ``KamailioConfiguration/dispatcherDestinations``.
     public static var kamailioDispatcher: String? { directory.map { $0 + "/kamailio/dispatcher.cfg" } }
+    /// Kamailio in front of several conference room servers: a room's calls go to the server a
+    /// hash of the room id picks, with health checks and failover.
+    public static var kamailioConferenceDispatcher: String? { directory.map { $0 + "/kamailio/conference-dispatcher.cfg" } }
 }
