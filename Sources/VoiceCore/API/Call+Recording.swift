@@ -14,10 +14,10 @@ extension Call {
     ///
     /// The audio is taken on the media thread without waiting and written on a thread of its
     /// own; samples the writer could not keep up with are counted in the summary, never
-    /// hidden. A full disk ends the recording with ``AudioRecordingError/Kind/writeFailed``;
+    /// hidden. A full disk ends the recording with `AudioRecordingError.Kind.writeFailed`;
     /// the call goes on. `completion` runs once, when the recording ends, on the call's
     /// delegate queue.
-    /// - Throws: ``AudioRecordingError``: `.cannotCreateFile` for a path that cannot be
+    /// - Throws: `AudioRecordingError`: `.cannotCreateFile` for a path that cannot be
     ///   created, `.unavailable` while the call is already recording or has ended.
     public func startRecording(
         to path: String, options: AudioRecordingOptions? = nil,
