@@ -240,7 +240,9 @@ final class RTPStreamAudioLevelTests: XCTestCase {
     func testTheNegotiatedElementsLevelIsTakenOthersAreNot() throws {
         var pair = RTPStreamPair(protectionKeys: nil) { $0.audioLevelExtensionID = 5 }
         pair.run(.milliseconds(200))
+        // a's own packets carry levels too (it sends them once negotiated): start counting here.
         _ = pair.b.stream.takeReceivedAudioLevel()
+        let levelsBefore = pair.b.stream.audioLevelsReceived
         // Level 23 −dBov with the voice bit set, behind another extension (abs-send-time at 3).
         let withLevel = try packet(&pair, elements: [.init(id: 3, data: [1, 2, 3]), .init(id: 5, data: [0x80 | 23])])
         pair.inject(withLevel, from: RTPStreamPair.addressA, toB: true)
@@ -254,7 +256,7 @@ final class RTPStreamAudioLevelTests: XCTestCase {
         let other = try packet(&pair, elements: [.init(id: 4, data: [0x80 | 10])])
         pair.inject(other, from: RTPStreamPair.addressA, toB: true)
         XCTAssertNil(pair.b.stream.takeReceivedAudioLevel())
-        XCTAssertEqual(pair.b.stream.audioLevelsReceived, 2)
+        XCTAssertEqual(pair.b.stream.audioLevelsReceived, levelsBefore + 2)
     }
 
     func testWithoutNegotiationOrWithABrokenExtensionNothingIsTakenAndThePacketStillPlays() throws {
@@ -266,6 +268,7 @@ final class RTPStreamAudioLevelTests: XCTestCase {
 
         var pair = RTPStreamPair(protectionKeys: nil) { $0.audioLevelExtensionID = 5 }
         pair.run(.milliseconds(200))
+        _ = pair.b.stream.takeReceivedAudioLevel()
         var broken = try packet(&pair, elements: [.init(id: 5, data: [0x80 | 23])])
         // The element claims 16 bytes where the extension holds 3: the walk stops, nothing is taken.
         broken[16] = 5 << 4 | 0x0F
