@@ -114,39 +114,22 @@ struct ConferenceLoad: ParsableCommand {
     }
 
     private static func figures(_ calls: [Call]) -> Result {
-        let total = Locked(Result())
-        let group = DispatchGroup()
-        for call in calls {
-            group.enter()
-            call.streamStats { stats in
-                if let stats {
-                    total.withLock {
-                        $0.lost += max(0, stats.packetsLost)
-                        $0.late += stats.jitterBuffer.late
-                        $0.concealed += stats.jitterBuffer.concealedFrames
-                        $0.authenticationFailures += stats.srtpAuthFailures
-                        $0.packetsReceived += stats.packetsReceived
-                    }
-                }
-                group.leave()
-            }
+        var total = Result()
+        for stats in Call.streamStatistics(calls).compactMap({ $0 }) {
+            total.lost += max(0, stats.packetsLost)
+            total.late += stats.jitterBuffer.late
+            total.concealed += stats.jitterBuffer.concealedFrames
+            total.authenticationFailures += stats.srtpAuthFailures
+            total.packetsReceived += stats.packetsReceived
         }
-        _ = group.wait(timeout: .now() + 5)
-        return total.withLock { $0 }
+        return total
     }
 
     private static func outputLevels(_ calls: [Call], every: Int) -> [(Int, Int)] {
-        let levels = Locked<[(Int, Int)]>([])
-        let group = DispatchGroup()
-        for index in stride(from: 0, to: calls.count, by: every) {
-            group.enter()
-            calls[index].streamStats { stats in
-                if let stats { levels.withLock { $0.append((index, stats.outputLevel)) } }
-                group.leave()
-            }
+        let sampled = Array(stride(from: 0, to: calls.count, by: every))
+        return zip(sampled, Call.streamStatistics(sampled.map { calls[$0] }, timeout: 2)).compactMap { index, stats in
+            stats.map { (index, $0.outputLevel) }
         }
-        _ = group.wait(timeout: .now() + 2)
-        return levels.withLock { $0 }
     }
 
     static var quietLogger: Logger {

@@ -158,24 +158,14 @@ struct ConferenceRealtimeBenchmark {
     /// Render underruns, dropped capture, concealed and late packets over `calls`, so far (the
     /// capacity benchmark's ``LateFrames``; engine overruns are not read here).
     static func lateFrames(_ calls: [Call]) -> LateFrames {
-        let total = Locked(LateFrames())
-        let group = DispatchGroup()
-        for call in calls {
-            group.enter()
-            call.streamStats { stats in
-                if let stats {
-                    total.withLock {
-                        $0.underruns += stats.renderUnderruns
-                        $0.overflows += stats.captureOverflows
-                        $0.concealed += UInt64(stats.jitterBuffer.concealedFrames)
-                        $0.late += UInt64(stats.jitterBuffer.late)
-                    }
-                }
-                group.leave()
-            }
+        var total = LateFrames()
+        for stats in Call.streamStatistics(calls).compactMap({ $0 }) {
+            total.underruns += stats.renderUnderruns
+            total.overflows += stats.captureOverflows
+            total.concealed += UInt64(stats.jitterBuffer.concealedFrames)
+            total.late += UInt64(stats.jitterBuffer.late)
         }
-        _ = group.wait(timeout: .now() + 5)
-        return total.withLock { $0 }
+        return total
     }
 
     static var quietLogger: Logger {
