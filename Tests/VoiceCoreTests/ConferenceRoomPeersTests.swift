@@ -25,11 +25,13 @@ final class ConferenceRoomPeersTests: XCTestCase {
 
     /// A baresip playing a `frequency` tone file in the format its codec needs (`aufile` does not
     /// resample: 48 kHz stereo for Opus, 8 kHz mono for G.711).
-    private func baresip(_ user: String, frequency: Double, codecs: [String], channels: Int = 2, sampleRate: Int = 48_000) throws -> BaresipPeer {
+    private func baresip(
+        _ user: String, frequency: Double, amplitude: Double = 6_000, codecs: [String], channels: Int = 2, sampleRate: Int = 48_000
+    ) throws -> BaresipPeer {
         let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "baresip-conference")
         let tone = directory + "/tone.wav"
         // baresip ends its call when the file runs out: a minute outlasts the test.
-        try BaresipWAVFile.write(TestSignals.multiTone([(frequency, 6_000)], seconds: 60), to: tone, channels: channels, sampleRate: sampleRate)
+        try BaresipWAVFile.write(TestSignals.multiTone([(frequency, amplitude)], seconds: 60), to: tone, channels: channels, sampleRate: sampleRate)
         var configuration = BaresipConfiguration()
         configuration.user = user
         configuration.audioCodecs = codecs
@@ -66,7 +68,9 @@ final class ConferenceRoomPeersTests: XCTestCase {
         return (server, recorder, "sip:standup@127.0.0.1:\(port);conference", port)
     }
 
-    func testSixParticipantsOfThreeKindsEachHearTheOthersAndNeverThemselves() throws {
+    /// Six talkers of three kinds (SDK clients, baresip with Opus, baresip with G.711) and a silent
+    /// baresip listening through the shared encode: each hears every other, and nobody itself.
+    func testSixTalkersOfThreeKindsAndAListenerEachHearTheOthersAndNeverThemselves() throws {
         try TestPrerequisites.installed("baresip")
         let (server, _, room, port) = try startRoom()
 
@@ -83,10 +87,14 @@ final class ConferenceRoomPeersTests: XCTestCase {
         }
         let opusPhone = try baresip("erin", frequency: 900, codecs: ["opus/48000/2"])
         let g711Phone = try baresip("frank", frequency: 1_300, codecs: ["PCMU/8000/1"], channels: 1, sampleRate: 8_000)
+        // A seventh, silent: a baresip that only listens, so its leg hears the room through the
+        // shared encode (everyone else talks all the time and encodes its own mix).
+        let listener = try baresip("gina", frequency: 1_000, amplitude: 0, codecs: ["opus/48000/2"])
         try opusPhone.control.dial(room)
         try g711Phone.control.dial(room)
+        try listener.control.dial(room)
         for leg in sdk { XCTAssertEqual(leg.delegate.wait(for: 2), [.ringing, .connected], leg.name) }
-        for phone in [opusPhone, g711Phone] {
+        for phone in [opusPhone, g711Phone, listener] {
             do {
                 try phone.control.waitForEvent(.callEstablished)
             } catch {
@@ -94,9 +102,11 @@ final class ConferenceRoomPeersTests: XCTestCase {
                 throw error
             }
         }
-        XCTAssertTrue(PollingWait.until(timeout: 5) { server.participants(in: "standup").count == 6 }, "\(server.participants(in: "standup"))")
+        XCTAssertTrue(PollingWait.until(timeout: 5) { server.participants(in: "standup").count == 7 }, "\(server.participants(in: "standup"))")
         // Three seconds of the room; every recording has at least its last second of it.
+        let sharedBefore = server.encodingFigures.shared
         Thread.sleep(forTimeInterval: 3)
+        XCTAssertGreaterThan(server.encodingFigures.shared - sharedBefore, 100, "gina's leg took the shared encode")
         XCTAssertTrue(g711Phone.waitForReceivedAudio(.seconds(2), timeout: .seconds(5), bytesPerSecond: 16_000), "frank's recording")
         XCTAssertTrue(opusPhone.waitForReceivedAudio(.seconds(2), timeout: .seconds(5)), "erin's recording")
 
@@ -108,11 +118,14 @@ final class ConferenceRoomPeersTests: XCTestCase {
         }
         heard["erin"] = try heardByBaresip(opusPhone, tones.map(\.1))
         heard["frank"] = try heardByBaresip(g711Phone, tones.map(\.1))
+        XCTAssertTrue(listener.waitForReceivedAudio(.seconds(2), timeout: .seconds(5)), "gina's recording")
+        heard["gina"] = try heardByBaresip(listener, tones.map(\.1))
         var floors: [String: [Double]] = [:]
         let between: [Double] = [600, 800, 1_000, 1_200, 1_400]
         for leg in sdk { floors[leg.name] = between.map { ToneAmplitude.of($0, in: leg.client.device.recordedSamples.suffix(48_000)) } }
         floors["erin"] = try heardByBaresip(opusPhone, between)
         floors["frank"] = try heardByBaresip(g711Phone, between)
+        floors["gina"] = try heardByBaresip(listener, between)
         for (listener, amplitudes) in heard.sorted(by: { $0.key < $1.key }) {
             let report = zip(tones, amplitudes).map { "\($0.0.0) \(Int($0.1))" }.joined(separator: ", ")
             print("conference: \(listener) hears \(report); between the tones \(floors[listener]!.map { Int($0) })")
@@ -131,7 +144,7 @@ final class ConferenceRoomPeersTests: XCTestCase {
             try onCallLoop(try XCTUnwrap(server.call(of: participant))) { $0.media?.stream?.stats.codec ?? "-" }
         }
         XCTAssertEqual(codecs.filter { $0 == "PCMU" }.count, 1, "frank's leg is G.711: \(codecs)")
-        XCTAssertEqual(codecs.filter { $0 == "opus" }.count, 5, "\(codecs)")
+        XCTAssertEqual(codecs.filter { $0 == "opus" }.count, 6, "\(codecs)")
         print("conference: mixing periods started a period late: \(server.lateMixingPeriods)")
     }
 
