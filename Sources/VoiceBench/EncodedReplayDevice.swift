@@ -16,7 +16,7 @@ final class PreEncodedSpeech: Sendable {
         var out = [UInt8](repeating: 0, count: encoder.maxPayloadSize)
         func encode(_ frame: ArraySlice<Int16>) throws -> (payload: [UInt8], peak: Int, level: UInt8) {
             let n = try frame.withUnsafeBufferPointer { f in try out.withUnsafeMutableBytes { try encoder.encode(f, into: $0) } }
-            return (Array(out[0..<n]), frame.map { abs(Int($0)) }.max() ?? 0, frame.withUnsafeBufferPointer { AudioFrameLevel.dBov($0) })
+            return frame.withUnsafeBufferPointer { (Array(out[0..<n]), AudioFrameLevel.peak($0), AudioFrameLevel.dBov($0)) }
         }
         let frames = samples.count / 960
         speech = try (0..<frames).map { try encode(samples[($0 * 960)..<(($0 + 1) * 960)]) }

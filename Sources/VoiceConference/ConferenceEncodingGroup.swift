@@ -48,12 +48,10 @@ final class ConferenceEncodingGroup {
     /// Encodes `frame` (one frame of the shared mix, ending on mix `mix`). A failed encode
     /// leaves no frame for this mix: its listeners get samples instead.
     func encode(_ frame: UnsafeBufferPointer<Int16>, mix: Int) {
-        var peak = 0
-        for sample in frame { peak = max(peak, abs(Int(sample))) }
         do throws(MediaCodecError) {
             let length = try encoder.encode(frame, into: buffer)
             payload = UnsafeRawBufferPointer(rebasing: buffer[0..<length])
-            self.peak = peak
+            peak = AudioFrameLevel.peak(frame)
             level = AudioFrameLevel.dBov(frame)
             encodedAtMix = mix
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import VoiceRTP
 
 /// N−1 mixing for one conference room, 10 ms at a time at 48 kHz, the way a conference bridge
 /// (pjsip's `pjmedia_conf`, baresip's mixer) does it: every participant hears the sum of all
@@ -20,7 +21,7 @@ package final class ConferenceMixer {
     /// Below this level (dBFS) a participant's period is treated as silence: not added to the mix.
     package static let silenceLevel = -60.0
     /// The level reported for a muted participant or a silent period.
-    package static let floorLevel = -127.0
+    package static let floorLevel = AudioFrameLevel.floorDBFS
 
     /// The most participants the mixer holds.
     package let capacity: Int
@@ -185,12 +186,5 @@ package final class ConferenceMixer {
     }
 
     /// RMS level of `samples` in dBFS (full-scale sine: −3), ``floorLevel`` for silence.
-    package static func level(of samples: UnsafeBufferPointer<Int16>) -> Double {
-        guard !samples.isEmpty else { return floorLevel }
-        var energy: Int64 = 0
-        for sample in samples { energy += Int64(sample) * Int64(sample) }
-        guard energy > 0 else { return floorLevel }
-        let meanSquare = Double(energy) / Double(samples.count)
-        return max(floorLevel, 10 * log10(meanSquare / (32_768.0 * 32_768.0)))
-    }
+    package static func level(of samples: UnsafeBufferPointer<Int16>) -> Double { AudioFrameLevel.dBFS(samples) }
 }

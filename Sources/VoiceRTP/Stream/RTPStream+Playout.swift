@@ -41,7 +41,7 @@ extension RTPStream {
         }
         let frame = UnsafeMutableBufferPointer(rebasing: decoded[0..<produced])
         if isOnHold { frame.update(repeating: 0) }
-        outputLevel = Self.peak(UnsafeBufferPointer(frame))
+        outputLevel = AudioFrameLevel.peak(UnsafeBufferPointer(frame))
         _ = output.perform(.play(UnsafeBufferPointer(frame)))
         return produced
     }

@@ -10,7 +10,7 @@ extension RTPStream {
     ) {
         precondition(frame.count == frameSamples48k, "a frame is one ptime of 48 kHz samples")
         if isMuted || isOnHold { frame.update(repeating: 0) }
-        inputLevel = Self.peak(UnsafeBufferPointer(frame))
+        inputLevel = AudioFrameLevel.peak(UnsafeBufferPointer(frame))
         defer { rtpTimestamp &+= UInt32(truncatingIfNeeded: frameRTPUnits) }
         guard let destination = remote?.rtp else { return }
         if sendTelephoneEventIfDue(destination: destination, now: now, output: &output) { return }

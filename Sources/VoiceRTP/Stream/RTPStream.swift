@@ -199,15 +199,6 @@ package struct RTPStream {
     /// Whether the BYE has gone out.
     package var hasSentBye: Bool { rtcp.byeSent }
 
-    /// Peak absolute sample value, 0…32767.
-    static func peak(_ samples: UnsafeBufferPointer<Int16>) -> Int {
-        var m: Int32 = 0
-        for s in samples {
-            let v = Int32(s)
-            m = max(m, v < 0 ? -v : v)
-        }
-        return Int(min(m, 32_767))
-    }
 
     @inline(__always) func to48k(_ rtpUnits: Int) -> Int { rtpUnits * 48_000 / rtpClockRate }
 }
