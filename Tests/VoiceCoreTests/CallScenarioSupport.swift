@@ -72,7 +72,11 @@ final class RecordingCallDelegate: CallDelegate, @unchecked Sendable {
 
     func call(_ call: Call, audioInterruptionDidBegin interruption: CallAudioInterruption) {
         lastInterruption.withLock { $0 = interruption }
-        interruptionStateAgreed.withLock { $0.append(call.audioInterruption == interruption) }
+        // The property is the state now: the other direction may have gone too since this
+        // interruption began, which updates it without a second callback.
+        let now = call.audioInterruption
+        let agrees = now.map { ($0.capture || !interruption.capture) && ($0.render || !interruption.render) } ?? false
+        interruptionStateAgreed.withLock { $0.append(agrees) }
         record(.audioInterrupted, call)
     }
     /// When `callDidEstablishMedia` arrived, and the state and details then.

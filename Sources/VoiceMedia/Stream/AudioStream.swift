@@ -249,8 +249,7 @@ package final class AudioStream: Sendable {
     /// Configures `context` for `device` and starts it; both directions stop again on failure.
     private func start(_ device: any AudioDevice, context: StreamDeviceContext) throws(AudioStreamError) {
         // A fresh device: what the old one reported no longer holds.
-        control.captureInterrupted.store(false, ordering: .releasing)
-        control.renderInterrupted.store(false, ordering: .releasing)
+        control.interrupted.store(0, ordering: .releasing)
         context.configure(captureFormat: device.captureFormat, renderFormat: device.renderFormat)
         if let f = device.renderFormat { control.renderTarget.store(StreamDriver.renderTarget(for: f), ordering: .relaxed) }
         do {
@@ -265,7 +264,8 @@ package final class AudioStream: Sendable {
 
     /// Whether the device's capture and render are interrupted now.
     package var interruptedDirections: (capture: Bool, render: Bool) {
-        (control.captureInterrupted.load(ordering: .acquiring), control.renderInterrupted.load(ordering: .acquiring))
+        let set = control.interrupted.load(ordering: .acquiring)
+        return (set & StreamControl.interruptedBit(capture: true) != 0, set & StreamControl.interruptedBit(capture: false) != 0)
     }
 
     /// Restarts ICE on a WebRTC media path (a re-INVITE carried new credentials): the media

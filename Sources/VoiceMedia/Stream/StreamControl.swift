@@ -18,9 +18,9 @@ final class StreamControl: Sendable {
     let decodesAudio = Atomic<Bool>(true)
     let captureOverflows = Atomic<UInt64>(0)
     let renderUnderruns = Atomic<UInt64>(0)
-    /// Whether the device's capture or render is interrupted (failed, being reopened).
-    let captureInterrupted = Atomic<Bool>(false)
-    let renderInterrupted = Atomic<Bool>(false)
+    /// Which of the device's directions are interrupted (failed, being reopened): one set, so
+    /// both directions failing at once from their own threads count one interruption.
+    let interrupted = Atomic<UInt8>(0)
     /// Device xruns by direction, suspends recovered in place, and interruptions begun.
     let captureXruns = Atomic<UInt64>(0)
     let renderXruns = Atomic<UInt64>(0)
@@ -36,7 +36,10 @@ final class StreamControl: Sendable {
     let receivedAudioLevel = ReceivedAudioLevel()
 
     /// Whether either direction of the device is interrupted.
-    var isInterrupted: Bool { captureInterrupted.load(ordering: .relaxed) || renderInterrupted.load(ordering: .relaxed) }
+    var isInterrupted: Bool { interrupted.load(ordering: .relaxed) != 0 }
+
+    /// The bit of `interrupted` for a direction.
+    static func interruptedBit(capture: Bool) -> UInt8 { capture ? 1 : 2 }
 
     /// Records a device event in the flags and counters the media thread and the stats read.
     func record(_ event: AudioDeviceEvent) {
@@ -56,13 +59,13 @@ final class StreamControl: Sendable {
     }
 
     private func setInterrupted(_ value: Bool, capture: Bool) {
-        let wasInterrupted = isInterrupted
-        if capture {
-            captureInterrupted.store(value, ordering: .releasing)
+        let bit = Self.interruptedBit(capture: capture)
+        if value {
+            let before = interrupted.bitwiseOr(bit, ordering: .acquiringAndReleasing).oldValue
+            if before == 0 { deviceInterruptions.add(1, ordering: .relaxed) }
         } else {
-            renderInterrupted.store(value, ordering: .releasing)
+            interrupted.bitwiseAnd(~bit, ordering: .acquiringAndReleasing)
         }
-        if value, !wasInterrupted { deviceInterruptions.add(1, ordering: .relaxed) }
     }
     /// The stream's encoding as the media thread last published it, for a conference bridge
     /// that encodes once for many streams (``SharedEncodingSink``), and its version.
