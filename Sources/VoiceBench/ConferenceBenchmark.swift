@@ -28,11 +28,12 @@ struct ConferenceBench: ParsableCommand {
     @Option(help: "Room server ramps; the figure is their median.") var roomRamps = 3
     @Option(help: "Only measure one room of this size (for profiling the room process), then exit.") var roomOnly: Int?
     @Flag(help: "With --room-only: SDES-SRTP instead of ICE + DTLS-SRTP.") var roomSdes = false
+    @Flag(help: "With --room-only: print the load generator's command instead of running it (for profilers).") var roomExternalLoad = false
 
     func run() throws {
         var figures: [(String, String)] = []
         if let roomOnly {
-            let bench = ConferenceRoomServerBenchmark(seconds: roomSeconds, settle: 3, sdes: roomSdes)
+            let bench = ConferenceRoomServerBenchmark(seconds: roomSeconds, settle: 3, sdes: roomSdes, externalLoad: roomExternalLoad)
             return bench.report(try bench.measure(participants: roomOnly))
         }
         if !skipRealtime {

@@ -14,6 +14,9 @@ struct ConferenceRoomServerBenchmark {
     let seconds: Double
     let settle: Double
     let sdes: Bool
+    /// Profiling: print the load generator's command line and wait for someone to run it,
+    /// instead of starting it (a profiler's process cannot always spawn one).
+    var externalLoad = false
 
     struct Measurement {
         var participants: Int
@@ -28,6 +31,8 @@ struct ConferenceRoomServerBenchmark {
         var sharedFrames = 0
         var privateFrames = 0
         var groupEncodes = 0
+        /// The room process's CPU by thread kind over the measured seconds.
+        var threads = ""
         var failed: Bool {
             joined < participants || lateMixing > 0 || roomSide.total > 0 || load.lateFrames > 0 || load.authenticationFailures > 0
                 || load.decodedLegsHearingSpeech < load.decodedLegs
@@ -55,12 +60,22 @@ struct ConferenceRoomServerBenchmark {
             server.shutdown()
         }
         var m = Measurement(participants: participants, talkers: talkers, sharesEncoding: sharesEncoding)
-        let load = Process()
-        load.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        load.arguments = [
+        let loadArguments = [
             "conference-load", "--port", "\(server.localEndpoint.port)", "--participants", "\(participants)", "--talkers", "\(talkers)",
             "--settle", "\(settle)", "--seconds", "\(seconds)",
         ] + (sdes ? ["--sdes"] : [])
+        if externalLoad {
+            print("waiting \(Int(settle + seconds + 20)) s for: voice-bench \(loadArguments.joined(separator: " "))")
+            flushOutput()
+            Thread.sleep(forTimeInterval: settle + seconds + 20)
+            m.joined = room.participants(in: "bench").count
+            return m
+        }
+        let load = Process()
+        // This program's own path (not "/proc/self/exe" itself: under a profiler that names the profiler).
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "/proc/self/exe"
+        load.executableURL = URL(fileURLWithPath: exe)
+        load.arguments = loadArguments
         let pipe = Pipe()
         load.standardOutput = pipe
         let lines = LineReader(pipe.fileHandleForReading)
@@ -77,12 +92,15 @@ struct ConferenceRoomServerBenchmark {
         let roomBefore = ConferenceRealtimeBenchmark.lateFrames(roomCalls)
         let encodingBefore = room.encodingFigures
         let cpuBefore = ProcessFigures.cpuSeconds()
+        let threadsBefore = ProcessFigures.cpuSecondsByThread()
         let wallBefore = Date()
         guard let resultLine = lines.next(timeout: seconds + 30), resultLine.hasPrefix("result ") else {
             print("conference-load gave no result")
             return m
         }
-        m.cpu = (ProcessFigures.cpuSeconds() - cpuBefore) / Date().timeIntervalSince(wallBefore)
+        let wall = Date().timeIntervalSince(wallBefore)
+        m.cpu = (ProcessFigures.cpuSeconds() - cpuBefore) / wall
+        m.threads = ProcessFigures.threadShares(from: threadsBefore, to: ProcessFigures.cpuSecondsByThread(), seconds: wall)
         m.roomSide = ConferenceRealtimeBenchmark.lateFrames(roomCalls) - roomBefore
         m.lateMixing = room.lateMixingPeriods - lateBefore
         let encoding = room.encodingFigures
@@ -98,10 +116,10 @@ struct ConferenceRoomServerBenchmark {
         print(
             String(
                 format:
-                    "conference room server, %d participants (%d talking, %@, %@): joined %d, room process CPU %.0f%% of one core (load generator %.0f%%), mixing periods late %d, room legs late frames %llu, participants' legs lost %lld late %d concealed %d SRTP failures %llu, frames shared %d / own %d, group encodes %d, decoded legs hearing speech %d of %d",
+                    "conference room server, %d participants (%d talking, %@, %@): joined %d, room process CPU %.0f%% of one core (load generator %.0f%%), mixing periods late %d, room legs late frames %llu, participants' legs lost %lld late %d concealed %d SRTP failures %llu, frames shared %d / own %d, group encodes %d, decoded legs hearing speech %d of %d; room threads: %@",
                 m.participants, m.talkers, m.sharesEncoding ? "shared encodes" : "per-leg encodes", sdes ? "SDES" : "ICE + DTLS-SRTP", m.joined,
                 m.cpu * 100, m.load.cpu * 100, m.lateMixing, m.roomSide.total, m.load.lost, m.load.late, m.load.concealed, m.load.authenticationFailures,
-                m.sharedFrames, m.privateFrames, m.groupEncodes, m.load.decodedLegsHearingSpeech, m.load.decodedLegs))
+                m.sharedFrames, m.privateFrames, m.groupEncodes, m.load.decodedLegsHearingSpeech, m.load.decodedLegs, m.threads))
         flushOutput()
     }
 
