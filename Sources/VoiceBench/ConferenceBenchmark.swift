@@ -69,6 +69,8 @@ struct ConferenceBench: ParsableCommand {
         bench.report(shared)
         let perLeg = try bench.measure(participants: 100, sharesEncoding: false)
         bench.report(perLeg)
+        let decodingAll = try bench.measure(participants: 100, skipsAnnouncedSilence: false)
+        bench.report(decodingAll)
         let half = try bench.measure(participants: 50)
         bench.report(half)
         let sixTalking = try bench.measure(participants: 100, talkers: 6)
@@ -78,6 +80,7 @@ struct ConferenceBench: ParsableCommand {
         figures.append(("conference_encode_sharing_cpu_ratio", String(format: "%.2f", shared.cpu / max(perLeg.cpu, 1e-9))))
         figures.append(("conference_room_cpu_100_3_talking_shared", String(format: "%.3f", shared.cpu)))
         figures.append(("conference_room_cpu_100_3_talking_per_leg", String(format: "%.3f", perLeg.cpu)))
+        figures.append(("conference_room_cpu_100_3_talking_decoding_all", String(format: "%.3f", decodingAll.cpu)))
         figures.append(("conference_server_cpu_us_per_listener", String(format: "%.0f", perListener)))
         figures.append(("conference_server_cpu_us_per_talker", String(format: "%.0f", perTalker)))
         var sizes: [Int] = []

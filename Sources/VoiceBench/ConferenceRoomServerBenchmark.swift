@@ -22,6 +22,7 @@ struct ConferenceRoomServerBenchmark {
         var participants: Int
         var talkers: Int
         var sharesEncoding: Bool
+        var skipsAnnouncedSilence = true
         var joined = 0
         /// This process's CPU over the measured seconds, in CPU-seconds per second.
         var cpu = 0.0
@@ -29,6 +30,8 @@ struct ConferenceRoomServerBenchmark {
         var roomSide = LateFrames()
         var load = ConferenceLoad.Result()
         var sharedFrames = 0
+        /// Received frames the room's legs did not decode (announced silence), over the measured seconds.
+        var framesNotDecoded: UInt64 = 0
         var privateFrames = 0
         var groupEncodes = 0
         /// The room process's CPU by thread kind over the measured seconds.
@@ -39,7 +42,9 @@ struct ConferenceRoomServerBenchmark {
         }
     }
 
-    func measure(participants: Int, talkers: Int = 3, sharesEncoding: Bool = true) throws -> Measurement {
+    /// - Parameter skipsAnnouncedSilence: false: the room decodes every frame, as for listeners
+    ///   whose background noise is above the mixer's silence level.
+    func measure(participants: Int, talkers: Int = 3, sharesEncoding: Bool = true, skipsAnnouncedSilence: Bool = true) throws -> Measurement {
         var configuration = VoiceClientConfiguration(identity: "rooms", domain: "127.0.0.1", registers: false, logger: ConferenceLoad.quietLogger)
         if sdes { configuration.mediaSecurity = .automaticOverUnencryptedSignaling }
         // A room server of up to 1,000 calls, without the media engine's overload refusal (503):
@@ -51,6 +56,7 @@ struct ConferenceRoomServerBenchmark {
         let server = try VoiceClient(configuration: configuration, server: settings)
         var options = ConferenceServerOptions(maximumParticipants: participants)
         options.sharesEncoding = sharesEncoding
+        options.skipsAnnouncedSilence = skipsAnnouncedSilence
         let room = ConferenceServer(client: server, options: options, delegateQueue: DispatchQueue(label: "bench.room"))
         let started = DispatchSemaphore(value: 0)
         room.start { _ in started.signal() }
@@ -59,7 +65,7 @@ struct ConferenceRoomServerBenchmark {
             room.stop()
             server.shutdown()
         }
-        var m = Measurement(participants: participants, talkers: talkers, sharesEncoding: sharesEncoding)
+        var m = Measurement(participants: participants, talkers: talkers, sharesEncoding: sharesEncoding, skipsAnnouncedSilence: skipsAnnouncedSilence)
         let loadArguments = [
             "conference-load", "--port", "\(server.localEndpoint.port)", "--participants", "\(participants)", "--talkers", "\(talkers)",
             "--settle", "\(settle)", "--seconds", "\(seconds)",
@@ -90,6 +96,7 @@ struct ConferenceRoomServerBenchmark {
         let roomCalls = room.participants(in: "bench").compactMap { room.call(of: $0) }
         let lateBefore = room.lateMixingPeriods
         let roomBefore = ConferenceRealtimeBenchmark.lateFrames(roomCalls)
+        let undecodedBefore = Self.framesNotDecoded(roomCalls)
         let encodingBefore = room.encodingFigures
         let cpuBefore = ProcessFigures.cpuSeconds()
         let threadsBefore = ProcessFigures.cpuSecondsByThread()
@@ -102,6 +109,7 @@ struct ConferenceRoomServerBenchmark {
         m.cpu = (ProcessFigures.cpuSeconds() - cpuBefore) / wall
         m.threads = ProcessFigures.threadShares(from: threadsBefore, to: ProcessFigures.cpuSecondsByThread(), seconds: wall)
         m.roomSide = ConferenceRealtimeBenchmark.lateFrames(roomCalls) - roomBefore
+        m.framesNotDecoded = Self.framesNotDecoded(roomCalls) &- undecodedBefore
         m.lateMixing = room.lateMixingPeriods - lateBefore
         let encoding = room.encodingFigures
         m.sharedFrames = encoding.shared - encodingBefore.shared
@@ -112,14 +120,19 @@ struct ConferenceRoomServerBenchmark {
         return m
     }
 
+    static func framesNotDecoded(_ calls: [Call]) -> UInt64 {
+        Call.streamStatistics(calls).compactMap { $0?.framesNotDecoded }.reduce(0, +)
+    }
+
     func report(_ m: Measurement) {
         print(
             String(
                 format:
-                    "conference room server, %d participants (%d talking, %@, %@): joined %d, room process CPU %.0f%% of one core (load generator %.0f%%), mixing periods late %d, room legs late frames %llu, participants' legs lost %lld late %d concealed %d SRTP failures %llu, frames shared %d / own %d, group encodes %d, decoded legs hearing speech %d of %d; room threads: %@",
-                m.participants, m.talkers, m.sharesEncoding ? "shared encodes" : "per-leg encodes", sdes ? "SDES" : "ICE + DTLS-SRTP", m.joined,
+                    "conference room server, %d participants (%d talking, %@, %@%@): joined %d, room process CPU %.0f%% of one core (load generator %.0f%%), mixing periods late %d, room legs late frames %llu, participants' legs lost %lld late %d concealed %d SRTP failures %llu, frames shared %d / own %d, group encodes %d, received frames not decoded %llu, decoded legs hearing speech %d of %d; room threads: %@",
+                m.participants, m.talkers, m.sharesEncoding ? "shared encodes" : "per-leg encodes", sdes ? "SDES" : "ICE + DTLS-SRTP",
+                m.skipsAnnouncedSilence ? "" : ", every frame decoded", m.joined,
                 m.cpu * 100, m.load.cpu * 100, m.lateMixing, m.roomSide.total, m.load.lost, m.load.late, m.load.concealed, m.load.authenticationFailures,
-                m.sharedFrames, m.privateFrames, m.groupEncodes, m.load.decodedLegsHearingSpeech, m.load.decodedLegs, m.threads))
+                m.sharedFrames, m.privateFrames, m.groupEncodes, m.framesNotDecoded, m.load.decodedLegsHearingSpeech, m.load.decodedLegs, m.threads))
         flushOutput()
     }
 

@@ -32,7 +32,7 @@ final class EncodedReplayDevice: DedicatedAudioDevice, SoftwareAudioClockClient,
     // @unchecked: `sink` is behind its lock; the rest is the clock thread's (one tick at a time).
     let captureFormat: AudioFormat? = .voice
     let renderFormat: AudioFormat? = nil
-    let decodesReceivedAudio: Bool
+    let receivedAudioDecoding: ReceivedAudioDecoding
     private let frames: PreEncodedSpeech
     private let talks: Bool
     private var next: Int
@@ -47,7 +47,7 @@ final class EncodedReplayDevice: DedicatedAudioDevice, SoftwareAudioClockClient,
         self.frames = frames
         self.talks = talks
         next = offset
-        decodesReceivedAudio = decodes
+        receivedAudioDecoding = decodes ? .always : .never
     }
 
     var isEnabled: Bool {

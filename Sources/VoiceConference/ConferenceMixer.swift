@@ -20,6 +20,9 @@ package final class ConferenceMixer {
     package static let frameLength = 480
     /// Below this level (dBFS) a participant's period is treated as silence: not added to the mix.
     package static let silenceLevel = -60.0
+    /// The RFC 6464 level (−dBov) from which a participant's announced frame is below
+    /// ``silenceLevel``: its stream need not decode it.
+    package static let announcedSilenceDBov = 61
     /// The level reported for a muted participant or a silent period.
     package static let floorLevel = AudioFrameLevel.floorDBFS
 

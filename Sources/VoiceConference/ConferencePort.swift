@@ -32,6 +32,14 @@ final class ConferencePort: DedicatedAudioDevice, @unchecked Sendable {
 
     let captureFormat: AudioFormat? = .voice
     let renderFormat: AudioFormat? = .voice
+    /// What the participant's stream decodes: not the frames it announced quieter than the
+    /// mixer's silence level, which the mixer would leave out anyway (unless the room decodes all).
+    let receivedAudioDecoding: ReceivedAudioDecoding
+
+    /// A port; `skipsAnnouncedSilence` lets its stream leave announced silence undecoded.
+    init(skipsAnnouncedSilence: Bool = true) {
+        receivedAudioDecoding = skipsAnnouncedSilence ? .skipsAnnouncedSilence(dBov: ConferenceMixer.announcedSilenceDBov) : .always
+    }
 
     var isEnabled: Bool {
         get { enabledFlag.load(ordering: .relaxed) }

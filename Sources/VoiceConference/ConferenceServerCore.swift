@@ -134,7 +134,7 @@ final class ConferenceServerCore: @unchecked Sendable {
             return
         }
         let room = openRoom(id)
-        let port = ConferencePort()
+        let port = ConferencePort(skipsAnnouncedSilence: options.skipsAnnouncedSilence)
         let slot: Int?
         do {
             // The room's mixer holds `maximumParticipants`: attach says when it is full.

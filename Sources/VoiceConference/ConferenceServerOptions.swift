@@ -19,6 +19,9 @@ public struct ConferenceServerOptions: Sendable, Equatable {
     /// default); false makes every participant's call encode its own mix, the per-leg baseline
     /// the benchmark compares with.
     package var sharesEncoding = true
+    /// Whether a participant's frames announced (RFC 6464) below the mixer's silence level go
+    /// undecoded (the default); false decodes every frame, the baseline the benchmark compares with.
+    package var skipsAnnouncedSilence = true
 
     /// Creates options; the defaults: 16 per room, rooms made on demand, `;conference` URIs.
     public init(

@@ -229,6 +229,15 @@ final class ConferenceRoomTests: VirtualTimeTestCase {
             XCTAssertEqual(stats.packetsLost, 0)
             XCTAssertGreaterThan(stats.packetsReceived, 100)
         }
+        // The room leaves what the silent listeners announce as silence (RFC 6464) undecoded,
+        // and decodes every frame of the talkers.
+        let roomLegs = try server.participants(in: "town").compactMap { server.call(of: $0) }.map { call in
+            try XCTUnwrap(try onCallLoop(call) { $0.media?.stream?.stats })
+        }
+        let skipping = roomLegs.filter { $0.framesNotDecoded > 100 }
+        XCTAssertEqual(skipping.count, 4, "\(roomLegs.map(\.framesNotDecoded))")
+        XCTAssertEqual(roomLegs.filter { $0.framesNotDecoded == 0 }.count, 3, "\(roomLegs.map(\.framesNotDecoded))")
+        XCTAssertFalse(roomLegs.contains { $0.announcedLevelsDistrusted })
     }
 
     func testRoomsRefuseLongIdsUnknownRoomsAndCallersOverTheLimit() throws {

@@ -65,4 +65,28 @@ final class JitterBufferDelayWindowTests: XCTestCase {
             }
         }
     }
+
+    /// The sorted copy stays exact through every add, eviction of duplicates and emptying.
+    func testEveryAddMatchesSortingTheWindowIncludingDuplicatesAndRestarts() {
+        var rng = JitterTestRandom(state: 77)
+        for size in [1, 2, 5, 250] {
+            var w = JitterDelayWindow(size: size, quantile: 0.95)
+            var kept: [Int64] = []
+            for step in 0..<(size * 4 + 10) {
+                if step == size * 2 {
+                    w.removeAll()
+                    kept.removeAll()
+                }
+                let v = rng.int(in: -3...3)  // many equal values
+                w.add(v)
+                kept.append(v)
+                let window = Array(kept.suffix(size)).sorted()
+                let rank = min(window.count - 1, max(0, Int((0.95 * Double(window.count)).rounded(.up)) - 1))
+                w.refresh()
+                XCTAssertEqual(w.count, window.count)
+                XCTAssertEqual(w.minimum, window[0], "size \(size) step \(step)")
+                XCTAssertEqual(w.quantileValue, window[rank], "size \(size) step \(step)")
+            }
+        }
+    }
 }

@@ -177,7 +177,8 @@ package final class AudioStream: Sendable {
         control.setRemote(rtp: remote, rtcp: remoteRTCP ?? (configuration.rtcpMux ? remote : nil))
         let context = StreamDeviceContext(capture: c.captureRing, render: c.renderRing, encoded: c.encodedRing, control: control)
         if let device = audioDevice {
-            control.decodesAudio.store((device as? any DedicatedAudioDevice)?.decodesReceivedAudio ?? true, ordering: .relaxed)
+            control.receivedAudioDecoding.store(
+                ((device as? any DedicatedAudioDevice)?.receivedAudioDecoding ?? .always).code, ordering: .relaxed)
             try c.adopt(captureFormat: device.captureFormat, renderFormat: device.renderFormat)
             context.configure(captureFormat: device.captureFormat, renderFormat: device.renderFormat)
             c.playoutPacing = AudioDirectionPacing(hasDevice: device.renderFormat != nil)

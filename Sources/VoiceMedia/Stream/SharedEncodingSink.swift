@@ -31,12 +31,13 @@ extension SharedEncodingKey {
 /// runs voice processing on it), so what the call captures and plays is exactly what the
 /// device delivers and takes, encoded frames included (``SharedEncodingSink``).
 package protocol DedicatedAudioDevice: AudioDevice {
-    /// False when the device wants none of the received audio decoded: the stream still takes
-    /// every packet through SRTP and its jitter buffer (so loss, lateness and concealment are
-    /// counted) but plays silence instead of decoding. A load generator's legs use it.
-    var decodesReceivedAudio: Bool { get }
+    /// Which received frames the device needs decoded. The stream still takes every packet
+    /// through SRTP and its jitter buffer (so loss, lateness and concealment are counted) and
+    /// plays silence for a frame it does not decode. A load generator's legs decode none; a
+    /// conference port not those announced below the mixer's silence level.
+    var receivedAudioDecoding: ReceivedAudioDecoding { get }
 }
 
 extension DedicatedAudioDevice {
-    package var decodesReceivedAudio: Bool { true }
+    package var receivedAudioDecoding: ReceivedAudioDecoding { .always }
 }

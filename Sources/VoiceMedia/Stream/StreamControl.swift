@@ -14,8 +14,8 @@ final class StreamControl: Sendable {
     let byeRequested = Atomic<Bool>(false)
     /// Whether media follows the peer's authenticated packets to a new address.
     let symmetricRTP = Atomic<Bool>(true)
-    /// False when the device wants no decoded audio (``DedicatedAudioDevice/decodesReceivedAudio``).
-    let decodesAudio = Atomic<Bool>(true)
+    /// Which received frames the device wants decoded (``DedicatedAudioDevice/receivedAudioDecoding``, as its code).
+    let receivedAudioDecoding = Atomic<Int>(ReceivedAudioDecoding.always.code)
     let captureOverflows = Atomic<UInt64>(0)
     let renderUnderruns = Atomic<UInt64>(0)
     /// Which of the device's directions are interrupted (failed, being reopened): one set, so

@@ -300,7 +300,8 @@ final class StreamDriver: MediaTask {
         stream.isOnHold = control.onHold.load(ordering: .relaxed)
         // ICE and DTLS own the path: no latching onto whatever sends authenticated media.
         stream.followsPeerAddress = path == nil && control.symmetricRTP.load(ordering: .relaxed)
-        stream.decodesAudio = control.decodesAudio.load(ordering: .relaxed)
+        let decoding = control.receivedAudioDecoding.load(ordering: .relaxed)
+        if decoding != stream.receivedAudioDecoding.code { stream.receivedAudioDecoding = ReceivedAudioDecoding(code: decoding) }
     }
 
     /// Publishes the stream's encoding when it changed (a renegotiation, the loss adaptation),

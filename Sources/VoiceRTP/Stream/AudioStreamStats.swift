@@ -78,6 +78,12 @@ package struct AudioStreamStats: Sendable, Hashable {
     /// Authenticated, well-formed RTP packets from an SSRC other than the one being played
     /// (forged, stale or replayed from another call): counted, never played.
     package var foreignSourcePackets: UInt64 = 0
+    /// Received frames played as silence without decoding because the peer announced them
+    /// silent (a conference leg), the ones decoded anyway to check that, and whether a check
+    /// found sound and the announced levels are no longer believed.
+    package var framesNotDecoded: UInt64 = 0
+    package var announcedSilenceVerified: UInt64 = 0
+    package var announcedLevelsDistrusted = false
     /// Whether Opus in-band FEC is on, and the loss hint the encoder was given (percent).
     package var fecEnabled: Bool = false
     package var packetLossHint: Int = 0

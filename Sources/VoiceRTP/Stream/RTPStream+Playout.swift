@@ -13,13 +13,13 @@ extension RTPStream {
         var produced = 0
         switch jitterBuffer.nextFrame(at: now, into: payload) {
         case .packet(let length, let duration):
-            produced = decode(length: length, duration: duration)
+            produced = decode(length: length, duration: duration, at: now)
         case .accelerate(let length, let duration, let urgent, let by):
-            let n = decode(length: length, duration: duration)
+            let n = decode(length: length, duration: duration, at: now)
             produced = timeStretch.accelerate(decoded, count: n, voiced: urgent, quietChange: to48k(by))
             timeStretchRemoved += UInt64(n - produced)
         case .stretch(let length, let duration, let urgent, let by):
-            let n = decode(length: length, duration: duration)
+            let n = decode(length: length, duration: duration, at: now)
             let limit = min(decoded.count, max(n, room))
             produced = timeStretch.stretch(
                 UnsafeMutableBufferPointer(rebasing: decoded[0..<limit]), count: n, voiced: urgent, quietChange: to48k(by))
@@ -46,18 +46,37 @@ extension RTPStream {
         return produced
     }
 
-    private mutating func decode(length: Int, duration: Int) -> Int {
-        guard decodesAudio else {
-            let frames = min(to48k(duration), buffers.decoded.count)
-            UnsafeMutableBufferPointer(rebasing: buffers.decoded[0..<frames]).update(repeating: 0)
-            return frames
+    private mutating func decode(length: Int, duration: Int, at now: MediaTime) -> Int {
+        var check: Int?
+        switch receivedAudioDecoding {
+        case .always: break
+        case .never: return playSilence(duration: duration)
+        case .skipsAnnouncedSilence(let threshold):
+            switch announcedSilence.decision(at: now) {
+            case .decode: break
+            case .skip: return playSilence(duration: duration)
+            case .verify: check = threshold
+            }
         }
+        let n: Int
         do throws(MediaCodecError) {
-            return try decoder.decode(UnsafeRawBufferPointer(rebasing: buffers.playoutPayload[0..<length]), into: buffers.decoded)
+            n = try decoder.decode(UnsafeRawBufferPointer(rebasing: buffers.playoutPayload[0..<length]), into: buffers.decoded)
         } catch {
             malformedPackets += 1
             return conceal(duration: duration)
         }
+        if let check {
+            let level = AudioFrameLevel.dBFS(UnsafeBufferPointer(rebasing: buffers.decoded[0..<n]))
+            announcedSilence.checked(levelDBFS: level, threshold: check)
+        }
+        return n
+    }
+
+    /// A frame not decoded: silence of its length.
+    private func playSilence(duration: Int) -> Int {
+        let frames = min(to48k(duration), buffers.decoded.count)
+        UnsafeMutableBufferPointer(rebasing: buffers.decoded[0..<frames]).update(repeating: 0)
+        return frames
     }
 
     private func conceal(duration: Int) -> Int {

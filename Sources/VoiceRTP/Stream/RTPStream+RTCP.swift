@@ -166,6 +166,9 @@ extension RTPStream {
         s.srtpReplayFailures = replayFailures
         s.malformedPackets = malformedPackets
         s.foreignSourcePackets = foreignSourcePackets
+        s.framesNotDecoded = announcedSilence.skipped
+        s.announcedSilenceVerified = announcedSilence.verified
+        s.announcedLevelsDistrusted = announcedSilence.isDistrusted
         s.fecEnabled = fecEnabled
         s.packetLossHint = lossHint
         s.sendBitrate = sendBitrate

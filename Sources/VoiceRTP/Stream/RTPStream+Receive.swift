@@ -73,10 +73,17 @@ extension RTPStream {
         lastPacketArrival = now
         remoteSSRC = view.ssrc
         _ = receiverStats.received(sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, arrivalTime: now)
-        if let id = configuration.audioLevelExtensionID, newest { readAudioLevel(view, id: id) }
+        let level = configuration.audioLevelExtensionID.flatMap { Self.audioLevel(in: view, id: $0) }
+        if newest, let level {
+            receivedAudioLevel = level
+            audioLevelsReceived &+= 1
+        }
         if isTelephoneEvent {
             receiveTelephoneEvent(view, output: &output)
             return
+        }
+        if case .skipsAnnouncedSilence(let threshold) = receivedAudioDecoding {
+            announcedSilence.received(level: level, threshold: threshold, at: now)
         }
         endTelephoneEvent(before: view.timestamp, output: &output)
         let duration: Int
@@ -153,18 +160,16 @@ extension RTPStream {
 }
 
 extension RTPStream {
-    /// Takes the RFC 6464 level (RFC 8285 element `id`: V bit, then 7 bits of −dBov) from
-    /// `view`'s header extension, if it carries one. Allocates nothing; a malformed extension
-    /// is ignored (the packet still plays).
-    mutating func readAudioLevel(_ view: RTPPacketView, id: UInt8) {
-        guard var elements = view.extensionElements else { return }
+    /// The RFC 6464 level (RFC 8285 element `id`: V bit, then 7 bits of −dBov) in `view`'s
+    /// header extension, if it carries one. Allocates nothing; a malformed extension is
+    /// ignored (the packet still plays).
+    static func audioLevel(in view: RTPPacketView, id: UInt8) -> UInt8? {
+        guard var elements = view.extensionElements else { return nil }
         while let element = try? elements.next() {
             guard element.id == id else { continue }
-            guard let first = element.data.first else { return }
-            receivedAudioLevel = first & 0x7F
-            audioLevelsReceived &+= 1
-            return
+            return element.data.first.map { $0 & 0x7F }
         }
+        return nil
     }
 
     /// The newest level received since the last call, for the driver to publish.

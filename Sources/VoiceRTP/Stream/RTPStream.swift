@@ -22,7 +22,11 @@ import VoiceSupport
 /// state nothing is allocated per packet.
 package struct RTPStream {
     /// The configuration in force: the one the stream started with, then each renegotiation's.
-    package internal(set) var configuration: AudioStreamConfiguration
+    package internal(set) var configuration: AudioStreamConfiguration { didSet { refreshSharedEncodingKey() } }
+    /// The stream's encoding as it is now (it changes with a renegotiation and with the loss
+    /// adaptation's settings). Stored, not computed: the media thread reads it every tick, and
+    /// a computed property read through the driver would copy the whole stream.
+    package private(set) var sharedEncodingKey: SharedEncodingKey
     var encoder: any MediaEncoder
     var decoder: any MediaDecoder
     /// Protects what we send (nil: plain RTP).
@@ -82,9 +86,9 @@ package struct RTPStream {
     /// Where media goes: nil until ``setRemote(_:)``.
     package internal(set) var remote: RemoteEndpoints?
     var nextStatsPublish: MediaTime?
-    var fecEnabled = false
-    var lossHint = 0
-    var sendBitrate = 0
+    var fecEnabled = false { didSet { refreshSharedEncodingKey() } }
+    var lossHint = 0 { didSet { refreshSharedEncodingKey() } }
+    var sendBitrate = 0 { didSet { refreshSharedEncodingKey() } }
     var fecPacketsSent: UInt64 = 0
     /// The FEC policy, for an Opus stream with adaptive FEC whose peer takes FEC.
     var lossAdaptation: OpusLossAdaptation?
@@ -94,9 +98,12 @@ package struct RTPStream {
     package var isMuted = false
     /// When true, silence is sent and nothing is played.
     package var isOnHold = false
-    /// When false, played frames are silence instead of the decoded packets (the jitter buffer
-    /// runs as ever): a load generator's legs check what arrives without decoding it.
-    package var decodesAudio = true
+    /// Which received frames are decoded (the others play as silence; the jitter buffer runs
+    /// as ever): all, none (a load generator's legs), or not those the peer announced silent
+    /// (a conference leg).
+    package var receivedAudioDecoding = ReceivedAudioDecoding.always
+    /// What the peer's announced levels allow to go undecoded.
+    var announcedSilence: AnnouncedSilence
     /// Whether media follows the peer's authenticated packets to a new address (symmetric RTP,
     /// RFC 4961); starts as the configuration says.
     package var followsPeerAddress: Bool
@@ -111,6 +118,7 @@ package struct RTPStream {
         protection: (any PacketProtection)?
     ) {
         configuration = c
+        sharedEncodingKey = SharedEncodingKey(codec: c.codec, ptime: c.ptime, fec: false, lossHint: 0, bitrate: 0)
         self.encoder = encoder
         self.decoder = decoder
         sendProtection = protection
@@ -120,6 +128,7 @@ package struct RTPStream {
         frameSamples48k = 48 * c.ptime
         frameRTPUnits = rtpClockRate / 1000 * c.ptime
         jitterBuffer = Self.makeJitterBuffer(for: c)
+        announcedSilence = AnnouncedSilence(horizon: Self.announcedSilenceHorizon(for: c))
         buffers = RTPStreamBuffers()
         rtcp = RTCPState(interval: c.rtcpInterval, seed: c.rtcpRandomSeed)
         lossAdaptation = Self.makeLossAdaptation(for: c)
@@ -127,10 +136,23 @@ package struct RTPStream {
         sequenceNumber = c.initialSequenceNumber
         rtpTimestamp = c.initialTimestamp
         adoptCodecSettings()
+        refreshSharedEncodingKey()
+    }
+
+    private mutating func refreshSharedEncodingKey() {
+        let key = SharedEncodingKey(
+            codec: configuration.codec, ptime: configuration.ptime, fec: fecEnabled, lossHint: lossHint, bitrate: sendBitrate)
+        if key != sharedEncodingKey { sharedEncodingKey = key }
     }
 
     /// 48 kHz samples in one frame at the current ptime.
     package var samplesPerFrame: Int { frameSamples48k }
+
+    /// How long frames are still decoded after a packet not announced silent: twice the
+    /// longest the jitter buffer holds a packet, so none announced loud is ever skipped.
+    static func announcedSilenceHorizon(for c: AudioStreamConfiguration) -> MediaTime {
+        MediaTime(nanoseconds: 2 * c.jitterBuffer.maxDelay.nanoseconds + Int64(c.ptime) * 1_000_000)
+    }
 
     /// A jitter buffer for the codec and ptime of `c`.
     package static func makeJitterBuffer(for c: AudioStreamConfiguration) -> JitterBuffer {

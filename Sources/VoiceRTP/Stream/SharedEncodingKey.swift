@@ -26,11 +26,3 @@ package struct SharedEncodingKey: Hashable, Sendable {
     /// 48 kHz samples per frame.
     package var samplesPerFrame: Int { 48 * ptime }
 }
-
-extension RTPStream {
-    /// The stream's encoding as it is now (it changes with a renegotiation and with the loss
-    /// adaptation's settings).
-    package var sharedEncodingKey: SharedEncodingKey {
-        SharedEncodingKey(codec: configuration.codec, ptime: configuration.ptime, fec: fecEnabled, lossHint: lossHint, bitrate: sendBitrate)
-    }
-}
