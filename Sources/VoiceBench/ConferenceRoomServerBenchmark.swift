@@ -32,6 +32,8 @@ struct ConferenceRoomServerBenchmark {
         var sharedFrames = 0
         /// Received frames the room's legs did not decode (announced silence), over the measured seconds.
         var framesNotDecoded: UInt64 = 0
+        /// Legs that stopped believing their peer's announced silence (a check heard sound).
+        var distrusted = 0
         var privateFrames = 0
         var groupEncodes = 0
         /// The room process's CPU by thread kind over the measured seconds.
@@ -96,7 +98,7 @@ struct ConferenceRoomServerBenchmark {
         let roomCalls = room.participants(in: "bench").compactMap { room.call(of: $0) }
         let lateBefore = room.lateMixingPeriods
         let roomBefore = ConferenceRealtimeBenchmark.lateFrames(roomCalls)
-        let undecodedBefore = Self.framesNotDecoded(roomCalls)
+        let undecodedBefore = Self.undecoded(roomCalls).frames
         let encodingBefore = room.encodingFigures
         let cpuBefore = ProcessFigures.cpuSeconds()
         let threadsBefore = ProcessFigures.cpuSecondsByThread()
@@ -109,7 +111,13 @@ struct ConferenceRoomServerBenchmark {
         m.cpu = (ProcessFigures.cpuSeconds() - cpuBefore) / wall
         m.threads = ProcessFigures.threadShares(from: threadsBefore, to: ProcessFigures.cpuSecondsByThread(), seconds: wall)
         m.roomSide = ConferenceRealtimeBenchmark.lateFrames(roomCalls) - roomBefore
-        m.framesNotDecoded = Self.framesNotDecoded(roomCalls) &- undecodedBefore
+        let undecoded = Self.undecoded(roomCalls)
+        // Per call, where both readings came.
+        m.framesNotDecoded = zip(undecoded.frames, undecodedBefore).reduce(0) { sum, pair in
+            guard let after = pair.0, let before = pair.1, after >= before else { return sum }
+            return sum + (after - before)
+        }
+        m.distrusted = undecoded.distrusted
         m.lateMixing = room.lateMixingPeriods - lateBefore
         let encoding = room.encodingFigures
         m.sharedFrames = encoding.shared - encodingBefore.shared
@@ -120,19 +128,22 @@ struct ConferenceRoomServerBenchmark {
         return m
     }
 
-    static func framesNotDecoded(_ calls: [Call]) -> UInt64 {
-        Call.streamStatistics(calls).compactMap { $0?.framesNotDecoded }.reduce(0, +)
+    /// Each call's frames not decoded so far (nil where its figures did not come), and how
+    /// many calls stopped believing their peer's announced levels.
+    static func undecoded(_ calls: [Call]) -> (frames: [UInt64?], distrusted: Int) {
+        let stats = Call.streamStatistics(calls)
+        return (stats.map { $0?.framesNotDecoded }, stats.filter { $0?.announcedLevelsDistrusted == true }.count)
     }
 
     func report(_ m: Measurement) {
         print(
             String(
                 format:
-                    "conference room server, %d participants (%d talking, %@, %@%@): joined %d, room process CPU %.0f%% of one core (load generator %.0f%%), mixing periods late %d, room legs late frames %llu, participants' legs lost %lld late %d concealed %d SRTP failures %llu, frames shared %d / own %d, group encodes %d, received frames not decoded %llu, decoded legs hearing speech %d of %d; room threads: %@",
+                    "conference room server, %d participants (%d talking, %@, %@%@): joined %d, room process CPU %.0f%% of one core (load generator %.0f%%), mixing periods late %d, room legs late frames %llu, participants' legs lost %lld late %d concealed %d SRTP failures %llu, frames shared %d / own %d, group encodes %d, received frames not decoded %llu (legs distrusting their peer's levels %d), decoded legs hearing speech %d of %d; room threads: %@",
                 m.participants, m.talkers, m.sharesEncoding ? "shared encodes" : "per-leg encodes", sdes ? "SDES" : "ICE + DTLS-SRTP",
                 m.skipsAnnouncedSilence ? "" : ", every frame decoded", m.joined,
                 m.cpu * 100, m.load.cpu * 100, m.lateMixing, m.roomSide.total, m.load.lost, m.load.late, m.load.concealed, m.load.authenticationFailures,
-                m.sharedFrames, m.privateFrames, m.groupEncodes, m.framesNotDecoded, m.load.decodedLegsHearingSpeech, m.load.decodedLegs, m.threads))
+                m.sharedFrames, m.privateFrames, m.groupEncodes, m.framesNotDecoded, m.distrusted, m.load.decodedLegsHearingSpeech, m.load.decodedLegs, m.threads))
         flushOutput()
     }
 

@@ -24,6 +24,28 @@ extension FuzzHarness {
                 _ = try? RTCPCompoundPacket(parsing: raw)
             }
         },
+        FuzzHarness(name: "red", summary: "an RFC 2198 redundant-audio payload: blocks, the receiver's filter, write and read back") { bytes in
+            bytes.withUnsafeBytes { raw in
+                guard let view = try? REDPayloadView(parsing: raw) else { return }
+                var blocks: [REDPayloadView.Block] = []
+                for block in view.redundant {
+                    precondition(block.data.count <= raw.count, "a block lies inside the payload")
+                    blocks.append(block)
+                }
+                precondition(blocks.count == view.redundantCount)
+                var filter = REDBlockFilter()
+                filter.playable(view, timestamp: 0x1234_5678, codecType: 111, redType: 63) { block, _, _ in
+                    precondition(block.data.count <= raw.count)
+                }
+                var out = [UInt8](repeating: 0, count: raw.count)
+                let written = blocks.withUnsafeBufferPointer { list in
+                    out.withUnsafeMutableBytes { try? REDPayloadView.write(primary: view.primary, redundant: list, into: $0) }
+                }
+                guard let written else { return }
+                precondition(written == raw.count, "a payload read and written again is as long")
+                precondition(out == bytes, "and the same bytes")
+            }
+        },
         FuzzHarness(name: "telephone-event", summary: "an RFC 4733 event payload") { bytes in
             bytes.withUnsafeBytes { raw in _ = try? TelephoneEvent(parsing: raw) }
         },

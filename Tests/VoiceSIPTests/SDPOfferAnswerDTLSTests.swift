@@ -95,12 +95,14 @@ final class SDPOfferAnswerDTLSTests: XCTestCase {
         XCTAssertEqual(
             lines,
             [
-                "m=audio 4000 UDP/TLS/RTP/SAVPF 111 9 0 8 110 101",
+                "m=audio 4000 UDP/TLS/RTP/SAVPF 111 9 0 8 63 110 101",
                 "a=rtpmap:111 opus/48000/2",
                 "a=fmtp:111 useinbandfec=1;usedtx=0;maxaveragebitrate=80000;stereo=0",
                 "a=rtpmap:9 G722/8000",
                 "a=rtpmap:0 PCMU/8000",
                 "a=rtpmap:8 PCMA/8000",
+                "a=rtpmap:63 red/48000/2",
+                "a=fmtp:63 111/111",
                 "a=rtpmap:110 telephone-event/48000",
                 "a=fmtp:110 0-16",
                 "a=rtpmap:101 telephone-event/8000",
@@ -205,14 +207,15 @@ final class SDPOfferAnswerDTLSTests: XCTestCase {
     // MARK: Real peers' offers and answers
 
     func testAnsweringRealWebRTCOffers() throws {
-        let cases: [(name: String, text: String, pt: UInt8, te: UInt8?, mid: String?, candidates: Int, remote: SDPTransportAddress)] = [
-            ("Chromium", WebRTCSDPSamples.chromiumOffer, 111, 110, "0", 4, SDPTransportAddress(host: "192.0.2.2", port: 35847)),
+        // Chromium offers RED (63) around Opus: the answer takes it, after Opus.
+        let cases: [(name: String, text: String, pt: UInt8, red: UInt8?, te: UInt8?, mid: String?, candidates: Int, remote: SDPTransportAddress)] = [
+            ("Chromium", WebRTCSDPSamples.chromiumOffer, 111, 63, 110, "0", 4, SDPTransportAddress(host: "192.0.2.2", port: 35847)),
             (
-                "Chromium relay-only", WebRTCSDPSamples.chromiumRelayOnlyOffer, 111, 110, "0", 1,
+                "Chromium relay-only", WebRTCSDPSamples.chromiumRelayOnlyOffer, 111, 63, 110, "0", 1,
                 SDPTransportAddress(host: "127.0.0.1", port: 49250)
             ),
-            ("aiortc", WebRTCSDPSamples.aiortcOffer, 96, nil, "0", 2, SDPTransportAddress(host: "192.0.2.2", port: 34405)),
-            ("baresip", WebRTCSDPSamples.baresipICEDTLSOffer, 96, 101, nil, 2, SDPTransportAddress(host: "192.0.2.2", port: 20334)),
+            ("aiortc", WebRTCSDPSamples.aiortcOffer, 96, nil, nil, "0", 2, SDPTransportAddress(host: "192.0.2.2", port: 34405)),
+            ("baresip", WebRTCSDPSamples.baresipICEDTLSOffer, 96, nil, 101, nil, 2, SDPTransportAddress(host: "192.0.2.2", port: 20334)),
         ]
         for sample in cases {
             let offer = try parse(sample.text)
@@ -234,7 +237,9 @@ final class SDPOfferAnswerDTLSTests: XCTestCase {
             XCTAssertEqual(parsed, answer, sample.name)
             let audio = try XCTUnwrap(parsed.media.first)
             XCTAssertEqual(audio.proto, "UDP/TLS/RTP/SAVPF", sample.name)
-            XCTAssertEqual(audio.formats, [String(sample.pt)] + (sample.te.map { [String($0)] } ?? []), sample.name)
+            XCTAssertEqual(
+                audio.formats, [String(sample.pt)] + (sample.red.map { [String($0)] } ?? []) + (sample.te.map { [String($0)] } ?? []), sample.name)
+            XCTAssertEqual(media.redPayloadType, sample.red, sample.name)
             XCTAssertEqual(audio.setupRole(in: parsed), .active, sample.name)
             XCTAssertTrue(audio.rtcpMux, sample.name)
             XCTAssertEqual(audio.mid, sample.mid, sample.name)

@@ -51,7 +51,9 @@ final class SDPOfferAnswerTests: XCTestCase {
         var negotiation = SDPOfferAnswer(capabilities: capabilities(), using: &generator)
         let offer = try negotiation.makeOffer(using: &generator)
         let audio = try XCTUnwrap(offer.media.first)
-        XCTAssertEqual(audio.mediaLineValue, "audio 4000 RTP/SAVP 111 0 8 110 101")
+        XCTAssertEqual(audio.mediaLineValue, "audio 4000 RTP/SAVP 111 0 8 63 110 101")
+        XCTAssertEqual(audio.rtpMap(for: 63)?.value, "63 red/48000/2")
+        XCTAssertEqual(audio.formatParameters(for: "63")?.parameters, "111/111")
         XCTAssertEqual(audio.rtpMap(for: 111)?.value, "111 opus/48000/2")
         XCTAssertEqual(
             audio.formatParameters(for: "111")?.parameters,
@@ -120,8 +122,8 @@ final class SDPOfferAnswerTests: XCTestCase {
         XCTAssertEqual(bobMedia.direction, .sendrecv)
         XCTAssertEqual(alice.state, .stable(aliceMedia))
         guard case .srtp = aliceMedia.encryption else { return XCTFail("expected SRTP") }
-        // The answer carries only the chosen codec and its telephone-event.
-        XCTAssertEqual(answer.media[0].formats, ["111", "110"])
+        // The answer carries only the chosen codec, RED around it, and its telephone-event.
+        XCTAssertEqual(answer.media[0].formats, ["111", "63", "110"])
         XCTAssertEqual(answer.media[0].cryptoAttributes.map(\.tag), [1])
     }
 

@@ -109,6 +109,7 @@ package final class SIPCallMedia: Sendable {
             localAddress: local, codec: media.codec, payloadType: media.payloadType, ptime: media.ptime,
             encryption: media.encryption)
         configuration.telephoneEventPayloadType = media.telephoneEventPayloadType
+        configuration.redPayloadType = media.redPayloadType
         configuration.audioLevelExtensionID = media.audioLevelExtensionID
         configuration.rtcpMux = media.rtcpMux
         configuration.enableDSCP = enableDSCP

@@ -62,6 +62,11 @@ package final class AudioStream: Sendable {
         guard configuration.telephoneEventPayloadType != configuration.payloadType else {
             throw .invalidConfiguration("telephone-event and the codec need different payload types")
         }
+        if let red = configuration.redPayloadType {
+            guard red <= 127, red != configuration.payloadType, red != configuration.telephoneEventPayloadType else {
+                throw .invalidConfiguration("RED needs a payload type of its own, 0…127")
+            }
+        }
         self.current = Locked(configuration)
         self.engine = engine
         let control = StreamControl(events: StreamEvents(delivery: engine.eventDelivery))

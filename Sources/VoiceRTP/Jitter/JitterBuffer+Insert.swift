@@ -82,6 +82,40 @@ extension JitterBuffer {
         return .accepted
     }
 
+    /// Stores a frame carried as redundancy (RFC 2198) in a later packet, in the slot of the
+    /// packet that first carried it (`sequenceNumber`: the later packet's minus the frames in
+    /// between). Only a gap behind the newest packet is filled: a frame already buffered or
+    /// played, or one whose turn has gone, is left out. A redundant copy neither trains the
+    /// delay estimate (it arrives a frame or two after its original would have) nor counts as
+    /// a received, duplicate or late packet; it has counters of its own.
+    package mutating func insertRedundant(
+        sequenceNumber: UInt16, timestamp: UInt32, payload: UnsafeRawBufferPointer, duration: Int
+    ) -> JitterBufferInsertResult {
+        guard phase != .idle, payload.count <= configuration.maxPayloadSize, duration > 0, duration <= configuration.clockRate else {
+            return .outOfRange
+        }
+        let seq = extend(sequenceNumber)
+        let ts = extend(timestamp)
+        guard seq < highestSeq, highestSeq - seq < Int64(slots.count) else { return .outOfRange }
+        let slot = slots[index(seq)]
+        if slot.seq == seq, slot.state != .empty {
+            counters.redundantDuplicates += 1
+            return .duplicate
+        }
+        let isLate: Bool
+        switch phase {
+        case .playing: isLate = seq < nextSeq || ts + Int64(duration) <= playTs
+        case .buffering, .idle: isLate = false
+        }
+        if isLate {
+            counters.redundantLate += 1
+            return .late
+        }
+        store(seq: seq, ts: ts, marker: false, payload: payload, duration: duration)
+        counters.recoveredByRedundancy += 1
+        return .accepted
+    }
+
     /// Extends a 16-bit sequence number to the 64-bit value nearest the highest one seen.
     func extend(_ seq: UInt16) -> Int64 {
         SequenceNumberUnwrapper.extend(seq, near: highestSeq)

@@ -51,6 +51,12 @@ package struct JitterBufferStats: Hashable, Sendable {
     /// Packets handed out to be played lengthened, to grow the delay
     /// (``JitterBufferPlayout/stretch(length:duration:urgent:by:)``); a request, like ``acceleratedFrames``.
     package var stretchedFrames: Int = 0
+    /// Frames filled in from a later packet's RFC 2198 redundancy before their turn to play
+    /// (their own packet lost or not yet in); and the redundant copies not needed: the frame
+    /// was already buffered or played, or had gone out.
+    package var recoveredByRedundancy: Int = 0
+    package var redundantDuplicates: Int = 0
+    package var redundantLate: Int = 0
     /// Times the buffer flushed and restarted (SSRC change or confirmed jump).
     package var resyncs: Int = 0
     /// Of ``resyncs``, those caused by a new SSRC.

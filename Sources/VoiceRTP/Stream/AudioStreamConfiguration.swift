@@ -12,6 +12,10 @@ package struct AudioStreamConfiguration: Sendable {
     package var ptime: Int
     /// RTP payload type of telephone-event (RFC 4733), if negotiated.
     package var telephoneEventPayloadType: UInt8?
+    /// RTP payload type of RFC 2198 redundancy around the codec (`red/48000/2` with fmtp
+    /// `111/111` for Opus), if negotiated: packets of this type are taken apart and their
+    /// blocks of the codec buffered.
+    package var redPayloadType: UInt8?
     /// The RTP header extension ID of RFC 6464 audio levels in the peer's packets, nil: none.
     package var audioLevelExtensionID: UInt8?
     /// SRTP keys, or `.unencrypted`.

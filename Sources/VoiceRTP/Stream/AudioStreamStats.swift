@@ -82,6 +82,11 @@ package struct AudioStreamStats: Sendable, Hashable {
     /// silent (a conference leg), the ones decoded anyway to check that, and whether a check
     /// found sound and the announced levels are no longer believed.
     package var framesNotDecoded: UInt64 = 0
+    /// RFC 2198 (RED) packets received, and redundant blocks left out: another codec, RED
+    /// inside RED, out of order, or not a whole number of frames back. Frames RED filled in
+    /// are ``JitterBufferStats/recoveredByRedundancy``.
+    package var redPacketsReceived: UInt64 = 0
+    package var redBlocksRefused: UInt64 = 0
     package var announcedSilenceVerified: UInt64 = 0
     package var announcedLevelsDistrusted = false
     /// Whether Opus in-band FEC is on, and the loss hint the encoder was given (percent).

@@ -167,6 +167,8 @@ extension RTPStream {
         s.malformedPackets = malformedPackets
         s.foreignSourcePackets = foreignSourcePackets
         s.framesNotDecoded = announcedSilence.skipped
+        s.redPacketsReceived = redPacketsReceived
+        s.redBlocksRefused = redFilter.unknownType + redFilter.nested + redFilter.outOfOrder + redBlocksUnplaced
         s.announcedSilenceVerified = announcedSilence.verified
         s.announcedLevelsDistrusted = announcedSilence.isDistrusted
         s.fecEnabled = fecEnabled

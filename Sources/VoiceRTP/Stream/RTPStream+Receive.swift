@@ -43,7 +43,8 @@ extension RTPStream {
             return
         }
         let isTelephoneEvent = configuration.telephoneEventPayloadType.map { view.payloadType == $0 } ?? false
-        guard isTelephoneEvent || view.payloadType == configuration.payloadType else {
+        let isRED = configuration.redPayloadType.map { view.payloadType == $0 } ?? false
+        guard isTelephoneEvent || isRED || view.payloadType == configuration.payloadType else {
             malformedPackets += 1
             return
         }
@@ -86,6 +87,7 @@ extension RTPStream {
             announcedSilence.received(level: level, threshold: threshold, at: now)
         }
         endTelephoneEvent(before: view.timestamp, output: &output)
+        if isRED { return bufferRED(view, at: now) }
         let duration: Int
         do throws(MediaCodecError) {
             duration = try decoder.duration(of: view.payload)
@@ -96,6 +98,46 @@ extension RTPStream {
         _ = jitterBuffer.insert(
             sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, ssrc: view.ssrc, marker: view.marker,
             payload: view.payload, duration: duration, arrival: now)
+    }
+
+    /// Buffers a RED packet's blocks (RFC 2198): its primary as the packet itself, then each
+    /// redundant frame in the slot of the packet that first carried it, where that one is
+    /// missing. A malformed payload is counted and dropped whole; blocks the filter refuses
+    /// (another codec, RED again, out of order) are counted and left out.
+    private mutating func bufferRED(_ view: RTPPacketView, at now: MediaTime) {
+        let red: REDPayloadView
+        do throws(REDError) {
+            red = try REDPayloadView(parsing: view.payload)
+        } catch {
+            malformedPackets += 1
+            return
+        }
+        redPacketsReceived += 1
+        var filter = redFilter
+        let decoder = self.decoder
+        filter.playable(red, timestamp: view.timestamp, codecType: configuration.payloadType, redType: view.payloadType) {
+            block, timestamp, isPrimary in
+            guard let duration = try? decoder.duration(of: block.data) else {
+                malformedPackets += 1
+                return
+            }
+            if isPrimary {
+                _ = jitterBuffer.insert(
+                    sequenceNumber: view.sequenceNumber, timestamp: timestamp, ssrc: view.ssrc, marker: view.marker,
+                    payload: block.data, duration: duration, arrival: now)
+                return
+            }
+            // One frame per packet: the block's packet is as many packets back as frames.
+            let offset = Int(block.timestampOffset)
+            guard offset % duration == 0, offset / duration <= Int(UInt16.max) else {
+                redBlocksUnplaced += 1
+                return
+            }
+            _ = jitterBuffer.insertRedundant(
+                sequenceNumber: view.sequenceNumber &- UInt16(offset / duration), timestamp: timestamp, payload: block.data,
+                duration: duration)
+        }
+        redFilter = filter
     }
 
     /// Symmetric RTP (RFC 4961): sends to where the peer's media comes from, once a packet from

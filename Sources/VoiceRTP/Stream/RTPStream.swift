@@ -104,6 +104,12 @@ package struct RTPStream {
     package var receivedAudioDecoding = ReceivedAudioDecoding.always
     /// What the peer's announced levels allow to go undecoded.
     var announcedSilence: AnnouncedSilence
+    /// Which blocks of the peer's RED packets are played, and what was left out.
+    var redFilter = REDBlockFilter()
+    /// RED packets received, and redundant blocks that could not be placed (an offset that is
+    /// not a whole number of frames).
+    var redPacketsReceived: UInt64 = 0
+    var redBlocksUnplaced: UInt64 = 0
     /// Whether media follows the peer's authenticated packets to a new address (symmetric RTP,
     /// RFC 4961); starts as the configuration says.
     package var followsPeerAddress: Bool

@@ -7,6 +7,10 @@ package struct SDPLocalCapabilities: Hashable, Sendable {
     package var codecs: [MediaCodec]
     /// Whether to offer and accept RFC 4733 `telephone-event` (DTMF). Default true.
     package var telephoneEvents: Bool
+    /// Whether to offer and accept RFC 2198 redundancy around Opus (`red/48000/2`, fmtp
+    /// `111/111`, as browsers offer it): the peer's RED packets are then taken apart and their
+    /// redundant frames fill losses. Default true.
+    package var redundancy: Bool = true
     /// Packetization time we want to receive, in ms (one of ``MediaCodec/supportedPtimes``). Default 20.
     package var ptime: Int
     /// Encryption policy. Default ``SDPEncryptionPolicy/required``.

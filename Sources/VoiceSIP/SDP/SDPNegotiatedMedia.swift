@@ -11,6 +11,9 @@ package struct SDPNegotiatedMedia: Equatable, Sendable {
     package var payloadType: UInt8
     /// The RTP payload type for `telephone-event` at the codec's clock rate, if both sides have it.
     package var telephoneEventPayloadType: UInt8?
+    /// The RTP payload type of RFC 2198 redundancy around ``codec`` (`red/48000/2`), if both
+    /// sides have it for this codec.
+    package var redPayloadType: UInt8?
     /// The RTP header extension ID of the peer's RFC 6464 audio levels (what we read from its
     /// packets), when its offer mapped one; nil: none.
     package var audioLevelExtensionID: UInt8?

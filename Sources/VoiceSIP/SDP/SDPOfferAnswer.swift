@@ -22,6 +22,8 @@ package struct SDPOfferAnswer: Sendable {
     package static let telephoneEvent48kPayloadType: UInt8 = 110
     /// Payload type offered for `telephone-event/8000` (paired with G.711).
     package static let telephoneEvent8kPayloadType: UInt8 = 101
+    /// Payload type offered for `red/48000/2` around Opus (Chromium's number).
+    package static let redPayloadType: UInt8 = 63
 
     /// What we can do and where we receive.
     package var capabilities: SDPLocalCapabilities
@@ -90,6 +92,12 @@ package struct SDPOfferAnswer: Sendable {
             formats.append(String(pt))
             attributes.append(.rtpmap(Self.rtpMap(codec, payloadType: pt)))
             if case let .opus(settings) = codec { attributes.append(.fmtp(Self.opusFormatParameters(settings, payloadType: pt))) }
+        }
+        if capabilities.redundancy, let opus = capabilities.codecs.first(where: { if case .opus = $0 { true } else { false } }) {
+            let pt = Self.redPayloadType
+            formats.append(String(pt))
+            attributes.append(.rtpmap(SDPRTPMap(payloadType: pt, encodingName: "red", clockRate: 48_000, channels: 2)))
+            attributes.append(.fmtp(Self.redFormatParameters(pt, wrapping: opus.defaultPayloadType)))
         }
         if capabilities.telephoneEvents {
             for (rate, pt) in [(48_000, Self.telephoneEvent48kPayloadType), (8_000, Self.telephoneEvent8kPayloadType)]
@@ -174,6 +182,7 @@ package struct SDPOfferAnswer: Sendable {
         // Every answered format must be one we offered (compared by encoding, as PTs may be renumbered).
         var chosen: (codec: MediaCodec, pt: UInt8)?
         var telephoneEvents: [(pt: UInt8, rate: Int)] = []
+        var redundancy: [(pt: UInt8, parameters: SDPFormatParameters?)] = []
         for format in theirs.formats {
             guard let pt = UInt8(format), let map = theirs.rtpMap(for: pt) ?? ours.rtpMap(for: pt) else {
                 throw .answerMismatch("format \(format) has no rtpmap")
@@ -184,6 +193,8 @@ package struct SDPOfferAnswer: Sendable {
             }
             if map.encodingName.lowercased() == "telephone-event" {
                 telephoneEvents.append((pt, map.clockRate))
+            } else if Self.isRED(map) {
+                redundancy.append((pt, theirs.formatParameters(for: format) ?? ours.formatParameters(for: format)))
             } else if chosen == nil, let codec = supportedCodec(map, parameters: theirs.formatParameters(for: format)) {
                 chosen = (codec, pt)
             }
@@ -218,6 +229,7 @@ package struct SDPOfferAnswer: Sendable {
             remoteKey: remoteKey, direction: direction)
         media.dtls = dtls?.association
         media.ice = dtls?.ice
+        media.redPayloadType = Self.redundancy(around: chosen.pt, codec: chosen.codec, in: redundancy, offered: capabilities.redundancy)
         // Levels go both ways under the ID the answer kept (RFC 8285 §6), if it kept the extension.
         if ours.audioLevelExtensionID != nil { media.audioLevelExtensionID = theirs.audioLevelExtensionID }
         if let chosenCrypto { localCryptos = [chosenCrypto] }
@@ -321,10 +333,13 @@ package struct SDPOfferAnswer: Sendable {
 
         var chosen: (codec: MediaCodec, pt: UInt8, map: SDPRTPMap)?
         var telephoneEvents: [(pt: UInt8, rate: Int)] = []
+        var redundancy: [(pt: UInt8, parameters: SDPFormatParameters?)] = []
         for format in offered.formats {
             guard let pt = UInt8(format), let map = offered.rtpMap(for: pt) else { continue }
             if map.encodingName.lowercased() == "telephone-event" {
                 telephoneEvents.append((pt, map.clockRate))
+            } else if Self.isRED(map) {
+                redundancy.append((pt, offered.formatParameters(for: format)))
             } else if chosen == nil, let codec = supportedCodec(map, parameters: offered.formatParameters(for: format)) {
                 chosen = (codec, pt, map)
             }
@@ -349,6 +364,14 @@ package struct SDPOfferAnswer: Sendable {
         ]
         if case .opus = chosen.codec, let settings = localOpusSettings {
             attributes.append(.fmtp(Self.opusFormatParameters(settings, payloadType: chosen.pt)))
+        }
+        // RED around the chosen codec, after it: we take the peer's RED, and the peer sends it
+        // only if it puts RED first itself.
+        if let red = Self.redundancy(around: chosen.pt, codec: chosen.codec, in: redundancy, offered: capabilities.redundancy) {
+            media.redPayloadType = red
+            formats.append(String(red))
+            attributes.append(.rtpmap(SDPRTPMap(payloadType: red, encodingName: "red", clockRate: 48_000, channels: 2)))
+            attributes.append(.fmtp(Self.redFormatParameters(red, wrapping: chosen.pt)))
         }
         if let te = media.telephoneEventPayloadType {
             formats.append(String(te))
@@ -384,6 +407,30 @@ package struct SDPOfferAnswer: Sendable {
         if let exact = offered.first(where: { $0.rate == codec.rtpClockRate }) { return exact.pt }
         if case .opus = codec { return offered.first { $0.rate == 8_000 }?.pt }
         return nil
+    }
+
+    private static func isRED(_ map: SDPRTPMap) -> Bool {
+        map.encodingName.lowercased() == "red" && map.clockRate == 48_000
+    }
+
+    /// RED's `fmtp` (RFC 2198 §5): the payload type of each block, here the codec's twice
+    /// (a redundant copy and the primary), as browsers write it.
+    static func redFormatParameters(_ pt: UInt8, wrapping codec: UInt8) -> SDPFormatParameters {
+        SDPFormatParameters(format: String(pt), parameters: "\(codec)/\(codec)")
+    }
+
+    /// The RED payload type to use around `codec` (payload type `pt`): one of `formats` whose
+    /// `fmtp` names only that payload type (no fmtp: the codec is assumed, RFC 2198 leaves it
+    /// open); nil when we do not do RED or the codec is not Opus.
+    static func redundancy(
+        around pt: UInt8, codec: MediaCodec, in formats: [(pt: UInt8, parameters: SDPFormatParameters?)], offered: Bool
+    ) -> UInt8? {
+        guard offered, case .opus = codec else { return nil }
+        return formats.first { format in
+            let blocks = (format.parameters?.parameters ?? "").split(separator: "/").map { $0.filter { $0 != " " } }
+            guard !blocks.isEmpty else { return true }
+            return blocks.allSatisfy { UInt8($0) == pt }
+        }?.pt
     }
 
     /// The ID our offers map RFC 6464's audio level to (the one browsers use).

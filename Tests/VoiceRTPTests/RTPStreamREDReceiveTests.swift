@@ -1,0 +1,139 @@
+import VoiceMediaTypes
+import VoiceSupport
+import XCTest
+
+@testable import VoiceRTP
+
+/// A stream that negotiated RED (RFC 2198) takes the peer's RED packets apart: the primary
+/// plays as the packet, and a redundant copy fills the slot of a packet that was lost.
+final class RTPStreamREDReceiveTests: XCTestCase {
+    static let redType: UInt8 = 63
+
+    /// A sends `frames` ramp frames; each goes out wrapped in RED with the `depth` frames before
+    /// it as redundancy. `lost(i)` drops packet i on the wire. Returns B's played samples.
+    private func exchange(_ pair: inout RTPStreamPair, frames: Int, depth: Int, lost: (Int) -> Bool) throws -> [Int16] {
+        var history: [RTPPacket] = []
+        for index in 0..<frames {
+            for step in 0..<4 {
+                pair.now = pair.now + .milliseconds(5)
+                if step == 0 {
+                    var frame = (0..<960).map { RTPStreamPair.ramp((pair.a.framesSent * 960 + $0) / 6) }
+                    pair.a.framesSent += 1
+                    frame.withUnsafeMutableBufferPointer { pair.a.stream.send(frame: $0, at: pair.now, output: &pair.a.output) }
+                    let sent = pair.a.output.sent.filter { $0.component == .rtp }
+                    pair.a.output.sent.removeAll()
+                    for datagram in sent {
+                        let packet = try RTPPacket(parsing: datagram.bytes)
+                        let red = try Self.wrap(packet, history: history.suffix(depth))
+                        history.append(packet)
+                        if !lost(index) { pair.inject(try red.serialized(), from: RTPStreamPair.addressA, toB: true) }
+                    }
+                    pair.b.stream.playout(at: pair.now, room: 48 * 120, output: &pair.b.output)
+                }
+                pair.b.stream.tick(at: pair.now, output: &pair.b.output)
+                pair.b.output.sent.removeAll()
+            }
+        }
+        return pair.b.output.played
+    }
+
+    /// `packet` as a RED packet carrying `history`'s payloads before its own.
+    static func wrap(_ packet: RTPPacket, history: ArraySlice<RTPPacket>) throws -> RTPPacket {
+        var out = [UInt8](repeating: 0, count: 1_500)
+        let flat = history.flatMap(\.payload) + packet.payload
+        let written = try flat.withUnsafeBytes { raw in
+            var redundant: [REDPayloadView.Block] = []
+            var at = 0
+            for old in history {
+                redundant.append(
+                    REDPayloadView.Block(
+                        payloadType: packet.header.payloadType, timestampOffset: packet.header.timestamp &- old.header.timestamp,
+                        data: UnsafeRawBufferPointer(rebasing: raw[at..<(at + old.payload.count)])))
+                at += old.payload.count
+            }
+            let primary = REDPayloadView.Block(payloadType: packet.header.payloadType, timestampOffset: 0, data: UnsafeRawBufferPointer(rebasing: raw[at...]))
+            return try redundant.withUnsafeBufferPointer { list in
+                try out.withUnsafeMutableBytes { try REDPayloadView.write(primary: primary, redundant: list, into: $0) }
+            }
+        }
+        var red = packet
+        red.header.payloadType = redType
+        red.payload = Array(out[0..<written])
+        return red
+    }
+
+    /// A pair whose B takes RED, past the start: the new source's first packets (probation,
+    /// RFC 3550 A.1) and the jitter buffer's first fill are behind it.
+    private func pair() throws -> (RTPStreamPair, AudioStreamStats) {
+        var pair = RTPStreamPair(protectionKeys: nil) { $0.redPayloadType = Self.redType }
+        _ = try exchange(&pair, frames: 20, depth: 1) { _ in false }
+        pair.b.output.played.removeAll()
+        return (pair, pair.b.stream.statistics(at: pair.now))
+    }
+
+    func testASingleLossIsFilledFromTheNextPacketsRedundancy() throws {
+        var (p, before) = try pair()
+        let played = try exchange(&p, frames: 150, depth: 1) { $0 % 10 == 5 }  // 15 single losses
+        let stats = p.b.stream.statistics(at: p.now)
+        XCTAssertEqual(stats.jitterBuffer.recoveredByRedundancy - before.jitterBuffer.recoveredByRedundancy, 15)
+        XCTAssertEqual(stats.jitterBuffer.concealedFrames, before.jitterBuffer.concealedFrames)
+        XCTAssertEqual(stats.redPacketsReceived - before.redPacketsReceived, 135)
+        XCTAssertEqual(stats.redBlocksRefused, 0)
+        // Every frame plays whole and in order, the lost ones included.
+        let frames = RTPStreamPair.intactFrames(in: played)
+        XCTAssertGreaterThanOrEqual(frames.intact, 148)
+        XCTAssertGreaterThanOrEqual(frames.continuing, frames.intact - 1)
+        // The redundant copies of frames that did arrive (all but the first packet's) were not
+        // counted as anything else.
+        XCTAssertEqual(stats.jitterBuffer.redundantDuplicates - before.jitterBuffer.redundantDuplicates, 135 - 15 - 1)
+        XCTAssertEqual(stats.jitterBuffer.duplicates, before.jitterBuffer.duplicates)
+        XCTAssertEqual(stats.jitterBuffer.late, before.jitterBuffer.late)
+    }
+
+    func testABurstOfTwoNeedsADepthOfTwo() throws {
+        var (one, start) = try pair()
+        _ = try exchange(&one, frames: 150, depth: 1) { [40, 41, 90, 91].contains($0) }
+        let shallow = one.b.stream.statistics(at: one.now).jitterBuffer
+        XCTAssertEqual(shallow.recoveredByRedundancy - start.jitterBuffer.recoveredByRedundancy, 2, "depth 1 recovers the second of each pair")
+        XCTAssertEqual(
+            shallow.concealedFrames + shallow.recoveredFrames - start.jitterBuffer.concealedFrames - start.jitterBuffer.recoveredFrames, 2)
+
+        var (two, before) = try pair()
+        let played = try exchange(&two, frames: 150, depth: 2) { [40, 41, 90, 91].contains($0) }
+        let deep = two.b.stream.statistics(at: two.now).jitterBuffer
+        XCTAssertEqual(deep.recoveredByRedundancy - before.jitterBuffer.recoveredByRedundancy, 4)
+        XCTAssertEqual(deep.concealedFrames, before.jitterBuffer.concealedFrames)
+        XCTAssertGreaterThanOrEqual(RTPStreamPair.intactFrames(in: played).intact, 148)
+    }
+
+    func testARedundantCopyWhoseTurnHasGoneIsCountedNotPlayed() throws {
+        var (p, before) = try pair()
+        // Every packet arrives, so every redundant copy is of a frame already buffered or played.
+        _ = try exchange(&p, frames: 50, depth: 2) { _ in false }
+        let stats = p.b.stream.statistics(at: p.now).jitterBuffer
+        XCTAssertEqual(stats.recoveredByRedundancy, before.jitterBuffer.recoveredByRedundancy)
+        let unneeded = stats.redundantDuplicates + stats.redundantLate - before.jitterBuffer.redundantDuplicates - before.jitterBuffer.redundantLate
+        XCTAssertEqual(unneeded, 2 * 50 - 3, "packet 0 carries none, packet 1 one, the rest two")
+        XCTAssertEqual(stats.concealedFrames, before.jitterBuffer.concealedFrames)
+    }
+
+    func testMalformedREDIsDroppedAndBadBlocksAreLeftOut() throws {
+        var (p, before) = try pair()
+        var packet = RTPPacket(
+            header: RTPHeader(payloadType: Self.redType, sequenceNumber: 0, timestamp: 0, ssrc: 0xA), payload: [0x80 | 0, 0x0F])
+        // Truncated RED: counted as malformed, nothing buffered.
+        packet.header.sequenceNumber = 100 + 20
+        packet.header.timestamp = 1_000 + 20 * 160
+        p.inject(try packet.serialized(), from: RTPStreamPair.addressA, toB: true)
+        let after = p.b.stream.statistics(at: p.now)
+        XCTAssertEqual(after.malformedPackets, before.malformedPackets + 1)
+        XCTAssertEqual(after.redPacketsReceived, before.redPacketsReceived)
+        // A block of another codec and one nested RED block: left out, counted; the primary plays.
+        packet.payload = [0x80 | 8, 0x02, 0x80, 0x01, 0x80 | Self.redType, 0x01, 0x40, 0x01, 0] + [0x55, 0x66] + [UInt8](repeating: 0xFF, count: 160)
+        p.inject(try packet.serialized(), from: RTPStreamPair.addressA, toB: true)
+        let refused = p.b.stream.statistics(at: p.now)
+        XCTAssertEqual(refused.redBlocksRefused, 2)
+        XCTAssertEqual(refused.redPacketsReceived, before.redPacketsReceived + 1)
+        XCTAssertEqual(refused.jitterBuffer.received, before.jitterBuffer.received + 1, "the primary was buffered")
+    }
+}
