@@ -137,3 +137,70 @@ final class RTPStreamREDReceiveTests: XCTestCase {
         XCTAssertEqual(refused.jitterBuffer.received, before.jitterBuffer.received + 1, "the primary was buffered")
     }
 }
+
+/// Our own RED: the policy, and packets a RED-taking peer plays through losses.
+final class RTPStreamREDSendTests: XCTestCase {
+    func testThePolicyTurnsOnWithLossDeepensAtHighLossAndStepsDownSlowly() {
+        var policy = REDSendPolicy(mode: .adaptive)
+        XCTAssertEqual(policy.depth, 0)
+        policy.reportReceived(fractionLost: 0.005)
+        XCTAssertEqual(policy.depth, 0, "clean: off")
+        policy.reportReceived(fractionLost: 0.03)
+        XCTAssertEqual(policy.depth, 1)
+        policy.reportReceived(fractionLost: 0.10)
+        XCTAssertEqual(policy.depth, 2)
+        for _ in 0..<2 { policy.reportReceived(fractionLost: 0.02) }
+        XCTAssertEqual(policy.depth, 2, "two quiet reports are not enough")
+        policy.reportReceived(fractionLost: 0.02)
+        XCTAssertEqual(policy.depth, 1, "the third steps down one level")
+        policy.reportReceived(fractionLost: 0)
+        policy.reportReceived(fractionLost: 0.05)
+        policy.reportReceived(fractionLost: 0)
+        XCTAssertEqual(policy.depth, 1, "a lossy report restarts the count")
+        for _ in 0..<3 { policy.reportReceived(fractionLost: 0) }
+        XCTAssertEqual(policy.depth, 0)
+        var off = REDSendPolicy(mode: .off)
+        off.reportReceived(fractionLost: 0.5)
+        XCTAssertEqual(off.depth, 0)
+        XCTAssertEqual(REDSendPolicy(mode: .always(depth: 5)).depth, 2)
+    }
+
+    /// A sends RED two frames deep; the wire loses pairs of packets; B plays every frame.
+    func testOurREDCarriesABurstOfTwoToAPeerThatTakesIt() throws {
+        var pair = RTPStreamPair(protectionKeys: nil) { c in
+            c.redPayloadType = RTPStreamREDReceiveTests.redType
+            c.redSending = .always(depth: 2)
+        }
+        pair.run(.milliseconds(400))
+        let before = pair.b.stream.statistics(at: pair.now)
+        var index = 0
+        pair.dropsOnWire = { bytes in
+            // A's RED packets only (B sends RED too).
+            guard let packet = try? RTPPacket(parsing: bytes), packet.header.payloadType == RTPStreamREDReceiveTests.redType,
+                packet.header.ssrc == 0xA
+            else { return false }
+            index += 1
+            return index % 10 == 3 || index % 10 == 4
+        }
+        pair.b.output.played.removeAll()
+        pair.run(.seconds(4))
+        let stats = pair.b.stream.statistics(at: pair.now)
+        let sent = pair.a.stream.statistics(at: pair.now)
+        XCTAssertEqual(sent.redDepth, 2)
+        XCTAssertGreaterThan(sent.redPacketsSent, 200)
+        XCTAssertGreaterThanOrEqual(sent.redBlocksSent, 2 * sent.redPacketsSent - 1, "two blocks in every packet but the second")
+        XCTAssertEqual(stats.jitterBuffer.recoveredByRedundancy - before.jitterBuffer.recoveredByRedundancy, pair.lostOnWire)
+        XCTAssertEqual(stats.jitterBuffer.concealedFrames, before.jitterBuffer.concealedFrames, "nothing concealed")
+        XCTAssertEqual(pair.lostOnWire, 40)
+        XCTAssertEqual(stats.jitterBuffer.underrunFrames, before.jitterBuffer.underrunFrames, "no gap either")
+    }
+
+    func testWithoutTheNegotiatedTypeOrWithTheModeOffPacketsArePlain() throws {
+        var pair = RTPStreamPair(protectionKeys: nil) { $0.redPayloadType = RTPStreamREDReceiveTests.redType }
+        pair.run(.seconds(1))
+        XCTAssertEqual(pair.a.stream.statistics(at: pair.now).redPacketsSent, 0, "off by default")
+        var unnegotiated = RTPStreamPair(protectionKeys: nil) { $0.redSending = .always(depth: 1) }
+        unnegotiated.run(.seconds(1))
+        XCTAssertEqual(unnegotiated.a.stream.statistics(at: unnegotiated.now).redPacketsSent, 0)
+    }
+}

@@ -16,6 +16,10 @@ package struct AudioStreamConfiguration: Sendable {
     /// `111/111` for Opus), if negotiated: packets of this type are taken apart and their
     /// blocks of the codec buffered.
     package var redPayloadType: UInt8?
+    /// Whether our packets carry RED when ``redPayloadType`` is negotiated, and how much
+    /// (``REDSendPolicy``). Default off: Opus FEC protects the stream until measurements say
+    /// when RED does better.
+    package var redSending: REDSendPolicy.Mode = .off
     /// The RTP header extension ID of RFC 6464 audio levels in the peer's packets, nil: none.
     package var audioLevelExtensionID: UInt8?
     /// SRTP keys, or `.unencrypted`.

@@ -87,6 +87,11 @@ package struct AudioStreamStats: Sendable, Hashable {
     /// are ``JitterBufferStats/recoveredByRedundancy``.
     package var redPacketsReceived: UInt64 = 0
     package var redBlocksRefused: UInt64 = 0
+    /// RED packets sent, the redundant blocks they carried, and how many frames back our
+    /// packets repeat now (0: plain packets).
+    package var redPacketsSent: UInt64 = 0
+    package var redBlocksSent: UInt64 = 0
+    package var redDepth = 0
     package var announcedSilenceVerified: UInt64 = 0
     package var announcedLevelsDistrusted = false
     /// Whether Opus in-band FEC is on, and the loss hint the encoder was given (percent).

@@ -114,6 +114,7 @@ extension RTPStream {
                 rtcp.rtt = rtt
             }
             adaptFEC(remoteLoss: rtcp.remoteFractionLost)
+            adaptRED(remoteLoss: rtcp.remoteFractionLost)
         }
     }
 
@@ -168,6 +169,9 @@ extension RTPStream {
         s.foreignSourcePackets = foreignSourcePackets
         s.framesNotDecoded = announcedSilence.skipped
         s.redPacketsReceived = redPacketsReceived
+        s.redPacketsSent = redPacketsSent
+        s.redBlocksSent = redBlocksSent
+        s.redDepth = redPolicy.depth
         s.redBlocksRefused = redFilter.unknownType + redFilter.nested + redFilter.outOfOrder + redBlocksUnplaced
         s.announcedSilenceVerified = announcedSilence.verified
         s.announcedLevelsDistrusted = announcedSilence.isDistrusted

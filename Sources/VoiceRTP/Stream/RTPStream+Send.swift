@@ -90,7 +90,11 @@ extension RTPStream {
             if flags.lbrr { fecPacketsSent += 1 }
             if let change = lossAdaptation?.packetSent(flags) { apply(change) }
         }
-        guard protectAndSend(packetLength: headerLength + payloadLength, payloadLength: payloadLength, to: destination, now: now, output: &output)
+        var length = payloadLength
+        if let red = configuration.redPayloadType {
+            length = wrapInRED(headerLength: headerLength, payloadLength: payloadLength, redType: red)
+        }
+        guard protectAndSend(packetLength: headerLength + length, payloadLength: length, to: destination, now: now, output: &output)
         else { return }
         markerNext = false
     }

@@ -110,6 +110,12 @@ package struct RTPStream {
     /// not a whole number of frames).
     var redPacketsReceived: UInt64 = 0
     var redBlocksUnplaced: UInt64 = 0
+    /// How many earlier frames our packets repeat (RFC 2198), the frames kept for that, and
+    /// the RED packets and redundant blocks sent.
+    var redPolicy: REDSendPolicy
+    var redHistory = REDHistory()
+    var redPacketsSent: UInt64 = 0
+    var redBlocksSent: UInt64 = 0
     /// Whether media follows the peer's authenticated packets to a new address (symmetric RTP,
     /// RFC 4961); starts as the configuration says.
     package var followsPeerAddress: Bool
@@ -135,6 +141,7 @@ package struct RTPStream {
         frameRTPUnits = rtpClockRate / 1000 * c.ptime
         jitterBuffer = Self.makeJitterBuffer(for: c)
         announcedSilence = AnnouncedSilence(horizon: Self.announcedSilenceHorizon(for: c))
+        redPolicy = REDSendPolicy(mode: c.redSending)
         buffers = RTPStreamBuffers()
         rtcp = RTCPState(interval: c.rtcpInterval, seed: c.rtcpRandomSeed)
         lossAdaptation = Self.makeLossAdaptation(for: c)
@@ -250,6 +257,8 @@ final class RTPStreamBuffers {
     let decoded: UnsafeMutableBufferPointer<Int16>
     let send: UnsafeMutableRawBufferPointer
     let playoutPayload: UnsafeMutableRawBufferPointer
+    /// The frames last sent, for RED (``REDHistory``).
+    let redHistory: UnsafeMutableRawBufferPointer
 
     init() {
         frame = .allocate(capacity: 48 * 60)
@@ -258,6 +267,7 @@ final class RTPStreamBuffers {
         decoded.initialize(repeating: 0)
         send = .allocate(byteCount: RTPStream.packetCapacity, alignment: 16)
         playoutPayload = .allocate(byteCount: RTPStream.packetCapacity, alignment: 16)
+        redHistory = .allocate(byteCount: REDHistory.slotSize * REDHistory.slots, alignment: 16)
     }
 
     deinit {
@@ -265,6 +275,7 @@ final class RTPStreamBuffers {
         decoded.deallocate()
         send.deallocate()
         playoutPayload.deallocate()
+        redHistory.deallocate()
     }
 }
 

@@ -71,6 +71,7 @@ extension RTPStream {
             encoder = codec.encoder
             decoder = codec.decoder
             jitterBuffer = codec.jitterBuffer
+            redHistory.removeAll()
             announcedSilence.horizon = Self.announcedSilenceHorizon(for: configuration)
             lossAdaptation = codec.lossAdaptation
             rtpClockRate = configuration.codec.rtpClockRate
