@@ -44,13 +44,16 @@ struct DefaultQualityBenchmark {
     /// Whether the receivers' jitter buffers use time-scale modification (false: frame-level
     /// adaptation only, as before it existed).
     let timeStretch: Bool
+    /// RFC 2198 redundancy on our calls (both ends negotiate it; baresip's calls have none).
+    let red: REDSendPolicy.Mode
 
     /// - Parameters:
     ///   - seeds: loss seeds per condition.
     ///   - only: names of the conditions to run; empty runs them all.
     ///   - settings: our Opus settings (the SDK's default unless a preset is being measured).
-    init(seeds: Int, only: [String] = [], settings: OpusSettings = .voice, timeStretch: Bool = true) throws {
+    init(seeds: Int, only: [String] = [], settings: OpusSettings = .voice, timeStretch: Bool = true, red: REDSendPolicy.Mode = .off) throws {
         self.seeds = max(1, seeds)
+        self.red = red
         self.timeStretch = timeStretch
         self.settings = settings
         conditions = only.isEmpty ? Self.conditions : Self.conditions.filter { only.contains($0.name) }
@@ -129,7 +132,13 @@ struct DefaultQualityBenchmark {
         let ours = try LoopbackCall(
             codec: .opus(settings), signalA: signal, signalB: [], impairmentAToB: condition.impairment(seed: seed),
             impairmentBToA: condition.impairment(seed: seed + 1)
-        ) { [timeStretch] in $0.jitterBuffer.timeStretch = timeStretch }
+        ) { [timeStretch, red] in
+            $0.jitterBuffer.timeStretch = timeStretch
+            if red != .off {
+                $0.redPayloadType = 63
+                $0.redSending = red
+            }
+        }
         let baresip = try BaresipSenderCall(
             samples: signal, workDirectory: workDirectory, offering: settings,
             toUs: condition.impairment(seed: seed), toBaresip: condition.impairment(seed: seed + 1), recordingCapacity: capacity,
@@ -139,7 +148,10 @@ struct DefaultQualityBenchmark {
         let sender = ours.a.stats, receiver = ours.b.stats, fromBaresip = baresip.receiverStats
         ours.stop()
         baresip.stop()
-        print("quality: \(label): ours: sender FEC \(sender.fecEnabled ? "on" : "off") hint \(sender.packetLossHint)%; \(Self.describe(receiver))")
+        print(
+            "quality: \(label): ours: sender FEC \(sender.fecEnabled ? "on" : "off") hint \(sender.packetLossHint)%, RED depth \(sender.redDepth) "
+                + "(\(sender.redPacketsSent) packets, \(sender.redBlocksSent) blocks, \(sender.bytesSent * 8 / 1_000) kbit sent); "
+                + "\(Self.describe(receiver)), recovered by RED \(receiver.jitterBuffer.recoveredByRedundancy)")
         print("quality: \(label): baresip: \(Self.describe(fromBaresip))")
         flushOutput()
         return (ours.deviceB.recordedSamples, baresip.device.recordedSamples)

@@ -194,13 +194,25 @@ struct Quality: ParsableCommand {
     @Flag(help: "Receive without the jitter buffer's time-scale modification (frame-level adaptation only).") var frameLevel = false
     @Flag(help: "Skip the figures at our receiver.") var skipOurs = false
     @Flag(help: "Skip the figures at baresip's receiver (pesq_at_baresip_vs_baresip_*).") var skipAtBaresip = false
+    @Option(help: "Our calls send RFC 2198 redundancy this many frames deep (1 or 2; 0: none, the default).") var redDepth = 0
+    @Option(help: "Our Opus bitrate and its cap, overriding the preset's (bits per second).") var bitrate: Int?
+    @Option(help: "With --bitrate: the maxaveragebitrate cap (RED's per-packet budget).") var maxBitrate: Int?
+    @Flag(help: "With --bitrate: no Opus in-band FEC (to compare RED alone).") var noFec = false
 
     func run() throws {
         let presets: [String: OpusSettings] = ["voice": .voice, "highQuality": .highQuality, "lowBandwidth": .lowBandwidth]
-        guard let settings = presets[preset] else { throw BenchError("unknown preset \(preset); known: \(presets.keys.sorted())") }
+        guard var settings = presets[preset] else { throw BenchError("unknown preset \(preset); known: \(presets.keys.sorted())") }
+        if let bitrate {
+            settings = OpusSettings(
+                bitrate: bitrate, maxAverageBitrate: maxBitrate, complexity: settings.complexity, fec: settings.fec && !noFec,
+                packetLossPercent: settings.packetLossPercent)
+        }
         var figures: [(String, String)] = []
         if !skipOurs {
-            figures += try DefaultQualityBenchmark(seeds: seeds, only: condition, settings: settings, timeStretch: !frameLevel).run()
+            figures += try DefaultQualityBenchmark(
+                seeds: seeds, only: condition, settings: settings, timeStretch: !frameLevel,
+                red: redDepth > 0 ? .always(depth: redDepth) : .off
+            ).run()
         }
         if !skipAtBaresip { figures += try ReceiverQualityBenchmark(seeds: seeds, settings: settings).run() }
         printFigures(figures)
