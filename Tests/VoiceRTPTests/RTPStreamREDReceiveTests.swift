@@ -103,7 +103,9 @@ final class RTPStreamREDReceiveTests: XCTestCase {
         let deep = two.b.stream.statistics(at: two.now).jitterBuffer
         XCTAssertEqual(deep.recoveredByRedundancy - before.jitterBuffer.recoveredByRedundancy, 4)
         XCTAssertEqual(deep.concealedFrames, before.jitterBuffer.concealedFrames)
-        XCTAssertGreaterThanOrEqual(RTPStreamPair.intactFrames(in: played).intact, 148)
+        // The delay grew by two frames for the copies (stretched in, so frames are not sample-exact).
+        XCTAssertEqual(two.b.stream.jitterBuffer.redundancyFrames, 2)
+        XCTAssertGreaterThan(played.count, 140 * 960)
     }
 
     func testARedundantCopyWhoseTurnHasGoneIsCountedNotPlayed() throws {
@@ -115,6 +117,23 @@ final class RTPStreamREDReceiveTests: XCTestCase {
         let unneeded = stats.redundantDuplicates + stats.redundantLate - before.jitterBuffer.redundantDuplicates - before.jitterBuffer.redundantLate
         XCTAssertEqual(unneeded, 2 * 50 - 3, "packet 0 carries none, packet 1 one, the rest two")
         XCTAssertEqual(stats.concealedFrames, before.jitterBuffer.concealedFrames)
+    }
+
+    /// The delay makes room for the copies: two frames back, two frames more; back to plain
+    /// packets, after two seconds, none.
+    func testTheDelayGrowsByTheRedundancysDepthAndShrinksWhenItStops() throws {
+        var plain = RTPStreamPair(protectionKeys: nil) { $0.redPayloadType = Self.redType }
+        _ = try exchange(&plain, frames: 100, depth: 0) { _ in false }
+        var deep = RTPStreamPair(protectionKeys: nil) { $0.redPayloadType = Self.redType }
+        _ = try exchange(&deep, frames: 100, depth: 2) { _ in false }
+        let base = plain.b.stream.statistics(at: plain.now).jitterBuffer.targetDelay
+        let raised = deep.b.stream.statistics(at: deep.now).jitterBuffer.targetDelay
+        XCTAssertEqual(raised.nanoseconds - base.nanoseconds, 40_000_000, "\(base.milliseconds) → \(raised.milliseconds) ms")
+        // Plain packets again: after two seconds the room is given back.
+        for _ in 0..<150 {
+            deep.run(.milliseconds(20))
+        }
+        XCTAssertEqual(deep.b.stream.jitterBuffer.redundancyFrames, 0)
     }
 
     func testMalformedREDIsDroppedAndBadBlocksAreLeftOut() throws {

@@ -99,6 +99,9 @@ package struct JitterBuffer: Sendable {
     var lastTransit: Int64?
     var jitterNs: Double = 0
     var targetNs: Int64
+    /// Frames back the peer's RFC 2198 redundancy reaches: the delay is that many frames
+    /// longer, so a copy carried by a later packet arrives before its frame's turn.
+    package var redundancyFrames = 0
     var playoutDelayNs: Int64 = 0
 
     /// Creates an empty buffer, allocating all its storage. Out-of-range configuration values
@@ -204,7 +207,7 @@ package struct JitterBuffer: Sendable {
         window.refresh()
         var t = initialDelayNs
         if window.count > 0 {
-            t = window.quantileValue - window.minimum + frameNs
+            t = window.quantileValue - window.minimum + frameNs + Int64(redundancyFrames) * frameNs
             if window.count < warmupSamples { t = max(t, initialDelayNs) }
         }
         targetNs = min(maxDelayNs, max(minDelayNs, t))

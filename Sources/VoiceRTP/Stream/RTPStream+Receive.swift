@@ -88,6 +88,11 @@ extension RTPStream {
         }
         endTelephoneEvent(before: view.timestamp, output: &output)
         if isRED { return bufferRED(view, at: now) }
+        if redDepthSeen.depth > 0, now - redDepthSeen.at > .seconds(2) {
+            // The peer went back to plain packets: the delay needs no room for copies.
+            redDepthSeen = (0, now)
+            jitterBuffer.redundancyFrames = 0
+        }
         let duration: Int
         do throws(MediaCodecError) {
             duration = try decoder.duration(of: view.payload)
@@ -98,6 +103,21 @@ extension RTPStream {
         _ = jitterBuffer.insert(
             sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, ssrc: view.ssrc, marker: view.marker,
             payload: view.payload, duration: duration, arrival: now)
+    }
+
+    /// Keeps the jitter buffer's delay long enough for the peer's redundancy: the deepest
+    /// block seen in the last two seconds, in frames (a sender whose blocks vary with its
+    /// bitrate budget does not make the delay flap).
+    private mutating func noteREDDepth(_ red: REDPayloadView, at now: MediaTime) {
+        var deepest = 0
+        for block in red.redundant where block.timestampOffset > 0 {
+            deepest = max(deepest, Int(block.timestampOffset) / max(1, frameRTPUnits))
+        }
+        deepest = min(deepest, REDSendPolicy.maximumDepth)
+        if deepest >= redDepthSeen.depth || now - redDepthSeen.at > .seconds(2) {
+            redDepthSeen = (deepest, now)
+        }
+        jitterBuffer.redundancyFrames = redDepthSeen.depth
     }
 
     /// Buffers a RED packet's blocks (RFC 2198): its primary as the packet itself, then each
@@ -113,6 +133,7 @@ extension RTPStream {
             return
         }
         redPacketsReceived += 1
+        noteREDDepth(red, at: now)
         var filter = redFilter
         let decoder = self.decoder
         filter.playable(red, timestamp: view.timestamp, codecType: configuration.payloadType, redType: view.payloadType) {

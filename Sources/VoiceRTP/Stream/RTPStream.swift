@@ -110,6 +110,8 @@ package struct RTPStream {
     /// not a whole number of frames).
     var redPacketsReceived: UInt64 = 0
     var redBlocksUnplaced: UInt64 = 0
+    /// The deepest redundancy (in frames) the peer's RED packets carried lately, and when.
+    var redDepthSeen: (depth: Int, at: MediaTime) = (0, .zero)
     /// How many earlier frames our packets repeat (RFC 2198), the frames kept for that, and
     /// the RED packets and redundant blocks sent.
     var redPolicy: REDSendPolicy
