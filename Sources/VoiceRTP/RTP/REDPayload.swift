@@ -119,6 +119,16 @@ package struct REDPayloadView {
         }
     }
 
+    /// Writes one redundant block's 4-byte header at `target` (F = 1); the caller checked that
+    /// the type, offset and length fit their fields.
+    static func storeHeader(at target: UnsafeMutableRawPointer, payloadType: UInt8, timestampOffset: UInt32, length: Int) {
+        let word = timestampOffset << 10 | UInt32(length)
+        target.storeBytes(of: 0x80 | payloadType, as: UInt8.self)
+        target.storeBytes(of: UInt8(truncatingIfNeeded: word >> 16), toByteOffset: 1, as: UInt8.self)
+        target.storeBytes(of: UInt8(truncatingIfNeeded: word >> 8), toByteOffset: 2, as: UInt8.self)
+        target.storeBytes(of: UInt8(truncatingIfNeeded: word), toByteOffset: 3, as: UInt8.self)
+    }
+
     /// Writes a RED payload into `buffer`: `redundant` (oldest first), then `primary`. Returns
     /// the bytes written.
     package static func write(
@@ -134,11 +144,7 @@ package struct REDPayloadView {
         guard total <= buffer.count, let base = buffer.baseAddress else { throw .bufferTooSmall }
         var at = 0
         for block in redundant {
-            let word = block.timestampOffset << 10 | UInt32(block.data.count)
-            base.storeBytes(of: 0x80 | block.payloadType, toByteOffset: at, as: UInt8.self)
-            base.storeBytes(of: UInt8(truncatingIfNeeded: word >> 16), toByteOffset: at + 1, as: UInt8.self)
-            base.storeBytes(of: UInt8(truncatingIfNeeded: word >> 8), toByteOffset: at + 2, as: UInt8.self)
-            base.storeBytes(of: UInt8(truncatingIfNeeded: word), toByteOffset: at + 3, as: UInt8.self)
+            storeHeader(at: base + at, payloadType: block.payloadType, timestampOffset: block.timestampOffset, length: block.data.count)
             at += 4
         }
         base.storeBytes(of: primary.payloadType, toByteOffset: at, as: UInt8.self)

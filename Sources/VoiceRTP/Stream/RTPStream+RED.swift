@@ -65,11 +65,9 @@ extension RTPStream {
             // Oldest first: ages blocks-1 … 0.
             for age in stride(from: blocks - 1, through: 0, by: -1) {
                 guard let (slot, entry) = redHistory.entry(age: age) else { continue }
-                let word = (rtpTimestamp &- entry.timestamp) << 10 | UInt32(entry.length)
-                buffers.send[header] = 0x80 | configuration.payloadType
-                buffers.send[header + 1] = UInt8(truncatingIfNeeded: word >> 16)
-                buffers.send[header + 2] = UInt8(truncatingIfNeeded: word >> 8)
-                buffers.send[header + 3] = UInt8(truncatingIfNeeded: word)
+                REDPayloadView.storeHeader(
+                    at: base + header, payloadType: configuration.payloadType, timestampOffset: rtpTimestamp &- entry.timestamp,
+                    length: entry.length)
                 header += 4
                 (base + data).copyMemory(from: history + slot * REDHistory.slotSize, byteCount: entry.length)
                 data += entry.length
