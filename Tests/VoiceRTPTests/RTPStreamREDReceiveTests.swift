@@ -10,9 +10,13 @@ final class RTPStreamREDReceiveTests: XCTestCase {
     static let redType: UInt8 = 63
 
     /// A sends `frames` ramp frames; each goes out wrapped in RED with the `depth` frames before
-    /// it as redundancy. `lost(i)` drops packet i on the wire. Returns B's played samples.
-    private func exchange(_ pair: inout RTPStreamPair, frames: Int, depth: Int, lost: (Int) -> Bool) throws -> [Int16] {
+    /// it as redundancy. `lost(i)` drops packet i on the wire; `overtaken(i)` delivers packet i
+    /// just after packet i + 1. Returns B's played samples.
+    private func exchange(
+        _ pair: inout RTPStreamPair, frames: Int, depth: Int, overtaken: (Int) -> Bool = { _ in false }, lost: (Int) -> Bool
+    ) throws -> [Int16] {
         var history: [RTPPacket] = []
+        var held: [UInt8]?
         for index in 0..<frames {
             for step in 0..<4 {
                 pair.now = pair.now + .milliseconds(5)
@@ -26,7 +30,15 @@ final class RTPStreamREDReceiveTests: XCTestCase {
                         let packet = try RTPPacket(parsing: datagram.bytes)
                         let red = try Self.wrap(packet, history: history.suffix(depth))
                         history.append(packet)
-                        if !lost(index) { pair.inject(try red.serialized(), from: RTPStreamPair.addressA, toB: true) }
+                        if overtaken(index) {
+                            held = try red.serialized()
+                        } else if !lost(index) {
+                            pair.inject(try red.serialized(), from: RTPStreamPair.addressA, toB: true)
+                        }
+                        if !overtaken(index), let late = held {
+                            pair.inject(late, from: RTPStreamPair.addressA, toB: true)
+                            held = nil
+                        }
                     }
                     pair.b.stream.playout(at: pair.now, room: 48 * 120, output: &pair.b.output)
                 }
@@ -88,6 +100,25 @@ final class RTPStreamREDReceiveTests: XCTestCase {
         XCTAssertEqual(stats.jitterBuffer.redundantDuplicates - before.jitterBuffer.redundantDuplicates, 135 - 15 - 1)
         XCTAssertEqual(stats.jitterBuffer.duplicates, before.jitterBuffer.duplicates)
         XCTAssertEqual(stats.jitterBuffer.late, before.jitterBuffer.late)
+    }
+
+    /// Reordering is not loss: a copy that comes before its own packet fills the slot, the
+    /// packet then takes it over, and nothing counts as recovered by RED.
+    func testACopyThatOvertakesItsPacketIsNotARecovery() throws {
+        var (p, before) = try pair()
+        let played = try exchange(&p, frames: 150, depth: 1, overtaken: { $0 % 10 == 5 }) { _ in false }
+        let stats = p.b.stream.statistics(at: p.now)
+        XCTAssertEqual(stats.jitterBuffer.recoveredByRedundancy, before.jitterBuffer.recoveredByRedundancy, "no frame was missing")
+        XCTAssertEqual(stats.jitterBuffer.duplicates, before.jitterBuffer.duplicates, "the packets were not duplicates either")
+        XCTAssertEqual(stats.jitterBuffer.received - before.jitterBuffer.received, 150)
+        XCTAssertEqual(stats.jitterBuffer.concealedFrames, before.jitterBuffer.concealedFrames)
+        XCTAssertEqual(stats.jitterBuffer.late, before.jitterBuffer.late)
+        // Every copy was spare: 149 of them (the run's first packet carries none).
+        XCTAssertEqual(
+            stats.jitterBuffer.redundantDuplicates + stats.jitterBuffer.redundantLate - before.jitterBuffer.redundantDuplicates
+                - before.jitterBuffer.redundantLate, 149)
+        // Reordering raises the delay, which is stretched in: frames are not all sample-exact.
+        XCTAssertGreaterThan(played.count, 145 * 960)
     }
 
     func testABurstOfTwoNeedsADepthOfTwo() throws {
@@ -173,9 +204,13 @@ final class RTPStreamREDSendTests: XCTestCase {
         policy.reportReceived(fractionLost: 0.02)
         XCTAssertEqual(policy.depth, 1, "the third steps down one level")
         policy.reportReceived(fractionLost: 0)
-        policy.reportReceived(fractionLost: 0.05)
+        policy.reportReceived(fractionLost: 0.03)
         policy.reportReceived(fractionLost: 0)
         XCTAssertEqual(policy.depth, 1, "a lossy report restarts the count")
+        policy.reportReceived(fractionLost: 0.08)
+        XCTAssertEqual(policy.depth, 2, "8 % is deep")
+        for _ in 0..<3 { policy.reportReceived(fractionLost: 0.03) }
+        XCTAssertEqual(policy.depth, 1)
         for _ in 0..<3 { policy.reportReceived(fractionLost: 0) }
         XCTAssertEqual(policy.depth, 0)
         var off = REDSendPolicy(mode: .off)
@@ -217,9 +252,51 @@ final class RTPStreamREDSendTests: XCTestCase {
     func testWithoutTheNegotiatedTypeOrWithTheModeOffPacketsArePlain() throws {
         var pair = RTPStreamPair(protectionKeys: nil) { $0.redPayloadType = RTPStreamREDReceiveTests.redType }
         pair.run(.seconds(1))
-        XCTAssertEqual(pair.a.stream.statistics(at: pair.now).redPacketsSent, 0, "off by default")
+        XCTAssertEqual(pair.a.stream.statistics(at: pair.now).redPacketsSent, 0, "adaptive by default: none on a clean link")
+        var off = RTPStreamPair(protectionKeys: nil) { c in
+            c.redPayloadType = RTPStreamREDReceiveTests.redType
+            c.redSending = .off
+        }
+        off.dropsOnWire = { _ in Int.random(in: 0..<10) == 0 }
+        off.run(.seconds(8))
+        XCTAssertEqual(off.a.stream.statistics(at: off.now).redPacketsSent, 0, "off: none even through loss")
         var unnegotiated = RTPStreamPair(protectionKeys: nil) { $0.redSending = .always(depth: 1) }
         unnegotiated.run(.seconds(1))
         XCTAssertEqual(unnegotiated.a.stream.statistics(at: unnegotiated.now).redPacketsSent, 0)
+    }
+
+    /// With the default policy, loss reported by the peer turns RED on: at 5 % one frame deep,
+    /// and the peer plays the lost frames from the copies; at 10 % two deep.
+    func testTheDefaultPolicyFollowsThePeersLossReports() throws {
+        var pair = RTPStreamPair(protectionKeys: nil) { $0.redPayloadType = RTPStreamREDReceiveTests.redType }
+        pair.run(.seconds(1))
+        XCTAssertEqual(pair.a.stream.statistics(at: pair.now).redDepth, 0)
+        var index = 0
+        pair.dropsOnWire = { bytes in
+            guard let packet = try? RTPPacket(parsing: bytes), packet.header.ssrc == 0xA else { return false }
+            index += 1
+            return index % 20 == 7
+        }
+        pair.run(.seconds(15))
+        let sent = pair.a.stream.statistics(at: pair.now)
+        XCTAssertEqual(sent.redDepth, 1, "5 % loss: one frame deep")
+        XCTAssertGreaterThan(sent.redPacketsSent, 300)
+        let before = pair.b.stream.statistics(at: pair.now).jitterBuffer
+        let lostBefore = pair.lostOnWire
+        pair.run(.seconds(4))
+        let after = pair.b.stream.statistics(at: pair.now).jitterBuffer
+        XCTAssertGreaterThan(pair.lostOnWire - lostBefore, 8)
+        XCTAssertEqual(after.recoveredByRedundancy - before.recoveredByRedundancy, pair.lostOnWire - lostBefore, "every lost frame came from a copy")
+        XCTAssertEqual(after.concealedFrames, before.concealedFrames)
+        pair.dropsOnWire = { bytes in
+            guard let packet = try? RTPPacket(parsing: bytes), packet.header.ssrc == 0xA else { return false }
+            index += 1
+            return index % 10 == 7
+        }
+        pair.run(.seconds(10))
+        XCTAssertEqual(pair.a.stream.statistics(at: pair.now).redDepth, 2, "10 %: two deep")
+        pair.dropsOnWire = { _ in false }
+        pair.run(.seconds(30))
+        XCTAssertEqual(pair.a.stream.statistics(at: pair.now).redDepth, 0, "clean again: plain packets")
     }
 }

@@ -88,4 +88,52 @@ final class SDPOfferAnswerREDTests: XCTestCase {
         let (answer, _) = try bob.receiveOffer(offer)
         XCTAssertNil(try alice.receiveAnswer(try parse(answer.text)).redPayloadType)
     }
+
+    /// Asking for RED puts it first, in answers (Chromium then sends RED) and in offers; the
+    /// side that reads it still picks Opus as the codec.
+    func testAskingForREDListsItFirst() throws {
+        var asking = capabilities("203.0.113.5", port: 5000)
+        asking.requestsRedundancy = true
+        asking.encryption = .automatic(suites: [.aesCM128HmacSHA1_80])
+        asking.ice = SDPICEParameters(usernameFragment: "bobUF", password: "bobUFPw0123456789abcdef+/xyz", options: [], candidates: [])
+        asking.dtlsFingerprint = SDPFingerprint(hashFunction: "sha-256", digest: Array(0..<32))
+        var bob = SDPOfferAnswer(capabilities: asking)
+        let (answer, media) = try bob.receiveOffer(try parse(WebRTCSDPSamples.chromiumOffer))
+        XCTAssertEqual(Array(try XCTUnwrap(answer.media.first).formats.prefix(2)), ["63", "111"])
+        XCTAssertEqual(media.payloadType, 111)
+        XCTAssertEqual(media.redPayloadType, 63)
+
+        var alice = SDPOfferAnswer(capabilities: { var c = capabilities("192.0.2.10", port: 4000); c.requestsRedundancy = true; return c }())
+        var carol = SDPOfferAnswer(capabilities: capabilities("192.0.2.20", port: 5000))
+        let offer = try parse(try alice.makeOffer().text)
+        XCTAssertEqual(offer.media.first?.formats.first, "63")
+        let (reply, carolMedia) = try carol.receiveOffer(offer)
+        XCTAssertEqual(carolMedia.payloadType, 111, "RED is not a codec of its own")
+        XCTAssertEqual(carolMedia.redPayloadType, 63)
+        XCTAssertEqual(try alice.receiveAnswer(try parse(reply.text)).payloadType, 111)
+    }
+
+    /// The peer's bandwidth for the whole stream: `b=TIAS` in bits, else `b=AS` in kilobits
+    /// less packet headers; media level before session level; nonsense ignored.
+    func testThePeersBandwidthLimitComesFromTIASOrAS() throws {
+        func limit(_ lines: String, session: String = "") throws -> Int? {
+            var bob = SDPOfferAnswer(capabilities: capabilities("192.0.2.20", port: 5000))
+            let text = "v=0\r\no=- 1 1 IN IP4 192.0.2.10\r\ns=-\r\nc=IN IP4 192.0.2.10\r\n\(session)t=0 0\r\n"
+                + "m=audio 4000 RTP/AVP 111\r\n\(lines)a=rtpmap:111 opus/48000/2\r\na=fmtp:111 maxaveragebitrate=40000\r\n"
+            return try bob.receiveOffer(try parse(text)).media.peerBandwidthLimit
+        }
+        XCTAssertNil(try limit(""), "none stated")
+        XCTAssertEqual(try limit("b=TIAS:96000\r\n"), 96_000)
+        XCTAssertEqual(try limit("b=AS:100\r\n"), 100_000 - 16_000, "less 40 bytes a packet at 50 packets a second")
+        XCTAssertEqual(try limit("b=AS:100\r\nb=TIAS:64000\r\n"), 64_000, "TIAS is the payload figure")
+        XCTAssertEqual(try limit("", session: "b=AS:200\r\n"), 184_000)
+        XCTAssertEqual(try limit("b=TIAS:50000\r\n", session: "b=AS:200\r\n"), 50_000, "the media line first")
+        XCTAssertNil(try limit("b=AS:0\r\n"), "a zero would silence the stream: ignored")
+        XCTAssertEqual(try limit("b=AS:999999999999\r\n"), 10_000_000_000 - 16_000, "a huge one is clamped, not overflowed")
+        var bob = SDPOfferAnswer(capabilities: capabilities("192.0.2.20", port: 5000))
+        let offer = "v=0\r\no=- 1 1 IN IP4 192.0.2.10\r\ns=-\r\nc=IN IP4 192.0.2.10\r\nt=0 0\r\nm=audio 4000 RTP/AVP 111\r\n"
+            + "a=rtpmap:111 opus/48000/2\r\na=fmtp:111 maxaveragebitrate=40000\r\n"
+        guard case .opus(let settings) = try bob.receiveOffer(try parse(offer)).media.codec else { return XCTFail("Opus") }
+        XCTAssertEqual(settings.maxAverageBitrate, 40_000, "the Opus cap stays the encoder's, apart from the stream's limit")
+    }
 }

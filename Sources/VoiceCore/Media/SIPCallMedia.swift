@@ -45,6 +45,8 @@ package final class SIPCallMedia: Sendable {
     private let certificate: DTLSCertificate?
     /// The TURN relay allocated for ``localPort``, for the stream's ICE agent.
     private let relay: TURNRelay?
+    /// When the stream sends RFC 2198 redundancy, if negotiated (adaptive unless a test fixes it).
+    private let redSending: REDSendPolicy.Mode
 
     /// Creates the media side of a call; nothing runs until the first ``apply(_:)``.
     /// - Parameter reserved: the sockets bound on `localPort` (and the next port) while the SDP
@@ -52,9 +54,10 @@ package final class SIPCallMedia: Sendable {
     package init(
         localHost: String, localPort: UInt16, reserved: ReservedMediaPort? = nil, audioDevice: (any AudioDevice)?,
         engine: MediaEngine = .shared, enableDSCP: Bool = false, localICE: SDPICEParameters? = nil, certificate: DTLSCertificate? = nil,
-        relay: TURNRelay? = nil, onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil
+        relay: TURNRelay? = nil, redSending: REDSendPolicy.Mode = .adaptive, onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil
     ) {
         self.relay = relay
+        self.redSending = redSending
         self.localICE = localICE
         self.certificate = certificate
         self.localHost = localHost
@@ -110,6 +113,8 @@ package final class SIPCallMedia: Sendable {
             encryption: media.encryption)
         configuration.telephoneEventPayloadType = media.telephoneEventPayloadType
         configuration.redPayloadType = media.redPayloadType
+        configuration.peerBandwidthLimit = media.peerBandwidthLimit
+        configuration.redSending = redSending
         configuration.audioLevelExtensionID = media.audioLevelExtensionID
         configuration.rtcpMux = media.rtcpMux
         configuration.enableDSCP = enableDSCP

@@ -58,8 +58,16 @@ extension JitterBuffer {
 
         let slot = slots[index(seq)]
         if slot.seq == seq, slot.state != .empty {
-            counters.duplicates += 1
-            return .duplicate
+            guard slot.state == .buffered, slot.origin == .redundancy else {
+                counters.duplicates += 1
+                return .duplicate
+            }
+            // The packet overtook nothing: its redundant copy came first (reordering), and
+            // the frame was never missing. The copy was the spare one.
+            slots[index(seq)].origin = .packet
+            counters.redundantDuplicates += 1
+            recordDelay(ts: ts, arrival: arrival)
+            return .accepted
         }
         recordDelay(ts: ts, arrival: arrival)
         let isLate: Bool
@@ -111,8 +119,7 @@ extension JitterBuffer {
             counters.redundantLate += 1
             return .late
         }
-        store(seq: seq, ts: ts, marker: false, payload: payload, duration: duration)
-        counters.recoveredByRedundancy += 1
+        store(seq: seq, ts: ts, marker: false, payload: payload, duration: duration, origin: .redundancy)
         return .accepted
     }
 
@@ -192,7 +199,9 @@ extension JitterBuffer {
     }
 
     /// Copies the payload into the slot for `seq` and marks it buffered.
-    mutating func store(seq: Int64, ts: Int64, marker: Bool, payload: UnsafeRawBufferPointer, duration: Int) {
+    mutating func store(
+        seq: Int64, ts: Int64, marker: Bool, payload: UnsafeRawBufferPointer, duration: Int, origin: Origin = .packet
+    ) {
         let i = index(seq)
         if slots[i].state == .buffered {
             // Only reachable if the ring invariant broke; never leave a count behind.
@@ -206,7 +215,7 @@ extension JitterBuffer {
                 (base + offset).copyMemory(from: src, byteCount: payload.count)
             }
         }
-        slots[i] = Slot(seq: seq, ts: ts, duration: duration, length: payload.count, marker: marker, state: .buffered)
+        slots[i] = Slot(seq: seq, ts: ts, duration: duration, length: payload.count, marker: marker, state: .buffered, origin: origin)
         bufferedCount += 1
         if seq > highestSeq {
             highestSeq = seq

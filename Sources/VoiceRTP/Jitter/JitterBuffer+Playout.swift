@@ -210,6 +210,7 @@ extension JitterBuffer {
         underrunUnits = 0
         continuity = .speech
         counters.playedPackets += 1
+        if slot.origin == .redundancy { counters.recoveredByRedundancy += 1 }
         switch scale {
         case .none:
             return .packet(length: slot.length, duration: slot.duration)

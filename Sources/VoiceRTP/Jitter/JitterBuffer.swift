@@ -47,6 +47,9 @@ package struct JitterBuffer: Sendable {
     /// after a pause starts a talkspurt: some WebRTC stacks mark every packet.
     enum Continuity: Sendable { case speech, pause }
 
+    /// Where a buffered frame came from: its own packet, or a later packet's RFC 2198 block.
+    enum Origin: UInt8, Sendable { case packet, redundancy }
+
     struct Slot: Sendable {
         var seq: Int64 = -1
         var ts: Int64 = 0
@@ -54,6 +57,7 @@ package struct JitterBuffer: Sendable {
         var length: Int = 0
         var marker = false
         var state = SlotState.empty
+        var origin = Origin.packet
     }
 
     /// The configuration in force (out-of-range values already clamped).

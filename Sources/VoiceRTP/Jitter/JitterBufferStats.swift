@@ -51,9 +51,9 @@ package struct JitterBufferStats: Hashable, Sendable {
     /// Packets handed out to be played lengthened, to grow the delay
     /// (``JitterBufferPlayout/stretch(length:duration:urgent:by:)``); a request, like ``acceleratedFrames``.
     package var stretchedFrames: Int = 0
-    /// Frames filled in from a later packet's RFC 2198 redundancy before their turn to play
-    /// (their own packet lost or not yet in); and the redundant copies not needed: the frame
-    /// was already buffered or played, or had gone out.
+    /// Frames played from a later packet's RFC 2198 redundancy: their own packet never came
+    /// in time. And the redundant copies not needed: the frame was already buffered or played,
+    /// its own packet arrived after the copy (reordering), or its turn had gone.
     package var recoveredByRedundancy: Int = 0
     package var redundantDuplicates: Int = 0
     package var redundantLate: Int = 0

@@ -17,9 +17,14 @@ package struct AudioStreamConfiguration: Sendable {
     /// blocks of the codec buffered.
     package var redPayloadType: UInt8?
     /// Whether our packets carry RED when ``redPayloadType`` is negotiated, and how much
-    /// (``REDSendPolicy``). Default off: Opus FEC protects the stream until measurements say
-    /// when RED does better.
-    package var redSending: REDSendPolicy.Mode = .off
+    /// (``REDSendPolicy``). Default adaptive: plain packets on a clean link, redundancy once
+    /// the peer reports loss (measured with `voice-bench quality`: through bursts of loss RED
+    /// recovers what Opus FEC, one frame deep, cannot).
+    package var redSending: REDSendPolicy.Mode = .adaptive
+    /// The most payload the peer takes on this stream, bits per second, when its description
+    /// stated a bandwidth (`b=TIAS` or `b=AS`): with RED on, the primary frames and their
+    /// copies share it (see ``REDSendPolicy``). Nil: no limit beyond the codec's own cap.
+    package var peerBandwidthLimit: Int?
     /// The RTP header extension ID of RFC 6464 audio levels in the peer's packets, nil: none.
     package var audioLevelExtensionID: UInt8?
     /// SRTP keys, or `.unencrypted`.

@@ -47,7 +47,8 @@ extension RTPStream {
         var blockBytes = 0
         let budget = redByteBudget
         let room = buffers.send.count - trailerRoom - headerLength
-        while blocks < redPolicy.depth, let (_, entry) = redHistory.entry(age: blocks) {
+        let depth = redDepthInUse
+        while blocks < depth, let (_, entry) = redHistory.entry(age: blocks) {
             let offset = rtpTimestamp &- entry.timestamp
             let total = payloadLength + 1 + 4 * (blocks + 1) + blockBytes + entry.length
             guard offset > 0, offset < 1 << 14, total <= budget, total <= room else { break }
@@ -85,16 +86,46 @@ extension RTPStream {
         return length
     }
 
-    /// The most payload bytes one packet may carry under the peer's Opus bitrate cap (its
-    /// `maxaveragebitrate`, already in the settings), over one frame.
+    /// The most payload bytes one packet may carry under the peer's bandwidth limit: a frame's
+    /// share, with a quarter more for the swing of variable bitrate around its average. No
+    /// limit stated: none but the buffer (each frame is already within the peer's Opus cap).
     private var redByteBudget: Int {
-        guard case .opus(let settings) = configuration.codec else { return Int.max }
-        return settings.maxAverageBitrate * configuration.ptime / 8_000
+        guard let cap = configuration.peerBandwidthLimit else { return Int.max }
+        return cap * configuration.ptime / 8_000 * 5 / 4
     }
 
-    /// The peer's loss report, for the RED policy.
+    /// The lowest bitrate a primary frame is squeezed to so that its copies fit a peer's bandwidth limit;
+    /// below it a shallower depth is used (at a cap of 32 kbps, no RED at all).
+    static let minimumPrimaryBitrate = 24_000
+
+    /// How many frames back our packets repeat now: the policy's depth, made shallower while
+    /// the primary's share of the peer's bandwidth limit would fall under ``minimumPrimaryBitrate``.
+    var redDepthInUse: Int {
+        guard let cap = configuration.peerBandwidthLimit else { return redPolicy.depth }
+        var depth = redPolicy.depth
+        while depth > 0, cap / (depth + 1) < Self.minimumPrimaryBitrate { depth -= 1 }
+        return depth
+    }
+
+    /// The most the encoder may spend on a primary frame while RED is on under a peer's bandwidth
+    /// limit: its share, the rest going to the copies. No limit or no RED: none here.
+    var redPrimaryCeiling: Int {
+        let depth = redDepthInUse
+        guard depth > 0, let cap = configuration.peerBandwidthLimit else { return Int.max }
+        return cap / (depth + 1)
+    }
+
+    /// The peer's loss report, for the RED policy; a new depth under a bandwidth limit re-applies the
+    /// encoder's bitrate.
     mutating func adaptRED(remoteLoss: Double) {
         guard configuration.redPayloadType != nil else { return }
+        let before = redDepthInUse
         redPolicy.reportReceived(fractionLost: remoteLoss)
+        guard redDepthInUse != before, configuration.peerBandwidthLimit != nil else { return }
+        if let setting = lossAdaptation?.setting {
+            apply(setting)
+        } else if case .opus(let settings) = configuration.codec {
+            apply(OpusLossAdaptation.Setting(fec: fecEnabled, lossHint: lossHint, bitrate: settings.bitrate))
+        }
     }
 }

@@ -125,13 +125,15 @@ extension RTPStream {
     }
 
     /// Sets the encoder's FEC, loss hint and bitrate.
+    /// While RED shares a peer's bitrate cap, the bitrate never exceeds the primary's share.
     mutating func apply(_ setting: OpusLossAdaptation.Setting) {
+        let bitrate = min(setting.bitrate, redPrimaryCeiling)
         if setting.fec != fecEnabled { encoder.setFEC(setting.fec) }
         if setting.lossHint != lossHint { encoder.setPacketLossPercent(setting.lossHint) }
-        if setting.bitrate != sendBitrate { encoder.setBitrate(setting.bitrate) }
+        if bitrate != sendBitrate { encoder.setBitrate(bitrate) }
         fecEnabled = setting.fec
         lossHint = setting.lossHint
-        sendBitrate = setting.bitrate
+        sendBitrate = bitrate
     }
 
     /// The stream's figures at `now`: what it sent, received, played and measured. The device
@@ -171,7 +173,7 @@ extension RTPStream {
         s.redPacketsReceived = redPacketsReceived
         s.redPacketsSent = redPacketsSent
         s.redBlocksSent = redBlocksSent
-        s.redDepth = redPolicy.depth
+        s.redDepth = redDepthInUse
         s.redBlocksRefused = redFilter.unknownType + redFilter.nested + redFilter.outOfOrder + redBlocksUnplaced
         s.announcedSilenceVerified = announcedSilence.verified
         s.announcedLevelsDistrusted = announcedSilence.isDistrusted

@@ -11,6 +11,10 @@ package struct SDPLocalCapabilities: Hashable, Sendable {
     /// `111/111`, as browsers offer it): the peer's RED packets are then taken apart and their
     /// redundant frames fill losses. Default true.
     package var redundancy: Bool = true
+    /// Whether our descriptions list RED before the codec, which asks the peer to send it
+    /// (browsers send RED only when the other side's description puts it first). Default
+    /// false: we take a peer's RED when it sends it, without asking for twice its bitrate.
+    package var requestsRedundancy: Bool = false
     /// Packetization time we want to receive, in ms (one of ``MediaCodec/supportedPtimes``). Default 20.
     package var ptime: Int
     /// Encryption policy. Default ``SDPEncryptionPolicy/required``.

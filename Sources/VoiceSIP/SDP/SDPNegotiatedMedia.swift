@@ -14,6 +14,11 @@ package struct SDPNegotiatedMedia: Equatable, Sendable {
     /// The RTP payload type of RFC 2198 redundancy around ``codec`` (`red/48000/2`), if both
     /// sides have it for this codec.
     package var redPayloadType: UInt8?
+    /// The most the peer takes on this stream in all, bits per second of RTP payload, when its
+    /// description says (`b=TIAS`, RFC 3890, else `b=AS` less packet headers): what RFC 2198
+    /// copies and the frames they repeat must share. Nil: no limit stated. (Its Opus
+    /// `maxaveragebitrate` caps each encoding and is already in ``codec``'s settings.)
+    package var peerBandwidthLimit: Int?
     /// The RTP header extension ID of the peer's RFC 6464 audio levels (what we read from its
     /// packets), when its offer mapped one; nil: none.
     package var audioLevelExtensionID: UInt8?

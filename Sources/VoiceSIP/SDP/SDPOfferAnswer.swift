@@ -95,7 +95,7 @@ package struct SDPOfferAnswer: Sendable {
         }
         if capabilities.redundancy, let opus = capabilities.codecs.first(where: { if case .opus = $0 { true } else { false } }) {
             let pt = Self.redPayloadType
-            formats.append(String(pt))
+            if capabilities.requestsRedundancy { formats.insert(String(pt), at: 0) } else { formats.append(String(pt)) }
             attributes.append(.rtpmap(SDPRTPMap(payloadType: pt, encodingName: "red", clockRate: 48_000, channels: 2)))
             attributes.append(.fmtp(Self.redFormatParameters(pt, wrapping: opus.defaultPayloadType)))
         }
@@ -230,6 +230,7 @@ package struct SDPOfferAnswer: Sendable {
         media.dtls = dtls?.association
         media.ice = dtls?.ice
         media.redPayloadType = Self.redundancy(around: chosen.pt, codec: chosen.codec, in: redundancy, offered: capabilities.redundancy)
+        media.peerBandwidthLimit = Self.bandwidthLimit(theirs, session: answer, ptime: media.ptime)
         // Levels go both ways under the ID the answer kept (RFC 8285 §6), if it kept the extension.
         if ours.audioLevelExtensionID != nil { media.audioLevelExtensionID = theirs.audioLevelExtensionID }
         if let chosenCrypto { localCryptos = [chosenCrypto] }
@@ -355,6 +356,7 @@ package struct SDPOfferAnswer: Sendable {
             direction: ourDirection)
         media.dtls = dtls?.association
         media.ice = dtls?.ice
+        media.peerBandwidthLimit = Self.bandwidthLimit(offered, session: offer, ptime: media.ptime)
         var formats = [String(chosen.pt)]
         var attributes: [SDPAttribute] = [
             .rtpmap(
@@ -365,11 +367,11 @@ package struct SDPOfferAnswer: Sendable {
         if case .opus = chosen.codec, let settings = localOpusSettings {
             attributes.append(.fmtp(Self.opusFormatParameters(settings, payloadType: chosen.pt)))
         }
-        // RED around the chosen codec, after it: we take the peer's RED, and the peer sends it
-        // only if it puts RED first itself.
+        // RED around the chosen codec: after it, we take the peer's RED but do not ask for it
+        // (a browser sends RED only to an answer that lists it first); before it, we ask.
         if let red = Self.redundancy(around: chosen.pt, codec: chosen.codec, in: redundancy, offered: capabilities.redundancy) {
             media.redPayloadType = red
-            formats.append(String(red))
+            if capabilities.requestsRedundancy { formats.insert(String(red), at: 0) } else { formats.append(String(red)) }
             attributes.append(.rtpmap(SDPRTPMap(payloadType: red, encodingName: "red", clockRate: 48_000, channels: 2)))
             attributes.append(.fmtp(Self.redFormatParameters(red, wrapping: chosen.pt)))
         }
@@ -480,11 +482,35 @@ package struct SDPOfferAnswer: Sendable {
             && codec.rtpClockRate == map.clockRate
         {
             guard case var .opus(settings) = codec else { return codec }
-            if let cap = parameters?["maxaveragebitrate"].flatMap({ Int($0) }), (6_000...510_000).contains(cap) {
+            if let cap = Self.bitrateCap(parameters) {
                 settings = settings.limited(toPeerMaximum: cap)
             }
             if parameters?["useinbandfec"] == "0" { settings.fec = false }
             return .opus(settings)
+        }
+        return nil
+    }
+
+    /// The peer's Opus `maxaveragebitrate`, if it states one in the valid range (RFC 7587).
+    static func bitrateCap(_ parameters: SDPFormatParameters?) -> Int? {
+        guard let cap = parameters?["maxaveragebitrate"].flatMap({ Int($0) }), (6_000...510_000).contains(cap) else { return nil }
+        return cap
+    }
+
+    /// The peer's limit for the whole stream (payload bits per second): its media section's
+    /// `b=TIAS` (RFC 3890), else its `b=AS` (kilobits, RFC 4566) less 40 bytes of IP, UDP and
+    /// RTP headers per packet, else the same lines at session level. Nil when none is stated
+    /// or one is out of range (a hostile 0 must not silence the stream, so under 6 kbps is ignored).
+    static func bandwidthLimit(_ media: SDPMediaDescription, session: SDPSessionDescription, ptime: Int) -> Int? {
+        for lines in [media.bandwidths, session.bandwidths] {
+            let headers = 40 * 8 * 1_000 / max(1, ptime)
+            var limit: Int?
+            if let tias = lines.first(where: { $0.type.uppercased() == "TIAS" }) {
+                limit = Int(min(tias.bandwidth, 10_000_000_000))
+            } else if let kbps = lines.first(where: { $0.type.uppercased() == "AS" }) {
+                limit = Int(min(kbps.bandwidth, 10_000_000)) * 1_000 - headers
+            }
+            if let limit { return limit >= 6_000 ? limit : nil }
         }
         return nil
     }

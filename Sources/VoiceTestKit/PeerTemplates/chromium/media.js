@@ -90,6 +90,15 @@ async function describe(pc, stats) {
         insertedSamplesForDeceleration: entry.insertedSamplesForDeceleration,
         removedSamplesForAcceleration: entry.removedSamplesForAcceleration,
         jitterBufferDelayMs: entry.jitterBufferEmittedCount ? 1000 * entry.jitterBufferDelay / entry.jitterBufferEmittedCount : null,
+        // Redundant (RFC 2198) blocks NetEq took apart, and those it did not need.
+        fecPacketsReceived: entry.fecPacketsReceived, fecPacketsDiscarded: entry.fecPacketsDiscarded,
+        codec: entry.codecId && report.get(entry.codecId) ? report.get(entry.codecId).mimeType : null,
+      };
+    }
+    if (entry.type === "outbound-rtp" && entry.kind === "audio") {
+      stats.outbound = {
+        packetsSent: entry.packetsSent, bytesSent: entry.bytesSent, targetBitrate: entry.targetBitrate,
+        codec: entry.codecId && report.get(entry.codecId) ? report.get(entry.codecId).mimeType : null,
       };
     }
   });
