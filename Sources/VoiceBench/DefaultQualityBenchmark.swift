@@ -1,4 +1,5 @@
 import VoiceRTP
+import VoiceSupport
 import Foundation
 import VoiceMedia
 import VoiceTestKit
@@ -19,6 +20,10 @@ struct DefaultQualityBenchmark {
         var name: String
         var lossRate: Double
         var meanBurstLength: Double
+        /// Our calls' RED for this condition, instead of the benchmark's (`burst5_no_red`).
+        var red: REDSendPolicy.Mode? = nil
+        /// Its loss seeds are another condition's (the same losses, another setting).
+        var seedsOf: String? = nil
 
         func impairment(seed: UInt64) -> NetworkImpairment {
             NetworkImpairment(
@@ -31,6 +36,7 @@ struct DefaultQualityBenchmark {
         Condition(name: "loss5", lossRate: 0.05, meanBurstLength: 1),
         Condition(name: "loss10", lossRate: 0.10, meanBurstLength: 1),
         Condition(name: "burst5", lossRate: 0.05, meanBurstLength: 3),
+        Condition(name: "burst5_no_red", lossRate: 0.05, meanBurstLength: 3, red: .off, seedsOf: "burst5"),
     ]
 
     let voices: [[Int16]]
@@ -44,14 +50,18 @@ struct DefaultQualityBenchmark {
     /// Whether the receivers' jitter buffers use time-scale modification (false: frame-level
     /// adaptation only, as before it existed).
     let timeStretch: Bool
-    /// RFC 2198 redundancy on our calls (both ends negotiate it; baresip's calls have none).
+    /// RFC 2198 redundancy on our calls: both ends negotiate it, as two SDK clients do, and send
+    /// it as the SDK's default policy does (adaptive) unless told otherwise. Baresip's calls
+    /// have none.
     let red: REDSendPolicy.Mode
+    /// Payload kb/s our receivers got, by condition index (the bitrate cost beside each figure).
+    private let receivedKbps = Locked<[Int: [Double]]>([:])
 
     /// - Parameters:
     ///   - seeds: loss seeds per condition.
     ///   - only: names of the conditions to run; empty runs them all.
     ///   - settings: our Opus settings (the SDK's default unless a preset is being measured).
-    init(seeds: Int, only: [String] = [], settings: OpusSettings = .voice, timeStretch: Bool = true, red: REDSendPolicy.Mode = .off) throws {
+    init(seeds: Int, only: [String] = [], settings: OpusSettings = .voice, timeStretch: Bool = true, red: REDSendPolicy.Mode = .adaptive) throws {
         self.seeds = max(1, seeds)
         self.red = red
         self.timeStretch = timeStretch
@@ -90,8 +100,10 @@ struct DefaultQualityBenchmark {
         var pairs: [(condition: Int, baresip: Bool, ref: String, deg: String)] = []
         for (c, condition) in conditions.enumerated() {
             for seed in 0..<seeds {
-                let base = UInt64(10_000 * (c + 1) + 100 * seed)
-                let outputs = try runBoth(condition: condition, seed: base, label: "\(condition.name) seed \(seed)")
+                let group = condition.seedsOf.flatMap { name in Self.conditions.firstIndex { $0.name == name } }
+                    ?? Self.conditions.firstIndex { $0.name == condition.name } ?? c
+                let base = UInt64(10_000 * (group + 1) + 100 * seed)
+                let outputs = try runBoth(condition: condition, index: c, seed: base, label: "\(condition.name) seed \(seed)")
                 for (isBaresip, output) in [(false, outputs.ours), (true, outputs.baresip)] {
                     let segments = try cut(output, label: "\(condition.name) seed \(seed) \(isBaresip ? "baresip" : "ours")")
                     for (v, segment) in segments.enumerated() {
@@ -120,24 +132,28 @@ struct DefaultQualityBenchmark {
                     + "baresip median \(Self.format(theirs[c])) \(Self.list(baresip))")
         }
         for (c, condition) in conditions.enumerated() { figures.append(("pesq_wb_default_\(condition.name)", Self.format(ours[c]))) }
-        for (c, condition) in conditions.enumerated() { figures.append(("pesq_wb_baresip_\(condition.name)", Self.format(theirs[c]))) }
-        let margin = zip(ours, theirs).map { $0 - $1 }.min() ?? 0
+        let kbps = receivedKbps.withLock { $0 }
+        for (c, condition) in conditions.enumerated() {
+            figures.append(("payload_kbps_default_\(condition.name)", String(format: "%.1f", Self.median(kbps[c] ?? []))))
+        }
+        for (c, condition) in conditions.enumerated() where condition.red == nil {
+            figures.append(("pesq_wb_baresip_\(condition.name)", Self.format(theirs[c])))
+        }
+        let margin = zip(ours, theirs).enumerated().filter { conditions[$0.offset].red == nil }.map { $0.element.0 - $0.element.1 }.min() ?? 0
         figures.append(("pesq_vs_baresip_min", String(format: "%+.2f", margin)))
         return figures
     }
 
     /// One call of ours and one of baresip's, at the same time, through the same condition.
-    private func runBoth(condition: Condition, seed: UInt64, label: String) throws -> (ours: [Int16], baresip: [Int16]) {
+    private func runBoth(condition: Condition, index: Int, seed: UInt64, label: String) throws -> (ours: [Int16], baresip: [Int16]) {
         let capacity = signal.count + 48_000 * 5
         let ours = try LoopbackCall(
             codec: .opus(settings), signalA: signal, signalB: [], impairmentAToB: condition.impairment(seed: seed),
             impairmentBToA: condition.impairment(seed: seed + 1)
         ) { [timeStretch, red] in
             $0.jitterBuffer.timeStretch = timeStretch
-            if red != .off {
-                $0.redPayloadType = 63
-                $0.redSending = red
-            }
+            $0.redPayloadType = 63
+            $0.redSending = condition.red ?? red
         }
         let baresip = try BaresipSenderCall(
             samples: signal, workDirectory: workDirectory, offering: settings,
@@ -153,6 +169,7 @@ struct DefaultQualityBenchmark {
                 + "(\(sender.redPacketsSent) packets, \(sender.redBlocksSent) blocks, \(sender.bytesSent * 8 / 1_000) kbit sent); "
                 + "\(Self.describe(receiver)), recovered by RED \(receiver.jitterBuffer.recoveredByRedundancy)")
         print("quality: \(label): baresip: \(Self.describe(fromBaresip))")
+        receivedKbps.withLock { $0[index, default: []].append(Self.payloadKbps(receiver)) }
         flushOutput()
         return (ours.deviceB.recordedSamples, baresip.device.recordedSamples)
     }
@@ -187,11 +204,16 @@ struct DefaultQualityBenchmark {
     /// The receiving side's figures: what arrived, at what rate, and how playout coped.
     static func describe(_ s: AudioStreamStats) -> String {
         let jb = s.jitterBuffer
-        let kbps = s.packetsReceived > 0 ? Double(s.bytesReceived) * 8 / (Double(s.packetsReceived) * 0.02) / 1000 : 0
+        let kbps = payloadKbps(s)
         return String(
             format: "received %d packets with %.1f kb/s of payload, lost %d, recovered %d, concealed %d, late %d, delay %.0f ms",
             Int(s.packetsReceived), kbps, Int(s.packetsLost), jb.recoveredFrames, jb.concealedFrames, jb.late,
             jb.currentDelay.milliseconds)
+    }
+
+    /// Payload kb/s over the packets received (20 ms each).
+    static func payloadKbps(_ s: AudioStreamStats) -> Double {
+        s.packetsReceived > 0 ? Double(s.bytesReceived) * 8 / (Double(s.packetsReceived) * 0.02) / 1000 : 0
     }
 
     static func median(_ values: [Double]) -> Double {

@@ -189,12 +189,12 @@ struct Quality: ParsableCommand {
         abstract: "Prints only the default-settings PESQ-WB figures, ours and baresip's, through the same impairment, at our receiver and at baresip's.")
 
     @Option(help: "Loss seeds per condition.") var seeds = 3
-    @Option(help: "Only these conditions (loss0, loss5, loss10, burst5).") var condition: [String] = []
+    @Option(help: "Only these conditions (loss0, loss5, loss10, burst5, burst5_no_red).") var condition: [String] = []
     @Option(help: "Our Opus preset: voice (the default), highQuality or lowBandwidth.") var preset = "voice"
     @Flag(help: "Receive without the jitter buffer's time-scale modification (frame-level adaptation only).") var frameLevel = false
     @Flag(help: "Skip the figures at our receiver.") var skipOurs = false
     @Flag(help: "Skip the figures at baresip's receiver (pesq_at_baresip_vs_baresip_*).") var skipAtBaresip = false
-    @Option(help: "Our calls send RFC 2198 redundancy this many frames deep (1 or 2; 0: none, the default).") var redDepth = 0
+    @Option(help: "Our calls send RFC 2198 redundancy this many frames deep (1 or 2; 0: none); default: the SDK's adaptive policy.") var redDepth: Int?
     @Option(help: "Our Opus bitrate and its cap, overriding the preset's (bits per second).") var bitrate: Int?
     @Option(help: "With --bitrate: the maxaveragebitrate cap (RED's per-packet budget).") var maxBitrate: Int?
     @Flag(help: "With --bitrate: no Opus in-band FEC (to compare RED alone).") var noFec = false
@@ -211,7 +211,7 @@ struct Quality: ParsableCommand {
         if !skipOurs {
             figures += try DefaultQualityBenchmark(
                 seeds: seeds, only: condition, settings: settings, timeStretch: !frameLevel,
-                red: redDepth > 0 ? .always(depth: redDepth) : .off
+                red: redDepth.map { $0 > 0 ? .always(depth: $0) : .off } ?? .adaptive
             ).run()
         }
         if !skipAtBaresip { figures += try ReceiverQualityBenchmark(seeds: seeds, settings: settings).run() }

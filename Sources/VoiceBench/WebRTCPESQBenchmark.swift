@@ -9,6 +9,8 @@ import VoiceSIPAgent
 import VoiceTestAudio
 import VoiceSupport
 import VoiceTestKit
+import VoiceEmbedded
+import VoiceRTP
 
 /// `pesq_wb_<peer>_to_us` and `pesq_wb_us_to_<peer>`: PESQ-WB (P.862.2) of spoken sentences sent
 /// each way between our media (ICE + DTLS-SRTP + Opus, the SDK's default stream) and a real
@@ -21,13 +23,36 @@ struct WebRTCPESQ: ParsableCommand {
         abstract: "Prints pesq_wb_<peer>_to_us and pesq_wb_us_to_<peer>: speech both ways with Chromium or aiortc (needs python3 pesq, espeak-ng).")
 
     @Option(help: "The peer: chromium or aiortc.") var peer = "chromium"
+    @Flag(help: "Also through 5 % loss in bursts (Gilbert–Elliott, mean 3) and 20 ± 20 ms jitter both ways: _burst5 rows, with and without RED asked of the peer.")
+    var burst5 = false
 
     func run() throws {
         guard let stack = WebRTCPeer.Stack(rawValue: peer) else { throw ValidationError("--peer \(peer): chromium or aiortc") }
-        printFigures(try Self.figures(stack))
+        var figures = try Self.figures(stack)
+        if burst5 { figures += try Self.burstFigures(stack) }
+        printFigures(figures)
     }
 
-    static func figures(_ stack: WebRTCPeer.Stack) throws -> [(String, String)] {
+    /// The burst rows: `pesq_wb_<peer>_to_us_burst5` and `pesq_wb_us_to_<peer>_burst5` at the SDK's
+    /// defaults (RED taken from the peer but not asked for, ours adaptive), and the same with RED
+    /// asked of the peer (`_burst5_red`: our offer lists it first).
+    static func burstFigures(_ stack: WebRTCPeer.Stack) throws -> [(String, String)] {
+        let burst = { (seed: UInt64) in
+            NetworkImpairment(lossRate: 0.05, meanBurstLength: 3, baseDelay: .zero, jitter: .milliseconds(40), seed: seed)
+        }
+        return try figures(stack, impairment: (burst(31_000), burst(31_001)), suffix: "_burst5")
+            + figures(stack, impairment: (burst(31_000), burst(31_001)), requestsRedundancy: true, suffix: "_burst5_red")
+    }
+
+    /// - Parameters:
+    ///   - impairment: loss and jitter on the media, us → peer and peer → us, through an
+    ///     impairment proxy that both sides know only as each other's candidate; it starts once
+    ///     DTLS is up, so the handshake itself is not what is measured.
+    ///   - requestsRedundancy: our offer lists RED first, which asks the peer to send it.
+    static func figures(
+        _ stack: WebRTCPeer.Stack, impairment: (toPeer: NetworkImpairment, toUs: NetworkImpairment)? = nil,
+        requestsRedundancy: Bool = false, suffix: String = ""
+    ) throws -> [(String, String)] {
         guard WebRTCPeer.isInstalled(stack) else { throw BenchError("\(stack.rawValue) is not installed: scripts/install-deps.sh") }
         let pesq = try PESQBenchmark(settings: OpusSettings())
         let speech = pesq.speech
@@ -43,12 +68,27 @@ struct WebRTCPESQ: ParsableCommand {
         let certificate = try DTLSCertificate.generate(commonName: "voice-bench")
         let reserved = try SIPMediaPortReservation.reserve(host: "127.0.0.1")
         let ice = SIPUserAgent.iceParameters(host: "127.0.0.1", port: reserved.port, mapped: nil, stunServer: nil)
-        var negotiation = SDPOfferAnswer(
-            capabilities: SDPLocalCapabilities(
-                address: "127.0.0.1", port: reserved.port, encryption: .dtlsSRTP, ice: ice,
-                dtlsFingerprint: SDPFingerprint(hashFunction: "sha-256", digest: certificate.fingerprint.bytes)))
-        try peer.setRemoteDescription(try negotiation.makeOffer().text)
-        guard let answer = peer.localDescription() else { throw BenchError("\(stack.rawValue) gave no answer:\n\(peer.logTail())") }
+        var capabilities = SDPLocalCapabilities(
+            address: "127.0.0.1", port: reserved.port, encryption: .dtlsSRTP, ice: ice,
+            dtlsFingerprint: SDPFingerprint(hashFunction: "sha-256", digest: certificate.fingerprint.bytes))
+        capabilities.requestsRedundancy = requestsRedundancy
+        var negotiation = SDPOfferAnswer(capabilities: capabilities)
+        let proxy = try impairment.map { _ in
+            try ImpairmentProxy(
+                endpointA: SocketAddress(host: "127.0.0.1", port: Int(reserved.port)), endpointB: nil, aToB: .none, bToA: .none)
+        }
+        defer { proxy?.stop() }
+        var offer = try negotiation.makeOffer().text
+        if let proxy { offer = SDPCandidateRewrite.ourPort(reserved.port, becomes: UInt16(proxy.addressForB.port), in: offer) }
+        try peer.setRemoteDescription(offer)
+        guard var answer = peer.localDescription() else { throw BenchError("\(stack.rawValue) gave no answer:\n\(peer.logTail())") }
+        if let proxy {
+            guard let (rewritten, theirs) = SDPCandidateRewrite.theirCandidate(in: answer, becomes: proxy.addressForA) else {
+                throw BenchError("no IPv4 UDP candidate in the answer:\n\(answer)")
+            }
+            proxy.connect(endpointB: theirs)
+            answer = rewritten
+        }
         let negotiated = try negotiation.receiveAnswer(try SDPSessionDescription(parsing: answer))
         let device = BufferAudioDevice(captureSamples: speech, loop: true)
         let media = SIPCallMedia(
@@ -56,16 +96,29 @@ struct WebRTCPESQ: ParsableCommand {
             certificate: certificate)
         defer { media.stop() }
         try media.apply(negotiated)
+        if let proxy, let impairment {
+            guard PollingWait.until(timeout: 20, { media.stream?.stats.dtlsState == .connected }) else {
+                throw BenchError("DTLS did not connect through the proxy:\n\(peer.logTail())")
+            }
+            proxy.impair(aToB: impairment.toPeer, bToA: impairment.toUs)
+        }
         guard let theirs = peer.waitForStats(timeout: seconds + 60) else { throw BenchError("\(stack.rawValue) did not finish:\n\(peer.logTail())") }
         let stats = media.stream?.stats
-        print("webrtc-pesq: \(stack.rawValue): pair \(stats?.selectedCandidatePair?.description ?? "-"), SRTP \(stats?.dtlsSRTPSuite?.sdesName ?? "-"); its view: \(theirs)")
+        print("webrtc-pesq: \(stack.rawValue)\(suffix): pair \(stats?.selectedCandidatePair?.description ?? "-"), SRTP \(stats?.dtlsSRTPSuite?.sdesName ?? "-"); its view: \(theirs)")
+        if let proxy, let stats {
+            let counts = proxy.counts
+            print(
+                "webrtc-pesq: \(stack.rawValue)\(suffix): proxy saw \(counts.seen), dropped \(counts.dropped); we sent RED depth \(stats.redDepth) "
+                    + "(\(stats.redPacketsSent) packets), received \(stats.redPacketsReceived) RED packets; "
+                    + DefaultQualityBenchmark.describe(stats) + ", recovered by RED \(stats.jitterBuffer.recoveredByRedundancy)")
+        }
 
         let heardByThem = try BaresipWAVFile.read(peer.recording).channel(0)
         let heardByUs = Array(device.recordedSamples.suffix(heardByThem.count))
         let name = stack.rawValue
         return [
-            ("pesq_wb_\(name)_to_us", String(format: "%.2f", try score(heardByUs, of: speech, pesq: pesq, name: "\(name)-to-us"))),
-            ("pesq_wb_us_to_\(name)", String(format: "%.2f", try score(heardByThem, of: speech, pesq: pesq, name: "us-to-\(name)"))),
+            ("pesq_wb_\(name)_to_us\(suffix)", String(format: "%.2f", try score(heardByUs, of: speech, pesq: pesq, name: "\(name)-to-us\(suffix)"))),
+            ("pesq_wb_us_to_\(name)\(suffix)", String(format: "%.2f", try score(heardByThem, of: speech, pesq: pesq, name: "us-to-\(name)\(suffix)"))),
         ]
     }
 

@@ -56,6 +56,38 @@ final class AudioStreamRenegotiationTests: XCTestCase {
         XCTAssertGreaterThan(atB.score, 0.75, "B hears A after the change: \(atB)")
     }
 
+    /// A re-offer that drops RED stops our redundancy; one that brings it back (with a
+    /// bandwidth limit now) restarts it within the limit's share.
+    func testARenegotiationTurnsREDOffAndOnAgain() throws {
+        let call = try LoopbackCall.virtual(signalA: toneA, signalB: toneB, loop: true) { c in
+            c.redPayloadType = 63
+            c.redSending = .always(depth: 2)
+        }
+        try call.start()
+        defer { call.stop() }
+        PollingWait.sleep(1)
+        XCTAssertGreaterThan(call.a.stats.redPacketsSent, 30)
+        XCTAssertEqual(call.a.stats.redDepth, 2)
+        let encryption = call.a.configuration.encryption
+        let codec = call.a.configuration.codec
+        try call.a.renegotiate(codec: codec, payloadType: 111, ptime: 20, telephoneEventPayloadType: 101, encryption: encryption)
+        audio(after: call.a, renegotiations: 1, seconds: 0.5)
+        let off = call.a.stats.redPacketsSent
+        PollingWait.sleep(1)
+        XCTAssertEqual(call.a.stats.redPacketsSent, off, "no RED once the answer drops it")
+        try call.a.renegotiate(
+            codec: codec, payloadType: 111, ptime: 20, telephoneEventPayloadType: 101, encryption: encryption, redPayloadType: 63,
+            peerBandwidthLimit: 64_000)
+        audio(after: call.a, renegotiations: 2, seconds: 1)
+        let on = call.a.stats
+        XCTAssertGreaterThan(on.redPacketsSent, off + 30, "back on")
+        XCTAssertEqual(on.redDepth, 1, "64 kbps leaves room for one copy")
+        XCTAssertLessThanOrEqual(on.sendBitrate, 32_000)
+        XCTAssertGreaterThan(call.b.stats.redPacketsReceived, 80)
+        let atB = SpectralSimilarity(playedInALoop: toneA, in: tail(call.deviceB, seconds: 1))
+        XCTAssertGreaterThan(atB.score, 0.75, "B hears A through it all: \(atB)")
+    }
+
     /// Only the peer re-keys (its offer carries a new key, ours stays): our sender context goes
     /// on and the peer's new packets are taken.
     func testOnlyThePeersNewKeyReplacesOnlyTheInboundContext() throws {

@@ -77,7 +77,11 @@ final class RTPStreamREDReceiveTests: XCTestCase {
     /// A pair whose B takes RED, past the start: the new source's first packets (probation,
     /// RFC 3550 A.1) and the jitter buffer's first fill are behind it.
     private func pair() throws -> (RTPStreamPair, AudioStreamStats) {
-        var pair = RTPStreamPair(protectionKeys: nil) { $0.redPayloadType = Self.redType }
+        var pair = RTPStreamPair(protectionKeys: nil) {
+            // These tests wrap A's packets in RED themselves.
+            $0.redPayloadType = Self.redType
+            $0.redSending = .off
+        }
         _ = try exchange(&pair, frames: 20, depth: 1) { _ in false }
         pair.b.output.played.removeAll()
         return (pair, pair.b.stream.statistics(at: pair.now))
@@ -153,9 +157,17 @@ final class RTPStreamREDReceiveTests: XCTestCase {
     /// The delay makes room for the copies: two frames back, two frames more; back to plain
     /// packets, after two seconds, none.
     func testTheDelayGrowsByTheRedundancysDepthAndShrinksWhenItStops() throws {
-        var plain = RTPStreamPair(protectionKeys: nil) { $0.redPayloadType = Self.redType }
+        var plain = RTPStreamPair(protectionKeys: nil) {
+            // These tests wrap A's packets in RED themselves.
+            $0.redPayloadType = Self.redType
+            $0.redSending = .off
+        }
         _ = try exchange(&plain, frames: 100, depth: 0) { _ in false }
-        var deep = RTPStreamPair(protectionKeys: nil) { $0.redPayloadType = Self.redType }
+        var deep = RTPStreamPair(protectionKeys: nil) {
+            // These tests wrap A's packets in RED themselves.
+            $0.redPayloadType = Self.redType
+            $0.redSending = .off
+        }
         _ = try exchange(&deep, frames: 100, depth: 2) { _ in false }
         let base = plain.b.stream.statistics(at: plain.now).jitterBuffer.targetDelay
         let raised = deep.b.stream.statistics(at: deep.now).jitterBuffer.targetDelay
@@ -192,9 +204,9 @@ final class RTPStreamREDReceiveTests: XCTestCase {
 final class RTPStreamREDSendTests: XCTestCase {
     func testThePolicyTurnsOnWithLossDeepensAtHighLossAndStepsDownSlowly() {
         var policy = REDSendPolicy(mode: .adaptive)
-        XCTAssertEqual(policy.depth, 0)
+        XCTAssertEqual(policy.depth, 1, "one copy until the first report")
         policy.reportReceived(fractionLost: 0.005)
-        XCTAssertEqual(policy.depth, 0, "clean: off")
+        XCTAssertEqual(policy.depth, 0, "a clean first report: off at once")
         policy.reportReceived(fractionLost: 0.03)
         XCTAssertEqual(policy.depth, 1)
         policy.reportReceived(fractionLost: 0.10)
@@ -252,7 +264,11 @@ final class RTPStreamREDSendTests: XCTestCase {
     func testWithoutTheNegotiatedTypeOrWithTheModeOffPacketsArePlain() throws {
         var pair = RTPStreamPair(protectionKeys: nil) { $0.redPayloadType = RTPStreamREDReceiveTests.redType }
         pair.run(.seconds(1))
-        XCTAssertEqual(pair.a.stream.statistics(at: pair.now).redPacketsSent, 0, "adaptive by default: none on a clean link")
+        let clean = pair.a.stream.statistics(at: pair.now)
+        XCTAssertEqual(clean.redDepth, 0, "adaptive by default: off after the first clean report")
+        let sent = clean.redPacketsSent
+        pair.run(.seconds(2))
+        XCTAssertEqual(pair.a.stream.statistics(at: pair.now).redPacketsSent, sent, "none on a clean link")
         var off = RTPStreamPair(protectionKeys: nil) { c in
             c.redPayloadType = RTPStreamREDReceiveTests.redType
             c.redSending = .off
@@ -269,7 +285,7 @@ final class RTPStreamREDSendTests: XCTestCase {
     /// and the peer plays the lost frames from the copies; at 10 % two deep.
     func testTheDefaultPolicyFollowsThePeersLossReports() throws {
         var pair = RTPStreamPair(protectionKeys: nil) { $0.redPayloadType = RTPStreamREDReceiveTests.redType }
-        pair.run(.seconds(1))
+        pair.run(.seconds(3))
         XCTAssertEqual(pair.a.stream.statistics(at: pair.now).redDepth, 0)
         var index = 0
         pair.dropsOnWire = { bytes in

@@ -92,7 +92,8 @@ package final class SIPCallMedia: Sendable {
         if let existing {
             try existing.renegotiate(
                 codec: media.codec, payloadType: media.payloadType, ptime: media.ptime,
-                telephoneEventPayloadType: media.telephoneEventPayloadType, encryption: media.encryption)
+                telephoneEventPayloadType: media.telephoneEventPayloadType, encryption: media.encryption,
+                redPayloadType: media.redPayloadType, peerBandwidthLimit: media.peerBandwidthLimit)
             // Only a new address is passed on: the stream may be sending to where the peer's
             // authenticated media comes from (a NAT's), which the same SDP again must not undo.
             if moved { existing.updateRemote(remote, rtcp: existing.configuration.rtcpMux ? nil : remoteRTCP) }

@@ -312,11 +312,17 @@ package final class AudioStream: Sendable {
     /// changes is a no-op.
     /// - Throws: ``AudioStreamError`` when the new codec or keys cannot be set up; the stream
     ///   then keeps running as it was.
+    /// - Parameters:
+    ///   - redPayloadType: RFC 2198 redundancy as the new answer has it (nil: no longer).
+    ///   - peerBandwidthLimit: the peer's bandwidth for the stream as the new answer states it.
     package func renegotiate(
-        codec: MediaCodec, payloadType: UInt8, ptime: Int, telephoneEventPayloadType: UInt8?, encryption: MediaEncryption
+        codec: MediaCodec, payloadType: UInt8, ptime: Int, telephoneEventPayloadType: UInt8?, encryption: MediaEncryption,
+        redPayloadType: UInt8? = nil, peerBandwidthLimit: Int? = nil
     ) throws(AudioStreamError) {
         try current.withLock { (configuration: inout AudioStreamConfiguration) throws(AudioStreamError) in
             var next = configuration
+            next.redPayloadType = redPayloadType
+            next.peerBandwidthLimit = peerBandwidthLimit
             next.codec = codec
             next.payloadType = payloadType
             next.ptime = ptime

@@ -14,8 +14,9 @@ enum StreamRenegotiation {
         guard [10, 20, 40, 60].contains(new.ptime) else {
             throw .invalidConfiguration("ptime \(new.ptime) ms (10, 20, 40 or 60)")
         }
-        guard new.payloadType <= 127, (new.telephoneEventPayloadType ?? 0) <= 127,
-            new.telephoneEventPayloadType != new.payloadType
+        guard new.payloadType <= 127, (new.telephoneEventPayloadType ?? 0) <= 127, (new.redPayloadType ?? 0) <= 127,
+            new.telephoneEventPayloadType != new.payloadType, new.redPayloadType != new.payloadType,
+            new.redPayloadType == nil || new.redPayloadType != new.telephoneEventPayloadType
         else {
             throw .invalidConfiguration("RTP payload types \(new.payloadType), \(new.telephoneEventPayloadType.map(String.init) ?? "-")")
         }
@@ -66,7 +67,8 @@ enum StreamRenegotiation {
         }
         let same =
             codec == nil && send.isUnchanged && receive.isUnchanged && old.payloadType == new.payloadType
-            && old.telephoneEventPayloadType == new.telephoneEventPayloadType
+            && old.telephoneEventPayloadType == new.telephoneEventPayloadType && old.redPayloadType == new.redPayloadType
+            && old.peerBandwidthLimit == new.peerBandwidthLimit
         if same { return nil }
         return RTPStreamChange(configuration: new, codec: codec, send: send, receive: receive)
     }

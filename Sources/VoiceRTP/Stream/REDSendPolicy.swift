@@ -3,9 +3,11 @@
 ///
 /// - ``Mode/off``: never.
 /// - ``Mode/always(depth:)``: a fixed depth, 1 or 2.
-/// - ``Mode/adaptive`` (the default): off on a clean link; one frame back once a report shows
-///   2 % loss or more; two frames back at 8 % or more. It steps down one level after three
-///   reports in a row under the level's floor (1 % and 4 %).
+/// - ``Mode/adaptive`` (the default): one frame back from the first packet, as Opus FEC
+///   protects from the first packet, until the peer's first report says how the link is; then
+///   off on a clean link, one frame back at 2 % loss or more, two frames back at 8 % or more.
+///   It steps down one level after three reports in a row under the level's floor (1 % and
+///   4 %); the first report sets the level outright.
 ///
 /// One frame back is enough for bursts of two while Opus FEC is on: the copy of the second
 /// lost frame carries FEC for the first. Measured with `voice-bench quality` (5 % loss in
@@ -37,11 +39,14 @@ package struct REDSendPolicy: Sendable, Equatable {
     /// Frames repeated in each packet now (0: plain packets).
     package private(set) var depth: Int
     private var quietReports = 0
+    /// Whether a report has come yet (until then the adaptive depth is a guess).
+    private var reported = false
 
     package init(mode: Mode) {
         self.mode = mode
         switch mode {
-        case .off, .adaptive: depth = 0
+        case .off: depth = 0
+        case .adaptive: depth = 1
         case .always(let d): depth = min(Self.maximumDepth, max(0, d))
         }
     }
@@ -50,6 +55,11 @@ package struct REDSendPolicy: Sendable, Equatable {
     package mutating func reportReceived(fractionLost: Double) {
         guard case .adaptive = mode else { return }
         let wanted = fractionLost >= Self.deepThreshold ? 2 : fractionLost >= Self.onThreshold ? 1 : 0
+        if !reported {
+            reported = true
+            depth = wanted
+            return
+        }
         if wanted > depth {
             depth = wanted
             quietReports = 0

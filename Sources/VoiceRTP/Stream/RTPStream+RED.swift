@@ -122,6 +122,12 @@ extension RTPStream {
         let before = redDepthInUse
         redPolicy.reportReceived(fractionLost: remoteLoss)
         guard redDepthInUse != before, configuration.peerBandwidthLimit != nil else { return }
+        reapplyBitrate()
+    }
+
+    /// Sets the encoder's bitrate again from the loss adaptation (or the settings), within the
+    /// primary's share of a peer's bandwidth limit while RED is on.
+    mutating func reapplyBitrate() {
         if let setting = lossAdaptation?.setting {
             apply(setting)
         } else if case .opus(let settings) = configuration.codec {

@@ -66,6 +66,7 @@ extension RTPStream {
     /// so the receive side starts over: statistics, jitter buffer and the choice of source.
     package mutating func adopt(_ change: RTPStreamChange) {
         var receiveAnew = change.codec != nil
+        if change.configuration.redPayloadType == nil { redHistory.removeAll() }
         configuration = change.configuration
         if let codec = change.codec {
             encoder = codec.encoder
@@ -79,6 +80,8 @@ extension RTPStream {
             frameRTPUnits = rtpClockRate / 1000 * configuration.ptime
             adoptCodecSettings()
         }
+        // A new bandwidth limit, or RED on or off, moves the primary's share of it.
+        reapplyBitrate()
         if case .replaced(let protection) = change.send { sendProtection = protection }
         if case .replaced(let protection) = change.receive {
             receiveProtection = protection
