@@ -18,6 +18,52 @@ int voice_enable_packet_info(int fd, int family) {
     return setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &on, sizeof on);
 }
 
+int voice_enable_dual_stack(int fd) {
+    int off = 0;
+    return setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
+}
+
+int voice_is_dual_stack(int fd) {
+    struct sockaddr_storage bound;
+    socklen_t length = sizeof bound;
+    if (getsockname(fd, (struct sockaddr *)&bound, &length) != 0 || bound.ss_family != AF_INET6) return 0;
+    int only = 1;
+    socklen_t size = sizeof only;
+    if (getsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &only, &size) != 0) return 0;
+    return only == 0;
+}
+
+void voice_unmap_v4(struct sockaddr_storage *address, socklen_t *length) {
+    if (address->ss_family != AF_INET6) return;
+    struct sockaddr_in6 six;
+    memcpy(&six, address, sizeof six);
+    if (!IN6_IS_ADDR_V4MAPPED(&six.sin6_addr)) return;
+    struct sockaddr_in four;
+    memset(&four, 0, sizeof four);
+    four.sin_family = AF_INET;
+    four.sin_port = six.sin6_port;
+    memcpy(&four.sin_addr, &six.sin6_addr.s6_addr[12], 4);
+    memset(address, 0, sizeof *address);
+    memcpy(address, &four, sizeof four);
+    if (length) *length = sizeof four;
+}
+
+void voice_map_v4(struct sockaddr_storage *address, socklen_t *length) {
+    if (address->ss_family != AF_INET) return;
+    struct sockaddr_in four;
+    memcpy(&four, address, sizeof four);
+    struct sockaddr_in6 six;
+    memset(&six, 0, sizeof six);
+    six.sin6_family = AF_INET6;
+    six.sin6_port = four.sin_port;
+    six.sin6_addr.s6_addr[10] = 0xff;
+    six.sin6_addr.s6_addr[11] = 0xff;
+    memcpy(&six.sin6_addr.s6_addr[12], &four.sin_addr, 4);
+    memset(address, 0, sizeof *address);
+    memcpy(address, &six, sizeof six);
+    if (length) *length = sizeof six;
+}
+
 ssize_t voice_recv_packet(int fd, void *buffer, size_t length, struct timespec *arrival, int *has_arrival,
                           struct sockaddr_storage *source, socklen_t *source_length,
                           struct sockaddr_storage *destination, int *has_destination) {
@@ -40,6 +86,7 @@ ssize_t voice_recv_packet(int fd, void *buffer, size_t length, struct timespec *
     ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT);
     if (n < 0) return n;
     *source_length = msg.msg_namelen;
+    voice_unmap_v4(source, source_length);  /* an IPv4 sender on a dual-stack socket */
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
             memcpy(arrival, CMSG_DATA(c), sizeof(struct timespec));
@@ -57,6 +104,7 @@ ssize_t voice_recv_packet(int fd, void *buffer, size_t length, struct timespec *
             memset(destination, 0, sizeof *destination);
             ((struct sockaddr_in6 *)destination)->sin6_family = AF_INET6;
             ((struct sockaddr_in6 *)destination)->sin6_addr = info.ipi6_addr;
+            voice_unmap_v4(destination, NULL);
             *has_destination = 1;
         }
     }

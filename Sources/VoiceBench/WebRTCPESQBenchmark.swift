@@ -25,10 +25,11 @@ struct WebRTCPESQ: ParsableCommand {
     @Option(help: "The peer: chromium or aiortc.") var peer = "chromium"
     @Flag(help: "Also through 5 % loss in bursts (Gilbert–Elliott, mean 3) and 20 ± 20 ms jitter both ways: _burst5 rows, with and without RED asked of the peer.")
     var burst5 = false
+    @Flag(help: "Neither offer nor send RED (to compare the clean figures without it).") var noRed = false
 
     func run() throws {
         guard let stack = WebRTCPeer.Stack(rawValue: peer) else { throw ValidationError("--peer \(peer): chromium or aiortc") }
-        var figures = try Self.figures(stack)
+        var figures = try Self.figures(stack, redundancy: !noRed)
         if burst5 { figures += try Self.burstFigures(stack) }
         printFigures(figures)
     }
@@ -51,7 +52,7 @@ struct WebRTCPESQ: ParsableCommand {
     ///   - requestsRedundancy: our offer lists RED first, which asks the peer to send it.
     static func figures(
         _ stack: WebRTCPeer.Stack, impairment: (toPeer: NetworkImpairment, toUs: NetworkImpairment)? = nil,
-        requestsRedundancy: Bool = false, suffix: String = ""
+        requestsRedundancy: Bool = false, redundancy: Bool = true, suffix: String = ""
     ) throws -> [(String, String)] {
         guard WebRTCPeer.isInstalled(stack) else { throw BenchError("\(stack.rawValue) is not installed: scripts/install-deps.sh") }
         let pesq = try PESQBenchmark(settings: OpusSettings())
@@ -72,6 +73,7 @@ struct WebRTCPESQ: ParsableCommand {
             address: "127.0.0.1", port: reserved.port, encryption: .dtlsSRTP, ice: ice,
             dtlsFingerprint: SDPFingerprint(hashFunction: "sha-256", digest: certificate.fingerprint.bytes))
         capabilities.requestsRedundancy = requestsRedundancy
+        capabilities.redundancy = redundancy
         var negotiation = SDPOfferAnswer(capabilities: capabilities)
         let proxy = try impairment.map { _ in
             try ImpairmentProxy(

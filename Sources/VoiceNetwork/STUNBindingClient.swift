@@ -47,8 +47,10 @@ package enum STUNBindingClient {
     }
 
     /// Sends `bytes` from the UDP socket `descriptor` to `server`; false when the kernel refused it.
+    /// On a dual-stack socket an IPv4 server is reached through its mapped address.
     package static func send(_ bytes: [UInt8], from descriptor: Int32, to server: TransportAddress) -> Bool {
         var (storage, length) = server.sockaddr
+        if !server.ip.isIPv6, voice_is_dual_stack(descriptor) != 0 { voice_map_v4(&storage, &length) }
         let sent = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, bytes, bytes.count, Int32(MSG_DONTWAIT), $0, length) }
         }

@@ -16,15 +16,32 @@ final class SIPUserAgentICECandidateTests: XCTestCase {
         parameters.candidates.compactMap(ICECandidate.init(remote:))
     }
 
-    func testAWildcardSocketOffersAHostCandidatePerAddressOfItsFamilyInOrder() {
+    /// A `::` socket carries both families, so every address gets a host candidate; RFC 8421's
+    /// preferences interleave them, IPv6 first, each family in the order given.
+    func testAWildcardSocketOffersAHostCandidatePerAddressOfEitherFamilyInterleaved() {
         let ice = SIPUserAgent.iceParameters(
             host: "192.0.2.10", port: 40_000, mapped: nil, stunServer: nil,
-            otherHosts: ["198.51.100.7", "2001:db8::1", "192.0.2.10", "203.0.113.5"])
+            otherHosts: ["198.51.100.7", "2001:db8::1", "192.0.2.10", "203.0.113.5", "2001:db8::2"])
         let found = candidates(ice)
-        XCTAssertEqual(found.map(\.address.description), ["192.0.2.10:40000", "198.51.100.7:40000", "203.0.113.5:40000"])
+        XCTAssertEqual(
+            found.map(\.address.description),
+            ["192.0.2.10:40000", "198.51.100.7:40000", "[2001:db8::1]:40000", "203.0.113.5:40000", "[2001:db8::2]:40000"],
+            "the advertised address first in the SDP")
         XCTAssertTrue(found.allSatisfy { $0.kind == .host && $0.base == $0.address })
-        XCTAssertEqual(found.map(\.priority), found.map(\.priority).sorted(by: >), "the advertised address first")
-        XCTAssertEqual(Set(found.map(\.foundation)).count, 3, "one foundation per base address")
+        let byPriority = found.sorted { $0.priority > $1.priority }.map(\.address.ip.description)
+        XCTAssertEqual(byPriority, ["2001:db8::1", "192.0.2.10", "2001:db8::2", "198.51.100.7", "203.0.113.5"], "interleaved, IPv6 first")
+        XCTAssertEqual(Set(found.map(\.priority)).count, 5, "each address its own preference")
+        XCTAssertEqual(Set(found.map(\.foundation)).count, 5, "one foundation per base address")
+    }
+
+    func testLocalPreferencesInterleaveTheFamilies() {
+        let ips = ["10.0.0.1", "10.0.0.2", "10.0.0.3", "fd00::1"].compactMap(IPAddress.init)
+        let preferences = ICECandidate.localPreferences(interleaving: ips)
+        XCTAssertEqual(preferences[ips[3]], 65_535)
+        XCTAssertEqual(preferences[ips[0]], 65_279)
+        XCTAssertEqual(preferences[ips[1]], 65_023, "after IPv6 runs out, IPv4 goes on in order")
+        XCTAssertEqual(preferences[ips[2]], 64_767)
+        XCTAssertTrue(ICECandidate.localPreferences(interleaving: []).isEmpty)
     }
 
     func testTheRelayedCandidateComesLastAndAloneWhenRelayOnly() throws {

@@ -31,6 +31,29 @@ ssize_t voice_recv_timestamped(int fd, void *buffer, size_t length, struct times
 int voice_enable_packet_info(int fd, int family);
 
 /*
+ * Makes an AF_INET6 UDP socket (before bind) carry IPv4 too (IPV6_V6ONLY off,
+ * whatever net.ipv6.bindv6only says). Returns 0, or -1 with errno set.
+ */
+int voice_enable_dual_stack(int fd);
+
+/*
+ * Whether fd is an AF_INET6 socket that also carries IPv4 (IPV6_V6ONLY off).
+ */
+int voice_is_dual_stack(int fd);
+
+/*
+ * An IPv4-mapped IPv6 address (::ffff:a.b.c.d) in *address becomes the plain
+ * IPv4 one, *length with it; anything else is left alone.
+ */
+void voice_unmap_v4(struct sockaddr_storage *address, socklen_t *length);
+
+/*
+ * An IPv4 address in *address becomes its IPv4-mapped IPv6 form, *length
+ * with it (for sending on a dual-stack socket); anything else is left alone.
+ */
+void voice_map_v4(struct sockaddr_storage *address, socklen_t *length);
+
+/*
  * As voice_recv_timestamped, with the sender always read, and *destination
  * (the local address, port 0) set with *has_destination 1 when the socket has
  * packet info enabled (voice_enable_packet_info).

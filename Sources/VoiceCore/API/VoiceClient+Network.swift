@@ -9,6 +9,9 @@ import VoiceSIPAgent
 // Following the host's networks (AddressSelection.automatic).
 extension VoiceClient {
     static let wildcardHost = "0.0.0.0"
+    /// Call media binds both families: one port per call carries IPv4 and IPv6, so calls offer
+    /// ICE host candidates on each address the host has, of either family (RFC 8421).
+    static let mediaWildcardHost = "::"
 
     /// The IPv4 address to advertise among `candidates`, for the configured server (outbound
     /// proxy, registrar or domain, when given as an address); nil when no network reaches it.
@@ -22,11 +25,12 @@ extension VoiceClient {
     }
 
     /// The addresses calls offer ICE host candidates on beside the advertised one: `preferred`
-    /// first (the advertised address may be a NAT's, learned by STUN), then the others of its
-    /// family, loopback only when it is loopback itself, in the monitor's order of preference.
+    /// first (the advertised address may be a NAT's, learned by STUN), then the others of both
+    /// families (the media socket carries both), loopback only when it is loopback itself, in
+    /// the monitor's order of preference. The ICE preferences interleave the families.
     static func otherMediaHosts(_ candidates: [NetworkCandidate], preferred: String) -> [String] {
         guard let main = IPAddress(preferred) else { return [] }
-        let others = candidates.filter { $0.address != main && $0.address.isIPv6 == main.isIPv6 && ($0.type == .loopback) == main.isLoopback }
+        let others = candidates.filter { $0.address != main && ($0.type == .loopback) == main.isLoopback }
         return [preferred] + others.map(\.address.description)
     }
 

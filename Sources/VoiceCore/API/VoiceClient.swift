@@ -174,6 +174,7 @@ public final class VoiceClient: @unchecked Sendable {
                 }
                 let preferred = Self.preferredHost(monitor.candidates, configuration: configuration)
                 agentConfiguration.listenHost = Self.wildcardHost
+                agentConfiguration.mediaListenHost = Self.mediaWildcardHost
                 agentConfiguration.advertisedHost = preferred ?? "127.0.0.1"
                 initialOtherMediaHosts = preferred.map { Self.otherMediaHosts(monitor.candidates, preferred: $0) } ?? []
                 networkMonitor = monitor
@@ -185,7 +186,7 @@ public final class VoiceClient: @unchecked Sendable {
         } else {
             networkMonitor = nil
         }
-        mediaBindHost = agentConfiguration.listenHost
+        mediaBindHost = agentConfiguration.mediaListenHost ?? agentConfiguration.listenHost
         do {
             let onEvent: @Sendable (SIPUserAgentEvent) -> Void = { event in box.client?.handle(event) }
             if let transport {

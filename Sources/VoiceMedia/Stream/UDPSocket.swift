@@ -32,12 +32,18 @@ package final class UDPSocket: MediaTransport, @unchecked Sendable {
     /// Bound to the wildcard address: each datagram says which local address it came to, and
     /// sends may name their source address.
     private let isWildcard: Bool
+    /// An IPv6 socket that carries IPv4 too (bound to `::` with `IPV6_V6ONLY` off): IPv4
+    /// addresses are mapped to `::ffff:a.b.c.d` on the way out and back on the way in, so
+    /// nothing above the socket sees a mapped address.
+    package let isDualStack: Bool
 
     /// Opens a socket bound to `address` (port 0 picks a free port).
     package convenience init(bindTo address: SocketAddress) throws(SocketError) {
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError(operation: "socket", errno: errno) }
+        // `::` is both families, whatever net.ipv6.bindv6only says.
+        if address.isIPv6, address.isWildcard { _ = voice_enable_dual_stack(fd) }
         var addr = address
         let rc = withUnsafePointer(to: &addr.storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, address.length) }
@@ -73,6 +79,7 @@ package final class UDPSocket: MediaTransport, @unchecked Sendable {
         self.fd = fd
         self.localAddress = SocketAddress(storage: bound, length: len)
         isWildcard = localAddress.isWildcard
+        isDualStack = voice_is_dual_stack(fd) != 0
         if isWildcard { _ = voice_enable_packet_info(fd, localAddress.isIPv6 ? AF_INET6 : AF_INET) }
         var size: Int32 = 256 * 1024
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -92,6 +99,10 @@ package final class UDPSocket: MediaTransport, @unchecked Sendable {
             rc = setsockopt(fd, Int32(IPPROTO_IP), IP_TOS, &tos, socklen_t(MemoryLayout<Int32>.size))
         }
         guard rc == 0 else { throw SocketError(operation: "setsockopt(DSCP)", errno: errno) }
+        // IPv4 packets on a dual-stack socket take their mark from IP_TOS.
+        if isDualStack, setsockopt(fd, Int32(IPPROTO_IP), IP_TOS, &tos, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+            throw SocketError(operation: "setsockopt(IP_TOS)", errno: errno)
+        }
     }
 
     /// The DSCP value currently set on the socket.
@@ -111,9 +122,10 @@ package final class UDPSocket: MediaTransport, @unchecked Sendable {
     @discardableResult
     package func send(_ buffer: UnsafeRawBufferPointer, to destination: SocketAddress) -> Bool {
         var dest = destination
+        if isDualStack { voice_map_v4(&dest.storage, &dest.length) }
         let n = withUnsafePointer(to: &dest.storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                sendto(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT), $0, destination.length)
+                sendto(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT), $0, dest.length)
             }
         }
         return n == buffer.count
@@ -124,8 +136,11 @@ package final class UDPSocket: MediaTransport, @unchecked Sendable {
     package func send(_ buffer: UnsafeRawBufferPointer, to destination: SocketAddress, from source: SocketAddress?) -> Bool {
         guard isWildcard, let source, source.isIPv6 == destination.isIPv6 else { return send(buffer, to: destination) }
         var to = destination.storage
+        var toLength = destination.length
+        // On a dual-stack socket an IPv4 destination is mapped; the IPv4 source goes as IP_PKTINFO.
+        if isDualStack { voice_map_v4(&to, &toLength) }
         var from = source.storage
-        return voice_send_from(fd, buffer.baseAddress, buffer.count, &to, destination.length, &from) == buffer.count
+        return voice_send_from(fd, buffer.baseAddress, buffer.count, &to, toLength, &from) == buffer.count
     }
 
     /// Receives one datagram into `buffer`; nil when nothing is waiting. `source` receives the sender.
@@ -138,6 +153,7 @@ package final class UDPSocket: MediaTransport, @unchecked Sendable {
             }
         }
         guard n >= 0 else { return nil }
+        voice_unmap_v4(&from, &len)
         if source == nil || source?.length != len {
             source = SocketAddress(storage: from, length: len)
         } else {

@@ -283,7 +283,7 @@ extension SIPUserAgent {
         if let mediaPortSource { return mediaPortSource(eventLoop).map { ReservedMediaPort(unboundPort: $0) } }
         let promise = eventLoop.makePromise(of: ReservedMediaPort.self)
         // With an advertised address the media socket binds the wildcard (see the configuration).
-        let host = advertisedHost == nil ? configuration.media.address : configuration.listenHost
+        let host = advertisedHost == nil ? configuration.media.address : configuration.mediaListenHost ?? configuration.listenHost
         let jobs = self.jobs
         let stunServer = configuration.stunServer
         // A relay is only for ICE: calls that never use DTLS-SRTP do not allocate one.

@@ -10,8 +10,11 @@ extension SIPUserAgent {
     /// them all at once: no trickle): the host candidate on the call's media port and, when the
     /// port's STUN mapping is known, the server-reflexive one, and the relayed one of its TURN
     /// allocation. With the `.relay` policy, only the relayed one. A media socket bound to the
-    /// wildcard also has a host candidate on each of `otherHosts` (the host's other addresses
-    /// of the same family, in order of preference, after `host`).
+    /// wildcard also has a host candidate on each of `otherHosts` (the host's other addresses,
+    /// of either family: a `::` socket carries both). Host preferences follow RFC 8421: the
+    /// families interleaved, IPv6 first, each family in the order given (`host` first of its
+    /// own), so that a family whose path is dead delays the other's checks by one pacing step,
+    /// not by all of its own.
     package static func iceParameters(
         host: String, port: UInt16, mapped: TransportAddress?, stunServer: TransportAddress?, relay: ICECandidate? = nil,
         policy: ICECandidatePolicy = .all, otherHosts: [String] = []
@@ -19,22 +22,21 @@ extension SIPUserAgent {
         var random = SecureRandomNumberGenerator()
         let credentials = ICECredentials.random(using: &random)
         var candidates: [ICECandidate] = []
-        if policy == .all, let ip = IPAddress(host), !ip.isUnspecified {
-            let base = TransportAddress(ip: ip, port: port)
-            candidates.append(.local(.host, address: base, base: base))
-            if let mapped, mapped.ip != ip || mapped.port != port {
-                let server = stunServer
-                candidates.append(
-                    .local(.serverReflexive, address: mapped, base: base, server: server))
-            }
-        }
         if policy == .all, let main = IPAddress(host), !main.isUnspecified {
-            var preference: UInt16 = 65_535
+            var hosts = [main]
             for other in otherHosts {
-                guard let ip = IPAddress(other), ip != main, !ip.isUnspecified, ip.isIPv6 == main.isIPv6, preference > 256,
-                    !candidates.contains(where: { $0.address.ip == ip })
-                else { continue }
-                preference -= 256
+                guard let ip = IPAddress(other), !ip.isUnspecified, !hosts.contains(ip) else { continue }
+                hosts.append(ip)
+            }
+            let preferences = ICECandidate.localPreferences(interleaving: hosts)
+            let base = TransportAddress(ip: main, port: port)
+            let mainPreference = preferences[main] ?? 65_535
+            candidates.append(.local(.host, address: base, base: base, localPreference: mainPreference))
+            if let mapped, mapped.ip != main || mapped.port != port {
+                candidates.append(.local(.serverReflexive, address: mapped, base: base, localPreference: mainPreference, server: stunServer))
+            }
+            for ip in hosts.dropFirst() {
+                guard let preference = preferences[ip] else { continue }
                 let base = TransportAddress(ip: ip, port: port)
                 candidates.append(.local(.host, address: base, base: base, localPreference: preference))
             }

@@ -22,6 +22,9 @@ package struct SIPUserAgentConfiguration: Sendable {
     /// changes when the host changes networks. Media sockets then bind the wildcard too, so
     /// neither signaling nor media needs a new socket to move. Nil: the bound address.
     package var advertisedHost: String?
+    /// The wildcard call media binds with an ``advertisedHost``, when not ``listenHost``'s: `::`
+    /// gives each call one port that carries both families (host candidates on IPv4 and IPv6).
+    package var mediaListenHost: String?
     /// The local port; 0 picks a free one.
     package var listenPort: Int
     /// With a WebSocket ``transport``: whether to listen for WebSocket connections on
