@@ -54,6 +54,8 @@ final class BaresipSenderCall {
             localAddress: ourAddress, codec: media.codec, payloadType: media.payloadType, ptime: media.ptime,
             encryption: media.encryption)
         streamConfiguration.telephoneEventPayloadType = media.telephoneEventPayloadType
+        streamConfiguration.redPayloadType = media.redPayloadType
+        streamConfiguration.peerBandwidthLimit = media.peerBandwidthLimit
         streamConfiguration.rtcpMux = media.rtcpMux
         streamConfiguration.jitterBuffer.timeStretch = timeStretch
         stream = try AudioStream(configuration: streamConfiguration)

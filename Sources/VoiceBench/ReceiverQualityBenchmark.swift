@@ -142,6 +142,8 @@ struct ReceiverQualityBenchmark {
                 localAddress: ourAddress, codec: media.codec, payloadType: media.payloadType, ptime: media.ptime,
                 encryption: media.encryption)
             configuration.telephoneEventPayloadType = media.telephoneEventPayloadType
+            configuration.redPayloadType = media.redPayloadType
+            configuration.peerBandwidthLimit = media.peerBandwidthLimit
             configuration.rtcpMux = media.rtcpMux
             let stream = try AudioStream(configuration: configuration)
             let device = BufferAudioDevice(captureSamples: base.signal)

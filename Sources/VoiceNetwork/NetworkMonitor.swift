@@ -225,8 +225,16 @@ private final class NetworkMonitorLoop: @unchecked Sendable {
         case .overrun:
             startDump()
         default:
-            if state.apply(event), dumpInFlight == nil { coalescer.eventReceived(at: clock.now()) }
+            if state.apply(event), dumpInFlight == nil { coalescer.eventReceived(at: clock.now(), urgent: reportedAddressVanished()) }
         }
+    }
+
+    /// Whether an address of the last report is no longer usable: calls on it hear nothing.
+    private func reportedAddressVanished() -> Bool {
+        guard let reported, !reported.isEmpty else { return false }
+        let classifier = control.shared.withLock { $0.classifier }
+        let usable = Set(state.candidates(classifier: classifier).map(\.address))
+        return reported.contains { !usable.contains($0.address) }
     }
 
     /// Forgets the state and dumps links, then addresses, then routes (one dump at a time:

@@ -221,6 +221,8 @@ package final class SIPScriptedPeer: @unchecked Sendable {
                     localAddress: local, codec: negotiated.codec, payloadType: negotiated.payloadType,
                     ptime: negotiated.ptime, encryption: negotiated.encryption)
                 configuration.telephoneEventPayloadType = negotiated.telephoneEventPayloadType
+                configuration.redPayloadType = negotiated.redPayloadType
+                configuration.peerBandwidthLimit = negotiated.peerBandwidthLimit
                 configuration.rtcpMux = negotiated.rtcpMux
                 let started = try AudioStream(configuration: configuration, engine: engine, transport: media)
                 let remoteRTCP = negotiated.rtcpMux

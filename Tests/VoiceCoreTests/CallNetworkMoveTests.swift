@@ -36,7 +36,7 @@ final class CallNetworkMoveTests: XCTestCase {
     func testAConnectedCallMovesToTheNewAddressAndKeepsItsAudio() throws {
         let signal = TestSignals.speechLike(seconds: 2)
         let alice = try TestVoiceClient("alice", signal: signal) { $0.addressSelection = .automatic }
-        XCTAssertEqual(alice.client.mediaBindHost, "0.0.0.0")
+        XCTAssertEqual(alice.client.mediaBindHost, "::", "media carries both families")
         XCTAssertEqual(try alice.client.agent.currentAdvertisedHost.wait(), "127.0.0.1", "a loopback server: loopback")
         let f = try ReconnectTestCall(reconnection: CallReconnectionPolicy(), caller: alice, security: .automatic)
         fixture = f

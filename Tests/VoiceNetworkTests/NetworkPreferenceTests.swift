@@ -139,4 +139,17 @@ final class NetworkPreferenceTests: XCTestCase {
         for t in stride(from: Int64(3_000), through: 5_000, by: 200) { coalescer.eventReceived(at: .milliseconds(t)) }
         XCTAssertEqual(coalescer.deadline, .milliseconds(4_000))
     }
+
+    /// An address in use gone: due 25 ms after the burst's last event, not 250 ms; the next
+    /// burst is patient again.
+    func testAVanishedAddressMakesTheChangeDueSooner() {
+        var coalescer = NetworkChangeCoalescer()
+        coalescer.eventReceived(at: .milliseconds(10_000))
+        coalescer.eventReceived(at: .milliseconds(10_001), urgent: true)
+        coalescer.eventReceived(at: .milliseconds(10_002))
+        XCTAssertEqual(coalescer.deadline, .milliseconds(10_027), "the whole step is in by then")
+        XCTAssertTrue(coalescer.takeDue(at: .milliseconds(10_027)))
+        coalescer.eventReceived(at: .milliseconds(11_000))
+        XCTAssertEqual(coalescer.deadline, .milliseconds(11_250))
+    }
 }
