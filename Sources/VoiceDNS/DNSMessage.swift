@@ -82,11 +82,15 @@ package struct DNSMessage: Hashable, Sendable {
             additionals: sections[2])
     }
 
-    private static func record(_ reader: inout ByteReader, names: inout DNSNameReader) throws(DNSError) -> DNSResourceRecord {
+    /// One record at the reader. `classMask` takes the class's top bit off for mDNS, where it
+    /// is the cache-flush flag (RFC 6762 §10.2); unicast DNS keeps the whole class.
+    static func record(
+        _ reader: inout ByteReader, names: inout DNSNameReader, classMask: UInt16 = 0xFFFF
+    ) throws(DNSError) -> DNSResourceRecord {
         let (owner, afterName) = try names.read(at: reader.offset)
         try read { () throws(ByteReader.Error) in try reader.skip(afterName - reader.offset) }
         let type = DNSRecordType(rawValue: try read { () throws(ByteReader.Error) in try reader.readUInt16() })
-        let recordClass = try read { () throws(ByteReader.Error) in try reader.readUInt16() }
+        let recordClass = try read { () throws(ByteReader.Error) in try reader.readUInt16() } & classMask
         let rawTTL = try read { () throws(ByteReader.Error) in try reader.readUInt32() }
         // RFC 2181 §8: a TTL with the top bit set is read as zero.
         let ttl = rawTTL & 0x8000_0000 != 0 ? 0 : rawTTL
@@ -139,7 +143,7 @@ package struct DNSMessage: Hashable, Sendable {
         return DNSResourceRecord(name: owner, ttl: ttl, data: value)
     }
 
-    private static func read<T>(_ body: () throws(ByteReader.Error) -> T) throws(DNSError) -> T {
+    static func read<T>(_ body: () throws(ByteReader.Error) -> T) throws(DNSError) -> T {
         do {
             return try body()
         } catch {

@@ -26,6 +26,15 @@ extension FuzzHarness {
             guard !records.contains(where: { if case .other(let type) = $0.data { known.contains(type) } else { false } }) else { return }
             precondition((try? DNSMessage(parsing: message.serialized())) == message, "a parsed message writes back to itself")
         },
+        FuzzHarness(name: "mdns", summary: "a multicast DNS response (RFC 6762): parse, read every name's addresses") { bytes in
+            guard let response = try? MulticastDNSResponse(parsing: bytes) else { return }
+            for record in response.records {
+                let addresses = response.addresses(of: record.name)
+                precondition(
+                    addresses.allSatisfy { ip in response.records.contains { $0.name == record.name && $0.ttl > 0 && $0.data == .address(ip) } },
+                    "only live address records of the name answer")
+            }
+        },
         FuzzHarness(name: "stun", summary: "a STUN datagram: parse, check MESSAGE-INTEGRITY and FINGERPRINT, sign again") { bytes in
             _ = STUNMessage.checkFingerprint(of: bytes)
             guard let key = try? STUNIntegrityKey.shortTerm(password: "VOkJxbRl1RmTxUk/WvJxBt") else { return }
