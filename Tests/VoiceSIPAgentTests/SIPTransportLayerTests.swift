@@ -27,6 +27,28 @@ final class SIPTransportLayerTests: SIPTransportTestCase {
         }
     }
 
+    /// A listener on `::` carries both families: it reaches an IPv4 and an IPv6 peer, sees
+    /// each one's plain address (never `::ffff:…`), and their replies come back to it.
+    func testADualStackUDPListenerTalksToBothFamilies() throws {
+        let a = SIPTransportEventRecorder()
+        let layerA = try makeLayer(a)
+        let endA = try layerA.listen(.udp, host: "::", port: 0).wait()
+        for (index, host) in ["127.0.0.1", "::1"].enumerated() {
+            let b = SIPTransportEventRecorder()
+            let layerB = try makeLayer(b)
+            let endB = try layerB.listen(.udp, host: host, port: 0).wait()
+            try layerA.send(SIPTransportFixtures.options(), to: endB).wait()
+            let received = try XCTUnwrap(b.waitForMessages(1).first, host)
+            XCTAssertEqual(received.1.address.ipAddress, host, "from A's \(host) side")
+            XCTAssertEqual(received.1.address.port, endA.address.port, "from A's listener")
+            let reply = SIPResponse(replyingTo: try XCTUnwrap(received.0.request), statusCode: 200, toTag: "t")
+            try layerB.send(reply.serialized(), to: received.1).wait()
+            let answered = a.waitForMessages(index + 1)
+            XCTAssertEqual(answered.last?.0.response?.statusCode, 200, host)
+            XCTAssertEqual(answered.last?.1.address.ipAddress, host, "the sender unmapped")
+        }
+    }
+
     func testMalformedDatagramIsReportedAndKeepAliveIsDropped() throws {
         let a = SIPTransportEventRecorder(), b = SIPTransportEventRecorder()
         let layerA = try makeLayer(a), layerB = try makeLayer(b)

@@ -44,6 +44,21 @@ final class SIPTransportUnreachableTests: SIPTransportTestCase {
         }
     }
 
+    /// On a dual-stack listener an IPv4 peer's ICMP error comes back too, named by its plain
+    /// IPv4 address.
+    func testADualStackListenerReportsAnIPv4PortNobodyListensOn() throws {
+        let a = SIPTransportEventRecorder()
+        let layerA = try makeLayer(a)
+        _ = try layerA.listen(.udp, host: "::", port: 0).wait()
+        for host in ["127.0.0.1", "::1"] {
+            let closed = try SIPTransportEndpoint(transport: .udp, ip: host, port: try FreeUDPPort.find(host: host))
+            let before = unreachable(a).count
+            try layerA.send(SIPTransportFixtures.options(), to: closed).wait()
+            XCTAssertTrue(a.waitUntil { self.unreachable(a).count > before }, "\(host): no ICMP error reported")
+            XCTAssertEqual(unreachable(a).last?.0, closed, host)
+        }
+    }
+
     func testAForgedHostUnreachableIsReportedAndTheSocketKeepsWorking() throws {
         // Any host can send an ICMP "host unreachable" that quotes a datagram from our port: a
         // socket that closed on it (as NIO's datagram channel does with IP_RECVERR on) would

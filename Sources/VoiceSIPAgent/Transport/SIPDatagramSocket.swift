@@ -39,10 +39,15 @@ final class SIPDatagramSocket: Sendable {
     /// How many datagrams or errors one hand-over to the event loop carries at most.
     static let batchLimit = 64
 
+    /// An IPv6 socket bound to `::` that carries IPv4 too: IPv4 peers are mapped on the way
+    /// out and unmapped on the way in, so above the socket every address is plain.
+    let isDualStack: Bool
+
     private init(descriptor: CInt, wake: CInt, localAddress: NIOCore.SocketAddress) {
         self.descriptor = descriptor
         self.wake = wake
         self.localAddress = localAddress
+        isDualStack = voice_is_dual_stack(descriptor) != 0
     }
 
     /// Opens a socket bound to `address` (port 0 picks one) and starts reading.
@@ -59,6 +64,11 @@ final class SIPDatagramSocket: Sendable {
         let fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SIPTransportError(.bindFailed, "socket: \(describe(errno))") }
         var on: CInt = 1
+        // `::` is both families, whatever net.ipv6.bindv6only says; ICMP errors of IPv4 peers too.
+        if family == AF_INET6, address.ipAddress == "::" {
+            _ = voice_enable_dual_stack(fd)
+            _ = voice_enable_datagram_errors(fd, AF_INET)
+        }
         let bound = address.withSockAddr { pointer, length in
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<CInt>.size)) == 0
                 && voice_enable_datagram_errors(fd, family) == 0
@@ -92,9 +102,19 @@ final class SIPDatagramSocket: Sendable {
     func send(_ bytes: [UInt8], to destination: NIOCore.SocketAddress) throws(SIPTransportError) {
         guard !closed.load(ordering: .acquiring) else { throw SIPTransportError(.shutDown, "the UDP socket is closed") }
         var error: CInt = 0
+        var target = sockaddr_storage()
+        var targetLength = destination.withSockAddr { pointer, length -> socklen_t in
+            withUnsafeMutableBytes(of: &target) { $0.baseAddress?.copyMemory(from: pointer, byteCount: min(length, MemoryLayout<sockaddr_storage>.size)) }
+            return socklen_t(length)
+        }
+        if isDualStack { voice_map_v4(&target, &targetLength) }
         for _ in 0..<3 {
             let sent = bytes.withUnsafeBytes { raw in
-                destination.withSockAddr { sendto(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL), $0, socklen_t($1)) }
+                withUnsafePointer(to: &target) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        sendto(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL), $0, targetLength)
+                    }
+                }
             }
             if sent >= 0 { return }
             error = errno
@@ -212,8 +232,11 @@ final class SIPDatagramSocket: Sendable {
     /// problem) say nothing about whether the peer is there.
     static let unreachableErrors: Set<CInt> = [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, EHOSTDOWN, ENONET, EACCES]
 
+    /// The address in `storage`; an IPv4-mapped one (a dual-stack socket's IPv4 peer) as plain IPv4.
     private static func address(_ storage: sockaddr_storage, _ length: socklen_t) -> NIOCore.SocketAddress? {
         var storage = storage
+        var length = length
+        voice_unmap_v4(&storage, &length)
         switch Int32(storage.ss_family) {
         case AF_INET where Int(length) >= MemoryLayout<sockaddr_in>.size:
             return NIOCore.SocketAddress(withUnsafeBytes(of: &storage) { $0.loadUnaligned(as: sockaddr_in.self) }, host: "")

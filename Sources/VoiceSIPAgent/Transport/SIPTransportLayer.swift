@@ -166,9 +166,11 @@ package final class SIPTransportLayer: @unchecked Sendable {
 
     /// Refuses UDP destinations a send cannot reach: another address family, broadcast or
     /// unspecified addresses, and non-loopback peers of a loopback socket.
-    private func checkDatagramDestination(_ destination: NIOCore.SocketAddress, from local: NIOCore.SocketAddress?) throws(SIPTransportError) {
+    private func checkDatagramDestination(
+        _ destination: NIOCore.SocketAddress, from local: NIOCore.SocketAddress?, dualStack: Bool = false
+    ) throws(SIPTransportError) {
         guard let ip = destination.ipAddress, let local else { return }
-        if local.protocol != destination.protocol {
+        if local.protocol != destination.protocol, !(dualStack && destination.protocol == .inet) {
             throw SIPTransportError(.invalidAddress, "\(ip) is not reachable from the \(local) socket")
         }
         if ["0.0.0.0", "255.255.255.255", "::"].contains(ip) || destination.port == 0 {
@@ -222,7 +224,7 @@ package final class SIPTransportLayer: @unchecked Sendable {
                 }
             }
             return socket.flatMapThrowing { socket in
-                try self.checkDatagramDestination(destination.address, from: socket.localAddress)
+                try self.checkDatagramDestination(destination.address, from: socket.localAddress, dualStack: socket.isDualStack)
                 try socket.send(bytes, to: destination.address)
             }.flatMapErrorThrowing { error in throw Self.sendError(error, destination) }
         case .tcp, .tls, .ws, .wss:
