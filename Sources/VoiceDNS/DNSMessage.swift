@@ -44,16 +44,23 @@ package struct DNSMessage: Hashable, Sendable {
 
     /// Parses `bytes`, a whole DNS message.
     package init(parsing bytes: [UInt8]) throws(DNSError) {
-        guard bytes.count <= 65_535 else { throw DNSError(.oversized, "\(bytes.count) bytes") }
-        var result: Result<DNSMessage, DNSError> = .failure(DNSError(.malformed, "empty"))
+        self = try Self.parsing(bytes, atMost: 65_535, with: Self.parse)
+    }
+
+    /// Runs `parse` over `bytes`, a message of at most `limit` bytes (`.oversized` beyond).
+    static func parsing<Message>(
+        _ bytes: [UInt8], atMost limit: Int, with parse: (UnsafeRawBufferPointer) throws(DNSError) -> Message
+    ) throws(DNSError) -> Message {
+        guard bytes.count <= limit else { throw DNSError(.oversized, "\(bytes.count) bytes") }
+        var result: Result<Message, DNSError> = .failure(DNSError(.malformed, "empty"))
         bytes.withUnsafeBytes { buffer in
             do throws(DNSError) {
-                result = .success(try Self.parse(buffer))
+                result = .success(try parse(buffer))
             } catch {
                 result = .failure(error)
             }
         }
-        self = try result.get()
+        return try result.get()
     }
 
     private static func parse(_ message: UnsafeRawBufferPointer) throws(DNSError) -> DNSMessage {

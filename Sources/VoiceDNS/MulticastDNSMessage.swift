@@ -37,16 +37,7 @@ package struct MulticastDNSResponse: Hashable, Sendable {
     /// Parses a datagram received on the mDNS port. Queries (QR clear), and responses with an
     /// opcode or response code other than 0, are `.malformed` for this use (§18.3, §18.11).
     package init(parsing bytes: [UInt8]) throws(DNSError) {
-        guard bytes.count <= 9_000 else { throw DNSError(.oversized, "\(bytes.count) bytes") }
-        var result: Result<MulticastDNSResponse, DNSError> = .failure(DNSError(.malformed, "empty"))
-        bytes.withUnsafeBytes { buffer in
-            do throws(DNSError) {
-                result = .success(try Self.parse(buffer))
-            } catch {
-                result = .failure(error)
-            }
-        }
-        self = try result.get()
+        self = try DNSMessage.parsing(bytes, atMost: 9_000, with: Self.parse)
     }
 
     private static func parse(_ message: UnsafeRawBufferPointer) throws(DNSError) -> MulticastDNSResponse {

@@ -1,5 +1,6 @@
 import VoiceAddress
 import VoiceSTUN
+import VoiceSupport
 
 /// One ICE candidate (RFC 8445 §5.1): a transport address at which an agent can receive media,
 /// its type, priority and foundation, and its base (the address it sends from).
@@ -64,22 +65,18 @@ package struct ICECandidate: Hashable, Sendable {
             relatedAddress: kind == .host ? nil : base)
     }
 
-    /// RFC 8445 §5.1.2.1: 2^24 × type preference + 2^8 × local preference + (256 − component).
     /// Local preferences for a host's addresses (RFC 8421 §4): IPv6 and IPv4 interleaved, IPv6
     /// first, each family in the order given, 256 apart from 65535 down, so each address has
     /// its own. At most 255 addresses get one.
     package static func localPreferences(interleaving addresses: [IPAddress]) -> [IPAddress: UInt16] {
-        let six = addresses.filter(\.isIPv6), four = addresses.filter { !$0.isIPv6 }
-        var ordered: [IPAddress] = []
-        for i in 0..<max(six.count, four.count) {
-            if i < six.count { ordered.append(six[i]) }
-            if i < four.count { ordered.append(four[i]) }
-        }
         var preferences: [IPAddress: UInt16] = [:]
-        for (rank, ip) in ordered.prefix(255).enumerated() { preferences[ip] = UInt16(65_535 - 256 * rank) }
+        for (rank, ip) in addresses.alternating(firstWhere: \.isIPv6).prefix(255).enumerated() {
+            preferences[ip] = UInt16(65_535 - 256 * rank)
+        }
         return preferences
     }
 
+    /// RFC 8445 §5.1.2.1: 2^24 × type preference + 2^8 × local preference + (256 − component).
     package static func priority(kind: Kind, localPreference: UInt16, component: Int) -> UInt32 {
         (kind.typePreference << 24) | (UInt32(localPreference) << 8) | UInt32(256 - max(1, min(256, component)))
     }

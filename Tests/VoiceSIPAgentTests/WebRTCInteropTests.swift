@@ -39,13 +39,16 @@ final class WebRTCInteropTests: XCTestCase {
     }
 
     /// Our side: a reserved media port, SDP capabilities with ICE and our fingerprint.
-    private func ourSide(_ policy: SDPEncryptionPolicy, requestsRedundancy: Bool = false) throws -> (ReservedMediaPort, SDPOfferAnswer) {
+    private func ourSide(
+        _ policy: SDPEncryptionPolicy, codecs: [MediaCodec]? = nil, requestsRedundancy: Bool = false
+    ) throws -> (ReservedMediaPort, SDPOfferAnswer) {
         let reserved = try SIPMediaPortReservation.reserve(host: "127.0.0.1")
         cleanup.append { reserved.release() }
         var capabilities = SDPLocalCapabilities(
             address: "127.0.0.1", port: reserved.port, encryption: policy,
             ice: SIPUserAgent.iceParameters(host: "127.0.0.1", port: reserved.port, mapped: nil, stunServer: nil),
             dtlsFingerprint: SDPFingerprint(hashFunction: "sha-256", digest: Self.certificate.fingerprint.bytes))
+        if let codecs { capabilities.codecs = codecs }
         capabilities.requestsRedundancy = requestsRedundancy
         return (reserved, SDPOfferAnswer(capabilities: capabilities))
     }
@@ -108,16 +111,9 @@ final class WebRTCInteropTests: XCTestCase {
     /// is Opus FEC only).
     func testChromiumAndWeExchangeREDThroughLoss() throws {
         let peer = try start(.chromium, .offerer)
-        let reserved = try SIPMediaPortReservation.reserve(host: "127.0.0.1")
-        cleanup.append { reserved.release() }
         var noFEC = OpusSettings.voice
         noFEC.fec = false
-        var capabilities = SDPLocalCapabilities(
-            address: "127.0.0.1", port: reserved.port, codecs: [.opus(noFEC)], encryption: .automatic(suites: SRTPSuite.available),
-            ice: SIPUserAgent.iceParameters(host: "127.0.0.1", port: reserved.port, mapped: nil, stunServer: nil),
-            dtlsFingerprint: SDPFingerprint(hashFunction: "sha-256", digest: Self.certificate.fingerprint.bytes))
-        capabilities.requestsRedundancy = true
-        var negotiation = SDPOfferAnswer(capabilities: capabilities)
+        var (reserved, negotiation) = try ourSide(.automatic(suites: SRTPSuite.available), codecs: [.opus(noFEC)], requestsRedundancy: true)
         let proxy = try ImpairmentProxy(
             endpointA: SocketAddress(host: "127.0.0.1", port: Int(reserved.port)), endpointB: nil, aToB: .none, bToA: .none)
         cleanup.append { proxy.stop() }

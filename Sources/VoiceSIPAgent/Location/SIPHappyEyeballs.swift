@@ -49,13 +49,7 @@ package struct SIPHappyEyeballs: Sendable {
 
     /// IPv6 and IPv4 targets alternated, IPv6 first (RFC 8305 §4), each family in its order.
     package static func interleaved(_ targets: [SIPServerTarget]) -> [SIPServerTarget] {
-        let six = targets.filter { $0.address.contains(":") }, four = targets.filter { !$0.address.contains(":") }
-        var out: [SIPServerTarget] = []
-        for i in 0..<max(six.count, four.count) {
-            if i < six.count { out.append(six[i]) }
-            if i < four.count { out.append(four[i]) }
-        }
-        return out
+        targets.alternating(firstWhere: { $0.address.contains(":") })
     }
 
     /// Whether racing is worth it: the targets span both families.

@@ -102,20 +102,20 @@ package enum SIPMediaPortReservation {
         throw .noMediaPort("\(host): no pair of free ports")
     }
 
-    /// Whether the kernel opens IPv6 sockets at all.
-    private static var ipv6Available: Bool {
+    /// Whether the kernel opens IPv6 sockets at all (asked once).
+    private static let ipv6Available: Bool = {
         let probe = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard probe >= 0 else { return false }
         close(probe)
         return true
-    }
+    }()
 
     /// A socket for `address`; for `::`, one that carries IPv4 too (a dual-stack host's media
     /// goes out on both families from one port).
     private static func openSocket(_ address: SocketAddress, host: String) throws(SIPUserAgentError) -> Int32 {
         let descriptor = socket(Int32(address.protocol.rawValue), Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .noMediaPort("\(host): socket: errno \(errno)") }
-        if host == "::" || host == "[::]" { _ = voice_enable_dual_stack(descriptor) }
+        if address.ipAddress == "::" { _ = voice_enable_dual_stack(descriptor) }
         return descriptor
     }
 
