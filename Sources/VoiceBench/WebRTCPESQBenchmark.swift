@@ -86,7 +86,8 @@ struct WebRTCPESQ: ParsableCommand {
         guard var answer = peer.localDescription() else { throw BenchError("\(stack.rawValue) gave no answer:\n\(peer.logTail())") }
         if let proxy {
             guard let (rewritten, theirs) = SDPCandidateRewrite.theirCandidate(in: answer, becomes: proxy.addressForA) else {
-                throw BenchError("no IPv4 UDP candidate in the answer:\n\(answer)")
+                let lines = answer.split(whereSeparator: \.isNewline).map { String($0).escapingControlCharacters }
+                throw BenchError("no IPv4 UDP candidate in the answer:\n\(lines.joined(separator: "\n"))")
             }
             proxy.connect(endpointB: theirs)
             answer = rewritten
