@@ -40,6 +40,17 @@ package struct IPAddress: Hashable, Sendable, CustomStringConvertible {
         isIPv6 ? bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80 : bytes[0] == 169 && bytes[1] == 254
     }
 
+    /// Whether the first `prefixLength` bits equal `network`'s (same family only).
+    package func isInSubnet(_ network: IPAddress, prefixLength: Int) -> Bool {
+        guard network.bytes.count == bytes.count, prefixLength >= 0, prefixLength <= bytes.count * 8 else { return false }
+        let whole = prefixLength / 8
+        guard bytes.prefix(whole) == network.bytes.prefix(whole) else { return false }
+        let rest = prefixLength % 8
+        guard rest > 0 else { return true }
+        let mask = UInt8(0xFF) << (8 - rest)
+        return bytes[whole] & mask == network.bytes[whole] & mask
+    }
+
     /// The wildcard address (0.0.0.0 or ::).
     package var isUnspecified: Bool { bytes.allSatisfy { $0 == 0 } }
 

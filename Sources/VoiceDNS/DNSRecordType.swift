@@ -18,6 +18,9 @@ package struct DNSRecordType: Hashable, Sendable, CustomStringConvertible {
     package static let srv = DNSRecordType(rawValue: 33)
     /// A naming authority pointer (RFC 3403).
     package static let naptr = DNSRecordType(rawValue: 35)
+    /// Every record the name has (QTYPE 255, RFC 1035 §3.2.3): what an mDNS query for a
+    /// browser's `.local` name asks, so that either family answers at once.
+    package static let any = DNSRecordType(rawValue: 255)
 
     package var description: String {
         switch self {
@@ -27,6 +30,7 @@ package struct DNSRecordType: Hashable, Sendable, CustomStringConvertible {
         case .aaaa: "AAAA"
         case .srv: "SRV"
         case .naptr: "NAPTR"
+        case .any: "ANY"
         default: "TYPE\(rawValue)"
         }
     }

@@ -60,6 +60,8 @@ package struct ICEAgent: Sendable {
     private var nominateOnSuccess: Set<PairKey> = []
     private var lastConsent: MediaTime = .zero
     private var nextConsentAt: MediaTime?
+    /// Some of the peer's candidates are still to come (names being resolved): no failure yet.
+    private var remoteCandidatesPending = false
     /// Checks that arrived before the peer's credentials did (RFC 8445 §7.3: processed then).
     private var earlyCheckSources: [(source: TransportAddress, base: TransportAddress, priority: UInt32)] = []
 
@@ -80,9 +82,13 @@ package struct ICEAgent: Sendable {
 
     /// The peer's credentials and candidates arrived (its offer or answer): the check list forms
     /// and checks start at the next tick. An ICE-lite peer sends no checks, so we control.
+    /// With `moreCandidatesComing` (some of the peer's are names still being resolved), an
+    /// empty or exhausted list does not fail the agent until ``addRemoteCandidates(_:final:now:)``
+    /// says the last have come.
     package mutating func setRemote(
-        credentials: ICECredentials, candidates: [ICECandidate], isLite: Bool, now: MediaTime
+        credentials: ICECredentials, candidates: [ICECandidate], isLite: Bool, moreCandidatesComing: Bool = false, now: MediaTime
     ) -> [ICEAgentAction] {
+        remoteCandidatesPending = moreCandidatesComing
         remoteCredentials = credentials
         remoteIsLite = isLite
         if isLite && !role.isControlling { role.isControlling = true }
@@ -96,6 +102,22 @@ package struct ICEAgent: Sendable {
         earlyCheckSources = []
         actions += checkFailure()
         return actions
+    }
+
+    /// Candidates of the peer's learned after its description (its `.local` names resolved):
+    /// a peer-reflexive candidate already learned at the same address becomes the signaled one
+    /// (kind, priority, foundation), its pair keeping its state and nomination, the selected
+    /// pair included; other addresses form new pairs that start waiting. With `final`, no more
+    /// are coming, and the agent fails if nothing is left to try.
+    package mutating func addRemoteCandidates(_ candidates: [ICECandidate], final: Bool, now: MediaTime) -> [ICEAgentAction] {
+        guard state != .failed, remoteCredentials != nil else { return [] }
+        for candidate in candidates { checkList.addRemote(candidate, local: localCandidates) }
+        if let selected = selectedPair, let index = checkList.index(localBase: selected.local.base, remote: selected.remote.address) {
+            selectedPair?.remote = checkList.pairs[index].remote
+        }
+        if nextCheckAt == nil { nextCheckAt = now }
+        if final { remoteCandidatesPending = false }
+        return checkFailure()
     }
 
     /// Time passed: paced checks, retransmissions, nomination, consent.
@@ -410,7 +432,7 @@ package struct ICEAgent: Sendable {
 
     /// Failed once nothing is left to try and nothing was selected.
     private mutating func checkFailure() -> [ICEAgentAction] {
-        guard state == .checking, remoteCredentials != nil, selectedPair == nil else { return [] }
+        guard state == .checking, remoteCredentials != nil, selectedPair == nil, !remoteCandidatesPending else { return [] }
         let alive = checkList.pairs.contains { $0.state != .failed } || !transactions.isEmpty || !triggered.isEmpty
         guard !alive else { return [] }
         state = .failed

@@ -67,6 +67,26 @@ package struct ICECheckList: Hashable, Sendable {
         pairs.firstIndex { $0.local.base == localBase && $0.remote.address == remote }
     }
 
+    /// A remote candidate learned after the list formed (a `.local` name resolved): the pairs
+    /// whose remote side is a peer-reflexive candidate at its address take it over, keeping their
+    /// states and nominations; each local base of its family not yet paired with that address
+    /// gets a waiting pair. The list is then re-sorted and pruned to ``maximumPairs``.
+    package mutating func addRemote(_ candidate: ICECandidate, local: [ICECandidate]) {
+        for index in pairs.indices
+        where pairs[index].remote.address == candidate.address && pairs[index].remote.component == candidate.component
+            && pairs[index].remote.kind == .peerReflexive
+        {
+            pairs[index].remote = candidate
+        }
+        for l in local where l.component == candidate.component && l.address.ip.isIPv6 == candidate.address.ip.isIPv6 {
+            let sender = l.kind == .serverReflexive ? local.first { $0.kind == .host && $0.address == l.base && $0.component == l.component } ?? l : l
+            guard index(localBase: sender.base, remote: candidate.address) == nil else { continue }
+            pairs.append(ICECandidatePair(local: sender, remote: candidate, state: .waiting))
+        }
+        pairs.sort { $0.priority(localIsControlling: localIsControlling) > $1.priority(localIsControlling: localIsControlling) }
+        if pairs.count > Self.maximumPairs { pairs.removeLast(pairs.count - Self.maximumPairs) }
+    }
+
     /// Sets the state of the pair at `index`.
     package mutating func setState(_ state: ICECandidatePair.State, at index: Int) { pairs[index].state = state }
 

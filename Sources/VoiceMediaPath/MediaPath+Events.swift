@@ -107,7 +107,8 @@ extension MediaPath {
             configuration: iceConfiguration, credentials: restart.localCredentials, candidates: restart.localCandidates,
             isControlling: restart.isControlling, random: SecureRandomNumberGenerator())
         let said = agent.setRemote(
-            credentials: restart.remote.credentials, candidates: restart.remote.candidates, isLite: restart.remote.isLite, now: now)
+            credentials: restart.remote.credentials, candidates: restart.remote.candidates, isLite: restart.remote.isLite,
+            moreCandidatesComing: restart.remote.moreCandidatesComing, now: now)
         base = Self.base(of: restart.localCandidates, on: localAddress)
         answersDirectChecks = relay == nil || restart.localCandidates.contains { $0.kind != .relayed }
         let switched = adoptReallocatedRelay(offeredIn: restart.localCandidates)

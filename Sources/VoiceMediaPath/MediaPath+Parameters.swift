@@ -6,11 +6,16 @@ extension MediaPath {
         package var credentials: ICECredentials
         package var candidates: [ICECandidate]
         package var isLite: Bool
+        /// Some candidates are names being resolved (mDNS `.local`): they come later through
+        /// ``MediaPath/addRemoteCandidates(_:usernameFragment:now:)``, and until then the agent
+        /// does not fail for want of pairs.
+        package var moreCandidatesComing: Bool
 
-        package init(credentials: ICECredentials, candidates: [ICECandidate], isLite: Bool) {
+        package init(credentials: ICECredentials, candidates: [ICECandidate], isLite: Bool, moreCandidatesComing: Bool = false) {
             self.credentials = credentials
             self.candidates = candidates
             self.isLite = isLite
+            self.moreCandidatesComing = moreCandidatesComing
         }
     }
 

@@ -101,7 +101,9 @@ package struct MediaPath: Sendable {
             var agent = ICEAgent(
                 configuration: configuration, credentials: localCredentials, candidates: localCandidates,
                 isControlling: isControlling, random: SecureRandomNumberGenerator())
-            let said = agent.setRemote(credentials: remote.credentials, candidates: remote.candidates, isLite: remote.isLite, now: .zero)
+            let said = agent.setRemote(
+                credentials: remote.credentials, candidates: remote.candidates, isLite: remote.isLite,
+                moreCandidatesComing: remote.moreCandidatesComing, now: .zero)
             figures.remoteCandidates = remote.candidates.count
             ice = .checking(agent)
             phase = .ready(agentSaid: said)

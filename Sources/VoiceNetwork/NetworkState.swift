@@ -96,14 +96,7 @@ package struct NetworkCandidate: Hashable, Sendable, Comparable, CustomStringCon
 
     /// Whether `destination` is on the subnet assigned with this address (reachable without a router).
     package func isOnLink(_ destination: IPAddress) -> Bool {
-        guard destination.isIPv6 == address.isIPv6 else { return false }
-        var bits = Int(prefixLength)
-        for (mine, theirs) in zip(address.bytes, destination.bytes) where bits > 0 {
-            let mask: UInt8 = bits >= 8 ? 0xFF : ~(0xFF >> UInt8(bits))
-            if mine & mask != theirs & mask { return false }
-            bits -= 8
-        }
-        return true
+        destination.isInSubnet(address, prefixLength: Int(prefixLength))
     }
 
     package var description: String {

@@ -33,10 +33,24 @@ final class ICEAgentTests: XCTestCase {
 
         init(_ a: ICEAgent, _ b: ICEAgent) { agents = [a, b] }
 
-        mutating func exchangeCandidates(aLite: Bool = false, bLite: Bool = false, aCandidates: [ICECandidate]? = nil, bCandidates: [ICECandidate]? = nil) {
+        /// Each agent gets the other's credentials and candidates (or those given); with
+        /// `namesPending`, those it gets are not all: the rest are names being resolved.
+        mutating func exchangeCandidates(
+            aLite: Bool = false, bLite: Bool = false, aCandidates: [ICECandidate]? = nil, bCandidates: [ICECandidate]? = nil,
+            namesPending: Bool = false
+        ) {
             let a = agents[0], b = agents[1]
-            actions[0] += agents[0].setRemote(credentials: b.localCredentials, candidates: bCandidates ?? b.localCandidates, isLite: bLite, now: now)
-            actions[1] += agents[1].setRemote(credentials: a.localCredentials, candidates: aCandidates ?? a.localCandidates, isLite: aLite, now: now)
+            actions[0] += agents[0].setRemote(
+                credentials: b.localCredentials, candidates: bCandidates ?? b.localCandidates, isLite: bLite,
+                moreCandidatesComing: namesPending && bCandidates != nil, now: now)
+            actions[1] += agents[1].setRemote(
+                credentials: a.localCredentials, candidates: aCandidates ?? a.localCandidates, isLite: aLite,
+                moreCandidatesComing: namesPending && aCandidates != nil, now: now)
+        }
+
+        /// Agent `index` learns the candidates its peer's names resolved to.
+        mutating func resolve(_ index: Int, _ candidates: [ICECandidate]) {
+            actions[index] += agents[index].addRemoteCandidates(candidates, final: true, now: now)
         }
 
         private func owner(of address: TransportAddress) -> (Int, TransportAddress)? {
@@ -238,5 +252,56 @@ final class ICEAgentTests: XCTestCase {
         XCTAssertTrue(world.agents[0].role.isControlling)
         XCTAssertEqual(world.selected(0).first?.remote.address, Self.address("10.0.0.2:6000"))
         XCTAssertEqual(world.selected(0).first?.nominated, true)
+    }
+
+    // MARK: - Candidates learned late (a peer's mDNS names resolved)
+
+    /// The peer hid its address behind a name; its check taught us the address as
+    /// peer-reflexive and that pair was selected. When the name resolves, the same pair reads
+    /// host (the SDP's kind, priority, foundation), with no new selection or check state lost.
+    func testAResolvedNameUpgradesTheSelectedPeerReflexivePairInPlace() {
+        var world = World(agent(["10.0.0.1:5000"], controlling: true, seed: 71), agent(["10.0.0.2:6000"], controlling: false, seed: 72))
+        let hidden = world.agents[1].localCandidates
+        world.exchangeCandidates(bCandidates: [], namesPending: true)
+        world.run(for: .seconds(1))
+        XCTAssertEqual(world.agents[0].selectedPair?.remote.kind, .peerReflexive)
+        XCTAssertEqual(world.selected(0).count, 1)
+        world.resolve(0, hidden)
+        XCTAssertEqual(world.agents[0].selectedPair?.remote.kind, .host)
+        XCTAssertEqual(world.agents[0].selectedPair?.remote.priority, hidden[0].priority)
+        XCTAssertEqual(world.agents[0].selectedPair?.remote.foundation, hidden[0].foundation)
+        XCTAssertEqual(world.agents[0].checkList.pairs.count, 1, "the pair was upgraded, not doubled")
+        world.run(for: .seconds(1))
+        XCTAssertEqual(world.agents[0].state, .connected)
+        XCTAssertEqual(world.selected(0).count, 1, "no second selection")
+    }
+
+    /// Neither side can reach the other until a name resolves: the agent waits, not fails, and
+    /// checks the resolved host candidate straight away.
+    func testAnAgentWaitsForNamesAndChecksTheResolvedHostCandidate() {
+        var world = World(agent(["10.0.0.1:5000"], controlling: true, seed: 73), agent(["10.0.0.2:6000"], controlling: false, seed: 74))
+        let hidden = world.agents[1].localCandidates
+        world.exchangeCandidates(aCandidates: [], bCandidates: [], namesPending: true)
+        world.run(for: .seconds(2))
+        XCTAssertEqual(world.agents[0].state, .checking)
+        XCTAssertEqual(world.count(0) { if case .failed = $0 { true } else { false } }, 0)
+        XCTAssertEqual(world.count(0) { if case .send = $0 { true } else { false } }, 0, "nothing to check yet")
+        world.resolve(0, hidden)
+        world.run(for: .seconds(1))
+        XCTAssertEqual(world.agents[0].selectedPair?.remote.kind, .host)
+        XCTAssertEqual(world.agents[0].selectedPair?.remote.address, Self.address("10.0.0.2:6000"))
+        XCTAssertEqual(world.agents[1].state, .connected, "the far side learned us from our checks")
+    }
+
+    /// A name that did not resolve leaves nothing to try: the agent fails when the lookup ends,
+    /// not before.
+    func testAnAgentFailsWhenItsLastNameResolvesToNothing() {
+        var world = World(agent(["10.0.0.1:5000"], controlling: true, seed: 75), agent(["10.0.0.2:6000"], controlling: false, seed: 76))
+        world.exchangeCandidates(aCandidates: [], bCandidates: [], namesPending: true)
+        world.run(for: .milliseconds(500))
+        XCTAssertEqual(world.agents[0].state, .checking)
+        world.resolve(0, [])
+        XCTAssertEqual(world.agents[0].state, .failed)
+        XCTAssertEqual(world.count(0) { if case .failed = $0 { true } else { false } }, 1)
     }
 }

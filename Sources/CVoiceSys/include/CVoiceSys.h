@@ -5,6 +5,7 @@
  * Linux event APIs the media engine waits on. Swift's Glibc module does not
  * export these headers, so this target re-exports them.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -137,5 +138,22 @@ int voice_set_thread_nice(int nice);
 int voice_thread_nice(void);
 
 static inline void voice_line_buffer_stdout(void) { setvbuf(stdout, NULL, _IOLBF, 0); }
+
+
+/*
+ * Multicast DNS (RFC 6762) sockets, for resolving a peer's `.local` ICE candidates.
+ *
+ * voice_mdns_open: a non-blocking socket on port 5353 of `family` (AF_INET, or AF_INET6
+ * IPv6-only), shared with other responders on the host (SO_REUSEADDR, SO_REUSEPORT), with a
+ * multicast hop limit of 255 and packet info on. Returns the descriptor, or -1 with *error set.
+ * voice_mdns_join: joins the group (224.0.0.251 or ff02::fb) on interface `index`; 0 or an errno.
+ * voice_mdns_send: sends to the group out of interface `index`; as sendto(2).
+ * voice_mdns_receive: one datagram; `source` gets the sender's address (4 or 16 bytes, its
+ * length in *source_length) and *interface_index the interface it came in on (0 if unknown).
+ */
+int voice_mdns_open(int family, int *error);
+int voice_mdns_join(int fd, int family, int index);
+ssize_t voice_mdns_send(int fd, int family, int index, const void *bytes, size_t length);
+ssize_t voice_mdns_receive(int fd, void *buffer, size_t length, uint8_t *source, int *source_length, int *interface_index);
 
 #endif

@@ -12,8 +12,10 @@ extension MediaPathSetup {
     /// peer's fingerprints.
     /// - Throws: ``AudioStreamError/invalidConfiguration(_:)`` without a certificate or the
     ///   peer's DTLS parameters.
-    init(negotiated media: SDPNegotiatedMedia, localICE: SDPICEParameters?, certificate: DTLSCertificate?, localPort: UInt16)
-        throws(AudioStreamError)
+    init(
+        negotiated media: SDPNegotiatedMedia, localICE: SDPICEParameters?, certificate: DTLSCertificate?, localPort: UInt16,
+        resolvingNames: Bool = false
+    ) throws(AudioStreamError)
     {
         guard let dtls = media.dtls else { throw .invalidConfiguration("a DTLS-SRTP call without the peer's DTLS parameters") }
         guard let certificate else { throw .invalidConfiguration("a DTLS-SRTP call without a certificate") }
@@ -26,7 +28,7 @@ extension MediaPathSetup {
             localCredentials = .random(using: &random)
         }
         var remoteICE: MediaPath.RemoteICE?
-        if let ice = media.ice, local != nil { remoteICE = MediaPath.RemoteICE(ice.remote) }
+        if let ice = media.ice, local != nil { remoteICE = MediaPath.RemoteICE(ice.remote, resolvingNames: resolvingNames) }
         self.init(
             localCredentials: localCredentials, localCandidates: Self.localCandidates(local, port: localPort),
             isControlling: media.ice?.isControlling ?? true, remoteICE: remoteICE, certificate: certificate,
@@ -50,22 +52,24 @@ extension MediaPathSetup {
 }
 
 extension MediaPath.RemoteICE {
-    /// The peer's ICE parameters from its SDP (candidates we cannot use left out).
-    init(_ remote: SDPICEParameters) {
+    /// The peer's ICE parameters from its SDP (candidates we cannot use left out). With
+    /// `resolvingNames`, its `.local` candidates are being resolved and will follow.
+    init(_ remote: SDPICEParameters, resolvingNames: Bool) {
         self.init(
             credentials: ICECredentials(usernameFragment: remote.usernameFragment, password: remote.password),
-            candidates: remote.candidates.compactMap(ICECandidate.init(remote:)), isLite: remote.isLite)
+            candidates: remote.candidates.compactMap(ICECandidate.init(remote:)), isLite: remote.isLite,
+            moreCandidatesComing: resolvingNames && remote.candidates.contains { $0.multicastDNSName != nil })
     }
 }
 
 extension MediaPath.ICERestart {
     /// The restart a renegotiation with new ICE credentials asks for; nil without ICE.
-    init?(negotiated media: SDPNegotiatedMedia, localPort: UInt16) {
+    init?(negotiated media: SDPNegotiatedMedia, localPort: UInt16, resolvingNames: Bool = false) {
         guard let ice = media.ice, let local = ice.local else { return nil }
         self.init(
             localCredentials: ICECredentials(usernameFragment: local.usernameFragment, password: local.password),
             localCandidates: MediaPathSetup.localCandidates(local, port: localPort), isControlling: ice.isControlling,
-            remote: MediaPath.RemoteICE(ice.remote))
+            remote: MediaPath.RemoteICE(ice.remote, resolvingNames: resolvingNames))
     }
 }
 

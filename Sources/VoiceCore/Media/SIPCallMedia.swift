@@ -5,6 +5,7 @@ import VoiceMediaPath
 import VoiceRTP
 import VoiceSupport
 import VoiceSIP
+import VoiceSIPAgent
 
 /// Runs a call's audio: turns each negotiated SDP (initial answer, hold, resume, a peer that
 /// moved) into the media engine's ``AudioStream``: created and started on the first
@@ -47,6 +48,9 @@ package final class SIPCallMedia: Sendable {
     private let relay: TURNRelay?
     /// When the stream sends RFC 2198 redundancy, if negotiated (adaptive unless a test fixes it).
     private let redSending: REDSendPolicy.Mode
+    /// Who resolves the peer's mDNS `.local` candidates (nil: ``MulticastDNSResolver/shared``,
+    /// made at the first such candidate).
+    private let multicastDNS: MulticastDNSResolver?
 
     /// Creates the media side of a call; nothing runs until the first ``apply(_:)``.
     /// - Parameter reserved: the sockets bound on `localPort` (and the next port) while the SDP
@@ -54,8 +58,10 @@ package final class SIPCallMedia: Sendable {
     package init(
         localHost: String, localPort: UInt16, reserved: ReservedMediaPort? = nil, audioDevice: (any AudioDevice)?,
         engine: MediaEngine = .shared, enableDSCP: Bool = false, localICE: SDPICEParameters? = nil, certificate: DTLSCertificate? = nil,
-        relay: TURNRelay? = nil, redSending: REDSendPolicy.Mode = .adaptive, onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil
+        relay: TURNRelay? = nil, redSending: REDSendPolicy.Mode = .adaptive, multicastDNS: MulticastDNSResolver? = nil,
+        onEvent: (@Sendable (AudioStreamEvent) -> Void)? = nil
     ) {
+        self.multicastDNS = multicastDNS
         self.relay = relay
         self.redSending = redSending
         self.localICE = localICE
@@ -97,8 +103,9 @@ package final class SIPCallMedia: Sendable {
             // Only a new address is passed on: the stream may be sending to where the peer's
             // authenticated media comes from (a NAT's), which the same SDP again must not undo.
             if moved { existing.updateRemote(remote, rtcp: existing.configuration.rtcpMux ? nil : remoteRTCP) }
-            if iceRestarted, let restart = MediaPath.ICERestart(negotiated: media, localPort: localPort) {
+            if iceRestarted, let restart = MediaPath.ICERestart(negotiated: media, localPort: localPort, resolvingNames: true) {
                 existing.restartICE(restart)
+                resolveNames(of: media, for: existing)
             }
             applyDirection()
             return
@@ -131,7 +138,8 @@ package final class SIPCallMedia: Sendable {
         }
         var path: MediaPathSetup?
         if case .dtlsSRTP = media.encryption {
-            path = try MediaPathSetup(negotiated: media, localICE: localICE, certificate: certificate, localPort: localPort)
+            path = try MediaPathSetup(
+                negotiated: media, localICE: localICE, certificate: certificate, localPort: localPort, resolvingNames: true)
             path?.relay = relay
         }
         let stream = try AudioStream(
@@ -143,7 +151,23 @@ package final class SIPCallMedia: Sendable {
             s.stream = stream
             return false
         }
-        if stale { stream.stop() } else { applyDirection() }
+        if stale {
+            stream.stop()
+        } else {
+            applyDirection()
+            if path != nil { resolveNames(of: media, for: stream) }
+        }
+    }
+
+    /// Resolves the peer's `.local` candidates off this thread; the stream's agent gets them
+    /// (or hears that none resolved) within a second. The agent checks the peer's other
+    /// candidates, and answers its checks, meanwhile.
+    private func resolveNames(of media: SDPNegotiatedMedia, for stream: AudioStream) {
+        guard let remote = media.ice?.remote, remote.candidates.contains(where: { $0.multicastDNSName != nil }) else { return }
+        let usernameFragment = remote.usernameFragment
+        (multicastDNS ?? .shared).resolve(candidates: remote.candidates) { resolved in
+            stream.addRemoteCandidates(resolved, usernameFragment: usernameFragment)
+        }
     }
 
     /// The user's mute switch (sends silence); combined with what the SDP direction allows.

@@ -282,6 +282,15 @@ package final class AudioStream: Sendable {
         control.iceRestartVersion.add(1, ordering: .releasing)
     }
 
+    /// The peer's candidates that were `.local` names, resolved (maybe none), for the ICE agent
+    /// running with the peer's `usernameFragment`: the media thread takes them at its next tick.
+    /// Nothing for streams without a WebRTC media path.
+    package func addRemoteCandidates(_ candidates: [ICECandidate], usernameFragment: String) {
+        guard pathSetup != nil else { return }
+        control.resolvedCandidates.withLock { $0.append((candidates, usernameFragment)) }
+        control.resolvedCandidatesVersion.add(1, ordering: .releasing)
+    }
+
     /// Makes a new TURN allocation from the stream's socket, for an ICE restart after the host
     /// moved (the old allocation is tied to the old address): `completion` gets the new relayed
     /// candidate (on the stream's event queue, never the media thread), or nil when the stream

@@ -79,6 +79,10 @@ final class StreamControl: Sendable {
     /// An ICE restart for the media thread, and a count that says one was posted.
     let iceRestart = Locked<MediaPath.ICERestart?>(nil)
     let iceRestartVersion = Atomic<Int>(0)
+    /// The peer's candidates resolved from names (mDNS), each with the ufrag it belongs to,
+    /// for the media thread, and a count that says more were posted.
+    let resolvedCandidates = Locked<[(candidates: [ICECandidate], usernameFragment: String)]>([])
+    let resolvedCandidatesVersion = Atomic<Int>(0)
     /// The last new TURN allocation asked for (the host moved); who waits for its relayed
     /// candidate is in ``StreamEvents/relayCompletion``.
     let relayReallocationVersion = Atomic<Int>(0)

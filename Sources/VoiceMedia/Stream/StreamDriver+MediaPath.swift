@@ -39,6 +39,18 @@ extension StreamDriver {
             iceRestartVersion = restarted
             if let restart { drivePath(now: now) { $0.restartICE(restart, now: now) } }
         }
+        let resolved = control.resolvedCandidatesVersion.load(ordering: .acquiring)
+        if resolved != resolvedCandidatesVersion,
+            let posted = control.resolvedCandidates.withLockIfAvailable({ slot in
+                defer { slot.removeAll() }
+                return slot
+            })
+        {
+            resolvedCandidatesVersion = resolved
+            for entry in posted {
+                drivePath(now: now) { $0.addRemoteCandidates(entry.candidates, usernameFragment: entry.usernameFragment, now: now) }
+            }
+        }
         drivePath(now: now) { $0.tick(now: now) }
         if let dtls, path?.runsDTLS == true, let due = dtls.nextDeadline, now >= due {
             let said = dtls.tick(now: now)

@@ -73,6 +73,7 @@ final class StreamDriver: MediaTask {
     /// the wildcard); nil lets the kernel choose.
     var mediaSource: SocketAddress?
     var iceRestartVersion = 0
+    var resolvedCandidatesVersion = 0
     var relayReallocationVersion = 0
 
     /// Who paces each direction: the device, or the engine clock in its stead.

@@ -1,4 +1,5 @@
 import VoiceAddress
+import VoiceDNS
 import VoiceICE
 import VoiceNetwork
 import VoiceSIP
@@ -16,12 +17,35 @@ extension SDPICECandidate {
     }
 }
 
+extension SDPICECandidate {
+    /// The mDNS name a UDP candidate hides its address behind (a browser's `<uuid>.local`,
+    /// RFC 8828), when it is one we ask the link for (see ``MulticastDNSLookup/isResolvable(_:)``).
+    package var multicastDNSName: String? {
+        guard isUDP, port != 0, MulticastDNSLookup.isResolvable(address) else { return nil }
+        return address
+    }
+}
+
 extension ICECandidate {
     /// A peer's candidate from its SDP, or nil for one we cannot use: TCP (we check over UDP
-    /// only), an mDNS `.local` name or another host name (RFC 8839 allows them; we do not
-    /// resolve them), port 0, or an RTCP component when RTP and RTCP share one port.
+    /// only), a name (an mDNS `.local` one comes through ``init(remote:resolvedAddress:)`` once
+    /// resolved; other host names RFC 8839 allows are not resolved), port 0, or an RTCP
+    /// component when RTP and RTCP share one port.
     package init?(remote candidate: SDPICECandidate) {
-        guard candidate.isUDP, candidate.port != 0, let ip = IPAddress(candidate.address), !ip.isUnspecified else { return nil }
+        guard let ip = IPAddress(candidate.address) else { return nil }
+        self.init(remote: candidate, at: ip)
+    }
+
+    /// A peer's `.local` candidate at the address its name resolved to: the SDP's kind,
+    /// priority, foundation and component, so that checks and the selected pair read as the
+    /// host candidate it is.
+    package init?(remote candidate: SDPICECandidate, resolvedAddress: IPAddress) {
+        guard candidate.multicastDNSName != nil else { return nil }
+        self.init(remote: candidate, at: resolvedAddress)
+    }
+
+    private init?(remote candidate: SDPICECandidate, at ip: IPAddress) {
+        guard candidate.isUDP, candidate.port != 0, !ip.isUnspecified else { return nil }
         let address = TransportAddress(ip: ip, port: candidate.port)
         let kind = Kind(rawValue: candidate.kind.rawValue) ?? .host
         var related: TransportAddress?
