@@ -230,7 +230,7 @@ let package = Package(
             dependencies: [
                 // VoiceService for RecordingInsightsPublisher, a test double of its InsightsPublisher.
                 "VoiceEmbedded", "VoiceCore", "VoiceService",
-                "VoiceTestAudio", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "CVoiceSys",
+                "VoiceTestAudio", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceSIP", "VoiceSIPAgent", "CVoiceSys", "VoiceDNS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -303,7 +303,7 @@ let package = Package(
             name: "VoiceSIPAgentTests",
             dependencies: [
                 "VoiceEmbedded", "VoiceAddress", "VoiceSTUN", "VoiceSIPAgent", "VoiceSIP", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "VoiceMedia", "VoiceTestKit",
-                "VoiceTestAudio", "VoiceSIPTestVectors",
+                "VoiceTestAudio", "VoiceSIPTestVectors", "VoiceDNS",
                 // SIPCallMedia, for the calls that carry real audio to and from baresip.
                 "VoiceCore",
                 .product(name: "Logging", package: "swift-log"),

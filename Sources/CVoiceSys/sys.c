@@ -207,19 +207,18 @@ struct voice_socket_request {
     int error;
 };
 
+int voice_enter_namespace(const char *netns_path) {
+    int ns = open(netns_path, O_RDONLY | O_CLOEXEC);
+    if (ns < 0) return errno;
+    int rc = setns(ns, CLONE_NEWNET) == 0 ? 0 : errno;
+    close(ns);
+    return rc;
+}
+
 static void *voice_open_socket_in_namespace_thread(void *argument) {
     struct voice_socket_request *request = argument;
-    int ns = open(request->netns_path, O_RDONLY | O_CLOEXEC);
-    if (ns < 0) {
-        request->error = errno;
-        return NULL;
-    }
-    if (setns(ns, CLONE_NEWNET) != 0) {
-        request->error = errno;
-        close(ns);
-        return NULL;
-    }
-    close(ns);
+    request->error = voice_enter_namespace(request->netns_path);
+    if (request->error != 0) return NULL;
     request->fd = socket(request->domain, request->type | SOCK_CLOEXEC, request->protocol);
     if (request->fd < 0) request->error = errno;
     return NULL;

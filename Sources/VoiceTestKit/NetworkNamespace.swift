@@ -1,3 +1,4 @@
+import CVoiceSys
 import Foundation
 import Synchronization
 
@@ -68,6 +69,25 @@ package final class NetworkNamespace: Sendable {
             let text = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             throw NetworkNamespaceError("ip \(arguments.joined(separator: " ")): \(text)")
         }
+    }
+
+    /// Runs `body` on a thread of its own moved into the namespace, and waits for it: the
+    /// sockets `body` opens, and the threads it starts, live in the namespace (a resolver's
+    /// thread, say), while the caller's thread stays where it is.
+    package func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+        let result = Mutex<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let path = self.path
+        let thread = Thread {
+            let entered = voice_enter_namespace(path)
+            let outcome: Result<T, any Error> =
+                entered == 0 ? Result { try body() } : .failure(NetworkNamespaceError("setns \(path): errno \(entered)"))
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        return try result.withLock { $0 }!.get()
     }
 
     /// Deletes the namespace (and every link in it); idempotent.

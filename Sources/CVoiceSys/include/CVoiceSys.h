@@ -107,6 +107,10 @@ int voice_open_route_socket(const char *netns_path, unsigned groups, int *error)
 /// Returns the descriptor, or -1 with `*error` set to an errno.
 int voice_open_socket_in_namespace(const char *netns_path, int domain, int type, int protocol, int *error);
 
+/// Moves the calling thread (only it) into the network namespace at `netns_path`: sockets it
+/// opens and threads it starts from then on belong there. Returns 0 or an errno.
+int voice_enter_namespace(const char *netns_path);
+
 /// Sends a request to the kernel on a netlink socket.
 ssize_t voice_route_socket_send(int fd, const void *bytes, size_t length);
 
