@@ -95,4 +95,28 @@ final class SIPCallMediaRenegotiationTests: XCTestCase {
         let reached = SpectralSimilarity(playedInALoop: ours, in: Array(after.recordedSamples.suffix(48_000)))
         XCTAssertGreaterThan(reached.score, 0.75, "the moved peer hears us at its new address: \(reached)")
     }
+
+    /// A peer that only listens (a browser's receive-only page, a recorder) offers `recvonly`:
+    /// our `sendonly` answer sends what we capture, not the silence of a hold, and the
+    /// listener, `recvonly`, plays it while sending silence itself.
+    func testASendOnlyAnswerToAListenerSendsRealAudio() throws {
+        let suite = SRTPSuite.aesCM128HmacSHA1_80
+        let (ourKey, theirKey) = (SRTPKeyMaterial.random(for: suite), SRTPKeyMaterial.random(for: suite))
+        let ourDevice = BufferAudioDevice(captureSamples: ours, loop: true, recordingCapacity: 48_000 * 10, pacing: pacing)
+        let listenerDevice = BufferAudioDevice(captureSamples: theirs, loop: true, recordingCapacity: 48_000 * 10, pacing: pacing)
+        let (ourPort, listenerPort) = (try freePort(), try freePort())
+        let media = SIPCallMedia(localHost: "127.0.0.1", localPort: ourPort, audioDevice: ourDevice, engine: engine)
+        let listener = SIPCallMedia(localHost: "127.0.0.1", localPort: listenerPort, audioDevice: listenerDevice, engine: engine)
+        defer {
+            media.stop()
+            listener.stop()
+        }
+        try media.apply(Self.negotiated(codec: .opus(OpusSettings()), remotePort: listenerPort, local: ourKey, remote: theirKey, direction: .sendonly))
+        try listener.apply(Self.negotiated(codec: .opus(OpusSettings()), remotePort: ourPort, local: theirKey, remote: ourKey, direction: .recvonly))
+        PollingWait.sleep(2)
+        let heard = SpectralSimilarity(playedInALoop: ours, in: Array(listenerDevice.recordedSamples.suffix(48_000)))
+        XCTAssertGreaterThan(heard.score, 0.75, "the listener hears us: \(heard)")
+        let back = ourDevice.recordedSamples.suffix(48_000).map { abs(Int($0)) }.max() ?? 0
+        XCTAssertLessThan(back, 100, "the listener sends silence")
+    }
 }

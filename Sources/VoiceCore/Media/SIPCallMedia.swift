@@ -12,9 +12,10 @@ import VoiceSIPAgent
 /// negotiation, then updated by later ones: remote address, direction, and codec, payload
 /// types, ptime and SRTP keys, which the running stream switches to without a gap.
 ///
-/// Direction mapping: when we may not receive (`sendonly`, `inactive`) the stream is on hold (sends
-/// silence, renders nothing); when we may not send (`recvonly`) it is muted but still plays what
-/// arrives (the peer's hold music). A change of rtcp-mux cannot be applied to a running
+/// Direction mapping: when we may not send (`recvonly`, `inactive`) the stream is muted (sends
+/// silence) but still plays what arrives (the peer's hold music); `sendonly` sends what we
+/// capture (a peer that only listens hears us). Only the user's hold (``isOnHold``) silences
+/// both ways. A change of rtcp-mux cannot be applied to a running
 /// stream (it would need another socket); the stream keeps its first choice.
 package final class SIPCallMedia: Sendable {
     private struct State {
@@ -225,7 +226,9 @@ package final class SIPCallMedia: Sendable {
     private func applyDirection() {
         let (stream, direction, userMuted, userHeld) = state.withLock { ($0.stream, $0.direction, $0.userMuted, $0.userHeld) }
         guard let stream else { return }
-        stream.isOnHold = userHeld || !direction.receives
+        // Only our own hold silences both ways: a `sendonly` direction may be our answer to a
+        // peer that only listens, which must hear us; where the peer sends nothing, nothing plays.
+        stream.isOnHold = userHeld
         stream.isMuted = userMuted || !direction.sends
     }
 }

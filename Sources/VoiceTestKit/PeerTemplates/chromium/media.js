@@ -81,6 +81,8 @@ async function describe(pc, stats) {
       if (pair) {
         const local = report.get(pair.localCandidateId), far = report.get(pair.remoteCandidateId);
         stats.selectedPair = `${local.candidateType} ${local.address}:${local.port} -> ${far.candidateType} ${far.address}:${far.port}`;
+        stats.localCandidateType = local.candidateType;
+        stats.remoteCandidateType = far.candidateType;
       }
     }
     if (entry.type === "inbound-rtp" && entry.kind === "audio") {

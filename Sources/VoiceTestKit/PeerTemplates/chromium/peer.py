@@ -38,7 +38,9 @@ def main():
     parser.add_argument("--page", default="page.html", choices=["page.html", "sipphone.html"])
     parser.add_argument("--query", default="")
     parser.add_argument("--ready", help="a file written when the page says it is ready (the phone: registered)")
-    parser.add_argument("--play", required=True)
+    parser.add_argument("--receive-only", action="store_true",
+                        help="no microphone (and so no capture permission): the browser hides its addresses behind mDNS names")
+    parser.add_argument("--play")
     parser.add_argument("--record", required=True)
     parser.add_argument("--stats", required=True)
     parser.add_argument("--seconds", type=float, default=4)
@@ -98,10 +100,15 @@ def main():
     url = f"http://127.0.0.1:{server.server_address[1]}/page?role={args.role}&seconds={args.seconds}"
     if args.query:
         url += "&" + args.query
+    if args.receive_only:
+        url += "&recvonly=1"
+        media = ["--enable-features=WebRtcHideLocalIpsWithMdns"]
+    else:
+        media = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+                 f"--use-file-for-fake-audio-capture={args.play}"]
     browser = subprocess.Popen([
         args.browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-        f"--user-data-dir={profile}", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-        f"--use-file-for-fake-audio-capture={args.play}", "--autoplay-policy=no-user-gesture-required",
+        f"--user-data-dir={profile}", *media, "--autoplay-policy=no-user-gesture-required",
         "--remote-debugging-port=0", url,
     ], stdout=sys.stdout, stderr=subprocess.STDOUT)
     finished = done.wait(timeout=args.seconds + 60)
