@@ -45,6 +45,18 @@ public final class WebRTCPeer: @unchecked Sendable {
         try self.init(stack, play: play, seconds: seconds, templateDirectory: templateDirectory, extra: ["--role", role.rawValue])
     }
 
+    /// Headless Chromium receive-only (no microphone asked for, so no capture permission: it
+    /// hides its host addresses behind mDNS `.local` names, RFC 8828), run inside `namespace`
+    /// (which needs a default route: without one Chromium gathers nothing). It records what
+    /// it hears for `seconds` once connected.
+    package static func receiveOnlyChromium(
+        role: Role, seconds: Double = 4, in namespace: NetworkNamespace, templateDirectory: String? = PeerTemplates.directory
+    ) throws(SIPPeerError) -> WebRTCPeer {
+        try WebRTCPeer(
+            .chromium, play: nil, seconds: seconds, templateDirectory: templateDirectory, extra: ["--role", role.rawValue, "--receive-only"],
+            namespace: namespace.name)
+    }
+
     /// Headless Chromium as a SIP-over-WebSocket softphone (the template's `sipphone.html`): it
     /// connects to `webSocketURL` (`ws://`), registers `user` with `password` in `realm`, then
     /// calls `target` (a SIP URI) or, with `target` nil, waits for a call and answers it. Media
@@ -77,7 +89,8 @@ public final class WebRTCPeer: @unchecked Sendable {
     }
 
     private init(
-        _ stack: Stack, play: String, seconds: Double, templateDirectory: String?, extra: [String], appendsReadyPath: Bool = false
+        _ stack: Stack, play: String?, seconds: Double, templateDirectory: String?, extra: [String], appendsReadyPath: Bool = false,
+        namespace: String? = nil
     ) throws(SIPPeerError) {
         guard let templateDirectory else { throw SIPPeerError(.invalidTemplate, "no \(stack) template: VoiceTestKit's resource bundle is missing") }
         self.stack = stack
@@ -89,12 +102,14 @@ public final class WebRTCPeer: @unchecked Sendable {
         readyPath = directory + "/ready"
         recording = directory + "/received.wav"
         process = Process()
+        let inNamespace = namespace.map { [NetworkNamespace.ipPath, "netns", "exec", $0] } ?? []
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments =
-            [
+            inNamespace
+            + [
                 "python3", templateDirectory + "/\(stack.rawValue)/peer.py", "--local", localPath, "--remote", remotePath,
-                "--play", play, "--record", recording, "--stats", statsPath, "--seconds", String(seconds),
-            ] + extra + (appendsReadyPath ? [readyPath] : [])
+                "--record", recording, "--stats", statsPath, "--seconds", String(seconds),
+            ] + (play.map { ["--play", $0] } ?? []) + extra + (appendsReadyPath ? [readyPath] : [])
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = log
