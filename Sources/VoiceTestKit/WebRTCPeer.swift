@@ -45,6 +45,16 @@ public final class WebRTCPeer: @unchecked Sendable {
         try self.init(stack, play: play, seconds: seconds, templateDirectory: templateDirectory, extra: ["--role", role.rawValue])
     }
 
+    /// Starts `stack` as `role` inside `namespace` (`ip netns exec`): it gathers the
+    /// namespace's addresses, of whichever families it has.
+    package convenience init(
+        _ stack: Stack, role: Role, play: String, seconds: Double = 4, in namespace: NetworkNamespace,
+        templateDirectory: String? = PeerTemplates.directory
+    ) throws(SIPPeerError) {
+        try self.init(
+            stack, play: play, seconds: seconds, templateDirectory: templateDirectory, extra: ["--role", role.rawValue], namespace: namespace.name)
+    }
+
     /// Headless Chromium receive-only (no microphone asked for, so no capture permission: it
     /// hides its host addresses behind mDNS `.local` names, RFC 8828), run inside `namespace`
     /// (which needs a default route: without one Chromium gathers nothing). It records what
