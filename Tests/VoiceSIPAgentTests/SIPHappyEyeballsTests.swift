@@ -30,7 +30,7 @@ final class SIPHappyEyeballsTests: XCTestCase {
         XCTAssertEqual(race.nextDeadline, t0 + .milliseconds(250))
         XCTAssertEqual(race.tick(now: t0 + .milliseconds(249)), [])
         XCTAssertEqual(race.tick(now: t0 + .milliseconds(250)), [.probe(four1)])
-        XCTAssertNil(race.nextDeadline, "nothing left to start")
+        XCTAssertEqual(race.nextDeadline, t0 + .seconds(2), "nothing left to start: only the give-up is due")
         XCTAssertEqual(race.answered(four1, now: t0 + .milliseconds(251)), [.abandon(six1), .won(four1)])
         XCTAssertEqual(race.phase, .finished(winner: four1))
         XCTAssertEqual(race.answered(six1, now: t0 + .seconds(1)), [], "a late answer changes nothing")
@@ -73,5 +73,18 @@ final class SIPHappyEyeballsTests: XCTestCase {
         XCTAssertEqual(race.answered(four1, now: .milliseconds(10)), [], "four1 was never probed")
         XCTAssertEqual(race.failed(four2, now: .milliseconds(10)), [])
         XCTAssertEqual(race.phase, .racing(next: 1, pending: [six1], deadline: .milliseconds(250)))
+    }
+
+    /// Nobody answers (a server that ignores OPTIONS): the race gives up at its limit, and the
+    /// driver then sends the request to the targets in turn.
+    func testARaceNobodyAnswersGivesUpAtItsLimit() {
+        var race = SIPHappyEyeballs(targets: [four1, six1])
+        _ = race.start(now: .zero)
+        _ = race.tick(now: .milliseconds(250))
+        XCTAssertEqual(race.tick(now: .milliseconds(1_999)), [])
+        XCTAssertEqual(race.tick(now: .seconds(2)), [.abandon(six1), .abandon(four1), .exhausted])
+        XCTAssertEqual(race.phase, .finished(winner: nil))
+        XCTAssertNil(race.nextDeadline)
+        XCTAssertEqual(race.answered(four1, now: .seconds(3)), [])
     }
 }

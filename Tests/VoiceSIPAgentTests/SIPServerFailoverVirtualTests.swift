@@ -50,23 +50,7 @@ final class SIPServerFailoverVirtualTests: EmbeddedSIPTestCase {
     private func agent(
         _ user: String, host: String, transport: SIPTransportProtocol = .udp, configure: (inout SIPUserAgentConfiguration) -> Void = { _ in }
     ) throws -> (SIPUserAgent, Locked<[(MediaTime, SIPUserAgentEvent)]>) {
-        let events = Locked<[(MediaTime, SIPUserAgentEvent)]>([])
-        var configuration = SIPUserAgentConfiguration(
-            identity: SIPNameAddress(uri: SIPURI(user: user, host: "example.test")), transport: transport, listenHost: host, listenPort: 5060,
-            media: SDPLocalCapabilities(address: host, port: 0, encryption: .unencrypted))
-        configuration.dnsLookup = dns
-        configuration.flowLiveness = nil
-        configure(&configuration)
-        let clock = EventLoopMediaClock(loop: loop)
-        let ports = Locked(30_000)
-        var logger = Logger(label: "test.sip.\(user)")
-        logger.logLevel = ProcessInfo.processInfo.environment["SIP_TRACE"] == nil ? .warning : .trace
-        let agent = try SIPUserAgent(
-            configuration: configuration, transport: network.transportFactory,
-            mediaPorts: { loop in loop.makeSucceededFuture(UInt16(ports.withLock { $0 += 2; return $0 })) }, logger: logger
-        ) { event in events.withLock { $0.append((clock.now(), event)) } }
-        XCTAssertEqual(try value(agent.start()).port, 5060)
-        return (agent, events)
+        try memoryAgent(user, host: host, dns: dns, transport: transport, configure: configure)
     }
 
     private func incoming(_ events: Locked<[(MediaTime, SIPUserAgentEvent)]>) -> (MediaTime, SIPCallHandle)? {

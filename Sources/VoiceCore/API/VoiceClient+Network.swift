@@ -8,20 +8,33 @@ import VoiceSIPAgent
 
 // Following the host's networks (AddressSelection.automatic).
 extension VoiceClient {
-    static let wildcardHost = "0.0.0.0"
+    /// SIP listens on both families where the host has IPv6: one socket carries IPv4 and IPv6
+    /// (IPv4 peers seen as themselves), so signaling survives a move to an IPv6-only network.
+    static var wildcardHost: String { SIPMediaPortReservation.ipv6Available ? "::" : "0.0.0.0" }
     /// Call media binds both families: one port per call carries IPv4 and IPv6, so calls offer
     /// ICE host candidates on each address the host has, of either family (RFC 8421).
     static let mediaWildcardHost = "::"
 
-    /// The IPv4 address to advertise among `candidates`, for the configured server (outbound
-    /// proxy, registrar or domain, when given as an address); nil when no network reaches it.
+    /// The address to advertise among `candidates`, for the configured server (outbound proxy,
+    /// registrar or domain, when given as an address, decides the family): IPv4 where a network
+    /// reaches the server over it, else IPv6 (an IPv6-only network); nil when none does.
     static func preferredHost(_ candidates: [NetworkCandidate], configuration: VoiceClientConfiguration) -> String? {
         let server = [configuration.outboundProxy?.host, configuration.registrar?.host, configuration.domain]
             .compactMap { $0.flatMap(Self.literalHost) }.first
-        guard let preferred = candidates.preferred(for: server, ipv6: false) else { return nil }
-        // A remote server is not reached through loopback: that means no network.
-        if preferred.type == .loopback, server.map({ !$0.isLoopback }) ?? true { return nil }
-        return preferred.address.description
+        let families = server == nil ? [false, true] : [server?.isIPv6 ?? false]
+        for ipv6 in families {
+            guard let preferred = candidates.preferred(for: server, ipv6: ipv6) else { continue }
+            // A remote server is not reached through loopback: that means no network.
+            if preferred.type == .loopback, server.map({ !$0.isLoopback }) ?? true { continue }
+            return preferred.address.description
+        }
+        return nil
+    }
+
+    /// Which families the host has usable (not loopback) addresses in.
+    static func families(_ candidates: [NetworkCandidate]) -> (ipv4: Bool, ipv6: Bool) {
+        let outward = candidates.filter { $0.type != .loopback }
+        return (outward.contains { !$0.address.isIPv6 }, outward.contains { $0.address.isIPv6 })
     }
 
     /// The addresses calls offer ICE host candidates on beside the advertised one: `preferred`
@@ -59,6 +72,8 @@ extension VoiceClient {
             return
         }
         agent.setOtherMediaHosts(Self.otherMediaHosts(candidates, preferred: host))
+        let families = Self.families(candidates)
+        agent.setAddressFamilies(ipv4: families.ipv4, ipv6: families.ipv6)
         let wasLost = networkLost
         networkLost = false
         if host != advertisedHost {

@@ -33,17 +33,27 @@ package struct SIPHappyEyeballs: Sendable {
 
     /// RFC 8305 §5's recommended Connection Attempt Delay.
     package static let defaultAttemptDelay = MediaTime.milliseconds(250)
+    /// How long the race waits for any answer before giving up (a server that ignores OPTIONS
+    /// must not hold the request for a transaction's 32 s): the request then goes to the
+    /// targets in turn, as without a race.
+    package static let defaultLimit = MediaTime.seconds(2)
 
     /// The targets in the order they are tried.
     package let order: [SIPServerTarget]
     package let attemptDelay: MediaTime
+    package let limit: MediaTime
     package private(set) var phase: Phase
+    /// When the race gives up (``limit`` after its start).
+    private var giveUpAt = MediaTime.zero
 
     /// - Parameter targets: in the located order (SRV and hop order); within each family that
     ///   order is kept.
-    package init(targets: [SIPServerTarget], attemptDelay: MediaTime = SIPHappyEyeballs.defaultAttemptDelay) {
+    package init(
+        targets: [SIPServerTarget], attemptDelay: MediaTime = SIPHappyEyeballs.defaultAttemptDelay, limit: MediaTime = SIPHappyEyeballs.defaultLimit
+    ) {
         order = Self.interleaved(targets)
         self.attemptDelay = attemptDelay
+        self.limit = limit
         phase = .racing(next: 0, pending: [], deadline: .zero)
     }
 
@@ -57,15 +67,16 @@ package struct SIPHappyEyeballs: Sendable {
         targets.contains { $0.address.contains(":") } && targets.contains { !$0.address.contains(":") }
     }
 
-    /// When ``tick(now:)`` is next due; nil once finished.
+    /// When ``tick(now:)`` is next due: the next start, or the give-up; nil once finished.
     package var nextDeadline: MediaTime? {
-        guard case .racing(let next, _, let deadline) = phase, next < order.count else { return nil }
-        return deadline
+        guard case .racing(let next, _, let deadline) = phase else { return nil }
+        return next < order.count ? min(deadline, giveUpAt) : giveUpAt
     }
 
     /// Starts the race: the first probe.
     package mutating func start(now: MediaTime) -> [Action] {
         guard case .racing(0, let pending, _) = phase, pending.isEmpty else { return [] }
+        giveUpAt = now + limit
         return launchNext(now: now, pending: [])
     }
 
@@ -88,9 +99,15 @@ package struct SIPHappyEyeballs: Sendable {
         return [.exhausted]
     }
 
-    /// The clock moved: the next target starts when its delay is up.
+    /// The clock moved: the next target starts when its delay is up; at the limit the race
+    /// gives up on every probe still out.
     package mutating func tick(now: MediaTime) -> [Action] {
-        guard case .racing(let next, let pending, let deadline) = phase, next < order.count, now >= deadline else { return [] }
+        guard case .racing(let next, let pending, let deadline) = phase else { return [] }
+        if now >= giveUpAt {
+            phase = .finished(winner: nil)
+            return pending.map(Action.abandon) + [.exhausted]
+        }
+        guard next < order.count, now >= deadline else { return [] }
         return launchNext(now: now, pending: pending)
     }
 

@@ -12,10 +12,20 @@ public struct SIPTransportEndpoint: Hashable, Sendable, CustomStringConvertible 
     /// The IP address and port.
     package var address: NIOCore.SocketAddress
 
-    /// Creates an endpoint.
+    /// Creates an endpoint. An IPv4 peer seen through a dual-stack socket (`::ffff:a.b.c.d`)
+    /// is recorded as the IPv4 address it is, so that it compares equal however it came.
     package init(transport: SIPTransportProtocol, address: NIOCore.SocketAddress) {
         self.transport = transport
-        self.address = address
+        self.address = Self.unmapped(address)
+    }
+
+    private static func unmapped(_ address: NIOCore.SocketAddress) -> NIOCore.SocketAddress {
+        guard case .v6(let six) = address else { return address }
+        let bytes = withUnsafeBytes(of: six.address.sin6_addr) { Array($0) }
+        guard bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF,
+            let v4 = try? NIOCore.SocketAddress(ipAddress: bytes[12...].map(String.init).joined(separator: "."), port: address.port ?? 0)
+        else { return address }
+        return v4
     }
 
     /// Creates an endpoint from a numeric IPv4 or IPv6 address.

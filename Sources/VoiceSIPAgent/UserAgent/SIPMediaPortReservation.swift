@@ -103,7 +103,8 @@ package enum SIPMediaPortReservation {
     }
 
     /// Whether the kernel opens IPv6 sockets at all (asked once).
-    private static let ipv6Available: Bool = {
+    /// Whether the host has IPv6 at all (an AF_INET6 socket can be made).
+    package static let ipv6Available: Bool = {
         let probe = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard probe >= 0 else { return false }
         close(probe)

@@ -154,6 +154,8 @@ extension SIPUserAgent {
             performRegistration(actions)
         case .keepAlive:
             break
+        case .probe(let id):
+            probeAnswered(id)
         case .none:
             break
         }
@@ -171,6 +173,8 @@ extension SIPUserAgent {
             let actions = registration.requestFailed(failure: failure, now: now)
             self.registration = registration
             performRegistration(actions)
+        case .probe(let id):
+            probeFailed(id)
         case .keepAlive, .none:
             break
         }

@@ -103,7 +103,7 @@ extension SIPUserAgent {
     }
 
     /// An out-of-dialog OPTIONS to the hop itself (no user part: Kamailio and most proxies answer it).
-    private func makeOptions(to uri: SIPURI) -> SIPRequest {
+    func makeOptions(to uri: SIPURI) -> SIPRequest {
         var headers = SIPHeaders()
         var via = viaTemplate
         via.parameters.set("branch", SIPIdentifierGenerator.branch())

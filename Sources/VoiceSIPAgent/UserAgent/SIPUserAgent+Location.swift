@@ -46,8 +46,10 @@ extension SIPUserAgent {
             dns.hostsFileAddresses(target.host, on: eventLoop).whenComplete { result in
                 let listed = (try? result.get()) ?? []
                 var request = target.locationRequest
-                // The first address of the first family asked for (A before AAAA for IPv4).
-                if case .address(let ip)? = types.lazy.compactMap({ type in listed.first { $0.type == type } }).first {
+                // The first address of the first family asked for, IPv4 first where the host
+                // has it: a hosts file is a fixed setup (`localhost` has both), not raced.
+                let ordered = types.sorted { a, _ in a == .a }
+                if case .address(let ip)? = ordered.lazy.compactMap({ type in listed.first { $0.type == type } }).first {
                     request.host = ip.description
                 }
                 self.run(
@@ -66,8 +68,14 @@ extension SIPUserAgent {
         }
     }
 
-    /// The address records asked for: A for an IPv4 agent, AAAA then A for an IPv6 one.
+    /// The address records asked for: those of the families the host has when the client
+    /// follows its networks (AAAA first, RFC 8305), else A for an IPv4 agent and AAAA then A
+    /// for an IPv6 one.
     var addressRecordTypes: [DNSRecordType] {
+        if let families = addressFamilies {
+            let types = (families.ipv6 ? [DNSRecordType.aaaa] : []) + (families.ipv4 ? [.a] : [])
+            return types.isEmpty ? [.a] : types
+        }
         guard let ip = IPAddress(configuration.listenHost), ip.bytes.count == 16 else { return [.a] }
         return [.aaaa, .a]
     }

@@ -9,6 +9,13 @@ extension SIPUserAgent {
         jobs.execute { self.otherMediaHosts = hosts }
     }
 
+    /// The address families the host has (a dual-stack listener, following the networks):
+    /// server names are looked up for AAAA where it has IPv6, for A where it has IPv4, and a
+    /// server with both is raced (RFC 8305).
+    package func setAddressFamilies(ipv4: Bool, ipv6: Bool) {
+        jobs.execute { self.addressFamilies = (ipv4, ipv6) }
+    }
+
     /// Our host changed networks and now has `host` (with a wildcard listen address): Contact,
     /// Via and SDP carry it from now on. The registration rebinds at once (removing the old
     /// Contact), and every call that is not ending tells its peer with a re-INVITE, at once or

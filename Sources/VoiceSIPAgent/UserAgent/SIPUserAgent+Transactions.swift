@@ -31,6 +31,7 @@ extension SIPUserAgent {
         locate(hops).whenComplete { result in
             switch result {
             case .success(let targets):
+                if self.joinsRace(request, owner: owner, targets: targets, pin: hops[0], hop: nextHop) { return }
                 self.attempt(request, owner: owner, targets: targets[...], pin: hops[0], originalBranch: nil, failure: .transportError)
             case .failure(let error):
                 self.logger.info("\(request.method) to \(nextHop): \(error)")

@@ -41,6 +41,11 @@ package final class SIPUserAgent: @unchecked Sendable {
     /// The target that last answered, by what it was located for: later requests (a
     /// registration's refreshes, a call's next requests) go there first.
     var serverPins: [SIPTargetResolver.Target: SIPServerTarget] = [:]
+    /// Servers whose IPv6 and IPv4 addresses are being raced, by what they were located for.
+    var races: [SIPTargetResolver.Target: SIPServerRace] = [:]
+    /// The race and target of each probe out.
+    var probes: [Int: (pin: SIPTargetResolver.Target, target: SIPServerTarget)] = [:]
+    var nextProbeID = 0
     /// DNS answers and failures, kept for their TTL.
     var dnsCache = DNSCache()
     /// The lookups server location makes; made on first use (``dns``).
@@ -72,6 +77,9 @@ package final class SIPUserAgent: @unchecked Sendable {
     /// The host's other addresses (beside the advertised one) that DTLS-SRTP calls offer host
     /// candidates on, when media binds the wildcard; see ``setOtherMediaHosts(_:)``.
     var otherMediaHosts: [String] = []
+    /// The address families the host has now (set by the client following the networks); nil:
+    /// as the listen address says.
+    var addressFamilies: (ipv4: Bool, ipv6: Bool)?
     /// The TURN relay allocated from each reserved media port, until its call takes it.
     var mediaRelays: [UInt16: TURNRelay] = [:]
     /// STUN Binding requests sent on the SIP socket, by transaction ID.
@@ -282,6 +290,9 @@ enum SIPTransactionOwner: Sendable {
     case registration
     /// An OPTIONS keep-alive to the first hop.
     case keepAlive
+    /// An OPTIONS that probes one of a server's addresses in a Happy Eyeballs race (its id in
+    /// ``SIPUserAgent/probes``).
+    case probe(Int)
     case none
 }
 
