@@ -45,12 +45,17 @@ package struct NetworkChangeCall {
         /// goes down and comes back, and a second address is added to it: nothing the call uses
         /// changed, so nothing happens to it.
         case unrelatedChange
+        /// The far party has IPv6 only (fd00:9::1); the mover, dual-stack on c0 (c1 down), calls
+        /// it over IPv6. Then the mover's network becomes IPv6-only and renumbers: its IPv4
+        /// goes, its IPv6 moves onto fd00:3::/64 with the default route: the call moves over IPv6.
+        case moveToIPv6Only
 
         /// Commands run in the caller's namespace before the call.
         var setup: [String] {
             switch self {
             case .renumber, .renumberWhileRinging, .unrelatedChange: []
             case .linkFlap, .linkLost: ["link set c1 down"]
+            case .moveToIPv6Only: ["link set c1 down", "addr add fd00:1::2/64 dev c0 nodad", "route add ::/0 via fd00:1::1 dev c0 metric 100"]
             case .preferredAppears, .preferredAppearsWhileRinging: ["link set c0 down"]
             }
         }
@@ -78,8 +83,19 @@ package struct NetworkChangeCall {
                 [(0, ["link set c0 up", "route replace default via 10.1.0.1 dev c0 metric 100"])]
             case .unrelatedChange:
                 [(0, ["link set c1 down"]), (1, ["link set c1 up", "addr add 10.2.0.3/24 dev c1"])]
+            case .moveToIPv6Only:
+                [(0, ["addr add fd00:3::2/64 dev c0 nodad", "addr del fd00:1::2/64 dev c0", "addr del 10.1.0.2/24 dev c0",
+                      "route replace ::/0 via fd00:3::1 dev c0 metric 100"])]
             }
         }
+
+        /// Commands run in the provider's namespace before the call.
+        var providerSetup: [String] {
+            self == .moveToIPv6Only ? ["addr add fd00:1::1/64 dev p0 nodad", "addr add fd00:3::1/64 dev p0 nodad", "addr add fd00:9::1/128 dev lo"] : []
+        }
+
+        /// Where the far party listens, and its host as a URI writes it.
+        var farHost: (address: String, uri: String) { self == .moveToIPv6Only ? ("fd00:9::1", "[fd00:9::1]") : ("10.9.0.1", "10.9.0.1") }
     }
 
     package struct Result {
@@ -162,6 +178,7 @@ package struct NetworkChangeCall {
             provider.delete()
         }
         for command in change.setup { try caller.batch(command) }
+        if !change.providerSetup.isEmpty { try provider.batch(change.providerSetup) }
 
         let (callerPlays, calleePlays) = try NamespaceScenario.writeTones(to: directory, names: ("mover", "far"))
         // Plain UDP/TCP signaling between namespaces on this host.
@@ -187,7 +204,8 @@ package struct NetworkChangeCall {
         } else {
             far = try process(
                 "far", in: provider,
-                ["listen", "--identity", "bob", "--domain", "10.9.0.1", "--listen", "10.9.0.1", "--port", transport == "tls" ? "5061" : "5060",
+                ["listen", "--identity", "bob", "--domain", change.farHost.uri, "--listen", change.farHost.address,
+                 "--port", transport == "tls" ? "5061" : "5060",
                  "--no-register",
                  "--auto-answer", "--once", "--duration", "60", "--play", directory + "/far-plays.wav",
                  "--record", directory + "/far-heard.wav"] + keys + timeout
@@ -198,7 +216,7 @@ package struct NetworkChangeCall {
             }
             mover = try process(
                 "mover", in: caller,
-                ["call", "bob", "--identity", "alice", "--domain", "10.9.0.1", "--listen", "auto", "--duration", "\(callSeconds)",
+                ["call", "bob", "--identity", "alice", "--domain", change.farHost.uri, "--listen", "auto", "--duration", "\(callSeconds)",
                  "--play", directory + "/mover-plays.wav", "--record", directory + "/mover-heard.wav"] + keys
                     + change.callerArguments + timeout)
         }

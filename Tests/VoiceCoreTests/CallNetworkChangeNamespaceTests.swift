@@ -299,3 +299,18 @@ extension CallNetworkChangeNamespaceTests {
     func testATCPConnectionWhosePacketsStopIsNoticedByItsPingsAndRecovered() throws { try signalingOutage(over: "tcp") }
     func testATLSConnectionWhosePacketsStopIsNoticedByItsPingsAndRecovered() throws { try signalingOutage(over: "tls") }
 }
+
+// IPv6: the mover's network becomes IPv6-only mid-call (its IPv4 goes, its IPv6 renumbers);
+// the far party has IPv6 only. After the change the mover has no IPv4 address at all (c1 is
+// down), so the far party's tone in the mover's last 3 s, and the mover's in the far party's,
+// went over the new IPv6 address: the re-INVITE carried the new Contact and ICE restarted on
+// IPv6 candidates.
+extension CallNetworkChangeNamespaceTests {
+    func testAMoveToAnIPv6OnlyNetworkKeepsTheCallUp() throws {
+        let result = try scenario("udp").run(.moveToIPv6Only)
+        check(result, reconnections: 1, maximumGap: 1_500)
+        XCTAssertEqual(result.moverCallbacks, ["connected", "reconnecting: 53001", "reconnected", "disconnected"], result.moverLog)
+        XCTAssertTrue(result.moverLog.contains("media path: host [fd00:1::2]"), "the call started over IPv6:\n\(result.moverLog)")
+        report("ipv6-only-move", "udp", gaps: result.gapMilliseconds, reconnect: result.reconnectMilliseconds)
+    }
+}

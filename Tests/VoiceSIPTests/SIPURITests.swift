@@ -24,6 +24,10 @@ final class SIPURITests: XCTestCase {
         XCTAssertEqual(u.description, "sip:[2001:db8::10]:5070")
         XCTAssertTrue(try SIPURI(parsing: "sip:[2001:db8:0:0:0:0:0:10]:5070").isEquivalent(to: u))
         XCTAssertNotNil(try? SIPURI(parsing: "sip:user@[::ffff:192.0.2.1]"))
+        // A host given as a URI writes it (`--domain [2001:db8::10]`) is bracketed once, not twice.
+        let built = SIPURI(user: "bob", host: "[2001:db8::10]")
+        XCTAssertEqual(built.host, "2001:db8::10")
+        XCTAssertEqual(built.description, "sip:bob@[2001:db8::10]")
         for bad in ["sip:user@[2001:db8::10", "sip:[2001:db8:::10]", "sip:[1:2:3:4:5:6:7:8:9]", "sip:2001:db8::10"] {
             XCTAssertThrowsError(try SIPURI(parsing: bad), bad)
         }

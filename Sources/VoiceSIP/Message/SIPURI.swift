@@ -59,7 +59,8 @@ package struct SIPURI: Sendable, Equatable, CustomStringConvertible {
     /// For schemes other than sip, sips and tel, everything after `scheme:`.
     package var opaque: String?
 
-    /// Creates a SIP or SIPS URI.
+    /// Creates a SIP or SIPS URI. An IPv6 host may come bare or as a URI writes it
+    /// (`[2001:db8::1]`): it is kept bare, and bracketed once when written.
     package init(
         scheme: Scheme = .sip, user: String? = nil, password: String? = nil, host: String,
         port: Int? = nil, parameters: SIPParameters = SIPParameters(), headers: [Header] = []
@@ -67,7 +68,7 @@ package struct SIPURI: Sendable, Equatable, CustomStringConvertible {
         self.scheme = scheme
         self.user = user
         self.password = password
-        self.host = host
+        self.host = host.hasPrefix("[") && host.hasSuffix("]") && host.count > 2 ? String(host.dropFirst().dropLast()) : host
         self.port = port
         self.parameters = parameters
         self.headers = headers
