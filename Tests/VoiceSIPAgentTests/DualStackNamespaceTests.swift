@@ -54,16 +54,8 @@ final class DualStackNamespaceTests: XCTestCase {
 
     // MARK: - The link
 
-    private func require(_ tools: [SIPPeerRequirement]) throws {
-        for requirement in [NetworkNamespace.requirement(), SIPPeerRequirement.check("nft")] + tools {
-            switch requirement {
-            case .available: continue
-            case .skip(let why): throw XCTSkip(why)
-            case .fail(let why):
-                XCTFail(why)
-                throw XCTSkip(why)
-            }
-        }
+    private func requireNamespaces(_ tools: [SIPPeerRequirement]) throws {
+        try require([NetworkNamespace.requirement(), SIPPeerRequirement.check("nft")] + tools)
     }
 
     /// Our namespace (10.65.0.1 and fd00:65::1) and the peer's, as `network` says.
@@ -154,7 +146,7 @@ final class DualStackNamespaceTests: XCTestCase {
 
     /// We offer; aiortc answers from the peer's namespace.
     private func call(aiortc network: PeerNetwork) throws {
-        try require([SIPPeerRequirement.check("aiortc", isInstalled: { _ in WebRTCPeer.isInstalled(.aiortc) })])
+        try requireNamespaces([SIPPeerRequirement.check("aiortc", isInstalled: { _ in WebRTCPeer.isInstalled(.aiortc) })])
         let (ours, theirs) = try link(network)
         let directory = try SIPPeerTemplate.makeTemporaryDirectory(prefix: "dual-play")
         cleanup.append { try? FileManager.default.removeItem(atPath: directory) }
@@ -180,7 +172,7 @@ final class DualStackNamespaceTests: XCTestCase {
 
     /// We offer; our own side answers from the peer's namespace.
     private func callOurs(_ network: PeerNetwork) throws {
-        try require([])
+        try requireNamespaces([])
         let (ours, theirs) = try link(network)
         var (reserved, offerer) = try side(in: ours, hosts: ourHosts())
         var (theirReserved, answerer) = try side(in: theirs, hosts: theirHosts(network))

@@ -20,13 +20,7 @@ final class MulticastDNSNamespaceTests: XCTestCase {
 
     /// Namespaces `ours` and `theirs`, a veth pair between them (10.61.0.1 and .2).
     private func link() throws -> (ours: NetworkNamespace, theirs: NetworkNamespace) {
-        switch NetworkNamespace.requirement() {
-        case .available: break
-        case .skip(let why): throw XCTSkip(why)
-        case .fail(let why):
-            XCTFail(why)
-            throw XCTSkip(why)
-        }
+        try require([NetworkNamespace.requirement()])
         let ours = try NetworkNamespace(prefix: "mo")
         let theirs = try NetworkNamespace(prefix: "mt")
         cleanup.append { ours.delete() }

@@ -10,14 +10,22 @@ extension XCTestCase {
     /// Skips the test when the peer binary `name` is missing, except under `CI=true`, where a
     /// missing peer fails the test.
     func requirePeer(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        switch SIPPeerRequirement.check(name) {
-        case .available:
-            return
-        case .skip(let message):
-            throw XCTSkip(message, file: file, line: line)
-        case .fail(let message):
-            XCTFail(message, file: file, line: line)
-            throw SIPPeerError(.notInstalled, message)
+        try require([SIPPeerRequirement.check(name)], file: file, line: line)
+    }
+
+    /// Goes on when every requirement is met (a peer, root for namespaces); skips at the first
+    /// that is not, except under `CI=true`, where it fails the test.
+    func require(_ requirements: [SIPPeerRequirement], file: StaticString = #filePath, line: UInt = #line) throws {
+        for requirement in requirements {
+            switch requirement {
+            case .available:
+                continue
+            case .skip(let message):
+                throw XCTSkip(message, file: file, line: line)
+            case .fail(let message):
+                XCTFail(message, file: file, line: line)
+                throw SIPPeerError(.notInstalled, message)
+            }
         }
     }
 }

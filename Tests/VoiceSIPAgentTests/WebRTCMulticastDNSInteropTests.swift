@@ -32,17 +32,9 @@ final class WebRTCMulticastDNSInteropTests: XCTestCase {
     func testWeOfferToChromiumHidingItsAddressAndConnectOverTheHostPair() throws { try connect(chromium: .answerer) }
 
     private func requirements() throws {
-        for requirement in [
+        try require([
             NetworkNamespace.requirement(), SIPPeerRequirement.check("chromium", isInstalled: { _ in WebRTCPeer.isInstalled(.chromium) }),
-        ] {
-            switch requirement {
-            case .available: continue
-            case .skip(let why): throw XCTSkip(why)
-            case .fail(let why):
-                XCTFail(why)
-                throw XCTSkip(why)
-            }
-        }
+        ])
     }
 
     /// Our namespace (10.64.0.1) and Chromium's (10.64.0.2, default route through us).

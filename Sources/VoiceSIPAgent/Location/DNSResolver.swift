@@ -40,27 +40,6 @@ package final class DNSResolver: DNSLookup {
         case hostsFile(String, EventLoopPromise<[DNSRecordData]>)
     }
 
-    /// What the caller's threads and the resolver thread share.
-    private final class Shared: Sendable {
-        let jobs = Locked<(queued: [Job], stopped: Bool)>(([], false))
-        let wake: Int32
-
-        init(wake: Int32) { self.wake = wake }
-
-        func signal() {
-            var one: UInt64 = 1
-            _ = write(wake, &one, MemoryLayout<UInt64>.size)
-        }
-
-        /// The jobs queued since the last take, and whether the resolver is stopping.
-        func take() -> (jobs: [Job], stopped: Bool) {
-            jobs.withLock { jobs in
-                defer { jobs.queued.removeAll() }
-                return (jobs.queued, jobs.stopped)
-            }
-        }
-    }
-
     /// One query in flight, handed to c-ares as its callback's context.
     private final class InFlight {
         let question: DNSQuestion
@@ -71,7 +50,7 @@ package final class DNSResolver: DNSLookup {
         }
     }
 
-    private let shared: Shared
+    private let shared: WakingJobQueue<Job>
 
     /// Starts the thread, which creates the c-ares channel (reading `/etc/resolv.conf` when no
     /// server is given: file reads that stay off the caller's event loop). When c-ares cannot
@@ -82,10 +61,8 @@ package final class DNSResolver: DNSLookup {
         for server in settings.nameServers {
             guard Self.isServerAddress(server) else { throw DNSError(.resolverFailure, "\(server) is not a name server address") }
         }
-        let wake = CVoiceSys.eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        guard wake >= 0 else { throw DNSError(.resolverFailure, "eventfd failed") }
-        shared = Shared(wake: wake)
-        let shared = self.shared
+        guard let shared = WakingJobQueue<Job>() else { throw DNSError(.resolverFailure, "eventfd failed") }
+        self.shared = shared
         let thread = Thread {
             switch Self.makeChannel(settings) {
             case .success(let box): Self.run(box, shared)
@@ -108,7 +85,7 @@ package final class DNSResolver: DNSLookup {
     }
 
     /// With no channel: every lookup, queued or to come, fails with `error` until shutdown.
-    private static func refuse(_ shared: Shared, _ error: DNSError) {
+    private static func refuse(_ shared: WakingJobQueue<Job>, _ error: DNSError) {
         while true {
             let (jobs, stopped) = shared.take()
             for case .query(_, let promise) in jobs { promise.fail(error) }
@@ -119,21 +96,14 @@ package final class DNSResolver: DNSLookup {
             }
             var pollfd = Glibc.pollfd(fd: shared.wake, events: Int16(POLLIN), revents: 0)
             _ = poll(&pollfd, 1, 1_000)
-            var count: UInt64 = 0
-            _ = read(shared.wake, &count, MemoryLayout<UInt64>.size)
+            shared.drainWake()
         }
     }
 
     deinit { shutdown() }
 
     /// Stops the thread; lookups in flight and later ones fail with `.resolverFailure`.
-    package func shutdown() {
-        let first = shared.jobs.withLock { jobs in
-            defer { jobs.stopped = true }
-            return !jobs.stopped
-        }
-        if first { shared.signal() }
-    }
+    package func shutdown() { shared.stop() }
 
     package func lookup(_ question: DNSQuestion, on eventLoop: EventLoop) -> EventLoopFuture<DNSAnswer> {
         let promise = eventLoop.makePromise(of: DNSAnswer.self)
@@ -148,12 +118,7 @@ package final class DNSResolver: DNSLookup {
     }
 
     private func enqueue(_ job: sending Job, otherwise: () -> Void) {
-        let accepted = shared.jobs.withLock { jobs in
-            guard !jobs.stopped else { return false }
-            jobs.queued.append(job)
-            return true
-        }
-        if accepted { shared.signal() } else { otherwise() }
+        if !shared.enqueue(job) { otherwise() }
     }
 
     // MARK: - On the resolver thread
@@ -164,7 +129,7 @@ package final class DNSResolver: DNSLookup {
         init(_ channel: OpaquePointer) { self.channel = channel }
     }
 
-    private static func run(_ box: ChannelBox, _ shared: Shared) {
+    private static func run(_ box: ChannelBox, _ shared: WakingJobQueue<Job>) {
         let channel = box.channel
         while true {
             let (jobs, stopped) = shared.take()
@@ -185,10 +150,7 @@ package final class DNSResolver: DNSLookup {
                     promise.succeed(hostsFile(channel, name))
                 }
             }
-            if voice_dns_process(channel, shared.wake, 1_000) == 1 {
-                var count: UInt64 = 0
-                _ = read(shared.wake, &count, MemoryLayout<UInt64>.size)
-            }
+            if voice_dns_process(channel, shared.wake, 1_000) == 1 { shared.drainWake() }
         }
     }
 

@@ -32,29 +32,16 @@ package final class MulticastDNSResolver: Sendable {
         var completion: Completion
     }
 
-    private final class Shared: Sendable {
-        let jobs = Locked<(queued: [Job], stopped: Bool)>(([], false))
-        let wake: Int32
-        init(wake: Int32) { self.wake = wake }
-
-        func signal() {
-            var one: UInt64 = 1
-            _ = write(wake, &one, MemoryLayout<UInt64>.size)
-        }
-    }
-
-    private let shared: Shared?
+    private let shared: WakingJobQueue<Job>?
     private static let logger = Logger(label: "voice.mdns")
 
     /// Starts the thread; its sockets open there.
     package init() {
-        let wake = CVoiceSys.eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        guard wake >= 0 else {
+        guard let shared = WakingJobQueue<Job>() else {
             Self.logger.warning("mDNS: no eventfd; .local candidates are dropped")
-            shared = nil
+            self.shared = nil
             return
         }
-        let shared = Shared(wake: wake)
         self.shared = shared
         let thread = Thread { Self.run(shared) }
         thread.name = "voice-mdns"
@@ -64,25 +51,14 @@ package final class MulticastDNSResolver: Sendable {
     deinit { shutdown() }
 
     /// Stops the thread; lookups in flight finish with what they have.
-    package func shutdown() {
-        guard let shared else { return }
-        let first = shared.jobs.withLock { jobs in
-            defer { jobs.stopped = true }
-            return !jobs.stopped
-        }
-        if first { shared.signal() }
-    }
+    package func shutdown() { shared?.stop() }
 
     /// Resolves `names` (see ``MulticastDNSLookup``): `completion` gets each resolved name's
     /// address, on the resolver's thread, within `timeout`.
     package func resolve(_ names: [String], timeout: Duration = .seconds(1), completion: @escaping Completion) {
-        guard let shared else { return completion([:]) }
-        let accepted = shared.jobs.withLock { jobs in
-            guard !jobs.stopped else { return false }
-            jobs.queued.append(Job(names: names, timeout: MediaTime(timeout), completion: completion))
-            return true
+        guard let shared, shared.enqueue(Job(names: names, timeout: MediaTime(timeout), completion: completion)) else {
+            return completion([:])
         }
-        if accepted { shared.signal() } else { completion([:]) }
     }
 
     // MARK: - On the resolver thread
@@ -98,7 +74,7 @@ package final class MulticastDNSResolver: Sendable {
         var subnets: [(IPAddress, Int)]
     }
 
-    private static func run(_ shared: Shared) {
+    private static func run(_ shared: WakingJobQueue<Job>) {
         let clock = MonotonicMediaClock()
         var sockets: [(fd: Int32, family: Int32)] = []
         for family in [AF_INET, AF_INET6] {
@@ -116,10 +92,7 @@ package final class MulticastDNSResolver: Sendable {
         var heard = MulticastDNSCache()
         var buffer = [UInt8](repeating: 0, count: 9_000)
         while true {
-            let (jobs, stopped) = shared.jobs.withLock { jobs in
-                defer { jobs.queued.removeAll() }
-                return (jobs.queued, jobs.stopped)
-            }
+            let (jobs, stopped) = shared.take()
             let now = clock.now()
             if !jobs.isEmpty {
                 interfaces = multicastInterfaces()
@@ -156,10 +129,7 @@ package final class MulticastDNSResolver: Sendable {
             let next = running.compactMap(\.lookup.nextDeadline).min()
             let wait = next.map { Int32(clamping: max(0, ($0 - clock.now()).nanoseconds / 1_000_000) + 1) } ?? 60_000
             _ = poll(&descriptors, nfds_t(descriptors.count), wait)
-            if descriptors[0].revents != 0 {
-                var count: UInt64 = 0
-                _ = read(shared.wake, &count, MemoryLayout<UInt64>.size)
-            }
+            if descriptors[0].revents != 0 { shared.drainWake() }
             for (position, socket) in sockets.enumerated() where descriptors[position + 1].revents != 0 {
                 while let response = receive(socket.fd, into: &buffer, interfaces: interfaces) {
                     heard.learn(response, at: clock.now())
