@@ -229,6 +229,15 @@ package final class SIPPeerProcess: Sendable {
 
     /// A port on `host` that is free for both UDP and TCP right now (SIP peers listen on both),
     /// drawn from ``listeningPorts``, outside the kernel's ephemeral range.
+    /// Whether something has bound UDP `port` on `host` (a peer started in-process or as a
+    /// process is listening): a bind there fails with EADDRINUSE.
+    package static func isUDPPortTaken(_ port: Int, host: String = "127.0.0.1") -> Bool {
+        let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        guard udp >= 0 else { return false }
+        defer { close(udp) }
+        return bind(udp, host: host, port: port) == nil && errno == EADDRINUSE
+    }
+
     package static func freePort(host: String = "127.0.0.1") throws(SIPPeerError) -> Int {
         for _ in 0..<200 {
             let candidate = Int.random(in: listeningPorts)

@@ -100,6 +100,8 @@ final class DocumentationExamplesTests: XCTestCase {
         configuration.listenPort = try SIPPeerProcess.freePort()
         let greeting = TestSignals.speechLike(seconds: 2, seed: 9)
         let running = Task { [configuration] in try await runBot(configuration: configuration, greeting: greeting, logger: Logger(label: "bot")) }
+        // Dialled before the bot listens, the INVITE meets an ICMP port unreachable and fails at once (31009).
+        XCTAssertTrue(PollingWait.until(timeout: 10) { SIPPeerProcess.isUDPPortTaken(configuration.listenPort) }, "the bot listens")
         let heard = Heard()
         let caller = try VoiceClient(
             configuration: VoiceClientConfiguration(identity: "caller", domain: "127.0.0.1", registers: false),
@@ -124,6 +126,7 @@ final class DocumentationExamplesTests: XCTestCase {
         var configuration = VoiceClientConfiguration(identity: "rooms", domain: "127.0.0.1", registers: false)
         configuration.listenPort = try SIPPeerProcess.freePort()
         let hosting = Task { [configuration] in try await hostRooms(configuration: configuration, logger: Logger(label: "rooms")) }
+        XCTAssertTrue(PollingWait.until(timeout: 10) { SIPPeerProcess.isUDPPortTaken(configuration.listenPort) }, "the rooms listen")
         let tones = [TestSignals.speechLike(seconds: 3, seed: 21), TestSignals.speechLike(seconds: 3, seed: 22)]
         let heard = [Heard(), Heard()]
         var callers: [VoiceClient] = []
