@@ -71,6 +71,23 @@ package final class NetworkNamespace: Sendable {
         }
     }
 
+    /// Two new namespaces joined by a veth pair: `ends.0` in the first, `ends.1` in the second,
+    /// both down and without addresses. Deleting a namespace removes its end.
+    package static func linkedPair(
+        prefixes: (String, String), ends: (String, String)
+    ) throws(NetworkNamespaceError) -> (NetworkNamespace, NetworkNamespace) {
+        let first = try NetworkNamespace(prefix: prefixes.0)
+        let second: NetworkNamespace
+        do {
+            second = try NetworkNamespace(prefix: prefixes.1)
+            try run(["link", "add", ends.0, "netns", first.name, "type", "veth", "peer", "name", ends.1, "netns", second.name])
+        } catch {
+            first.delete()
+            throw error
+        }
+        return (first, second)
+    }
+
     /// Runs `body` on a thread of its own moved into the namespace, and waits for it: the
     /// sockets `body` opens, and the threads it starts, live in the namespace (a resolver's
     /// thread, say), while the caller's thread stays where it is.

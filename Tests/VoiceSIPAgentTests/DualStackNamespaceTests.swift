@@ -60,11 +60,9 @@ final class DualStackNamespaceTests: XCTestCase {
 
     /// Our namespace (10.65.0.1 and fd00:65::1) and the peer's, as `network` says.
     private func link(_ network: PeerNetwork) throws -> (ours: NetworkNamespace, theirs: NetworkNamespace) {
-        let ours = try NetworkNamespace(prefix: "do")
-        let theirs = try NetworkNamespace(prefix: "dt")
+        let (ours, theirs) = try NetworkNamespace.linkedPair(prefixes: ("do", "dt"), ends: ("d0", "d1"))
         cleanup.append { ours.delete() }
         cleanup.append { theirs.delete() }
-        try NetworkNamespace.run(["link", "add", "d0", "netns", ours.name, "type", "veth", "peer", "name", "d1", "netns", theirs.name])
         // nodad: an address under duplicate detection is tentative for a second or two, and not used.
         try ours.batch("link set d0 up", "addr add 10.65.0.1/24 dev d0", "addr add fd00:65::1/64 dev d0 nodad")
         switch network {
@@ -190,6 +188,5 @@ final class DualStackNamespaceTests: XCTestCase {
         XCTAssertGreaterThan(atThem.score, 0.75, "the peer hears us: \(atThem)")
         let atUs = SpectralSimilarity(playedInALoop: theirSignal, in: Array(device.recordedSamples.suffix(48_000)))
         XCTAssertGreaterThan(atUs.score, 0.75, "we hear the peer: \(atUs)")
-        _ = theirReserved
     }
 }

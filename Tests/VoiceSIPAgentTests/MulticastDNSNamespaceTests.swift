@@ -21,11 +21,9 @@ final class MulticastDNSNamespaceTests: XCTestCase {
     /// Namespaces `ours` and `theirs`, a veth pair between them (10.61.0.1 and .2).
     private func link() throws -> (ours: NetworkNamespace, theirs: NetworkNamespace) {
         try require([NetworkNamespace.requirement()])
-        let ours = try NetworkNamespace(prefix: "mo")
-        let theirs = try NetworkNamespace(prefix: "mt")
+        let (ours, theirs) = try NetworkNamespace.linkedPair(prefixes: ("mo", "mt"), ends: ("m0", "m1"))
         cleanup.append { ours.delete() }
         cleanup.append { theirs.delete() }
-        try NetworkNamespace.run(["link", "add", "m0", "netns", ours.name, "type", "veth", "peer", "name", "m1", "netns", theirs.name])
         try ours.batch("link set m0 up", "addr add 10.61.0.1/24 dev m0")
         try theirs.batch("link set m1 up", "addr add 10.61.0.2/24 dev m1")
         return (ours, theirs)

@@ -35,6 +35,11 @@ final class SIPHappyEyeballsVirtualTests: EmbeddedSIPTestCase {
         }
     }
 
+    /// Every OPTIONS sent so far, to any address.
+    private var optionsSent: Int {
+        network.sent.filter { if case .request(let request)? = $0.message { request.method == .options } else { false } }.count
+    }
+
     private func incoming(_ events: Locked<[(MediaTime, SIPUserAgentEvent)]>) -> MediaTime? {
         events.withLock { $0 }.first { if case .incomingCall = $0.1 { true } else { false } }?.0
     }
@@ -58,11 +63,11 @@ final class SIPHappyEyeballsVirtualTests: EmbeddedSIPTestCase {
         XCTAssertEqual(sent(.invite, to: "fd00::2", since: start), [], "the INVITE never went to two addresses")
         XCTAssertEqual(sent(.invite, to: "127.0.0.3", since: start).count, 1)
         // The winner is pinned: the next call goes straight to it, without probes.
-        let optionsBefore = network.sent.filter { if case .request(let r)? = $0.message { r.method == .options } else { false } }.count
+        let optionsBefore = optionsSent
         _ = try value(alice.call(SIPURI(user: "bob", host: "pbx.example.test")))
         loop.advanceTime(by: .milliseconds(10))
         XCTAssertEqual(sent(.invite, to: "127.0.0.3", since: start).count, 2)
-        XCTAssertEqual(network.sent.filter { if case .request(let r)? = $0.message { r.method == .options } else { false } }.count, optionsBefore)
+        XCTAssertEqual(optionsSent, optionsBefore)
     }
 
     func testAnAnsweringIPv6AddressWinsAndIPv4IsNeverProbed() throws {

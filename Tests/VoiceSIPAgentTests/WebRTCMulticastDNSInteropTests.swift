@@ -39,11 +39,9 @@ final class WebRTCMulticastDNSInteropTests: XCTestCase {
 
     /// Our namespace (10.64.0.1) and Chromium's (10.64.0.2, default route through us).
     private func link() throws -> (ours: NetworkNamespace, theirs: NetworkNamespace) {
-        let ours = try NetworkNamespace(prefix: "wo")
-        let theirs = try NetworkNamespace(prefix: "wt")
+        let (ours, theirs) = try NetworkNamespace.linkedPair(prefixes: ("wo", "wt"), ends: ("w0", "w1"))
         cleanup.append { ours.delete() }
         cleanup.append { theirs.delete() }
-        try NetworkNamespace.run(["link", "add", "w0", "netns", ours.name, "type", "veth", "peer", "name", "w1", "netns", theirs.name])
         try ours.batch("link set w0 up", "addr add 10.64.0.1/24 dev w0")
         try theirs.batch("link set w1 up", "addr add 10.64.0.2/24 dev w1", "route add default via 10.64.0.1")
         return (ours, theirs)
