@@ -103,12 +103,12 @@ package final class MulticastDNSResolver: Sendable {
                 }
             }
             for job in jobs {
-                var lookup = MulticastDNSLookup(names: job.names, now: now, timeout: job.timeout)
-                let actions = sockets.isEmpty ? [] : lookup.start(known: heard.fresh(at: now))
-                if sockets.isEmpty {
+                guard !sockets.isEmpty else {
                     job.completion([:])
                     continue
                 }
+                var lookup = MulticastDNSLookup(names: job.names, now: now, timeout: job.timeout)
+                let actions = lookup.start(known: heard.fresh(at: now))
                 if perform(actions, sockets: sockets, interfaces: interfaces, completion: job.completion) {
                     running.append(Running(lookup: lookup, completion: job.completion))
                 }
