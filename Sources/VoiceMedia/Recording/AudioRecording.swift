@@ -72,7 +72,7 @@ package final class AudioRecording: @unchecked Sendable {
         while failure == nil {
             let stopping = stopRequested.load(ordering: .acquiring)
             do throws(AudioRecordingError) {
-                frames += try drain(final: stopping, first, second, out)
+                try drain(final: stopping, first, second, out, written: &frames)
             } catch {
                 failure = error
             }
@@ -90,17 +90,22 @@ package final class AudioRecording: @unchecked Sendable {
                 path: path, seconds: Double(frames) / 48_000, droppedSamples: tap.droppedSamples.load(ordering: .relaxed), error: failure))
     }
 
+    /// Frames per write: a write that fails (a full disk) loses at most this much from the
+    /// count of what was written, however far the writer thread fell behind.
+    static let framesPerWrite = 960
+
     /// Writes what both directions have in common (all of it when `final`, or when one runs
-    /// ``maximumSkew`` ahead: the other gets silence); returns the frames written.
+    /// ``maximumSkew`` ahead: the other gets silence), ``framesPerWrite`` at a time, adding the
+    /// frames written to `written` as each write succeeds.
     private func drain(
         final: Bool, _ first: UnsafeMutableBufferPointer<Int16>, _ second: UnsafeMutableBufferPointer<Int16>,
-        _ out: UnsafeMutableBufferPointer<Int16>
-    ) throws(AudioRecordingError) -> Int {
+        _ out: UnsafeMutableBufferPointer<Int16>, written: inout Int
+    ) throws(AudioRecordingError) {
         let a = tap.sent.availableToRead
         let b = tap.received.availableToRead
         var n = tap.hasTwoDirections ? min(a, b) : a
         if tap.hasTwoDirections, final || max(a, b) - n > Self.maximumSkew { n = max(a, b) }
-        guard n > 0 else { return 0 }
+        guard n > 0 else { return }
         let gotA = tap.sent.read(into: UnsafeMutableBufferPointer(rebasing: first[0..<n]))
         if gotA < n { UnsafeMutableBufferPointer(rebasing: first[gotA..<n]).update(repeating: 0) }
         var samples = n
@@ -120,7 +125,13 @@ package final class AudioRecording: @unchecked Sendable {
         } else {
             _ = UnsafeMutableBufferPointer(rebasing: out[0..<n]).update(fromContentsOf: first[0..<n])
         }
-        try file?.append(UnsafeBufferPointer(rebasing: out[0..<samples]))
-        return n
+        let channels = samples / n
+        var frame = 0
+        while frame < n {
+            let count = min(Self.framesPerWrite, n - frame)
+            try file?.append(UnsafeBufferPointer(rebasing: out[(frame * channels)..<((frame + count) * channels)]))
+            frame += count
+            written += count
+        }
     }
 }
