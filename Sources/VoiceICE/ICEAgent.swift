@@ -59,6 +59,9 @@ package struct ICEAgent: Sendable {
     private var nominating: PairKey?
     private var nominateOnSuccess: Set<PairKey> = []
     private var lastConsent: MediaTime = .zero
+    /// When the selected pair was last chosen: a peer's nomination of another pair well after
+    /// it is a renomination (the peer moved), one just after it is aggressive nomination's.
+    private var selectedAt: MediaTime?
     private var nextConsentAt: MediaTime?
     /// Some of the peer's candidates are still to come (names being resolved): no failure yet.
     private var remoteCandidatesPending = false
@@ -124,8 +127,10 @@ package struct ICEAgent: Sendable {
     package mutating func tick(now: MediaTime) -> [ICEAgentAction] {
         guard state != .failed else { return [] }
         var actions = retransmit(now: now)
-        if let due = nextCheckAt, now >= due, remoteCredentials != nil {
-            if let send = nextCheck(now: now) { actions.append(send) }
+        // Pacing counts from the last check sent: with nothing to send, the next check (one a
+        // peer's arrival triggers) may go at once.
+        if let due = nextCheckAt, now >= due, remoteCredentials != nil, let send = nextCheck(now: now) {
+            actions.append(send)
             nextCheckAt = now + configuration.pacing
         }
         actions += nominateIfDue(now: now)
@@ -268,10 +273,16 @@ package struct ICEAgent: Sendable {
         trigger(key)
         if check.useCandidate, !role.isControlling {
             if let index = checkList.index(localBase: base, remote: source), checkList.pairs[index].state == .succeeded {
-                actions += select(index, now: now)
+                actions += select(index, now: now, replacing: isRenomination(now: now))
             } else {
                 nominateOnSuccess.insert(key)
             }
+        }
+        // A check the peer's arrival triggered goes out now when pacing allows, not at the
+        // next tick: a peer that moved is followed as soon as its new address answers.
+        if let due = nextCheckAt, now >= due, triggered.first == key, let send = nextCheck(now: now) {
+            actions.append(send)
+            nextCheckAt = now + configuration.pacing
         }
         return actions
     }
@@ -348,10 +359,10 @@ package struct ICEAgent: Sendable {
             checkList.setState(.waiting, at: other)
         }
         if role.isControlling, transaction.useCandidate {
-            actions += select(index, now: now)
+            actions += select(index, now: now, replacing: true)
         } else if !role.isControlling, nominateOnSuccess.contains(transaction.pair) {
             nominateOnSuccess.remove(transaction.pair)
-            actions += select(index, now: now)
+            actions += select(index, now: now, replacing: isRenomination(now: now))
         }
         return actions
     }
@@ -387,20 +398,81 @@ package struct ICEAgent: Sendable {
         return [send]
     }
 
-    private mutating func select(_ index: Int, now: MediaTime) -> [ICEAgentAction] {
+    /// Selects the pair at `index`, nominated. A pair selected already stays unless the new one
+    /// has a higher priority or `replacing` (a renomination: ours, or the peer's well after
+    /// its first, RFC 8445 §8.1.1's "the peer moved" case that draft-thatcher-ice-renomination
+    /// makes explicit).
+    private mutating func select(_ index: Int, now: MediaTime, replacing: Bool = false) -> [ICEAgentAction] {
         var pair = checkList.pairs[index]
         pair.nominated = true
         checkList.setState(.succeeded, at: index)
-        if let current = selectedPair,
-            current.priority(localIsControlling: role.isControlling) >= pair.priority(localIsControlling: role.isControlling)
-        {
-            return []
+        if let current = selectedPair {
+            let same = current.local.base == pair.local.base && current.remote.address == pair.remote.address
+            let better = current.priority(localIsControlling: role.isControlling) < pair.priority(localIsControlling: role.isControlling)
+            guard !same, better || replacing else { return [] }
         }
         selectedPair = pair
+        selectedAt = now
         state = .connected
         lastConsent = now
         nextConsentAt = now + jitteredConsentInterval()
         return [.selected(pair)]
+    }
+
+    /// Whether a nomination by the peer now is a renomination: it comes at least
+    /// ``ICEAgentConfiguration/renominationGuard`` after our selection.
+    private func isRenomination(now: MediaTime) -> Bool {
+        selectedAt.map { now - $0 >= configuration.renominationGuard } ?? false
+    }
+
+    // MARK: - The host's addresses changed (make before break)
+
+    /// The host's usable addresses changed under a connected agent (rtnetlink said so, before
+    /// any re-INVITE), with the credentials in force; RFC 8445 §7.3.1.3 lets the peer learn a
+    /// new address of ours as peer-reflexive from our checks.
+    /// - Pairs from an address that is gone fail, and their checks stop.
+    /// - Each new address of the selected pair's family becomes a host candidate on `port`
+    ///   (the media socket's: it is bound to the wildcard), paired with the selected pair's
+    ///   remote candidate and checked at once.
+    /// - When the selected pair's address is gone and we control, the first new pair's check
+    ///   nominates it (USE-CANDIDATE: its success selects it, and the peer follows); with no new
+    ///   address, the best pair left that is valid is nominated. A controlled agent only checks:
+    ///   the peer decides.
+    /// Nothing before a pair is selected, nor after the agent failed.
+    package mutating func localAddressesChanged(_ addresses: [IPAddress], port: UInt16, now: MediaTime) -> [ICEAgentAction] {
+        guard state != .failed, remoteCredentials != nil, let selected = selectedPair else { return [] }
+        let usable = Set(addresses)
+        let hostBases = Set(localCandidates.filter { $0.kind == .host }.map(\.base))
+        let gone = hostBases.filter { !usable.contains($0.ip) }
+        for index in checkList.pairs.indices where gone.contains(checkList.pairs[index].local.base) {
+            checkList.setState(.failed, at: index)
+        }
+        transactions.removeAll { gone.contains($0.pair.base) }
+        triggered.removeAll { gone.contains($0.base) }
+        if let key = nominating, gone.contains(key.base) { nominating = nil }
+        let selectedGone = gone.contains(selected.local.base)
+        var actions: [ICEAgentAction] = []
+        var preference = localCandidates.filter { $0.kind == .host }.map { UInt16(truncatingIfNeeded: $0.priority >> 8) }.min() ?? 65_535
+        for ip in addresses where ip.isIPv6 == selected.remote.address.ip.isIPv6 && !ip.isUnspecified {
+            let base = TransportAddress(ip: ip, port: port)
+            guard !hostBases.contains(base) else { continue }
+            preference = preference > 256 ? preference - 256 : 0
+            let candidate = ICECandidate.local(.host, component: selected.local.component, address: base, base: base, localPreference: preference)
+            localCandidates.append(candidate)
+            let index = checkList.insert(ICECandidatePair(local: candidate, remote: selected.remote, state: .waiting))
+            let nominates = selectedGone && role.isControlling && nominating == nil
+            if nominates { nominating = PairKey(base: base, remote: selected.remote.address) }
+            if let send = startCheck(index, useCandidate: nominates, now: now) { actions.append(send) }
+        }
+        if selectedGone, role.isControlling, nominating == nil,
+            let best = checkList.pairs.firstIndex(where: { $0.state == .succeeded && !gone.contains($0.local.base) })
+        {
+            let pair = checkList.pairs[best]
+            nominating = PairKey(base: pair.local.base, remote: pair.remote.address)
+            if let send = startCheck(best, useCandidate: true, now: now) { actions.append(send) }
+            checkList.setState(.succeeded, at: best)  // it stays valid while the nominating check runs
+        }
+        return actions
     }
 
     // MARK: - Consent (RFC 7675)

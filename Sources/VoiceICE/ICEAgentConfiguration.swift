@@ -12,6 +12,10 @@ package struct ICEAgentConfiguration: Hashable, Sendable {
     /// before it nominates the best (checks of higher-priority pairs may still be under way);
     /// at once when the valid pair is the best that can still succeed.
     package var nominationDelay: MediaTime = .milliseconds(200)
+    /// As the controlled agent, a nomination of another pair this long after our selection
+    /// replaces it even at a lower priority (the peer moved and renominated); sooner, it is
+    /// aggressive nomination's, and the higher priority stays.
+    package var renominationGuard: MediaTime = .seconds(1)
     /// Consent checks on the selected pair are sent every interval, jittered by ±20 %
     /// (RFC 7675 §5.1: 5 s, randomized between 4 and 6 s).
     package var consentInterval: MediaTime = .seconds(5)

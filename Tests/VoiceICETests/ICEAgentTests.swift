@@ -48,6 +48,18 @@ final class ICEAgentTests: XCTestCase {
                 moreCandidatesComing: namesPending && aCandidates != nil, now: now)
         }
 
+        /// Agent `index`'s host now has `addresses` (its media port stays).
+        mutating func addressesChanged(_ index: Int, _ addresses: [String], port: UInt16) {
+            handle(agents[index].localAddressesChanged(addresses.compactMap { IPAddress($0) }, port: port, now: now), of: index)
+        }
+
+        /// Runs until `done` holds (or `limit` passes); returns the virtual time it took.
+        mutating func run(until done: (World) -> Bool, limit: MediaTime = .seconds(1)) -> MediaTime {
+            let start = now
+            while !done(self), now - start < limit { run(for: .milliseconds(1), step: .milliseconds(1)) }
+            return now - start
+        }
+
         /// Agent `index` learns the candidates its peer's names resolved to.
         mutating func resolve(_ index: Int, _ candidates: [ICECandidate]) {
             actions[index] += agents[index].addRemoteCandidates(candidates, final: true, now: now)
@@ -303,5 +315,81 @@ final class ICEAgentTests: XCTestCase {
         world.resolve(0, [])
         XCTAssertEqual(world.agents[0].state, .failed)
         XCTAssertEqual(world.count(0) { if case .failed = $0 { true } else { false } }, 1)
+    }
+
+    // MARK: - The host's addresses change (make before break)
+
+    /// Alice (controlling) loses her address and has a new one: her first check from it
+    /// nominates the pair, she selects it on the answer, and Bob, who learns her new address as
+    /// peer-reflexive, follows once his own check from the nomination's trigger is answered:
+    /// three one-way trips, with no signaling. Consent then holds on the new pair.
+    func testAControllingAgentWhoseAddressGoesMovesBothSidesInThreeTrips() {
+        var world = World(agent(["10.0.0.1:5000"], controlling: true, seed: 61), agent(["10.0.0.2:6000"], controlling: false, seed: 62))
+        world.exchangeCandidates()
+        world.run(for: .seconds(2))
+        XCTAssertEqual(world.selected(1).count, 1)
+        world.drops = { from, to in from.ip == IPAddress("10.0.0.1")! || to.ip == IPAddress("10.0.0.1")! }
+        world.addressesChanged(0, ["10.0.0.9"], port: 5000)
+        let took = world.run(until: { $0.selected(1).count == 2 })
+        XCTAssertLessThanOrEqual(took, .milliseconds(31), "three one-way trips of 10 ms")
+        XCTAssertEqual(world.selected(0).last?.local.base, Self.address("10.0.0.9:5000"))
+        XCTAssertEqual(world.selected(0).last?.remote.address, Self.address("10.0.0.2:6000"))
+        XCTAssertEqual(world.selected(1).last?.remote.address, Self.address("10.0.0.9:5000"))
+        XCTAssertEqual(world.selected(1).last?.remote.kind, .peerReflexive)
+        world.run(for: .seconds(40))
+        XCTAssertEqual(world.count(0) { $0 == .consentLost } + world.count(1) { $0 == .consentLost }, 0, "consent holds on the new pair")
+        XCTAssertEqual(world.selected(0).count, 2)
+        XCTAssertEqual(world.selected(1).count, 2)
+    }
+
+    /// A new address beside the old one is checked (the peer learns it) but nothing moves;
+    /// when the old one then goes, the pair already valid is nominated and both sides move
+    /// within one trip.
+    func testANewAddressIsCheckedAheadAndTakenAtOnceWhenTheOldGoes() {
+        var world = World(agent(["10.0.0.1:5000"], controlling: true, seed: 63), agent(["10.0.0.2:6000"], controlling: false, seed: 64))
+        world.exchangeCandidates()
+        world.run(for: .seconds(2))
+        world.addressesChanged(0, ["10.0.0.1", "10.0.0.9"], port: 5000)
+        world.run(for: .milliseconds(100))
+        XCTAssertEqual(world.selected(0).count, 1, "nothing moved")
+        XCTAssertEqual(world.selected(1).count, 1)
+        let learned = world.agents[1].checkList.index(localBase: Self.address("10.0.0.2:6000"), remote: Self.address("10.0.0.9:5000"))
+        XCTAssertEqual(learned.map { world.agents[1].checkList.pairs[$0].state }, .succeeded, "Bob checked Alice's new address")
+        world.drops = { from, to in from.ip == IPAddress("10.0.0.1")! || to.ip == IPAddress("10.0.0.1")! }
+        world.addressesChanged(0, ["10.0.0.9"], port: 5000)
+        let took = world.run(until: { $0.selected(0).count == 2 && $0.selected(1).count == 2 })
+        XCTAssertLessThanOrEqual(took, .milliseconds(21), "the nominating check and its answer")
+        XCTAssertEqual(world.selected(1).last?.remote.address, Self.address("10.0.0.9:5000"))
+    }
+
+    /// A controlled agent that moves only checks from its new address: the controlling peer
+    /// decides (our calls move it with the ICE restart that follows).
+    func testAControlledAgentWhoseAddressGoesOnlyChecks() {
+        var world = World(agent(["10.0.0.1:5000"], controlling: true, seed: 65), agent(["10.0.0.2:6000"], controlling: false, seed: 66))
+        world.exchangeCandidates()
+        world.run(for: .seconds(2))
+        world.drops = { from, to in from.ip == IPAddress("10.0.0.2")! || to.ip == IPAddress("10.0.0.2")! }
+        world.addressesChanged(1, ["10.0.0.8"], port: 6000)
+        world.run(for: .milliseconds(200))
+        XCTAssertEqual(world.selected(0).count, 1)
+        XCTAssertEqual(world.selected(1).count, 1)
+        let learned = world.agents[0].checkList.index(localBase: Self.address("10.0.0.1:5000"), remote: Self.address("10.0.0.8:6000"))
+        XCTAssertEqual(learned.map { world.agents[0].checkList.pairs[$0].state }, .succeeded, "Alice learned and checked it")
+    }
+
+    /// Within a second of its selection, the controlled agent takes a peer's nomination of
+    /// another pair as aggressive nomination's (RFC 5245): an equal or better pair stays. The
+    /// same nomination later is a renomination and is followed.
+    func testANominationJustAfterSelectionIsNotARenomination() {
+        for (wait, follows) in [(MediaTime.milliseconds(100), false), (.seconds(2), true)] {
+            var world = World(agent(["10.0.0.1:5000"], controlling: true, seed: 67), agent(["10.0.0.2:6000"], controlling: false, seed: 68))
+            world.exchangeCandidates()
+            _ = world.run(until: { $0.selected(1).count == 1 })
+            world.run(for: wait)
+            world.addressesChanged(0, ["10.0.0.9"], port: 5000)
+            world.run(for: .milliseconds(100))
+            XCTAssertEqual(world.selected(0).last?.local.base, Self.address("10.0.0.9:5000"), "\(wait)")
+            XCTAssertEqual(world.selected(1).count, follows ? 2 : 1, "\(wait)")
+        }
     }
 }
