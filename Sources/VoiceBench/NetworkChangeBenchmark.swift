@@ -14,12 +14,13 @@ struct NetChange: ParsableCommand {
         abstract: "Prints netchange_media_gap_ms and netchange_reconnect_ms: a call renumbered mid-call (needs root, iproute2 and voicecall).")
 
     @Option(help: "Calls measured; the figures are the worst of them.") var runs = 3
+    @Option(help: "Keep each run's logs (both sides with --verbose) and recordings in this directory.") var logs: String?
     @Flag(help: "Also measure the move with SDES-SRTP (no ICE restart): netchange_media_gap_ms_sdes.") var sdes = false
 
     func run() throws {
-        var figures = try Self.figures(runs: runs)
+        var figures = try Self.figures(runs: runs, logs: logs)
         if sdes {
-            let plain = try Self.figures(runs: runs, mediaSecurity: "sdes")
+            let plain = try Self.figures(runs: runs, mediaSecurity: "sdes", logs: logs.map { $0 + "/sdes" })
             figures += plain.map { ($0.0 + "_sdes", $0.1) }
         }
         printFigures(figures)
@@ -37,8 +38,8 @@ struct NetChange: ParsableCommand {
     }
 
     /// The worst gap and reconnection time over `runs` calls; `mediaSecurity` as voicecall takes it
-    /// (nil: the default, ICE and DTLS-SRTP).
-    static func figures(runs: Int, mediaSecurity: String? = nil) throws -> [(String, String)] {
+    /// (nil: the default, ICE and DTLS-SRTP); with `logs`, each run's directory is copied there.
+    static func figures(runs: Int, mediaSecurity: String? = nil, logs: String? = nil) throws -> [(String, String)] {
         let voicecall = try namespaceVoicecall()
         var gaps: [Int] = []
         var reconnects: [Int] = []
@@ -47,7 +48,13 @@ struct NetChange: ParsableCommand {
             defer { try? FileManager.default.removeItem(atPath: directory) }
             var call = NetworkChangeCall(voicecall: voicecall, directory: directory)
             call.mediaSecurity = mediaSecurity
+            call.verbose = logs != nil
             let result = try call.run(.renumber)
+            if let logs {
+                try? FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
+                try? FileManager.default.removeItem(atPath: logs + "/run\(run)")
+                try? FileManager.default.copyItem(atPath: directory, toPath: logs + "/run\(run)")
+            }
             guard result.moverCallbacks.contains("reconnected"), let reconnect = result.reconnectMilliseconds else {
                 throw BenchError("run \(run): the call did not reconnect; callbacks \(result.moverCallbacks)\n\(result.moverLog)")
             }

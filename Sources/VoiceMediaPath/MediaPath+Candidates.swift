@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceICE
 import VoiceSupport
 
@@ -14,5 +15,30 @@ extension MediaPath {
         var effects = performRemoteSet(said, now: now)
         if !hasEnded, !candidates.isEmpty { effects += permitRemoteCandidates(now: now) }
         return effects
+    }
+}
+
+extension MediaPath {
+    /// The host's usable addresses changed (rtnetlink, ahead of the move's re-INVITE): make
+    /// before break on a connected path whose socket is bound to the wildcard
+    /// (``ICEAgent/localAddressesChanged(_:port:now:)``): checks from a new address at once, and
+    /// when the selected pair's address is gone and we control, a nomination from the new one;
+    /// media follows when it is selected, keyed as before (the DTLS association is the same).
+    /// The addresses are the host's by the kernel's word, so they may be named as a source at
+    /// once. Nothing on a relay-only path (its relay moves with a reallocation), during a
+    /// restart, or before a pair is selected.
+    package mutating func localAddressesChanged(_ addresses: [IPAddress], now: MediaTime) -> [Effect] {
+        guard !hasEnded, answersDirectChecks, localAddress.ip.isUnspecified else { return [] }
+        switch ice {
+        case .selected, .consentLost: break
+        case .direct, .checking, .restarting: return []
+        }
+        for ip in addresses where !localAddressesSeen.contains(ip) {
+            if localAddressesSeen.count >= 16 { localAddressesSeen.removeFirst() }
+            localAddressesSeen.append(ip)
+        }
+        let port = base.port
+        let said = withAgent { $0.localAddressesChanged(addresses, port: port, now: now) }
+        return perform(said, now: now)
     }
 }

@@ -6,6 +6,7 @@ import Dispatch
 import Foundation
 import Logging
 import Synchronization
+import VoiceAddress
 import VoiceSupport
 
 /// Watches the host's links, addresses and default routes through rtnetlink and reports the
@@ -18,6 +19,7 @@ import VoiceSupport
 /// the ranked candidates differ from the last ones reported, on the monitor's thread.
 package final class NetworkMonitor: Sendable {
     package typealias ChangeHandler = @Sendable ([NetworkCandidate]) -> Void
+    package typealias AddressesHandler = @Sendable ([NetworkCandidate]) -> Void
 
     /// RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE.
     static let groups: UInt32 = 0x1 | 0x10 | 0x40 | 0x100 | 0x400
@@ -32,11 +34,14 @@ package final class NetworkMonitor: Sendable {
     ///   - classifier: Decides each interface's type (with the app's overrides).
     ///   - namespacePath: Watch this network namespace (`/run/netns/NAME`) instead of the process's.
     ///   - coalescer: How bursts are merged.
+    ///   - onAddressesChanged: The candidates, most preferred first, as soon as a read of
+    ///     events changes their addresses, before the burst is coalesced (for media that can act at once:
+    ///     ICE checks from a new address); after the first report, on the monitor's thread.
     ///   - onChange: The new candidates, most preferred first, after each change that alters them.
     package init(
         classifier: NetworkInterfaceClassifier = NetworkInterfaceClassifier(), namespacePath: String? = nil,
         coalescer: NetworkChangeCoalescer = NetworkChangeCoalescer(), logger: Logger = Logger(label: "voice.network"),
-        onChange: @escaping ChangeHandler
+        onAddressesChanged: AddressesHandler? = nil, onChange: @escaping ChangeHandler
     ) throws(NetworkMonitorError) {
         var error: Int32 = 0
         let fd =
@@ -55,7 +60,7 @@ package final class NetworkMonitor: Sendable {
         let synced = DispatchSemaphore(value: 0)
         let loop = NetworkMonitorLoop(
             descriptor: fd, wake: wake, coalescer: coalescer, logger: logger, control: control,
-            onSynced: { synced.signal() }, onChange: onChange)
+            onSynced: { synced.signal() }, onAddressesChanged: onAddressesChanged, onChange: onChange)
         let thread = Thread {
             control.thread.withLock { $0 = pthread_self() }
             loop.run()
@@ -135,6 +140,7 @@ private final class NetworkMonitorLoop: @unchecked Sendable {
     let control: NetworkMonitorControl
     let onSynced: @Sendable () -> Void
     let onChange: NetworkMonitor.ChangeHandler
+    let onAddressesChanged: NetworkMonitor.AddressesHandler?
     let clock = MonotonicMediaClock()
     var state = NetworkState()
     /// Dumps still to request, and the sequence number of the one in flight.
@@ -142,10 +148,15 @@ private final class NetworkMonitorLoop: @unchecked Sendable {
     var dumpInFlight: UInt32?
     var nextSequence: UInt32 = 1
     var reported: [NetworkCandidate]?
+    /// The addresses last given to `onAddressesChanged` (or reported), and whether events read
+    /// since may have changed them.
+    var addressesReported: [IPAddress]?
+    var addressesMayHaveChanged = false
 
     init(
         descriptor: Int32, wake: Int32, coalescer: NetworkChangeCoalescer, logger: Logger, control: NetworkMonitorControl,
-        onSynced: @escaping @Sendable () -> Void, onChange: @escaping NetworkMonitor.ChangeHandler
+        onSynced: @escaping @Sendable () -> Void, onAddressesChanged: NetworkMonitor.AddressesHandler?,
+        onChange: @escaping NetworkMonitor.ChangeHandler
     ) {
         self.descriptor = descriptor
         self.wake = wake
@@ -154,6 +165,7 @@ private final class NetworkMonitorLoop: @unchecked Sendable {
         self.control = control
         self.onSynced = onSynced
         self.onChange = onChange
+        self.onAddressesChanged = onAddressesChanged
     }
 
     func run() {
@@ -177,7 +189,10 @@ private final class NetworkMonitorLoop: @unchecked Sendable {
                     report()
                 }
             }
-            if fds[0].revents != 0 { readAll(&buffer) }
+            if fds[0].revents != 0 {
+                readAll(&buffer)
+                if addressesMayHaveChanged { reportAddresses() }
+            }
             if coalescer.takeDue(at: clock.now()) { report() }
         }
     }
@@ -225,7 +240,10 @@ private final class NetworkMonitorLoop: @unchecked Sendable {
         case .overrun:
             startDump()
         default:
-            if state.apply(event), dumpInFlight == nil { coalescer.eventReceived(at: clock.now(), urgent: reportedAddressVanished()) }
+            if state.apply(event), dumpInFlight == nil {
+                coalescer.eventReceived(at: clock.now(), urgent: reportedAddressVanished())
+                addressesMayHaveChanged = true
+            }
         }
     }
 
@@ -277,6 +295,20 @@ private final class NetworkMonitorLoop: @unchecked Sendable {
         }
         guard candidates != reported else { return }
         reported = candidates
+        addressesReported = candidates.map(\.address)
         onChange(candidates)
+    }
+
+    /// Gives `onAddressesChanged` the candidates if the events just read changed their addresses
+    /// (only once a first report set the baseline).
+    private func reportAddresses() {
+        addressesMayHaveChanged = false
+        guard let onAddressesChanged, addressesReported != nil else { return }
+        let classifier = control.shared.withLock { $0.classifier }
+        let candidates = state.candidates(classifier: classifier)
+        let addresses = candidates.map(\.address)
+        guard addresses != addressesReported else { return }
+        addressesReported = addresses
+        onAddressesChanged(candidates)
     }
 }

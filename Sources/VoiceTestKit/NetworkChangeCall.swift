@@ -145,6 +145,8 @@ package struct NetworkChangeCall {
         if let mediaSecurity { arguments += ["--media-security", mediaSecurity] }
         return arguments
     }
+    /// `--verbose` for both sides (SIP messages, ICE and Insights events in their logs).
+    package var verbose = false
     /// After the change, an attacker at 10.9.0.66 (in the provider's namespace) sends forged
     /// SRTP at the far party's media ports for 3 s (case 6: it must not capture the stream).
     package var spoofsFarMedia = false
@@ -447,7 +449,8 @@ package struct NetworkChangeCall {
     }
 
     private func process(_ name: String, in namespace: NetworkNamespace, _ arguments: [String]) throws -> SIPPeerProcess {
-        try SIPPeerProcess(
+        let arguments = verbose && !arguments.contains("--verbose") ? arguments + ["--verbose"] : arguments
+        return try SIPPeerProcess(
             name: name, executable: "ip", arguments: ["netns", "exec", namespace.name, voicecall] + arguments,
             workingDirectory: directory, logPath: directory + "/\(name).log")
     }

@@ -19,11 +19,16 @@ final class MediaPathHarness {
         var events: [MediaPathEvent] = []
         var routes: [MediaRoute] = []
         var keys: DTLSSRTPKeys?
-        var inbox: [(bytes: [UInt8], from: TransportAddress)] = []
+        var inbox: [(bytes: [UInt8], from: TransportAddress, to: TransportAddress)] = []
         /// What the SRTP library says to the keys: nil takes them.
         var refuseKeys: String?
         /// Whether what this side sends reaches the other (false: the link is cut one way).
         var delivers = true
+        /// The host's addresses on the path's port beside `address` (a wildcard-bound socket
+        /// receives on each; a datagram names its source when the path gives one).
+        var otherAddresses: [TransportAddress] = []
+        /// Addresses the host no longer has: nothing leaves from them or arrives at them.
+        var goneAddresses: Set<TransportAddress> = []
 
         init(path: MediaPath, dtls: DTLSAssociation, address: TransportAddress) {
             self.path = path
@@ -43,7 +48,11 @@ final class MediaPathHarness {
 
     /// A (controlling, DTLS server) at 10.0.0.1:4000 and B (controlled, DTLS client) at
     /// 10.0.0.2:5000, each with one host candidate; `bCandidates` replaces what B offers.
-    init(bCandidates: [ICECandidate]? = nil, configuration: ICEAgentConfiguration = ICEAgentConfiguration()) throws {
+    /// With `aBoundToWildcard`, A's socket is bound to 0.0.0.0:4000 (its candidate stays
+    /// 10.0.0.1:4000), as a call's media socket is.
+    init(
+        bCandidates: [ICECandidate]? = nil, configuration: ICEAgentConfiguration = ICEAgentConfiguration(), aBoundToWildcard: Bool = false
+    ) throws {
         let addressA = try Self.address("10.0.0.1", 4_000)
         let addressB = try Self.address("10.0.0.2", 5_000)
         var random = SplitMix64(seed: 11)
@@ -54,7 +63,8 @@ final class MediaPathHarness {
         let pathA = MediaPath(
             localCredentials: credentialsA, localCandidates: [candidateA], isControlling: true,
             remoteICE: .init(credentials: credentialsB, candidates: candidatesB, isLite: false),
-            configuration: configuration, relay: nil, localAddress: addressA, signaledRemote: addressB)
+            configuration: configuration, relay: nil, localAddress: aBoundToWildcard ? try Self.address("0.0.0.0", 4_000) : addressA,
+            signaledRemote: addressB)
         let pathB = MediaPath(
             localCredentials: credentialsB, localCandidates: candidatesB, isControlling: false,
             remoteICE: .init(credentials: credentialsA, candidates: [candidateA], isLite: false),
@@ -89,10 +99,11 @@ final class MediaPathHarness {
         let effects = body(&side.path)
         for effect in effects {
             switch effect {
-            case .send(let bytes, let to, _):
+            case .send(let bytes, let to, let source):
                 let peer = other(side)
-                if to == peer.address {
-                    if side.delivers { peer.inbox.append((bytes, side.address)) }
+                let from = source ?? side.address
+                if to == peer.address || peer.otherAddresses.contains(to) {
+                    if side.delivers, !side.goneAddresses.contains(from), !peer.goneAddresses.contains(to) { peer.inbox.append((bytes, from, to)) }
                 } else {
                     strays.append((bytes, to))
                 }
@@ -127,9 +138,9 @@ final class MediaPathHarness {
         for side in [a, b] {
             let arrived = side.inbox
             side.inbox = []
-            for (bytes, source) in arrived {
+            for (bytes, source, destination) in arrived {
                 switch bytes.withUnsafeBytes({ MediaDatagramKind($0) }) {
-                case .stun: drive(side) { $0.receiveSTUN(bytes, from: source, to: side.address, now: self.now) }
+                case .stun: drive(side) { $0.receiveSTUN(bytes, from: source, to: destination, now: self.now) }
                 case .dtls: drive(side) { $0.receiveDTLS(bytes, from: source, now: self.now) }
                 default: XCTFail("unexpected datagram from \(source)")
                 }

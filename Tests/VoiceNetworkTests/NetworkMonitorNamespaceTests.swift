@@ -13,6 +13,8 @@ final class NetworkMonitorNamespaceTests: XCTestCase {
     private var namespace: NetworkNamespace?
     private var monitor: NetworkMonitor?
     private let reports = Locked<[[NetworkCandidate]]>([])
+    /// What `onAddressesChanged` gave, and how many coalesced reports had come by then.
+    private let early = Locked<[(addresses: [String], reportsBefore: Int)]>([])
 
     override func setUpWithError() throws {
         switch NetworkNamespace.requirement() {
@@ -29,8 +31,13 @@ final class NetworkMonitorNamespaceTests: XCTestCase {
 
     private func start(_ namespace: NetworkNamespace, overrides: [String: NetworkInterfaceType] = [:]) throws -> NetworkMonitor {
         let reports = self.reports
+        let early = self.early
         let monitor = try NetworkMonitor(
-            classifier: NetworkInterfaceClassifier(overrides: overrides) { _ in nil }, namespacePath: namespace.path
+            classifier: NetworkInterfaceClassifier(overrides: overrides) { _ in nil }, namespacePath: namespace.path,
+            onAddressesChanged: { candidates in
+                let before = reports.withLock { $0.count }
+                early.withLock { $0.append((candidates.map(\.address.description), before)) }
+            }
         ) { candidates in reports.withLock { $0.append(candidates) } }
         self.monitor = monitor
         return monitor
@@ -63,12 +70,17 @@ final class NetworkMonitorNamespaceTests: XCTestCase {
         XCTAssertEqual(monitor.candidates.preferred()?.defaultRouteMetric, 100)
 
         // Renumbering onto a new subnet: the new address comes before the old one goes, and the
-        // default route moves, in one burst: one report.
+        // default route moves, in one burst: one report. The addresses were told at once,
+        // before that report (media checks from the new address meanwhile).
+        let earlyBefore = early.withLock { $0.count }
         try ns.batch(
             "addr add 10.31.0.3/24 dev wan0", "addr del 10.30.0.2/24 dev wan0",
             "route replace default via 10.31.0.1 dev wan0 metric 100")
         let renumbered = waitForPreferred("10.31.0.3")
         XCTAssertEqual(renumbered, count + 1, "the burst was coalesced into one change")
+        let told = early.withLock { Array($0.dropFirst(earlyBefore)) }
+        let toldNew = told.first { $0.addresses.contains("10.31.0.3") && !$0.addresses.contains("10.30.0.2") }
+        XCTAssertEqual(toldNew?.reportsBefore, count, "the new address without the old, before the coalesced report: \(told)")
         count = renumbered
 
         // Link down: the kernel drops the route; the address stays but is unusable.

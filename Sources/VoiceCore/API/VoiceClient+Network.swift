@@ -52,6 +52,17 @@ extension VoiceClient {
         IPAddress(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))
     }
 
+    /// On the loop, as soon as the host's addresses change (before the change is coalesced and
+    /// the calls move): each call's media checks from new addresses and, where its own address
+    /// is gone and it controls ICE, moves to a new one with its peer at once (make before
+    /// break; the move's re-INVITE and ICE restart follow). Loopback addresses count only on a
+    /// host that has nothing else.
+    func localAddressesChanged(_ candidates: [NetworkCandidate]) {
+        let outward = candidates.filter { $0.type != .loopback }
+        let addresses = (outward.isEmpty ? candidates : outward).map(\.address)
+        for core in calls.values { core.media?.stream?.localAddressesChanged(addresses) }
+    }
+
     /// On the loop: the networks changed.
     /// - A new preferred address: every connected call starts reconnecting (53001) and the agent
     ///   moves (re-REGISTER, a re-INVITE per call); each call reconnects when its peer answers.

@@ -168,7 +168,11 @@ public final class VoiceClient: @unchecked Sendable {
             let interfaceTypes = configuration.interfaceTypes
             do {
                 let monitor = try NetworkMonitor(
-                    classifier: NetworkInterfaceClassifier(overrides: interfaceTypes), logger: logger
+                    classifier: NetworkInterfaceClassifier(overrides: interfaceTypes), logger: logger,
+                    onAddressesChanged: { candidates in
+                        guard let client = box.client else { return }
+                        client.onLoop { client.localAddressesChanged(candidates) }
+                    }
                 ) { candidates in
                     guard let client = box.client else { return }
                     client.onLoop { client.networkChanged(candidates) }

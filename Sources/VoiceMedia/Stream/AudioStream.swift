@@ -1,3 +1,4 @@
+import VoiceAddress
 import Synchronization
 import VoiceDTLS
 import VoiceICE
@@ -289,6 +290,17 @@ package final class AudioStream: Sendable {
         guard pathSetup != nil else { return }
         control.resolvedCandidates.withLock { $0.append((candidates, usernameFragment)) }
         control.resolvedCandidatesVersion.add(1, ordering: .releasing)
+    }
+
+    /// The host's usable addresses changed (the network monitor's word, before the move's
+    /// re-INVITE): a connected WebRTC media path checks from new addresses at once and, when
+    /// its own address is gone and it controls, moves to a new one with the peer
+    /// (``MediaPath/localAddressesChanged(_:now:)``). The media thread takes the newest list at
+    /// its next tick. Nothing for other streams.
+    package func localAddressesChanged(_ addresses: [IPAddress]) {
+        guard pathSetup != nil else { return }
+        control.localAddresses.withLock { $0 = addresses }
+        control.localAddressesVersion.add(1, ordering: .releasing)
     }
 
     /// Makes a new TURN allocation from the stream's socket, for an ICE restart after the host

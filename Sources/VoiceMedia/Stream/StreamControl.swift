@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceICE
 import VoiceMediaPath
 import Synchronization
@@ -83,6 +84,9 @@ final class StreamControl: Sendable {
     /// for the media thread, and a count that says more were posted.
     let resolvedCandidates = Locked<[(candidates: [ICECandidate], usernameFragment: String)]>([])
     let resolvedCandidatesVersion = Atomic<Int>(0)
+    /// The host's usable addresses, newest only (``AudioStream/localAddressesChanged(_:)``).
+    let localAddresses = Locked<[IPAddress]?>(nil)
+    let localAddressesVersion = Atomic<Int>(0)
     /// The last new TURN allocation asked for (the host moved); who waits for its relayed
     /// candidate is in ``StreamEvents/relayCompletion``.
     let relayReallocationVersion = Atomic<Int>(0)

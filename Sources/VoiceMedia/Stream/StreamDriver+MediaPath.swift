@@ -51,6 +51,16 @@ extension StreamDriver {
                 drivePath(now: now) { $0.addRemoteCandidates(entry.candidates, usernameFragment: entry.usernameFragment, now: now) }
             }
         }
+        let addresses = control.localAddressesVersion.load(ordering: .acquiring)
+        if addresses != localAddressesVersion,
+            let posted = control.localAddresses.withLockIfAvailable({ slot in
+                defer { slot = nil }
+                return slot
+            })
+        {
+            localAddressesVersion = addresses
+            if let posted { drivePath(now: now) { $0.localAddressesChanged(posted, now: now) } }
+        }
         drivePath(now: now) { $0.tick(now: now) }
         if let dtls, path?.runsDTLS == true, let due = dtls.nextDeadline, now >= due {
             let said = dtls.tick(now: now)

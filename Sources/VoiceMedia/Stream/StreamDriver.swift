@@ -74,6 +74,7 @@ final class StreamDriver: MediaTask {
     var mediaSource: SocketAddress?
     var iceRestartVersion = 0
     var resolvedCandidatesVersion = 0
+    var localAddressesVersion = 0
     var relayReallocationVersion = 0
 
     /// Who paces each direction: the device, or the engine clock in its stead.
