@@ -58,10 +58,16 @@ package struct ICEAgent: Sendable {
     /// own check succeeded.
     private var nominating: PairKey?
     private var nominateOnSuccess: Set<PairKey> = []
+    /// Controlled: of those, the ones a higher NOMINATION renominated.
+    private var renominatedOnSuccess: Set<PairKey> = []
     private var lastConsent: MediaTime = .zero
     /// When the selected pair was last chosen: a peer's nomination of another pair well after
     /// it is a renomination (the peer moved), one just after it is aggressive nomination's.
     private var selectedAt: MediaTime?
+    /// Controlling: how many times we renominated (NOMINATION counts from 2). Controlled: the
+    /// highest NOMINATION the peer sent, which a renomination must exceed.
+    private var renominations: UInt32 = 0
+    private var peerNomination: UInt32 = 1
     private var nextConsentAt: MediaTime?
     /// Some of the peer's candidates are still to come (names being resolved): no failure yet.
     private var remoteCandidatesPending = false
@@ -181,7 +187,8 @@ package struct ICEAgent: Sendable {
         let priority = ICECandidate.priority(
             kind: .peerReflexive, localPreference: UInt16((pair.local.priority >> 8) & 0xFFFF), component: pair.local.component)
         let bytes = ICEConnectivityCheck.request(
-            transactionID: id, local: localCredentials, remote: remote, priority: priority, role: role, useCandidate: useCandidate)
+            transactionID: id, local: localCredentials, remote: remote, priority: priority, role: role, useCandidate: useCandidate,
+            nomination: useCandidate && selectedPair != nil ? 1 + renominations : nil)
         let key = PairKey(base: pair.local.base, remote: pair.remote.address)
         transactions.removeAll { $0.pair == key && $0.isConsent == isConsent && !$0.cancelled }
         transactions.append(
@@ -272,10 +279,17 @@ package struct ICEAgent: Sendable {
         learnPeerReflexive(source, base: base, priority: check.priority)
         trigger(key)
         if check.useCandidate, !role.isControlling {
+            // A higher NOMINATION than any before says "renomination" outright.
+            var renominated = false
+            if let nomination = check.nomination, nomination > peerNomination {
+                peerNomination = nomination
+                renominated = true
+            }
             if let index = checkList.index(localBase: base, remote: source), checkList.pairs[index].state == .succeeded {
-                actions += select(index, now: now, replacing: isRenomination(now: now))
+                actions += select(index, now: now, replacing: renominated || isRenomination(now: now))
             } else {
                 nominateOnSuccess.insert(key)
+                if renominated { renominatedOnSuccess.insert(key) }
             }
         }
         // A check the peer's arrival triggered goes out now when pacing allows, not at the
@@ -362,7 +376,8 @@ package struct ICEAgent: Sendable {
             actions += select(index, now: now, replacing: true)
         } else if !role.isControlling, nominateOnSuccess.contains(transaction.pair) {
             nominateOnSuccess.remove(transaction.pair)
-            actions += select(index, now: now, replacing: isRenomination(now: now))
+            let renominated = renominatedOnSuccess.remove(transaction.pair) != nil
+            actions += select(index, now: now, replacing: renominated || isRenomination(now: now))
         }
         return actions
     }
@@ -461,7 +476,10 @@ package struct ICEAgent: Sendable {
             localCandidates.append(candidate)
             let index = checkList.insert(ICECandidatePair(local: candidate, remote: selected.remote, state: .waiting))
             let nominates = selectedGone && role.isControlling && nominating == nil
-            if nominates { nominating = PairKey(base: base, remote: selected.remote.address) }
+            if nominates {
+                nominating = PairKey(base: base, remote: selected.remote.address)
+                renominations += 1
+            }
             if let send = startCheck(index, useCandidate: nominates, now: now) { actions.append(send) }
         }
         if selectedGone, role.isControlling, nominating == nil,
@@ -469,6 +487,7 @@ package struct ICEAgent: Sendable {
         {
             let pair = checkList.pairs[best]
             nominating = PairKey(base: pair.local.base, remote: pair.remote.address)
+            renominations += 1
             if let send = startCheck(best, useCandidate: true, now: now) { actions.append(send) }
             checkList.setState(.succeeded, at: best)  // it stays valid while the nominating check runs
         }

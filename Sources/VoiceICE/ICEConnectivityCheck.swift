@@ -60,6 +60,8 @@ package struct ICEReceivedCheck: Hashable, Sendable {
     package var role: ICERole
     /// USE-CANDIDATE: the controlling peer nominates the pair.
     package var useCandidate: Bool
+    /// NOMINATION: which nomination this is (a renomination when higher than the last).
+    package var nomination: UInt32? = nil
 }
 
 /// An answer to one of our checks, validated.
@@ -76,10 +78,12 @@ package enum ICECheckResponse: Hashable, Sendable {
 /// requests and responses, and their validation. Pure functions: the agent decides when.
 package enum ICEConnectivityCheck {
     /// The request our agent sends on a pair: USERNAME `<remote>:<local>`, PRIORITY of a
-    /// peer-reflexive candidate of our base, our role attribute, USE-CANDIDATE when nominating,
-    /// MESSAGE-INTEGRITY with the peer's password, FINGERPRINT.
+    /// peer-reflexive candidate of our base, our role attribute, USE-CANDIDATE when nominating
+    /// (with NOMINATION when it renominates), MESSAGE-INTEGRITY with the peer's password,
+    /// FINGERPRINT.
     package static func request(
-        transactionID: [UInt8], local: ICECredentials, remote: ICECredentials, priority: UInt32, role: ICERole, useCandidate: Bool
+        transactionID: [UInt8], local: ICECredentials, remote: ICECredentials, priority: UInt32, role: ICERole, useCandidate: Bool,
+        nomination: UInt32? = nil
     ) -> [UInt8] {
         var attributes = [
             STUNMessage.Attribute(type: STUNMessage.Attribute.username, value: Array("\(remote.usernameFragment):\(local.usernameFragment)".utf8)),
@@ -89,6 +93,9 @@ package enum ICEConnectivityCheck {
                 value: bigEndianBytes(role.tieBreaker)),
         ]
         if useCandidate { attributes.append(STUNMessage.Attribute(type: STUNMessage.Attribute.useCandidate, value: [])) }
+        if useCandidate, let nomination {
+            attributes.append(STUNMessage.Attribute(type: STUNMessage.Attribute.nomination, value: bigEndianBytes(nomination)))
+        }
         return STUNMessage(type: .bindingRequest, transactionID: transactionID, attributes: attributes)
             .serialized(integrity: remote.key, fingerprint: true)
     }
@@ -120,7 +127,8 @@ package enum ICEConnectivityCheck {
         return .success(
             ICEReceivedCheck(
                 transactionID: message.transactionID, priority: UInt32(priority), role: role,
-                useCandidate: message.attribute(STUNMessage.Attribute.useCandidate) != nil))
+                useCandidate: message.attribute(STUNMessage.Attribute.useCandidate) != nil,
+                nomination: message.attribute(STUNMessage.Attribute.nomination).flatMap { integer($0.value, bytes: 4) }.map { UInt32($0) }))
     }
 
     /// Our success response to a check from `source`: XOR-MAPPED-ADDRESS, MESSAGE-INTEGRITY with

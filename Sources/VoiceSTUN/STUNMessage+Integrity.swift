@@ -10,6 +10,9 @@ extension STUNMessage.Attribute {
     package static let useCandidate: UInt16 = 0x0025
     package static let iceControlled: UInt16 = 0x8029
     package static let iceControlling: UInt16 = 0x802A
+    /// NOMINATION (draft-thatcher-ice-renomination, as WebRTC implements it): which nomination
+    /// a USE-CANDIDATE check is, so a controlled peer takes a later one over an earlier.
+    package static let nomination: UInt16 = 0xC001
 }
 
 /// What checking a received message's MESSAGE-INTEGRITY found.

@@ -377,19 +377,48 @@ final class ICEAgentTests: XCTestCase {
         XCTAssertEqual(learned.map { world.agents[0].checkList.pairs[$0].state }, .succeeded, "Alice learned and checked it")
     }
 
-    /// Within a second of its selection, the controlled agent takes a peer's nomination of
-    /// another pair as aggressive nomination's (RFC 5245): an equal or better pair stays. The
-    /// same nomination later is a renomination and is followed.
-    func testANominationJustAfterSelectionIsNotARenomination() {
-        for (wait, follows) in [(MediaTime.milliseconds(100), false), (.seconds(2), true)] {
-            var world = World(agent(["10.0.0.1:5000"], controlling: true, seed: 67), agent(["10.0.0.2:6000"], controlling: false, seed: 68))
+    /// Our renominations carry NOMINATION (WebRTC's draft-thatcher-ice-renomination): the
+    /// controlled side follows one at once, however soon after its selection.
+    func testOurRenominationCarriesNominationAndIsFollowedAtOnce() {
+        var world = World(agent(["10.0.0.1:5000"], controlling: true, seed: 67), agent(["10.0.0.2:6000"], controlling: false, seed: 68))
+        world.exchangeCandidates()
+        _ = world.run(until: { $0.selected(1).count == 1 })
+        world.run(for: .milliseconds(100))
+        let sent = world.actions[0].count
+        world.addressesChanged(0, ["10.0.0.9"], port: 5000)
+        let check = world.actions[0].dropFirst(sent).compactMap { action -> STUNMessage? in
+            guard case .send(let bytes, _, _) = action else { return nil }
+            return try? STUNMessage(parsing: bytes)
+        }.first
+        XCTAssertNotNil(check?.attribute(STUNMessage.Attribute.useCandidate))
+        XCTAssertEqual(check?.attribute(STUNMessage.Attribute.nomination)?.value, [0, 0, 0, 2], "the second nomination")
+        world.run(for: .milliseconds(100))
+        XCTAssertEqual(world.selected(1).count, 2, "followed 100 ms after the first selection")
+        XCTAssertEqual(world.selected(1).last?.remote.address, Self.address("10.0.0.9:5000"))
+    }
+
+    /// A USE-CANDIDATE without NOMINATION on another valid pair within a second of the
+    /// selection is aggressive nomination's (RFC 5245): the equal pair selected stays. The
+    /// same check later is a renomination (the peer moved) and is followed.
+    func testAPlainNominationJustAfterSelectionIsNotARenomination() {
+        for (wait, follows) in [(MediaTime.milliseconds(300), false), (.seconds(2), true)] {
+            var world = World(
+                agent(["10.0.0.1:5000", "10.0.1.1:5002"], controlling: true, seed: 69), agent(["10.0.0.2:6000"], controlling: false, seed: 70))
             world.exchangeCandidates()
             _ = world.run(until: { $0.selected(1).count == 1 })
             world.run(for: wait)
-            world.addressesChanged(0, ["10.0.0.9"], port: 5000)
-            world.run(for: .milliseconds(100))
-            XCTAssertEqual(world.selected(0).last?.local.base, Self.address("10.0.0.9:5000"), "\(wait)")
-            XCTAssertEqual(world.selected(1).count, follows ? 2 : 1, "\(wait)")
+            var bob = world.agents[1]
+            let selected = bob.selectedPair
+            let other = selected?.remote.address == Self.address("10.0.0.1:5000") ? Self.address("10.0.1.1:5002") : Self.address("10.0.0.1:5000")
+            let index = bob.checkList.index(localBase: Self.address("10.0.0.2:6000"), remote: other)
+            XCTAssertEqual(index.map { bob.checkList.pairs[$0].state }, .succeeded, "both of Alice's addresses were checked")
+            let plain = ICEConnectivityCheck.request(
+                transactionID: Array(repeating: 9, count: 12), local: world.agents[0].localCredentials, remote: bob.localCredentials,
+                priority: 1, role: world.agents[0].role, useCandidate: true)
+            let actions = bob.receive(plain, from: other, on: Self.address("10.0.0.2:6000"), now: world.now)
+            let reselected = actions.contains { if case .selected = $0 { true } else { false } }
+            XCTAssertEqual(reselected, follows, "\(wait)")
+            XCTAssertEqual(bob.selectedPair?.remote.address, follows ? other : selected?.remote.address, "\(wait)")
         }
     }
 }
