@@ -151,8 +151,28 @@ public final class WebRTCPeer: @unchecked Sendable {
 
     /// Hands the peer our offer or answer.
     public func setRemoteDescription(_ sdp: String) throws {
-        try sdp.write(toFile: remotePath + ".part", atomically: false, encoding: .utf8)
-        try FileManager.default.moveItem(atPath: remotePath + ".part", toPath: remotePath)
+        try setRemoteDescription(sdp, at: remotePath)
+    }
+
+    /// Hands Chromium answering a second offer during the call (an ICE restart after our host
+    /// moved): the page answers it as it did the first.
+    package func setSecondRemoteOffer(_ sdp: String) throws {
+        try setRemoteDescription(sdp, at: remotePath + ".2")
+    }
+
+    /// Chromium's answer to ``setSecondRemoteOffer(_:)``, once written (nil after `timeout`).
+    package func secondLocalDescription(timeout: TimeInterval = 15) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: localPath + ".2", encoding: .utf8) { return text }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return nil
+    }
+
+    private func setRemoteDescription(_ sdp: String, at path: String) throws {
+        try sdp.write(toFile: path + ".part", atomically: false, encoding: .utf8)
+        try FileManager.default.moveItem(atPath: path + ".part", toPath: path)
     }
 
     /// Waits for the peer to finish its run; returns its view of the connection

@@ -66,9 +66,10 @@ def main():
             if self.path == "/media.js":
                 with open(os.path.join(HERE, "media.js"), "rb") as f:
                     return self.reply(200, f.read(), "text/javascript")
-            if self.path == "/remote":
-                if args.remote and os.path.exists(args.remote):
-                    with open(args.remote, "rb") as f:
+            if self.path in ("/remote", "/remote2"):
+                path = args.remote + (".2" if self.path == "/remote2" else "") if args.remote else None
+                if path and os.path.exists(path):
+                    with open(path, "rb") as f:
                         return self.reply(200, f.read())
                 return self.reply(404)
             self.reply(404)
@@ -77,6 +78,8 @@ def main():
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             if self.path == "/local" and args.local:
                 write_whole(args.local, body.decode())
+            elif self.path == "/local2" and args.local:
+                write_whole(args.local + ".2", body.decode())
             elif self.path == "/recording":
                 aside = args.record + ".part"
                 with wave.open(aside, "wb") as w:
