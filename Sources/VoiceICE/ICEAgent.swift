@@ -57,9 +57,8 @@ package struct ICEAgent: Sendable {
     /// Controlling: the pair being nominated. Controlled: pairs the peer nominated before their
     /// own check succeeded.
     private var nominating: PairKey?
-    private var nominateOnSuccess: Set<PairKey> = []
-    /// Controlled: of those, the ones a higher NOMINATION renominated.
-    private var renominatedOnSuccess: Set<PairKey> = []
+    /// Controlled: each with whether a higher NOMINATION made it a renomination.
+    private var nominateOnSuccess: [PairKey: Bool] = [:]
     private var lastConsent: MediaTime = .zero
     /// When the selected pair was last chosen: a peer's nomination of another pair well after
     /// it is a renomination (the peer moved), one just after it is aggressive nomination's.
@@ -133,12 +132,7 @@ package struct ICEAgent: Sendable {
     package mutating func tick(now: MediaTime) -> [ICEAgentAction] {
         guard state != .failed else { return [] }
         var actions = retransmit(now: now)
-        // Pacing counts from the last check sent: with nothing to send, the next check (one a
-        // peer's arrival triggers) may go at once.
-        if let due = nextCheckAt, now >= due, remoteCredentials != nil, let send = nextCheck(now: now) {
-            actions.append(send)
-            nextCheckAt = now + configuration.pacing
-        }
+        if let send = pacedCheck(now: now) { actions.append(send) }
         actions += nominateIfDue(now: now)
         actions += consent(now: now)
         actions += checkFailure()
@@ -160,6 +154,14 @@ package struct ICEAgent: Sendable {
     }
 
     // MARK: - Checks we send
+
+    /// The next check, when pacing allows one now. Pacing counts from the last check sent: with
+    /// nothing to send, the next check (one a peer's arrival triggers) may go at once.
+    private mutating func pacedCheck(now: MediaTime) -> ICEAgentAction? {
+        guard let due = nextCheckAt, now >= due, remoteCredentials != nil, let send = nextCheck(now: now) else { return nil }
+        nextCheckAt = now + configuration.pacing
+        return send
+    }
 
     private mutating func nextCheck(now: MediaTime) -> ICEAgentAction? {
         while let key = triggered.first {
@@ -288,16 +290,12 @@ package struct ICEAgent: Sendable {
             if let index = checkList.index(localBase: base, remote: source), checkList.pairs[index].state == .succeeded {
                 actions += select(index, now: now, replacing: renominated || isRenomination(now: now))
             } else {
-                nominateOnSuccess.insert(key)
-                if renominated { renominatedOnSuccess.insert(key) }
+                nominateOnSuccess[key] = renominated || nominateOnSuccess[key] == true
             }
         }
         // A check the peer's arrival triggered goes out now when pacing allows, not at the
         // next tick: a peer that moved is followed as soon as its new address answers.
-        if let due = nextCheckAt, now >= due, triggered.first == key, let send = nextCheck(now: now) {
-            actions.append(send)
-            nextCheckAt = now + configuration.pacing
-        }
+        if triggered.first == key, let send = pacedCheck(now: now) { actions.append(send) }
         return actions
     }
 
@@ -374,9 +372,7 @@ package struct ICEAgent: Sendable {
         }
         if role.isControlling, transaction.useCandidate {
             actions += select(index, now: now, replacing: true)
-        } else if !role.isControlling, nominateOnSuccess.contains(transaction.pair) {
-            nominateOnSuccess.remove(transaction.pair)
-            let renominated = renominatedOnSuccess.remove(transaction.pair) != nil
+        } else if !role.isControlling, let renominated = nominateOnSuccess.removeValue(forKey: transaction.pair) {
             actions += select(index, now: now, replacing: renominated || isRenomination(now: now))
         }
         return actions
@@ -405,11 +401,15 @@ package struct ICEAgent: Sendable {
         let nothingBetterCanCome = bestStillPossible?.state == .succeeded
         guard now >= first + configuration.nominationDelay || !pending || nothingBetterCanCome else { return [] }
         guard let best = checkList.pairs.firstIndex(where: { $0.state == .succeeded }) else { return [] }
-        let pair = checkList.pairs[best]
-        let key = PairKey(base: pair.local.base, remote: pair.remote.address)
-        nominating = key
-        guard let send = startCheck(best, useCandidate: true, now: now) else { return [] }
-        checkList.setState(.succeeded, at: best)  // it stays valid while the nominating check runs
+        return nominateValidPair(best, now: now)
+    }
+
+    /// Checks the valid pair at `index` again with USE-CANDIDATE; it stays valid meanwhile.
+    private mutating func nominateValidPair(_ index: Int, now: MediaTime) -> [ICEAgentAction] {
+        let pair = checkList.pairs[index]
+        nominating = PairKey(base: pair.local.base, remote: pair.remote.address)
+        guard let send = startCheck(index, useCandidate: true, now: now) else { return [] }
+        checkList.setState(.succeeded, at: index)  // it stays valid while the nominating check runs
         return [send]
     }
 
@@ -485,11 +485,8 @@ package struct ICEAgent: Sendable {
         if selectedGone, role.isControlling, nominating == nil,
             let best = checkList.pairs.firstIndex(where: { $0.state == .succeeded && !gone.contains($0.local.base) })
         {
-            let pair = checkList.pairs[best]
-            nominating = PairKey(base: pair.local.base, remote: pair.remote.address)
             renominations += 1
-            if let send = startCheck(best, useCandidate: true, now: now) { actions.append(send) }
-            checkList.setState(.succeeded, at: best)  // it stays valid while the nominating check runs
+            actions += nominateValidPair(best, now: now)
         }
         return actions
     }

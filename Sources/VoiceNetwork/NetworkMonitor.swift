@@ -19,7 +19,6 @@ import VoiceSupport
 /// the ranked candidates differ from the last ones reported, on the monitor's thread.
 package final class NetworkMonitor: Sendable {
     package typealias ChangeHandler = @Sendable ([NetworkCandidate]) -> Void
-    package typealias AddressesHandler = @Sendable ([NetworkCandidate]) -> Void
 
     /// RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE.
     static let groups: UInt32 = 0x1 | 0x10 | 0x40 | 0x100 | 0x400
@@ -41,7 +40,7 @@ package final class NetworkMonitor: Sendable {
     package init(
         classifier: NetworkInterfaceClassifier = NetworkInterfaceClassifier(), namespacePath: String? = nil,
         coalescer: NetworkChangeCoalescer = NetworkChangeCoalescer(), logger: Logger = Logger(label: "voice.network"),
-        onAddressesChanged: AddressesHandler? = nil, onChange: @escaping ChangeHandler
+        onAddressesChanged: ChangeHandler? = nil, onChange: @escaping ChangeHandler
     ) throws(NetworkMonitorError) {
         var error: Int32 = 0
         let fd =
@@ -140,7 +139,7 @@ private final class NetworkMonitorLoop: @unchecked Sendable {
     let control: NetworkMonitorControl
     let onSynced: @Sendable () -> Void
     let onChange: NetworkMonitor.ChangeHandler
-    let onAddressesChanged: NetworkMonitor.AddressesHandler?
+    let onAddressesChanged: NetworkMonitor.ChangeHandler?
     let clock = MonotonicMediaClock()
     var state = NetworkState()
     /// Dumps still to request, and the sequence number of the one in flight.
@@ -155,7 +154,7 @@ private final class NetworkMonitorLoop: @unchecked Sendable {
 
     init(
         descriptor: Int32, wake: Int32, coalescer: NetworkChangeCoalescer, logger: Logger, control: NetworkMonitorControl,
-        onSynced: @escaping @Sendable () -> Void, onAddressesChanged: NetworkMonitor.AddressesHandler?,
+        onSynced: @escaping @Sendable () -> Void, onAddressesChanged: NetworkMonitor.ChangeHandler?,
         onChange: @escaping NetworkMonitor.ChangeHandler
     ) {
         self.descriptor = descriptor

@@ -227,8 +227,6 @@ package final class SIPPeerProcess: Sendable {
     /// ephemeral range.
     static var mediaPorts: Range<Int> { 20_000..<max(20_100, ephemeralPortsStart) }
 
-    /// A port on `host` that is free for both UDP and TCP right now (SIP peers listen on both),
-    /// drawn from ``listeningPorts``, outside the kernel's ephemeral range.
     /// Whether something has bound UDP `port` on `host` (a peer started in-process or as a
     /// process is listening): a bind there fails with EADDRINUSE.
     package static func isUDPPortTaken(_ port: Int, host: String = "127.0.0.1") -> Bool {
@@ -238,6 +236,8 @@ package final class SIPPeerProcess: Sendable {
         return bind(udp, host: host, port: port) == nil && errno == EADDRINUSE
     }
 
+    /// A port on `host` that is free for both UDP and TCP right now (SIP peers listen on both),
+    /// drawn from ``listeningPorts``, outside the kernel's ephemeral range.
     package static func freePort(host: String = "127.0.0.1") throws(SIPPeerError) -> Int {
         for _ in 0..<200 {
             let candidate = Int.random(in: listeningPorts)

@@ -140,14 +140,7 @@ public final class WebRTCPeer: @unchecked Sendable {
     deinit { stop() }
 
     /// The peer's offer or answer, once written (nil after `timeout`).
-    public func localDescription(timeout: TimeInterval = 15) -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let text = try? String(contentsOfFile: localPath, encoding: .utf8) { return text }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return nil
-    }
+    public func localDescription(timeout: TimeInterval = 15) -> String? { Self.contents(of: localPath, within: timeout) }
 
     /// Hands the peer our offer or answer.
     public func setRemoteDescription(_ sdp: String) throws {
@@ -161,10 +154,14 @@ public final class WebRTCPeer: @unchecked Sendable {
     }
 
     /// Chromium's answer to ``setSecondRemoteOffer(_:)``, once written (nil after `timeout`).
-    package func secondLocalDescription(timeout: TimeInterval = 15) -> String? {
+    package func secondLocalDescription(timeout: TimeInterval = 15) -> String? { Self.contents(of: localPath + ".2", within: timeout) }
+
+    /// The text of the file at `path` once the peer has written it (whole: it writes aside and
+    /// renames), or nil after `timeout`.
+    private static func contents(of path: String, within timeout: TimeInterval) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let text = try? String(contentsOfFile: localPath + ".2", encoding: .utf8) { return text }
+            if let text = try? String(contentsOfFile: path, encoding: .utf8) { return text }
             Thread.sleep(forTimeInterval: 0.02)
         }
         return nil
