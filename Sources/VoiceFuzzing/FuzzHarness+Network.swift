@@ -109,7 +109,8 @@ private enum FuzzICE {
         return agent
     }()
     static let turn: TURNClient = {
-        var client = TURNClient(username: "alice", password: "secret", random: Fixed())
+        // A dual allocation asked for: answers with several relayed addresses and address errors are read.
+        var client = TURNClient(username: "alice", password: "secret", asksForIPv6: true, random: Fixed())
         _ = client.start(now: .zero)
         return client
     }()

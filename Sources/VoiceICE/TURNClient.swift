@@ -69,8 +69,28 @@ package struct TURNClient: Sendable {
         var peer: TransportAddress?
     }
 
+    /// The relayed families an Allocate asks for (RFC 8656 §7.2). A server that answers 440
+    /// (Address Family not Supported) is asked for the next in ``familyFallbacks``.
+    package enum FamilyRequest: Hashable, Sendable {
+        /// IPv4, and IPv6 besides (ADDITIONAL-ADDRESS-FAMILY): a dual allocation.
+        case ipv4AndIPv6
+        /// IPv4 alone (no family attribute: the default).
+        case ipv4
+        /// IPv6 alone (REQUESTED-ADDRESS-FAMILY), for a server that relays only IPv6.
+        case ipv6
+    }
+
     package private(set) var state: State = .idle
     package let timing: Timing
+    /// The families asked for now, and those to fall back on after a 440.
+    package private(set) var familyRequest: FamilyRequest
+    private var familyFallbacks: [FamilyRequest]
+    /// The IPv6 relayed address of a dual allocation, beside ``relayedAddress`` (IPv4).
+    package private(set) var additionalRelayedAddress: TransportAddress?
+    /// The error the server gave for the additional family of a dual allocation it made with
+    /// one family only (ADDRESS-ERROR-CODE: 440 not supported, 508 no capacity).
+    package private(set) var additionalFamilyError: Int?
+    private let asksForIPv6: Bool
     private let username: String
     private let password: String
     private var realm: String?
@@ -99,24 +119,54 @@ package struct TURNClient: Sendable {
     /// Whether a permission for `peer` was asked for (data to it can be wrapped).
     package func hasAskedPermission(for peer: TransportAddress) -> Bool { channels[peer] != nil }
 
-    package init(username: String, password: String, timing: Timing = Timing(), random: any RandomNumberGenerator & Sendable) {
+    /// - Parameter asksForIPv6: ask for an IPv6 relayed address besides the IPv4 one (a dual
+    ///   allocation, RFC 8656 §7.2), so that peers of either family can be reached through the
+    ///   relay. Without it, IPv4 only, as before RFC 8656; either way a server that relays only
+    ///   IPv6 is asked for that after its 440.
+    package init(
+        username: String, password: String, timing: Timing = Timing(), asksForIPv6: Bool = false, random: any RandomNumberGenerator & Sendable
+    ) {
         self.username = username
         self.password = password
         self.timing = timing
         self.random = random
+        self.asksForIPv6 = asksForIPv6
+        let requests: [FamilyRequest] = asksForIPv6 ? [.ipv4AndIPv6, .ipv4, .ipv6] : [.ipv4, .ipv6]
+        familyRequest = requests[0]
+        familyFallbacks = Array(requests.dropFirst())
     }
 
     /// A new client for the same server and credential, not started: a new allocation after
     /// the host moved (the old one is tied to the old address).
     package func restarted() -> TURNClient {
-        TURNClient(username: username, password: password, timing: timing, random: random)
+        TURNClient(username: username, password: password, timing: timing, asksForIPv6: asksForIPv6, random: random)
+    }
+
+    /// Every relayed address, once allocated: IPv4 (or the only one) first, then a dual
+    /// allocation's IPv6 one.
+    package var relayedAddresses: [TransportAddress] {
+        guard let relayedAddress else { return [] }
+        return [relayedAddress] + (additionalRelayedAddress.map { [$0] } ?? [])
     }
 
     /// Requests the allocation (first without credentials: the server's 401 names the realm and nonce).
     package mutating func start(now: MediaTime) -> [TURNAction] {
         guard state == .idle else { return [] }
         state = .allocating
-        return [request(TURN.allocate, [Self.requestedUDP, lifetimeAttribute(timing.lifetime)], now: now)]
+        return [allocateRequest(now: now)]
+    }
+
+    private mutating func allocateRequest(now: MediaTime) -> TURNAction {
+        var attributes = [Self.requestedUDP, lifetimeAttribute(timing.lifetime)]
+        switch familyRequest {
+        case .ipv4AndIPv6:
+            // Both code points: servers ignore the one they do not know (comprehension-optional).
+            attributes.append(STUNMessage.Attribute(type: TURN.additionalAddressFamily, value: TURN.family(ipv6: true)))
+            attributes.append(STUNMessage.Attribute(type: TURN.draftAdditionalAddressFamily, value: TURN.family(ipv6: true)))
+        case .ipv4: break
+        case .ipv6: attributes.append(STUNMessage.Attribute(type: TURN.requestedAddressFamily, value: TURN.family(ipv6: true)))
+        }
+        return request(TURN.allocate, attributes, now: now)
     }
 
     /// Lets `peer` send to us through the relay: CreatePermission, then ChannelBind (so data
@@ -227,8 +277,16 @@ package struct TURNClient: Sendable {
         guard message.type == TURN.success(request.method) else { return [] }
         switch request.method {
         case TURN.allocate:
-            guard let relayed = TURN.address(TURN.xorRelayedAddress, of: message), let mapped = TURN.address(STUNMessage.Attribute.xorMappedAddress, of: message)
+            let relayedAddresses = TURN.addresses(TURN.xorRelayedAddress, of: message)
+            guard let relayed = relayedAddresses.first, let mapped = TURN.address(STUNMessage.Attribute.xorMappedAddress, of: message)
             else { return fail(.malformedResponse) }
+            // A dual allocation's second address is of the other family; anything else is ignored.
+            if familyRequest == .ipv4AndIPv6 {
+                additionalRelayedAddress = relayedAddresses.dropFirst().first { $0.ip.isIPv6 != relayed.ip.isIPv6 }
+                additionalFamilyError = (message.attribute(TURN.addressErrorCode) ?? message.attribute(TURN.draftAddressErrorCode)).flatMap { value in
+                    value.value.count >= 4 ? Int(value.value[2] & 0x07) * 100 + Int(value.value[3]) : nil
+                }
+            }
             state = .allocated(relayed: relayed, mapped: mapped)
             allocationExpires = now + lifetime(of: message)
             return [.allocated(relayed: relayed, mapped: mapped)]
@@ -269,6 +327,13 @@ package struct TURNClient: Sendable {
             return [resend(&retry, now: now)]
         case 401:
             return fail(.unauthorized)
+        case 440 where request.method == TURN.allocate && !familyFallbacks.isEmpty,
+            400 where request.method == TURN.allocate && familyRequest == .ipv4AndIPv6:
+            // Address Family not Supported: ask for what the server may relay instead. A 400 to
+            // the dual request: a server that knows both code points and refuses two family
+            // attributes (coturn's rule), or one that makes no dual allocations.
+            familyRequest = familyFallbacks.removeFirst()
+            return [allocateRequest(now: now)]
         default:
             if request.method == TURN.allocate || request.method == TURN.refresh { return fail(.refused(code)) }
             if let peer = request.peer, request.method == TURN.channelBind || request.method == TURN.createPermission {

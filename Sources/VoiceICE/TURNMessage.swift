@@ -19,6 +19,25 @@ package enum TURN {
     package static let dataAttribute: UInt16 = 0x0013
     package static let xorRelayedAddress: UInt16 = 0x0016
     package static let requestedTransport: UInt16 = 0x0019
+    /// REQUESTED-ADDRESS-FAMILY (RFC 8656 §18.1): the one family of the relayed address.
+    package static let requestedAddressFamily: UInt16 = 0x0017
+    /// ADDITIONAL-ADDRESS-FAMILY (RFC 8656 §18.2): an IPv6 relayed address besides the IPv4 one.
+    package static let additionalAddressFamily: UInt16 = 0x8000
+    /// ADDRESS-ERROR-CODE (RFC 8656 §18.3): why a family asked for was not allocated.
+    package static let addressErrorCode: UInt16 = 0x8001
+    /// The same two at the code points of the draft RFC 8656 took them from
+    /// (draft-ietf-tram-turn-dual-allocation), which coturn 4.6 still uses.
+    package static let draftAdditionalAddressFamily: UInt16 = 0x8032
+    package static let draftAddressErrorCode: UInt16 = 0x8033
+
+    /// The family value of the two attributes above: 0x01 IPv4, 0x02 IPv6, then three reserved bytes.
+    package static func family(ipv6: Bool) -> [UInt8] { [ipv6 ? 0x02 : 0x01, 0, 0, 0] }
+
+    /// Every XOR-…-ADDRESS attribute of `type` in `message` that decodes, in order (a dual
+    /// allocation's success carries two XOR-RELAYED-ADDRESS attributes).
+    package static func addresses(_ type: UInt16, of message: STUNMessage) -> [TransportAddress] {
+        message.attributes.filter { $0.type == type }.compactMap { try? TransportAddress(stunXORValue: $0.value, transactionID: message.transactionID) }
+    }
 
     /// The message type of `method`'s request, success, error and indication (RFC 8489 §5: the
     /// class bits are 0x0000, 0x0100, 0x0110 and 0x0010 for methods below 0x080).

@@ -65,9 +65,25 @@ package struct TURNRelay: Sendable {
     /// mapped one.
     package var candidate: ICECandidate { Self.candidate(relayed: relayed, mapped: mapped, server: server) }
 
+    /// The relayed addresses: ``relayed``, then a dual allocation's IPv6 one (RFC 8656 §7.2).
+    package var relayedAddresses: [TransportAddress] { [relayed] + (client.additionalRelayedAddress.map { [$0] } ?? []) }
+
+    /// A relayed candidate per relayed address (one per family of a dual allocation), with
+    /// RFC 8421's preferences (IPv6 first).
+    package var candidates: [ICECandidate] { Self.candidates(relayed: relayedAddresses, mapped: mapped, server: server) }
+
+    /// The relayed candidates of an allocation on `server` that gave `relayed` (one address per
+    /// family) and `mapped`, with RFC 8421's preferences (IPv6 first).
+    package static func candidates(relayed: [TransportAddress], mapped: TransportAddress, server: TransportAddress) -> [ICECandidate] {
+        let preferences = ICECandidate.localPreferences(interleaving: relayed.map(\.ip))
+        return relayed.map { candidate(relayed: $0, mapped: mapped, server: server, localPreference: preferences[$0.ip] ?? 65_535) }
+    }
+
     /// The relayed candidate of an allocation on `server` that gave `relayed` and `mapped`.
-    package static func candidate(relayed: TransportAddress, mapped: TransportAddress, server: TransportAddress) -> ICECandidate {
-        var candidate = ICECandidate.local(.relayed, address: relayed, base: relayed, server: server)
+    package static func candidate(
+        relayed: TransportAddress, mapped: TransportAddress, server: TransportAddress, localPreference: UInt16 = 65_535
+    ) -> ICECandidate {
+        var candidate = ICECandidate.local(.relayed, address: relayed, base: relayed, localPreference: localPreference, server: server)
         candidate.relatedAddress = mapped
         return candidate
     }

@@ -66,7 +66,7 @@ extension MediaPath {
     /// A STUN message the relay carried from `peer`: a check on the relayed base.
     package mutating func receiveRelayedSTUN(_ bytes: [UInt8], from peer: TransportAddress, now: MediaTime) -> [Effect] {
         var effects = start(now: now)
-        guard !hasEnded, let relayed = relay?.relayed else { return effects }
+        guard !hasEnded, let relayed = relay?.relayed(toward: peer) else { return effects }
         let actions = withAgent { $0.receive(bytes, from: peer, on: relayed, now: now) }
         effects += perform(actions, now: now)
         return effects + followValidatedPair()

@@ -55,7 +55,7 @@ extension MediaPath {
         for action in actions {
             switch action {
             case .send(let bytes, let from, let to):
-                if let relayed = relay?.relayed, from == relayed {
+                if relay?.isRelayed(from) == true {
                     effects += sendThroughRelay(bytes, to: to, now: now)
                 } else {
                     effects.append(.send(bytes, to: to, from: source(for: from)))
@@ -110,7 +110,7 @@ extension MediaPath {
     /// The route over `pair`: through the relay when its local side is the relayed candidate,
     /// else from its base (once that is known to be the host's).
     func route(over pair: ICECandidatePair, to remote: TransportAddress) -> MediaRoute {
-        let viaRelay = relay.map { pair.local.base == $0.relayed } ?? false
+        let viaRelay = relay?.isRelayed(pair.local.base) ?? false
         return MediaRoute(destination: remote, source: viaRelay ? nil : source(for: pair.local.base), viaRelay: viaRelay)
     }
 

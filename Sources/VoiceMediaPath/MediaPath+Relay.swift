@@ -10,6 +10,19 @@ struct RelayAllocation: Sendable {
     var relayed: TransportAddress
     /// The TURN server.
     let server: TransportAddress
+
+    /// A dual allocation's IPv6 relayed address (RFC 8656 §7.2), also a relayed candidate's base.
+    var additionalRelayed: TransportAddress? { client.additionalRelayedAddress }
+
+    /// Whether `address` is one of our relayed addresses (the base of a relayed candidate).
+    func isRelayed(_ address: TransportAddress) -> Bool { address == relayed || address == additionalRelayed }
+
+    /// The relayed address that data from `peer` arrived on: the one of `peer`'s family (the
+    /// server relays each family through its own).
+    func relayed(toward peer: TransportAddress) -> TransportAddress {
+        guard let additional = additionalRelayed, additional.ip.isIPv6 == peer.ip.isIPv6 else { return relayed }
+        return additional
+    }
     /// Whether the server is reached over TCP or TLS: that connection dies when the host moves,
     /// so no new allocation is made from the port.
     let overStream: Bool
@@ -30,11 +43,11 @@ extension MediaPath {
     /// A request still waiting is answered nil: this one supersedes it.
     package mutating func reallocateRelay(request: Int, now: MediaTime) -> [Effect] {
         guard let allocation = relay, !allocation.overStream, !hasEnded else {
-            return [.event(.relayReallocated(request: request, candidate: nil))]
+            return [.event(.relayReallocated(request: request, candidates: []))]
         }
         var effects: [Effect] = []
         if case .allocating(_, let superseded) = reallocation {
-            effects.append(.event(.relayReallocated(request: superseded, candidate: nil)))
+            effects.append(.event(.relayReallocated(request: superseded, candidates: [])))
         }
         var client = allocation.client.restarted()
         let actions = client.start(now: now)
@@ -76,11 +89,11 @@ extension MediaPath {
             case .allocated(let relayed, let mapped):
                 guard case .allocating(let client, let request) = reallocation else { continue }
                 reallocation = .allocated(client, relayed: relayed)
-                let candidate = relay.map { TURNRelay.candidate(relayed: relayed, mapped: mapped, server: $0.server) }
-                effects.append(.event(.relayReallocated(request: request, candidate: candidate)))
+                let candidates = relay.map { TURNRelay.candidates(relayed: client.relayedAddresses, mapped: mapped, server: $0.server) } ?? []
+                effects.append(.event(.relayReallocated(request: request, candidates: candidates)))
             case .failed:
                 if case .allocating(_, let request) = reallocation {
-                    effects.append(.event(.relayReallocated(request: request, candidate: nil)))
+                    effects.append(.event(.relayReallocated(request: request, candidates: [])))
                 }
                 reallocation = .none
             case .permitted, .channelBound, .received:

@@ -46,8 +46,9 @@ package enum MediaPathEvent: Sendable, Equatable {
     case consentLost
     /// Consent came back.
     case consentRestored
-    /// The new TURN allocation asked for as `request` gave this relayed candidate (nil: none).
-    case relayReallocated(request: Int, candidate: ICECandidate?)
+    /// The new TURN allocation asked for as `request` gave these relayed candidates (one per
+    /// family of a dual allocation; none: no allocation).
+    case relayReallocated(request: Int, candidates: [ICECandidate])
 }
 
 /// Where a stream's media goes and from where.

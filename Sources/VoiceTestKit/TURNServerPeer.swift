@@ -23,25 +23,46 @@ package final class TURNServerPeer: Sendable {
     /// - Throws: ``SIPPeerError`` when it is not installed, does not start or never gets ready.
     /// - Parameter relayHost: the address relayed ports are on (default `host`): a peer that is
     ///   only on the machine's own address (baresip's ICE leaves loopback out) needs that one.
-    package init(
+    package convenience init(
         directory: String, host: String = "127.0.0.1", relayHost: String? = nil, tls: (certificate: String, key: String)? = nil
     ) throws(SIPPeerError) {
-        port = try SIPPeerProcess.freePort(host: host)
+        let port = try SIPPeerProcess.freePort(host: host)
         var tlsPort: Int?
         if tls != nil {
             repeat { tlsPort = try SIPPeerProcess.freePort(host: host) } while tlsPort == port
         }
-        self.tlsPort = tlsPort
-        let tlsArguments = tls.map { ["--cert=\($0.certificate)", "--pkey=\($0.key)", "--tls-listening-port=\(tlsPort ?? 0)"] } ?? ["--no-tls"]
         let relayPorts = try SIPPeerProcess.freeUDPPortRange(count: 40, host: host)
-        process = try SIPPeerProcess(
-            name: "coturn", executable: "turnserver",
-            arguments: [
-                "-n", "-v", "--listening-ip=\(host)", "--listening-port=\(port)", "--relay-ip=\(relayHost ?? host)",
+        try self.init(
+            directory: directory, host: host, port: port, relayHosts: [relayHost ?? host], relayPorts: relayPorts,
+            tls: tls.map { ($0.certificate, $0.key, tlsPort ?? 0) }, namespace: nil)
+    }
+
+    /// Starts coturn inside `namespace` (where every port is free), listening on `host` port
+    /// 3478, relaying on each of `relayHosts`: one of each family makes it grant dual
+    /// allocations (RFC 8656 §7.2).
+    package convenience init(directory: String, in namespace: NetworkNamespace, host: String, relayHosts: [String]) throws(SIPPeerError) {
+        try self.init(
+            directory: directory, host: host, port: 3478, relayHosts: relayHosts, relayPorts: 49_152...49_191, tls: nil, namespace: namespace)
+    }
+
+    private init(
+        directory: String, host: String, port: Int, relayHosts: [String], relayPorts: ClosedRange<Int>,
+        tls: (certificate: String, key: String, port: Int)?, namespace: NetworkNamespace?
+    ) throws(SIPPeerError) {
+        self.port = port
+        self.tlsPort = tls?.port
+        let tlsArguments = tls.map { ["--cert=\($0.certificate)", "--pkey=\($0.key)", "--tls-listening-port=\($0.port)"] } ?? ["--no-tls"]
+        let arguments =
+            [
+                "-n", "-v", "--listening-ip=\(host)", "--listening-port=\(port)",
+            ] + relayHosts.map { "--relay-ip=\($0)" } + [
                 "--min-port=\(relayPorts.lowerBound)", "--max-port=\(relayPorts.upperBound)", "--lt-cred-mech",
                 "--user=\(Self.username):\(Self.password)", "--realm=\(Self.realm)", "--allow-loopback-peers", "--no-dtls",
                 "--no-cli", "--log-file=stdout", "--simple-log", "--pidfile=\(directory)/turnserver.pid",
-            ] + tlsArguments,
+            ] + tlsArguments
+        process = try SIPPeerProcess(
+            name: "coturn", executable: namespace == nil ? "turnserver" : "ip",
+            arguments: namespace.map { ["netns", "exec", $0.name, "turnserver"] + arguments } ?? arguments,
             workingDirectory: directory, logPath: directory + "/coturn.log")
         let started = process
         guard PollingWait.until(timeout: 10, { started.log.contains("Total General servers") || !started.isRunning }),

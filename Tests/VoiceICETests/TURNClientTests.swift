@@ -13,6 +13,8 @@ final class TURNClientTests: XCTestCase {
     private static let natAddress = TransportAddress(ip: IPAddress("203.0.113.1")!, port: 40000)
     private static let relayed = TransportAddress(ip: IPAddress("198.51.100.1")!, port: 50000)
     private static let peer = TransportAddress(ip: IPAddress("192.0.2.77")!, port: 7000)
+    private static let relayedIPv6 = TransportAddress(ip: IPAddress("2001:db8::1")!, port: 50002)
+    private static let peerIPv6 = TransportAddress(ip: IPAddress("2001:db8::77")!, port: 7002)
 
     private struct Counter: RandomNumberGenerator, Sendable {
         var state: UInt64 = 1
@@ -35,6 +37,16 @@ final class TURNClientTests: XCTestCase {
         var relayedToPeers: [(TransportAddress, [UInt8])] = []
         var refreshes = 0
         var answers = true
+        /// The families it relays, and whether it makes dual allocations (RFC 8656 §7.2); a
+        /// server from before RFC 8656 ignores ADDITIONAL-ADDRESS-FAMILY (comprehension-optional).
+        var relaysIPv4 = true
+        var relaysIPv6 = false
+        var knowsAdditionalFamily = true
+        /// Knows the draft's code point as well, and refuses a request with two family attributes (400).
+        var refusesTwoFamilyAttributes = false
+        /// The families of the relayed addresses it allocated.
+        var allocated: [Bool] = []
+        var allocateRequests: [STUNMessage] = []
 
         var key: STUNIntegrityKey { try! STUNIntegrityKey.longTerm(username: "alice", realm: realm, password: password) }
 
@@ -63,14 +75,35 @@ final class TURNClientTests: XCTestCase {
             var attributes: [STUNMessage.Attribute] = []
             switch method {
             case TURN.allocate:
-                attributes = [
-                    STUNMessage.Attribute(type: TURN.xorRelayedAddress, value: TURN.xorAddress(TURNClientTests.relayed, transactionID: message.transactionID)),
+                allocateRequests.append(message)
+                let requested = message.attribute(TURN.requestedAddressFamily)?.value.first
+                let additional = knowsAdditionalFamily && message.attribute(TURN.additionalAddressFamily)?.value.first == 0x02
+                let ipv6Only = requested == 0x02
+                if refusesTwoFamilyAttributes, message.attribute(TURN.additionalAddressFamily) != nil,
+                    message.attribute(TURN.draftAdditionalAddressFamily) != nil
+                {
+                    return [error(400, to: message, method: method, signed: true)]
+                }
+                guard ipv6Only ? relaysIPv6 : relaysIPv4 else { return [error(440, to: message, method: method, signed: true)] }
+                allocated = ipv6Only ? [true] : [false]
+                let first = ipv6Only ? TURNClientTests.relayedIPv6 : TURNClientTests.relayed
+                attributes = [STUNMessage.Attribute(type: TURN.xorRelayedAddress, value: TURN.xorAddress(first, transactionID: message.transactionID))]
+                if additional, relaysIPv6 {
+                    allocated.append(true)
+                    attributes.append(
+                        STUNMessage.Attribute(type: TURN.xorRelayedAddress, value: TURN.xorAddress(TURNClientTests.relayedIPv6, transactionID: message.transactionID)))
+                } else if additional {
+                    attributes.append(STUNMessage.Attribute(type: TURN.addressErrorCode, value: [0x02, 0, 4, 40]))
+                }
+                attributes += [
                     STUNMessage.Attribute(type: STUNMessage.Attribute.xorMappedAddress, value: TURN.xorAddress(TURNClientTests.natAddress, transactionID: message.transactionID)),
                     STUNMessage.Attribute(type: TURN.lifetime, value: TURN.uint32(600)),
                 ]
             case TURN.refresh:
                 refreshes += 1
                 attributes = [STUNMessage.Attribute(type: TURN.lifetime, value: message.attribute(TURN.lifetime)?.value ?? TURN.uint32(600))]
+            case TURN.createPermission where peerOfAnotherFamily(message), TURN.channelBind where peerOfAnotherFamily(message):
+                return [error(443, to: message, method: method, signed: true)]
             case TURN.createPermission:
                 if let peer = TURN.address(TURN.xorPeerAddress, of: message) { permissionExpiry[peer] = now + .seconds(300) }
             case TURN.channelBind:
@@ -82,6 +115,11 @@ final class TURNClientTests: XCTestCase {
                 return []
             }
             return [STUNMessage(type: TURN.success(method), transactionID: message.transactionID, attributes: attributes).serialized(integrity: key, fingerprint: true)]
+        }
+
+        /// Whether the request names a peer of a family it has no relayed address in (443, RFC 8656 §9.1).
+        private func peerOfAnotherFamily(_ message: STUNMessage) -> Bool {
+            TURN.address(TURN.xorPeerAddress, of: message).map { !allocated.contains($0.ip.isIPv6) } ?? false
         }
 
         /// What a peer sends to the relayed address, as the server passes it to the client.
@@ -100,14 +138,15 @@ final class TURNClientTests: XCTestCase {
         }
 
         private func error(_ code: Int, to message: STUNMessage, method: UInt16, signed: Bool) -> [UInt8] {
-            STUNMessage(
+            let response = STUNMessage(
                 type: TURN.error(method), transactionID: message.transactionID,
                 attributes: [
                     STUNMessage.Attribute(type: STUNMessage.Attribute.errorCode, value: [0, 0, UInt8(code / 100), UInt8(code % 100)]),
                     STUNMessage.Attribute(type: STUNMessage.Attribute.realm, value: Array(realm.utf8)),
                     STUNMessage.Attribute(type: STUNMessage.Attribute.nonce, value: Array(nonce.utf8)),
                 ]
-            ).serialized
+            )
+            return signed ? response.serialized(integrity: key, fingerprint: true) : response.serialized
         }
     }
 
@@ -119,8 +158,8 @@ final class TURNClientTests: XCTestCase {
         var now = MediaTime.zero
         var actions: [TURNAction] = []
 
-        init(password: String = "secret") {
-            client = TURNClient(username: "alice", password: password, random: Counter())
+        init(password: String = "secret", asksForIPv6: Bool = false) {
+            client = TURNClient(username: "alice", password: password, asksForIPv6: asksForIPv6, random: Counter())
         }
 
         mutating func deliver(_ new: [TURNAction]) {
@@ -223,5 +262,78 @@ final class TURNClientTests: XCTestCase {
             .serialized(integrity: try! STUNIntegrityKey.longTerm(username: "alice", realm: "example.org", password: "guess"), fingerprint: true)
         XCTAssertEqual(forged.client.receive(fake, now: .zero), [])
         XCTAssertEqual(forged.client.receive([0x40, 0x00, 0x00, 0x09, 1], now: .zero), [], "a ChannelData cut short")
+    }
+
+    // MARK: - Address families (RFC 8656 §7.2)
+
+    /// A dual allocation: one Allocate with ADDITIONAL-ADDRESS-FAMILY gives an IPv4 and an IPv6
+    /// relayed address; peers of both families get permissions and channels.
+    func testADualAllocationGivesBothFamiliesAndPermitsPeersOfEach() {
+        var exchange = Exchange(asksForIPv6: true)
+        exchange.server.relaysIPv6 = true
+        exchange.deliver(exchange.client.start(now: .zero))
+        XCTAssertEqual(exchange.client.relayedAddresses, [Self.relayed, Self.relayedIPv6])
+        XCTAssertEqual(exchange.server.allocateRequests.last?.attribute(TURN.additionalAddressFamily)?.value, [0x02, 0, 0, 0])
+        XCTAssertNil(exchange.server.allocateRequests.last?.attribute(TURN.requestedAddressFamily))
+        exchange.deliver(exchange.client.permit(Self.peer, now: .zero))
+        exchange.deliver(exchange.client.permit(Self.peerIPv6, now: .zero))
+        XCTAssertTrue(exchange.actions.contains(.permitted(Self.peerIPv6)))
+        XCTAssertTrue(exchange.actions.contains { if case .channelBound(Self.peerIPv6, _) = $0 { true } else { false } })
+        XCTAssertEqual(exchange.server.permissions, [Self.peer, Self.peerIPv6])
+    }
+
+    /// A server that relays IPv4 only answers the dual request with one address and says why
+    /// (ADDRESS-ERROR-CODE 440); one from before RFC 8656 ignores the attribute. Either way one
+    /// Allocate, an IPv4 relay, and a permission for an IPv6 peer refused (443) without harm.
+    func testAServerWithoutIPv6GivesTheIPv4RelayAlone() {
+        for knows in [true, false] {
+            var exchange = Exchange(asksForIPv6: true)
+            exchange.server.knowsAdditionalFamily = knows
+            exchange.deliver(exchange.client.start(now: .zero))
+            XCTAssertEqual(exchange.client.relayedAddresses, [Self.relayed])
+            XCTAssertEqual(exchange.client.additionalFamilyError, knows ? 440 : nil)
+            XCTAssertEqual(exchange.server.allocateRequests.count, 1, "one signed Allocate")
+            exchange.deliver(exchange.client.permit(Self.peerIPv6, now: .zero))
+            XCTAssertFalse(exchange.actions.contains(.permitted(Self.peerIPv6)))
+            XCTAssertFalse(exchange.client.hasAskedPermission(for: Self.peerIPv6), "the 443 dropped the channel")
+            XCTAssertNil(exchange.client.wrap([1, 2, 3], to: Self.peerIPv6))
+            XCTAssertEqual(exchange.failures, [], "a peer of the other family does not end the allocation")
+        }
+    }
+
+    /// A server that relays IPv6 only refuses the default (IPv4) family with 440: the client
+    /// falls back to a plain Allocate, then to REQUESTED-ADDRESS-FAMILY IPv6, and gets that.
+    func testAServerThatRelaysOnlyIPv6IsAskedForIPv6AfterIts440() {
+        var exchange = Exchange(asksForIPv6: true)
+        exchange.server.relaysIPv4 = false
+        exchange.server.relaysIPv6 = true
+        exchange.deliver(exchange.client.start(now: .zero))
+        XCTAssertEqual(exchange.client.relayedAddresses, [Self.relayedIPv6])
+        XCTAssertEqual(exchange.client.familyRequest, .ipv6)
+        XCTAssertEqual(exchange.server.allocateRequests.last?.attribute(TURN.requestedAddressFamily)?.value, [0x02, 0, 0, 0])
+        XCTAssertEqual(exchange.failures, [])
+    }
+
+    /// A server that knows both code points of ADDITIONAL-ADDRESS-FAMILY refuses a request that
+    /// carries both (400, as coturn refuses a second family attribute): the client asks again
+    /// for IPv4 alone and gets it.
+    func testAServerThatRefusesBothCodePointsGetsAPlainAllocate() {
+        var exchange = Exchange(asksForIPv6: true)
+        exchange.server.relaysIPv6 = true
+        exchange.server.refusesTwoFamilyAttributes = true
+        exchange.deliver(exchange.client.start(now: .zero))
+        XCTAssertEqual(exchange.client.relayedAddresses, [Self.relayed])
+        XCTAssertEqual(exchange.client.familyRequest, .ipv4)
+        XCTAssertEqual(exchange.failures, [])
+    }
+
+    /// A server that relays neither family asked for fails the allocation with its 440, once.
+    func testAServerThatRelaysNothingFailsWithItsError() {
+        var exchange = Exchange()
+        exchange.server.relaysIPv4 = false
+        exchange.deliver(exchange.client.start(now: .zero))
+        exchange.run(for: .seconds(30))
+        XCTAssertEqual(exchange.failures, [.refused(440)])
+        XCTAssertEqual(exchange.server.allocateRequests.count, 2, "signed ones: IPv4, then IPv6")
     }
 }

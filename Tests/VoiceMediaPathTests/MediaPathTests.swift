@@ -175,7 +175,7 @@ final class MediaPathTests: XCTestCase {
         XCTAssertTrue(first.contains { if case .sendToRelay = $0 { true } else { false } }, "an Allocate to the server")
         let second = path.reallocateRelay(request: 2, now: .milliseconds(20))
         let answers = second.compactMap { effect -> MediaPathEvent? in if case .event(let e) = effect { e } else { nil } }
-        XCTAssertEqual(answers, [.relayReallocated(request: 1, candidate: nil)])
+        XCTAssertEqual(answers, [.relayReallocated(request: 1, candidates: [])])
         let answered = path.receiveSTUN([0, 1, 0, 0], from: try MediaPathHarness.address("10.0.0.2", 5_000), now: .milliseconds(30))
         XCTAssertTrue(answered.isEmpty)
         XCTAssertEqual(path.figures.refusedChecks, 1, "relay-only: a check straight to the port is refused, never answered")

@@ -84,6 +84,67 @@ final class SIPHappyEyeballsVirtualTests: EmbeddedSIPTestCase {
         withExtendedLifetime(bob) {}
     }
 
+    /// A dual-stack host advertising IPv4 names itself by its IPv6 address in what goes over
+    /// IPv6: the server that answered over IPv6 gets a Contact, a Via and an SDP `c=` it can
+    /// reach back over IPv6 (a server with only AAAA records could not reach the IPv4 one).
+    /// What goes over IPv4 keeps the IPv4 address.
+    func testWhatGoesOverEachFamilyNamesUsInThatFamily() throws {
+        publish(ipv6: "fd00::3", ipv4: "127.0.0.3")
+        let alice = try alice()
+        alice.setHostAddresses(ipv4: IPAddress("127.0.0.1"), ipv6: IPAddress("::1"))
+        let (bob, bobEvents) = try memoryAgent("bob", host: "fd00::3", dns: dns)
+        _ = try value(alice.call(SIPURI(user: "bob", host: "pbx.example.test")))
+        loop.advanceTime(by: .milliseconds(10))
+        XCTAssertNotNil(incoming(bobEvents))
+        let invite = try XCTUnwrap(
+            network.sent.lazy.compactMap { $0.destination.host == "fd00::3" ? $0.message?.request : nil }.first { $0.method == .invite })
+        XCTAssertEqual(try invite.headers.topVia().host, "::1")
+        guard case .addresses(let contacts)? = try invite.headers.contact() else { return XCTFail("no Contact") }
+        XCTAssertEqual(contacts.first?.uri.host, "::1")
+        let offer = try SDPSessionDescription(parsing: invite.body)
+        XCTAssertEqual(offer.connection, SDPConnection(addressType: "IP6", address: "::1"))
+        XCTAssertEqual(offer.origin.address, "::1")
+        // Bob answers over IPv6 at the Contact he was given: the call is up, and the ACK follows.
+        let handle = try XCTUnwrap(bobEvents.withLock { $0 }.lazy.compactMap { event -> SIPCallHandle? in
+            if case .incomingCall(let call, _, _, _) = event.1 { return call } else { return nil }
+        }.first)
+        bob.accept(handle)
+        loop.advanceTime(by: .milliseconds(10))
+        let ack = try XCTUnwrap(
+            network.sent.lazy.compactMap { $0.destination.host == "fd00::3" ? $0.message?.request : nil }.first { $0.method == .ack })
+        XCTAssertEqual(try ack.headers.topVia().host, "::1")
+
+        // The same agent to an IPv4-only server: IPv4 throughout.
+        dns.zone[DNSQuestion("v4.example.test", .a)] = [.address(IPAddress("127.0.0.4")!)]
+        let (carol, carolEvents) = try memoryAgent("carol", host: "127.0.0.4", dns: dns)
+        _ = try value(alice.call(SIPURI(user: "carol", host: "v4.example.test")))
+        loop.advanceTime(by: .milliseconds(10))
+        XCTAssertNotNil(incoming(carolEvents))
+        let second = try XCTUnwrap(
+            network.sent.lazy.compactMap { $0.destination.host == "127.0.0.4" ? $0.message?.request : nil }.first { $0.method == .invite })
+        XCTAssertEqual(try second.headers.topVia().host, "127.0.0.1")
+        XCTAssertEqual(try SDPSessionDescription(parsing: second.body).connection?.address, "127.0.0.1")
+        let carolHandle = try XCTUnwrap(carolEvents.withLock { $0 }.lazy.compactMap { event -> SIPCallHandle? in
+            if case .incomingCall(let call, _, _, _) = event.1 { return call } else { return nil }
+        }.first)
+        carol.accept(carolHandle)
+        loop.advanceTime(by: .milliseconds(10))
+
+        // The IPv6 address renumbers while IPv4 stays: the call over IPv6 named the old one, so
+        // it re-INVITEs with the new; the call over IPv4 is left alone.
+        let invitesBefore = network.sent.filter { $0.message?.request?.method == .invite }.count
+        alice.setHostAddresses(ipv4: IPAddress("127.0.0.1"), ipv6: IPAddress("fd00::99"))
+        loop.advanceTime(by: .milliseconds(10))
+        let reinvites = network.sent.filter { $0.message?.request?.method == .invite }.dropFirst(invitesBefore)
+        XCTAssertEqual(reinvites.map(\.destination.host), ["fd00::3"], "one re-INVITE, to the call over IPv6")
+        let reinvite = try XCTUnwrap(reinvites.first?.message?.request)
+        guard case .addresses(let moved)? = try reinvite.headers.contact() else { return XCTFail("no Contact") }
+        XCTAssertEqual(moved.first?.uri.host, "fd00::99")
+        XCTAssertEqual(try SDPSessionDescription(parsing: reinvite.body).connection?.address, "fd00::99")
+        XCTAssertEqual(try reinvite.headers.topVia().host, "fd00::99")
+        withExtendedLifetime((bob, carol)) {}
+    }
+
     /// Nobody answers the probes (both addresses silent): the race gives up after 2 s and the
     /// INVITE goes to the addresses in turn, failing over after its timeout as without a race.
     func testARaceNobodyAnswersHandsTheRequestToOrdinaryFailover() throws {

@@ -53,7 +53,7 @@ final class SIPUserAgentICECandidateTests: XCTestCase {
         let mapped = TransportAddress(ip: IPAddress("198.51.100.9")!, port: 61_000)
         let all = candidates(
             SIPUserAgent.iceParameters(
-                host: "192.0.2.10", port: 40_000, mapped: mapped, stunServer: nil, relay: relay.candidate, otherHosts: ["198.51.100.7"]))
+                host: "192.0.2.10", port: 40_000, mapped: mapped, stunServer: nil, relays: relay.candidates, otherHosts: ["198.51.100.7"]))
         XCTAssertEqual(all.map(\.kind), [.host, .serverReflexive, .host, .relayed])
         let relayed = try XCTUnwrap(all.last)
         XCTAssertEqual(relayed.address.description, "203.0.113.1:50000")
@@ -62,7 +62,7 @@ final class SIPUserAgentICECandidateTests: XCTestCase {
 
         let only = candidates(
             SIPUserAgent.iceParameters(
-                host: "192.0.2.10", port: 40_000, mapped: mapped, stunServer: nil, relay: relay.candidate, policy: .relay, otherHosts: ["198.51.100.7"]))
+                host: "192.0.2.10", port: 40_000, mapped: mapped, stunServer: nil, relays: relay.candidates, policy: .relay, otherHosts: ["198.51.100.7"]))
         XCTAssertEqual(only.map(\.kind), [.relayed], "relay only: none of the host's addresses")
         XCTAssertEqual(only.first?.relatedAddress?.description, "0.0.0.0:0", "nor the NAT's")
     }

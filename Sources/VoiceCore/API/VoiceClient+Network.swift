@@ -31,10 +31,15 @@ extension VoiceClient {
         return nil
     }
 
-    /// Which families the host has usable (not loopback) addresses in.
-    static func families(_ candidates: [NetworkCandidate]) -> (ipv4: Bool, ipv6: Bool) {
+    /// The host's preferred usable (not loopback) address in each family, nil for a family it
+    /// has none in: `advertised` for its own family, where it is one.
+    static func hostAddresses(_ candidates: [NetworkCandidate], advertised: String?) -> (ipv4: IPAddress?, ipv6: IPAddress?) {
         let outward = candidates.filter { $0.type != .loopback }
-        return (outward.contains { !$0.address.isIPv6 }, outward.contains { $0.address.isIPv6 })
+        var addresses = (ipv4: outward.preferred(ipv6: false)?.address, ipv6: outward.preferred(ipv6: true)?.address)
+        if let advertised = advertised.flatMap(IPAddress.init), outward.contains(where: { $0.address == advertised }) {
+            if advertised.isIPv6 { addresses.ipv6 = advertised } else { addresses.ipv4 = advertised }
+        }
+        return addresses
     }
 
     /// The addresses calls offer ICE host candidates on beside the advertised one: `preferred`
@@ -83,8 +88,8 @@ extension VoiceClient {
             return
         }
         agent.setOtherMediaHosts(Self.otherMediaHosts(candidates, preferred: host))
-        let families = Self.families(candidates)
-        agent.setAddressFamilies(ipv4: families.ipv4, ipv6: families.ipv6)
+        let addresses = Self.hostAddresses(candidates, advertised: host)
+        agent.setHostAddresses(ipv4: addresses.ipv4, ipv6: addresses.ipv6)
         let wasLost = networkLost
         networkLost = false
         if host != advertisedHost {
@@ -110,28 +115,29 @@ extension VoiceClient {
         newRelays().whenSuccess { relays in self.moveAgent(toLocalHost: host, oldAddressGone: oldAddressGone, relays: relays) }
     }
 
-    /// Each call's new relayed candidate, from its media (nil entries dropped); at most 2 s.
-    private func newRelays() -> EventLoopFuture<[SIPCallHandle: ICECandidate]> {
+    /// Each call's new relayed candidates (one per family), from its media (calls without
+    /// any left out); at most 2 s.
+    private func newRelays() -> EventLoopFuture<[SIPCallHandle: [ICECandidate]]> {
         let loop = agent.eventLoop
-        var waits: [EventLoopFuture<(SIPCallHandle, ICECandidate?)>] = []
+        var waits: [EventLoopFuture<(SIPCallHandle, [ICECandidate])>] = []
         for (handle, core) in calls {
             guard let stream = core.media?.stream else { continue }
-            let promise = loop.makePromise(of: (SIPCallHandle, ICECandidate?).self)
-            let timeout = loop.scheduleTask(in: .seconds(2)) { promise.succeed((handle, nil)) }
-            stream.reallocateRelay { candidate in
+            let promise = loop.makePromise(of: (SIPCallHandle, [ICECandidate]).self)
+            let timeout = loop.scheduleTask(in: .seconds(2)) { promise.succeed((handle, [])) }
+            stream.reallocateRelay { candidates in
                 loop.execute {
                     timeout.cancel()
-                    promise.succeed((handle, candidate))
+                    promise.succeed((handle, candidates))
                 }
             }
             waits.append(promise.futureResult)
         }
         return EventLoopFuture.whenAllSucceed(waits, on: loop).map { results in
-            Dictionary(results.compactMap { handle, candidate in candidate.map { (handle, $0) } }, uniquingKeysWith: { a, _ in a })
+            Dictionary(results.filter { !$0.1.isEmpty }, uniquingKeysWith: { a, _ in a })
         }
     }
 
-    private func moveAgent(toLocalHost host: String, oldAddressGone: Bool, relays: [SIPCallHandle: ICECandidate]) {
+    private func moveAgent(toLocalHost host: String, oldAddressGone: Bool, relays: [SIPCallHandle: [ICECandidate]]) {
         guard configuration.transport == .udp, agent.configuration.stunServer != nil else {
             agent.moveLocalAddress(to: host, oldAddressGone: oldAddressGone, relays: relays)
             return

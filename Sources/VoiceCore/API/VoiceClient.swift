@@ -162,7 +162,7 @@ public final class VoiceClient: @unchecked Sendable {
         }
         var agentConfiguration = try Self.agentConfiguration(configuration, dtlsIdentity: dtlsIdentity)
         var initialOtherMediaHosts: [String] = []
-        var initialFamilies: (ipv4: Bool, ipv6: Bool)?
+        var initialAddresses: (ipv4: IPAddress?, ipv6: IPAddress?)?
         let box = SIPClientBox()
         if configuration.addressSelection == .automatic {
             let interfaceTypes = configuration.interfaceTypes
@@ -182,7 +182,7 @@ public final class VoiceClient: @unchecked Sendable {
                 agentConfiguration.mediaListenHost = Self.mediaWildcardHost
                 agentConfiguration.advertisedHost = preferred ?? "127.0.0.1"
                 initialOtherMediaHosts = preferred.map { Self.otherMediaHosts(monitor.candidates, preferred: $0) } ?? []
-                initialFamilies = Self.families(monitor.candidates)
+                initialAddresses = Self.hostAddresses(monitor.candidates, advertised: preferred)
                 networkMonitor = monitor
                 advertisedHost = agentConfiguration.advertisedHost
                 networkLost = preferred == nil
@@ -204,7 +204,7 @@ public final class VoiceClient: @unchecked Sendable {
             }
             localEndpoint = try Self.value(of: agent.start())
             if !initialOtherMediaHosts.isEmpty { agent.setOtherMediaHosts(initialOtherMediaHosts) }
-            if let families = initialFamilies { agent.setAddressFamilies(ipv4: families.ipv4, ipv6: families.ipv6) }
+            if let addresses = initialAddresses { agent.setHostAddresses(ipv4: addresses.ipv4, ipv6: addresses.ipv6) }
             if configuration.transport == .udp, agentConfiguration.stunServer != nil, !agent.eventLoop.inEventLoop {
                 do {
                     let mapped = try agent.discoverSignalingAddress().wait()

@@ -305,11 +305,12 @@ package final class AudioStream: Sendable {
 
     /// Makes a new TURN allocation from the stream's socket, for an ICE restart after the host
     /// moved (the old allocation is tied to the old address): `completion` gets the new relayed
-    /// candidate (on the stream's event queue, never the media thread), or nil when the stream
-    /// has no relay over UDP, the server gave none, or a later request superseded this one. The restart that offers it switches the stream to it.
-    package func reallocateRelay(_ completion: @escaping @Sendable (ICECandidate?) -> Void) {
+    /// candidates, one per family (on the stream's event queue, never the media thread), or
+    /// none when the stream has no relay over UDP, the server gave none, or a later request
+    /// superseded this one. The restart that offers them switches the stream to it.
+    package func reallocateRelay(_ completion: @escaping @Sendable ([ICECandidate]) -> Void) {
         guard let relay = pathSetup?.relay, relay.connection == nil else {
-            completion(nil)
+            completion([])
             return
         }
         let request = control.relayReallocationVersion.load(ordering: .relaxed) + 1
@@ -318,7 +319,7 @@ package final class AudioStream: Sendable {
             defer { slot = (request, completion) }
             return slot?.completion
         }
-        superseded?(nil)
+        superseded?([])
         control.relayReallocationVersion.store(request, ordering: .releasing)
     }
 

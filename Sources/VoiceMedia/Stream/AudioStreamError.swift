@@ -48,7 +48,7 @@ package enum AudioStreamEvent: Sendable, Equatable {
     /// for thousands of events) and were lost; reported once the handler runs again.
     case eventsLost(UInt64)
     /// The new TURN allocation asked for with ``AudioStream/reallocateRelay(_:)`` number
-    /// `request` gave this relayed candidate (nil: none). The stream hands it to that call's
-    /// completion; the handler does not see it.
-    case relayReallocated(request: Int, candidate: ICECandidate?)
+    /// `request` gave these relayed candidates (one per family; none: no allocation). The
+    /// stream hands them to that call's completion; the handler does not see it.
+    case relayReallocated(request: Int, candidates: [ICECandidate])
 }

@@ -133,7 +133,7 @@ extension AudioStreamEvent {
         case .failed(let why): self = .mediaPathFailed(why)
         case .consentLost: self = .consentLost
         case .consentRestored: self = .consentRestored
-        case .relayReallocated(let request, let candidate): self = .relayReallocated(request: request, candidate: candidate)
+        case .relayReallocated(let request, let candidates): self = .relayReallocated(request: request, candidates: candidates)
         }
     }
 }

@@ -32,7 +32,7 @@ final class StreamEvents: Sendable {
     /// Who waits for the relay reallocation asked for last, and its request number: the media
     /// thread's answer comes through the queue like any event, so it never calls a
     /// controlling thread's code (or waits on its locks) itself.
-    let relayCompletion = Locked<(request: Int, completion: @Sendable (ICECandidate?) -> Void)?>(nil)
+    let relayCompletion = Locked<(request: Int, completion: @Sendable ([ICECandidate]) -> Void)?>(nil)
     private let queue: StreamEventQueue
     private let delivery: Delivery
     private let drainScheduled = Atomic<Bool>(false)
@@ -72,13 +72,13 @@ final class StreamEvents: Sendable {
         drainScheduled.store(false, ordering: .sequentiallyConsistent)
         let handler = self.handler.withLock { $0 }
         while let event = queue.pop() {
-            if case .relayReallocated(let request, let candidate) = event {
-                let waiting = relayCompletion.withLock { slot -> (@Sendable (ICECandidate?) -> Void)? in
+            if case .relayReallocated(let request, let candidates) = event {
+                let waiting = relayCompletion.withLock { slot -> (@Sendable ([ICECandidate]) -> Void)? in
                     guard let current = slot, current.request == request else { return nil }
                     slot = nil
                     return current.completion
                 }
-                waiting?(candidate)
+                waiting?(candidates)
                 continue
             }
             handler?(event)

@@ -25,7 +25,8 @@ enum SIPMediaRelayAllocation {
     static func allocate(descriptor: Int32, server: TURNServer, clock: any MediaClock = MonotonicMediaClock()) throws(TURNError) -> TURNRelay {
         var timing = TURNClient.Timing()
         timing.initialRetransmissionTimeout = .milliseconds(250)
-        var client = TURNClient(username: server.username, password: server.password, timing: timing, random: SecureRandomNumberGenerator())
+        var client = TURNClient(
+            username: server.username, password: server.password, timing: timing, asksForIPv6: true, random: SecureRandomNumberGenerator())
         let start = clock.now()
         // On the clock the media engine runs on (CLOCK_MONOTONIC): the stream that takes the
         // client over keeps its refresh times as they are.
@@ -73,7 +74,7 @@ enum SIPMediaRelayAllocation {
         } catch {
             throw .connection("\(error)")
         }
-        var client = TURNClient(username: server.username, password: server.password, random: SecureRandomNumberGenerator())
+        var client = TURNClient(username: server.username, password: server.password, asksForIPv6: true, random: SecureRandomNumberGenerator())
         var actions = client.start(now: start)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: TURNStreamConnection.messageCapacity, alignment: 8)
         defer { buffer.deallocate() }

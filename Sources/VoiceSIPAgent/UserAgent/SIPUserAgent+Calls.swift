@@ -171,7 +171,7 @@ extension SIPUserAgent {
         }
         if capabilities.encryption.usesDTLS {
             capabilities.ice = Self.iceParameters(
-                host: host, port: mediaPort, mapped: mapped, stunServer: configuration.stunServer, relay: relay?.candidate,
+                host: host, port: mediaPort, mapped: mapped, stunServer: configuration.stunServer, relays: relay?.candidates ?? [],
                 policy: configuration.candidatePolicy, otherHosts: advertisedHost == nil ? [] : otherMediaHosts)
             if configuration.candidatePolicy == .relay, let relay {
                 // Relay only: the SDP reveals none of our own addresses (RFC 8445 §5.1.1: the

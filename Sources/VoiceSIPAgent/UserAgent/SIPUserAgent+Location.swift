@@ -72,8 +72,8 @@ extension SIPUserAgent {
     /// follows its networks (AAAA first, RFC 8305), else A for an IPv4 agent and AAAA then A
     /// for an IPv6 one.
     var addressRecordTypes: [DNSRecordType] {
-        if let families = addressFamilies {
-            let types = (families.ipv6 ? [DNSRecordType.aaaa] : []) + (families.ipv4 ? [.a] : [])
+        if let addresses = hostAddresses {
+            let types = (addresses.ipv6 != nil ? [DNSRecordType.aaaa] : []) + (addresses.ipv4 != nil ? [.a] : [])
             return types.isEmpty ? [.a] : types
         }
         guard let ip = IPAddress(configuration.listenHost), ip.bytes.count == 16 else { return [.a] }

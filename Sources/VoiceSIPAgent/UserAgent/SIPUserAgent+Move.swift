@@ -1,3 +1,4 @@
+import VoiceAddress
 import VoiceICE
 import NIOCore
 import VoiceSIP
@@ -9,11 +10,42 @@ extension SIPUserAgent {
         jobs.execute { self.otherMediaHosts = hosts }
     }
 
-    /// The address families the host has (a dual-stack listener, following the networks):
-    /// server names are looked up for AAAA where it has IPv6, for A where it has IPv4, and a
-    /// server with both is raced (RFC 8305).
-    package func setAddressFamilies(ipv4: Bool, ipv6: Bool) {
-        jobs.execute { self.addressFamilies = (ipv4, ipv6) }
+    /// The host's preferred address in each family it has, nil for a family it lacks (a
+    /// dual-stack listener, following the networks): server names are looked up for AAAA where
+    /// it has IPv6, for A where it has IPv4, and a server with both is raced (RFC 8305); each
+    /// message names us by the address of its hop's family (``SIPHopAddressing``).
+    /// When the address of the family not advertised changes, what named the old one follows
+    /// (see ``followRenumbering(from:)``).
+    package func setHostAddresses(ipv4: IPAddress?, ipv6: IPAddress?) {
+        jobs.execute {
+            let before = self.hostAddresses
+            self.hostAddresses = (ipv4, ipv6)
+            self.followRenumbering(from: before)
+        }
+    }
+
+    /// The host's address in the family other than the advertised one changed (an IPv6 prefix
+    /// renumbered while IPv4 stayed, say). Messages over that family named the old address
+    /// (``SIPHopAddressing``), so each call whose signaling goes over it re-INVITEs, restarting
+    /// ICE as a move does (not with relay-only ICE: its SDP names no address of ours), and the
+    /// registration is refreshed: both then name the new address.
+    /// A move of the advertised address itself is ``moveLocalAddress(to:port:oldAddressGone:relays:)``'s.
+    private func followRenumbering(from before: (ipv4: IPAddress?, ipv6: IPAddress?)?) {
+        guard let before, let after = hostAddresses, let hopAddressing, let host = advertisedHost else { return }
+        let otherIsIPv6 = !hopAddressing.advertised.isIPv6
+        let (old, new) = otherIsIPv6 ? (before.ipv6, after.ipv6) : (before.ipv4, after.ipv4)
+        guard let old, let new, old != new else { return }
+        logger.notice("network: \(old) renumbered to \(new); what went over it follows")
+        let overIt: (SIPTransportEndpoint) -> Bool = { IPAddress($0.host)?.isIPv6 == otherIsIPv6 }
+        let contact = contactURI
+        let via = viaTemplate
+        // Relay only, the SDP names no address of ours: only the Contact changed, and the
+        // dialog's next target refresh carries it.
+        for handle in calls.keys.sorted(by: { $0.id < $1.id }) where configuration.candidatePolicy != .relay {
+            guard let call = calls[handle], call.requestPeers.contains(where: overIt) || call.invitePeer.map(overIt) == true else { continue }
+            moveCall(handle, contact: contact, via: via, host: host, relays: [])
+        }
+        refreshRegistrationOnLoop()
     }
 
     /// Our host changed networks and now has `host` (with a wildcard listen address): Contact,
@@ -30,9 +62,10 @@ extension SIPUserAgent {
     /// - Returns: The calls that were told (or will be), on the loop.
     @discardableResult
     /// - Parameter relays: for calls whose media allocated a new TURN relay from the new
-    ///   address, its relayed candidate, offered in their ICE restart.
+    ///   address, its relayed candidates (the first the relay's primary address), offered in
+    ///   their ICE restart.
     package func moveLocalAddress(
-        to host: String, port: Int? = nil, oldAddressGone: Bool = true, relays: [SIPCallHandle: ICECandidate] = [:]
+        to host: String, port: Int? = nil, oldAddressGone: Bool = true, relays: [SIPCallHandle: [ICECandidate]] = [:]
     ) -> EventLoopFuture<[SIPCallHandle]> {
         jobs.flatSubmit {
             guard host != self.advertisedHost || port != self.advertisedPort else { return self.eventLoop.makeSucceededFuture([]) }
@@ -41,7 +74,7 @@ extension SIPUserAgent {
         }
     }
 
-    private func move(to host: String, port: Int?, relays: [SIPCallHandle: ICECandidate]) -> [SIPCallHandle] {
+    private func move(to host: String, port: Int?, relays: [SIPCallHandle: [ICECandidate]]) -> [SIPCallHandle] {
         advertisedHost = host
         advertisedPort = port
         let contact = contactURI
@@ -51,29 +84,33 @@ extension SIPUserAgent {
             self.registration = registration
             performRegistration(actions)
         }
-        var moved: [SIPCallHandle] = []
-        for handle in calls.keys.sorted(by: { $0.id < $1.id }) {
-            guard var call = calls[handle] else { continue }
-            switch call.session.state {
-            case .terminating, .terminated: continue
-            default: break
-            }
-            // A DTLS-SRTP call restarts ICE from the new address (RFC 8445 §9), with the relay its
-            // media allocated from there; relay only, with that alone (and as the SDP's address).
-            let relay = relays[handle]
-            let ice =
-                call.session.capabilities.ice == nil
-                ? nil
-                : Self.iceParameters(
-                    host: host, port: call.mediaPort, mapped: nil, stunServer: configuration.stunServer, relay: relay,
-                    policy: configuration.candidatePolicy, otherHosts: otherMediaHosts)
-            let mediaAddress = configuration.candidatePolicy == .relay ? relay?.address.ip.description ?? host : host
-            let actions = call.session.moveLocalAddress(contact: contact, via: via, mediaAddress: mediaAddress, ice: ice, now: now)
-            calls[handle] = call
-            moved.append(handle)
-            performCall(actions, handle: handle)
+        return calls.keys.sorted(by: { $0.id < $1.id }).filter { handle in
+            moveCall(handle, contact: contact, via: via, host: host, relays: relays[handle] ?? [])
         }
-        return moved
+    }
+
+    /// Tells the peer of one call that is not ending our new Contact, Via and media address;
+    /// false for a call that is ending. A DTLS-SRTP call restarts ICE from the new address
+    /// (RFC 8445 §9), with the relay its media allocated from there; relay only, with that
+    /// alone (and as the SDP's address).
+    @discardableResult
+    private func moveCall(_ handle: SIPCallHandle, contact: SIPURI, via: SIPVia, host: String, relays: [ICECandidate]) -> Bool {
+        guard var call = calls[handle] else { return false }
+        switch call.session.state {
+        case .terminating, .terminated: return false
+        default: break
+        }
+        let ice =
+            call.session.capabilities.ice == nil
+            ? nil
+            : Self.iceParameters(
+                host: host, port: call.mediaPort, mapped: nil, stunServer: configuration.stunServer, relays: relays,
+                policy: configuration.candidatePolicy, otherHosts: otherMediaHosts)
+        let mediaAddress = configuration.candidatePolicy == .relay ? relays.first?.address.ip.description ?? host : host
+        let actions = call.session.moveLocalAddress(contact: contact, via: via, mediaAddress: mediaAddress, ice: ice, now: now)
+        calls[handle] = call
+        performCall(actions, handle: handle)
+        return true
     }
 
     /// The Contact URI our requests and answers carry now.

@@ -44,7 +44,7 @@ extension SIPUserAgent {
     func startClientTransaction(
         _ request: SIPRequest, to endpoint: SIPTransportEndpoint, serverName: String?, owner: SIPTransactionOwner, failover: SIPFailover?
     ) {
-        var request = request
+        var request = fitted(.request(request), toward: endpoint).request ?? request
         if var via = try? request.headers.topVia(), via.transport != endpoint.transport.rawValue {
             via.transport = endpoint.transport.rawValue
             request.headers.replaceFirst("via", with: via.description)
@@ -73,7 +73,7 @@ extension SIPUserAgent {
 
     /// Sends a message outside any transaction (the ACK to a 2xx, stateless responses).
     func sendStateless(_ message: SIPMessage, to endpoint: SIPTransportEndpoint, serverName: String? = nil) {
-        let bytes = message.serialized()
+        let bytes = fitted(message, toward: endpoint).serialized()
         logger.trace("send \(endpoint)\n\(SIPTraceText.render(bytes))")
         transport.send(bytes, to: endpoint, serverName: serverName).whenFailure { error in
             self.logger.debug("send to \(endpoint) failed: \(error)")
@@ -104,7 +104,8 @@ extension SIPUserAgent {
             return
         }
         guard let peer = table[key].map({ Self.payload(of: $0).peer }) ?? fallbackPeer else { return }
-        let payload = SIPTransactionPayload(.response(response), peer: responseDestination(response, peer: peer))
+        let destination = responseDestination(response, peer: peer)
+        let payload = SIPTransactionPayload(fitted(.response(response), toward: destination), peer: destination)
         do {
             perform(try table.sendResponse(payload, statusCode: response.statusCode, on: key, now: now))
         } catch {

@@ -77,9 +77,9 @@ package final class SIPUserAgent: @unchecked Sendable {
     /// The host's other addresses (beside the advertised one) that DTLS-SRTP calls offer host
     /// candidates on, when media binds the wildcard; see ``setOtherMediaHosts(_:)``.
     var otherMediaHosts: [String] = []
-    /// The address families the host has now (set by the client following the networks); nil:
-    /// as the listen address says.
-    var addressFamilies: (ipv4: Bool, ipv6: Bool)?
+    /// The host's preferred address in each family it has now (set by the client following the
+    /// networks); nil: as the listen address says.
+    var hostAddresses: (ipv4: IPAddress?, ipv6: IPAddress?)?
     /// The TURN relay allocated from each reserved media port, until its call takes it.
     var mediaRelays: [UInt16: TURNRelay] = [:]
     /// STUN Binding requests sent on the SIP socket, by transaction ID.
@@ -279,6 +279,22 @@ package final class SIPUserAgent: @unchecked Sendable {
             port: advertisedPort ?? endpoint?.port)
         via.parameters.set("rport", nil)
         return via
+    }
+
+    /// How messages name us toward each hop's family (see ``SIPHopAddressing``): only for a
+    /// client that follows the host's networks, advertising one of its own addresses (not a
+    /// NAT's address and port learned by STUN, which stay as they are).
+    var hopAddressing: SIPHopAddressing? {
+        guard let hostAddresses, advertisedPort == nil, let advertised = advertisedHost.flatMap(IPAddress.init),
+            advertised == hostAddresses.ipv4 || advertised == hostAddresses.ipv6
+        else { return nil }
+        return SIPHopAddressing(advertised: advertised, ipv4: hostAddresses.ipv4, ipv6: hostAddresses.ipv6)
+    }
+
+    /// `message` as it goes to `peer`, naming us in `peer`'s family (see ``hopAddressing``).
+    func fitted(_ message: SIPMessage, toward peer: SIPTransportEndpoint) -> SIPMessage {
+        guard let hopAddressing, let address = IPAddress(peer.host) else { return message }
+        return hopAddressing.fitted(message, toward: address)
     }
 
     var now: MediaTime { clock.now() }
