@@ -329,10 +329,14 @@ package struct TURNClient: Sendable {
             return fail(.unauthorized)
         case 440 where request.method == TURN.allocate && !familyFallbacks.isEmpty,
             400 where request.method == TURN.allocate && familyRequest == .ipv4AndIPv6:
-            // Address Family not Supported: ask for what the server may relay instead. A 400 to
-            // the dual request: a server that knows both code points and refuses two family
-            // attributes (coturn's rule), or one that makes no dual allocations.
-            familyRequest = familyFallbacks.removeFirst()
+            // Address Family not Supported: the default family (IPv4) is what the server lacks
+            // (one without IPv6 answers a dual request with success and ADDRESS-ERROR-CODE), so
+            // IPv6 alone is next. A 400 to the dual request: a server that knows both code
+            // points and refuses two family attributes (coturn's rule): IPv4 alone is next.
+            if code == 440 { familyFallbacks.removeAll { $0 == .ipv4 } }
+            guard let next = familyFallbacks.first else { return fail(.refused(code)) }
+            familyFallbacks.removeFirst()
+            familyRequest = next
             return [allocateRequest(now: now)]
         default:
             if request.method == TURN.allocate || request.method == TURN.refresh { return fail(.refused(code)) }

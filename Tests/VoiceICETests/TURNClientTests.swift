@@ -302,7 +302,7 @@ final class TURNClientTests: XCTestCase {
     }
 
     /// A server that relays IPv6 only refuses the default (IPv4) family with 440: the client
-    /// falls back to a plain Allocate, then to REQUESTED-ADDRESS-FAMILY IPv6, and gets that.
+    /// asks for REQUESTED-ADDRESS-FAMILY IPv6 next, and gets that.
     func testAServerThatRelaysOnlyIPv6IsAskedForIPv6AfterIts440() {
         var exchange = Exchange(asksForIPv6: true)
         exchange.server.relaysIPv4 = false
@@ -311,6 +311,7 @@ final class TURNClientTests: XCTestCase {
         XCTAssertEqual(exchange.client.relayedAddresses, [Self.relayedIPv6])
         XCTAssertEqual(exchange.client.familyRequest, .ipv6)
         XCTAssertEqual(exchange.server.allocateRequests.last?.attribute(TURN.requestedAddressFamily)?.value, [0x02, 0, 0, 0])
+        XCTAssertEqual(exchange.server.allocateRequests.count, 2, "the dual request's 440 says IPv4 is missing: IPv6 alone next")
         XCTAssertEqual(exchange.failures, [])
     }
 

@@ -103,7 +103,7 @@ final class SIPHappyEyeballsVirtualTests: EmbeddedSIPTestCase {
         XCTAssertEqual(contacts.first?.uri.host, "::1")
         let offer = try SDPSessionDescription(parsing: invite.body)
         XCTAssertEqual(offer.connection, SDPConnection(addressType: "IP6", address: "::1"))
-        XCTAssertEqual(offer.origin.address, "::1")
+        XCTAssertEqual(offer.origin.address, "127.0.0.1", "o= names the session, whatever the hop")
         // Bob answers over IPv6 at the Contact he was given: the call is up, and the ACK follows.
         let handle = try XCTUnwrap(bobEvents.withLock { $0 }.lazy.compactMap { event -> SIPCallHandle? in
             if case .incomingCall(let call, _, _, _) = event.1 { return call } else { return nil }

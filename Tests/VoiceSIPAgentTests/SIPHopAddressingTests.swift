@@ -59,9 +59,7 @@ final class SIPHopAddressingTests: XCTestCase {
         guard case .addresses(let contacts)? = try fitted.headers.contact() else { return XCTFail("no Contact") }
         XCTAssertEqual(contacts.map(\.uri.description), ["sip:alice@[2001:db8::10]:5060"])
         let sdp = try SDPSessionDescription(parsing: fitted.body)
-        XCTAssertEqual(sdp.origin.address, "2001:db8::10")
-        XCTAssertEqual(sdp.origin.addressType, "IP6")
-        XCTAssertEqual(sdp.origin.sessionID, "42", "the origin is the same session")
+        XCTAssertEqual(sdp.origin.address, "192.0.2.10", "o= names the session and stays (RFC 3264 §8)")
         XCTAssertEqual(sdp.connection, SDPConnection(addressType: "IP6", address: "2001:db8::10"))
         XCTAssertEqual(sdp.media[0].rtcp?.connection?.address, "2001:db8::10")
         XCTAssertEqual(sdp.media[1].connection?.address, "203.0.113.7", "an address not ours stays")
@@ -93,7 +91,35 @@ final class SIPHopAddressingTests: XCTestCase {
         XCTAssertEqual(contacts[0].uri.description, "sip:alice@192.0.2.10:5060;transport=udp")
         let sdp = try SDPSessionDescription(parsing: fitted.body)
         XCTAssertEqual(sdp.connection, SDPConnection(addressType: "IP4", address: "192.0.2.10"))
-        XCTAssertEqual(sdp.origin.addressType, "IP4")
+    }
+
+    /// A request fitted to one family and sent again over the other (a failover from an IPv6
+    /// address of the server to its IPv4 one) is fitted again: nothing of the first hop stays.
+    func testAFittedRequestSentOverTheOtherFamilyIsRefitted() throws {
+        let original = try invite()
+        let overIPv6 = addressing.fitted(original, toward: IPAddress("2001:db8::1")!)
+        let overIPv4 = try XCTUnwrap(addressing.fitted(overIPv6, toward: IPAddress("198.51.100.1")!).request)
+        XCTAssertEqual(try overIPv4.headers.topVia().host, "192.0.2.10")
+        guard case .addresses(let contacts)? = try overIPv4.headers.contact() else { return XCTFail("no Contact") }
+        XCTAssertEqual(contacts[0].uri.host, "192.0.2.10")
+        XCTAssertEqual(try SDPSessionDescription(parsing: overIPv4.body), try SDPSessionDescription(parsing: original.request?.body ?? []))
+    }
+
+    /// The registrar's 200 lists our binding as we sent it (fitted to IPv6); the registration
+    /// gets it back under the advertised address, and other bindings stay as they are.
+    func testARegisterResponseIsUnfittedForTheRegistration() throws {
+        let text = [
+            "SIP/2.0 200 OK", "Via: SIP/2.0/UDP [2001:db8::10]:5060;branch=z9hG4bK-r", "From: <sip:alice@example.test>;tag=a",
+            "To: <sip:alice@example.test>;tag=r", "Call-ID: reg-1", "CSeq: 2 REGISTER",
+            "Contact: <sip:alice@[2001:db8::10]:5060>;expires=120, <sip:alice@[2001:db8::99]:5060>;expires=3000",
+            "Content-Length: 0", "", "",
+        ].joined(separator: "\n")
+        let response = try XCTUnwrap(try message(text).response)
+        guard case .addresses(let contacts)? = try addressing.unfitted(registerResponse: response).headers.contact() else {
+            return XCTFail("no Contact")
+        }
+        XCTAssertEqual(contacts.map(\.uri.host), ["192.0.2.10", "2001:db8::99"])
+        XCTAssertEqual(contacts.map(\.expires), [120, 3000])
     }
 
     /// A NAT's address learned by STUN (or a relay's) is what the peer must use: it stays.
@@ -126,6 +152,22 @@ final class SIPHopAddressingTests: XCTestCase {
         XCTAssertEqual(contacts[0].displayName, "Alice")
         XCTAssertEqual(contacts[0].expires, 60)
         XCTAssertEqual(try SDPSessionDescription(parsing: fitted.body).connection?.address, "2001:db8::10")
+    }
+
+    /// An answer to an IPv4 offer that came through a proxy reached over IPv6: the signaling
+    /// names our IPv6 address, the SDP stays in the offer's family (RFC 6157 §4).
+    func testTheSDPFollowsTheMediaPeersFamilyWhereItIsKnown() throws {
+        let fitted = try XCTUnwrap(
+            addressing.fitted(try invite(), toward: IPAddress("2001:db8::1")!, mediaPeer: IPAddress("203.0.113.50")!).request)
+        XCTAssertEqual(try fitted.headers.topVia().host, "2001:db8::10")
+        guard case .addresses(let contacts)? = try fitted.headers.contact() else { return XCTFail("no Contact") }
+        XCTAssertEqual(contacts[0].uri.host, "2001:db8::10")
+        XCTAssertEqual(try SDPSessionDescription(parsing: fitted.body).connection?.address, "192.0.2.10")
+        // And an IPv6 media peer behind an IPv4 hop gets our IPv6 address in the SDP.
+        let reverse = try XCTUnwrap(
+            addressing.fitted(try invite(), toward: IPAddress("198.51.100.1")!, mediaPeer: IPAddress("2001:db8::50")!).request)
+        XCTAssertEqual(try reverse.headers.topVia().host, "192.0.2.10")
+        XCTAssertEqual(try SDPSessionDescription(parsing: reverse.body).connection?.address, "2001:db8::10")
     }
 
     /// A body we cannot parse, or that is not SDP, goes as it was; the headers still follow.

@@ -31,11 +31,19 @@ extension VoiceClient {
         return nil
     }
 
-    /// The host's preferred usable (not loopback) address in each family, nil for a family it
-    /// has none in: `advertised` for its own family, where it is one.
-    static func hostAddresses(_ candidates: [NetworkCandidate], advertised: String?) -> (ipv4: IPAddress?, ipv6: IPAddress?) {
+    /// The host's usable (not loopback) address in each family, nil for a family it has none
+    /// in: `advertised` for its own family, where it is one; else the one picked before
+    /// (`keeping`) while the host still has it, so that another address appearing (a new
+    /// temporary IPv6 address, RFC 8981) does not count as a renumbering; else the preferred one.
+    static func hostAddresses(
+        _ candidates: [NetworkCandidate], advertised: String?, keeping previous: (ipv4: IPAddress?, ipv6: IPAddress?)
+    ) -> (ipv4: IPAddress?, ipv6: IPAddress?) {
         let outward = candidates.filter { $0.type != .loopback }
-        var addresses = (ipv4: outward.preferred(ipv6: false)?.address, ipv6: outward.preferred(ipv6: true)?.address)
+        let stillThere = { (address: IPAddress?) in address.flatMap { kept in outward.contains { $0.address == kept } ? kept : nil } }
+        var addresses = (
+            ipv4: stillThere(previous.ipv4) ?? outward.preferred(ipv6: false)?.address,
+            ipv6: stillThere(previous.ipv6) ?? outward.preferred(ipv6: true)?.address
+        )
         if let advertised = advertised.flatMap(IPAddress.init), outward.contains(where: { $0.address == advertised }) {
             if advertised.isIPv6 { addresses.ipv6 = advertised } else { addresses.ipv4 = advertised }
         }
@@ -88,7 +96,8 @@ extension VoiceClient {
             return
         }
         agent.setOtherMediaHosts(Self.otherMediaHosts(candidates, preferred: host))
-        let addresses = Self.hostAddresses(candidates, advertised: host)
+        let addresses = Self.hostAddresses(candidates, advertised: host, keeping: hostAddressPicks)
+        hostAddressPicks = addresses
         agent.setHostAddresses(ipv4: addresses.ipv4, ipv6: addresses.ipv6)
         let wasLost = networkLost
         networkLost = false

@@ -67,6 +67,8 @@ public final class VoiceClient: @unchecked Sendable {
     /// The address Contact, Via and SDP carry (automatic selection), and whether no network can
     /// reach the peer now. On the loop.
     var advertisedHost: String?
+    /// The host's address of each family the agent names it by (see ``hostAddresses(_:advertised:keeping:)``). On the loop.
+    var hostAddressPicks: (ipv4: IPAddress?, ipv6: IPAddress?) = (nil, nil)
     var networkLost = false
     var invites: [SIPCallHandle: CallInvite] = [:]
     var notification: (delegate: DelegateBox<NotificationDelegate>, queue: DispatchQueue, messages: DelegateBox<CallMessageDelegate>?)?
@@ -182,7 +184,8 @@ public final class VoiceClient: @unchecked Sendable {
                 agentConfiguration.mediaListenHost = Self.mediaWildcardHost
                 agentConfiguration.advertisedHost = preferred ?? "127.0.0.1"
                 initialOtherMediaHosts = preferred.map { Self.otherMediaHosts(monitor.candidates, preferred: $0) } ?? []
-                initialAddresses = Self.hostAddresses(monitor.candidates, advertised: preferred)
+                initialAddresses = Self.hostAddresses(monitor.candidates, advertised: preferred, keeping: (nil, nil))
+                hostAddressPicks = initialAddresses ?? (nil, nil)
                 networkMonitor = monitor
                 advertisedHost = agentConfiguration.advertisedHost
                 networkLost = preferred == nil

@@ -7,10 +7,14 @@ import VoiceSIP
 /// other way round, so that a server reached over one family gets a Contact, a Via sent-by and
 /// an SDP `c=` it can reach back over the same family (a server with only AAAA records, say).
 ///
-/// Only our own advertised address is replaced, wherever it stands: the top Via's sent-by (a
-/// request's), the Contact URIs' host, and the SDP body's `o=`, `c=` and `a=rtcp` addresses. A
-/// NAT's address learned by STUN, a TURN relay's, or another address is left as it is, as is
-/// everything when the host has no address in the hop's family. Pure.
+/// Only the host's own addresses (the advertised one and the preferred one of each family) are
+/// replaced, wherever they stand: the top Via's sent-by (a request's), the Contact URIs' host,
+/// and the SDP body's `c=` and `a=rtcp` addresses. So a request built for one family and sent
+/// over the other after a failover is refitted, as is one stored already fitted. A NAT's
+/// address learned by STUN, a TURN relay's, or another address is left as it is, as is
+/// everything when the host has no address in the hop's family. The SDP's `o=` stays: it
+/// names the session, which RFC 3264 §8 keeps the same across offers but for the version.
+/// Pure.
 package struct SIPHopAddressing: Sendable, Equatable {
     /// The address messages are built with.
     package var advertised: IPAddress
@@ -25,34 +29,38 @@ package struct SIPHopAddressing: Sendable, Equatable {
         self.ipv6 = ipv6
     }
 
-    /// The address to name ourselves by toward `peer`, when it is not the advertised one.
+    /// The address to name ourselves by toward `peer`: the advertised one in its family, else
+    /// the host's preferred one of `peer`'s family; nil when the host has none.
     package func replacement(toward peer: IPAddress) -> IPAddress? {
-        guard peer.isIPv6 != advertised.isIPv6 else { return nil }
+        if peer.isIPv6 == advertised.isIPv6 { return advertised }
         return peer.isIPv6 ? ipv6 : ipv4
     }
 
-    /// `message` as it goes to `peer`: our advertised address replaced by the host's address in
-    /// `peer`'s family where the two differ. Header fields or a body that do not parse stay as
+    /// `message` as it goes to `peer`: the host's addresses replaced by its address in `peer`'s
+    /// family where the two differ. The SDP's follows `mediaPeer` instead where the call's media
+    /// peer is known (an answer is in the offer's family, RFC 6157 §4: a proxy reached over
+    /// IPv6 may front an IPv4-only gateway). Header fields or a body that do not parse stay as
     /// they are (the message was built by us; nothing is lost by sending it unchanged).
-    package func fitted(_ message: SIPMessage, toward peer: IPAddress) -> SIPMessage {
+    package func fitted(_ message: SIPMessage, toward peer: IPAddress, mediaPeer: IPAddress? = nil) -> SIPMessage {
         guard let address = replacement(toward: peer) else { return message }
+        let mediaAddress = mediaPeer.flatMap(replacement(toward:)) ?? address
         switch message {
         case .request(var request):
-            if var via = try? request.headers.topVia(), same(via.host) {
+            if var via = try? request.headers.topVia(), differs(via.host, from: address) {
                 via.host = address.description
                 request.headers.replaceFirst("via", with: via.description)
             }
-            fit(&request.headers, body: &request.body, to: address)
+            fit(&request.headers, body: &request.body, to: address, media: mediaAddress)
             return .request(request)
         case .response(var response):
-            fit(&response.headers, body: &response.body, to: address)
+            fit(&response.headers, body: &response.body, to: address, media: mediaAddress)
             return .response(response)
         }
     }
 
-    private func fit(_ headers: inout SIPHeaders, body: inout [UInt8], to address: IPAddress) {
-        if case .addresses(var contacts)? = try? headers.contact(), contacts.contains(where: { same($0.uri.host) }) {
-            for index in contacts.indices where same(contacts[index].uri.host) {
+    private func fit(_ headers: inout SIPHeaders, body: inout [UInt8], to address: IPAddress, media: IPAddress) {
+        if case .addresses(var contacts)? = try? headers.contact(), contacts.contains(where: { differs($0.uri.host, from: address) }) {
+            for index in contacts.indices where differs(contacts[index].uri.host, from: address) {
                 contacts[index].uri.host = address.description
             }
             headers.set("Contact", contacts.map(\.description).joined(separator: ", "))
@@ -61,18 +69,14 @@ package struct SIPHopAddressing: Sendable, Equatable {
             var sdp = try? SDPSessionDescription(parsing: body)
         else { return }
         let before = sdp
-        if same(sdp.origin.address) {
-            sdp.origin.address = address.description
-            sdp.origin.addressType = address.isIPv6 ? "IP6" : "IP4"
-        }
-        fit(&sdp.connection, to: address)
+        fit(&sdp.connection, to: media)
         for index in sdp.media.indices {
-            fit(&sdp.media[index].connection, to: address)
+            fit(&sdp.media[index].connection, to: media)
             for attribute in sdp.media[index].attributes.indices where sdp.media[index].attributes[attribute].name == "rtcp" {
                 guard let value = sdp.media[index].attributes[attribute].value,
                     var rtcp = SDPRTCPAttribute(parsing: Substring(value)), rtcp.connection != nil
                 else { continue }
-                fit(&rtcp.connection, to: address)
+                fit(&rtcp.connection, to: media)
                 sdp.media[index].attributes[attribute].value = rtcp.value
             }
         }
@@ -80,14 +84,30 @@ package struct SIPHopAddressing: Sendable, Equatable {
     }
 
     private func fit(_ connection: inout SDPConnection?, to address: IPAddress) {
-        guard let current = connection, same(current.address) else { return }
+        guard let current = connection, differs(current.address, from: address) else { return }
         connection = SDPConnection(addressType: address.isIPv6 ? "IP6" : "IP4", address: address.description, suffix: current.suffix)
     }
 
-    /// Whether `host` (a URI's, a Via's or an SDP's, IPv6 with or without brackets) is the
-    /// advertised address.
-    private func same(_ host: String) -> Bool {
+    /// Whether `host` (a URI's, a Via's or an SDP's, IPv6 with or without brackets) is one of
+    /// the host's own addresses named here, other than `address`.
+    private func differs(_ host: String, from address: IPAddress) -> Bool {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        return IPAddress(bare) == advertised
+        guard let ip = IPAddress(bare), ip != address else { return false }
+        return ip == advertised || ip == ipv4 || ip == ipv6
+    }
+
+    /// A REGISTER's response as the registration expects it: Contact URIs that name the host's
+    /// address of another family (ours, fitted to the hop) name the advertised one again, so
+    /// the registration finds its binding and the expiry the registrar granted it.
+    package func unfitted(registerResponse response: SIPResponse) -> SIPResponse {
+        guard case .addresses(var contacts)? = try? response.headers.contact(),
+            contacts.contains(where: { differs($0.uri.host, from: advertised) })
+        else { return response }
+        var response = response
+        for index in contacts.indices where differs(contacts[index].uri.host, from: advertised) {
+            contacts[index].uri.host = advertised.description
+        }
+        response.headers.set("Contact", contacts.map(\.description).joined(separator: ", "))
+        return response
     }
 }

@@ -149,7 +149,8 @@ extension SIPUserAgent {
             performCall(actions, handle: handle)
         case .registration:
             guard var registration else { return }
-            let actions = registration.receiveResponse(response, now: now)
+            // Our Contact went fitted to the hop's family: the registration knows it unfitted.
+            let actions = registration.receiveResponse(hopAddressing?.unfitted(registerResponse: response) ?? response, now: now)
             self.registration = registration
             performRegistration(actions)
         case .keepAlive:

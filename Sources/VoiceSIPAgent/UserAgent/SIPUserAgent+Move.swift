@@ -26,9 +26,12 @@ extension SIPUserAgent {
 
     /// The host's address in the family other than the advertised one changed (an IPv6 prefix
     /// renumbered while IPv4 stayed, say). Messages over that family named the old address
-    /// (``SIPHopAddressing``), so each call whose signaling goes over it re-INVITEs, restarting
-    /// ICE as a move does (not with relay-only ICE: its SDP names no address of ours), and the
-    /// registration is refreshed: both then name the new address.
+    /// (``SIPHopAddressing``), so each call whose signaling goes over it re-INVITEs with the new
+    /// one as its media address (a new SDP version; relay only keeps its relayed address), and
+    /// the registration is refreshed: both then name the new address. ICE is not restarted:
+    /// its relayed and reflexive candidates still stand, and the media path checks from the
+    /// new address by itself (``VoiceClient`` tells the streams). The old address's binding at
+    /// the registrar is left to expire.
     /// A move of the advertised address itself is ``moveLocalAddress(to:port:oldAddressGone:relays:)``'s.
     private func followRenumbering(from before: (ipv4: IPAddress?, ipv6: IPAddress?)?) {
         guard let before, let after = hostAddresses, let hopAddressing, let host = advertisedHost else { return }
@@ -39,11 +42,10 @@ extension SIPUserAgent {
         let overIt: (SIPTransportEndpoint) -> Bool = { IPAddress($0.host)?.isIPv6 == otherIsIPv6 }
         let contact = contactURI
         let via = viaTemplate
-        // Relay only, the SDP names no address of ours: only the Contact changed, and the
-        // dialog's next target refresh carries it.
-        for handle in calls.keys.sorted(by: { $0.id < $1.id }) where configuration.candidatePolicy != .relay {
+        for handle in calls.keys.sorted(by: { $0.id < $1.id }) {
             guard let call = calls[handle], call.requestPeers.contains(where: overIt) || call.invitePeer.map(overIt) == true else { continue }
-            moveCall(handle, contact: contact, via: via, host: host, relays: [])
+            let mediaAddress = configuration.candidatePolicy == .relay ? call.session.capabilities.address : new.description
+            moveCall(handle, contact: contact, via: via, host: host, relays: [], restartsICE: false, mediaAddress: mediaAddress)
         }
         refreshRegistrationOnLoop()
     }
@@ -92,21 +94,24 @@ extension SIPUserAgent {
     /// Tells the peer of one call that is not ending our new Contact, Via and media address;
     /// false for a call that is ending. A DTLS-SRTP call restarts ICE from the new address
     /// (RFC 8445 §9), with the relay its media allocated from there; relay only, with that
-    /// alone (and as the SDP's address).
+    /// alone (and as the SDP's address). `mediaAddress`, when given, is the SDP's address.
     @discardableResult
-    private func moveCall(_ handle: SIPCallHandle, contact: SIPURI, via: SIPVia, host: String, relays: [ICECandidate]) -> Bool {
+    private func moveCall(
+        _ handle: SIPCallHandle, contact: SIPURI, via: SIPVia, host: String, relays: [ICECandidate], restartsICE: Bool = true,
+        mediaAddress given: String? = nil
+    ) -> Bool {
         guard var call = calls[handle] else { return false }
         switch call.session.state {
         case .terminating, .terminated: return false
         default: break
         }
         let ice =
-            call.session.capabilities.ice == nil
+            call.session.capabilities.ice == nil || !restartsICE
             ? nil
             : Self.iceParameters(
                 host: host, port: call.mediaPort, mapped: nil, stunServer: configuration.stunServer, relays: relays,
                 policy: configuration.candidatePolicy, otherHosts: otherMediaHosts)
-        let mediaAddress = configuration.candidatePolicy == .relay ? relays.first?.address.ip.description ?? host : host
+        let mediaAddress = given ?? (configuration.candidatePolicy == .relay ? relays.first?.address.ip.description ?? host : host)
         let actions = call.session.moveLocalAddress(contact: contact, via: via, mediaAddress: mediaAddress, ice: ice, now: now)
         calls[handle] = call
         performCall(actions, handle: handle)

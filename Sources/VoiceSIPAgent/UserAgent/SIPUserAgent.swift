@@ -291,10 +291,18 @@ package final class SIPUserAgent: @unchecked Sendable {
         return SIPHopAddressing(advertised: advertised, ipv4: hostAddresses.ipv4, ipv6: hostAddresses.ipv6)
     }
 
-    /// `message` as it goes to `peer`, naming us in `peer`'s family (see ``hopAddressing``).
+    /// `message` as it goes to `peer`, naming us in `peer`'s family (see ``hopAddressing``); a
+    /// body with SDP in the family of its call's media peer, once that is known.
     func fitted(_ message: SIPMessage, toward peer: SIPTransportEndpoint) -> SIPMessage {
         guard let hopAddressing, let address = IPAddress(peer.host) else { return message }
-        return hopAddressing.fitted(message, toward: address)
+        var mediaPeer: IPAddress?
+        if !message.body.isEmpty, let callID = try? message.headers.callID(),
+            let remote = calls.values.first(where: { $0.session.callID == callID })?.session.negotiatedMedia?.remoteRTP.host
+        {
+            // A hold's 0.0.0.0 says nothing of the peer's family.
+            mediaPeer = IPAddress(remote.hasPrefix("[") ? String(remote.dropFirst().dropLast()) : remote).flatMap { $0.isUnspecified ? nil : $0 }
+        }
+        return hopAddressing.fitted(message, toward: address, mediaPeer: mediaPeer)
     }
 
     var now: MediaTime { clock.now() }
