@@ -40,6 +40,18 @@ final class SIPHappyEyeballsVirtualTests: EmbeddedSIPTestCase {
         network.sent.filter { if case .request(let request)? = $0.message { request.method == .options } else { false } }.count
     }
 
+    /// The first `method` request sent to `address`.
+    private func firstRequest(_ method: SIPMethod, to address: String) -> SIPRequest? {
+        network.sent.lazy.compactMap { $0.destination.host == address ? $0.message?.request : nil }.first { $0.method == method }
+    }
+
+    /// The handle of the first incoming call in `events`.
+    private func incomingHandle(_ events: Locked<[(MediaTime, SIPUserAgentEvent)]>) -> SIPCallHandle? {
+        events.withLock { $0 }.lazy.compactMap { event -> SIPCallHandle? in
+            if case .incomingCall(let call, _, _, _) = event.1 { call } else { nil }
+        }.first
+    }
+
     private func incoming(_ events: Locked<[(MediaTime, SIPUserAgentEvent)]>) -> MediaTime? {
         events.withLock { $0 }.first { if case .incomingCall = $0.1 { true } else { false } }?.0
     }
@@ -96,8 +108,7 @@ final class SIPHappyEyeballsVirtualTests: EmbeddedSIPTestCase {
         _ = try value(alice.call(SIPURI(user: "bob", host: "pbx.example.test")))
         loop.advanceTime(by: .milliseconds(10))
         XCTAssertNotNil(incoming(bobEvents))
-        let invite = try XCTUnwrap(
-            network.sent.lazy.compactMap { $0.destination.host == "fd00::3" ? $0.message?.request : nil }.first { $0.method == .invite })
+        let invite = try XCTUnwrap(firstRequest(.invite, to: "fd00::3"))
         XCTAssertEqual(try invite.headers.topVia().host, "::1")
         guard case .addresses(let contacts)? = try invite.headers.contact() else { return XCTFail("no Contact") }
         XCTAssertEqual(contacts.first?.uri.host, "::1")
@@ -105,13 +116,9 @@ final class SIPHappyEyeballsVirtualTests: EmbeddedSIPTestCase {
         XCTAssertEqual(offer.connection, SDPConnection(addressType: "IP6", address: "::1"))
         XCTAssertEqual(offer.origin.address, "127.0.0.1", "o= names the session, whatever the hop")
         // Bob answers over IPv6 at the Contact he was given: the call is up, and the ACK follows.
-        let handle = try XCTUnwrap(bobEvents.withLock { $0 }.lazy.compactMap { event -> SIPCallHandle? in
-            if case .incomingCall(let call, _, _, _) = event.1 { return call } else { return nil }
-        }.first)
-        bob.accept(handle)
+        bob.accept(try XCTUnwrap(incomingHandle(bobEvents)))
         loop.advanceTime(by: .milliseconds(10))
-        let ack = try XCTUnwrap(
-            network.sent.lazy.compactMap { $0.destination.host == "fd00::3" ? $0.message?.request : nil }.first { $0.method == .ack })
+        let ack = try XCTUnwrap(firstRequest(.ack, to: "fd00::3"))
         XCTAssertEqual(try ack.headers.topVia().host, "::1")
 
         // The same agent to an IPv4-only server: IPv4 throughout.
@@ -120,14 +127,10 @@ final class SIPHappyEyeballsVirtualTests: EmbeddedSIPTestCase {
         _ = try value(alice.call(SIPURI(user: "carol", host: "v4.example.test")))
         loop.advanceTime(by: .milliseconds(10))
         XCTAssertNotNil(incoming(carolEvents))
-        let second = try XCTUnwrap(
-            network.sent.lazy.compactMap { $0.destination.host == "127.0.0.4" ? $0.message?.request : nil }.first { $0.method == .invite })
+        let second = try XCTUnwrap(firstRequest(.invite, to: "127.0.0.4"))
         XCTAssertEqual(try second.headers.topVia().host, "127.0.0.1")
         XCTAssertEqual(try SDPSessionDescription(parsing: second.body).connection?.address, "127.0.0.1")
-        let carolHandle = try XCTUnwrap(carolEvents.withLock { $0 }.lazy.compactMap { event -> SIPCallHandle? in
-            if case .incomingCall(let call, _, _, _) = event.1 { return call } else { return nil }
-        }.first)
-        carol.accept(carolHandle)
+        carol.accept(try XCTUnwrap(incomingHandle(carolEvents)))
         loop.advanceTime(by: .milliseconds(10))
 
         // The IPv6 address renumbers while IPv4 stays: the call over IPv6 named the old one, so
