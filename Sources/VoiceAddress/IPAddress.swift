@@ -13,6 +13,12 @@ package struct IPAddress: Hashable, Sendable, CustomStringConvertible {
         self.bytes = Array(bytes)
     }
 
+    /// Parses a host as a URI, a Via or an SDP line writes it: an IPv6 address with or without
+    /// its brackets, or dotted IPv4; nil for anything else, names included.
+    package static func literal(_ host: String) -> IPAddress? {
+        IPAddress(host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host)
+    }
+
     /// Parses dotted IPv4 or textual IPv6 (`inet_pton`); nil for anything else, names included.
     package init?(_ text: String) {
         var v4 = in_addr()

@@ -69,8 +69,8 @@ package struct TURNClient: Sendable {
         var peer: TransportAddress?
     }
 
-    /// The relayed families an Allocate asks for (RFC 8656 §7.2). A server that answers 440
-    /// (Address Family not Supported) is asked for the next in ``familyFallbacks``.
+    /// The relayed families an Allocate asks for (RFC 8656 §7.2). A server that refuses them is
+    /// asked for another (``fallback(afterError:)``).
     package enum FamilyRequest: Hashable, Sendable {
         /// IPv4, and IPv6 besides (ADDITIONAL-ADDRESS-FAMILY): a dual allocation.
         case ipv4AndIPv6
@@ -82,9 +82,8 @@ package struct TURNClient: Sendable {
 
     package private(set) var state: State = .idle
     package let timing: Timing
-    /// The families asked for now, and those to fall back on after a 440.
+    /// The families asked for now.
     package private(set) var familyRequest: FamilyRequest
-    private var familyFallbacks: [FamilyRequest]
     /// The IPv6 relayed address of a dual allocation, beside ``relayedAddress`` (IPv4).
     package private(set) var additionalRelayedAddress: TransportAddress?
     /// The error the server gave for the additional family of a dual allocation it made with
@@ -131,9 +130,7 @@ package struct TURNClient: Sendable {
         self.timing = timing
         self.random = random
         self.asksForIPv6 = asksForIPv6
-        let requests: [FamilyRequest] = asksForIPv6 ? [.ipv4AndIPv6, .ipv4, .ipv6] : [.ipv4, .ipv6]
-        familyRequest = requests[0]
-        familyFallbacks = Array(requests.dropFirst())
+        familyRequest = asksForIPv6 ? .ipv4AndIPv6 : .ipv4
     }
 
     /// A new client for the same server and credential, not started: a new allocation after
@@ -154,6 +151,19 @@ package struct TURNClient: Sendable {
         guard state == .idle else { return [] }
         state = .allocating
         return [allocateRequest(now: now)]
+    }
+
+    /// What to ask for after the server refused ``familyRequest`` with `code`, nil for nothing.
+    /// 440 (Address Family not Supported) means the default family, IPv4, is what the server
+    /// lacks (one without IPv6 answers a dual request with success and ADDRESS-ERROR-CODE), so
+    /// IPv6 alone is next. A 400 to the dual request comes from a server that knows both code
+    /// points and refuses two family attributes (coturn's rule): IPv4 alone is next.
+    private func fallback(afterError code: Int) -> FamilyRequest? {
+        switch (familyRequest, code) {
+        case (.ipv4AndIPv6, 440), (.ipv4, 440): .ipv6
+        case (.ipv4AndIPv6, 400): .ipv4
+        default: nil
+        }
     }
 
     private mutating func allocateRequest(now: MediaTime) -> TURNAction {
@@ -283,9 +293,8 @@ package struct TURNClient: Sendable {
             // A dual allocation's second address is of the other family; anything else is ignored.
             if familyRequest == .ipv4AndIPv6 {
                 additionalRelayedAddress = relayedAddresses.dropFirst().first { $0.ip.isIPv6 != relayed.ip.isIPv6 }
-                additionalFamilyError = (message.attribute(TURN.addressErrorCode) ?? message.attribute(TURN.draftAddressErrorCode)).flatMap { value in
-                    value.value.count >= 4 ? Int(value.value[2] & 0x07) * 100 + Int(value.value[3]) : nil
-                }
+                additionalFamilyError = (message.attribute(TURN.addressErrorCode) ?? message.attribute(TURN.draftAddressErrorCode))
+                    .flatMap { TURN.errorCode(in: $0.value) }
             }
             state = .allocated(relayed: relayed, mapped: mapped)
             allocationExpires = now + lifetime(of: message)
@@ -314,6 +323,10 @@ package struct TURNClient: Sendable {
         let code = TURN.errorCode(of: message) ?? 0
         let realm = message.attribute(STUNMessage.Attribute.realm).map { String(decoding: $0.value, as: UTF8.self) }
         let nonce = message.attribute(STUNMessage.Attribute.nonce).map { String(decoding: $0.value, as: UTF8.self) }
+        if request.method == TURN.allocate, let next = fallback(afterError: code) {
+            familyRequest = next
+            return [allocateRequest(now: now)]
+        }
         switch code {
         case 401 where key == nil && realm != nil && nonce != nil, 438 where nonce != nil:
             // The challenge (or a new nonce): answer it once with the long-term credential.
@@ -327,17 +340,6 @@ package struct TURNClient: Sendable {
             return [resend(&retry, now: now)]
         case 401:
             return fail(.unauthorized)
-        case 440 where request.method == TURN.allocate && !familyFallbacks.isEmpty,
-            400 where request.method == TURN.allocate && familyRequest == .ipv4AndIPv6:
-            // Address Family not Supported: the default family (IPv4) is what the server lacks
-            // (one without IPv6 answers a dual request with success and ADDRESS-ERROR-CODE), so
-            // IPv6 alone is next. A 400 to the dual request: a server that knows both code
-            // points and refuses two family attributes (coturn's rule): IPv4 alone is next.
-            if code == 440 { familyFallbacks.removeAll { $0 == .ipv4 } }
-            guard let next = familyFallbacks.first else { return fail(.refused(code)) }
-            familyFallbacks.removeFirst()
-            familyRequest = next
-            return [allocateRequest(now: now)]
         default:
             if request.method == TURN.allocate || request.method == TURN.refresh { return fail(.refused(code)) }
             if let peer = request.peer, request.method == TURN.channelBind || request.method == TURN.createPermission {

@@ -64,8 +64,13 @@ package enum TURN {
 
     /// The ERROR-CODE of an error response (class × 100 + number), nil if it has none.
     package static func errorCode(of message: STUNMessage) -> Int? {
-        guard let value = message.attribute(STUNMessage.Attribute.errorCode)?.value, value.count >= 4 else { return nil }
-        return Int(value[2] & 0x07) * 100 + Int(value[3])
+        message.attribute(STUNMessage.Attribute.errorCode).flatMap { errorCode(in: $0.value) }
+    }
+
+    /// The class × 100 + number of an ERROR-CODE or ADDRESS-ERROR-CODE value (both keep them in
+    /// the third and fourth bytes), nil when it is too short.
+    package static func errorCode(in value: [UInt8]) -> Int? {
+        value.count >= 4 ? Int(value[2] & 0x07) * 100 + Int(value[3]) : nil
     }
 
     // MARK: - ChannelData (RFC 8656 §12.4)

@@ -10,6 +10,9 @@ struct RelayAllocation: Sendable {
     var relayed: TransportAddress
     /// The TURN server.
     let server: TransportAddress
+    /// Whether the server is reached over TCP or TLS: that connection dies when the host moves,
+    /// so no new allocation is made from the port.
+    let overStream: Bool
 
     /// A dual allocation's IPv6 relayed address (RFC 8656 §7.2), also a relayed candidate's base.
     var additionalRelayed: TransportAddress? { client.additionalRelayedAddress }
@@ -23,9 +26,6 @@ struct RelayAllocation: Sendable {
         guard let additional = additionalRelayed, additional.ip.isIPv6 == peer.ip.isIPv6 else { return relayed }
         return additional
     }
-    /// Whether the server is reached over TCP or TLS: that connection dies when the host moves,
-    /// so no new allocation is made from the port.
-    let overStream: Bool
 }
 
 /// A new allocation after the host moved, for the ICE restart that will offer its candidate.

@@ -59,12 +59,7 @@ package struct SIPHopAddressing: Sendable, Equatable {
     }
 
     private func fit(_ headers: inout SIPHeaders, body: inout [UInt8], to address: IPAddress, media: IPAddress) {
-        if case .addresses(var contacts)? = try? headers.contact(), contacts.contains(where: { differs($0.uri.host, from: address) }) {
-            for index in contacts.indices where differs(contacts[index].uri.host, from: address) {
-                contacts[index].uri.host = address.description
-            }
-            headers.set("Contact", contacts.map(\.description).joined(separator: ", "))
-        }
+        renameContacts(in: &headers, to: address)
         guard !body.isEmpty, let type = try? headers.contentType(), type.type == "application", type.subtype == "sdp",
             var sdp = try? SDPSessionDescription(parsing: body)
         else { return }
@@ -88,11 +83,20 @@ package struct SIPHopAddressing: Sendable, Equatable {
         connection = SDPConnection(addressType: address.isIPv6 ? "IP6" : "IP4", address: address.description, suffix: current.suffix)
     }
 
+    /// Contact URIs that name one of the host's addresses other than `address` name `address`.
+    private func renameContacts(in headers: inout SIPHeaders, to address: IPAddress) {
+        guard case .addresses(var contacts)? = try? headers.contact(), contacts.contains(where: { differs($0.uri.host, from: address) })
+        else { return }
+        for index in contacts.indices where differs(contacts[index].uri.host, from: address) {
+            contacts[index].uri.host = address.description
+        }
+        headers.set("Contact", contacts.map(\.description).joined(separator: ", "))
+    }
+
     /// Whether `host` (a URI's, a Via's or an SDP's, IPv6 with or without brackets) is one of
     /// the host's own addresses named here, other than `address`.
     private func differs(_ host: String, from address: IPAddress) -> Bool {
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        guard let ip = IPAddress(bare), ip != address else { return false }
+        guard let ip = IPAddress.literal(host), ip != address else { return false }
         return ip == advertised || ip == ipv4 || ip == ipv6
     }
 
@@ -100,14 +104,8 @@ package struct SIPHopAddressing: Sendable, Equatable {
     /// address of another family (ours, fitted to the hop) name the advertised one again, so
     /// the registration finds its binding and the expiry the registrar granted it.
     package func unfitted(registerResponse response: SIPResponse) -> SIPResponse {
-        guard case .addresses(var contacts)? = try? response.headers.contact(),
-            contacts.contains(where: { differs($0.uri.host, from: advertised) })
-        else { return response }
         var response = response
-        for index in contacts.indices where differs(contacts[index].uri.host, from: advertised) {
-            contacts[index].uri.host = advertised.description
-        }
-        response.headers.set("Contact", contacts.map(\.description).joined(separator: ", "))
+        renameContacts(in: &response.headers, to: advertised)
         return response
     }
 }

@@ -300,7 +300,7 @@ package final class SIPUserAgent: @unchecked Sendable {
             let remote = calls.values.first(where: { $0.session.callID == callID })?.session.negotiatedMedia?.remoteRTP.host
         {
             // A hold's 0.0.0.0 says nothing of the peer's family.
-            mediaPeer = IPAddress(remote.hasPrefix("[") ? String(remote.dropFirst().dropLast()) : remote).flatMap { $0.isUnspecified ? nil : $0 }
+            mediaPeer = IPAddress.literal(remote).flatMap { $0.isUnspecified ? nil : $0 }
         }
         return hopAddressing.fitted(message, toward: address, mediaPeer: mediaPeer)
     }
