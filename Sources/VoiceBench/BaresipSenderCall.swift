@@ -56,6 +56,7 @@ final class BaresipSenderCall {
         streamConfiguration.telephoneEventPayloadType = media.telephoneEventPayloadType
         streamConfiguration.redPayloadType = media.redPayloadType
         streamConfiguration.peerBandwidthLimit = media.peerBandwidthLimit
+        streamConfiguration.sendsVoIPMetrics = media.peerWantsVoIPMetrics
         streamConfiguration.rtcpMux = media.rtcpMux
         streamConfiguration.jitterBuffer.timeStretch = timeStretch
         stream = try AudioStream(configuration: streamConfiguration)

@@ -153,6 +153,8 @@ struct DefaultQualityBenchmark {
         ) { [timeStretch, red] in
             $0.jitterBuffer.timeStretch = timeStretch
             $0.redPayloadType = 63
+            // Both as our descriptions negotiate between our own clients.
+            $0.sendsVoIPMetrics = true
             $0.redSending = condition.red ?? red
         }
         let baresip = try BaresipSenderCall(

@@ -144,6 +144,7 @@ struct ReceiverQualityBenchmark {
             configuration.telephoneEventPayloadType = media.telephoneEventPayloadType
             configuration.redPayloadType = media.redPayloadType
             configuration.peerBandwidthLimit = media.peerBandwidthLimit
+            configuration.sendsVoIPMetrics = media.peerWantsVoIPMetrics
             configuration.rtcpMux = media.rtcpMux
             let stream = try AudioStream(configuration: configuration)
             let device = BufferAudioDevice(captureSamples: base.signal)

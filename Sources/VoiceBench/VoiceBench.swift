@@ -194,7 +194,7 @@ struct Quality: ParsableCommand {
     @Flag(help: "Receive without the jitter buffer's time-scale modification (frame-level adaptation only).") var frameLevel = false
     @Flag(help: "Skip the figures at our receiver.") var skipOurs = false
     @Flag(help: "Skip the figures at baresip's receiver (pesq_at_baresip_vs_baresip_*).") var skipAtBaresip = false
-    @Option(help: "Our calls send RFC 2198 redundancy this many frames deep (1 or 2; 0: none); default: the SDK's adaptive policy.") var redDepth: Int?
+    @Option(help: "Our calls send RFC 2198 redundancy this many frames deep (1 to 3; 0: none); default: the SDK's adaptive policy.") var redDepth: Int?
     @Option(help: "Our Opus bitrate and its cap, overriding the preset's (bits per second).") var bitrate: Int?
     @Option(help: "With --bitrate: the maxaveragebitrate cap (RED's per-packet budget).") var maxBitrate: Int?
     @Flag(help: "With --bitrate: no Opus in-band FEC (to compare RED alone).") var noFec = false

@@ -223,6 +223,7 @@ package final class SIPScriptedPeer: @unchecked Sendable {
                 configuration.telephoneEventPayloadType = negotiated.telephoneEventPayloadType
                 configuration.redPayloadType = negotiated.redPayloadType
                 configuration.peerBandwidthLimit = negotiated.peerBandwidthLimit
+                configuration.sendsVoIPMetrics = negotiated.peerWantsVoIPMetrics
                 configuration.rtcpMux = negotiated.rtcpMux
                 let started = try AudioStream(configuration: configuration, engine: engine, transport: media)
                 let remoteRTCP = negotiated.rtcpMux

@@ -228,7 +228,100 @@ final class RTPStreamREDSendTests: XCTestCase {
         var off = REDSendPolicy(mode: .off)
         off.reportReceived(fractionLost: 0.5)
         XCTAssertEqual(off.depth, 0)
-        XCTAssertEqual(REDSendPolicy(mode: .always(depth: 5)).depth, 2)
+        XCTAssertEqual(REDSendPolicy(mode: .always(depth: 5)).depth, 3)
+    }
+
+    /// Where the peer reports its loss runs (RFC 3611 VoIP Metrics with a gap threshold of 1)
+    /// and most losses come in them, the copies reach one frame less than the mean run.
+    func testThePeersLossRunsSetTheDepth() {
+        func metrics(run: Double, isolatedShare: Double = 0, gmin: UInt8 = 1) -> RTCPVoIPMetrics {
+            // Gaps of 1,000 ms of 20 ms packets between runs; `isolatedShare` of the losses lie in them.
+            let burstLosses = run
+            let gapLosses = isolatedShare / (1 - isolatedShare) * burstLosses
+            return RTCPVoIPMetrics(
+                ssrc: 0xA, burstDensity: 255, gapDensity: UInt8(min(255, gapLosses / 50 * 256)),
+                burstDuration: UInt16(run * 20), gapDuration: 1_000, gmin: gmin)
+        }
+        var policy = REDSendPolicy(mode: .adaptive)
+        policy.burstsReported(metrics(run: 4), packetMilliseconds: 20)
+        XCTAssertEqual(policy.runDepth, 3)
+        policy.reportReceived(fractionLost: 0.05)
+        XCTAssertEqual(policy.depth, 3, "runs of four: three copies, FEC covers the fourth")
+        for _ in 0..<5 { policy.reportReceived(fractionLost: 0.015) }
+        XCTAssertEqual(policy.depth, 3, "above the floor the runs still call for three")
+        for _ in 0..<3 { policy.reportReceived(fractionLost: 0) }
+        XCTAssertEqual(policy.depth, 2, "a clean link steps down one level at a time")
+        policy.reportReceived(fractionLost: 0.03)
+        XCTAssertEqual(policy.depth, 3)
+
+        var shortRuns = REDSendPolicy(mode: .adaptive)
+        shortRuns.burstsReported(metrics(run: 3), packetMilliseconds: 20)
+        shortRuns.reportReceived(fractionLost: 0.05)
+        XCTAssertEqual(shortRuns.depth, 2)
+        shortRuns.burstsReported(metrics(run: 2), packetMilliseconds: 20)
+        shortRuns.reportReceived(fractionLost: 0.05)
+        XCTAssertEqual(shortRuns.runDepth, 1, "pairs: one copy, FEC the other")
+
+        var scattered = REDSendPolicy(mode: .adaptive)
+        scattered.burstsReported(metrics(run: 4, isolatedShare: 0.8), packetMilliseconds: 20)
+        XCTAssertNil(scattered.runDepth, "most losses isolated: the loss rule")
+        scattered.reportReceived(fractionLost: 0.05)
+        XCTAssertEqual(scattered.depth, 1)
+
+        var folded = REDSendPolicy(mode: .adaptive)
+        folded.burstsReported(metrics(run: 6, gmin: 16), packetMilliseconds: 20)
+        XCTAssertNil(folded.runDepth, "a threshold of 16 folds runs together: their length says nothing")
+        folded.reportReceived(fractionLost: 0.05)
+        XCTAssertEqual(folded.depth, 1)
+
+        var fixed = REDSendPolicy(mode: .always(depth: 1))
+        fixed.burstsReported(metrics(run: 4), packetMilliseconds: 20)
+        fixed.reportReceived(fractionLost: 0.05)
+        XCTAssertEqual(fixed.depth, 1)
+    }
+
+    /// Two streams that both asked for VoIP Metrics: B reports A's loss runs, and A's copies
+    /// reach back across them, so B plays every frame of runs of four.
+    func testRunsOfLossReportedInVoIPMetricsDeepenTheCopies() throws {
+        var pair = RTPStreamPair(protectionKeys: nil) { c in
+            c.redPayloadType = RTPStreamREDReceiveTests.redType
+            c.sendsVoIPMetrics = true
+        }
+        var index = 0
+        pair.dropsOnWire = { bytes in
+            guard let packet = try? RTPPacket(parsing: bytes), packet.header.ssrc == 0xA else { return false }
+            index += 1
+            return index > 50 && (index % 80) >= 76
+        }
+        pair.run(.seconds(20))
+        let sent = pair.a.stream.statistics(at: pair.now)
+        let report = try XCTUnwrap(sent.remoteVoIPMetrics, "B's XR reached A")
+        XCTAssertEqual(report.gmin, 1)
+        XCTAssertEqual(report.burstDuration, 80, "runs of four 20 ms packets")
+        XCTAssertEqual(report.burstDensity, 255)
+        XCTAssertEqual(report.gapDensity, 0)
+        XCTAssertEqual(sent.redDepth, 3)
+        let before = pair.b.stream.statistics(at: pair.now).jitterBuffer
+        let lostBefore = pair.lostOnWire
+        pair.run(.seconds(8))
+        let after = pair.b.stream.statistics(at: pair.now).jitterBuffer
+        XCTAssertGreaterThanOrEqual(pair.lostOnWire - lostBefore, 20)
+        XCTAssertEqual(
+            after.recoveredByRedundancy + after.recoveredFrames - before.recoveredByRedundancy - before.recoveredFrames,
+            pair.lostOnWire - lostBefore, "each lost frame from a copy or from FEC")
+        XCTAssertEqual(after.concealedFrames, before.concealedFrames, "none concealed")
+
+        var plain = RTPStreamPair(protectionKeys: nil) { $0.redPayloadType = RTPStreamREDReceiveTests.redType }
+        var plainIndex = 0
+        plain.dropsOnWire = { bytes in
+            guard let packet = try? RTPPacket(parsing: bytes), packet.header.ssrc == 0xA else { return false }
+            plainIndex += 1
+            return plainIndex > 50 && (plainIndex % 80) >= 76
+        }
+        plain.run(.seconds(20))
+        let unreported = plain.a.stream.statistics(at: plain.now)
+        XCTAssertNil(unreported.remoteVoIPMetrics, "not asked for: no XR")
+        XCTAssertLessThan(unreported.redDepth, 3, "without the runs, the loss rule: one copy, two in a heavy interval")
     }
 
     /// A sends RED two frames deep; the wire loses pairs of packets; B plays every frame.

@@ -108,6 +108,7 @@ final class SDPOfferAnswerDTLSTests: XCTestCase {
                 "a=rtpmap:101 telephone-event/8000",
                 "a=fmtp:101 0-16",
                 "a=extmap:1 urn:ietf:params:rtp-hdrext:ssrc-audio-level",
+                "a=rtcp-xr:voip-metrics",
                 "a=ptime:20",
                 "a=sendrecv",
                 "a=rtcp-mux",

@@ -81,6 +81,37 @@ final class SDPOfferAnswerREDTests: XCTestCase {
         XCTAssertFalse(mismatchAnswer.media[0].formats.contains("63"))
     }
 
+    /// RFC 3611 §5.1: our descriptions ask for VoIP Metrics, whose loss runs set our RED depth;
+    /// each side sends them only where the other's description asked.
+    func testVoIPMetricsAreAskedForAndSentOnlyWhereAsked() throws {
+        var alice = SDPOfferAnswer(capabilities: capabilities("192.0.2.10", port: 4000))
+        var bob = SDPOfferAnswer(capabilities: capabilities("192.0.2.20", port: 5000))
+        let offer = try parse(try alice.makeOffer().text)
+        XCTAssertTrue(try parse(offer.text).media[0].attributes.contains(SDPAttribute(name: "rtcp-xr", value: "voip-metrics")))
+        let (answer, bobMedia) = try bob.receiveOffer(offer)
+        XCTAssertTrue(bobMedia.peerWantsVoIPMetrics)
+        XCTAssertTrue(try alice.receiveAnswer(try parse(answer.text)).peerWantsVoIPMetrics)
+
+        // Chromium asks for none: we send none, and our answer adds none.
+        var carol = SDPOfferAnswer(capabilities: capabilities("192.0.2.30", port: 6000))
+        let fromChromium = try parse(WebRTCSDPSamples.chromiumOffer)
+        XCTAssertFalse(fromChromium.media[0].listsXRFormat("voip-metrics"))
+        let peerOffer = try parse(
+            "v=0\r\no=- 1 1 IN IP4 192.0.2.40\r\ns=-\r\nc=IN IP4 192.0.2.40\r\nt=0 0\r\n"
+                + "m=audio 7000 RTP/AVP 0\r\na=rtcp-xr:rcvr-rtt=all:10000 stat-summary=loss,jitt\r\n")
+        XCTAssertFalse(peerOffer.media[0].listsXRFormat("voip-metrics"), "other XR formats are not VoIP Metrics")
+        let (carolAnswer, carolMedia) = try carol.receiveOffer(peerOffer)
+        XCTAssertFalse(carolMedia.peerWantsVoIPMetrics)
+        XCTAssertFalse(carolAnswer.media[0].listsXRFormat("voip-metrics"))
+        let asking = try parse(
+            "v=0\r\no=- 1 1 IN IP4 192.0.2.40\r\ns=-\r\nc=IN IP4 192.0.2.40\r\nt=0 0\r\n"
+                + "m=audio 7000 RTP/AVP 0\r\na=rtcp-xr:rcvr-rtt=all:10000 VoIP-Metrics\r\n")
+        var dave = SDPOfferAnswer(capabilities: capabilities("192.0.2.50", port: 6000))
+        let (daveAnswer, daveMedia) = try dave.receiveOffer(asking)
+        XCTAssertTrue(daveMedia.peerWantsVoIPMetrics, "listed among others, in any case")
+        XCTAssertTrue(daveAnswer.media[0].listsXRFormat("voip-metrics"))
+    }
+
     func testAnAnswerWithoutREDLeavesItOff() throws {
         var alice = SDPOfferAnswer(capabilities: capabilities("192.0.2.10", port: 4000))
         var bob = SDPOfferAnswer(capabilities: capabilities("192.0.2.20", port: 5000, redundancy: false))

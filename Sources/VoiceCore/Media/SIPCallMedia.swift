@@ -125,6 +125,7 @@ package final class SIPCallMedia: Sendable {
         configuration.peerBandwidthLimit = media.peerBandwidthLimit
         configuration.redSending = redSending
         configuration.audioLevelExtensionID = media.audioLevelExtensionID
+        configuration.sendsVoIPMetrics = media.peerWantsVoIPMetrics
         configuration.rtcpMux = media.rtcpMux
         configuration.enableDSCP = enableDSCP
         var transport: UDPSocket?

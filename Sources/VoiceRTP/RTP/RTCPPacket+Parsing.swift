@@ -7,9 +7,14 @@ extension RTCPPacket {
     ///   - packetType: The header's packet type.
     ///   - count: The header's 5-bit count field (RC, SC or APP subtype).
     ///   - body: The body bytes.
-    /// - Throws: ``RTCPError/truncated`` when the body is shorter than its counts say.
+    /// - Throws: ``RTCPError/truncated`` when the body is shorter than its counts say,
+    ///   ``RTCPError/badLength`` for an XR block of a known type with the wrong length.
     package init(packetType: UInt8, count: UInt8, body: UnsafeRawBufferPointer) throws(RTCPError) {
         var reader = ByteReader(body)
+        if packetType == RTCPExtendedReport.packetType {
+            self = .extendedReport(try RTCPExtendedReport(readingBody: &reader))
+            return
+        }
         do throws(ByteReader.Error) {
             switch packetType {
             case RTCPSenderReport.packetType:

@@ -25,6 +25,8 @@ extension RTCPPacket {
                 } ?? 0)
         case .applicationDefined(let app):
             8 + app.data.count
+        case .extendedReport(let xr):
+            xr.bodyLength
         case .other(_, _, let body):
             body.count
         }
@@ -37,6 +39,7 @@ extension RTCPPacket {
         case .sourceDescription(let sdes): sdes.chunks.count
         case .goodbye(let bye): bye.ssrcs.count
         case .applicationDefined(let app): Int(app.subtype)
+        case .extendedReport: 0
         case .other(_, let count, _): Int(count)
         }
     }
@@ -52,6 +55,8 @@ extension RTCPPacket {
             }
         case .goodbye(let bye):
             if let reason = bye.reason, reason.utf8.count > 255 { throw .badItem }
+        case .extendedReport(let xr):
+            guard xr.isWritable else { throw .badLength }
         default:
             break
         }
@@ -106,6 +111,8 @@ extension RTCPPacket {
                 try writer.write(app.ssrc)
                 try writer.write(app.name)
                 try Self.write(app.data, into: &writer)
+            case .extendedReport(let xr):
+                try xr.writeBody(into: &writer)
             case .other(_, _, let body):
                 try Self.write(body, into: &writer)
             }

@@ -10,7 +10,9 @@ package enum RTCPPacket: Hashable, Sendable {
     case goodbye(RTCPGoodbye)
     /// Application-defined (204).
     case applicationDefined(RTCPApplicationDefined)
-    /// Any other packet type (feedback, XR, ...), kept raw for other layers.
+    /// Extended report (207, RFC 3611).
+    case extendedReport(RTCPExtendedReport)
+    /// Any other packet type (feedback, ...), kept raw for other layers.
     case other(packetType: UInt8, count: UInt8, body: [UInt8])
 
     /// The packet type byte.
@@ -21,6 +23,7 @@ package enum RTCPPacket: Hashable, Sendable {
         case .sourceDescription: RTCPSourceDescription.packetType
         case .goodbye: RTCPGoodbye.packetType
         case .applicationDefined: RTCPApplicationDefined.packetType
+        case .extendedReport: RTCPExtendedReport.packetType
         case .other(let type, _, _): type
         }
     }

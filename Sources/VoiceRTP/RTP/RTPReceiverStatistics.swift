@@ -33,6 +33,20 @@ package struct RTPReceiverStatistics: Hashable, Sendable {
     /// a duplicate or a replay is counted as A.3 says, but its stale timestamp does not feed
     /// the jitter estimate.
     @usableFromInline var seen: UInt64 = 0
+    /// How many of `seen`'s newest bits (at most ``burstHorizon``) stand for numbers since the
+    /// source started and are not yet in `burstGap`.
+    @usableFromInline var windowFill = 0
+    /// How far behind the highest number a packet may still arrive and count as received in
+    /// the burst figures: 16 packets (320 ms of 20 ms frames), later than any jitter buffer
+    /// waits. Later ones count as lost there, as RFC 3611 counts a discarded packet.
+    @usableFromInline static let burstHorizon = 16
+    /// Bursts and gaps (RFC 3611 §4.7.2) of the numbers that have fallen ``burstHorizon``
+    /// behind the highest. The gap threshold is 1: a burst is then a run of consecutive
+    /// losses, which is what redundancy must span.
+    @usableFromInline var burstGap = RTPBurstGapCounter(gmin: 1)
+
+    /// Bursts and gaps of the stream so far (the last ``burstHorizon`` numbers wait).
+    package var burstsAndGaps: RTPBurstGapCounter { burstGap }
 
     /// Creates statistics for a source whose media clock runs at `clockRate` Hz.
     package init(clockRate: Int) {
@@ -87,6 +101,7 @@ package struct RTPReceiverStatistics: Hashable, Sendable {
         lastTransit = nil
         scaledJitter = 0
         seen = 1
+        windowFill = 1
     }
 
     @usableFromInline enum SequenceVerdict {
@@ -121,6 +136,7 @@ package struct RTPReceiverStatistics: Hashable, Sendable {
         } else if udelta < Self.maxDropout {
             if seq < maxSeq { cycles &+= Self.sequenceModulo }
             maxSeq = seq
+            retire(shift: Int(udelta))
             seen = udelta >= 64 ? 1 : (seen << UInt64(udelta)) | 1
         } else if UInt32(udelta) <= Self.sequenceModulo - UInt32(Self.maxMisorder) {
             if UInt32(seq) == badSeq {
@@ -142,6 +158,21 @@ package struct RTPReceiverStatistics: Hashable, Sendable {
         }
         receivedCount &+= 1
         return .counted
+    }
+
+    /// Feeds the burst counter the numbers a forward move of `shift` pushes past the horizon,
+    /// oldest first: each received or lost for good, then those skipped past entirely.
+    @inlinable mutating func retire(shift: Int) {
+        let horizon = Self.burstHorizon
+        let oldest = windowFill - 1
+        let firstLeaving = max(0, horizon - shift)
+        if firstLeaving <= oldest {
+            for k in stride(from: oldest, through: firstLeaving, by: -1) {
+                if (seen >> UInt64(k)) & 1 == 1 { burstGap.received() } else { burstGap.lost() }
+            }
+        }
+        if shift > horizon { burstGap.lost(count: UInt64(shift - horizon)) }
+        windowFill = min(horizon, windowFill + shift)
     }
 
     /// A.8: J += (|D| - J) / 16, kept scaled by 16 in integers.

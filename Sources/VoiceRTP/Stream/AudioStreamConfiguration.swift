@@ -25,6 +25,10 @@ package struct AudioStreamConfiguration: Sendable {
     /// stated a bandwidth (`b=TIAS` or `b=AS`): with RED on, the primary frames and their
     /// copies share it (see ``REDSendPolicy``). Nil: no limit beyond the codec's own cap.
     package var peerBandwidthLimit: Int?
+    /// Whether our RTCP carries an XR VoIP Metrics block (RFC 3611 §4.7) about the peer's
+    /// stream: its description listed `a=rtcp-xr:voip-metrics`. Its burst figures tell the
+    /// peer's ``REDSendPolicy`` how long our loss runs are.
+    package var sendsVoIPMetrics = false
     /// The RTP header extension ID of RFC 6464 audio levels in the peer's packets, nil: none.
     package var audioLevelExtensionID: UInt8?
     /// SRTP keys, or `.unencrypted`.

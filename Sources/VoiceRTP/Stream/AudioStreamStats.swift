@@ -92,6 +92,8 @@ package struct AudioStreamStats: Sendable, Hashable {
     package var redPacketsSent: UInt64 = 0
     package var redBlocksSent: UInt64 = 0
     package var redDepth = 0
+    /// The peer's last RFC 3611 VoIP Metrics block about our stream, when it sends them.
+    package var remoteVoIPMetrics: RTCPVoIPMetrics?
     package var announcedSilenceVerified: UInt64 = 0
     package var announcedLevelsDistrusted = false
     /// Whether Opus in-band FEC is on, and the loss hint the encoder was given (percent).

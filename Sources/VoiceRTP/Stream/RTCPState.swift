@@ -13,6 +13,8 @@ struct RTCPState {
     var remoteFractionLost: Double = 0
     var remoteJitterUnits: UInt32 = 0
     var remoteCumulativeLost: Int64 = 0
+    /// The peer's last RFC 3611 VoIP Metrics block about our stream.
+    var remoteVoIPMetrics: RTCPVoIPMetrics?
     var reportsReceived = 0
     /// SRs and RRs from the source being played, and the packet count of its last SR: what the
     /// peer says about its own sending, which tells a silent peer from a broken path.

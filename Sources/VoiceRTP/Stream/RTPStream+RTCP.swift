@@ -28,9 +28,14 @@ extension RTPStream {
         } else {
             report = .receiverReport(RTCPReceiverReport(ssrc: configuration.ssrc, reportBlocks: blocks))
         }
-        let compound = RTCPCompoundPacket(
+        var compound = RTCPCompoundPacket(
             report: report, sourceDescription: RTCPSourceDescription(ssrc: configuration.ssrc, cname: configuration.cname),
             goodbye: bye ? RTCPGoodbye(ssrcs: [configuration.ssrc]) : nil)
+        if configuration.sendsVoIPMetrics, packetsReceived > 0 {
+            // After the SDES (RFC 3550 §6.1 wants it second), before any BYE.
+            compound.packets.insert(
+                .extendedReport(RTCPExtendedReport(ssrc: configuration.ssrc, blocks: [.voipMetrics(voipMetrics())])), at: 2)
+        }
         let packet = buffers.send
         var writer = ByteWriter(UnsafeMutableRawBufferPointer(rebasing: packet[0..<(packet.count - trailerRoom)]))
         do throws(RTCPError) { try compound.write(into: &writer) } catch { return }
@@ -65,6 +70,10 @@ extension RTPStream {
             return
         }
         rtcp.received += 1
+        // The peer's burst figures first: the loss report beside them then adapts RED with them.
+        for case .extendedReport(let xr) in compound.packets where isCurrentSource(xr.ssrc) {
+            if let metrics = xr.voipMetrics(about: configuration.ssrc) { noteVoIPMetrics(metrics) }
+        }
         // Reports and BYEs count only from the source being played: anyone else's (forged,
         // or replayed from earlier) would falsify the stats or end the stream.
         for packet in compound.packets {
@@ -174,6 +183,7 @@ extension RTPStream {
         s.redPacketsSent = redPacketsSent
         s.redBlocksSent = redBlocksSent
         s.redDepth = redDepthInUse
+        s.remoteVoIPMetrics = rtcp.remoteVoIPMetrics
         s.redBlocksRefused = redFilter.unknownType + redFilter.nested + redFilter.outOfOrder + redBlocksUnplaced
         s.announcedSilenceVerified = announcedSilence.verified
         s.announcedLevelsDistrusted = announcedSilence.isDistrusted

@@ -101,6 +101,17 @@ package struct SDPMediaDescription: Hashable, Sendable {
         return nil
     }
 
+    /// The XR block kind RFC 3611 §5.1 names `voip-metrics`.
+    package static let voipMetricsXRFormat = "voip-metrics"
+
+    /// Whether an `a=rtcp-xr` line (RFC 3611 §5.1) lists the XR format `format`, such as
+    /// `voip-metrics` (its values are formats separated by spaces, some with parameters).
+    package func listsXRFormat(_ format: String) -> Bool {
+        attributeValues("rtcp-xr").contains { value in
+            value.split(separator: " ").contains { $0.split(separator: "=").first?.lowercased() == format }
+        }
+    }
+
     /// `a=mid` (RFC 5888): the section's identification, which BUNDLE groups name.
     package var mid: String? { attributeValues("mid").first }
 

@@ -22,6 +22,9 @@ package struct SDPNegotiatedMedia: Equatable, Sendable {
     /// The RTP header extension ID of the peer's RFC 6464 audio levels (what we read from its
     /// packets), when its offer mapped one; nil: none.
     package var audioLevelExtensionID: UInt8?
+    /// Whether the peer's description asked for RTCP XR VoIP Metrics (`a=rtcp-xr:voip-metrics`,
+    /// RFC 3611 §5.1): our reports then carry them.
+    package var peerWantsVoIPMetrics = false
     /// Packetization time to send with, in ms.
     package var ptime: Int
     /// Where to send RTP.

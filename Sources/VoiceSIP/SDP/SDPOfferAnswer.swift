@@ -110,6 +110,8 @@ package struct SDPOfferAnswer: Sendable {
         // RFC 6464 levels in our packets, as browsers offer them: who talks is visible to a
         // conference room or an SFU without decoding.
         attributes.append(SDPAttribute(name: "extmap", value: "\(Self.audioLevelExtensionID) \(SDPMediaDescription.audioLevelExtensionURI)"))
+        // RFC 3611 VoIP Metrics in the peer's reports: its loss runs set how deep our RED copies reach.
+        attributes.append(Self.voipMetricsAttribute)
         let proto: String
         var transport = commonAttributes(direction: direction)
         var sessionAttributes: [SDPAttribute] = []
@@ -233,6 +235,7 @@ package struct SDPOfferAnswer: Sendable {
         media.peerBandwidthLimit = Self.bandwidthLimit(theirs, session: answer, ptime: media.ptime)
         // Levels go both ways under the ID the answer kept (RFC 8285 §6), if it kept the extension.
         if ours.audioLevelExtensionID != nil { media.audioLevelExtensionID = theirs.audioLevelExtensionID }
+        media.peerWantsVoIPMetrics = theirs.listsXRFormat(SDPMediaDescription.voipMetricsXRFormat)
         if let chosenCrypto { localCryptos = [chosenCrypto] }
         state = .stable(media)
         return media
@@ -394,6 +397,11 @@ package struct SDPOfferAnswer: Sendable {
             attributes.append(SDPAttribute(name: "extmap", value: "\(id) \(SDPMediaDescription.audioLevelExtensionURI)"))
             media.audioLevelExtensionID = id
         }
+        // VoIP Metrics both ways when the offer asks for them (RFC 3611 §5.2).
+        if offered.listsXRFormat(SDPMediaDescription.voipMetricsXRFormat) {
+            attributes.append(Self.voipMetricsAttribute)
+            media.peerWantsVoIPMetrics = true
+        }
         let answer = SDPMediaDescription(
             media: "audio", port: capabilities.port, proto: offered.proto,
             formats: formats, attributes: attributes)
@@ -410,6 +418,9 @@ package struct SDPOfferAnswer: Sendable {
         if case .opus = codec { return offered.first { $0.rate == 8_000 }?.pt }
         return nil
     }
+
+    /// `a=rtcp-xr:voip-metrics`: the XR blocks we would like in the peer's reports (RFC 3611 §5.1).
+    static let voipMetricsAttribute = SDPAttribute(name: "rtcp-xr", value: SDPMediaDescription.voipMetricsXRFormat)
 
     private static func isRED(_ map: SDPRTPMap) -> Bool {
         map.encodingName.lowercased() == "red" && map.clockRate == 48_000
