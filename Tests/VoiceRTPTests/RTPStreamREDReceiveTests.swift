@@ -280,6 +280,16 @@ final class RTPStreamREDSendTests: XCTestCase {
         XCTAssertEqual(fixed.depth, 1)
     }
 
+    /// Drops A's packets in runs of four, one run in every 80 packets (5 %) after the first 50.
+    private static func runsOfFour() -> ([UInt8]) -> Bool {
+        var index = 0
+        return { bytes in
+            guard let packet = try? RTPPacket(parsing: bytes), packet.header.ssrc == 0xA else { return false }
+            index += 1
+            return index > 50 && (index % 80) >= 76
+        }
+    }
+
     /// Two streams that both asked for VoIP Metrics: B reports A's loss runs, and A's copies
     /// reach back across them, so B plays every frame of runs of four.
     func testRunsOfLossReportedInVoIPMetricsDeepenTheCopies() throws {
@@ -287,12 +297,7 @@ final class RTPStreamREDSendTests: XCTestCase {
             c.redPayloadType = RTPStreamREDReceiveTests.redType
             c.sendsVoIPMetrics = true
         }
-        var index = 0
-        pair.dropsOnWire = { bytes in
-            guard let packet = try? RTPPacket(parsing: bytes), packet.header.ssrc == 0xA else { return false }
-            index += 1
-            return index > 50 && (index % 80) >= 76
-        }
+        pair.dropsOnWire = Self.runsOfFour()
         pair.run(.seconds(20))
         let sent = pair.a.stream.statistics(at: pair.now)
         let report = try XCTUnwrap(sent.remoteVoIPMetrics, "B's XR reached A")
@@ -312,12 +317,7 @@ final class RTPStreamREDSendTests: XCTestCase {
         XCTAssertEqual(after.concealedFrames, before.concealedFrames, "none concealed")
 
         var plain = RTPStreamPair(protectionKeys: nil) { $0.redPayloadType = RTPStreamREDReceiveTests.redType }
-        var plainIndex = 0
-        plain.dropsOnWire = { bytes in
-            guard let packet = try? RTPPacket(parsing: bytes), packet.header.ssrc == 0xA else { return false }
-            plainIndex += 1
-            return plainIndex > 50 && (plainIndex % 80) >= 76
-        }
+        plain.dropsOnWire = Self.runsOfFour()
         plain.run(.seconds(20))
         let unreported = plain.a.stream.statistics(at: plain.now)
         XCTAssertNil(unreported.remoteVoIPMetrics, "not asked for: no XR")

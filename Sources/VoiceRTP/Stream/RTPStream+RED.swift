@@ -1,6 +1,6 @@
 import VoiceSupport
 
-/// The frames an Opus stream last sent, kept for RFC 2198 redundancy: two slots of the
+/// The frames an Opus stream last sent, kept for RFC 2198 redundancy: a slot per frame of the deepest policy in the
 /// stream's preallocated history buffer, each with the frame's RTP timestamp and length.
 struct REDHistory: Sendable {
     /// The longest block RED can carry (its length field has 10 bits).
