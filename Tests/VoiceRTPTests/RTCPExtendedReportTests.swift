@@ -20,8 +20,8 @@ final class RTCPExtendedReportTests: XCTestCase {
         0x0D, 0x02, 0xFF, 0x03,  // loss rate 13/256, discard 2/256, burst density 255, gap density 3
         0x00, 0x50, 0x03, 0xE8,  // burst duration 80 ms, gap duration 1000 ms
         0x00, 0x28, 0x00, 0x64,  // round trip 40 ms, end system delay 100 ms
-        0x7F, 0x7F, 0x7F, 0x01,  // signal, noise, RERL unavailable; Gmin 1
-        0x7F, 0x7F, 0x7F, 0x7F,  // R factor, external R, MOS-LQ, MOS-CQ unavailable
+        0xEC, 0xC4, 0x1E, 0x01,  // signal -20 dBm0, noise -60 dBm0, RERL 30 dB; Gmin 1
+        0x5A, 0x7F, 0x29, 0x28,  // R factor 90, external R unavailable, MOS-LQ 4.1, MOS-CQ 4.0
         0x30, 0x00, 0x00, 0x3C,  // RX config (adaptive buffer), reserved, JB nominal 60 ms
         0x00, 0x50, 0x01, 0x90,  // JB maximum 80 ms, JB absolute maximum 400 ms
     ]
@@ -41,8 +41,14 @@ final class RTCPExtendedReportTests: XCTestCase {
         XCTAssertEqual(metrics.gapDuration, 1_000)
         XCTAssertEqual(metrics.roundTripDelay, 40)
         XCTAssertEqual(metrics.endSystemDelay, 100)
+        XCTAssertEqual(Int8(bitPattern: metrics.signalLevel), -20)
+        XCTAssertEqual(Int8(bitPattern: metrics.noiseLevel), -60)
+        XCTAssertEqual(metrics.residualEchoReturnLoss, 30)
         XCTAssertEqual(metrics.gmin, 1)
-        XCTAssertEqual(metrics.mosLQ, RTCPVoIPMetrics.unavailable)
+        XCTAssertEqual(metrics.rFactor, 90)
+        XCTAssertEqual(metrics.externalRFactor, RTCPVoIPMetrics.unavailable)
+        XCTAssertEqual(metrics.mosLQ, 41)
+        XCTAssertEqual(metrics.mosCQ, 40)
         XCTAssertEqual(metrics.receiverConfiguration, 0x30)
         XCTAssertEqual(metrics.jitterBufferNominal, 60)
         XCTAssertEqual(metrics.jitterBufferMaximum, 80)
@@ -53,7 +59,8 @@ final class RTCPExtendedReportTests: XCTestCase {
         XCTAssertGreaterThan(try XCTUnwrap(metrics.burstLossShare), 0.8)
     }
 
-    func testOtherBlocksAreKeptAsTheyCameAndAWrongLengthOrAnOverrunIsAnError() throws {
+    /// Unknown blocks are kept; a bad XR never costs the report beside it.
+    func testOtherBlocksAreKeptAndABadXRLeavesTheReportStanding() throws {
         // A DLRR block (BT=5, one sub-block of three words) before the VoIP Metrics block.
         let dlrr: [UInt8] = [0x05, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x0A, 0x12, 0x34, 0x56, 0x78, 0x00, 0x01, 0x00, 0x00]
         var xr = Array(extendedReport[0..<8]) + dlrr + Array(extendedReport[8...])
@@ -65,22 +72,31 @@ final class RTCPExtendedReportTests: XCTestCase {
         XCTAssertNotNil(report.voipMetrics(about: 0x0A))
         XCTAssertEqual(try compound.serialized(), receiverReport + xr)
 
-        var shortBlock = extendedReport
-        shortBlock[11] = 0x07  // a VoIP Metrics block of 7 words
-        XCTAssertThrowsError(try RTCPCompoundPacket(parsing: receiverReport + shortBlock)) {
-            XCTAssertEqual($0 as? RTCPError, .badLength)
-        }
+        // A VoIP Metrics block of 7 words is not one: kept raw, not read.
+        var shortBlock = Array(extendedReport[0..<40])
+        shortBlock[3] = 0x09
+        shortBlock[11] = 0x07
+        let short = try RTCPCompoundPacket(parsing: receiverReport + shortBlock)
+        guard case .extendedReport(let shortReport) = short.packets[1] else { return XCTFail("\(short.packets[1])") }
+        XCTAssertNil(shortReport.voipMetrics(about: 0x0A))
+        XCTAssertEqual(shortReport.blocks.count, 1)
+        XCTAssertEqual(try short.serialized(), receiverReport + shortBlock)
+
+        // A block that runs past its packet: the XR is kept raw, the report still counts.
         var overrun = extendedReport
-        overrun[11] = 0x09  // one word more than the packet holds
-        XCTAssertThrowsError(try RTCPCompoundPacket(parsing: receiverReport + overrun)) {
-            XCTAssertEqual($0 as? RTCPError, .truncated)
-        }
-        // SSRC, then a block header that promises two words and nothing after it.
-        let cut: [UInt8] = [0x80, 0xCF, 0x00, 0x02, 0x00, 0x00, 0x00, 0x0B, 0x05, 0x00, 0x00, 0x02]
-        XCTAssertThrowsError(try RTCPCompoundPacket(parsing: receiverReport + cut)) {
-            XCTAssertEqual($0 as? RTCPError, .truncated)
-        }
-        let odd = RTCPPacket.extendedReport(RTCPExtendedReport(ssrc: 1, blocks: [.other(blockType: 9, typeSpecific: 0, body: [1, 2, 3])]))
+        overrun[11] = 0x09
+        let overrunCompound = try RTCPCompoundPacket(parsing: receiverReport + overrun)
+        XCTAssertEqual(overrunCompound.packets.first, .receiverReport(RTCPReceiverReport(ssrc: 0x0B, reportBlocks: [])))
+        XCTAssertEqual(overrunCompound.packets[1], .other(packetType: 207, count: 0, body: Array(overrun[4...])))
+        // So does an XR too short for its reporter's SSRC... which RFC 3550's length cannot
+        // express below one word; an empty XR body is the shortest.
+        let empty = try RTCPCompoundPacket(parsing: receiverReport + [0x80, 0xCF, 0x00, 0x00])
+        XCTAssertEqual(empty.packets[1], .other(packetType: 207, count: 0, body: []))
+
+        // Written: every block a whole number of words, even where the total would be.
+        let odd = RTCPPacket.extendedReport(
+            RTCPExtendedReport(
+                ssrc: 1, blocks: [.other(blockType: 9, typeSpecific: 0, body: [1]), .other(blockType: 9, typeSpecific: 0, body: [1, 2, 3])]))
         XCTAssertThrowsError(try RTCPCompoundPacket(packets: [odd]).serialized()) { XCTAssertEqual($0 as? RTCPError, .badLength) }
     }
 
@@ -136,6 +152,28 @@ final class RTCPExtendedReportTests: XCTestCase {
         XCTAssertEqual(stats.burstsAndGaps.gapLosses, 1, "the single loss is in a gap")
         XCTAssertEqual(stats.burstsAndGaps.bursts, 2)
         XCTAssertEqual(stats.burstsAndGaps.packets, 300 - 16 - 1, "all but the last 16 and the first (probation)")
+    }
+}
+
+extension RTCPExtendedReportTests {
+    /// A run longer than the horizon is fed whole; a packet 15 behind the newest still counts
+    /// as received, one 16 behind as lost; numbers wrap past 65535.
+    func testLongRunsTheHorizonAndTheWrap() {
+        var stats = RTPReceiverStatistics(clockRate: 48_000)
+        // From 65,500 across the wrap: 20 lost at 40–59; 100 arrives 15 behind, 130 arrives 16 behind.
+        var order = Array(0..<200).filter { !(40..<60).contains($0) && $0 != 100 && $0 != 130 }
+        order.insert(100, at: order.firstIndex(of: 115)! + 1)
+        order.insert(130, at: order.firstIndex(of: 146)! + 1)
+        for seq in order {
+            stats.received(sequenceNumber: UInt16(truncatingIfNeeded: 65_500 + seq), timestamp: UInt32(seq * 960), arrival: UInt32(seq * 960))
+        }
+        let counter = stats.burstsAndGaps
+        XCTAssertEqual(counter.bursts, 1, "the 20 lost in a row: one burst")
+        XCTAssertEqual(counter.burstLosses, 20)
+        XCTAssertEqual(counter.burstPackets, 20)
+        XCTAssertEqual(counter.gapLosses, 1, "130, 16 behind when it came, counts as lost; 100, 15 behind, as received")
+        XCTAssertEqual(counter.packets, 200 - 16 - 1)
+        XCTAssertEqual(stats.cumulativeLost, 20, "RFC 3550's count takes both late ones")
     }
 }
 

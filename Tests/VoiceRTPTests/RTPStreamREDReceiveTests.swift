@@ -261,6 +261,20 @@ final class RTPStreamREDSendTests: XCTestCase {
         shortRuns.burstsReported(metrics(run: 2), packetMilliseconds: 20)
         shortRuns.reportReceived(fractionLost: 0.05)
         XCTAssertEqual(shortRuns.runDepth, 1, "pairs: one copy, FEC the other")
+        XCTAssertEqual(shortRuns.depth, 2, "not deeper than before at once")
+        for _ in 0..<3 { shortRuns.reportReceived(fractionLost: 0.10) }
+        XCTAssertEqual(shortRuns.depth, 1, "pairs at 10 %: the runs decide, not the loss rule's two")
+
+        var hostile = REDSendPolicy(mode: .adaptive)
+        var huge = metrics(run: 4)
+        huge.burstDuration = .max
+        huge.gapDensity = .max
+        huge.gapDuration = .max
+        hostile.burstsReported(huge, packetMilliseconds: 20)
+        hostile.reportReceived(fractionLost: 1)
+        XCTAssertEqual(hostile.depth, 3, "the largest figures a block holds: at most three")
+        hostile.burstsReported(huge, packetMilliseconds: 0)
+        XCTAssertNil(hostile.runDepth, "no packet length: no run length")
 
         var scattered = REDSendPolicy(mode: .adaptive)
         scattered.burstsReported(metrics(run: 4, isolatedShare: 0.8), packetMilliseconds: 20)

@@ -91,6 +91,13 @@ final class SDPOfferAnswerREDTests: XCTestCase {
         let (answer, bobMedia) = try bob.receiveOffer(offer)
         XCTAssertTrue(bobMedia.peerWantsVoIPMetrics)
         XCTAssertTrue(try alice.receiveAnswer(try parse(answer.text)).peerWantsVoIPMetrics)
+        // An answer that does not list them: none sent.
+        var erin = SDPOfferAnswer(capabilities: capabilities("192.0.2.60", port: 4000))
+        let erinOffer = try parse(try erin.makeOffer().text)
+        var answerText = try bob.receiveOffer(erinOffer).answer.text
+        answerText = answerText.replacingOccurrences(of: "a=rtcp-xr:voip-metrics\r\n", with: "")
+        XCTAssertFalse(answerText.contains("rtcp-xr"))
+        XCTAssertFalse(try erin.receiveAnswer(try parse(answerText)).peerWantsVoIPMetrics)
 
         // Chromium asks for none: we send none, and our answer adds none.
         var carol = SDPOfferAnswer(capabilities: capabilities("192.0.2.30", port: 6000))

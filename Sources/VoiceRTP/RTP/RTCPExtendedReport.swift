@@ -39,40 +39,28 @@ package struct RTCPExtendedReport: Hashable, Sendable {
         return nil
     }
 
-    /// Reads the packet's body (after the RTCP header).
+    /// Reads the packet's body (after the RTCP header). Blocks are read up to the first one that
+    /// runs past the packet; a VoIP Metrics block with another length than the RFC's is kept raw.
     ///
-    /// - Throws: ``RTCPError/truncated`` when a block runs past the packet,
-    ///   ``RTCPError/badLength`` for a VoIP Metrics block whose length is not the RFC's.
+    /// - Throws: ``RTCPError/truncated`` when the body is too short for the reporter's SSRC or a
+    ///   block overruns it: the caller keeps the packet raw, and the rest of the compound stands.
     init(readingBody reader: inout ByteReader) throws(RTCPError) {
         var blocks: [Block] = []
         do throws(ByteReader.Error) {
             ssrc = try reader.readUInt32()
+            while !reader.isAtEnd {
+                let type = try reader.readUInt8()
+                let typeSpecific = try reader.readUInt8()
+                let words = Int(try reader.readUInt16())
+                var body = ByteReader(try reader.readBytes(words * 4))
+                if type == RTCPVoIPMetrics.blockType, words == Int(RTCPVoIPMetrics.blockLength) {
+                    blocks.append(.voipMetrics(try RTCPVoIPMetrics(readingBody: &body)))
+                } else {
+                    blocks.append(.other(blockType: type, typeSpecific: typeSpecific, body: Array(body.readRemaining())))
+                }
+            }
         } catch {
             throw RTCPError(error)
-        }
-        while !reader.isAtEnd {
-            let type: UInt8
-            let typeSpecific: UInt8
-            let words: Int
-            var body: ByteReader
-            do throws(ByteReader.Error) {
-                type = try reader.readUInt8()
-                typeSpecific = try reader.readUInt8()
-                words = Int(try reader.readUInt16())
-                body = ByteReader(try reader.readBytes(words * 4))
-            } catch {
-                throw RTCPError(error)
-            }
-            guard type == RTCPVoIPMetrics.blockType else {
-                blocks.append(.other(blockType: type, typeSpecific: typeSpecific, body: Array(body.readRemaining())))
-                continue
-            }
-            guard words == Int(RTCPVoIPMetrics.blockLength) else { throw .badLength }
-            do throws(ByteReader.Error) {
-                blocks.append(.voipMetrics(try RTCPVoIPMetrics(readingBody: &body)))
-            } catch {
-                throw RTCPError(error)
-            }
         }
         self.blocks = blocks
     }

@@ -7,12 +7,17 @@ extension RTCPPacket {
     ///   - packetType: The header's packet type.
     ///   - count: The header's 5-bit count field (RC, SC or APP subtype).
     ///   - body: The body bytes.
-    /// - Throws: ``RTCPError/truncated`` when the body is shorter than its counts say,
-    ///   ``RTCPError/badLength`` for an XR block of a known type with the wrong length.
+    /// - Throws: ``RTCPError/truncated`` when the body is shorter than its counts say. An XR
+    ///   packet whose blocks do not fit is kept raw (``other(packetType:count:body:)``) instead:
+    ///   the report and BYE beside it still count.
     package init(packetType: UInt8, count: UInt8, body: UnsafeRawBufferPointer) throws(RTCPError) {
         var reader = ByteReader(body)
         if packetType == RTCPExtendedReport.packetType {
-            self = .extendedReport(try RTCPExtendedReport(readingBody: &reader))
+            do throws(RTCPError) {
+                self = .extendedReport(try RTCPExtendedReport(readingBody: &reader))
+            } catch {
+                self = .other(packetType: packetType, count: count, body: Array(body))
+            }
             return
         }
         do throws(ByteReader.Error) {

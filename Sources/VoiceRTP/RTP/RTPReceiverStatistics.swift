@@ -37,8 +37,9 @@ package struct RTPReceiverStatistics: Hashable, Sendable {
     /// source started and are not yet in `burstGap`.
     @usableFromInline var windowFill = 0
     /// How far behind the highest number a packet may still arrive and count as received in
-    /// the burst figures: 16 packets (320 ms of 20 ms frames), later than any jitter buffer
-    /// waits. Later ones count as lost there, as RFC 3611 counts a discarded packet.
+    /// the burst figures: up to 15 packets (300 ms of 20 ms frames, 150 ms of 10 ms ones),
+    /// as late as the jitter buffer usually waits. Later ones count as lost there, as RFC 3611
+    /// counts a discarded packet; RFC 3550's loss count still takes them.
     @usableFromInline static let burstHorizon = 16
     /// Bursts and gaps (RFC 3611 §4.7.2) of the numbers that have fallen ``burstHorizon``
     /// behind the highest. The gap threshold is 1: a burst is then a run of consecutive

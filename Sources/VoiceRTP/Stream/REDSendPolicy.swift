@@ -8,8 +8,8 @@
 ///   off on a clean link, and at 2 % loss or more as deep as the peer's loss runs need:
 ///   - where the peer reports its bursts (an RTCP XR VoIP Metrics block whose bursts are runs
 ///     of consecutive losses, as our receivers send when the description asks for them) and
-///     most losses come in runs, one frame less than the mean run (Opus FEC covers the
-///     frame before the oldest copy), 1 to 3;
+///     most losses come in runs: one frame less than the mean run (Opus FEC covers the frame
+///     before the oldest copy), 1 to 3, whatever the fraction lost beyond 2 %;
 ///   - else one frame back, two at 8 % loss or more, as RTCP's fraction lost says nothing of
 ///     bursts (browsers send no burst metrics) and runs of three get common only under heavy loss.
 ///
@@ -49,7 +49,8 @@ package struct REDSendPolicy: Sendable, Equatable {
     private var quietReports = 0
     /// Whether a report has come yet (until then the adaptive depth is a guess).
     private var reported = false
-    /// The depth the peer's loss runs call for, when it reports them and most losses are in runs.
+    /// The depth the peer's loss runs call for while most of its losses are in runs; nil: the
+    /// loss rule decides.
     package private(set) var runDepth: Int?
 
     package init(mode: Mode) {
@@ -63,7 +64,9 @@ package struct REDSendPolicy: Sendable, Equatable {
 
     /// The peer reported its bursts and gaps of our packets (RFC 3611 VoIP Metrics), for
     /// packets `packetMilliseconds` long. Only bursts that are runs of consecutive losses
-    /// (a gap threshold of 1) say how deep copies must reach; others leave the loss rule.
+    /// (a gap threshold of 1) say how deep copies must reach, and only while most losses are
+    /// in runs. The block's figures are totals since reception began (RFC 3611 §4.7): after a
+    /// bursty spell, isolated losses later outweigh it and the loss rule takes over again.
     package mutating func burstsReported(_ metrics: RTCPVoIPMetrics, packetMilliseconds: Int) {
         guard case .adaptive = mode else { return }
         guard let run = metrics.meanLossRun(packetMilliseconds: packetMilliseconds), let share = metrics.burstLossShare,
@@ -75,10 +78,11 @@ package struct REDSendPolicy: Sendable, Equatable {
         runDepth = min(Self.maximumDepth, max(1, Int((run - 1).rounded(.up))))
     }
 
-    /// The depth a fraction lost asks for with RED on from `on` and the second frame from `deep`.
+    /// The depth a fraction lost asks for with RED on from `on`: the loss runs' depth where
+    /// known, else one copy, two from `deep`.
     private func wanted(_ fractionLost: Double, on: Double, deep: Double) -> Int {
         guard fractionLost >= on else { return 0 }
-        return max(fractionLost >= deep ? 2 : 1, runDepth ?? 0)
+        return runDepth ?? (fractionLost >= deep ? 2 : 1)
     }
 
     /// The peer reported `fractionLost` (0…1) of our packets over its last interval.

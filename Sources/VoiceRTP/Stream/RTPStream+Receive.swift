@@ -100,6 +100,7 @@ extension RTPStream {
             malformedPackets += 1
             return
         }
+        receivedFrameUnits = duration
         _ = jitterBuffer.insert(
             sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, ssrc: view.ssrc, marker: view.marker,
             payload: view.payload, duration: duration, arrival: now)
@@ -143,6 +144,7 @@ extension RTPStream {
                 return
             }
             if isPrimary {
+                receivedFrameUnits = duration
                 _ = jitterBuffer.insert(
                     sequenceNumber: view.sequenceNumber, timestamp: timestamp, ssrc: view.ssrc, marker: view.marker,
                     payload: block.data, duration: duration, arrival: now)

@@ -1,9 +1,10 @@
 import VoiceSupport
 
 extension RTPStream {
-    /// Our VoIP Metrics block (RFC 3611 §4.7) about the peer's stream: loss and jitter-buffer
-    /// discards since reception began, bursts and gaps with a gap threshold of 1 (a burst is a
-    /// run of consecutive losses, what the peer's redundancy must span), the round trip, our
+    /// Our VoIP Metrics block (RFC 3611 §4.7) about the peer's stream: loss (RFC 3550's
+    /// count, before FEC or RED repair) and jitter-buffer discards since reception began, bursts and gaps with a gap threshold of 1 (a burst is a
+    /// run of consecutive losses, what the peer's redundancy must span; gaps are averaged over
+    /// one more than the bursts, the gaps around them), the round trip, our
     /// buffering delay and the jitter buffer's delays. Levels, R factors and MOS are left
     /// unavailable: nothing here measures them as the RFC defines them.
     func voipMetrics() -> RTCPVoIPMetrics {
@@ -13,7 +14,9 @@ extension RTPStream {
         block.lossRate = RTPBurstGapCounter.density(UInt64(max(0, Int64(receiverStats.cumulativeLost))), of: UInt64(expected))
         block.discardRate = RTPBurstGapCounter.density(UInt64(max(0, buffer.late)), of: UInt64(expected))
         let bursts = receiverStats.burstsAndGaps
-        let figures = bursts.metrics(packetMilliseconds: configuration.ptime)
+        // The peer's packets are as long as its frames, which need not be ours.
+        let received = receivedFrameUnits * 1_000 / max(1, rtpClockRate)
+        let figures = bursts.metrics(packetMilliseconds: received > 0 ? received : configuration.ptime)
         block.burstDensity = figures.burstDensity
         block.gapDensity = figures.gapDensity
         block.burstDuration = figures.burstDuration

@@ -47,6 +47,8 @@ package struct RTPStream {
     var frameSamples48k: Int
     var frameRTPUnits: Int
     var rtpClockRate: Int
+    /// The duration of the peer's last frame, RTP units (its ptime, which may differ from ours).
+    var receivedFrameUnits = 0
     var sequenceNumber: UInt16
     var rtpTimestamp: UInt32
     var packetsSent: UInt64 = 0
