@@ -60,6 +60,35 @@ final class CallStatsReportTests: XCTestCase {
     }
 
     /// The transport's figures arrive typed: the pair's ends, WebRTC's DTLS state, the profile.
+    /// The W3C-named counters come from the stream's, at 48 kHz whatever the RTP clock.
+    func testWebRTCNamedCountersAreTheStreamsAt48kHz() throws {
+        var s = streamStats()
+        s.inbound.played(samples: 960, concealed: false, peak: 16_384)
+        s.inbound.played(samples: 960, concealed: true, peak: 0)
+        s.timeStretchAddedSamples = 120
+        s.timeStretchRemovedSamples = 240
+        s.jitterBuffer.emittedUnits = 8_000
+        s.jitterBuffer.emittedDelay = 480
+        s.sendBitrate = 64_000
+        let opus = CallStatsReport(streamStats: s, callSid: nil)
+        let remote = try XCTUnwrap(opus.remoteAudioTrack)
+        XCTAssertEqual(remote.totalSamplesReceived, 1_920)
+        XCTAssertEqual(remote.concealedSamples, 960)
+        XCTAssertEqual(remote.silentConcealedSamples, 960)
+        XCTAssertEqual(remote.concealmentEvents, 1)
+        XCTAssertEqual(remote.insertedSamplesForDeceleration, 120)
+        XCTAssertEqual(remote.removedSamplesForAcceleration, 240)
+        XCTAssertEqual(remote.jitterBufferEmittedCount, 8_000)
+        XCTAssertEqual(remote.jitterBufferDelay, 480)
+        XCTAssertEqual(remote.totalSamplesDuration, 0.04, accuracy: 1e-12)
+        XCTAssertEqual(remote.totalAudioEnergy, pow(16_384.0 / 32_767, 2) * 0.02, accuracy: 1e-12)
+        XCTAssertEqual(opus.localAudioTrack?.targetBitrate, 64_000)
+        s.mediaCodec = .pcmu
+        let pcmu = try XCTUnwrap(CallStatsReport(streamStats: s, callSid: nil).remoteAudioTrack)
+        XCTAssertEqual(pcmu.jitterBufferEmittedCount, 48_000, "a second at 8 kHz is 48,000 samples at 48 kHz")
+        XCTAssertEqual(pcmu.jitterBufferDelay, 2_880, "the waits scale with the samples: the mean wait is the same")
+    }
+
     func testTransportFiguresAreTyped() throws {
         var s = streamStats()
         let local = try XCTUnwrap(IPAddress("10.0.0.2")), remote = try XCTUnwrap(IPAddress("2001:db8::9"))

@@ -20,6 +20,10 @@ public struct CallLocalAudioTrackStats: Hashable, Sendable {
     public var roundTripTimeMs: Double?
     /// Peak level of the last frame sent, 0…32767 (0 while muted or on hold: silence is sent).
     public var audioLevel: Int
+    /// `targetBitrate` (W3C webrtc-stats, `RTCOutboundRtpStreamStats`): the encoder's target, bits
+    /// per second (0 for G.711 and G.722, whose rate is fixed). `retransmittedPacketsSent` does
+    /// not apply: audio is not retransmitted.
+    public var targetBitrate: Int = 0
 
     /// Creates local track statistics.
     package init(

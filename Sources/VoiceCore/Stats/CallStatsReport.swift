@@ -43,15 +43,17 @@ public struct CallStatsReport: Hashable, Sendable {
     /// A report from the media stream's statistics: one local and one remote track.
     /// The remote track's MOS is `nil` until a packet has been received.
     package init(streamStats stats: AudioStreamStats, callSid: String?) {
-        let local = CallLocalAudioTrackStats(
+        var local = CallLocalAudioTrackStats(
             codec: stats.mediaCodec.map(AudioCodec.init), payloadType: stats.payloadType, ssrc: stats.ssrc, packetsSent: stats.packetsSent,
             bytesSent: stats.bytesSent, packetsLost: stats.remotePacketsLost, fractionLost: stats.remoteFractionLost,
             jitterMs: stats.remoteJitterMs, roundTripTimeMs: stats.rttMs, audioLevel: stats.inputLevel)
-        let remote = CallRemoteAudioTrackStats(
+        var remote = CallRemoteAudioTrackStats(
             codec: stats.mediaCodec.map(AudioCodec.init), ssrc: stats.remoteSSRC, packetsReceived: stats.packetsReceived,
             bytesReceived: stats.bytesReceived, packetsLost: stats.packetsLost, fractionLost: stats.fractionLost,
             jitterMs: stats.jitterMs, jitterBufferDelayMs: stats.jitterBuffer.playoutDelay.milliseconds,
             audioLevel: stats.outputLevel, mos: stats.packetsReceived > 0 ? stats.mos : nil)
+        local.targetBitrate = stats.sendBitrate
+        remote.setWebRTCCounters(from: stats)
         self.init(
             callSid: callSid, timestamp: Duration(stats.timestamp), roundTripTimeMs: stats.rttMs,
             localAudioTrackStats: [local], remoteAudioTrackStats: [remote],

@@ -27,7 +27,7 @@ extension JitterBuffer {
         }
         guard phase != .idle else {
             startStream(sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc)
-            store(seq: highestSeq, ts: highestTs, marker: marker, payload: payload, duration: duration)
+            store(seq: highestSeq, ts: highestTs, marker: marker, payload: payload, duration: duration, arrival: arrival)
             recordDelay(ts: highestTs, arrival: arrival)
             return .accepted
         }
@@ -86,7 +86,7 @@ extension JitterBuffer {
         }
         consecutiveLate = 0
         makeRoom(for: seq, ts: ts)
-        store(seq: seq, ts: ts, marker: marker, payload: payload, duration: duration)
+        store(seq: seq, ts: ts, marker: marker, payload: payload, duration: duration, arrival: arrival)
         return .accepted
     }
 
@@ -97,7 +97,7 @@ extension JitterBuffer {
     /// delay estimate (it arrives a frame or two after its original would have) nor counts as
     /// a received, duplicate or late packet; it has counters of its own.
     package mutating func insertRedundant(
-        sequenceNumber: UInt16, timestamp: UInt32, payload: UnsafeRawBufferPointer, duration: Int
+        sequenceNumber: UInt16, timestamp: UInt32, payload: UnsafeRawBufferPointer, duration: Int, arrival: MediaTime
     ) -> JitterBufferInsertResult {
         guard phase != .idle, payload.count <= configuration.maxPayloadSize, duration > 0, duration <= configuration.clockRate else {
             return .outOfRange
@@ -119,7 +119,7 @@ extension JitterBuffer {
             counters.redundantLate += 1
             return .late
         }
-        store(seq: seq, ts: ts, marker: false, payload: payload, duration: duration, origin: .redundancy)
+        store(seq: seq, ts: ts, marker: false, payload: payload, duration: duration, arrival: arrival, origin: .redundancy)
         return .accepted
     }
 
@@ -155,7 +155,7 @@ extension JitterBuffer {
         counters.resyncs += 1
         counters.discarded += bufferedCount
         startStream(sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc)
-        store(seq: highestSeq, ts: highestTs, marker: marker, payload: payload, duration: duration)
+        store(seq: highestSeq, ts: highestTs, marker: marker, payload: payload, duration: duration, arrival: arrival)
         recordDelay(ts: highestTs, arrival: arrival)
         return .resynchronized
     }
@@ -200,7 +200,8 @@ extension JitterBuffer {
 
     /// Copies the payload into the slot for `seq` and marks it buffered.
     mutating func store(
-        seq: Int64, ts: Int64, marker: Bool, payload: UnsafeRawBufferPointer, duration: Int, origin: Origin = .packet
+        seq: Int64, ts: Int64, marker: Bool, payload: UnsafeRawBufferPointer, duration: Int, arrival: MediaTime,
+        origin: Origin = .packet
     ) {
         let i = index(seq)
         if slots[i].state == .buffered {
@@ -215,7 +216,9 @@ extension JitterBuffer {
                 (base + offset).copyMemory(from: src, byteCount: payload.count)
             }
         }
-        slots[i] = Slot(seq: seq, ts: ts, duration: duration, length: payload.count, marker: marker, state: .buffered, origin: origin)
+        slots[i] = Slot(
+            seq: seq, ts: ts, duration: duration, length: payload.count, marker: marker, state: .buffered, origin: origin,
+            arrival: arrival)
         bufferedCount += 1
         if seq > highestSeq {
             highestSeq = seq

@@ -79,19 +79,19 @@ extension JitterBuffer {
                     lastAdaptation = now
                     continue
                 }
-                guard configuration.timeStretch else { return playSlot(at: i, into: payload) }
+                guard configuration.timeStretch else { return playSlot(at: i, into: payload, now: now) }
                 // A band a margin wide centred on the target; quiet frames are changed as soon as
                 // the delay leaves it, voiced ones only further out (see `timeStretch`).
                 let half = stretchMarginNs / 2
                 if delay < targetNs - half {
                     let urgent = delay < targetNs - 3 * half
-                    return playSlot(at: i, into: payload, scale: .stretch(urgent: urgent, by: targetNs - delay))
+                    return playSlot(at: i, into: payload, now: now, scale: .stretch(urgent: urgent, by: targetNs - delay))
                 }
                 if delay >= targetNs + half {
                     let urgent = delay >= targetNs + frameNs + half
-                    return playSlot(at: i, into: payload, scale: .accelerate(urgent: urgent, by: delay - targetNs))
+                    return playSlot(at: i, into: payload, now: now, scale: .accelerate(urgent: urgent, by: delay - targetNs))
                 }
-                return playSlot(at: i, into: payload)
+                return playSlot(at: i, into: payload, now: now)
             }
             // The frame at the playout position is missing.
             guard let j = firstBuffered(after: nextSeq) else { break }
@@ -196,7 +196,9 @@ extension JitterBuffer {
     enum Scale { case none, accelerate(urgent: Bool, by: Int64), stretch(urgent: Bool, by: Int64) }
 
     /// Copies the packet at `i` out and advances past it.
-    mutating func playSlot(at i: Int, into payload: UnsafeMutableRawBufferPointer, scale: Scale = .none) -> JitterBufferPlayout {
+    mutating func playSlot(
+        at i: Int, into payload: UnsafeMutableRawBufferPointer, now: MediaTime, scale: Scale = .none
+    ) -> JitterBufferPlayout {
         let slot = slots[i]
         release(at: i)
         nextSeq = slot.seq + 1
@@ -210,6 +212,8 @@ extension JitterBuffer {
         underrunUnits = 0
         continuity = .speech
         counters.playedPackets += 1
+        counters.emittedUnits += slot.duration
+        counters.emittedDelay += Double(max(0, now.nanoseconds - slot.arrival.nanoseconds)) / 1e9 * Double(slot.duration)
         if slot.origin == .redundancy { counters.recoveredByRedundancy += 1 }
         switch scale {
         case .none:

@@ -58,6 +58,8 @@ package struct JitterBuffer: Sendable {
         var marker = false
         var state = SlotState.empty
         var origin = Origin.packet
+        /// When the packet that brought the frame arrived.
+        var arrival = MediaTime.zero
     }
 
     /// The configuration in force (out-of-range values already clamped).

@@ -30,6 +30,11 @@ package struct JitterBufferStats: Hashable, Sendable {
     package var discarded: Int = 0
     /// Packets played out.
     package var playedPackets: Int = 0
+    /// Media units (RTP clock) of the frames played from packets, and the sum over them of how
+    /// long each waited between its packet's arrival and its playout, in seconds per unit:
+    /// W3C `jitterBufferEmittedCount` and `jitterBufferDelay`, at the RTP clock.
+    package var emittedUnits: Int = 0
+    package var emittedDelay: Double = 0
     /// Frames reported as ``JitterBufferPlayout/conceal(duration:)`` for packets known to be
     /// missing (a later packet is buffered).
     package var concealedFrames: Int = 0

@@ -92,6 +92,8 @@ package struct AudioStreamStats: Sendable, Hashable {
     package var redPacketsSent: UInt64 = 0
     package var redBlocksSent: UInt64 = 0
     package var redDepth = 0
+    /// What the received track played, in W3C `webrtc-stats` terms.
+    package var inbound = InboundAudioCounters()
     /// The peer's last RFC 3611 VoIP Metrics block about our stream, when it sends them.
     package var remoteVoIPMetrics: RTCPVoIPMetrics?
     package var announcedSilenceVerified: UInt64 = 0

@@ -11,6 +11,7 @@ extension RTPStream {
         let decoded = buffers.decoded
         let payload = buffers.playoutPayload
         var produced = 0
+        var concealed = false
         switch jitterBuffer.nextFrame(at: now, into: payload) {
         case .packet(let length, let duration):
             produced = decode(length: length, duration: duration, at: now)
@@ -32,9 +33,11 @@ extension RTPStream {
                 produced = n
             } else {
                 produced = conceal(duration: duration)
+                concealed = true
             }
         case .conceal(let duration):
             produced = conceal(duration: duration)
+            concealed = true
         case .silence(let duration):
             produced = min(to48k(duration), decoded.count)
             UnsafeMutableBufferPointer(rebasing: decoded[0..<produced]).update(repeating: 0)
@@ -42,6 +45,7 @@ extension RTPStream {
         let frame = UnsafeMutableBufferPointer(rebasing: decoded[0..<produced])
         if isOnHold { frame.update(repeating: 0) }
         outputLevel = AudioFrameLevel.peak(UnsafeBufferPointer(frame))
+        if packetsReceived > 0 { inbound.played(samples: produced, concealed: concealed, peak: outputLevel) }
         _ = output.perform(.play(UnsafeBufferPointer(frame)))
         return produced
     }

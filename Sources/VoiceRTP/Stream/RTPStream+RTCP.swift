@@ -184,6 +184,7 @@ extension RTPStream {
         s.redBlocksSent = redBlocksSent
         s.redDepth = redDepthInUse
         s.remoteVoIPMetrics = rtcp.remoteVoIPMetrics
+        s.inbound = inbound
         s.redBlocksRefused = redFilter.unknownType + redFilter.nested + redFilter.outOfOrder + redBlocksUnplaced
         s.announcedSilenceVerified = announcedSilence.verified
         s.announcedLevelsDistrusted = announcedSilence.isDistrusted

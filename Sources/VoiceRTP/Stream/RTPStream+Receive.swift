@@ -158,7 +158,7 @@ extension RTPStream {
             }
             _ = jitterBuffer.insertRedundant(
                 sequenceNumber: view.sequenceNumber &- UInt16(offset / duration), timestamp: timestamp, payload: block.data,
-                duration: duration)
+                duration: duration, arrival: now)
         }
         redFilter = filter
     }

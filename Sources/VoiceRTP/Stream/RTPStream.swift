@@ -49,6 +49,8 @@ package struct RTPStream {
     var rtpClockRate: Int
     /// The duration of the peer's last frame, RTP units (its ptime, which may differ from ours).
     var receivedFrameUnits = 0
+    /// What the received track played, in W3C `webrtc-stats` terms.
+    var inbound = InboundAudioCounters()
     var sequenceNumber: UInt16
     var rtpTimestamp: UInt32
     var packetsSent: UInt64 = 0
