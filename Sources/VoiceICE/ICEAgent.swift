@@ -47,7 +47,12 @@ package struct ICEAgent: Sendable {
         /// A triggered check replaced it (RFC 8445 §7.3.1.4): not retransmitted, and its lack
         /// of an answer fails nothing, but an answer still counts until its timeout.
         var cancelled = false
+        /// When it was first sent, for the round trip of an answer to it.
+        var sentAt: MediaTime
     }
+
+    /// What each pair's checks did, by pair.
+    private var pairCounters: [PairKey: ICEPairCounters] = [:]
 
     private var random: any RandomNumberGenerator & Sendable
     private var transactions: [Transaction] = []
@@ -84,6 +89,16 @@ package struct ICEAgent: Sendable {
         self.random = random
         role = ICERole(isControlling: isControlling, tieBreaker: self.random.next())
         checkList = ICECheckList(local: [], remote: [], localIsControlling: isControlling)
+    }
+
+    /// Each pair of the check list, with its state, whether it is selected, and its checks'
+    /// counters (W3C `RTCIceCandidatePairStats`).
+    package var pairStatistics: [ICEPairStats] {
+        let selected = selectedPair.map { PairKey(base: $0.local.base, remote: $0.remote.address) }
+        return checkList.pairs.map { pair in
+            let key = PairKey(base: pair.local.base, remote: pair.remote.address)
+            return ICEPairStats(pair: pair, isSelected: key == selected, counters: pairCounters[key] ?? ICEPairCounters())
+        }
     }
 
     // MARK: - Events
@@ -197,7 +212,8 @@ package struct ICEAgent: Sendable {
             Transaction(
                 id: id, pair: key, bytes: bytes, transmissions: 1, timeout: configuration.initialRetransmissionTimeout,
                 nextRetransmission: now + configuration.initialRetransmissionTimeout, useCandidate: useCandidate, isConsent: isConsent,
-                sentAsControlling: role.isControlling))
+                sentAsControlling: role.isControlling, sentAt: now))
+        if isConsent { pairCounters[key, default: ICEPairCounters()].consentRequestsSent += 1 } else { pairCounters[key, default: ICEPairCounters()].requestsSent += 1 }
         return .send(bytes, from: key.base, to: key.remote)
     }
 
@@ -225,6 +241,7 @@ package struct ICEAgent: Sendable {
                 continue
             }
             transaction.transmissions += 1
+            pairCounters[transaction.pair, default: ICEPairCounters()].retransmissionsSent += 1
             transaction.timeout = min(transaction.timeout + transaction.timeout, .seconds(1))
             transaction.nextRetransmission = now + transaction.timeout
             actions.append(.send(transaction.bytes, from: transaction.pair.base, to: transaction.pair.remote))
@@ -266,6 +283,8 @@ package struct ICEAgent: Sendable {
             let weWin = role.tieBreaker >= check.role.tieBreaker
             if role.isControlling == weWin {
                 // We keep our role; the peer must switch.
+                pairCounters[PairKey(base: base, remote: source), default: ICEPairCounters()].requestsReceived += 1
+                pairCounters[PairKey(base: base, remote: source), default: ICEPairCounters()].responsesSent += 1
                 return [.send(ICEConnectivityCheck.errorResponse(487, reason: "Role Conflict", transactionID: check.transactionID, local: localCredentials), from: base, to: source)]
             }
             switchRole()
@@ -273,6 +292,8 @@ package struct ICEAgent: Sendable {
         var actions: [ICEAgentAction] = [
             .send(ICEConnectivityCheck.successResponse(to: check, from: source, local: localCredentials), from: base, to: source)
         ]
+        pairCounters[PairKey(base: base, remote: source), default: ICEPairCounters()].requestsReceived += 1
+        pairCounters[PairKey(base: base, remote: source), default: ICEPairCounters()].responsesSent += 1
         guard remoteCredentials != nil else {
             earlyCheckSources.append((source, base, check.priority))
             return actions
@@ -327,6 +348,10 @@ package struct ICEAgent: Sendable {
         case .failure(let error): return [.refused(error, from: source)]
         }
         transactions.remove(at: position)
+        pairCounters[transaction.pair, default: ICEPairCounters()].responsesReceived += 1
+        if case .success = response, transaction.transmissions == 1, source == transaction.pair.remote, base == transaction.pair.base {
+            pairCounters[transaction.pair, default: ICEPairCounters()].measured(now - transaction.sentAt)
+        }
         if transaction.cancelled {
             // A cancelled check's answer can only help (its pair has a newer check in flight):
             // a symmetric success counts, anything else is dropped.

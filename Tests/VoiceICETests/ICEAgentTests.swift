@@ -422,3 +422,48 @@ final class ICEAgentTests: XCTestCase {
         }
     }
 }
+
+extension ICEAgentTests {
+    /// Each pair's checks are counted as `RTCIceCandidatePairStats` counts them: requests and
+    /// answers both ways, retransmissions apart, consent checks apart, and the round trip of a
+    /// check answered on its first transmission.
+    func testPairStatisticsCountTheChecksAndTheirRoundTrip() throws {
+        var world = World(agent(["10.0.0.1:5000", "10.0.1.1:5002"], controlling: true, seed: 1), agent(["10.0.0.2:6000"], controlling: false, seed: 7))
+        world.drops = { from, _ in from.ip == IPAddress("10.0.1.1")! }
+        world.exchangeCandidates()
+        world.run(for: .seconds(1))
+        let ours = world.agents[0].pairStatistics
+        XCTAssertEqual(ours.count, 2)
+        let working = try XCTUnwrap(ours.first { $0.pair.local.base == Self.address("10.0.0.1:5000") })
+        XCTAssertTrue(working.isSelected)
+        XCTAssertEqual(working.pair.state, .succeeded)
+        XCTAssertGreaterThanOrEqual(working.counters.requestsSent, 2, "a check, then the nominating one")
+        XCTAssertEqual(working.counters.responsesReceived, working.counters.requestsSent, "every check answered")
+        XCTAssertEqual(working.counters.retransmissionsSent, 0)
+        XCTAssertEqual(working.counters.currentRoundTripTime, .milliseconds(20), "10 ms each way")
+        XCTAssertEqual(working.counters.roundTripTimeMeasurements, working.counters.responsesReceived)
+        XCTAssertEqual(working.counters.totalRoundTripTime, .milliseconds(20 * Int64(working.counters.roundTripTimeMeasurements)))
+
+        let dead = try XCTUnwrap(ours.first { $0.pair.local.base == Self.address("10.0.1.1:5002") })
+        XCTAssertFalse(dead.isSelected)
+        // Its checks go nowhere; the peer's reach it and trigger new ones (each a request).
+        XCTAssertGreaterThanOrEqual(dead.counters.requestsSent, 1)
+        XCTAssertGreaterThan(dead.counters.retransmissionsSent, 0)
+        XCTAssertGreaterThan(dead.counters.requestsReceived, 0)
+        XCTAssertEqual(dead.counters.responsesSent, dead.counters.requestsReceived, "answered, though the answers are lost")
+        XCTAssertEqual(dead.counters.responsesReceived, 0)
+        XCTAssertNil(dead.counters.currentRoundTripTime)
+
+        let theirs = try XCTUnwrap(world.agents[1].pairStatistics.first { $0.isSelected })
+        XCTAssertEqual(theirs.pair.remote.address, Self.address("10.0.0.1:5000"))
+        XCTAssertEqual(theirs.counters.requestsReceived, working.counters.requestsSent, "what we sent, it received")
+        XCTAssertEqual(theirs.counters.responsesSent, theirs.counters.requestsReceived)
+
+        let before = working.counters
+        world.run(for: .seconds(12))
+        let later = try XCTUnwrap(world.agents[0].pairStatistics.first { $0.isSelected }).counters
+        XCTAssertGreaterThan(later.consentRequestsSent, 0, "consent checks, counted apart")
+        XCTAssertEqual(later.requestsSent, before.requestsSent)
+        XCTAssertGreaterThanOrEqual(later.responsesReceived + 1, before.responsesReceived + later.consentRequestsSent, "each answered (the last may be in flight)")
+    }
+}

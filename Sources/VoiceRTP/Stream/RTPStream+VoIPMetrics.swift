@@ -1,12 +1,16 @@
 import VoiceSupport
 
 extension RTPStream {
-    /// Our VoIP Metrics block (RFC 3611 §4.7) about the peer's stream: loss (RFC 3550's
-    /// count, before FEC or RED repair) and jitter-buffer discards since reception began, bursts and gaps with a gap threshold of 1 (a burst is a
-    /// run of consecutive losses, what the peer's redundancy must span; gaps are averaged over
-    /// one more than the bursts, the gaps around them), the round trip, our
-    /// buffering delay and the jitter buffer's delays. Levels, R factors and MOS are left
-    /// unavailable: nothing here measures them as the RFC defines them.
+    /// Our VoIP Metrics block (RFC 3611 §4.7) about the peer's stream:
+    /// - loss (RFC 3550's count, before FEC or RED repair) and jitter-buffer discards since
+    ///   reception began;
+    /// - bursts and gaps with a gap threshold of 1 (a burst is a run of consecutive losses, what
+    ///   the peer's redundancy must span; gaps are averaged over one more than the bursts, the
+    ///   gaps around them);
+    /// - the round trip, our buffering delay and the jitter buffer's delays.
+    ///
+    /// Levels, R factors and MOS are left unavailable: nothing here measures them as the RFC
+    /// defines them.
     func voipMetrics() -> RTCPVoIPMetrics {
         var block = RTCPVoIPMetrics(ssrc: remoteSSRC)
         let expected = max(0, receiverStats.expectedPackets)
