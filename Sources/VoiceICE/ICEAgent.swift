@@ -278,13 +278,14 @@ package struct ICEAgent: Sendable {
         case .failure(.notACheck): return []
         case .failure(let error): return [.refused(error, from: source)]
         }
+        // Every check that authenticates is answered below: a success, or a role conflict's 487.
+        pairCounters[PairKey(base: base, remote: source), default: ICEPairCounters()].requestsReceived += 1
+        pairCounters[PairKey(base: base, remote: source), default: ICEPairCounters()].responsesSent += 1
         // Role conflict (RFC 8445 §7.3.1.1).
         if check.role.isControlling == role.isControlling {
             let weWin = role.tieBreaker >= check.role.tieBreaker
             if role.isControlling == weWin {
                 // We keep our role; the peer must switch.
-                pairCounters[PairKey(base: base, remote: source), default: ICEPairCounters()].requestsReceived += 1
-                pairCounters[PairKey(base: base, remote: source), default: ICEPairCounters()].responsesSent += 1
                 return [.send(ICEConnectivityCheck.errorResponse(487, reason: "Role Conflict", transactionID: check.transactionID, local: localCredentials), from: base, to: source)]
             }
             switchRole()
@@ -292,8 +293,6 @@ package struct ICEAgent: Sendable {
         var actions: [ICEAgentAction] = [
             .send(ICEConnectivityCheck.successResponse(to: check, from: source, local: localCredentials), from: base, to: source)
         ]
-        pairCounters[PairKey(base: base, remote: source), default: ICEPairCounters()].requestsReceived += 1
-        pairCounters[PairKey(base: base, remote: source), default: ICEPairCounters()].responsesSent += 1
         guard remoteCredentials != nil else {
             earlyCheckSources.append((source, base, check.priority))
             return actions
