@@ -18,13 +18,18 @@ import VoiceSupport
 package struct ICEAgent: Sendable {
     package let configuration: ICEAgentConfiguration
     package let localCredentials: ICECredentials
-    package private(set) var localCandidates: [ICECandidate]
+    package private(set) var localCandidates: [ICECandidate] { didSet { statisticsGeneration &+= 1 } }
+    /// The peer's candidates: signaled, resolved later, and learned from its checks.
+    package private(set) var remoteCandidates: [ICECandidate] = [] { didSet { statisticsGeneration &+= 1 } }
     package private(set) var role: ICERole
     package private(set) var remoteCredentials: ICECredentials?
     package private(set) var remoteIsLite = false
-    package private(set) var checkList: ICECheckList
+    package private(set) var checkList: ICECheckList { didSet { statisticsGeneration &+= 1 } }
     package private(set) var state: ICEAgentState = .checking
-    package private(set) var selectedPair: ICECandidatePair?
+    package private(set) var selectedPair: ICECandidatePair? { didSet { statisticsGeneration &+= 1 } }
+    /// Changes whenever what ``statistics`` lists changes (a candidate, a pair's state, a
+    /// counter, the selection), so a driver rebuilds its copy only then.
+    package private(set) var statisticsGeneration: UInt64 = 0
 
     /// One pair: the local base it is checked from and the remote address.
     private struct PairKey: Hashable, Sendable {
@@ -52,7 +57,7 @@ package struct ICEAgent: Sendable {
     }
 
     /// What each pair's checks did, by pair.
-    private var pairCounters: [PairKey: ICEPairCounters] = [:]
+    private var pairCounters: [PairKey: ICEPairCounters] = [:] { didSet { statisticsGeneration &+= 1 } }
 
     private var random: any RandomNumberGenerator & Sendable
     private var transactions: [Transaction] = []
@@ -101,6 +106,14 @@ package struct ICEAgent: Sendable {
         }
     }
 
+    /// Both sides' candidates and every pair's stats (W3C `RTCIceCandidateStats` and
+    /// `RTCIceCandidatePairStats`). Builds arrays: a driver asks only when
+    /// ``statisticsGeneration`` moved.
+    package var statistics: ICEStatistics {
+        ICEStatistics(
+            localCandidates: localCandidates, remoteCandidates: remoteCandidates, pairs: pairStatistics, localIsControlling: role.isControlling)
+    }
+
     // MARK: - Events
 
     /// The peer's credentials and candidates arrived (its offer or answer): the check list forms
@@ -114,6 +127,7 @@ package struct ICEAgent: Sendable {
         remoteCandidatesPending = moreCandidatesComing
         remoteCredentials = credentials
         remoteIsLite = isLite
+        remoteCandidates = candidates
         if isLite && !role.isControlling { role.isControlling = true }
         checkList = ICECheckList(local: localCandidates, remote: candidates, localIsControlling: role.isControlling)
         nextCheckAt = now
@@ -134,9 +148,15 @@ package struct ICEAgent: Sendable {
     /// are coming, and the agent fails if nothing is left to try.
     package mutating func addRemoteCandidates(_ candidates: [ICECandidate], final: Bool, now: MediaTime) -> [ICEAgentAction] {
         guard state != .failed, remoteCredentials != nil else { return [] }
-        for candidate in candidates { checkList.addRemote(candidate, local: localCandidates) }
+        let local = localCandidates
+        for candidate in candidates {
+            checkList.addRemote(candidate, local: local)
+            remoteCandidates.removeAll { $0.address == candidate.address && $0.component == candidate.component && $0.kind == .peerReflexive }
+            remoteCandidates.append(candidate)
+        }
         if let selected = selectedPair, let index = checkList.index(localBase: selected.local.base, remote: selected.remote.address) {
-            selectedPair?.remote = checkList.pairs[index].remote
+            let remote = checkList.pairs[index].remote
+            selectedPair?.remote = remote
         }
         if nextCheckAt == nil { nextCheckAt = now }
         if final { remoteCandidatesPending = false }
@@ -329,6 +349,7 @@ package struct ICEAgent: Sendable {
             kind: .peerReflexive, component: local.component, address: source, base: source, priority: priority,
             foundation: ICECandidate.foundation(kind: .peerReflexive, base: source.ip, server: nil))
         _ = checkList.insert(ICECandidatePair(local: local, remote: remote, state: .waiting))
+        if !remoteCandidates.contains(where: { $0.address == source && $0.component == local.component }) { remoteCandidates.append(remote) }
     }
 
     // MARK: - Answers to our checks
@@ -442,9 +463,9 @@ package struct ICEAgent: Sendable {
     /// its first, RFC 8445 §8.1.1's "the peer moved" case that draft-thatcher-ice-renomination
     /// makes explicit).
     private mutating func select(_ index: Int, now: MediaTime, replacing: Bool = false) -> [ICEAgentAction] {
-        var pair = checkList.pairs[index]
-        pair.nominated = true
         checkList.setState(.succeeded, at: index)
+        checkList.setNominated(at: index)
+        let pair = checkList.pairs[index]
         if let current = selectedPair {
             let same = current.local.base == pair.local.base && current.remote.address == pair.remote.address
             let better = current.priority(localIsControlling: role.isControlling) < pair.priority(localIsControlling: role.isControlling)

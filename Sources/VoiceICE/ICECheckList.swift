@@ -90,6 +90,9 @@ package struct ICECheckList: Hashable, Sendable {
     /// Sets the state of the pair at `index`.
     package mutating func setState(_ state: ICECandidatePair.State, at index: Int) { pairs[index].state = state }
 
+    /// The pair at `index` was nominated: a check with USE-CANDIDATE succeeded on it.
+    package mutating func setNominated(at index: Int) { pairs[index].nominated = true }
+
     /// Adds a pair found by a check (a peer-reflexive candidate, a triggered check) in priority order.
     package mutating func insert(_ pair: ICECandidatePair) -> Int {
         let priority = pair.priority(localIsControlling: localIsControlling)

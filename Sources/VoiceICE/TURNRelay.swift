@@ -49,16 +49,19 @@ package struct TURNRelay: Sendable {
     /// The TCP or TLS connection to the server the allocation lives on (RFC 8656 §3.1); nil
     /// when it is reached over UDP, from the call's media socket.
     package var connection: ReservedConnection?
+    /// How the server is reached (W3C's `relayProtocol` of the relayed candidate).
+    package var transport: TURNServer.Transport
 
     package init(
         server: TransportAddress, client: TURNClient, relayed: TransportAddress, mapped: TransportAddress,
-        connection: ReservedConnection? = nil
+        connection: ReservedConnection? = nil, transport: TURNServer.Transport = .udp
     ) {
         self.server = server
         self.client = client
         self.relayed = relayed
         self.mapped = mapped
         self.connection = connection
+        self.transport = transport
     }
 
     /// The relayed candidate (RFC 8445 §5.1.1.2): its base is itself, its related address the

@@ -54,6 +54,7 @@ extension MediaPath {
     /// A DTLS datagram for the peer: along the route, through the relay when it is relayed.
     mutating func outgoing(_ bytes: [UInt8]) -> [Effect] {
         guard let route else { return [] }
+        figures.traffic.sent(bytes.count)
         guard route.viaRelay, relay != nil else { return [.send(bytes, to: route.destination, from: route.source)] }
         guard let wrapped = wrapForRelay(bytes, to: route.destination) else { return [] }
         return [.sendToRelay(wrapped)]

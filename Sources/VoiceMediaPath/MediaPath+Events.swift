@@ -80,6 +80,7 @@ extension MediaPath {
             figures.offPathDTLS += 1
             return effects
         }
+        figures.traffic.received(bytes.count)
         switch phase {
         case .checking:
             // The peer's ClientHello came before our side selected a pair (its nomination won
@@ -115,6 +116,7 @@ extension MediaPath {
         if switched { effects.append(.channelsCleared) }
         ice = .restarting(agent)
         figures.iceRestarts += 1
+        figures.show(agent)
         figures.remoteCandidates = restart.remote.candidates.count
         effects += performRemoteSet(said, now: now)
         return hasEnded || !switched ? effects : effects + permitRemoteCandidates(now: now)

@@ -22,19 +22,31 @@ extension MediaPath {
             return []
         case .checking(var agent):
             ice = placeholder
-            defer { ice = .checking(agent) }
+            defer {
+                figures.show(agent)
+                ice = .checking(agent)
+            }
             return body(&agent)
         case .restarting(var agent):
             ice = placeholder
-            defer { ice = .restarting(agent) }
+            defer {
+                figures.show(agent)
+                ice = .restarting(agent)
+            }
             return body(&agent)
         case .selected(var agent):
             ice = placeholder
-            defer { ice = .selected(agent) }
+            defer {
+                figures.show(agent)
+                ice = .selected(agent)
+            }
             return body(&agent)
         case .consentLost(var agent):
             ice = placeholder
-            defer { ice = .consentLost(agent) }
+            defer {
+                figures.show(agent)
+                ice = .consentLost(agent)
+            }
             return body(&agent)
         }
     }
@@ -83,6 +95,7 @@ extension MediaPath {
         if let agent = ice.agent { ice = .selected(agent) }
         let route = route(over: pair, to: remote)
         figures.selectedPair = ICESelectedPair(pair)
+        figures.traffic.select(ICEPairAddresses(pair))
         if figures.routedAt == nil { figures.routedAt = now }
         switch phase {
         case .checking:
@@ -104,6 +117,7 @@ extension MediaPath {
         else { return [] }
         let route = route(over: valid, to: valid.remote.address)
         reroute(route)
+        figures.traffic.select(ICEPairAddresses(valid))
         return [.route(route)]
     }
 

@@ -10,9 +10,10 @@ struct RelayAllocation: Sendable {
     var relayed: TransportAddress
     /// The TURN server.
     let server: TransportAddress
-    /// Whether the server is reached over TCP or TLS: that connection dies when the host moves,
+    /// How the server is reached. Over TCP or TLS, that connection dies when the host moves,
     /// so no new allocation is made from the port.
-    let overStream: Bool
+    let transport: TURNServer.Transport
+    var overStream: Bool { transport != .udp }
 
     /// A dual allocation's IPv6 relayed address (RFC 8656 §7.2), also a relayed candidate's base.
     var additionalRelayed: TransportAddress? { client.additionalRelayedAddress }

@@ -94,7 +94,10 @@ package struct MediaPath: Sendable {
         iceConfiguration = configuration
         base = Self.base(of: localCandidates, on: localAddress)
         if let relay {
-            self.relay = RelayAllocation(client: relay.client, relayed: relay.relayed, server: relay.server, overStream: relay.connection != nil)
+            // A relay with a connection is over a stream, whatever its server said.
+            let transport = relay.connection != nil && relay.transport == .udp ? TURNServer.Transport.tcp : relay.transport
+            self.relay = RelayAllocation(client: relay.client, relayed: relay.relayed, server: relay.server, transport: transport)
+            figures.relayTransport = transport
             answersDirectChecks = localCandidates.contains { $0.kind != .relayed }
         }
         if let remote = remoteICE {
@@ -105,6 +108,7 @@ package struct MediaPath: Sendable {
                 credentials: remote.credentials, candidates: remote.candidates, isLite: remote.isLite,
                 moreCandidatesComing: remote.moreCandidatesComing, now: .zero)
             figures.remoteCandidates = remote.candidates.count
+            figures.show(agent)
             ice = .checking(agent)
             phase = .ready(agentSaid: said)
         } else {
@@ -159,6 +163,13 @@ package struct MediaPath: Sendable {
 
     /// RTP or RTCP that came before the keys: not played (it could not be authenticated).
     package mutating func countDroppedBeforeKeys() { figures.packetsBeforeKeys += 1 }
+
+    /// The driver sent media (RTP, RTCP, DTLS) of `bytes` over the route: counted for the pair
+    /// that carries it.
+    package mutating func countSent(_ bytes: Int) { figures.traffic.sent(bytes) }
+
+    /// Media of `bytes` came from the peer.
+    package mutating func countReceived(_ bytes: Int) { figures.traffic.received(bytes) }
 }
 
 /// What may pass for the stream's RTP and RTCP (``MediaPath/gate``).

@@ -26,8 +26,30 @@ package struct MediaPathFigures: Sendable, Equatable {
     package var startedAt: MediaTime?
     package var routedAt: MediaTime?
     package var keyedAt: MediaTime?
+    /// How our TURN server is reached, when there is one (the relayed candidate's protocol).
+    package var relayTransport: TURNServer.Transport?
+    /// The agent's candidates and pairs as of its last change; rebuilt only when the agent's
+    /// ``ICEAgent/statisticsGeneration`` moves, so a snapshot of the figures costs no allocation.
+    package private(set) var ice: ICEStatistics?
+    /// Which agent and generation ``ice`` shows: restarts, then the agent's generation.
+    private var iceShown: ICEShown?
+
+    private struct ICEShown: Equatable, Sendable {
+        var restarts: Int
+        var generation: UInt64
+    }
+    /// What media each selected pair carried.
+    package var traffic = ICETrafficLedger()
 
     package init() {}
+
+    /// Takes the agent's candidates and pairs if they changed since last shown.
+    mutating func show(_ agent: ICEAgent) {
+        let now = ICEShown(restarts: iceRestarts, generation: agent.statisticsGeneration)
+        guard now != iceShown else { return }
+        ice = agent.statistics
+        iceShown = now
+    }
 
     /// Adds the figures to a stream's stats.
     package func add(to s: inout AudioStreamStats) {
@@ -37,6 +59,9 @@ package struct MediaPathFigures: Sendable, Equatable {
         s.stunIntegrityFailures = refusedChecks
         s.offPathDTLSDatagrams = offPathDTLS
         s.packetsBeforeKeys = packetsBeforeKeys
+        s.iceStatistics = ice
+        s.iceTraffic = traffic
+        s.relayTransport = relayTransport
         if let startedAt, let routedAt {
             s.iceConnectMilliseconds = max(0, (routedAt - startedAt).milliseconds)
         }

@@ -61,6 +61,9 @@ final class CallMediaSecurityTests: VirtualTimeTestCase {
             XCTAssertEqual(report.transport.selectedCandidatePair?.local.candidateType, .host)
             XCTAssertEqual(report.transport.selectedCandidatePair?.remote.candidateType, .host)
             XCTAssertTrue(report.transport.selectedCandidatePair?.remote.address.hasPrefix("127.") == true)
+            let calleeReport = try XCTUnwrap(try ConnectedCallPair.onCore(answered) { $0?.statsReport() })
+            try assertCandidatesAndPairs(report, caller, controlling: true, "caller")
+            try assertCandidatesAndPairs(calleeReport, calleeStats, controlling: false, "callee")
             // Each side hears the other's tone.
             let heardByAlice = ConnectedCallPair.recordedLevel(of: alice.device, over: 1)
             let heardByBob = ConnectedCallPair.recordedLevel(of: bob.device, over: 1)
@@ -70,6 +73,42 @@ final class CallMediaSecurityTests: VirtualTimeTestCase {
             XCTAssertGreaterThan(Goertzel.power(of: 660, in: alicePlayed), 10 * Goertzel.power(of: 440, in: alicePlayed), "alice hears bob's 660 Hz")
             call.disconnect()
             delegate.waitForEnd()
+        }
+    }
+
+    /// The report lists both sides' candidates and the check list's pairs; the selected pair
+    /// carries the stream's packets (more bytes than its RTP payloads: headers, RTCP, DTLS) and
+    /// counts the checks that made it.
+    private func assertCandidatesAndPairs(
+        _ report: CallStatsReport, _ stream: AudioStreamStats, controlling: Bool, _ name: String
+    ) throws {
+        let transport = report.transport
+        XCTAssertFalse(transport.localCandidates.isEmpty, name)
+        XCTAssertFalse(transport.remoteCandidates.isEmpty, name)
+        XCTAssertTrue(transport.localCandidates.allSatisfy { $0.priority != nil && $0.foundation != nil && $0.transportProtocol == "udp" }, name)
+        XCTAssertTrue(transport.localCandidates.allSatisfy { $0.relayProtocol == nil }, "no relay: \(name)")
+        let selected = transport.candidatePairs.filter(\.selected)
+        XCTAssertEqual(selected.count, 1, name)
+        let pair = try XCTUnwrap(selected.first)
+        XCTAssertEqual(pair.state, .succeeded, name)
+        XCTAssertTrue(pair.nominated, name)
+        XCTAssertEqual(transport.selectedCandidatePair, CallICECandidatePair(local: pair.local, remote: pair.remote), name)
+        XCTAssertNotNil(pair.local.priority, "the selected pair's ends come from the list: \(name)")
+        XCTAssertGreaterThan(pair.priority, 0, name)
+        XCTAssertGreaterThanOrEqual(pair.packetsSent, stream.packetsSent, "RTP, and RTCP and DTLS besides: \(name)")
+        XCTAssertGreaterThan(pair.bytesSent, stream.bytesSent, "payloads and their headers: \(name)")
+        XCTAssertGreaterThan(pair.packetsReceived, 100, name)
+        XCTAssertGreaterThan(pair.bytesReceived, stream.bytesReceived, name)
+        let unselected = transport.candidatePairs.filter { !$0.selected }
+        XCTAssertEqual(unselected.map(\.bytesSent).reduce(0, +), 0, "no media on the others: \(name)")
+        if controlling {
+            XCTAssertGreaterThanOrEqual(pair.requestsSent, 1, name)
+            XCTAssertGreaterThanOrEqual(pair.responsesReceived, 1, name)
+            XCTAssertNotNil(pair.currentRoundTripTime, name)
+            XCTAssertEqual(pair.totalRoundTripTime, pair.currentRoundTripTime.map { $0 * Double(pair.roundTripTimeMeasurements) } ?? -1, accuracy: 0.01, name)
+        } else {
+            XCTAssertGreaterThanOrEqual(pair.requestsReceived, 1, name)
+            XCTAssertEqual(pair.responsesSent, pair.requestsReceived, name)
         }
     }
 

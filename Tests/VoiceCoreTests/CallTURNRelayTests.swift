@@ -119,6 +119,12 @@ final class CallTURNRelayTests: XCTestCase {
         XCTAssertEqual(caller.selectedCandidatePair?.localKind, .relayed, "\(caller.selectedCandidatePair as Any)")
         XCTAssertEqual(caller.dtlsState, .connected)
         XCTAssertEqual(caller.srtpAuthFailures, 0)
+        // The report names the relay as W3C does: the relayed candidate's relayProtocol.
+        let transport = try XCTUnwrap(try ConnectedCallPair.onCore(call) { $0?.statsReport() }).transport
+        let relayProtocol: CallICECandidate.RelayProtocol = reach == .udp ? .udp : reach == .tcp ? .tcp : .tls
+        XCTAssertEqual(transport.localCandidates.filter { $0.candidateType == .relayed }.map(\.relayProtocol), [relayProtocol])
+        XCTAssertEqual(transport.selectedCandidatePair?.local.relayProtocol, relayProtocol)
+        XCTAssertGreaterThan(transport.candidatePairs.first(where: \.selected)?.bytesReceived ?? 0, 0, "media came over the relayed pair")
         let answered = try XCTUnwrap(callee.value)
         let calleeStats = try XCTUnwrap(try stats(answered))
         XCTAssertTrue(

@@ -466,4 +466,41 @@ extension ICEAgentTests {
         XCTAssertEqual(later.requestsSent, before.requestsSent)
         XCTAssertGreaterThanOrEqual(later.responsesReceived + 1, before.responsesReceived + later.consentRequestsSent, "each answered (the last may be in flight)")
     }
+
+    func testStatisticsListBothSidesAndChangeOnlyWhenSomethingDid() throws {
+        var world = World(agent(["10.0.0.1:5000", "10.0.1.1:5002"], controlling: true, seed: 1), agent(["10.0.0.2:6000"], controlling: false, seed: 7))
+        world.drops = { from, _ in from.ip == IPAddress("10.0.1.1")! }
+        world.exchangeCandidates()
+        world.run(for: .seconds(1))
+        let ours = world.agents[0].statistics
+        XCTAssertEqual(ours.localCandidates.map(\.address), [Self.address("10.0.0.1:5000"), Self.address("10.0.1.1:5002")])
+        XCTAssertEqual(ours.remoteCandidates.map(\.address), [Self.address("10.0.0.2:6000")])
+        XCTAssertTrue(ours.localIsControlling)
+        XCTAssertEqual(ours.pairs.map(\.pair.nominated), [true, false], "the pair nominated is marked so in the list, not only in the selection")
+        let theirs = world.agents[1].statistics
+        XCTAssertFalse(theirs.localIsControlling)
+        XCTAssertEqual(theirs.pairs.filter(\.pair.nominated).map(\.pair.remote.address), [Self.address("10.0.0.1:5000")])
+        // The dead interface's datagrams are all lost, so the peer learned nothing from it.
+        XCTAssertEqual(theirs.remoteCandidates.map(\.kind), [.host, .host])
+
+        // A tick with nothing due changes nothing, and the generation stays (a driver then
+        // copies nothing); a consent check later moves it.
+        var quiet = world.agents[0]
+        let generation = quiet.statisticsGeneration
+        XCTAssertEqual(quiet.tick(now: world.now).count, 0)
+        XCTAssertEqual(quiet.statisticsGeneration, generation)
+        XCTAssertEqual(quiet.statistics, ours)
+        world.run(for: .seconds(8))
+        XCTAssertNotEqual(world.agents[0].statisticsGeneration, generation, "consent checks were counted")
+    }
+
+    func testAPeerReflexiveCandidateIsListedAmongTheRemoteOnes() throws {
+        // The peer signals nothing; its checks teach us its address.
+        var world = World(agent(["10.0.0.1:5000"], controlling: true, seed: 1), agent(["10.0.0.2:6000"], controlling: false, seed: 7))
+        world.exchangeCandidates(bCandidates: [], namesPending: true)
+        world.run(for: .seconds(1))
+        let remote = world.agents[0].statistics.remoteCandidates
+        XCTAssertEqual(remote.map(\.kind), [.peerReflexive])
+        XCTAssertEqual(remote.map(\.address), [Self.address("10.0.0.2:6000")])
+    }
 }

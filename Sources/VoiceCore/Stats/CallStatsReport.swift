@@ -66,7 +66,8 @@ public struct CallStatsReport: Hashable, Sendable {
         security.stunIntegrityFailures = stats.stunIntegrityFailures
         security.offPathDTLSDatagrams = stats.offPathDTLSDatagrams
         transport = CallTransportStats(
-            selectedCandidatePair: stats.selectedCandidatePair, dtlsState: stats.dtlsState, srtpSuite: stats.dtlsSRTPSuite)
+            selectedCandidatePair: stats.selectedCandidatePair, dtlsState: stats.dtlsState, srtpSuite: stats.dtlsSRTPSuite,
+            ice: stats.iceStatistics, traffic: stats.iceTraffic, relay: stats.relayTransport)
     }
 
     /// The local track, when media is set up.

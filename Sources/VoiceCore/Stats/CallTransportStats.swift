@@ -11,6 +11,13 @@ public struct CallTransportStats: Hashable, Sendable {
     public var dtlsState: DTLSState?
     /// The SRTP protection profile the DTLS handshake chose; nil otherwise.
     public var srtpCipher: SRTPProfile?
+    /// Our ICE candidates (`RTCIceCandidateStats` of type `local-candidate`); empty without ICE.
+    public var localCandidates: [CallICECandidate] = []
+    /// The peer's: signaled, and learned from its checks (`remote-candidate`).
+    public var remoteCandidates: [CallICECandidate] = []
+    /// Every pair of the check list, highest priority first (`RTCIceCandidatePairStats`); the
+    /// one media travels on is ``CallICECandidatePairStats/selected``.
+    public var candidatePairs: [CallICECandidatePairStats] = []
 
     /// WebRTC's `RTCDtlsTransportState`.
     public enum DTLSState: Hashable, Sendable {
@@ -43,8 +50,23 @@ public struct CallTransportStats: Hashable, Sendable {
     }
 
     /// Transport statistics from the stream's figures.
-    package init(selectedCandidatePair: ICESelectedPair? = nil, dtlsState: DTLSTransportState? = nil, srtpSuite: SRTPSuite? = nil) {
+    package init(
+        selectedCandidatePair: ICESelectedPair? = nil, dtlsState: DTLSTransportState? = nil, srtpSuite: SRTPSuite? = nil,
+        ice: ICEStatistics? = nil, traffic: ICETrafficLedger = ICETrafficLedger(), relay: TURNServer.Transport? = nil
+    ) {
         self.selectedCandidatePair = selectedCandidatePair.map(CallICECandidatePair.init)
+        if let ice {
+            localCandidates = ice.localCandidates.map { CallICECandidate($0, relay: relay) }
+            remoteCandidates = ice.remoteCandidates.map { CallICECandidate($0) }
+            candidatePairs = ice.pairs.map {
+                CallICECandidatePairStats(
+                    $0, localIsControlling: ice.localIsControlling, traffic: traffic.traffic(of: ICEPairAddresses($0.pair)), relay: relay)
+            }
+            // The selected pair's ends in full (priority, foundation) where the list has them.
+            if let selected = candidatePairs.first(where: \.selected) {
+                self.selectedCandidatePair = CallICECandidatePair(local: selected.local, remote: selected.remote)
+            }
+        }
         self.dtlsState = dtlsState.map {
             switch $0 {
             case .new: .new

@@ -193,6 +193,7 @@ final class StreamDriver: MediaTask {
                 path?.countDroppedBeforeKeys()
                 return true
             }
+            path?.countReceived(length)
             stream.wallClockOffset = wallClockOffset
             var output = Output(driver: self)
             stream.receive(receiveBuffer, length: length, from: packetSource, at: arrival, output: &output)
@@ -365,9 +366,12 @@ final class StreamDriver: MediaTask {
                 // nothing counted as sent).
                 switch driver.mediaGate {
                 case .open: break
-                case .openViaRelay: return driver.sendRelayed(datagram, to: destination)
+                case .openViaRelay:
+                    driver.path?.countSent(datagram.count)
+                    return driver.sendRelayed(datagram, to: destination)
                 case .shut, .receiveOnly: return false
                 }
+                driver.path?.countSent(datagram.count)
                 let transports = driver.transports
                 let transport = component == .rtcp ? transports[driver.rtcpTransportIndex ?? 0] : transports[0]
                 return transport.send(datagram, to: destination, from: driver.mediaSource)

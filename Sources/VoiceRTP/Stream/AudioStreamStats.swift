@@ -59,6 +59,12 @@ package struct AudioStreamStats: Sendable, Hashable {
     /// WebRTC media (ICE + DTLS-SRTP): the selected candidate pair, nil without ICE or before
     /// one is selected.
     package var selectedCandidatePair: ICESelectedPair?
+    /// Both sides' ICE candidates and the check list's pairs; nil without ICE.
+    package var iceStatistics: ICEStatistics?
+    /// What media each selected candidate pair carried.
+    package var iceTraffic = ICETrafficLedger()
+    /// How our TURN server is reached, when a relayed candidate is ours.
+    package var relayTransport: TURNServer.Transport?
     /// The DTLS transport's state; nil for SDES or plain RTP.
     package var dtlsState: DTLSTransportState?
     /// The SRTP suite the DTLS handshake chose; nil otherwise.

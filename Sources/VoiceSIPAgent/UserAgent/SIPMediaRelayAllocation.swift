@@ -85,7 +85,8 @@ enum SIPMediaRelayAllocation {
                     _ = bytes.withUnsafeBytes { connection.write($0) }
                 case .allocated(let relayed, let mapped):
                     return TURNRelay(
-                        server: server.address, client: client, relayed: relayed, mapped: mapped, connection: ReservedConnection(connection))
+                        server: server.address, client: client, relayed: relayed, mapped: mapped, connection: ReservedConnection(connection),
+                        transport: server.transport)
                 case .failed(let error):
                     throw error
                 default:
