@@ -127,6 +127,21 @@ final class AudioStreamTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(
             b.jitterBuffer.recoveredFrames * 100, Int(b.packetsLost) * 80,
             "most losses recovered by FEC (\(b.jitterBuffer.recoveredFrames) of \(b.packetsLost); concealed \(b.jitterBuffer.concealedFrames))")
+        // W3C's fecPacketsReceived/Discarded: what B read of A's LBRR, and what it needed.
+        let fec = (received: b.inbound.fecPacketsReceived, discarded: b.inbound.fecPacketsDiscarded)
+        XCTAssertLessThanOrEqual(fec.received, a.fecPacketsSent, "only what A sent")
+        XCTAssertGreaterThanOrEqual(fec.received + UInt64(b.packetsLost) + 5, a.fecPacketsSent, "all but the lost and those in flight")
+        let needed = Int(fec.received - fec.discarded)
+        XCTAssertGreaterThanOrEqual(needed, b.jitterBuffer.recoveredFrames, "each rebuilt frame used one: \(fec)")
+        XCTAssertGreaterThan(needed, 0)
+        XCTAssertGreaterThan(fec.discarded, fec.received / 2, "on most packets the frame before had come")
+
+        // On a clean link in order, the frame before has always come: every one is discarded.
+        let clean = try LoopbackCall.virtual(signalA: speech, signalB: speech, loop: true)
+        try run(clean, seconds: 2)
+        let inbound = clean.b.stats.inbound
+        XCTAssertGreaterThan(inbound.fecPacketsReceived, 20, "A protects from the first packet")
+        XCTAssertEqual(inbound.fecPacketsDiscarded, inbound.fecPacketsReceived)
     }
 
     /// At 32 kbps and complexity 5 libopus sends no redundancy for a small loss hint; the sender

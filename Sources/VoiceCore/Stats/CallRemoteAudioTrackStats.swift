@@ -51,6 +51,13 @@ public struct CallRemoteAudioTrackStats: Hashable, Sendable {
     public var totalAudioEnergy: Double = 0
     /// `totalSamplesDuration`: seconds of audio played.
     public var totalSamplesDuration: Double = 0
+    /// `fecPacketsReceived`: FEC payloads received, counted as Chromium counts them: each RED
+    /// (RFC 2198) redundant block, and each Opus packet carrying in-band FEC (LBRR) for the
+    /// packet before it.
+    public var fecPacketsReceived: UInt64 = 0
+    /// `fecPacketsDiscarded`: of those, the ones not needed: the frame they protect had come
+    /// already, or its turn had passed.
+    public var fecPacketsDiscarded: UInt64 = 0
 
     /// Creates remote track statistics.
     package init(
@@ -82,6 +89,8 @@ extension CallRemoteAudioTrackStats {
         concealmentEvents = inbound.concealmentEvents
         totalAudioEnergy = inbound.totalAudioEnergy
         totalSamplesDuration = inbound.totalSamplesDuration
+        fecPacketsReceived = inbound.fecPacketsReceived
+        fecPacketsDiscarded = inbound.fecPacketsDiscarded
         insertedSamplesForDeceleration = stats.timeStretchAddedSamples
         removedSamplesForAcceleration = stats.timeStretchRemovedSamples
         let clockRate = stats.mediaCodec?.rtpClockRate ?? 48_000

@@ -124,6 +124,17 @@ extension JitterBuffer {
     }
 
     /// Extends a 16-bit sequence number to the 64-bit value nearest the highest one seen.
+    /// Whether the frame of the packet before `sequenceNumber` is still missing and may yet be
+    /// played: not buffered, and its turn has not passed. FEC for it is then of use.
+    package func awaitsFrame(before sequenceNumber: UInt16) -> Bool {
+        guard phase != .idle else { return false }
+        let seq = extend(sequenceNumber &- 1)
+        let slot = slots[index(seq)]
+        if slot.seq == seq, slot.state != .empty { return false }
+        if phase == .playing, seq < nextSeq { return false }
+        return seq > highestSeq - Int64(slots.count)
+    }
+
     func extend(_ seq: UInt16) -> Int64 {
         SequenceNumberUnwrapper.extend(seq, near: highestSeq)
     }

@@ -15,10 +15,24 @@ package struct InboundAudioCounters: Hashable, Sendable {
     /// `totalAudioEnergy`: the sum over frames of the frame's level (peak over full scale,
     /// 0…1) squared times its duration in seconds.
     package var totalAudioEnergy: Double = 0
+    /// `fecPacketsReceived`: FEC payloads received, as libwebrtc's NetEq counts its secondary
+    /// payloads: each RFC 2198 redundant block, and each Opus packet that carries LBRR for the
+    /// packet before it.
+    package var fecPacketsReceived: UInt64 = 0
+    /// `fecPacketsDiscarded`: of those, the ones not needed when they came: the frame they
+    /// protect was already there, or its turn had passed (too late), or the block could not be
+    /// placed.
+    package var fecPacketsDiscarded: UInt64 = 0
     /// Whether the last frame played was concealed.
     private var lastWasConcealed = false
 
     package init() {}
+
+    /// An FEC payload came; `needed` says whether the frame it protects was still missing.
+    package mutating func receivedFEC(needed: Bool) {
+        fecPacketsReceived &+= 1
+        if !needed { fecPacketsDiscarded &+= 1 }
+    }
 
     /// One frame of `samples` samples at 48 kHz went to the device, concealed or not, with
     /// peak level `peak` (0…32767).

@@ -101,9 +101,17 @@ extension RTPStream {
             return
         }
         receivedFrameUnits = duration
+        countInBandFEC(view.payload, sequenceNumber: view.sequenceNumber)
         _ = jitterBuffer.insert(
             sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, ssrc: view.ssrc, marker: view.marker,
             payload: view.payload, duration: duration, arrival: now)
+    }
+
+    /// Counts a payload's in-band FEC (Opus LBRR, read from its SILK header) for the stats:
+    /// needed when the packet before it is still missing.
+    private mutating func countInBandFEC(_ payload: UnsafeRawBufferPointer, sequenceNumber: UInt16) {
+        guard decoder.supportsFEC, OpusSILKFlags(packet: payload)?.lbrr == true else { return }
+        inbound.receivedFEC(needed: jitterBuffer.awaitsFrame(before: sequenceNumber))
     }
 
     /// Keeps the jitter buffer's delay long enough for the peer's redundancy: the deepest
@@ -145,6 +153,7 @@ extension RTPStream {
             }
             if isPrimary {
                 receivedFrameUnits = duration
+                countInBandFEC(block.data, sequenceNumber: view.sequenceNumber)
                 _ = jitterBuffer.insert(
                     sequenceNumber: view.sequenceNumber, timestamp: timestamp, ssrc: view.ssrc, marker: view.marker,
                     payload: block.data, duration: duration, arrival: now)
@@ -154,11 +163,13 @@ extension RTPStream {
             let offset = Int(block.timestampOffset)
             guard offset % duration == 0, offset / duration <= Int(UInt16.max) else {
                 redBlocksUnplaced += 1
+                inbound.receivedFEC(needed: false)
                 return
             }
-            _ = jitterBuffer.insertRedundant(
+            let placed = jitterBuffer.insertRedundant(
                 sequenceNumber: view.sequenceNumber &- UInt16(offset / duration), timestamp: timestamp, payload: block.data,
                 duration: duration, arrival: now)
+            inbound.receivedFEC(needed: placed == .accepted)
         }
         redFilter = filter
     }
