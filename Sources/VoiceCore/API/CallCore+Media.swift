@@ -148,6 +148,7 @@ extension CallCore {
     func releaseMedia() {
         call.stopRecording()
         if let stats = media?.stats { metricsCursor.report(stats, to: client.metrics) }
+        if let rest = metricsBatch.flush(callSid: sid.isEmpty ? nil : sid, at: Date()) { publish(rest) }
         trackMedia(.closed)
         ticker?.cancel()
         ticker = nil
@@ -191,6 +192,7 @@ extension CallCore {
         pollOutputVolume()
         guard machine.isConnected else { return }
         let sample = sampler.sample(from: stats, isMuted: call.isMuted, isOnHold: held)
+        if let batch = metricsBatch.add(stats, quality: sample, at: Date(), callSid: sid.isEmpty ? nil : sid) { publish(batch) }
         emit(qualityEvents.addNetworkSample(rttMs: sample.rttMs, jitterMs: sample.jitterMs, lossFraction: sample.packetsLostFraction))
         guard let change = quality.add(sample, at: Date(), callSid: sid) else { return }
         for event in change.insightsEvents { publish(event) }

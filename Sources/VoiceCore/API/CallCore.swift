@@ -48,6 +48,8 @@ final class CallCore: @unchecked Sendable {
     /// Audio has been seen flowing both ways (``CallDetails/mediaEstablishedAt``).
     var mediaEstablished = false
     var sampler = CallQualitySampler()
+    /// The one-second stats samples for Insights, posted ten at a time.
+    var metricsBatch = InsightsMetricsBatch()
     var lastPacketsReceived: UInt64 = 0
     var lastMediaPacketAt: MediaTime?
     /// Media liveness from RTP and the peer's RTCP.

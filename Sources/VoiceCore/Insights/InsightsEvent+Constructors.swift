@@ -137,4 +137,12 @@ extension InsightsEvent {
             group: group, name: warning.insightsName, timestamp: timestamp, callSid: callSid,
             level: raised ? .warning : .info, payload: payload)
     }
+
+    /// The `quality-metrics-samples`/`metrics-sample` event: a batch of one-second stats
+    /// samples (``InsightsMetricsBatch``).
+    package static func metricsSamples(_ samples: [InsightsValue], callSid: String?, at timestamp: Date) -> InsightsEvent {
+        InsightsEvent(
+            group: .qualityMetricsSamples, name: "metrics-sample", timestamp: timestamp, callSid: callSid, level: .debug,
+            payload: ["samples": .array(samples)])
+    }
 }

@@ -26,6 +26,8 @@ package enum InsightsEventGroup: String, Hashable, Sendable, CaseIterable, Custo
     case settings
     /// The call's audio device was interrupted and came back: ``InsightsAudioInterruptionEvent``.
     case audioInterruption = "audio-interruption"
+    /// One-second stats samples in batches (`metrics-sample`): ``InsightsMetricsBatch``.
+    case qualityMetricsSamples = "quality-metrics-samples"
 
     /// The event names the seed's tables define for this group.
     package var eventNames: [String] {
@@ -43,6 +45,7 @@ package enum InsightsEventGroup: String, Hashable, Sendable, CaseIterable, Custo
         case .feedback: return InsightsFeedbackEvent.allCases.map(\.rawValue)
         case .settings: return InsightsSettingsEvent.allCases.map(\.rawValue)
         case .audioInterruption: return InsightsAudioInterruptionEvent.allCases.map(\.rawValue)
+        case .qualityMetricsSamples: return ["metrics-sample"]
         }
     }
 
