@@ -45,6 +45,17 @@ public final class WebRTCPeer: @unchecked Sendable {
         try self.init(stack, play: play, seconds: seconds, templateDirectory: templateDirectory, extra: ["--role", role.rawValue])
     }
 
+    /// Headless Chromium as `role` that, once it has recorded for `seconds`, stops sending
+    /// before it posts the recording, then waits `settle` seconds before it reads getStats: the
+    /// other side stops too when the recording appears, and both sides' counters stand still.
+    package static func chromiumSettling(
+        role: Role, play: String, seconds: Double = 4, settle: Double, templateDirectory: String? = PeerTemplates.directory
+    ) throws(SIPPeerError) -> WebRTCPeer {
+        try WebRTCPeer(
+            .chromium, play: play, seconds: seconds, templateDirectory: templateDirectory,
+            extra: ["--role", role.rawValue, "--query", "settle=\(settle)"])
+    }
+
     /// Starts `stack` as `role` inside `namespace` (`ip netns exec`): it gathers the
     /// namespace's addresses, of whichever families it has.
     package convenience init(

@@ -51,9 +51,9 @@ public struct CallRemoteAudioTrackStats: Hashable, Sendable {
     public var totalAudioEnergy: Double = 0
     /// `totalSamplesDuration`: seconds of audio played.
     public var totalSamplesDuration: Double = 0
-    /// `fecPacketsReceived`: FEC payloads received, counted as Chromium counts them: each RED
-    /// (RFC 2198) redundant block, and each Opus packet carrying in-band FEC (LBRR) for the
-    /// packet before it.
+    /// `fecPacketsReceived`: Opus frames carrying in-band FEC (LBRR) for the frame before
+    /// them, as Chromium counts them: each packet's, and each RED (RFC 2198) copy's. The RED
+    /// copies themselves are not FEC, here as in Chromium.
     public var fecPacketsReceived: UInt64 = 0
     /// `fecPacketsDiscarded`: of those, the ones not needed: the frame they protect had come
     /// already, or its turn had passed.

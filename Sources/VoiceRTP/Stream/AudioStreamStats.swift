@@ -84,6 +84,9 @@ package struct AudioStreamStats: Sendable, Hashable {
     /// Authenticated, well-formed RTP packets from an SSRC other than the one being played
     /// (forged, stale or replayed from another call): counted, never played.
     package var foreignSourcePackets: UInt64 = 0
+    /// Packets of a new source held back on probation (RFC 3550 A.1: two in sequence make it
+    /// valid), not played and not in ``packetsReceived``.
+    package var probationPackets: UInt64 = 0
     /// Received frames played as silence without decoding because the peer announced them
     /// silent (a conference leg), the ones decoded anyway to check that, and whether a check
     /// found sound and the announced levels are no longer believed.
@@ -97,6 +100,9 @@ package struct AudioStreamStats: Sendable, Hashable {
     /// packets repeat now (0: plain packets).
     package var redPacketsSent: UInt64 = 0
     package var redBlocksSent: UInt64 = 0
+    /// Redundant blocks sent whose Opus frame carries LBRR: a receiver that takes RED apart
+    /// (Chromium's NetEq) counts their FEC as well as the primaries' (``fecPacketsSent``).
+    package var fecCopiesSent: UInt64 = 0
     package var redDepth = 0
     /// What the received track played, in W3C `webrtc-stats` terms.
     package var inbound = InboundAudioCounters()

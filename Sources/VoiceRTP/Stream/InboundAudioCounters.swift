@@ -15,13 +15,13 @@ package struct InboundAudioCounters: Hashable, Sendable {
     /// `totalAudioEnergy`: the sum over frames of the frame's level (peak over full scale,
     /// 0…1) squared times its duration in seconds.
     package var totalAudioEnergy: Double = 0
-    /// `fecPacketsReceived`: FEC payloads received, as libwebrtc's NetEq counts its secondary
-    /// payloads: each RFC 2198 redundant block, and each Opus packet that carries LBRR for the
-    /// packet before it.
+    /// `fecPacketsReceived`: Opus frames that carry in-band FEC (LBRR) for the frame before
+    /// them, as libwebrtc's NetEq counts its secondary payloads: a packet's own frame, and each
+    /// RFC 2198 copy's (NetEq takes RED apart and looks into every frame). The copies
+    /// themselves are not FEC there, nor here: they have counters of their own.
     package var fecPacketsReceived: UInt64 = 0
     /// `fecPacketsDiscarded`: of those, the ones not needed when they came: the frame they
-    /// protect was already there, or its turn had passed (too late), or the block could not be
-    /// placed.
+    /// protect was already there, or its turn had passed (too late).
     package var fecPacketsDiscarded: UInt64 = 0
     /// Whether the last frame played was concealed.
     private var lastWasConcealed = false

@@ -71,6 +71,11 @@ extension RTPStream {
                     length: entry.length)
                 header += 4
                 (base + data).copyMemory(from: history + slot * REDHistory.slotSize, byteCount: entry.length)
+                if configuration.codec.isOpus,
+                    OpusSILKFlags(packet: UnsafeRawBufferPointer(start: history + slot * REDHistory.slotSize, count: entry.length))?.lbrr == true
+                {
+                    fecCopiesSent += 1
+                }
                 data += entry.length
             }
             buffers.send[header] = configuration.payloadType

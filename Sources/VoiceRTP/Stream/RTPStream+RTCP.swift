@@ -178,10 +178,12 @@ extension RTPStream {
         s.srtpReplayFailures = replayFailures
         s.malformedPackets = malformedPackets
         s.foreignSourcePackets = foreignSourcePackets
+        s.probationPackets = probationPackets
         s.framesNotDecoded = announcedSilence.skipped
         s.redPacketsReceived = redPacketsReceived
         s.redPacketsSent = redPacketsSent
         s.redBlocksSent = redBlocksSent
+        s.fecCopiesSent = fecCopiesSent
         s.redDepth = redDepthInUse
         s.remoteVoIPMetrics = rtcp.remoteVoIPMetrics
         s.inbound = inbound

@@ -56,6 +56,7 @@ extension RTPStream {
             receiverStats = RTPReceiverStatistics(clockRate: rtpClockRate)
             newestSequence = nil
         case .probation:
+            probationPackets += 1
             return
         case .foreign:
             foreignSourcePackets += 1
@@ -163,13 +164,13 @@ extension RTPStream {
             let offset = Int(block.timestampOffset)
             guard offset % duration == 0, offset / duration <= Int(UInt16.max) else {
                 redBlocksUnplaced += 1
-                inbound.receivedFEC(needed: false)
                 return
             }
-            let placed = jitterBuffer.insertRedundant(
-                sequenceNumber: view.sequenceNumber &- UInt16(offset / duration), timestamp: timestamp, payload: block.data,
-                duration: duration, arrival: now)
-            inbound.receivedFEC(needed: placed == .accepted)
+            let sequenceNumber = view.sequenceNumber &- UInt16(offset / duration)
+            // NetEq counts a copy's own LBRR too: so do we.
+            countInBandFEC(block.data, sequenceNumber: sequenceNumber)
+            _ = jitterBuffer.insertRedundant(
+                sequenceNumber: sequenceNumber, timestamp: timestamp, payload: block.data, duration: duration, arrival: now)
         }
         redFilter = filter
     }

@@ -86,16 +86,23 @@ extension RTPStream {
             markerNext = true
             return
         }
+        var carriesFEC = false
         if configuration.codec.isOpus, let flags = OpusSILKFlags(packet: UnsafeRawBufferPointer(payloadArea)) {
-            if flags.lbrr { fecPacketsSent += 1 }
+            carriesFEC = flags.lbrr
             if let change = lossAdaptation?.packetSent(flags) { apply(change) }
         }
         var length = payloadLength
+        // What the RED counters were: a packet that is not sent counts for none of them.
+        let redCounts = (redPacketsSent, redBlocksSent, fecCopiesSent)
         if let red = configuration.redPayloadType {
             length = wrapInRED(headerLength: headerLength, payloadLength: payloadLength, redType: red)
         }
         guard protectAndSend(packetLength: headerLength + length, payloadLength: length, to: destination, now: now, output: &output)
-        else { return }
+        else {
+            (redPacketsSent, redBlocksSent, fecCopiesSent) = redCounts
+            return
+        }
+        if carriesFEC { fecPacketsSent += 1 }
         markerNext = false
     }
 

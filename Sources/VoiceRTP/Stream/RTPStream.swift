@@ -69,6 +69,8 @@ package struct RTPStream {
     /// Which SSRC is played: forged or stale packets from others are counted, not played.
     var sourceGate = RTPSourceGate()
     var foreignSourcePackets: UInt64 = 0
+    /// Packets of a new source held back while it was on probation (RFC 3550 A.1): not played.
+    var probationPackets: UInt64 = 0
     /// The newest RFC 6464 level the peer's packets carried (−dBov, 0 loudest … 127 silence),
     /// until the driver takes it; and how many packets carried one.
     var receivedAudioLevel: UInt8?
@@ -122,6 +124,8 @@ package struct RTPStream {
     var redHistory = REDHistory()
     var redPacketsSent: UInt64 = 0
     var redBlocksSent: UInt64 = 0
+    /// Of the redundant blocks sent, the Opus frames that carry LBRR of their own.
+    var fecCopiesSent: UInt64 = 0
     /// Whether media follows the peer's authenticated packets to a new address (symmetric RTP,
     /// RFC 4961); starts as the configuration says.
     package var followsPeerAddress: Bool

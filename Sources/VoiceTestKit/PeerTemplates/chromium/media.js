@@ -35,6 +35,11 @@ function record(stream) {
   return () => { processor.disconnect(); source.disconnect(); return chunks; };
 }
 
+// Stops sending: no RTP from here on (RTCP goes on), so the counters of what was sent stand still.
+async function stopSending(pc) {
+  for (const sender of pc.getSenders()) await sender.replaceTrack(null);
+}
+
 // Records `stream` for `seconds` and posts it (POST /recording); returns the sample count.
 // `beforePost` runs before the recording is posted: a test that hangs up once the recording
 // arrives would otherwise race what the page still reads from the live connection.
@@ -83,6 +88,13 @@ async function describe(pc, stats) {
         stats.selectedPair = `${local.candidateType} ${local.address}:${local.port} -> ${far.candidateType} ${far.address}:${far.port}`;
         stats.localCandidateType = local.candidateType;
         stats.remoteCandidateType = far.candidateType;
+        stats.pair = {
+          packetsSent: pair.packetsSent, packetsReceived: pair.packetsReceived, bytesSent: pair.bytesSent,
+          bytesReceived: pair.bytesReceived, requestsSent: pair.requestsSent, requestsReceived: pair.requestsReceived,
+          responsesSent: pair.responsesSent, responsesReceived: pair.responsesReceived,
+          consentRequestsSent: pair.consentRequestsSent, currentRoundTripTime: pair.currentRoundTripTime ?? null,
+          nominated: pair.nominated, state: pair.state,
+        };
       }
     }
     if (entry.type === "inbound-rtp" && entry.kind === "audio") {
@@ -94,12 +106,15 @@ async function describe(pc, stats) {
         jitterBufferDelayMs: entry.jitterBufferEmittedCount ? 1000 * entry.jitterBufferDelay / entry.jitterBufferEmittedCount : null,
         // Redundant (RFC 2198) blocks NetEq took apart, and those it did not need.
         fecPacketsReceived: entry.fecPacketsReceived, fecPacketsDiscarded: entry.fecPacketsDiscarded,
+        bytesReceived: entry.bytesReceived, headerBytesReceived: entry.headerBytesReceived,
+        concealmentEvents: entry.concealmentEvents, jitterBufferEmittedCount: entry.jitterBufferEmittedCount,
         codec: entry.codecId && report.get(entry.codecId) ? report.get(entry.codecId).mimeType : null,
       };
     }
     if (entry.type === "outbound-rtp" && entry.kind === "audio") {
       stats.outbound = {
         packetsSent: entry.packetsSent, bytesSent: entry.bytesSent, targetBitrate: entry.targetBitrate,
+        headerBytesSent: entry.headerBytesSent,
         codec: entry.codecId && report.get(entry.codecId) ? report.get(entry.codecId).mimeType : null,
       };
     }
