@@ -246,8 +246,13 @@ package struct ICEAgent: Sendable {
                 continue
             }
             // A consent check is sent once; the next one follows at the consent interval. A
-            // cancelled check is not sent again (its pair has a newer one).
-            if transaction.isConsent || transaction.cancelled { continue }
+            // cancelled check is not sent again (its pair has a newer one). Either's answer
+            // still counts within the answer window: a round trip longer than the
+            // retransmission timeout must not make every answer come too late.
+            if transaction.isConsent || transaction.cancelled {
+                if now - transaction.sentAt < configuration.answerWindow { kept.append(transaction) }
+                continue
+            }
             guard transaction.transmissions < configuration.maximumTransmissions else {
                 // No answer: the pair failed. A nominating check that goes unanswered fails
                 // its pair too (it had succeeded before), so the next best valid pair is

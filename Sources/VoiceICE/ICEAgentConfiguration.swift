@@ -8,6 +8,10 @@ package struct ICEAgentConfiguration: Hashable, Sendable {
     package var initialRetransmissionTimeout: MediaTime = .milliseconds(250)
     /// How many times a check is sent before its pair fails.
     package var maximumTransmissions = 6
+    /// How long an answer to a check that is not sent again (a consent check, or one a
+    /// triggered check replaced) still counts: past its retransmission timeout, so that a path
+    /// whose round trip is longer than that (a satellite hop) is not refused.
+    package var answerWindow: MediaTime = .seconds(5)
     /// The controlling agent waits this long after the first valid pair for better ones
     /// before it nominates the best (checks of higher-priority pairs may still be under way);
     /// at once when the valid pair is the best that can still succeed.

@@ -503,4 +503,25 @@ extension ICEAgentTests {
         XCTAssertEqual(remote.map(\.kind), [.peerReflexive])
         XCTAssertEqual(remote.map(\.address), [Self.address("10.0.0.2:6000")])
     }
+
+    /// A round trip longer than the first retransmission timeout (a satellite hop): the
+    /// answers to checks a triggered check replaced, and to consent checks (sent once), still
+    /// count. Before, both agents cancelled each other's checks forever at 300 ms, and at 600 ms
+    /// consent ran out after 30 s.
+    func testALongRoundTripConnectsAndKeepsConsent() throws {
+        for oneWay: Int64 in [150, 300, 450] {
+            var world = World(agent(["10.0.0.1:5000"], controlling: true, seed: 1), agent(["10.0.0.2:6000"], controlling: false, seed: 7))
+            world.latency = .milliseconds(oneWay)
+            world.exchangeCandidates()
+            world.run(for: .seconds(5))
+            XCTAssertNotNil(world.agents[0].selectedPair, "\(oneWay) ms each way")
+            XCTAssertNotNil(world.agents[1].selectedPair, "\(oneWay) ms each way")
+            world.run(for: .seconds(40))
+            XCTAssertEqual(world.agents[0].state, .connected, "consent kept at \(oneWay) ms each way")
+            XCTAssertEqual(world.agents[1].state, .connected)
+            let counters = try XCTUnwrap(world.agents[0].pairStatistics.first(where: \.isSelected)).counters
+            XCTAssertGreaterThan(counters.consentRequestsSent, 5)
+            XCTAssertEqual(counters.currentRoundTripTime, .milliseconds(2 * oneWay))
+        }
+    }
 }
