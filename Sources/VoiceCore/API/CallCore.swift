@@ -48,6 +48,8 @@ final class CallCore: @unchecked Sendable {
     /// Audio has been seen flowing both ways (``CallDetails/mediaEstablishedAt``).
     var mediaEstablished = false
     var sampler = CallQualitySampler()
+    /// When the far end answered our INVITE (a preflight's signaling time).
+    var answeredAt: MediaTime?
     /// The one-second stats samples for Insights, posted ten at a time.
     var metricsBatch = InsightsMetricsBatch()
     var lastPacketsReceived: UInt64 = 0
@@ -133,6 +135,7 @@ final class CallCore: @unchecked Sendable {
             case .callback(let callback):
                 if mediaLifecycle.isStopping { callbacksAwaitingMediaStop.append(callback) } else { deliver(callback) }
             case .insights(let event):
+                if event == .acceptedByRemote, answeredAt == nil { answeredAt = now }
                 publish(CallInsights.event(for: event, callSid: sid) { self.voiceError($0) })
             case .action(.hangUpSignaling):
                 if let handle { client.agent.hangUp(handle) }
