@@ -4,6 +4,7 @@ import VoiceDTLS
 import VoiceMedia
 import VoiceRTP
 import VoiceTestAudio
+import VoiceService
 import VoiceSupport
 import VoiceTestKit
 import XCTest
@@ -74,6 +75,44 @@ final class CallTURNRelayTests: XCTestCase {
 
     private func stats(_ call: Call) throws -> AudioStreamStats? {
         try ConnectedCallPair.onCore(call) { $0?.media?.stats }
+    }
+
+    /// A preflight from a relay-only client, in real time through coturn, to an echo: it
+    /// completes, says TURN was needed, and names the relayed pair and how the relay is reached.
+    func testAPreflightThroughTheTURNServerReportsTheRelay() throws {
+        let turn = try startTURN()
+        let alice = try client("alice", tone: 440, configure: relayOnly(turn))
+        let echo = try client("echo", tone: 0)
+        let responder = EchoResponder()
+        let notifications = ScriptedNotificationDelegate()
+        notifications.onInvite.withLock { $0 = { responder.callInviteReceived($0) } }
+        echo.listen(with: notifications)
+        var options = PreflightOptions(destination: echo.address)
+        options.duration = .seconds(4)
+        options.delegateQueue = DispatchQueue(label: "test.preflight")
+        let done = Locked<Result<PreflightReport, VoiceError>?>(nil)
+        final class Waiter: PreflightDelegate, @unchecked Sendable {
+            let done: Locked<Result<PreflightReport, VoiceError>?>
+            init(_ done: Locked<Result<PreflightReport, VoiceError>?>) { self.done = done }
+            func preflight(_ test: PreflightTest, didCompleteWith report: PreflightReport) { done.withLock { $0 = .success(report) } }
+            func preflight(_ test: PreflightTest, didFailWithError error: VoiceError) { done.withLock { $0 = .failure(error) } }
+        }
+        alice.client.runPreflight(options: options, delegate: Waiter(done))
+        XCTAssertTrue(PollingWait.until(timeout: 30) { done.withLock { $0 } != nil }, turn.process.logTail())
+        let report = try XCTUnwrap(done.withLock { $0 }).get()
+        print("preflight through coturn: \(report.callQuality as Any), MOS \(report.mos as Any), RTT \(report.roundTripTimeMs as Any), \(report.networkTiming)")
+        XCTAssertEqual(report.isTURNRequired, true)
+        let pair = try XCTUnwrap(report.selectedCandidatePair)
+        XCTAssertEqual(pair.local.candidateType, .relayed)
+        XCTAssertEqual(pair.local.relayProtocol, .udp)
+        XCTAssertGreaterThan(pair.bytesReceived, 0, "the echo came back through the relay")
+        XCTAssertEqual(report.localCandidates.map(\.candidateType), [.relayed], "relay-only")
+        XCTAssertNotNil(report.callQuality)
+        XCTAssertGreaterThanOrEqual(report.samples.count, 3)
+        XCTAssertNotNil(report.networkTiming.ice)
+        XCTAssertNotNil(report.networkTiming.dtls)
+        XCTAssertEqual(try XCTUnwrap(report.packetsLostFraction).maximum, 0, "loopback loses nothing")
+        XCTAssertTrue(PollingWait.until(timeout: 5) { responder.activeCalls == 0 })
     }
 
     func testARelayOnlyCallerTalksThroughTheTURNServer() throws {

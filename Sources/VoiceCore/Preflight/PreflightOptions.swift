@@ -3,7 +3,7 @@ import Dispatch
 /// How a preflight test call is placed: where to, for how long, with which codecs and device.
 public struct PreflightOptions: Sendable {
     /// Whom to call: a user at the client's domain, or a SIP URI. By default `echo`, which a
-    /// service answers with ``EchoResponder`` (VoiceService) or routes to one.
+    /// service answers with `EchoResponder` (VoiceService) or routes to one.
     public var destination: String
     /// How long the call lasts once connected (1 s … 5 min; Twilio's echo test lasts 20 s).
     public var duration: Duration = .seconds(15)
