@@ -26,7 +26,7 @@ struct Preflight: ParsableCommand {
         defer { echoClient?.shutdown() }
         var target = destination
         if localEcho {
-            let (echo, address) = try Self.startLocalEcho()
+            let (echo, address) = try Self.startLocalEcho(lasting: .seconds(duration + 30))
             echoClient = echo
             target = address
             print("echo at \(address)")
@@ -46,13 +46,14 @@ struct Preflight: ParsableCommand {
         guard printer.succeeded else { throw ExitCode(1) }
     }
 
-    /// An ``EchoResponder`` on 127.0.0.1 at a port of its own; returns it and its address.
-    static func startLocalEcho() throws -> (VoiceClient, String) {
+    /// An ``EchoResponder`` on 127.0.0.1 at a port of its own whose calls last up to `lasting`;
+    /// returns its client and its address.
+    static func startLocalEcho(lasting: Duration) throws -> (VoiceClient, String) {
         var logger = Logger(label: "voicecall.echo")
         logger.logLevel = .warning
         let configuration = VoiceClientConfiguration(identity: "echo", domain: "127.0.0.1", registers: false, logger: logger)
         let echo = try VoiceClient(configuration: configuration)
-        let responder = EchoResponder()
+        let responder = EchoResponder(maximumCallDuration: lasting)
         let ready = DispatchSemaphore(value: 0)
         let queue = DispatchQueue(label: "voicecall.echo")
         echo.register(notificationDelegate: responder, delegateQueue: queue) { _ in ready.signal() }

@@ -152,7 +152,8 @@ package struct ICEAgent: Sendable {
         for candidate in candidates {
             checkList.addRemote(candidate, local: local)
             remoteCandidates.removeAll { $0.address == candidate.address && $0.component == candidate.component && $0.kind == .peerReflexive }
-            remoteCandidates.append(candidate)
+            // The same candidate again (trickled twice, a name resolved twice) is listed once.
+            if !remoteCandidates.contains(candidate) { remoteCandidates.append(candidate) }
         }
         if let selected = selectedPair, let index = checkList.index(localBase: selected.local.base, remote: selected.remote.address) {
             let remote = checkList.pairs[index].remote

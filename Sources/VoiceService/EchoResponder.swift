@@ -16,14 +16,14 @@ import VoiceMedia
 /// Each call gets a device of its own that loops the call's audio back (no voice processing,
 /// which would cancel the echo). A call is hung up after ``maximumCallDuration``, so a caller
 /// that never hangs up does not hold the service.
-public final class EchoResponder: NotificationDelegate, CallDelegate, Sendable {
+public final class EchoResponder: NotificationDelegate, Sendable {
     /// How long after it was heard the audio goes back, beyond the network's round trip.
     public let delay: Duration
     /// The longest an echo call lasts.
     public let maximumCallDuration: Duration
     private let pacing: SoftwareAudioPacing
     private let queue = DispatchQueue(label: "voice.echo")
-    private let calls = Mutex<[UUID: Call]>([:])
+    private let callDelegate = EchoCallDelegate()
 
     /// An echo that sends back what it hears after `delay` (0…2 s) more than the network's
     /// round trip, and hangs up after `maximumCallDuration`. `pacing` times its devices (a
@@ -35,30 +35,37 @@ public final class EchoResponder: NotificationDelegate, CallDelegate, Sendable {
     }
 
     /// Calls being echoed now.
-    public var activeCalls: Int { calls.withLock { $0.count } }
+    public var activeCalls: Int { callDelegate.calls.withLock { $0.count } }
 
     public func callInviteReceived(_ callInvite: CallInvite) {
-        let device = EchoAudioDevice(delay: delay, pacing: pacing)
-        let options = AcceptOptions(callInvite: callInvite) {
-            $0.audioDevice = device
-            $0.audioProcessing = AudioProcessingOptions.none
-            $0.delegateQueue = self.queue
+        // On the calls' queue: their callbacks come after the call is listed.
+        queue.async { [self] in
+            let device = EchoAudioDevice(delay: delay, pacing: pacing)
+            let options = AcceptOptions(callInvite: callInvite) {
+                $0.audioDevice = device
+                $0.audioProcessing = AudioProcessingOptions.none
+                $0.delegateQueue = self.queue
+            }
+            let call = callInvite.accept(options: options, delegate: callDelegate)
+            callDelegate.calls.withLock { $0[call.uuid] = call }
+            queue.asyncAfter(deadline: .now() + maximumCallDuration / .seconds(1)) { [weak call] in call?.disconnect() }
         }
-        let call = callInvite.accept(options: options, delegate: self)
-        calls.withLock { $0[call.uuid] = call }
-        let limit = maximumCallDuration
-        queue.asyncAfter(deadline: .now() + limit / .seconds(1)) { [weak call] in call?.disconnect() }
     }
 
     public func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: VoiceError) {}
+}
 
-    public func callDidConnect(_ call: Call) {}
+/// The echo calls' delegate: keeps the calls, and forgets each when it ends.
+private final class EchoCallDelegate: CallDelegate, Sendable {
+    let calls = Mutex<[UUID: Call]>([:])
 
-    public func call(_ call: Call, didFailToConnectWithError error: VoiceError) {
+    func callDidConnect(_ call: Call) {}
+
+    func call(_ call: Call, didFailToConnectWithError error: VoiceError) {
         _ = calls.withLock { $0.removeValue(forKey: call.uuid) }
     }
 
-    public func call(_ call: Call, didDisconnectWithError error: VoiceError?) {
+    func call(_ call: Call, didDisconnectWithError error: VoiceError?) {
         _ = calls.withLock { $0.removeValue(forKey: call.uuid) }
     }
 }

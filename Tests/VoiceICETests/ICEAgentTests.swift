@@ -490,8 +490,11 @@ extension ICEAgentTests {
         XCTAssertEqual(quiet.tick(now: world.now).count, 0)
         XCTAssertEqual(quiet.statisticsGeneration, generation)
         XCTAssertEqual(quiet.statistics, ours)
+        let consentBefore = try XCTUnwrap(ours.pairs.first(where: \.isSelected)).counters.consentRequestsSent
         world.run(for: .seconds(8))
-        XCTAssertNotEqual(world.agents[0].statisticsGeneration, generation, "consent checks were counted")
+        let consentAfter = try XCTUnwrap(world.agents[0].statistics.pairs.first(where: \.isSelected)).counters.consentRequestsSent
+        XCTAssertGreaterThan(consentAfter, consentBefore, "consent checks went out")
+        XCTAssertNotEqual(world.agents[0].statisticsGeneration, generation, "and moved the generation")
     }
 
     func testAPeerReflexiveCandidateIsListedAmongTheRemoteOnes() throws {

@@ -38,7 +38,7 @@ package struct PreflightRecorder: Sendable {
         let iceRoundTrip = stats.iceStatistics?.pairs.first(where: \.isSelected)?.counters.currentRoundTripTime?.milliseconds
         let roundTrip = stats.rttMs ?? iceRoundTrip
         let mos = roundTrip.map { rtt in
-            let oneWay = rtt / 2 + stats.jitterBuffer.currentDelay.milliseconds + 20
+            let oneWay = rtt / 2 + stats.jitterBuffer.targetDelay.milliseconds + 20
             return EModel.forCodec(stats.codec).mos(oneWayDelayMs: oneWay, packetLossPercent: quality.packetsLostFraction * 100)
         }
         let sample = PreflightSample(

@@ -8,8 +8,9 @@ public struct PreflightReport: Hashable, Sendable {
     public var callSid: String?
     /// The rating of the average MOS; nil when no sample had a MOS (no media came back).
     public var callQuality: PreflightCallQuality?
-    /// Round-trip time in ms (RTCP's, or the ICE checks' before RTCP measured one), over the
-    /// samples that had one.
+    /// Round-trip time in milliseconds, as ``CallStatsReport/roundTripTimeMs`` (RTCP's, or the
+    /// ICE checks' before RTCP measured one), over the samples that had one. (The pair's own
+    /// ``CallICECandidatePairStats/currentRoundTripTime`` is in seconds, as W3C's.)
     public var roundTripTimeMs: PreflightStatistic?
     /// Interarrival jitter of the echoed audio, in ms.
     public var jitterMs: PreflightStatistic?
@@ -21,8 +22,9 @@ public struct PreflightReport: Hashable, Sendable {
     public var networkTiming: PreflightNetworkTiming
     /// From the start of the test to its end.
     public var testDuration: Duration
-    /// Our ICE candidates and the peer's (empty for a call without ICE).
+    /// Our ICE candidates (empty for a call without ICE).
     public var localCandidates: [CallICECandidate]
+    /// The echo's ICE candidates, signaled and learned from its checks.
     public var remoteCandidates: [CallICECandidate]
     /// The candidate pair media used, with its counters, when the call used ICE.
     public var selectedCandidatePair: CallICECandidatePairStats?
@@ -81,13 +83,13 @@ public struct PreflightStatistic: Hashable, Sendable {
 /// How long each part of a test call's setup took; nil for a part that did not happen (no ICE,
 /// no DTLS) or did not finish.
 public struct PreflightNetworkTiming: Hashable, Sendable {
-    /// From the INVITE to the answer (Twilio's `signaling`).
+    /// From the start of the test (the INVITE goes at once) to the answer (Twilio's `signaling`).
     public var signaling: Duration?
     /// ICE: from the first check to a working pair (`ice`).
     public var ice: Duration?
     /// The DTLS handshake, once ICE had a pair (`dtls`).
     public var dtls: Duration?
-    /// From the INVITE to the call connected with media (`peerConnection`).
+    /// From the start of the test to the call connected with media (`peerConnection`).
     public var peerConnection: Duration?
 }
 

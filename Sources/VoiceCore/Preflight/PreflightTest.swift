@@ -33,6 +33,8 @@ public final class PreflightTest: Sendable {
         var sampling: RepeatedTask?
         var ending: Scheduled<Void>?
         var stopping = false
+        /// The duration ran out and the test hung up: the call's end completes it.
+        var hangingUp = false
     }
 
     private let shared: Mutex<Shared>
@@ -61,12 +63,12 @@ public final class PreflightTest: Sendable {
 
     /// Places the call.
     func start() {
-        callDelegate.test = self
         let seconds = options.duration / .seconds(1)
         guard seconds >= 1, seconds <= 300 else {
             fail(VoiceError(.malformedRequest, failureReason: "a preflight lasts 1 s to 5 min, not \(options.duration)"))
             return
         }
+        callDelegate.test = self
         let device = options.audioDevice ?? PreflightSignal.device()
         let connect = ConnectOptions(accessToken: options.accessToken) {
             $0.params = ["To": self.options.destination]
@@ -83,7 +85,8 @@ public final class PreflightTest: Sendable {
     /// had already ended.
     public func stop() {
         let call = shared.withLock { s -> Call? in
-            guard s.state == .connecting || s.state == .connected else { return nil }
+            // Too late once the duration ran out: the test is completing.
+            guard s.state == .connecting || s.state == .connected, !s.hangingUp else { return nil }
             s.stopping = true
             return s.call
         }
@@ -120,10 +123,16 @@ public final class PreflightTest: Sendable {
             self.sample(stats)
         }
         let nanoseconds = Int64(options.duration / .nanoseconds(1))
-        let ending = loop.scheduleTask(in: .nanoseconds(nanoseconds)) { [weak self] in
+        let ending = loop.scheduleTask(in: .nanoseconds(nanoseconds)) { [weak self, weak core] in
+            // On the loop, as the sampling: it takes no sample after this one.
+            sampling.cancel()
             guard let self else { return }
-            if let stats = core.media?.stats { self.sample(stats) }
-            self.shared.withLock { $0.call }?.disconnect()
+            if let stats = core?.media?.stats { self.sample(stats) }
+            let call = self.shared.withLock { s -> Call? in
+                s.hangingUp = true
+                return s.call
+            }
+            call?.disconnect()
         }
         shared.withLock {
             $0.sampling = sampling
@@ -179,6 +188,12 @@ public final class PreflightTest: Sendable {
                 s.state = .failed
                 return .failure(VoiceError(.connectionError, failureReason: "the test call ended before it connected"))
             }
+            guard s.hangingUp else {
+                s.state = .failed
+                let lasted = s.latestSample.map { " after \(Int($0.elapsed / .seconds(1))) s" } ?? ""
+                return .failure(
+                    VoiceError(.connectionError, failureReason: "the far end hung up\(lasted), before the test's \(self.options.duration)"))
+            }
             let report = s.recorder.report(callSid: s.callSid, stats: s.lastStats, at: now)
             s.report = report
             s.state = .completed
@@ -195,6 +210,7 @@ public final class PreflightTest: Sendable {
 
     private func fail(_ error: VoiceError) {
         shared.withLock { $0.state = .failed }
+        callDelegate.test = nil
         let delegate = self.delegate
         options.delegateQueue.async { delegate.preflight(self, didFailWithError: error) }
     }

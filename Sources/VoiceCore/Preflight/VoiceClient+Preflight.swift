@@ -13,15 +13,23 @@ extension VoiceClient {
         return test
     }
 
-    /// Runs a preflight test and returns its report; throws ``VoiceError`` when it fails.
+    /// Runs a preflight test and returns its report; throws ``VoiceError`` when it fails. A
+    /// cancelled task stops the test (31008).
     public func runPreflight(options: PreflightOptions = PreflightOptions()) async throws(VoiceError) -> PreflightReport {
         let waiter = PreflightWaiter()
         var options = options
         // Not the main queue: an `async` caller need not run it.
         options.delegateQueue = DispatchQueue(label: "voice.preflight.result")
-        let result = await withCheckedContinuation { continuation in
-            waiter.continuation.withLock { $0 = continuation }
-            runPreflight(options: options, delegate: waiter)
+        let running = Mutex<PreflightTest?>(nil)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiter.continuation.withLock { $0 = continuation }
+                let test = runPreflight(options: options, delegate: waiter)
+                running.withLock { $0 = test }
+            }
+        } onCancel: {
+            // The test fails with 31008, which ends the wait.
+            running.withLock { $0 }?.stop()
         }
         return try result.get()
     }

@@ -367,14 +367,16 @@ final class StreamDriver: MediaTask {
                 switch driver.mediaGate {
                 case .open: break
                 case .openViaRelay:
+                    guard driver.sendRelayed(datagram, to: destination) else { return false }
                     driver.path?.countSent(datagram.count)
-                    return driver.sendRelayed(datagram, to: destination)
+                    return true
                 case .shut, .receiveOnly: return false
                 }
-                driver.path?.countSent(datagram.count)
                 let transports = driver.transports
                 let transport = component == .rtcp ? transports[driver.rtcpTransportIndex ?? 0] : transports[0]
-                return transport.send(datagram, to: destination, from: driver.mediaSource)
+                guard transport.send(datagram, to: destination, from: driver.mediaSource) else { return false }
+                driver.path?.countSent(datagram.count)
+                return true
             case .play(let samples):
                 if playsToDevice { driver.renderRing.write(samples) }
                 driver.recordingTap?.recordReceived(samples)

@@ -123,7 +123,6 @@ extension JitterBuffer {
         return .accepted
     }
 
-    /// Extends a 16-bit sequence number to the 64-bit value nearest the highest one seen.
     /// Whether the frame of the packet before `sequenceNumber` is still missing and may yet be
     /// played: not buffered, and its turn has not passed. FEC for it is then of use.
     package func awaitsFrame(before sequenceNumber: UInt16) -> Bool {
@@ -135,6 +134,7 @@ extension JitterBuffer {
         return seq > highestSeq - Int64(slots.count)
     }
 
+    /// Extends a 16-bit sequence number to the 64-bit value nearest the highest one seen.
     func extend(_ seq: UInt16) -> Int64 {
         SequenceNumberUnwrapper.extend(seq, near: highestSeq)
     }
