@@ -39,15 +39,6 @@ package struct ICEPairTraffic: Hashable, Sendable {
         packetsReceived &+= 1
         bytesReceived &+= UInt64(bytes)
     }
-
-    package static func + (a: ICEPairTraffic, b: ICEPairTraffic) -> ICEPairTraffic {
-        var sum = a
-        sum.packetsSent &+= b.packetsSent
-        sum.bytesSent &+= b.bytesSent
-        sum.packetsReceived &+= b.packetsReceived
-        sum.bytesReceived &+= b.bytesReceived
-        return sum
-    }
 }
 
 /// A candidate pair by its two addresses: our base and the peer's address.

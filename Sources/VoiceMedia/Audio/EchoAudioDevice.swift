@@ -42,9 +42,6 @@ package final class EchoAudioDevice: AudioDevice, @unchecked Sendable {
 
     package func stopRendering() { device.stopRendering() }
 
-    /// Samples echoed so far (rendered and then captured again).
-    package var echoedSamples: Int { loop.ring.readPosition }
-
     /// The ring between the two sides: starts with `delaySamples` of silence; what render
     /// writes beyond its room is dropped, and capture plays silence while it is empty.
     final class Loop: SoftwareCaptureSource, SoftwareRenderSink, @unchecked Sendable {
