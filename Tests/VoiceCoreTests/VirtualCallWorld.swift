@@ -11,7 +11,9 @@ import XCTest
 @testable import VoiceCore
 @testable import VoiceSIPAgent
 
-/// Whole calls in virtual time, with their real media: clients on one `EmbeddedEventLoop` and an
+/// Whole calls in virtual time, with their real media: clients on one embedded event loop
+/// (``SharedEmbeddedEventLoop``: other threads, such as a delegate queue that answers a call,
+/// may queue work on it) and an
 /// in-memory SIP network, their streams (Opus, SRTP, jitter buffer) on an embedded media engine
 /// and an in-memory media network, their devices paced by the engine's audio clock. Nothing
 /// sleeps: time moves only when the test waits, and every wait (``PollingWait/until(timeout:every:_:)``,
@@ -23,7 +25,7 @@ import XCTest
 /// are virtual; ``close()`` (or the end of the world) returns them to real time.
 final class VirtualCallWorld: @unchecked Sendable {
     // @unchecked: used from the test's thread only (the loop's); `queues` is behind a lock.
-    let loop = EmbeddedEventLoop()
+    let loop = SharedEmbeddedEventLoop()
     let sipNetwork: SIPMemoryNetwork
     let mediaNetwork = InMemoryMediaNetwork()
     let engine: MediaEngine
@@ -160,11 +162,11 @@ class VirtualTimeTestCase: XCTestCase {
 /// thread without a lock and may not be read from another.
 final class WorldClock: MediaClock, @unchecked Sendable {
     // @unchecked: `loop` is touched only on `thread`; the rest is behind a lock.
-    private let loop: EmbeddedEventLoop
+    private let loop: SharedEmbeddedEventLoop
     private let thread = pthread_self()
     private let stepEnd: Locked<MediaTime>
 
-    init(loop: EmbeddedEventLoop) {
+    init(loop: SharedEmbeddedEventLoop) {
         self.loop = loop
         stepEnd = Locked(MediaTime(nanoseconds: Int64(loop.now.uptimeNanoseconds)))
     }
