@@ -45,6 +45,11 @@ let package = Package(
         .systemLibrary(name: "COpusEnc", pkgConfig: "libopusenc", providers: [.apt(["libopusenc-dev"])]),
         .systemLibrary(name: "CLibSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // PulseAudio's client library (PipeWire's pipewire-pulse serves it too): the desktop's
+        // devices, listed and watched, and opened directly.
+        // Its headers are in the default path and its pkg-config flags (-pthread, -D_REENTRANT)
+        // are ones SwiftPM refuses, so it is linked by its module map alone.
+        .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
         // G.722's encoder and decoder (the ones baresip's g722 module and FreeSWITCH use).
         .systemLibrary(name: "CSpanDSP", pkgConfig: "spandsp", providers: [.apt(["libspandsp-dev"])]),
@@ -129,7 +134,7 @@ let package = Package(
         .target(
             name: "VoiceMedia",
             dependencies: ["COpusEnc", 
-                "VoiceAddress", "VoiceBytes", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CSpeexDSP", "CSpanDSP", "CVoiceShims", "CVoiceAPM",
+                "VoiceAddress", "VoiceBytes", "VoiceSupport", "VoiceMediaTypes", "VoiceRTP", "CVoiceSys", "COpus", "CLibSRTP", "CALSA", "CPulse", "CSpeexDSP", "CSpanDSP", "CVoiceShims", "CVoiceAPM",
                 "VoiceICE", "VoiceDTLS", "VoiceMediaPath", "VoiceNetwork",
                 .product(name: "Logging", package: "swift-log"),
             ]

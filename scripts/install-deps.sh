@@ -4,7 +4,8 @@
 # WebSocket modules), the WebRTC-to-SIP media gateway rtpengine (rtpengine-daemon), what the
 # network tests build their networks with: iproute2, nftables (a NAT router or firewall) and coturn (STUN and TURN),
 # and the sound server the audio-interruption tests kill and restart: pulseaudio (with its
-# tools) behind ALSA's pulse PCM (libasound2-plugins). OpenSSL 3 (libssl-dev) for DTLS-SRTP, and
+# tools) behind ALSA's pulse PCM (libasound2-plugins), and libpulse (libpulse-dev), which lists the
+# desktop's devices and opens them directly. OpenSSL 3 (libssl-dev) for DTLS-SRTP, and
 # G.722 from spandsp (libspandsp-dev); c-ares (libc-ares-dev), the asynchronous DNS client servers
 # are located with (RFC 3263), and dnsmasq, the DNS server the failover tests publish records on;
 # aiortc (PyPI), the second WebRTC stack the DTLS-SRTP interop tests run against; espeak-ng and
@@ -14,7 +15,7 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 need=""
-for pkg in python3-pip chromium libopus-dev libopusenc-dev libsrtp2-dev libssl-dev libasound2-dev libspeexdsp-dev libspandsp-dev libc-ares-dev dnsmasq-base linphone-cli libwebrtc-audio-processing-dev pkg-config alsa-utils baresip-core kamailio kamailio-tls-modules kamailio-websocket-modules rtpengine-daemon iproute2 nftables coturn pulseaudio pulseaudio-utils libasound2-plugins espeak-ng; do
+for pkg in python3-pip chromium libopus-dev libopusenc-dev libsrtp2-dev libssl-dev libasound2-dev libspeexdsp-dev libspandsp-dev libc-ares-dev dnsmasq-base linphone-cli libwebrtc-audio-processing-dev pkg-config alsa-utils baresip-core kamailio kamailio-tls-modules kamailio-websocket-modules rtpengine-daemon iproute2 nftables coturn pulseaudio pulseaudio-utils libpulse-dev libasound2-plugins espeak-ng; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
 done
 if [ -n "$need" ]; then

@@ -80,10 +80,21 @@ package final class SharedEmbeddedEventLoop: EventLoop, @unchecked Sendable {
 
     package func _preconditionSafeToWait(file: StaticString, line: UInt) {}
 
+    /// Shuts the embedded loop down on its thread. From another thread (an async test, which
+    /// runs on the concurrency pool, closing the world its `setUp` made) the loop may not be
+    /// touched, not even freed: it is kept, unused, until the process ends.
     package func shutdownGracefully(queue: DispatchQueue, _ callback: @escaping @Sendable ((any Error)?) -> Void) {
+        guard inEventLoop else {
+            Self.orphans.withLock { $0.append(self) }
+            queue.async { callback(nil) }
+            return
+        }
         run()
         embedded.shutdownGracefully(queue: queue, callback)
     }
+
+    /// Loops shut down from another thread than their own.
+    private static let orphans = Locked<[SharedEmbeddedEventLoop]>([])
 
     /// Runs what is due now, the inbox's tasks included, until neither has more.
     package func run() {

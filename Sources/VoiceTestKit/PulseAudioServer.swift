@@ -8,7 +8,7 @@ import VoiceSupport
 ///
 /// `mic` is what the ALSA `pulse` PCM captures from (its monitor is the default source) and
 /// `speaker` is where it plays (the default sink): a test feeds the microphone with
-/// ``play(_:)`` and records what was played with ``record()``. The daemon can be killed
+/// ``play(_:)`` and records what was played with ``record(sink:)``. The daemon can be killed
 /// (SIGKILL, as a crash) and started again on the same socket, as a desktop's sound server
 /// that goes away and comes back. Everything lives in a temporary directory removed by
 /// ``stop()``. The test process reaches it through `PULSE_SERVER`, set by ``start()``.
@@ -97,26 +97,28 @@ package final class PulseAudioServer: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// Plays raw 48 kHz mono S16_LE `samples` into the `mic` sink, once (make them long enough).
+    /// Plays raw 48 kHz mono S16_LE `samples` into `sink` (the `mic` sink unless told), once
+    /// (make them long enough).
     @discardableResult
-    package func play(_ samples: [Int16]) throws -> SIPPeerProcess {
+    package func play(_ samples: [Int16], sink: String = "mic") throws -> SIPPeerProcess {
         let path = directory + "/play-\(helpers.count).raw"
         let data = samples.withUnsafeBufferPointer { Data(buffer: $0) }
         try data.write(to: URL(fileURLWithPath: path))
         let player = try SIPPeerProcess(
             name: "paplay", executable: "paplay",
-            arguments: ["--raw", "--format=s16le", "--rate=48000", "--channels=1", "--device=mic", "--latency-msec=20", path],
+            arguments: ["--raw", "--format=s16le", "--rate=48000", "--channels=1", "--device=\(sink)", "--latency-msec=20", path],
             workingDirectory: directory, logPath: path + ".log", environment: environment)
         helpers.append(player)
         return player
     }
 
-    /// Records what is played into the `speaker` sink, as raw 48 kHz mono S16_LE, from now on.
-    package func record() throws -> PulseRecording {
+    /// Records what is played into `sink` (the `speaker` sink unless told), as raw 48 kHz mono
+    /// S16_LE, from now on.
+    package func record(sink: String = "speaker") throws -> PulseRecording {
         let path = directory + "/record-\(helpers.count).raw"
         let recorder = try SIPPeerProcess(
             name: "parec", executable: "sh",
-            arguments: ["-c", "exec parec --raw --format=s16le --rate=48000 --channels=1 --device=speaker.monitor --latency-msec=20 > '\(path)'"],
+            arguments: ["-c", "exec parec --raw --format=s16le --rate=48000 --channels=1 --device=\(sink).monitor --latency-msec=20 > '\(path)'"],
             workingDirectory: directory, logPath: path + ".log", environment: environment)
         helpers.append(recorder)
         return PulseRecording(path: path)
@@ -141,6 +143,45 @@ package final class PulseAudioServer: @unchecked Sendable {
         }
     }
 
+    /// Adds a null sink named `name` (a headset plugged in, as the sound server sees it) and
+    /// returns its module's index, for ``unloadModule(_:)`` (the headset unplugged).
+    package func addNullSink(_ name: String) throws -> String {
+        let index = try output("pactl", ["load-module", "module-null-sink", "sink_name=\(name)", "rate=48000", "channels=1"])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !index.isEmpty else { throw SIPPeerError(.launchFailed, "pactl load-module module-null-sink failed") }
+        return index
+    }
+
+    /// Unloads the module at `index` (a sink it made goes away).
+    package func unloadModule(_ index: String) throws {
+        guard try run("pactl", ["unload-module", index]) == 0 else { throw SIPPeerError(.launchFailed, "pactl unload-module \(index) failed") }
+    }
+
+    /// Makes `sink` the default sink, as a user picking it in the desktop's settings.
+    package func setDefault(sink: String) throws {
+        guard try run("pactl", ["set-default-sink", sink]) == 0 else { throw SIPPeerError(.launchFailed, "pactl set-default-sink \(sink) failed") }
+    }
+
+    /// Makes `source` the default source.
+    package func setDefault(source: String) throws {
+        guard try run("pactl", ["set-default-source", source]) == 0 else { throw SIPPeerError(.launchFailed, "pactl set-default-source \(source) failed") }
+    }
+
+    /// Runs a pulse client tool against the daemon and returns what it printed.
+    package func output(_ tool: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: SIPPeerProcess.executablePath(tool) ?? tool)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// Runs a pulse client tool against the daemon and returns its exit status.
     @discardableResult
     package func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
@@ -156,7 +197,7 @@ package final class PulseAudioServer: @unchecked Sendable {
     }
 }
 
-/// What a ``PulseAudioServer/record()`` recorder has written so far.
+/// What a ``PulseAudioServer/record(sink:)`` recorder has written so far.
 package struct PulseRecording: Sendable {
     /// The raw file.
     package let path: String
