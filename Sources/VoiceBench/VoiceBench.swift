@@ -13,7 +13,7 @@ struct VoiceBench: ParsableCommand {
         abstract: "Measures the media engine, or runs a loopback call demo.",
         subcommands: [
             Measure.self, Quality.self, Jitter.self, TimeStretchOffline.self, Loop.self, Setup.self, Failover.self, DTLSHandshake.self, Rate.self,
-            SideBySide.self, Soak.self, NetChange.self, NATTURN.self, WebRTCPESQ.self, WebSocketBench.self, AudioProcessingBench.self, ConferenceBench.self, ConferenceLoad.self, Demo.self,
+            SideBySide.self, Soak.self, NetChange.self, NATTURN.self, WebRTCPESQ.self, WebSocketBench.self, AudioProcessingBench.self, DeviceLatencyBench.self, ConferenceBench.self, ConferenceLoad.self, Demo.self,
         ],
         defaultSubcommand: Measure.self)
 }

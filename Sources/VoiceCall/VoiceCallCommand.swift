@@ -6,7 +6,7 @@ struct VoiceCallCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voicecall",
         abstract: "Places and receives encrypted SIP voice calls with VoiceCore.",
-        subcommands: [Demo.self, PlaceCall.self, Listen.self, Conference.self, Preflight.self],
+        subcommands: [Demo.self, PlaceCall.self, Listen.self, Conference.self, Preflight.self, Devices.self],
         defaultSubcommand: Demo.self)
 
     /// Line-buffers stdout, so a log file or pipe sees each state line as it happens (and

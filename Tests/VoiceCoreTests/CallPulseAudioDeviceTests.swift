@@ -33,7 +33,12 @@ final class CallPulseAudioDeviceTests: XCTestCase {
     }
 
     override func tearDown() {
-        call?.shutdown()
+        if let call, call.caller != nil {
+            call.shutdown()
+        } else {
+            call?.alice.client.shutdown()
+            call?.bob.client.shutdown()
+        }
         pulse?.stop()
         super.tearDown()
     }
@@ -154,6 +159,19 @@ final class CallPulseAudioDeviceTests: XCTestCase {
         XCTAssertGreaterThan(bobHearsAlice(call).score, 0.8)
         XCTAssertGreaterThan(hearsBob(in: { speaker.samples }).score, 0.8)
         XCTAssertEqual(call.delegate.callbacks, [.ringing, .connected, .audioInterrupted, .audioResumed])
+    }
+
+    /// The README's example: it returns a device on the headset plugged in while it waits.
+    func testTheREADMEsExamplePicksTheHeadsetPluggedInWhileItWaits() async throws {
+        let pulse = try XCTUnwrap(pulse)
+        let monitor = try AudioDeviceMonitor()
+        defer { monitor.stop() }
+        let picked = Task { try await pickAHeadset(monitor: monitor) }
+        try await Task.sleep(for: .milliseconds(300))
+        _ = try pulse.addNullSink("headset")
+        let device = try await picked.value
+        XCTAssertEqual((device as? PulseAudioDevice)?.playbackDevice, "headset")
+        XCTAssertNil((device as? PulseAudioDevice)?.captureDevice, "the microphone stays the default")
     }
 
     func testAMissingDeviceNoServerAndARefusedFormatAreTypedErrors() throws {
