@@ -134,6 +134,20 @@ final class CallPulseAudioDeviceTests: XCTestCase {
         XCTAssertEqual(box.value, seen.changes)
     }
 
+    func testACallOnANamedHeadsetThatIsUnpluggedGoesOnOnTheDefaultWithoutAnInterruption() throws {
+        let call = try XCTUnwrap(call), pulse = try XCTUnwrap(pulse), speaker = try XCTUnwrap(speaker)
+        let module = try pulse.addNullSink("headset")
+        let headset = try pulse.record(sink: "headset")
+        try call.connect(device: try PulseAudioDevice(playback: "headset"))
+        XCTAssertGreaterThan(hearsBob(in: { headset.samples }).score, 0.8, "the headset plays bob")
+        XCTAssertLessThan(speaker.samples.suffix(48_000).map { abs(Int($0)) }.max() ?? 0, 200, "and only the headset")
+
+        try pulse.unloadModule(module)
+        XCTAssertGreaterThan(hearsBob(in: { speaker.samples }).score, 0.8, "unplugged: the server moved the call to the default")
+        XCTAssertGreaterThan(bobHearsAlice(call).score, 0.8)
+        XCTAssertEqual(call.delegate.callbacks, [.ringing, .connected], "no interruption")
+    }
+
     func testTheSoundServerRestartsUnderACallAndTheMonitorSeesItsDevicesGoAndComeBack() throws {
         let call = try XCTUnwrap(call), pulse = try XCTUnwrap(pulse)
         let seen = RecordingDeviceMonitorDelegate()
