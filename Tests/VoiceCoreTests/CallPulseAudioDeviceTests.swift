@@ -226,6 +226,21 @@ final class CallPulseAudioDeviceTests: XCTestCase {
         }
         XCTAssertTrue(try monitor.makeAudioDevice(playback: speaker) is PulseAudioDevice)
     }
+
+    func testTheOutputVolumeIsTheSinksAsTheUserSetsIt() throws {
+        let pulse = try XCTUnwrap(pulse)
+        let device = try PulseAudioDevice()
+        XCTAssertEqual(try XCTUnwrap(device.outputVolume), 1, accuracy: 0.01, "a new sink is at 100 %")
+        try pulse.setSpeakerVolume(percent: 20)
+        XCTAssertEqual(try XCTUnwrap(device.outputVolume), 0.2, accuracy: 0.01)
+        XCTAssertEqual(try pulse.run("pactl", ["set-sink-mute", "speaker", "1"]), 0)
+        XCTAssertEqual(device.outputVolume, 0, "muted")
+        XCTAssertNil(try PulseAudioDevice(playback: "no-such-sink").outputVolume)
+        pulse.kill()
+        XCTAssertNil(device.outputVolume, "no server")
+        try pulse.start()
+        XCTAssertEqual(try XCTUnwrap(device.outputVolume), 1, accuracy: 0.01, "a new connection to the server that came back")
+    }
 }
 
 /// Where ALSA's hints are the backend (no sound server asked): the PCMs every machine has.

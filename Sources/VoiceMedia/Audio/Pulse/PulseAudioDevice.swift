@@ -50,7 +50,13 @@ public final class PulseAudioDevice: AudioDevice, @unchecked Sendable {
         return AudioDeviceLatency(capture: capture, playback: playback)
     }
 
+    /// The playback sink's volume as the server has it (the user's volume control), 0…1 (more
+    /// when amplified past 100 %), 0 when muted; nil when the server cannot be reached. A round
+    /// trip to the server: call it off any loop or audio thread.
+    public var outputVolume: Double? { volume.withLock { $0.read(sink: playbackDevice) } }
+
     private let enabled = AudioEnableFlag(true)
+    private let volume: Locked<PulseVolumeReader>
     private let captureThread = Locked<DeviceThread?>(nil)
     private let playbackThread = Locked<DeviceThread?>(nil)
     private let captureDelay = DeviceLatencySlot()
@@ -80,6 +86,7 @@ public final class PulseAudioDevice: AudioDevice, @unchecked Sendable {
         self.server = server
         self.format = format
         self.bufferPeriods = max(2, bufferPeriods)
+        self.volume = Locked(PulseVolumeReader(server: server))
     }
 
     deinit {
