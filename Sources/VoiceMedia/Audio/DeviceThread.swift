@@ -41,10 +41,11 @@ final class DeviceThread: Sendable {
         }
     }
 
-    /// Starts a thread named `name` (at most 15 bytes are kept) running `body`.
-    static func start(name: String, body: @escaping @Sendable (DeviceThread) -> Void) throws(AudioDeviceError) -> DeviceThread {
+    /// Starts a thread named `name` (at most 15 bytes are kept) running `body`, at real-time
+    /// priority unless `realTime` is false (a thread that watches rather than moves audio).
+    static func start(name: String, realTime: Bool = true, body: @escaping @Sendable (DeviceThread) -> Void) throws(AudioDeviceError) -> DeviceThread {
         let thread = DeviceThread()
-        let box = Unmanaged.passRetained(Payload(thread: thread, name: name, body: body))
+        let box = Unmanaged.passRetained(Payload(thread: thread, name: name, realTime: realTime, body: body))
         // Hold the lock across creation so the body's `isCurrent` sees the handle.
         let rc: Int32 = thread.handle.withLock { slot in
             var tid = pthread_t()
@@ -54,7 +55,7 @@ final class DeviceThread: Sendable {
                     guard let raw else { return nil }
                     let payload = Unmanaged<Payload>.fromOpaque(raw).takeRetainedValue()
                     Thread.current.name = String(payload.name.utf8.prefix(15)) ?? "voice-audio"  // Sets the OS thread name.
-                    DeviceThread.requestRealTimePriority()
+                    if payload.realTime { DeviceThread.requestRealTimePriority() }
                     payload.body(payload.thread)
                     return nil
                 }, box.toOpaque())
@@ -81,10 +82,12 @@ final class DeviceThread: Sendable {
     private final class Payload: Sendable {
         let thread: DeviceThread
         let name: String
+        let realTime: Bool
         let body: @Sendable (DeviceThread) -> Void
-        init(thread: DeviceThread, name: String, body: @escaping @Sendable (DeviceThread) -> Void) {
+        init(thread: DeviceThread, name: String, realTime: Bool, body: @escaping @Sendable (DeviceThread) -> Void) {
             self.thread = thread
             self.name = name
+            self.realTime = realTime
             self.body = body
         }
     }

@@ -79,7 +79,7 @@ public final class AudioDeviceMonitor: @unchecked Sendable {
         }
         self.catalog = Locked(catalog)
         let body = MonitorLoop(monitor: self, watch: watch)
-        let started = try DeviceThread.start(name: "voice-devices") { thread in body.run(on: thread) }
+        let started = try DeviceThread.start(name: "voice-devices", realTime: false) { thread in body.run(on: thread) }
         self.thread.withLock { $0 = started }
     }
 
