@@ -16,8 +16,8 @@ import Glibc
 /// (``run()``, ``advanceTime(by:)``), in the order it came. On the loop's own thread every call
 /// goes straight to the embedded loop, so timers and "now" stay virtual.
 ///
-/// A timer asked for from another thread is set when its request reaches the loop; cancelling
-/// it from another thread takes effect the same way.
+/// A timer asked for from another thread is set when its request reaches the loop (never in
+/// the loop's past); cancelling it from another thread takes effect the same way.
 package final class SharedEmbeddedEventLoop: EventLoop, @unchecked Sendable {
     // @unchecked: `embedded` is touched on `thread` only; the rest is behind locks.
     private let embedded = EmbeddedEventLoop()
@@ -40,27 +40,30 @@ package final class SharedEmbeddedEventLoop: EventLoop, @unchecked Sendable {
         }
     }
 
+    /// A timer, set at once on the loop's thread and when the request reaches the loop from
+    /// another. Either way the `Scheduled` is the front's own: its future is this loop's and its
+    /// cancellation goes through the loop, so no other thread touches the embedded loop's queue.
     package func scheduleTask<T>(deadline: NIODeadline, _ task: @escaping @Sendable () throws -> T) -> Scheduled<T> {
-        if inEventLoop { return embedded.scheduleTask(deadline: deadline, task) }
         let promise = makePromise(of: T.self)
         let timer = Locked(RemoteTimer<T>.requested(promise))
-        execute {
-            // On the loop: the request arrives, unless a cancellation came first.
+        onLoop {
             let request = timer.withLock { state -> EventLoopPromise<T>? in
                 guard case .requested(let promise) = state else { return nil }
                 state = .setting
                 return promise
             }
             guard let request else { return }
-            let scheduled = self.embedded.scheduleTask(deadline: deadline, task)
+            // A deadline read off the loop is the last run's time: never set one in the loop's past,
+            // which would move the embedded loop's clock back when it fires.
+            let scheduled = self.embedded.scheduleTask(deadline: max(deadline, self.embedded.now), task)
             timer.withLock { $0 = .set(scheduled) }
             scheduled.futureResult.assumeIsolated().whenComplete { result in
                 request.assumeIsolated().completeWith(result)
             }
         }
         return Scheduled(promise: promise) {
-            self.execute {
-                // On the loop, after the request (both went through `execute` in order).
+            self.onLoop {
+                // After the request (both reach the loop in order).
                 let pending = timer.withLock { state -> RemoteTimer<T> in
                     defer { state = .cancelled }
                     return state
@@ -71,6 +74,15 @@ package final class SharedEmbeddedEventLoop: EventLoop, @unchecked Sendable {
                 case .setting, .cancelled: break
                 }
             }
+        }
+    }
+
+    /// Runs `body` now on the loop's thread, or from the inbox when it next runs.
+    private func onLoop(_ body: @escaping @Sendable () -> Void) {
+        if inEventLoop {
+            body()
+        } else {
+            inbox.withLock { $0.append(body) }
         }
     }
 
@@ -121,7 +133,7 @@ package final class SharedEmbeddedEventLoop: EventLoop, @unchecked Sendable {
     }
 }
 
-/// A timer set from another thread, as the loop sees it.
+/// A timer, as the loop sees it.
 private enum RemoteTimer<T> {
     /// Asked for; the request has not reached the loop.
     case requested(EventLoopPromise<T>)

@@ -124,6 +124,7 @@ final class CallPulseAudioDeviceTests: XCTestCase {
 
         // The sequence saw what the delegate saw, in the same order.
         monitor.stop()
+        monitor.delegateQueue.sync {}
         let collected = DispatchSemaphore(value: 0)
         let box = LockedBox<[AudioDeviceChange]>([])
         Task {
@@ -181,7 +182,13 @@ final class CallPulseAudioDeviceTests: XCTestCase {
         let monitor = try AudioDeviceMonitor()
         defer { monitor.stop() }
         let picked = Task { try await pickAHeadset(monitor: monitor) }
-        try await Task.sleep(for: .milliseconds(300))
+        // A watchdog: a change missed would leave the example waiting; cancelled, it returns the defaults.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(10))
+            picked.cancel()
+        }
+        defer { watchdog.cancel() }
+        while monitor.sequenceCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
         _ = try pulse.addNullSink("headset")
         let device = try await picked.value
         XCTAssertEqual((device as? PulseAudioDevice)?.playbackDevice, "headset")
@@ -233,6 +240,13 @@ final class CallPulseAudioDeviceTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(device.outputVolume), 1, accuracy: 0.01, "a new sink is at 100 %")
         try pulse.setSpeakerVolume(percent: 20)
         XCTAssertEqual(try XCTUnwrap(device.outputVolume), 0.2, accuracy: 0.01)
+        // Playing: the stream's own volume (the app's slider in the desktop's mixer) counts too.
+        try device.startRendering(context: SilentDeviceContext())
+        defer { device.stopRendering() }
+        XCTAssertEqual(try XCTUnwrap(device.outputVolume), 0.2, accuracy: 0.01)
+        let input = try XCTUnwrap(callStreams(pulse).first?.split(separator: "#").last.map(String.init), "the call's sink input")
+        XCTAssertEqual(try pulse.run("pactl", ["set-sink-input-volume", input, "50%"]), 0)
+        XCTAssertEqual(try XCTUnwrap(device.outputVolume), 0.1, accuracy: 0.01)
         XCTAssertEqual(try pulse.run("pactl", ["set-sink-mute", "speaker", "1"]), 0)
         XCTAssertEqual(device.outputVolume, 0, "muted")
         XCTAssertNil(try PulseAudioDevice(playback: "no-such-sink").outputVolume)

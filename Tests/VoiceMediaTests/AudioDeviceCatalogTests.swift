@@ -87,12 +87,25 @@ final class AudioDeviceCatalogTests: XCTestCase {
         XCTAssertNil(catalog.defaultDevice(.capture))
     }
 
-    func testTwoIndicesWithOneNameListTheDeviceOnce() {
+    func testARemovedDefaultAndTheDefaultAfterItAreOneStep() {
+        var catalog = listed()
+        _ = catalog.apply([.present(headset), .defaults(capture: "mic", playback: "usb-headset")])
+        let headsetInfo = catalog.defaultDevice(.playback)
+        XCTAssertEqual(headsetInfo?.name, "usb-headset")
+        // What the watch hands over together: the removal and the defaults it asked for after it.
+        let changes = catalog.apply([.absent(.playback, index: 7), .defaults(capture: "mic", playback: "speaker")])
+        XCTAssertEqual(changes, [.removed(headsetInfo!), .defaultChanged(.playback, catalog.defaultDevice(.playback))], "never \"no default\" between")
+        XCTAssertEqual(catalog.defaultDevice(.playback)?.name, "speaker")
+    }
+
+    func testTwoIndicesWithOneNameListTheDeviceOnceTheNewerDescribingIt() {
         var catalog = listed()
         var replaced = speaker
         replaced.index = 5
-        XCTAssertEqual(catalog.apply(.present(replaced)), [])
-        XCTAssertEqual(catalog.devices.filter { $0.name == "speaker" }.count, 1)
+        replaced.label = "Speakers (replaced)"
+        let changes = catalog.apply(.present(replaced))
+        XCTAssertEqual(catalog.devices.filter { $0.name == "speaker" }.map(\.label), ["Speakers (replaced)"])
+        XCTAssertEqual(changes.count, 1, "its description changed: \(changes)")
         XCTAssertEqual(catalog.apply(.absent(.playback, index: 0)), [], "the other index still holds it")
         XCTAssertEqual(catalog.devices.filter { $0.name == "speaker" }.count, 1)
     }

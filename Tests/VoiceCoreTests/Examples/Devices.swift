@@ -3,8 +3,9 @@
 import VoiceCore
 
 func pickAHeadset(monitor: AudioDeviceMonitor) async throws -> any AudioDevice {
+    let changes = monitor.changes  // before the list: nothing is missed between the two
     for device in monitor.devices { print(device.direction, device.label, device.isDefault ? "(default)" : "") }
-    for await change in monitor.changes {
+    for await change in changes {
         if case .added(let headset) = change, headset.direction == .playback {
             return try monitor.makeAudioDevice(playback: headset)  // nil ones: the defaults, followed
         }

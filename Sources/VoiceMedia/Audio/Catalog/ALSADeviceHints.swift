@@ -17,7 +17,7 @@ enum ALSADeviceHints {
         // `default` is always defined (alsa.conf's `pcm.!default`), hinted or not (it is not
         // where no card has a description for it): it is what ``ALSAAudioDevice`` opens unless told.
         if !records.contains(where: { $0.name == "default" }) {
-            let index = UInt32(records.count)
+            let index = UInt32.max  // past any hint's position
             records += [AudioDeviceDirection.playback, .capture].map {
                 .init(direction: $0, index: index, name: "default", label: "ALSA's default PCM")
             }

@@ -62,6 +62,19 @@ package struct AudioDeviceCatalog: Sendable {
     /// Applies `event` and returns what it changed for the app (nothing, for an event that
     /// repeats what was known).
     package mutating func apply(_ event: Event) -> [AudioDeviceChange] {
+        apply([event])
+    }
+
+    /// Applies `events` as one step and returns what they changed together: a removed default
+    /// and the new default reported with it are one removal and one default change.
+    package mutating func apply(_ events: [Event]) -> [AudioDeviceChange] {
+        let before = devices
+        for event in events { record(event) }
+        devices = derive()
+        return Self.changes(from: before, to: devices)
+    }
+
+    private mutating func record(_ event: Event) {
         switch event {
         case .present(let record):
             records[Key(direction: record.direction, index: record.index)] = record
@@ -78,19 +91,18 @@ package struct AudioDeviceCatalog: Sendable {
             records = [:]
             defaultNames = [:]
         }
-        let before = devices
-        devices = derive()
-        return Self.changes(from: before, to: devices)
     }
 
     private func derive() -> [AudioDeviceInfo] {
         let prefix = backend == .pulseAudio ? "pulse" : "alsa"
         let ordered = records.values.sorted { ($0.direction == .playback ? 0 : 1, $0.index) < ($1.direction == .playback ? 0 : 1, $1.index) }
         var seen = Set<String>()
-        return ordered.compactMap { record in
-            let id = "\(prefix):\(record.direction.rawValue):\(record.name)"
-            // Two indices with one name (a device replaced before its removal was heard): the newer wins.
-            guard seen.insert(id).inserted else { return nil }
+        // Two indices with one name (a device replaced before its removal was heard): the newer
+        // (higher) index wins, in the older one's place.
+        let newest = Dictionary(ordered.map { ("\(prefix):\($0.direction.rawValue):\($0.name)", $0) }, uniquingKeysWith: { _, last in last })
+        return ordered.compactMap { listed in
+            let id = "\(prefix):\(listed.direction.rawValue):\(listed.name)"
+            guard seen.insert(id).inserted, let record = newest[id] else { return nil }
             return AudioDeviceInfo(
                 id: id, name: record.name, label: record.label, direction: record.direction,
                 isDefault: defaultNames[record.direction] == record.name, formats: record.formats, isMonitor: record.isMonitor,

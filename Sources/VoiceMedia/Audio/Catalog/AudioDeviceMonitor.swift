@@ -43,8 +43,16 @@ public final class AudioDeviceMonitor: @unchecked Sendable {
     /// Where the delegate is called.
     public let delegateQueue: DispatchQueue
 
-    private let catalog: Locked<AudioDeviceCatalog>
-    private let streams = Locked<(next: Int, continuations: [Int: AsyncStream<AudioDeviceChange>.Continuation])>((0, [:]))
+    /// The list and the sequences that follow it, behind one lock: a sequence made at any
+    /// moment gets every change applied after the list it could have read, none twice.
+    private struct State {
+        var catalog: AudioDeviceCatalog
+        var next = 0
+        var continuations: [Int: AsyncStream<AudioDeviceChange>.Continuation] = [:]
+        var stopped = false
+    }
+
+    private let state: Locked<State>
     private let thread = Locked<DeviceThread?>(nil)
 
     /// Lists the devices and starts watching them.
@@ -73,11 +81,11 @@ public final class AudioDeviceMonitor: @unchecked Sendable {
         self.backend = watch == nil ? .alsa : .pulseAudio
         var catalog = AudioDeviceCatalog(backend: self.backend)
         if let watch {
-            for event in (try? watch.take(waitingMicroseconds: 0)) ?? [] { _ = catalog.apply(event) }
+            _ = catalog.apply((try? watch.take(waitingMicroseconds: 0)) ?? [])
         } else {
             _ = catalog.apply(ALSADeviceHints.listing())
         }
-        self.catalog = Locked(catalog)
+        self.state = Locked(State(catalog: catalog))
         let body = MonitorLoop(monitor: self, watch: watch)
         let started = try DeviceThread.start(name: "voice-devices", realTime: false) { thread in body.run(on: thread) }
         self.thread.withLock { $0 = started }
@@ -86,30 +94,34 @@ public final class AudioDeviceMonitor: @unchecked Sendable {
     deinit { stop() }
 
     /// The devices now, playback then capture.
-    public var devices: [AudioDeviceInfo] { catalog.withLock { $0.devices } }
+    public var devices: [AudioDeviceInfo] { state.withLock { $0.catalog.devices } }
 
     /// The default device for `direction` now, if there is one.
     public func defaultDevice(_ direction: AudioDeviceDirection) -> AudioDeviceInfo? {
-        catalog.withLock { $0.defaultDevice(direction) }
+        state.withLock { $0.catalog.defaultDevice(direction) }
     }
 
     /// Every change from now on, in order; finishes at ``stop()``. Each access is a sequence of
-    /// its own.
+    /// its own. Make it before reading ``devices`` to miss nothing (a change that comes between
+    /// the two is then in both).
     public var changes: AsyncStream<AudioDeviceChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: AudioDeviceChange.self)
-        let added = streams.withLock { streams -> Int? in
-            guard thread.withLock({ $0 != nil }) else { return nil }
-            defer { streams.next += 1 }
-            streams.continuations[streams.next] = continuation
-            return streams.next
+        let id = state.withLock { state -> Int? in
+            guard !state.stopped else { return nil }
+            defer { state.next += 1 }
+            state.continuations[state.next] = continuation
+            return state.next
         }
-        guard let id = added else {
+        guard let id else {
             continuation.finish()
             return stream
         }
-        continuation.onTermination = { [weak self] _ in _ = self?.streams.withLock { $0.continuations.removeValue(forKey: id) } }
+        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.continuations.removeValue(forKey: id) } }
         return stream
     }
+
+    /// How many ``changes`` sequences are being followed.
+    package var sequenceCount: Int { state.withLock { $0.continuations.count } }
 
     /// Opens a device on `capture` and `playback` from the list (nil: the default, followed as
     /// the user changes it): a ``PulseAudioDevice`` with the PulseAudio backend, an
@@ -142,25 +154,31 @@ public final class AudioDeviceMonitor: @unchecked Sendable {
             return running
         }
         running?.stopAndJoin()
-        let continuations = streams.withLock { streams in
-            defer { streams.continuations = [:] }
-            return Array(streams.continuations.values)
+        let continuations = state.withLock { state in
+            defer {
+                state.continuations = [:]
+                state.stopped = true
+            }
+            return Array(state.continuations.values)
         }
         for continuation in continuations { continuation.finish() }
     }
 
-    /// Applies what the backend reported and tells the delegate and the sequences what changed.
+    /// Applies what the backend reported and tells the sequences and the delegate what changed,
+    /// under the list's lock so every sequence sees each change once and in order (yielding and
+    /// queueing the delegate's call do not block).
     fileprivate func apply(_ events: [AudioDeviceCatalog.Event]) {
         guard !events.isEmpty else { return }
-        let changes = catalog.withLock { catalog in events.flatMap { catalog.apply($0) } }
-        guard !changes.isEmpty else { return }
-        let continuations = streams.withLock { Array($0.continuations.values) }
-        for change in changes {
-            for continuation in continuations { continuation.yield(change) }
-        }
-        delegateQueue.async { [weak self] in
-            guard let self, let delegate = self.delegate else { return }
-            for change in changes { delegate.audioDeviceMonitor(self, didReport: change) }
+        state.withLock { state in
+            let changes = state.catalog.apply(events)
+            guard !changes.isEmpty else { return }
+            for change in changes {
+                for continuation in state.continuations.values { continuation.yield(change) }
+            }
+            delegateQueue.async { [weak self] in
+                guard let self, let delegate = self.delegate else { return }
+                for change in changes { delegate.audioDeviceMonitor(self, didReport: change) }
+            }
         }
     }
 }

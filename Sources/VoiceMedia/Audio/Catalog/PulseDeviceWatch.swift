@@ -11,6 +11,11 @@ import VoiceSupport
 final class PulseDeviceWatch {
     let connection: PulseConnection
     private var pending: [AudioDeviceCatalog.Event] = []
+    /// Events that came while the first listing was gathered: they follow it.
+    private var deferred: [AudioDeviceCatalog.Event] = []
+    /// Removals waiting for the defaults they may have changed, so the two reach the app
+    /// together (a removed default is followed by the new one, never by "no default" first).
+    private var removals: [AudioDeviceCatalog.Event] = []
     /// The first listing while it is gathered.
     private var listing: (records: [AudioDeviceCatalog.Record], defaults: (capture: String?, playback: String?), open: Int)?
 
@@ -56,13 +61,15 @@ final class PulseDeviceWatch {
         switch facility {
         case PA_SUBSCRIPTION_EVENT_SINK.rawValue:
             if removed {
-                pending.append(.absent(.playback, index: index))
+                removals.append(.absent(.playback, index: index))
+                requestDefaults(listed: false)
             } else {
                 release(pa_context_get_sink_info_by_index(connection.context, index, Self.sinkChanged, me))
             }
         case PA_SUBSCRIPTION_EVENT_SOURCE.rawValue:
             if removed {
-                pending.append(.absent(.capture, index: index))
+                removals.append(.absent(.capture, index: index))
+                requestDefaults(listed: false)
             } else {
                 release(pa_context_get_source_info_by_index(connection.context, index, Self.sourceChanged, me))
             }
@@ -90,7 +97,8 @@ final class PulseDeviceWatch {
             watch.listing?.defaults = (capture, playback)
             watch.closeListingPart()
         } else {
-            watch.pending.append(.defaults(capture: capture, playback: playback))
+            watch.emit(watch.removals + [.defaults(capture: capture, playback: playback)])
+            watch.removals = []
         }
     }
 
@@ -130,7 +138,7 @@ final class PulseDeviceWatch {
             if let record { listing?.records.append(record) }
             if end { closeListingPart() }
         } else if let record {
-            pending.append(.present(record))
+            emit([.present(record)])
         }
     }
 
@@ -143,6 +151,18 @@ final class PulseDeviceWatch {
         }
         listing = nil
         pending.append(.listing(gathering.records, defaultCapture: gathering.defaults.capture, defaultPlayback: gathering.defaults.playback))
+        pending += deferred
+        deferred = []
+    }
+
+    /// Queues `events` for ``take(waitingMicroseconds:)``, after the first listing if it is
+    /// still being gathered (a device removed meanwhile is then removed after it is listed).
+    private func emit(_ events: [AudioDeviceCatalog.Event]) {
+        if listing != nil {
+            deferred += events
+        } else {
+            pending += events
+        }
     }
 
     private func release(_ operation: OpaquePointer?) {

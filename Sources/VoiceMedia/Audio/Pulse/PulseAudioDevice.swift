@@ -1,4 +1,5 @@
 import CPulse
+import Synchronization
 import VoiceSupport
 
 #if canImport(Glibc)
@@ -50,15 +51,22 @@ public final class PulseAudioDevice: AudioDevice, @unchecked Sendable {
         return AudioDeviceLatency(capture: capture, playback: playback)
     }
 
-    /// The playback sink's volume as the server has it (the user's volume control), 0…1 (more
-    /// when amplified past 100 %), 0 when muted; nil when the server cannot be reached. A round
-    /// trip to the server: call it off any loop or audio thread.
-    public var outputVolume: Double? { volume.withLock { $0.read(sink: playbackDevice) } }
+    /// How loud the call plays, as the server has it: the volume of the sink the playback stream
+    /// is on now (the user's volume control) times the stream's own (the app's slider in the
+    /// desktop's mixer), 0…1 (more when amplified past 100 %), 0 when either is muted; before
+    /// playback starts, the sink it would open on. Nil when the server cannot be reached. A
+    /// round trip to the server: call it off any loop or audio thread.
+    public var outputVolume: Double? {
+        let index = playbackStream.load(ordering: .relaxed)
+        return volume.withLock { $0.read(stream: index >= 0 ? UInt32(index) : nil, sink: playbackDevice) }
+    }
 
     private let enabled = AudioEnableFlag(true)
     private let volume: Locked<PulseVolumeReader>
-    private let captureThread = Locked<DeviceThread?>(nil)
-    private let playbackThread = Locked<DeviceThread?>(nil)
+    /// The running playback stream's index on the server (its sink input), -1 while none runs.
+    private let playbackStream = Atomic<Int64>(-1)
+    private let captureThread = Locked(DirectionSlot())
+    private let playbackThread = Locked(DirectionSlot())
     private let captureDelay = DeviceLatencySlot()
     private let playbackDelay = DeviceLatencySlot()
 
@@ -115,9 +123,19 @@ public final class PulseAudioDevice: AudioDevice, @unchecked Sendable {
     /// Stops playback and closes the stream; no render callback runs after it returns. Idempotent.
     public func stopRendering() { stop(playbackThread, delay: playbackDelay) }
 
-    private func start(capture: Bool, slot: Locked<DeviceThread?>, context: any AudioDeviceContext) throws(AudioDeviceError) {
+    /// A direction's thread, and how many times it was stopped: a start that a stop overtook
+    /// while it connected does not install its thread.
+    private struct DirectionSlot {
+        var thread: DeviceThread?
+        var stops = 0
+    }
+
+    private func start(capture: Bool, slot: Locked<DirectionSlot>, context: any AudioDeviceContext) throws(AudioDeviceError) {
         let started = AudioDeviceError(kind: .alreadyStarted, message: "PulseAudio \(capture ? "capture" : "playback") already started")
-        guard slot.withLock({ $0 == nil }) else { throw started }
+        let stops = try slot.withLock { slot throws(AudioDeviceError) -> Int in
+            guard slot.thread == nil else { throw started }
+            return slot.stops
+        }
         // The round trips to the server run outside the lock (a stop is never held up behind them).
         let connection = try PulseConnection(applicationName: "VoiceSDK", server: server)
         let stream = try PulseStream(
@@ -125,20 +143,29 @@ public final class PulseAudioDevice: AudioDevice, @unchecked Sendable {
             bufferPeriods: bufferPeriods)
         let loop = PulseStreamLoop(
             stream: stream, format: format, context: context, enabled: enabled, latency: capture ? captureDelay : playbackDelay)
-        try slot.withLock { running throws(AudioDeviceError) in
-            guard running == nil else { throw started }
-            running = try DeviceThread.start(name: capture ? "voice-pulse-cap" : "voice-pulse-play") { thread in
+        let index = Int64(pa_stream_get_index(stream.stream))  // before the stream's thread owns it
+        try slot.withLock { slot throws(AudioDeviceError) in
+            guard slot.thread == nil else { throw started }
+            guard slot.stops == stops else {
+                throw AudioDeviceError(kind: .openFailed, code: -ECANCELED, message: "PulseAudio \(capture ? "capture" : "playback") stopped while it started")
+            }
+            slot.thread = try DeviceThread.start(name: capture ? "voice-pulse-cap" : "voice-pulse-play") { thread in
                 loop.run(on: thread)
             }
+            if !capture { playbackStream.store(index, ordering: .relaxed) }
         }
     }
 
-    private func stop(_ slot: Locked<DeviceThread?>, delay: DeviceLatencySlot) {
-        let thread = slot.withLock { running -> DeviceThread? in
-            defer { running = nil }
-            return running
+    private func stop(_ slot: Locked<DirectionSlot>, delay: DeviceLatencySlot) {
+        let thread = slot.withLock { slot -> DeviceThread? in
+            defer {
+                slot.thread = nil
+                slot.stops += 1
+            }
+            return slot.thread
         }
         thread?.stopAndJoin()
         delay.clear()
+        if slot === playbackThread { playbackStream.store(-1, ordering: .relaxed) }
     }
 }

@@ -87,7 +87,8 @@ final class PulseConnection {
 
     /// A libpulse error code as a typed error, with `pa_strerror`'s text and the errno that says
     /// whether it may pass (``AudioDeviceError/isTransient``): no server or a lost connection may,
-    /// as a server that restarts comes back; a missing device or a refused format does not.
+    /// as a server that restarts comes back; a missing device, a refused format or a protocol
+    /// error does not.
     static func error(_ code: Int32, _ kind: AudioDeviceError.Kind, _ operation: String) -> AudioDeviceError {
         let text = pa_strerror(code).map { String(cString: $0) } ?? "error \(code)"
         let errno: Int32
@@ -99,7 +100,9 @@ final class PulseConnection {
         case PA_ERR_NOENTITY.rawValue: errno = ENOENT
         case PA_ERR_ACCESS.rawValue: errno = EACCES
         case PA_ERR_INVALID.rawValue, PA_ERR_NOTSUPPORTED.rawValue: errno = EINVAL
-        default: errno = EIO
+        case PA_ERR_IO.rawValue: errno = EIO
+        // The rest (protocol, version, internal, module errors) do not pass by waiting.
+        default: errno = EPROTO
         }
         return AudioDeviceError(kind: kind, code: -errno, message: "PulseAudio: \(operation): \(text)")
     }

@@ -39,6 +39,9 @@ final class PulseStream {
         let properties = pa_proplist_new()
         pa_proplist_sets(properties, "media.role", "phone")
         pa_proplist_sets(properties, "media.name", capture ? "Call microphone" : "Call audio")
+        // A desktop's filter-heuristics would route a phone stream through the server's echo
+        // canceller: the call's own voice processing does that (and needs the real device's delay).
+        pa_proplist_sets(properties, "filter.suppress", "echo-cancel")
         let stream = pa_stream_new_with_proplist(connection.context, capture ? "Call microphone" : "Call audio", &spec, nil, properties)
         pa_proplist_free(properties)
         guard let stream else { throw connection.failure(.openFailed, "create a stream") }
@@ -61,14 +64,21 @@ final class PulseStream {
         let connected = capture
             ? pa_stream_connect_record(stream, device, &attributes, flags)
             : pa_stream_connect_playback(stream, device, &attributes, flags, nil, nil)
-        guard connected >= 0 else { throw connection.failure(.openFailed, "open \(target)") }
+        guard connected >= 0 else { throw Self.openFailure(connection, target) }
         try connection.wait(until: "open \(target)", timeout: timeout) { [stream] () throws(AudioDeviceError) -> Bool in
             switch pa_stream_get_state(stream) {
             case PA_STREAM_READY: return true
-            case PA_STREAM_FAILED, PA_STREAM_TERMINATED: throw connection.failure(.openFailed, "open \(target)")
+            case PA_STREAM_FAILED, PA_STREAM_TERMINATED: throw Self.openFailure(connection, target)
             default: return false
             }
         }
+    }
+
+    /// Why the stream did not open: a format or buffering the server refuses, or `openFailed`.
+    private static func openFailure(_ connection: PulseConnection, _ target: String) -> AudioDeviceError {
+        let code = UInt32(bitPattern: pa_context_errno(connection.context))
+        let refused = code == PA_ERR_INVALID.rawValue || code == PA_ERR_NOTSUPPORTED.rawValue
+        return connection.failure(refused ? .unsupportedFormat : .openFailed, "open \(target)")
     }
 
     deinit {

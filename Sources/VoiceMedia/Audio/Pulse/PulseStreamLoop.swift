@@ -50,7 +50,7 @@ final class PulseStreamLoop: @unchecked Sendable {
         do throws(AudioDeviceError) {
             while !thread.shouldStop {
                 guard stream.connection.iterate(timeoutMicroseconds: 20_000) else {
-                    throw stream.connection.failure(.ioFailed, "the main loop failed")
+                    throw AudioDeviceError(kind: .ioFailed, code: -EIO, message: "PulseAudio: the stream's main loop failed")
                 }
                 if let failure = stream.failure { throw failure }
                 let moved = try stream.isCapture ? readAvailable() : writeAvailable()
