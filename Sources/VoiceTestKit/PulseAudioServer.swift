@@ -169,14 +169,8 @@ package final class PulseAudioServer: @unchecked Sendable {
 
     /// Runs a pulse client tool against the daemon and returns what it printed.
     package func output(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: SIPPeerProcess.executablePath(tool) ?? tool)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try launch(tool, arguments, output: pipe)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
@@ -185,15 +179,21 @@ package final class PulseAudioServer: @unchecked Sendable {
     /// Runs a pulse client tool against the daemon and returns its exit status.
     @discardableResult
     package func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
+        let process = try launch(tool, arguments, output: FileHandle.nullDevice)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Starts `tool` with the daemon's environment, its standard output to `output`.
+    private func launch(_ tool: String, _ arguments: [String], output: Any) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: SIPPeerProcess.executablePath(tool) ?? tool)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        return process
     }
 }
 

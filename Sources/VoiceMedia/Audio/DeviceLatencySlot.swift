@@ -13,7 +13,12 @@ final class DeviceLatencySlot: Sendable {
 
     /// Publishes `frames` of delay at `sampleRate`.
     func store(frames: Int, sampleRate: Int) {
-        microseconds.store(Int64(frames) * 1_000_000 / Int64(max(1, sampleRate)), ordering: .relaxed)
+        store(microseconds: Int64(frames) * 1_000_000 / Int64(max(1, sampleRate)))
+    }
+
+    /// Publishes a delay in microseconds.
+    func store(microseconds value: Int64) {
+        microseconds.store(value, ordering: .relaxed)
     }
 
     /// Marks the direction stopped.

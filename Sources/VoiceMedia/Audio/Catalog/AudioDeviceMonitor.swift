@@ -201,7 +201,8 @@ private final class MonitorLoop: @unchecked Sendable {
 
     func run(on thread: DeviceThread) {
         let clock = ContinuousClock()
-        var next = clock.now
+        // The monitor listed the devices as it started: the next ALSA poll is one interval on.
+        var next = clock.now + AudioDeviceMonitor.alsaPollInterval
         while !thread.shouldStop {
             switch backend {
             case .pulseAudio:

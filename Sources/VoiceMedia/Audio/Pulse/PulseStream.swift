@@ -105,7 +105,7 @@ final class PulseStream {
     /// Bytes the server has ready to read (capture) or room for (playback).
     var available: Int {
         let size = isCapture ? pa_stream_readable_size(stream) : pa_stream_writable_size(stream)
-        return size == Int(bitPattern: UInt(bitPattern: -1)) ? 0 : size
+        return max(0, size)  // (size_t)-1, an error, imports as -1
     }
 
     /// The stream's latency as the server reports it: audio recorded and not yet read, or

@@ -27,7 +27,6 @@ final class PulseStreamLoop: @unchecked Sendable {
     private let enabled: AudioEnableFlag
     private let latency: DeviceLatencySlot
     private let buffer: UnsafeMutableBufferPointer<Int16>
-    private let sampleRate: Int
     /// Bytes of the capture period gathered so far.
     private var filled = 0
 
@@ -36,7 +35,6 @@ final class PulseStreamLoop: @unchecked Sendable {
         self.context = context
         self.enabled = enabled
         self.latency = latency
-        self.sampleRate = format.sampleRate
         self.buffer = .allocate(capacity: format.samplesPerBuffer)
         buffer.initialize(repeating: 0)
     }
@@ -61,9 +59,7 @@ final class PulseStreamLoop: @unchecked Sendable {
                     throw AudioDeviceError(
                         kind: .ioFailed, code: -EIO, message: "PulseAudio: the stream on \(stream.deviceLabel) stalled: no audio for 2 s")
                 }
-                if let microseconds = stream.latencyMicroseconds {
-                    latency.store(frames: Int(microseconds) * sampleRate / 1_000_000, sampleRate: sampleRate)
-                }
+                if let microseconds = stream.latencyMicroseconds { latency.store(microseconds: microseconds) }
             }
         } catch {
             context.audioDevice(didReport: .failed(error))
